@@ -1,0 +1,233 @@
+/* harness run CONFIG: prepare, create the experiment folder, create and
+ * validate the component, run the schedule, write the summaries.
+ *
+ * Everything that can be wrong with the input is found before the folder
+ * exists, so a bad input never leaves one behind; a failure after that is
+ * written into the summary as status "failed". */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "commands.h"
+#include "datagen.h"
+#include "experiment.h"
+#include "fsutil.h"
+#include "services.h"
+#include "summary.h"
+
+static void usage(FILE *f)
+{
+    fputs("usage: harness run CONFIG [--set KEY=VALUE]... [--output-dir DIR] [--device auto|cpu|cuda]\n"
+          "                   [--plugin-path DIR]... [--quiet]\n"
+          "\n"
+          "Validate CONFIG, load its component, check it against the reference, run the\n"
+          "warmup / wait / measurement schedule and write an experiment folder under\n"
+          "experiment.output_dir (default experiments/).\n"
+          "\n"
+          "  --set KEY=VALUE     override a config key, e.g. --set component.config.dtype=bf16\n"
+          "  --output-dir DIR    root for the experiment folder (experiment.output_dir)\n"
+          "  --device D          auto, cpu or cuda (device)\n"
+          "  --plugin-path DIR   look for plugins in DIR first (repeatable)\n"
+          "  --quiet             print only the experiment folder's path\n"
+          "\n"
+          "exit: 0 ok, 1 validation mismatch, 2 usage or config error, 3 runtime failure, 130 interrupted\n",
+          f);
+}
+
+/* The component instance the runner steps. */
+typedef struct instance {
+    const harness_variant *v;
+    harness_ctx ctx;
+    void *state;
+    int created;                   /* create succeeded: destroy must run */
+} instance;
+
+static int step_instance(void *arg)
+{
+    instance *in = arg;
+    int rc = in->v->step(&in->ctx, in->state);
+    if (rc == 0 && in->ctx.region_depth != 0)
+        return harness_host_services()->fail(&in->ctx, "step left %d region(s) open", in->ctx.region_depth);
+    return rc;
+}
+
+static int write_text(const harness_experiment *exp, const char *name, const char *text, harness_error *err)
+{
+    char path[4200];
+    if (!text)
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory writing %s", name);
+    return harness_write_atomic(harness_experiment_path(exp, name, path, sizeof path), text, strlen(text), err);
+}
+
+/* The config as the user wrote it (byte copy) and as it was resolved. */
+static int write_config_copies(const harness_experiment *exp, const harness_prepared *p, harness_error *err)
+{
+    char *original = NULL;
+    size_t len = 0;
+    if (harness_read_file(p->cfg->path, &original, &len, err) != 0)
+        return err->code;
+    const char *base = strrchr(p->cfg->path, '/');
+    base = base ? base + 1 : p->cfg->path;
+    char path[4200];
+    int rc = harness_write_atomic(harness_experiment_path(exp, base, path, sizeof path), original, len, err);
+    free(original);
+    if (rc == 0)
+        rc = write_text(exp, "resolved_config.yaml", p->resolved_yaml, err);
+    return rc;
+}
+
+static int write_summaries(const harness_experiment *exp, const harness_summary *s, harness_error *err)
+{
+    char name[256];
+    char *text = harness_summary_text(s);
+    int rc = write_text(exp, harness_rank_file(name, sizeof name, "profiler_summary", s->world_size, s->rank, "txt"),
+                        text, err);
+    free(text);
+    if (rc != 0)
+        return rc;
+    char *json = harness_summary_json(s);
+    rc = write_text(exp, harness_rank_file(name, sizeof name, "summary", s->world_size, s->rank, "json"), json, err);
+    free(json);
+    return rc;
+}
+
+static void mark(harness_summary *s, const char *status, const char *why)
+{
+    s->status = status;
+    snprintf(s->error, sizeof s->error, "%s", why);
+}
+
+/* create -> validate -> schedule. Returns the exit code; s->status says what happened. */
+static int run_component(const harness_prepared *p, instance *in, harness_summary *s, harness_run_result *run,
+                         const harness_clock *clk, harness_error *err)
+{
+    const harness_variant *v = in->v;
+    if (v->create(&in->ctx, &in->state) != 0 || in->ctx.failed) {
+        harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s: create failed: %s", v->key,
+                          harness_ctx_message(&in->ctx, "no message given"));
+        mark(s, "failed", err->msg);
+        return err->code;
+    }
+    in->created = 1;
+    v->cost(in->state, &s->cost);
+
+    if (p->cfg->validate && v->check) {
+        s->check.size = sizeof s->check;
+        if (v->check(&in->ctx, in->state, &s->check) != 0 || in->ctx.failed) {
+            harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s: reference check could not run: %s", v->key,
+                              harness_ctx_message(&in->ctx, "no message given"));
+            mark(s, "failed", err->msg);
+            return err->code;
+        }
+        s->validation = s->check.passed ? HARNESS_VALIDATION_PASSED : HARNESS_VALIDATION_FAILED;
+        if (!s->check.passed) {
+            harness_error_set(err, HARNESS_EXIT_VERDICT,
+                              "%s: output does not match the reference: %llu of %llu elements over tolerance, "
+                              "max abs err %.3g > %.3g (%s); timing skipped",
+                              v->key, (unsigned long long)s->check.mismatches,
+                              (unsigned long long)s->check.checked, s->check.max_abs_err, s->check.tolerance,
+                              s->check.detail);
+            mark(s, "validation_failed", err->msg);
+            return err->code;
+        }
+    }
+
+    const harness_config *c = p->cfg;
+    harness_schedule sched = {
+        .warmup_steps = c->warmup_steps, .wait_steps = c->wait_steps,
+        .measurement_steps = c->measurement_steps, .repeat = c->repeat,
+        .max_rel_ci = c->stop_max_rel_ci, .min_steps = c->stop_min_steps,
+        .max_steps = c->stop_max_steps, .max_time_s = c->stop_max_time_s,
+    };
+    harness_runner_catch_sigint();
+    if (harness_runner_run(&sched, clk, step_instance, in, run, err) != 0) {
+        mark(s, "failed", err->msg);
+        return err->code;
+    }
+    s->run = run;
+    if (run->step_failed) {
+        static const char *const phases[] = {"warmup", "wait", "measurement"};
+        harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s: step %lld of the %s phase failed: %s", v->key,
+                          (long long)run->failed_step, phases[run->failed_phase],
+                          harness_ctx_message(&in->ctx, "no message given"));
+        mark(s, "failed", err->msg);
+        return err->code;
+    }
+    if (run->interrupted) {
+        harness_error_set(err, HARNESS_EXIT_INTERRUPTED, "interrupted after %zu measured steps; partial results kept",
+                          run->n_samples);
+        mark(s, "interrupted", err->msg);
+        return err->code;
+    }
+    return 0;
+}
+
+int harness_cmd_run(int argc, char **argv)
+{
+    harness_error err = {0};
+    harness_cli_opts opts;
+    int rc = harness_parse_opts(argc, argv, "run", usage, &opts, &err);
+    if (rc < 0)
+        return 0;
+    if (rc > 0)
+        return harness_error_report(&err);
+
+    harness_prepared p;
+    if (harness_prepare(&opts, &p, &err) != 0) {
+        harness_prepared_free(&p);
+        return harness_error_report(&err);
+    }
+    harness_clock clk;
+    harness_clock_init(&clk, 0);
+    harness_summary s = {.status = "ok", .rank = 0, .world_size = 1, .cfg = p.cfg,
+                         .variant_key = p.entry->variant.key, .device = p.device, .clock = &clk};
+    harness_env_capture(&s.env);
+    s.device_name = strcmp(p.device, "cuda") == 0 ? s.env.gpu : s.env.cpu_model;
+    s.plugin_path = p.registry.plugins[p.entry->plugin].path;
+
+    harness_experiment exp;
+    if (harness_experiment_create(&exp, p.cfg->output_dir, time(NULL), p.hash8, &err) != 0 ||
+        write_config_copies(&exp, &p, &err) != 0) {
+        harness_prepared_free(&p);
+        return harness_error_report(&err);
+    }
+
+    harness_alloc_tracker mem;
+    harness_alloc_tracker_init(&mem);
+    harness_datagen gen;
+    harness_datagen_init(&gen, p.cfg->generator, p.cfg->seed);
+    instance in = {.v = &p.entry->variant};
+    harness_ctx_init_instance(&in.ctx, in.v, p.cfg, &mem, &gen);
+    s.mem = &mem;
+    harness_run_result run = {0};
+
+    int code = run_component(&p, &in, &s, &run, &clk, &err);
+    if (in.created)
+        in.v->destroy(&in.ctx, in.state);
+    if (mem.n_live)  /* what the plugin forgot to free: not ours to leak */
+        harness_alloc_tracker_release_all(&mem);
+
+    harness_error werr = {0};
+    if (harness_summary_compute(&s) != 0) {
+        harness_error_set(&werr, HARNESS_EXIT_RUNTIME, "out of memory computing statistics");
+    } else if (write_summaries(&exp, &s, &werr) == 0) {
+        if (opts.quiet)
+            printf("%s\n", exp.dir);
+        else {
+            harness_summary_print_short(&s, stdout);
+            printf("experiment: %s\n", exp.dir);
+        }
+    }
+    if (code != 0)
+        harness_error_report(&err);
+    if (werr.code) {
+        harness_error_report(&werr);
+        code = code ? code : werr.code;
+    }
+    harness_summary_release(&s);
+    harness_run_result_free(&run);
+    harness_alloc_tracker_destroy(&mem);
+    harness_prepared_free(&p);
+    return code;
+}

@@ -1,0 +1,52 @@
+/* commands.h - the subcommands of the CLI, and what run and validate share:
+ * options, then config -> device -> plugins -> variant -> parameters. */
+#ifndef HARNESS_COMMANDS_H
+#define HARNESS_COMMANDS_H
+
+#include "config.h"
+#include "error.h"
+#include "registry.h"
+
+#define HARNESS_MAX_OPTS 64
+
+typedef struct harness_cli_opts {
+    const char *config_path;
+    const char *sets[HARNESS_MAX_OPTS];
+    size_t n_sets;
+    const char *plugin_paths[HARNESS_MAX_OPTS];
+    size_t n_plugin_paths;
+    const char *output_dir;        /* --output-dir, overrides experiment.output_dir */
+    const char *device;            /* --device, overrides device */
+    int quiet;
+    int json;                      /* list --json */
+} harness_cli_opts;
+
+/* A config ready to run: validated, its variant found and parameters bound. */
+typedef struct harness_prepared {
+    harness_config *cfg;
+    harness_registry registry;
+    int registry_ready;
+    const harness_variant_entry *entry;
+    const char *device;            /* resolved: "cpu" | "cuda" */
+    char *resolved_yaml;           /* canonical dump */
+    char hash8[9];
+} harness_prepared;
+
+/* Parse argv for `harness <command>`; `usage` prints that command's help.
+ * Returns -1 when the command should exit 0 (--help printed), else 0 or an
+ * exit code. */
+int harness_parse_opts(int argc, char **argv, const char *command, void (*usage)(FILE *),
+                       harness_cli_opts *opts, harness_error *err);
+
+int harness_prepare(const harness_cli_opts *opts, harness_prepared *p, harness_error *err);
+void harness_prepared_free(harness_prepared *p);
+
+/* Plugins from --plugin-path and the config's plugin_path, then the rest of the search path. */
+int harness_load_plugins(harness_registry *reg, const harness_cli_opts *opts, const harness_config *cfg,
+                         harness_error *err);
+
+int harness_cmd_run(int argc, char **argv);
+int harness_cmd_validate(int argc, char **argv);
+int harness_cmd_list(int argc, char **argv);
+
+#endif

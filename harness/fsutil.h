@@ -1,0 +1,19 @@
+/* fsutil.h - files written so that a crash never leaves half of one. */
+#ifndef HARNESS_FSUTIL_H
+#define HARNESS_FSUTIL_H
+
+#include <stddef.h>
+
+#include "error.h"
+
+/* Write `len` bytes to `path` through a temporary file in the same directory
+ * and rename(2): readers see the old file or the whole new one. */
+int harness_write_atomic(const char *path, const void *data, size_t len, harness_error *err);
+
+/* Read a whole file (NUL-terminated; *len excludes the NUL). */
+int harness_read_file(const char *path, char **data, size_t *len, harness_error *err);
+
+/* mkdir -p */
+int harness_mkdirs(const char *path, harness_error *err);
+
+#endif

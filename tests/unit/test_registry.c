@@ -1,0 +1,175 @@
+/* The loader against fixture plugins: each one is wrong in one way. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "registry.h"
+
+#define FIXTURE(name) HARNESS_BUILD_DIR "/tests/fixtures/" name
+
+static harness_registry reg;
+
+static int setup(void **state)
+{
+    (void)state;
+    harness_error err = {0};
+    return harness_registry_init(&reg, &err);
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    harness_registry_free(&reg);
+    return 0;
+}
+
+static void assert_contains(const char *haystack, const char *needle)
+{
+    if (!strstr(haystack, needle))
+        fail_msg("expected \"%s\" in \"%s\"", needle, haystack);
+}
+
+static void test_good_plugin_registers_its_variant(void **state)
+{
+    (void)state;
+    harness_error err = {0};
+    assert_int_equal(harness_registry_load_file(&reg, FIXTURE("good.la"), &err), 0);
+    assert_int_equal(reg.n_plugins, 1);
+    assert_int_equal(reg.n_variants, 1);
+    assert_string_equal(reg.variants[0].variant.key, "fixture/cpu");
+    assert_string_equal(reg.plugins[0].name, "good");
+}
+
+static void test_family_resolves_by_device(void **state)
+{
+    (void)state;
+    harness_error err = {0};
+    assert_int_equal(harness_registry_load_file(&reg, FIXTURE("good.la"), &err), 0);
+    const harness_variant_entry *e = harness_registry_resolve(&reg, "fixture", "cpu", &err);
+    assert_non_null(e);
+    assert_string_equal(e->variant.key, "fixture/cpu");
+    assert_non_null(harness_registry_resolve(&reg, "fixture/cpu", "cuda", &err)); /* exact keys win */
+    assert_null(harness_registry_resolve(&reg, "fixture", "cuda", &err));
+    assert_int_equal(err.code, HARNESS_EXIT_USAGE);
+    assert_contains(err.msg, "fixture has no variant for device cuda (available: fixture/cpu)");
+}
+
+static void test_unknown_key_suggests_and_lists_search_path(void **state)
+{
+    (void)state;
+    harness_error err = {0};
+    assert_int_equal(harness_registry_load_dir(&reg, HARNESS_BUILD_DIR "/tests/fixtures/nowhere", 0, &err), 0);
+    assert_int_equal(harness_registry_load_file(&reg, FIXTURE("good.la"), &err), 0);
+    assert_null(harness_registry_resolve(&reg, "fixtrue", "cpu", &err));
+    assert_int_equal(err.code, HARNESS_EXIT_USAGE);
+    assert_contains(err.msg, "unknown variant 'fixtrue'");
+    assert_contains(err.msg, "did you mean fixture?");
+    assert_contains(err.msg, "tests/fixtures/nowhere");
+}
+
+static void test_wrong_abi_names_both_versions(void **state)
+{
+    (void)state;
+    harness_error err = {0};
+    assert_int_equal(harness_registry_load_file(&reg, FIXTURE("bad_abi.la"), &err), HARNESS_EXIT_RUNTIME);
+    assert_contains(err.msg, "bad_abi");
+    assert_contains(err.msg, "built for plugin ABI 2.0");
+    assert_contains(err.msg, "this harness provides ABI 1.0");
+    assert_int_equal(reg.n_plugins, 0);
+}
+
+static void test_missing_entry_point(void **state)
+{
+    (void)state;
+    harness_error err = {0};
+    assert_int_equal(harness_registry_load_file(&reg, FIXTURE("no_entry.la"), &err), HARNESS_EXIT_RUNTIME);
+    assert_contains(err.msg, "has no entry point no_entry_LTX_harness_plugin_init");
+    assert_contains(err.msg, "HARNESS_PLUGIN_INIT(no_entry, svc, ctx)");
+}
+
+static void test_duplicate_key_names_both_plugins(void **state)
+{
+    (void)state;
+    harness_error err = {0};
+    assert_int_equal(harness_registry_load_file(&reg, FIXTURE("good.la"), &err), 0);
+    assert_int_equal(harness_registry_load_file(&reg, FIXTURE("dup_key.la"), &err), HARNESS_EXIT_RUNTIME);
+    assert_contains(err.msg, "variant key fixture/cpu is registered twice");
+    assert_contains(err.msg, "good.");
+    assert_contains(err.msg, "dup_key.");
+    assert_int_equal(reg.n_variants, 1);
+}
+
+static void test_failing_init_reports_plugin_message(void **state)
+{
+    (void)state;
+    harness_error err = {0};
+    assert_int_equal(harness_registry_load_file(&reg, FIXTURE("fail_init.la"), &err), HARNESS_EXIT_RUNTIME);
+    assert_contains(err.msg, "failed to initialize: fail_init: the license file /nonexistent is missing");
+    assert_int_equal(reg.n_variants, 0); /* what it registered before failing is forgotten */
+}
+
+static void test_missing_file(void **state)
+{
+    (void)state;
+    harness_error err = {0};
+    assert_int_equal(harness_registry_load_file(&reg, FIXTURE("nope.la"), &err), HARNESS_EXIT_RUNTIME);
+    assert_contains(err.msg, "cannot load plugin");
+    assert_contains(err.msg, "nope.la");
+}
+
+static void test_missing_dir_is_an_error_only_when_asked_for(void **state)
+{
+    (void)state;
+    harness_error err = {0};
+    assert_int_equal(harness_registry_load_dir(&reg, "/nonexistent/plugins", 0, &err), 0);
+    assert_int_equal(harness_registry_load_dir(&reg, "/nonexistent/plugins", 1, &err), HARNESS_EXIT_USAGE);
+    assert_contains(err.msg, "plugin directory /nonexistent/plugins");
+}
+
+static int dummy_create(harness_ctx *c, void **s) { (void)c; *s = NULL; return 0; }
+static int dummy_step(harness_ctx *c, void *s) { (void)c; (void)s; return 0; }
+static void dummy_cost(void *s, harness_cost *o) { (void)s; (void)o; }
+static void dummy_destroy(harness_ctx *c, void *s) { (void)c; (void)s; }
+
+static void test_add_rejects_malformed_variants(void **state)
+{
+    (void)state;
+    harness_error err = {0};
+    assert_int_equal(harness_registry_load_file(&reg, FIXTURE("good.la"), &err), 0);
+    harness_variant v = {.size = sizeof v, .key = "x/cpu", .family = "x", .device = "tpu", .create = dummy_create,
+                         .step = dummy_step, .cost = dummy_cost, .destroy = dummy_destroy};
+    assert_int_not_equal(harness_registry_add(&reg, 0, &v, &err), 0);
+    assert_contains(err.msg, "device must be");
+    v.device = "cpu";
+    v.step = NULL;
+    assert_int_not_equal(harness_registry_add(&reg, 0, &v, &err), 0);
+    assert_contains(err.msg, "create, step, cost and destroy are required");
+    v.step = dummy_step;
+    harness_param enum_without_choices = {.name = "dtype", .type = HARNESS_PARAM_ENUM};
+    v.params = &enum_without_choices;
+    v.n_params = 1;
+    assert_int_not_equal(harness_registry_add(&reg, 0, &v, &err), 0);
+    assert_contains(err.msg, "enum parameter has no choices");
+    v.n_params = 0;
+    assert_int_equal(harness_registry_add(&reg, 0, &v, &err), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_good_plugin_registers_its_variant, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_family_resolves_by_device, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_unknown_key_suggests_and_lists_search_path, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_wrong_abi_names_both_versions, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_missing_entry_point, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_duplicate_key_names_both_plugins, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_failing_init_reports_plugin_message, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_missing_file, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_missing_dir_is_an_error_only_when_asked_for, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_add_rejects_malformed_variants, setup, teardown),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

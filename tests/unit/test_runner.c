@@ -1,0 +1,176 @@
+/* The schedule: step counts per phase, windows, auto stopping, failures, SIGINT. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "runner.h"
+
+typedef struct counter {
+    int64_t calls;
+    int64_t fail_at;               /* call index that fails, -1 for none */
+    int64_t interrupt_at;          /* call index that raises the SIGINT flag, -1 for none */
+    int vary;                      /* busy-wait (calls % 7) x 300 ns, so samples differ */
+} counter;
+
+static int count_step(void *arg)
+{
+    counter *c = arg;
+    int64_t i = c->calls++;
+    if (i == c->interrupt_at)
+        harness_interrupt_requested = 1;
+    if (c->vary) {
+        uint64_t until = harness_monotonic_ns() + (uint64_t)(i % 7) * 300;
+        while (harness_monotonic_ns() < until)
+            ;
+    }
+    return i == c->fail_at ? 1 : 0;
+}
+
+static harness_clock clk;
+
+static int setup(void **state)
+{
+    (void)state;
+    harness_clock_init(&clk, 0);
+    harness_interrupt_requested = 0;
+    return 0;
+}
+
+static void test_fixed_schedule_counts(void **state)
+{
+    (void)state;
+    harness_schedule s = {.warmup_steps = 7, .wait_steps = 3, .measurement_steps = 11, .repeat = 4};
+    counter c = {0, -1, -1, 0};
+    harness_run_result r;
+    harness_error err = {0};
+    assert_int_equal(harness_runner_run(&s, &clk, count_step, &c, &r, &err), 0);
+    assert_int_equal(c.calls, 7 + 4 * (3 + 11));
+    assert_int_equal(r.warmup_steps_run, 7);
+    assert_int_equal(r.wait_steps_run, 12);
+    assert_int_equal(r.n_samples, 44);
+    assert_int_equal(r.n_windows, 4);
+    for (size_t w = 0; w < 4; w++) {
+        assert_int_equal(r.window_start[w], 11 * w);
+        assert_int_equal(harness_window_size(&r, w), 11);
+        assert_string_equal(r.stop_reason[w], "steps");
+    }
+    for (size_t i = 0; i < r.n_samples; i++)
+        assert_true(r.samples_ns[i] >= 0);
+    assert_false(r.interrupted);
+    assert_false(r.step_failed);
+    harness_run_result_free(&r);
+}
+
+static void test_zero_warmup_and_wait(void **state)
+{
+    (void)state;
+    harness_schedule s = {.warmup_steps = 0, .wait_steps = 0, .measurement_steps = 1, .repeat = 1};
+    counter c = {0, -1, -1, 0};
+    harness_run_result r;
+    harness_error err = {0};
+    assert_int_equal(harness_runner_run(&s, &clk, count_step, &c, &r, &err), 0);
+    assert_int_equal(c.calls, 1);
+    assert_int_equal(r.n_samples, 1);
+    harness_run_result_free(&r);
+}
+
+static void test_failing_step_stops_and_is_located(void **state)
+{
+    (void)state;
+    harness_schedule s = {.warmup_steps = 2, .wait_steps = 1, .measurement_steps = 5, .repeat = 3};
+    /* calls: 0-1 warmup, 2 wait, 3-7 window 0, 8 wait, 9-13 window 1 -> call 11 is its 3rd step */
+    counter c = {0, 11, -1, 0};
+    harness_run_result r;
+    harness_error err = {0};
+    assert_int_equal(harness_runner_run(&s, &clk, count_step, &c, &r, &err), 0);
+    assert_true(r.step_failed);
+    assert_int_equal(r.failed_phase, HARNESS_PHASE_MEASURE);
+    assert_int_equal(r.failed_step, 2);
+    assert_int_equal(r.n_samples, 5 + 2);
+    assert_int_equal(r.n_windows, 2);
+    assert_int_equal(c.calls, 12);
+    harness_run_result_free(&r);
+}
+
+static void test_failure_in_warmup(void **state)
+{
+    (void)state;
+    harness_schedule s = {.warmup_steps = 5, .wait_steps = 1, .measurement_steps = 5, .repeat = 1};
+    counter c = {0, 3, -1, 0};
+    harness_run_result r;
+    harness_error err = {0};
+    assert_int_equal(harness_runner_run(&s, &clk, count_step, &c, &r, &err), 0);
+    assert_true(r.step_failed);
+    assert_int_equal(r.failed_phase, HARNESS_PHASE_WARMUP);
+    assert_int_equal(r.failed_step, 3);
+    assert_int_equal(r.n_samples, 0);
+    assert_int_equal(r.n_windows, 0);
+    harness_run_result_free(&r);
+}
+
+static void test_interrupt_keeps_what_was_measured(void **state)
+{
+    (void)state;
+    harness_schedule s = {.warmup_steps = 1, .wait_steps = 0, .measurement_steps = 100, .repeat = 2};
+    counter c = {0, -1, 10, 0}; /* raised during measured step 10 (the 10th sample) */
+    harness_run_result r;
+    harness_error err = {0};
+    assert_int_equal(harness_runner_run(&s, &clk, count_step, &c, &r, &err), 0);
+    assert_true(r.interrupted);
+    assert_int_equal(r.n_samples, 10);
+    assert_int_equal(r.n_windows, 1);
+    assert_string_equal(r.stop_reason[0], "interrupted");
+    harness_interrupt_requested = 0;
+    harness_run_result_free(&r);
+}
+
+static void test_auto_stops_at_max_steps(void **state)
+{
+    (void)state;
+    /* Samples that differ by design never reach a 1e-12 precision: the
+     * max_steps cap must end each window. */
+    harness_schedule s = {.warmup_steps = 0, .wait_steps = 0, .measurement_steps = 0, .repeat = 2,
+                          .max_rel_ci = 1e-12, .min_steps = 10, .max_steps = 50, .max_time_s = 1e9};
+    counter c = {0, -1, -1, 1};
+    harness_run_result r;
+    harness_error err = {0};
+    assert_int_equal(harness_runner_run(&s, &clk, count_step, &c, &r, &err), 0);
+    assert_int_equal(r.n_windows, 2);
+    for (size_t w = 0; w < 2; w++) {
+        assert_int_equal(harness_window_size(&r, w), 50);
+        assert_string_equal(r.stop_reason[w], "max_steps");
+    }
+    harness_run_result_free(&r);
+}
+
+static void test_auto_converges_on_a_loose_target(void **state)
+{
+    (void)state;
+    /* Any CI is within 1e6 x the median: the window stops at min_steps. */
+    harness_schedule s = {.warmup_steps = 0, .wait_steps = 0, .measurement_steps = 0, .repeat = 1,
+                          .max_rel_ci = 1e6, .min_steps = 20, .max_steps = 100000, .max_time_s = 1e9};
+    counter c = {0, -1, -1, 0};
+    harness_run_result r;
+    harness_error err = {0};
+    assert_int_equal(harness_runner_run(&s, &clk, count_step, &c, &r, &err), 0);
+    assert_int_equal(r.n_samples, 20);
+    assert_string_equal(r.stop_reason[0], "converged");
+    harness_run_result_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_fixed_schedule_counts, setup),
+        cmocka_unit_test_setup(test_zero_warmup_and_wait, setup),
+        cmocka_unit_test_setup(test_failing_step_stops_and_is_located, setup),
+        cmocka_unit_test_setup(test_failure_in_warmup, setup),
+        cmocka_unit_test_setup(test_interrupt_keeps_what_was_measured, setup),
+        cmocka_unit_test_setup(test_auto_stops_at_max_steps, setup),
+        cmocka_unit_test_setup(test_auto_converges_on_a_loose_target, setup),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
