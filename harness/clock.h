@@ -43,7 +43,8 @@ uint64_t harness_monotonic_ns(void);
  * both the opening and the closing stamp. (RDTSCP orders only the earlier
  * side and clobbers ECX with the core id, so it would still need a fence.)
  * LFENCE is dispatch-serializing on every Intel CPU and on AMD from Zen 2
- * (and earlier AMD under Linux, which sets the MSR bit for it). */
+ * (and earlier AMD under Linux, which sets the MSR bit for it). The
+ * clock_gettime path needs nothing: Linux's vDSO fences its own TSC read. */
 static inline uint64_t harness_clock_ticks(const harness_clock *c)
 {
 #if HARNESS_CLOCK_HAVE_TSC

@@ -37,7 +37,7 @@ int harness_parse_opts(int argc, char **argv, const char *command, void (*usage)
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "+s:P:o:d:qh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "s:P:o:d:qh", longopts, NULL)) != -1) {
         int rc = 0;
         switch (c) {
         case OPT_SET: rc = add_opt(opts->sets, &opts->n_sets, optarg, "--set", err); break;

@@ -75,7 +75,7 @@ static int rms_create(harness_ctx *ctx, void **state)
         release(ctx, s);
         return -1;      /* fill recorded why */
     }
-    H->log(ctx, HARNESS_LOG_INFO, "rms_norm/cpu: %s kernels, %zu rows x %zu, %s",
+    H->log(ctx, HARNESS_LOG_DEBUG, "%s kernels, %zu rows x %zu, %s",
            rms_norm_isa(), s->rows, s->hidden, bf16 ? "bf16" : "fp32");
     *state = s;
     return 0;

@@ -44,8 +44,8 @@ static float rstd_of(float sum_squares, size_t n, float eps)
 /* Sixteen independent partial sums, like the lanes of a vector: the rounding
  * error of a sum grows with its number of terms, so long rows stay accurate,
  * and independent lanes let the compiler vectorize without reassociating.
- * The tail gets its own sum so that the lanes are only ever indexed by
- * constants and can live in registers. */
+ * The tail goes to a sum of its own so that the lane loop stays a fixed-size
+ * block, which gcc vectorizes at -O2. */
 #define LANES 16
 
 static float sum_lanes(const float acc[LANES], float tail)

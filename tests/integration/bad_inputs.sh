@@ -13,7 +13,7 @@ bad() {  # bad EXIT MESSAGE DESC ARGS...
     [ ! -e "$out" ] || { fail "$desc: left $out behind"; rm -rf "$out"; }
 }
 
-bad 2 "syntax_error.yaml:2:" "YAML syntax error" run "$BAD/syntax_error.yaml"
+bad 2 "syntax_error.yaml:3:1: YAML syntax error: did not find expected" "YAML syntax error" run "$BAD/syntax_error.yaml"
 bad 2 "unknown_key.yaml:3:1: shedule: unknown key; did you mean schedule?" "unknown key" run "$BAD/unknown_key.yaml"
 bad 2 "unknown_param.yaml:4:5: component.config.hiden_size: unknown parameter of rms_norm/cpu; did you mean hidden_size?" \
     "unknown parameter" run "$BAD/unknown_param.yaml"
@@ -50,6 +50,6 @@ PY
 }
 failed_run 3 failed faulty_create "create failed: faulty: cannot create (as designed)"
 failed_run 1 validation_failed faulty_check "7 of 256 elements over tolerance"
-failed_run 3 failed faulty_step "step 3 of the warmup phase failed: faulty: step failed (as designed)"
+failed_run 3 failed faulty_step "step 1 of the measurement phase failed: faulty: step failed (as designed)"
 failed_run 3 failed faulty_region "step left 1 region(s) open"
 finish
