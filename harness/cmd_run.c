@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "commands.h"
 #include "datagen.h"
@@ -15,6 +16,7 @@
 #include "fsutil.h"
 #include "services.h"
 #include "summary.h"
+#include "trace_writer.h"
 
 static void usage(FILE *f)
 {
@@ -100,7 +102,7 @@ static void mark(harness_summary *s, const char *status, const char *why)
 
 /* create -> validate -> schedule. Returns the exit code; s->status says what happened. */
 static int run_component(const harness_prepared *p, instance *in, harness_summary *s, harness_run_result *run,
-                         const harness_clock *clk, harness_error *err)
+                         const harness_clock *clk, harness_profiler *prof, harness_error *err)
 {
     const harness_variant *v = in->v;
     if (v->create(&in->ctx, &in->state) != 0 || in->ctx.failed) {
@@ -141,7 +143,8 @@ static int run_component(const harness_prepared *p, instance *in, harness_summar
         .max_steps = c->stop_max_steps, .max_time_s = c->stop_max_time_s,
     };
     harness_runner_catch_sigint();
-    if (harness_runner_run(&sched, clk, step_instance, in, run, err) != 0) {
+    harness_runner_hooks hooks = harness_profiler_hooks(prof);
+    if (harness_runner_run(&sched, clk, step_instance, in, &hooks, run, err) != 0) {
         mark(s, "failed", err->msg);
         return err->code;
     }
@@ -161,6 +164,43 @@ static int run_component(const harness_prepared *p, instance *in, harness_summar
         return err->code;
     }
     return 0;
+}
+
+static int is_profiled(const harness_config *cfg, int rank)
+{
+    if (cfg->profile_all_ranks)
+        return 1;
+    for (size_t i = 0; i < cfg->n_profiled_ranks; i++)
+        if (cfg->profiled_ranks[i] == rank)
+            return 1;
+    return 0;
+}
+
+static void start_profiler(harness_profiler *prof, const harness_config *c, const harness_clock *clk,
+                           const harness_alloc_tracker *mem, int profiled, int quiet)
+{
+    int64_t planned = c->measurement_steps ? c->warmup_steps + c->repeat * (c->wait_steps + c->measurement_steps) : 0;
+    harness_profiler_options o = {
+        .trace = profiled && c->trace, .memory = profiled && c->memory,
+        .progress = !quiet && isatty(STDERR_FILENO), .max_events = c->max_trace_events,
+        .memory_log_steps = c->memory_log_steps, .steps_planned = planned, .n_windows = (int)c->repeat,
+    };
+    harness_profiler_init(prof, clk, mem, &o);
+}
+
+/* Summaries on every rank; trace and memory report where profiled. */
+static int write_artifacts(const harness_experiment *exp, const harness_summary *s, const harness_profiler *prof,
+                           harness_error *err)
+{
+    char name[256], path[4400];
+    if (prof->trace_enabled) {
+        harness_trace_meta meta = {.rank = s->rank, .world_size = s->world_size, .variant_key = s->variant_key,
+                                   .device_name = s->device_name, .harness_version = s->env.version};
+        harness_rank_file(name, sizeof name, "profiler_trace", s->world_size, s->rank, "json");
+        if (harness_trace_write(prof, &meta, harness_experiment_path(exp, name, path, sizeof path), err) != 0)
+            return err->code;
+    }
+    return write_summaries(exp, s, err);
 }
 
 int harness_cmd_run(int argc, char **argv)
@@ -197,12 +237,17 @@ int harness_cmd_run(int argc, char **argv)
     harness_alloc_tracker_init(&mem);
     harness_datagen gen;
     harness_datagen_init(&gen, p.cfg->generator, p.cfg->seed);
+    harness_profiler prof;
+    start_profiler(&prof, p.cfg, &clk, &mem, is_profiled(p.cfg, s.rank), opts.quiet);
     instance in = {.v = &p.entry->variant};
     harness_ctx_init_instance(&in.ctx, in.v, p.cfg, &mem, &gen);
+    in.ctx.profiler = &prof;
+    in.ctx.nvtx = p.cfg->nvtx;
     s.mem = &mem;
+    s.profiler = &prof;
     harness_run_result run = {0};
 
-    int code = run_component(&p, &in, &s, &run, &clk, &err);
+    int code = run_component(&p, &in, &s, &run, &clk, &prof, &err);
     if (in.created)
         in.v->destroy(&in.ctx, in.state);
     if (mem.n_live)  /* what the plugin forgot to free: not ours to leak */
@@ -211,13 +256,14 @@ int harness_cmd_run(int argc, char **argv)
     harness_error werr = {0};
     if (harness_summary_compute(&s) != 0) {
         harness_error_set(&werr, HARNESS_EXIT_RUNTIME, "out of memory computing statistics");
-    } else if (write_summaries(&exp, &s, &werr) == 0) {
+    } else if (write_artifacts(&exp, &s, &prof, &werr) == 0) {
         if (opts.quiet)
             printf("%s\n", exp.dir);
         else {
             harness_summary_print_short(&s, stdout);
             printf("experiment: %s\n", exp.dir);
         }
+        fflush(stdout);
     }
     if (code != 0)
         harness_error_report(&err);
@@ -227,6 +273,7 @@ int harness_cmd_run(int argc, char **argv)
     }
     harness_summary_release(&s);
     harness_run_result_free(&run);
+    harness_profiler_free(&prof);
     harness_alloc_tracker_destroy(&mem);
     harness_prepared_free(&p);
     return code;

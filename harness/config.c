@@ -71,6 +71,7 @@ static const key_spec profiling_keys[] = {
     {"trace", K_BOOL, AT(trace), 0, NULL, NULL},
     {"memory", K_BOOL, AT(memory), 0, NULL, NULL},
     {"memory_log_steps", K_INT, AT(memory_log_steps), 1, NULL, NULL},
+    {"max_trace_events", K_INT, AT(max_trace_events), 1, NULL, NULL},
     {"nvtx", K_BOOL, AT(nvtx), 0, NULL, NULL},
     {"cupti", K_BOOL, AT(cupti), 0, NULL, NULL},
     {NULL, 0, 0, 0, NULL, NULL},
@@ -467,6 +468,7 @@ static int set_defaults(harness_config *cfg)
     cfg->n_profiled_ranks = 1;
     cfg->trace = cfg->memory = cfg->nvtx = cfg->cupti = 1;
     cfg->memory_log_steps = 10;
+    cfg->max_trace_events = 1000000;
     cfg->generator = HARNESS_GEN_RANDOM_NORMAL;
     cfg->seed = 1234;
     cfg->validate = 1;

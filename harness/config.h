@@ -50,6 +50,7 @@ typedef struct harness_config {
     size_t n_profiled_ranks;
     int trace, memory, nvtx, cupti;/* defaults true */
     int64_t memory_log_steps;      /* default 10, >= 1 */
+    int64_t max_trace_events;      /* default 1000000, >= 1: the trace stops growing there */
 
     /* component */
     char *variant_key;             /* required */

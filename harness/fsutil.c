@@ -1,44 +1,66 @@
 #include "fsutil.h"
 
 #include <errno.h>
-#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+FILE *harness_atomic_open(const char *path, char *tmp, harness_error *err)
+{
+    if ((size_t)snprintf(tmp, 4096, "%s.tmp.XXXXXX", path) >= 4096) {
+        harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s: path too long", path);
+        return NULL;
+    }
+    int fd = mkstemp(tmp);
+    if (fd < 0) {
+        harness_error_set(err, HARNESS_EXIT_RUNTIME, "cannot create %s: %s", tmp, strerror(errno));
+        return NULL;
+    }
+    fchmod(fd, 0644);  /* mkstemp makes 0600 files; artifacts are for sharing */
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        harness_error_set(err, HARNESS_EXIT_RUNTIME, "cannot open %s: %s", tmp, strerror(errno));
+        close(fd);
+        unlink(tmp);
+    }
+    return f;
+}
+
+int harness_atomic_commit(FILE *f, const char *tmp, const char *path, harness_error *err)
+{
+    int failed = ferror(f) || fflush(f) != 0 || fsync(fileno(f)) != 0;
+    int e = errno;
+    if (fclose(f) != 0 && !failed) {
+        failed = 1;
+        e = errno;
+    }
+    if (!failed && rename(tmp, path) == 0)
+        return 0;
+    if (!failed)
+        e = errno;
+    unlink(tmp);
+    return harness_error_set(err, HARNESS_EXIT_RUNTIME, "cannot write %s: %s", path, strerror(e));
+}
+
+void harness_atomic_abort(FILE *f, const char *tmp)
+{
+    fclose(f);
+    unlink(tmp);
+}
+
 int harness_write_atomic(const char *path, const void *data, size_t len, harness_error *err)
 {
     char tmp[4096];
-    if ((size_t)snprintf(tmp, sizeof tmp, "%s.tmp.XXXXXX", path) >= sizeof tmp)
-        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s: path too long", path);
-    int fd = mkstemp(tmp);
-    if (fd < 0)
-        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "cannot create %s: %s", tmp, strerror(errno));
-    const char *p = data;
-    size_t left = len;
-    while (left > 0) {
-        ssize_t n = write(fd, p, left);
-        if (n < 0 && errno == EINTR)
-            continue;
-        if (n <= 0) {
-            int e = errno;
-            close(fd);
-            unlink(tmp);
-            return harness_error_set(err, HARNESS_EXIT_RUNTIME, "cannot write %s: %s", path, strerror(e));
-        }
-        p += n;
-        left -= (size_t)n;
+    FILE *f = harness_atomic_open(path, tmp, err);
+    if (!f)
+        return err->code;
+    if (len && fwrite(data, 1, len, f) != len) {
+        harness_atomic_abort(f, tmp);
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "cannot write %s: %s", path, strerror(errno));
     }
-    /* mkstemp makes 0600 files; artifacts are for sharing. */
-    fchmod(fd, 0644);
-    if (fsync(fd) != 0 || close(fd) != 0 || rename(tmp, path) != 0) {
-        int e = errno;
-        unlink(tmp);
-        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "cannot write %s: %s", path, strerror(e));
-    }
-    return 0;
+    return harness_atomic_commit(f, tmp, path, err);
 }
 
 int harness_read_file(const char *path, char **data, size_t *len, harness_error *err)

@@ -37,10 +37,14 @@ static int reserve(harness_run_result *r, size_t *cap, size_t need)
     return 0;
 }
 
+static const harness_runner_hooks no_hooks;
+
 /* Untimed steps; returns nonzero when the run must stop. */
-static int run_untimed(harness_run_result *r, harness_phase phase, int64_t n, harness_step_fn step, void *arg,
-                       int64_t *counter)
+static int run_untimed(harness_run_result *r, harness_phase phase, int window, int64_t n, harness_step_fn step,
+                       void *arg, const harness_runner_hooks *h, int64_t *counter)
 {
+    if (h->phase_begin)
+        h->phase_begin(h->arg, phase, window);
     for (int64_t i = 0; i < n; i++) {
         if (harness_interrupt_requested) {
             r->interrupted = 1;
@@ -53,6 +57,8 @@ static int run_untimed(harness_run_result *r, harness_phase phase, int64_t n, ha
             return 1;
         }
         (*counter)++;
+        if (h->step_end)
+            h->step_end(h->arg, phase, window, i, 0, 0);
     }
     return 0;
 }
@@ -76,13 +82,16 @@ static const char *auto_verdict(const harness_schedule *s, const double *samples
 
 /* One measurement window; returns nonzero when the run must stop. */
 static int run_window(harness_run_result *r, size_t *cap, const harness_schedule *s, const harness_clock *clk,
-                      harness_step_fn step, void *arg, harness_error *err)
+                      harness_step_fn step, void *arg, const harness_runner_hooks *h, harness_error *err)
 {
+    int window = (int)r->n_windows - 1;
     int fixed = s->measurement_steps > 0;
     size_t start = r->n_samples;
     if (fixed && reserve(r, cap, start + (size_t)s->measurement_steps) != 0)
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory for %lld samples",
                                  (long long)s->measurement_steps);
+    if (h->phase_begin)
+        h->phase_begin(h->arg, HARNESS_PHASE_MEASURE, window);
     uint64_t window_t0 = harness_monotonic_ns();
     size_t next_check = start + (size_t)(s->min_steps > 0 ? s->min_steps : 1);
     for (int64_t i = 0; !fixed || i < s->measurement_steps; i++) {
@@ -99,27 +108,31 @@ static int run_window(harness_run_result *r, size_t *cap, const harness_schedule
             r->step_failed = 1;
             r->failed_phase = HARNESS_PHASE_MEASURE;
             r->failed_step = i;
+            r->stop_reason[window] = "step_failed";
             return 1;
         }
         r->samples_ns[r->n_samples++] = harness_clock_ns(clk, t1 - t0);
+        if (h->step_end)
+            h->step_end(h->arg, HARNESS_PHASE_MEASURE, window, i, t0, t1);
         if (!fixed && r->n_samples >= next_check) {
             size_t n = r->n_samples - start;
             double elapsed = (double)(harness_monotonic_ns() - window_t0) * 1e-9;
             const char *why = auto_verdict(s, r->samples_ns + start, n, elapsed);
             if (why) {
-                r->stop_reason[r->n_windows - 1] = why;
+                r->stop_reason[window] = why;
                 return 0;
             }
             next_check = r->n_samples + (n / 10 > 0 ? n / 10 : 1);
         }
     }
-    r->stop_reason[r->n_windows - 1] = "steps";
+    r->stop_reason[window] = "steps";
     return 0;
 }
 
 int harness_runner_run(const harness_schedule *s, const harness_clock *clk, harness_step_fn step, void *arg,
-                       harness_run_result *out, harness_error *err)
+                       const harness_runner_hooks *hooks, harness_run_result *out, harness_error *err)
 {
+    const harness_runner_hooks *h = hooks ? hooks : &no_hooks;
     memset(out, 0, sizeof *out);
     size_t windows = (size_t)(s->repeat > 0 ? s->repeat : 1);
     out->window_start = calloc(windows + 1, sizeof *out->window_start);
@@ -129,18 +142,20 @@ int harness_runner_run(const harness_schedule *s, const harness_clock *clk, harn
     size_t cap = 0;
     uint64_t t0 = harness_monotonic_ns();
 
-    int stop = run_untimed(out, HARNESS_PHASE_WARMUP, s->warmup_steps, step, arg, &out->warmup_steps_run);
+    int stop = run_untimed(out, HARNESS_PHASE_WARMUP, -1, s->warmup_steps, step, arg, h, &out->warmup_steps_run);
     for (size_t w = 0; w < windows && !stop; w++) {
-        stop = run_untimed(out, HARNESS_PHASE_WAIT, s->wait_steps, step, arg, &out->wait_steps_run);
+        stop = run_untimed(out, HARNESS_PHASE_WAIT, (int)w, s->wait_steps, step, arg, h, &out->wait_steps_run);
         if (stop)
             break;
         out->window_start[w] = out->n_samples;
         out->n_windows = w + 1;
         out->stop_reason[w] = "interrupted";
-        stop = run_window(out, &cap, s, clk, step, arg, err);
+        stop = run_window(out, &cap, s, clk, step, arg, h, err);
         if (err && err->code)
             return err->code;
     }
+    if (h->run_end)
+        h->run_end(h->arg);
     out->window_start[out->n_windows] = out->n_samples;
     out->wall_s = (double)(harness_monotonic_ns() - t0) * 1e-9;
     return 0;

@@ -27,6 +27,18 @@ typedef int (*harness_step_fn)(void *arg);
 
 typedef enum { HARNESS_PHASE_WARMUP, HARNESS_PHASE_WAIT, HARNESS_PHASE_MEASURE } harness_phase;
 
+/* Observers of the schedule (the profiler); every member may be NULL. They
+ * run between steps, outside the timed region. */
+typedef struct harness_runner_hooks {
+    void *arg;
+    /* Before the first step of a phase; window is -1 during warmup. */
+    void (*phase_begin)(void *arg, harness_phase phase, int window);
+    /* After each step; t0, t1 are its clock ticks when measured, else 0. */
+    void (*step_end)(void *arg, harness_phase phase, int window, int64_t index, uint64_t t0, uint64_t t1);
+    /* After the last step, however the run ended. */
+    void (*run_end)(void *arg);
+} harness_runner_hooks;
+
 typedef struct harness_run_result {
     double *samples_ns;            /* every measured step, in order */
     size_t n_samples;
@@ -48,7 +60,7 @@ void harness_runner_catch_sigint(void);
 /* Runs the schedule. Returns 0 when it ran to the end, or was interrupted or
  * a step failed (see the flags); nonzero only when out of memory. */
 int harness_runner_run(const harness_schedule *s, const harness_clock *clk, harness_step_fn step, void *arg,
-                       harness_run_result *out, harness_error *err);
+                       const harness_runner_hooks *hooks, harness_run_result *out, harness_error *err);
 
 size_t harness_window_size(const harness_run_result *r, size_t w);
 void harness_run_result_free(harness_run_result *r);

@@ -8,7 +8,12 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "build_config.h"
 #include "registry.h"
+
+#ifdef HAVE_CUDA
+#include <nvtx3/nvToolsExt.h>
+#endif
 
 static void ctx_failf(harness_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void ctx_failf(harness_ctx *ctx, const char *fmt, ...)
@@ -132,12 +137,17 @@ static int svc_fill(harness_ctx *ctx, void *buf, size_t count, harness_dtype dty
     return 0;
 }
 
-/* Profiling is not wired yet for regions: keep them balanced-checked and
- * otherwise free. */
+/* With profiling off a region is a counter increment and two untaken
+ * branches: regions may stay in production kernels. */
 static void svc_region_push(harness_ctx *ctx, const char *name)
 {
-    (void)name;
     ctx->region_depth++;
+    if (ctx->profiler && ctx->profiler->recording)
+        harness_profiler_push(ctx->profiler, name);
+#ifdef HAVE_CUDA
+    if (ctx->nvtx)
+        nvtxRangePushA(name ? name : "(null)");
+#endif
 }
 
 static void svc_region_pop(harness_ctx *ctx)
@@ -147,6 +157,12 @@ static void svc_region_pop(harness_ctx *ctx)
         return;
     }
     ctx->region_depth--;
+    if (ctx->profiler && ctx->profiler->recording)
+        harness_profiler_pop(ctx->profiler);
+#ifdef HAVE_CUDA
+    if (ctx->nvtx)
+        nvtxRangePop();
+#endif
 }
 
 static int svc_rank(harness_ctx *ctx) { return ctx->rank; }

@@ -7,6 +7,7 @@
 #include "config.h"
 #include "datagen.h"
 #include "harness/plugin.h"
+#include "profiler.h"
 
 struct harness_registry;
 
@@ -22,6 +23,8 @@ struct harness_ctx {
     harness_datagen *gen;
     int rank, world_size, threads;
     int region_depth;              /* pushes minus pops, to catch unbalanced regions */
+    harness_profiler *profiler;    /* NULL when this rank records nothing */
+    int nvtx;                      /* also emit NVTX ranges (CUDA builds) */
 
     /* Set by fail() or by a service the plugin misused. */
     int failed;

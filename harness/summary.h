@@ -9,6 +9,7 @@
 #include "clock.h"
 #include "config.h"
 #include "env.h"
+#include "profiler.h"
 #include "runner.h"
 #include "stats.h"
 
@@ -40,6 +41,7 @@ typedef struct harness_summary {
 
     harness_cost cost;
     const harness_alloc_tracker *mem;
+    const harness_profiler *profiler; /* memory samples, trace bookkeeping */
 } harness_summary;
 
 /* Statistics per window and overall from s->run. 0, or -1 out of memory. */

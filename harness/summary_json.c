@@ -125,11 +125,40 @@ static cJSON *throughput_json(const harness_summary *s)
     return o;
 }
 
+static cJSON *memory_samples_json(const harness_memory_log *log)
+{
+    static const char *const phases[] = {"warmup", "wait", "measure"};
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; log && i < log->n; i++) {
+        const harness_memory_sample *m = &log->samples[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "t_us", m->t_us);
+        cJSON_AddNumberToObject(o, "step", (double)m->step);
+        cJSON_AddStringToObject(o, "phase", phases[m->phase]);
+        cJSON_AddNumberToObject(o, "window", m->window);
+        cJSON_AddNumberToObject(o, "allocated_bytes", (double)m->allocated);
+        cJSON_AddNumberToObject(o, "peak_allocated_bytes", (double)m->peak_allocated);
+        cJSON_AddNumberToObject(o, "reserved_bytes", (double)m->reserved);
+        cJSON_AddItemToArray(a, o);
+    }
+    return a;
+}
+
 static cJSON *memory_json(const harness_summary *s)
 {
     cJSON *o = cJSON_CreateObject();
     const harness_alloc_tracker *m = s->mem;
+    const harness_memory_log *log = s->profiler && s->profiler->memory_enabled ? &s->profiler->memory : NULL;
+    cJSON_AddStringToObject(o, "allocated_means", "bytes live through the harness's tracked allocator");
+    cJSON_AddStringToObject(o, "reserved_means", strcmp(s->device, "cuda") == 0 ? "device memory in use"
+                                                                                : "resident set of the process");
     cJSON_AddNumberToObject(o, "peak_allocated_bytes", m ? (double)m->peak_bytes : 0);
+    if (log)
+        cJSON_AddNumberToObject(o, "peak_reserved_bytes", (double)log->peak_reserved);
+    else
+        cJSON_AddNullToObject(o, "peak_reserved_bytes");
+    cJSON_AddNumberToObject(o, "log_every_steps", (double)s->cfg->memory_log_steps);
+    cJSON_AddItemToObject(o, "samples", memory_samples_json(log));
     cJSON_AddNumberToObject(o, "allocations", m ? (double)m->n_allocs : 0);
     cJSON *tags = cJSON_AddArrayToObject(o, "live_at_peak");
     for (size_t i = 0; m && i < m->n_at_peak; i++) {
@@ -139,6 +168,19 @@ static cJSON *memory_json(const harness_summary *s)
         cJSON_AddNumberToObject(a, "bytes", (double)m->at_peak[i].bytes);
         cJSON_AddItemToArray(tags, a);
     }
+    return o;
+}
+
+static cJSON *trace_json(const harness_summary *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    const harness_profiler *p = s->profiler;
+    int on = p && p->trace_enabled;
+    cJSON_AddBoolToObject(o, "written", on);
+    cJSON_AddNumberToObject(o, "events", on ? (double)p->n_events : 0);
+    cJSON_AddNumberToObject(o, "max_events", (double)s->cfg->max_trace_events);
+    cJSON_AddNumberToObject(o, "steps_not_traced", on ? (double)p->dropped_steps : 0);
+    cJSON_AddBoolToObject(o, "truncated", on && p->dropped_steps > 0);
     return o;
 }
 
@@ -188,6 +230,7 @@ char *harness_summary_json(const harness_summary *s)
     cJSON_AddItemToObject(root, "timing", timing_json(s));
     cJSON_AddItemToObject(root, "throughput", throughput_json(s));
     cJSON_AddItemToObject(root, "memory", memory_json(s));
+    cJSON_AddItemToObject(root, "trace", trace_json(s));
     cJSON_AddItemToObject(root, "env", env_json(&s->env));
 
     char *text = cJSON_Print(root);

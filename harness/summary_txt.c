@@ -133,9 +133,24 @@ char *harness_summary_text(const harness_summary *s)
     if (s->mem) {
         fprintf(f, "\nmemory: peak allocated %zu bytes (%.1f MiB) in %zu allocations\n", s->mem->peak_bytes,
                 (double)s->mem->peak_bytes / (1 << 20), s->mem->n_allocs);
+        const harness_profiler *p = s->profiler;
+        if (p && p->memory_enabled)
+            fprintf(f, "peak %s %llu bytes (%.1f MiB) over %zu samples\n",
+                    strcmp(s->device, "cuda") == 0 ? "device memory used" : "resident set",
+                    (unsigned long long)p->memory.peak_reserved, (double)p->memory.peak_reserved / (1 << 20),
+                    p->memory.n);
+        fprintf(f, "live at the peak:\n");
         for (size_t i = 0; i < s->mem->n_at_peak; i++)
             fprintf(f, "  %-20s %-20s %zu bytes\n", s->mem->at_peak[i].tag, s->mem->at_peak[i].owner,
                     s->mem->at_peak[i].bytes);
+    }
+    const harness_profiler *p = s->profiler;
+    if (p && p->trace_enabled) {
+        fprintf(f, "\ntrace: %zu events", p->n_events);
+        if (p->dropped_steps)
+            fprintf(f, "; TRUNCATED at profiling.max_trace_events = %zu: the last %zu measured steps are not in it "
+                       "(their timings are in the statistics above)", p->max_events, p->dropped_steps);
+        fputc('\n', f);
     }
     if (fclose(f) != 0) {
         free(text);

@@ -1,6 +1,7 @@
 /* calibration.c - variants that measure the harness and the machine rather
  * than a component:
- *   noop/cpu  does nothing: the harness's own per-step overhead;
+ *   noop/cpu  does nothing (or only opens and closes `regions` regions): the
+ *             harness's own per-step overhead, and the cost of a region;
  *   spin/cpu  busy-waits a known time: how accurately a step is timed;
  *   copy/cpu  parallel memcpy: the copy bandwidth memory-bound components
  *             are held to. */
@@ -12,6 +13,7 @@
 
 #include "copy/copy.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -28,16 +30,19 @@ static void zero_cost(void *state, harness_cost *out)
 
 /* ---- noop/cpu --------------------------------------------------------- */
 
+/* The region count is the state itself: no allocation to track. */
 static int noop_create(harness_ctx *ctx, void **state)
 {
-    (void)ctx;
-    *state = NULL;
+    *state = (void *)(intptr_t)H->param_int(ctx, "regions");
     return 0;
 }
 
 static int noop_step(harness_ctx *ctx, void *state)
 {
-    (void)ctx, (void)state;
+    for (intptr_t i = (intptr_t)state; i > 0; i--) {
+        H->region_push(ctx, "noop_region");
+        H->region_pop(ctx);
+    }
     return 0;
 }
 
@@ -193,13 +198,20 @@ static void copy_destroy(harness_ctx *ctx, void *state)
 
 /* ---- registration ----------------------------------------------------- */
 
+static const harness_param noop_params[] = {
+    {.name = "regions", .type = HARNESS_PARAM_INT, .default_value = "0", .bounds = HARNESS_PARAM_MIN | HARNESS_PARAM_MAX,
+     .min = 0, .max = 1000000, .help = "region push/pop pairs per step, to measure what a region costs"},
+};
+
 static const harness_variant variants[] = {
     {
         .size = sizeof(harness_variant),
         .key = "noop/cpu",
         .family = "noop",
         .device = "cpu",
-        .summary = "does nothing: the harness's own per-step overhead",
+        .summary = "does nothing: the harness's own per-step overhead (and a region's, with regions > 0)",
+        .params = noop_params,
+        .n_params = 1,
         .create = noop_create,
         .step = noop_step,
         .cost = zero_cost,

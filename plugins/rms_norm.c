@@ -83,12 +83,13 @@ static int rms_create(harness_ctx *ctx, void **state)
 
 static int rms_step(harness_ctx *ctx, void *state)
 {
-    (void)ctx;
     rms_state *s = state;
+    H->region_push(ctx, "rms_norm_inference");
     if (s->dtype == RMS_NORM_BF16)
         rms_norm_bf16(s->x, s->w, s->y, s->rows, s->hidden, s->eps);
     else
         rms_norm_f32(s->x, s->w, s->y, s->rows, s->hidden, s->eps);
+    H->region_pop(ctx);
     return 0;
 }
 

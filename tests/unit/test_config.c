@@ -781,6 +781,7 @@ static const char golden[] =
     "  trace: true\n"
     "  memory: true\n"
     "  memory_log_steps: 10\n"
+    "  max_trace_events: 1000000\n"
     "  nvtx: true\n"
     "  cupti: true\n"
     "component:\n"

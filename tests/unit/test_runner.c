@@ -46,7 +46,7 @@ static void test_fixed_schedule_counts(void **state)
     counter c = {0, -1, -1, 0};
     harness_run_result r;
     harness_error err = {0};
-    assert_int_equal(harness_runner_run(&s, &clk, count_step, &c, &r, &err), 0);
+    assert_int_equal(harness_runner_run(&s, &clk, count_step, &c, NULL, &r, &err), 0);
     assert_int_equal(c.calls, 7 + 4 * (3 + 11));
     assert_int_equal(r.warmup_steps_run, 7);
     assert_int_equal(r.wait_steps_run, 12);
@@ -71,7 +71,7 @@ static void test_zero_warmup_and_wait(void **state)
     counter c = {0, -1, -1, 0};
     harness_run_result r;
     harness_error err = {0};
-    assert_int_equal(harness_runner_run(&s, &clk, count_step, &c, &r, &err), 0);
+    assert_int_equal(harness_runner_run(&s, &clk, count_step, &c, NULL, &r, &err), 0);
     assert_int_equal(c.calls, 1);
     assert_int_equal(r.n_samples, 1);
     harness_run_result_free(&r);
@@ -85,7 +85,7 @@ static void test_failing_step_stops_and_is_located(void **state)
     counter c = {0, 11, -1, 0};
     harness_run_result r;
     harness_error err = {0};
-    assert_int_equal(harness_runner_run(&s, &clk, count_step, &c, &r, &err), 0);
+    assert_int_equal(harness_runner_run(&s, &clk, count_step, &c, NULL, &r, &err), 0);
     assert_true(r.step_failed);
     assert_int_equal(r.failed_phase, HARNESS_PHASE_MEASURE);
     assert_int_equal(r.failed_step, 2);
@@ -102,7 +102,7 @@ static void test_failure_in_warmup(void **state)
     counter c = {0, 3, -1, 0};
     harness_run_result r;
     harness_error err = {0};
-    assert_int_equal(harness_runner_run(&s, &clk, count_step, &c, &r, &err), 0);
+    assert_int_equal(harness_runner_run(&s, &clk, count_step, &c, NULL, &r, &err), 0);
     assert_true(r.step_failed);
     assert_int_equal(r.failed_phase, HARNESS_PHASE_WARMUP);
     assert_int_equal(r.failed_step, 3);
@@ -118,7 +118,7 @@ static void test_interrupt_keeps_what_was_measured(void **state)
     counter c = {0, -1, 10, 0}; /* raised during measured step 10 (the 10th sample) */
     harness_run_result r;
     harness_error err = {0};
-    assert_int_equal(harness_runner_run(&s, &clk, count_step, &c, &r, &err), 0);
+    assert_int_equal(harness_runner_run(&s, &clk, count_step, &c, NULL, &r, &err), 0);
     assert_true(r.interrupted);
     assert_int_equal(r.n_samples, 10);
     assert_int_equal(r.n_windows, 1);
@@ -137,7 +137,7 @@ static void test_auto_stops_at_max_steps(void **state)
     counter c = {0, -1, -1, 1};
     harness_run_result r;
     harness_error err = {0};
-    assert_int_equal(harness_runner_run(&s, &clk, count_step, &c, &r, &err), 0);
+    assert_int_equal(harness_runner_run(&s, &clk, count_step, &c, NULL, &r, &err), 0);
     assert_int_equal(r.n_windows, 2);
     for (size_t w = 0; w < 2; w++) {
         assert_int_equal(harness_window_size(&r, w), 50);
@@ -155,9 +155,61 @@ static void test_auto_converges_on_a_loose_target(void **state)
     counter c = {0, -1, -1, 0};
     harness_run_result r;
     harness_error err = {0};
-    assert_int_equal(harness_runner_run(&s, &clk, count_step, &c, &r, &err), 0);
+    assert_int_equal(harness_runner_run(&s, &clk, count_step, &c, NULL, &r, &err), 0);
     assert_int_equal(r.n_samples, 20);
     assert_string_equal(r.stop_reason[0], "converged");
+    harness_run_result_free(&r);
+}
+
+typedef struct seen {
+    int phase_begins[3];
+    int64_t step_ends[3];
+    int64_t timed_ends;            /* step_end calls that carried t0 < t1 or t0 == t1 != 0 */
+    int run_ends;
+    int last_window;
+} seen;
+
+static void on_phase(void *arg, harness_phase phase, int window)
+{
+    seen *s = arg;
+    s->phase_begins[phase]++;
+    s->last_window = window;
+}
+
+static void on_step(void *arg, harness_phase phase, int window, int64_t index, uint64_t t0, uint64_t t1)
+{
+    (void)window;
+    (void)index;
+    seen *s = arg;
+    s->step_ends[phase]++;
+    if (phase == HARNESS_PHASE_MEASURE && t0 != 0 && t1 >= t0)
+        s->timed_ends++;
+}
+
+static void on_end(void *arg)
+{
+    ((seen *)arg)->run_ends++;
+}
+
+static void test_hooks_see_every_phase_and_step(void **state)
+{
+    (void)state;
+    harness_schedule s = {.warmup_steps = 4, .wait_steps = 2, .measurement_steps = 6, .repeat = 3};
+    counter c = {0, -1, -1, 0};
+    seen got = {{0}, {0}, 0, 0, 0};
+    harness_runner_hooks hooks = {.arg = &got, .phase_begin = on_phase, .step_end = on_step, .run_end = on_end};
+    harness_run_result r;
+    harness_error err = {0};
+    assert_int_equal(harness_runner_run(&s, &clk, count_step, &c, &hooks, &r, &err), 0);
+    assert_int_equal(got.phase_begins[HARNESS_PHASE_WARMUP], 1);
+    assert_int_equal(got.phase_begins[HARNESS_PHASE_WAIT], 3);
+    assert_int_equal(got.phase_begins[HARNESS_PHASE_MEASURE], 3);
+    assert_int_equal(got.step_ends[HARNESS_PHASE_WARMUP], 4);
+    assert_int_equal(got.step_ends[HARNESS_PHASE_WAIT], 6);
+    assert_int_equal(got.step_ends[HARNESS_PHASE_MEASURE], 18);
+    assert_int_equal(got.timed_ends, 18);
+    assert_int_equal(got.run_ends, 1);
+    assert_int_equal(got.last_window, 2);
     harness_run_result_free(&r);
 }
 
@@ -171,6 +223,7 @@ int main(void)
         cmocka_unit_test_setup(test_interrupt_keeps_what_was_measured, setup),
         cmocka_unit_test_setup(test_auto_stops_at_max_steps, setup),
         cmocka_unit_test_setup(test_auto_converges_on_a_loose_target, setup),
+        cmocka_unit_test_setup(test_hooks_see_every_phase_and_step, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,0 +1,806 @@
+/* The memory report: one HTML5 file, inline CSS and SVG, no script, no URL.
+ * Built in a growing string; every string from the input is HTML-escaped
+ * (and cleaned to valid UTF-8 without control characters). */
+#include <inttypes.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "memory_report.h"
+
+/* ---- growing string ---------------------------------------------------- */
+
+typedef struct sbuf {
+    char *p;
+    size_t len, cap;
+    int oom;
+} sbuf;
+
+static int sb_reserve(sbuf *b, size_t extra)
+{
+    if (b->oom)
+        return -1;
+    if (b->len + extra + 1 <= b->cap)
+        return 0;
+    size_t cap = b->cap ? b->cap : 4096;
+    while (cap < b->len + extra + 1) {
+        if (cap > SIZE_MAX / 2) {
+            b->oom = 1;
+            return -1;
+        }
+        cap *= 2;
+    }
+    char *p = realloc(b->p, cap);
+    if (!p) {
+        b->oom = 1;
+        return -1;
+    }
+    b->p = p;
+    b->cap = cap;
+    return 0;
+}
+
+static void sb_put(sbuf *b, const char *s, size_t n)
+{
+    if (sb_reserve(b, n))
+        return;
+    memcpy(b->p + b->len, s, n);
+    b->len += n;
+    b->p[b->len] = '\0';
+}
+
+static void sb_puts(sbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
+
+__attribute__((format(printf, 2, 3))) static void sb_printf(sbuf *b, const char *fmt, ...)
+{
+    if (sb_reserve(b, 128))
+        return;
+    va_list ap, ap2;
+    va_start(ap, fmt);
+    va_copy(ap2, ap);
+    int n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
+    va_end(ap);
+    if (n < 0) {
+        va_end(ap2);
+        b->p[b->len] = '\0';
+        return;
+    }
+    if ((size_t)n >= b->cap - b->len) {
+        if (sb_reserve(b, (size_t)n)) {
+            va_end(ap2);
+            b->p[b->len] = '\0';
+            return;
+        }
+        vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap2);
+    }
+    va_end(ap2);
+    b->len += (size_t)n;
+}
+
+/* ---- escaping ---------------------------------------------------------- */
+
+/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if invalid:
+ * no overlong forms, no surrogates, nothing past U+10FFFF. *cp gets the code point. */
+static size_t utf8_seq(const unsigned char *s, size_t n, uint32_t *cp)
+{
+    unsigned c = s[0];
+    size_t len;
+    uint32_t v;
+    unsigned lo = 0x80, hi = 0xBF; /* allowed range of the second byte */
+    if (c >= 0xC2 && c <= 0xDF) {
+        len = 2;
+        v = c & 0x1F;
+    } else if (c >= 0xE0 && c <= 0xEF) {
+        len = 3;
+        v = c & 0x0F;
+        if (c == 0xE0)
+            lo = 0xA0;
+        else if (c == 0xED)
+            hi = 0x9F;
+    } else if (c >= 0xF0 && c <= 0xF4) {
+        len = 4;
+        v = c & 0x07;
+        if (c == 0xF0)
+            lo = 0x90;
+        else if (c == 0xF4)
+            hi = 0x8F;
+    } else {
+        return 0;
+    }
+    if (len > n || s[1] < lo || s[1] > hi)
+        return 0;
+    for (size_t i = 1; i < len; i++) {
+        if ((s[i] & 0xC0) != 0x80)
+            return 0;
+        v = (v << 6) | (s[i] & 0x3F);
+    }
+    *cp = v;
+    return len;
+}
+
+/* Safe in text and in double- or single-quoted attributes. Tabs and line
+ * breaks become spaces, other control characters (C0, DEL, C1) are dropped,
+ * invalid UTF-8 bytes become U+FFFD. */
+static void sb_esc_n(sbuf *b, const char *str, size_t n)
+{
+    const unsigned char *s = (const unsigned char *)str;
+    size_t i = 0;
+    while (i < n && s[i]) {
+        unsigned c = s[i];
+        if (c < 0x80) {
+            switch (c) {
+            case '&': sb_puts(b, "&amp;"); break;
+            case '<': sb_puts(b, "&lt;"); break;
+            case '>': sb_puts(b, "&gt;"); break;
+            case '"': sb_puts(b, "&quot;"); break;
+            case '\'': sb_puts(b, "&#39;"); break;
+            case '\t':
+            case '\n':
+            case '\r': sb_put(b, " ", 1); break;
+            default:
+                if (c >= 0x20 && c != 0x7F)
+                    sb_put(b, (const char *)s + i, 1);
+                break;
+            }
+            i++;
+            continue;
+        }
+        uint32_t cp = 0;
+        size_t len = utf8_seq(s + i, n - i, &cp);
+        if (!len) {
+            sb_puts(b, "\xEF\xBF\xBD");
+            i++;
+            continue;
+        }
+        if (cp > 0x9F) /* C1 controls are dropped */
+            sb_put(b, (const char *)s + i, len);
+        i += len;
+    }
+}
+
+static void sb_esc(sbuf *b, const char *s)
+{
+    if (s)
+        sb_esc_n(b, s, strlen(s));
+}
+
+/* ---- units ------------------------------------------------------------- */
+
+static const char *const unit_names[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+
+/* "512 B", "256.0 MiB" */
+static void fmt_bytes(char *out, size_t size, uint64_t bytes)
+{
+    if (bytes < 1024) {
+        snprintf(out, size, "%" PRIu64 " B", bytes);
+        return;
+    }
+    double v = (double)bytes;
+    int k = 0;
+    while (v >= 1024.0 && k < 6) {
+        v /= 1024.0;
+        k++;
+    }
+    if (v >= 1023.95 && k < 6) { /* would print as "1024.0" */
+        v /= 1024.0;
+        k++;
+    }
+    snprintf(out, size, "%.1f %s", v, unit_names[k]);
+}
+
+static void fmt_duration(char *out, size_t size, double us)
+{
+    if (us < 1000.0)
+        snprintf(out, size, "%.0f &micro;s", us);
+    else if (us < 1e6)
+        snprintf(out, size, "%.1f ms", us / 1e3);
+    else if (us < 120e6)
+        snprintf(out, size, "%.2f s", us / 1e6);
+    else
+        snprintf(out, size, "%.1f min", us / 60e6);
+}
+
+/* The smallest of 1, 2, 5 x 10^k that is >= raw (raw > 0). */
+static double nice_step(double raw)
+{
+    double p = pow(10.0, floor(log10(raw)));
+    double m = raw / p;
+    double f = m <= 1.0 ? 1.0 : m <= 2.0 ? 2.0 : m <= 5.0 ? 5.0 : 10.0;
+    return f * p;
+}
+
+/* ---- chart ------------------------------------------------------------- */
+
+enum { W = 960, H = 440, ML = 84, MR = 24, MT = 28, MB = 54, PW = W - ML - MR, PH = H - MT - MB };
+
+enum { SERIES_ALLOCATED, SERIES_RESERVED, SERIES_PEAK };
+
+typedef struct chart {
+    double x0, x1;   /* step domain */
+    double ytop;     /* bytes at the top of the plot */
+    double yunit;    /* 1024^k, the tick labels' unit */
+    int yunit_k;
+    double ystep;    /* tick spacing in yunit */
+} chart;
+
+static double px(const chart *c, double x) { return ML + (x - c->x0) / (c->x1 - c->x0) * PW; }
+static double py(const chart *c, double bytes) { return MT + PH - bytes / c->ytop * PH; }
+
+static uint64_t series_value(const harness_memory_sample *s, int which)
+{
+    switch (which) {
+    case SERIES_ALLOCATED: return s->allocated;
+    case SERIES_RESERVED: return s->reserved;
+    default: return s->peak_allocated;
+    }
+}
+
+static const char *phase_name(int phase)
+{
+    switch (phase) {
+    case 0: return "warmup";
+    case 1: return "wait";
+    case 2: return "measure";
+    default: return "other";
+    }
+}
+
+static const char *phase_class(int phase)
+{
+    switch (phase) {
+    case 0: return "ph0";
+    case 1: return "ph1";
+    case 2: return "ph2";
+    default: return "phx";
+    }
+}
+
+/* Background bands, one per run of samples in the same phase and window,
+ * from the run's first step to the next run's first step. With very many
+ * runs they are painted per pixel column instead so the file stays small. */
+static void emit_bands(sbuf *b, const chart *c, const harness_memory_log *log)
+{
+    const harness_memory_sample *s = log->samples;
+    size_t n = log->n, runs = 0;
+    for (size_t i = 0; i < n; i++)
+        if (i == 0 || s[i].phase != s[i - 1].phase || s[i].window != s[i - 1].window)
+            runs++;
+    int exact = runs <= 400;
+    int *cols = NULL;
+    if (!exact) {
+        cols = malloc(sizeof *cols * PW);
+        if (!cols) {
+            b->oom = 1;
+            return;
+        }
+        for (int k = 0; k < PW; k++)
+            cols[k] = -1;
+    }
+    sb_puts(b, "<g class=\"bands\">\n");
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        while (j < n && s[j].phase == s[i].phase && s[j].window == s[i].window)
+            j++;
+        double xs = i == 0 ? c->x0 : (double)s[i].step, xe = j < n ? (double)s[j].step : c->x1;
+        if (xe > xs) {
+            double a = px(c, xs), e = px(c, xe);
+            if (exact) {
+                sb_printf(b, "<rect class=\"%s\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\"><title>%s",
+                          phase_class(s[i].phase), a, MT, e - a, PH, phase_name(s[i].phase));
+                if (s[i].window >= 0 && s[i].phase != 0)
+                    sb_printf(b, ", window %d", s[i].window);
+                sb_printf(b, ": steps %" PRId64 " to %" PRId64 "</title></rect>\n", s[i].step,
+                          j < n ? s[j].step : s[n - 1].step);
+            } else {
+                long c0 = lround(floor(a - ML)), c1 = lround(ceil(e - ML));
+                if (c0 < 0)
+                    c0 = 0;
+                if (c1 > PW)
+                    c1 = PW;
+                for (long k = c0; k < c1; k++)
+                    cols[k] = s[i].phase < 0 || s[i].phase > 2 ? 3 : s[i].phase;
+            }
+        }
+        i = j;
+    }
+    if (!exact) {
+        static const int phase_of_col[4] = {0, 1, 2, -1};
+        for (int k = 0; k < PW;) {
+            int m = k + 1;
+            while (m < PW && cols[m] == cols[k])
+                m++;
+            if (cols[k] >= 0)
+                sb_printf(b, "<rect class=\"%s\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"><title>%s</title></rect>\n",
+                          phase_class(phase_of_col[cols[k]]), ML + k, MT, m - k, PH,
+                          phase_name(phase_of_col[cols[k]]));
+            k = m;
+        }
+        free(cols);
+    }
+    sb_puts(b, "</g>\n");
+}
+
+typedef struct bucket {
+    uint64_t minv, maxv;
+    size_t mini, maxi;
+    int used;
+} bucket;
+
+/* Indices of the samples to draw for one series, in sample order: all of
+ * them, or per step bucket the one with the minimum and the one with the
+ * maximum, so spikes and the peak survive. Returns the count, *out malloc'ed. */
+static size_t pick_points(const chart *c, const harness_memory_log *log, int which, size_t **out)
+{
+    size_t n = log->n;
+    *out = NULL;
+    if (n <= HARNESS_MEMORY_REPORT_MAX_POINTS) {
+        size_t *idx = malloc(sizeof *idx * (n ? n : 1));
+        if (!idx)
+            return 0;
+        for (size_t i = 0; i < n; i++)
+            idx[i] = i;
+        *out = idx;
+        return n;
+    }
+    enum { NB = HARNESS_MEMORY_REPORT_BUCKETS };
+    bucket *bk = calloc(NB, sizeof *bk);
+    size_t *idx = malloc(sizeof *idx * 2 * NB);
+    if (!bk || !idx) {
+        free(bk);
+        free(idx);
+        return 0;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const harness_memory_sample *s = &log->samples[i];
+        double f = ((double)s->step - c->x0) / (c->x1 - c->x0) * NB;
+        long k = f < 0 ? 0 : f >= NB ? NB - 1 : (long)f;
+        uint64_t v = series_value(s, which);
+        bucket *q = &bk[k];
+        if (!q->used) {
+            q->used = 1;
+            q->minv = q->maxv = v;
+            q->mini = q->maxi = i;
+        } else {
+            if (v < q->minv) {
+                q->minv = v;
+                q->mini = i;
+            }
+            if (v > q->maxv) {
+                q->maxv = v;
+                q->maxi = i;
+            }
+        }
+    }
+    size_t m = 0;
+    for (int k = 0; k < NB; k++) {
+        const bucket *q = &bk[k];
+        if (!q->used)
+            continue;
+        size_t a = q->mini < q->maxi ? q->mini : q->maxi, e = q->mini < q->maxi ? q->maxi : q->mini;
+        idx[m++] = a;
+        if (e != a)
+            idx[m++] = e;
+    }
+    free(bk);
+    *out = idx;
+    return m;
+}
+
+static void emit_series(sbuf *b, const chart *c, const harness_memory_log *log, int which, const char *id,
+                        const char *cls)
+{
+    size_t *idx = NULL;
+    size_t m = pick_points(c, log, which, &idx);
+    if (!idx) {
+        b->oom = 1;
+        return;
+    }
+    uint64_t maxv = 0;
+    for (size_t k = 0; k < m; k++) {
+        uint64_t v = series_value(&log->samples[idx[k]], which);
+        if (v > maxv)
+            maxv = v;
+    }
+    if (m == 1) {
+        const harness_memory_sample *s = &log->samples[idx[0]];
+        sb_printf(b,
+                  "<circle id=\"%s\" class=\"%s\" data-points=\"1\" data-max-bytes=\"%" PRIu64
+                  "\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\"></circle>\n",
+                  id, cls, maxv, px(c, (double)s->step), py(c, (double)series_value(s, which)));
+    } else if (m > 1) {
+        sb_printf(b, "<polyline id=\"%s\" class=\"%s\" data-points=\"%zu\" data-max-bytes=\"%" PRIu64 "\" points=\"",
+                  id, cls, m, maxv);
+        for (size_t k = 0; k < m; k++) {
+            const harness_memory_sample *s = &log->samples[idx[k]];
+            sb_printf(b, "%s%.1f,%.1f", k ? " " : "", px(c, (double)s->step), py(c, (double)series_value(s, which)));
+        }
+        sb_puts(b, "\"></polyline>\n");
+    }
+    free(idx);
+}
+
+static void emit_marker(sbuf *b, const chart *c, const char *id, const char *cls, const char *what, uint64_t bytes,
+                        int64_t step, double label_dy)
+{
+    char h[32];
+    fmt_bytes(h, sizeof h, bytes);
+    double x = px(c, (double)step), y = py(c, (double)bytes);
+    sb_printf(b,
+              "<circle id=\"%s\" class=\"%s\" data-bytes=\"%" PRIu64 "\" data-step=\"%" PRId64
+              "\" cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\"><title>%s: %s (%" PRIu64 " bytes), step %" PRId64
+              "</title></circle>\n",
+              id, cls, bytes, step, x, y, what, h, bytes, step);
+    int right_half = x > ML + PW / 2.0;
+    sb_printf(b, "<text class=\"mlabel\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s %s</text>\n",
+              right_half ? x - 8 : x + 8, y + label_dy, right_half ? "end" : "start", what, h);
+}
+
+static void emit_chart(sbuf *b, const harness_memory_report_input *in, const char *alloc_label,
+                       const char *reserved_label)
+{
+    const harness_memory_log *log = in->log;
+    size_t n = log ? log->n : 0;
+    chart c;
+
+    /* y: everything drawn or marked fits, with room above for the peak's label */
+    uint64_t ymax = in->peak_allocated > in->peak_reserved ? in->peak_allocated : in->peak_reserved;
+    for (size_t i = 0; i < n; i++) {
+        const harness_memory_sample *s = &log->samples[i];
+        for (int w = 0; w < 3; w++)
+            if (series_value(s, w) > ymax)
+                ymax = series_value(s, w);
+    }
+    int all_zero = ymax == 0;
+    double yd = all_zero ? 1024.0 : (double)ymax;
+    c.yunit_k = 0;
+    c.yunit = 1.0;
+    while (yd / c.yunit >= 1024.0 && c.yunit_k < 6) {
+        c.yunit *= 1024.0;
+        c.yunit_k++;
+    }
+    double v = yd * (all_zero ? 1.0 : 1.1) / c.yunit;
+    c.ystep = nice_step(v / 5.0);
+    if (c.yunit_k == 0 && c.ystep < 1.0)
+        c.ystep = 1.0;
+    double ticks = ceil(v / c.ystep - 1e-9);
+    if (ticks < 1)
+        ticks = 1;
+    c.ytop = ticks * c.ystep * c.yunit;
+
+    /* x: the steps the samples cover */
+    if (n) {
+        int64_t lo = log->samples[0].step, hi = lo;
+        for (size_t i = 1; i < n; i++) {
+            if (log->samples[i].step < lo)
+                lo = log->samples[i].step;
+            if (log->samples[i].step > hi)
+                hi = log->samples[i].step;
+        }
+        c.x0 = (double)lo;
+        c.x1 = (double)hi;
+    } else {
+        c.x0 = 0;
+        c.x1 = 1;
+    }
+    if (c.x1 <= c.x0) {
+        c.x0 -= 0.5;
+        c.x1 += 0.5;
+    }
+
+    sb_printf(b,
+              "<svg id=\"memory-timeline\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
+              "aria-label=\"memory over the steps\" data-samples=\"%zu\">\n",
+              W, H, W, H, n);
+    if (n)
+        emit_bands(b, &c, log);
+
+    /* y grid and labels */
+    sb_puts(b, "<g class=\"axis\">\n");
+    for (int k = 0; k <= (int)ticks; k++) {
+        double val = k * c.ystep;
+        double y = py(&c, val * c.yunit);
+        sb_printf(b, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"></line>\n", ML, y, ML + PW, y);
+        sb_printf(b, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g %s</text>\n", ML - 6, y + 4, val,
+                  unit_names[c.yunit_k]);
+    }
+    /* x ticks: whole steps */
+    if (n) {
+        double xs = nice_step((c.x1 - c.x0) / 8.0);
+        if (xs < 1.0)
+            xs = 1.0;
+        for (double x = ceil(c.x0 / xs) * xs; x <= c.x1 + 1e-9; x += xs) {
+            double X = px(&c, x);
+            sb_printf(b, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"></line>\n", X, MT + PH, X, MT + PH + 5);
+            sb_printf(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.0f</text>\n", X, MT + PH + 18, x);
+        }
+    }
+    sb_printf(b, "<rect class=\"frame\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"></rect>\n", ML, MT, PW, PH);
+    sb_printf(b, "<text class=\"atitle\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">step (steps run so far, all phases)</text>\n",
+              ML + PW / 2, H - 8);
+    sb_printf(b, "<text class=\"atitle\" transform=\"rotate(-90)\" x=\"%d\" y=\"14\" text-anchor=\"middle\">bytes</text>\n",
+              -(MT + PH / 2));
+    sb_puts(b, "</g>\n");
+
+    if (!n) {
+        sb_printf(b, "<text class=\"empty\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">no samples</text>\n", ML + PW / 2,
+                  MT + PH / 2);
+        sb_puts(b, "</svg>\n");
+        return;
+    }
+
+    sb_puts(b, "<g class=\"series\">\n");
+    emit_series(b, &c, log, SERIES_RESERVED, "series-reserved", "s-res");
+    emit_series(b, &c, log, SERIES_PEAK, "series-peak", "s-peak");
+    emit_series(b, &c, log, SERIES_ALLOCATED, "series-allocated", "s-alloc");
+    sb_puts(b, "</g>\n");
+
+    /* The global peaks: the allocated one is the tracker's figure, at the first
+     * sample that had seen it (it may have fallen between two samples). */
+    int64_t alloc_step = 0, res_step = 0;
+    double alloc_y = 0, res_y = 0;
+    if (in->peak_allocated) {
+        size_t at = n - 1;
+        for (size_t i = 0; i < n; i++)
+            if (log->samples[i].peak_allocated >= in->peak_allocated || log->samples[i].allocated >= in->peak_allocated) {
+                at = i;
+                break;
+            }
+        alloc_step = log->samples[at].step;
+        alloc_y = py(&c, (double)in->peak_allocated);
+    }
+    uint64_t res_peak = 0;
+    size_t res_at = 0;
+    for (size_t i = 0; i < n; i++)
+        if (log->samples[i].reserved > res_peak) {
+            res_peak = log->samples[i].reserved;
+            res_at = i;
+        }
+    if (res_peak) {
+        res_step = log->samples[res_at].step;
+        res_y = py(&c, (double)res_peak);
+    }
+    sb_puts(b, "<g class=\"markers\">\n");
+    if (res_peak) {
+        /* below its dot when the two labels would collide */
+        double dy = -9;
+        if (in->peak_allocated && fabs(res_y - alloc_y) < 16 && fabs(px(&c, (double)res_step) - px(&c, (double)alloc_step)) < 260)
+            dy = res_y >= alloc_y ? 18 : -9;
+        emit_marker(b, &c, "reserved-marker", "m-res", reserved_label, res_peak, res_step, dy);
+    }
+    if (in->peak_allocated) {
+        double dy = -9;
+        if (res_peak && fabs(res_y - alloc_y) < 16 && fabs(px(&c, (double)res_step) - px(&c, (double)alloc_step)) < 260)
+            dy = res_y >= alloc_y ? -9 : 18;
+        emit_marker(b, &c, "peak-marker", "m-peak", alloc_label, in->peak_allocated, alloc_step, dy);
+    }
+    sb_puts(b, "</g>\n");
+    if (all_zero)
+        sb_printf(b, "<text class=\"empty\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">all memory figures are zero</text>\n",
+                  ML + PW / 2, MT + PH / 2);
+    sb_puts(b, "</svg>\n");
+}
+
+/* ---- tables ------------------------------------------------------------ */
+
+static int cmp_alloc(const void *pa, const void *pb)
+{
+    const harness_allocation *a = *(const harness_allocation *const *)pa;
+    const harness_allocation *b = *(const harness_allocation *const *)pb;
+    if (a->bytes != b->bytes)
+        return a->bytes > b->bytes ? -1 : 1;
+    int r = strncmp(a->tag, b->tag, sizeof a->tag);
+    return r ? r : strncmp(a->owner, b->owner, sizeof a->owner);
+}
+
+static void emit_share(sbuf *b, uint64_t bytes, uint64_t peak)
+{
+    if (peak)
+        sb_printf(b, "<td class=\"num\">%.1f%%</td>", 100.0 * (double)bytes / (double)peak);
+    else
+        sb_puts(b, "<td class=\"num\">&ndash;</td>");
+}
+
+static void emit_bytes_cell(sbuf *b, uint64_t bytes)
+{
+    char h[32];
+    fmt_bytes(h, sizeof h, bytes);
+    sb_printf(b, "<td class=\"num\" data-bytes=\"%" PRIu64 "\" title=\"%" PRIu64 " bytes\">%s</td>", bytes, bytes, h);
+}
+
+static void emit_allocations(sbuf *b, const harness_memory_report_input *in)
+{
+    size_t n = in->at_peak ? in->n_at_peak : 0;
+    sb_puts(b, "<h2>Live allocations at the peak</h2>\n");
+    if (!n) {
+        sb_puts(b, "<p id=\"allocations-empty\">No tracked allocation was live at the peak.</p>\n");
+        return;
+    }
+    const harness_allocation **v = malloc(sizeof *v * n);
+    if (!v) {
+        b->oom = 1;
+        return;
+    }
+    for (size_t i = 0; i < n; i++)
+        v[i] = &in->at_peak[i];
+    qsort(v, n, sizeof *v, cmp_alloc);
+    uint64_t total = 0;
+    for (size_t i = 0; i < n; i++)
+        total += v[i]->bytes;
+
+    sb_puts(b, "<table id=\"allocations\">\n<thead><tr><th>tag</th><th>owner</th><th class=\"num\">bytes</th>"
+               "<th class=\"num\">share of peak</th></tr></thead>\n<tbody>\n");
+    size_t shown = n > HARNESS_MEMORY_REPORT_MAX_ROWS ? HARNESS_MEMORY_REPORT_MAX_ROWS : n;
+    for (size_t i = 0; i < shown; i++) {
+        const harness_allocation *a = v[i];
+        sb_printf(b, "<tr class=\"alloc\" data-bytes=\"%" PRIu64 "\"><td>", (uint64_t)a->bytes);
+        sb_esc_n(b, a->tag, strnlen(a->tag, sizeof a->tag));
+        sb_puts(b, "</td><td>");
+        sb_esc_n(b, a->owner, strnlen(a->owner, sizeof a->owner));
+        sb_puts(b, "</td>");
+        emit_bytes_cell(b, a->bytes);
+        emit_share(b, a->bytes, in->peak_allocated);
+        sb_puts(b, "</tr>\n");
+    }
+    if (shown < n) {
+        uint64_t rest = 0;
+        for (size_t i = shown; i < n; i++)
+            rest += v[i]->bytes;
+        sb_printf(b, "<tr class=\"more\"><td colspan=\"2\">%zu smaller allocations</td>", n - shown);
+        emit_bytes_cell(b, rest);
+        emit_share(b, rest, in->peak_allocated);
+        sb_puts(b, "</tr>\n");
+    }
+    sb_printf(b, "</tbody>\n<tfoot><tr><th colspan=\"2\">total (%zu allocation%s)</th>", n, n == 1 ? "" : "s");
+    emit_bytes_cell(b, total);
+    emit_share(b, total, in->peak_allocated);
+    sb_puts(b, "</tr></tfoot>\n</table>\n");
+    free(v);
+}
+
+/* ---- the page ---------------------------------------------------------- */
+
+static const char style[] =
+    "body{font:14px/1.45 system-ui,-apple-system,\"Segoe UI\",Roboto,sans-serif;color:#222;margin:24px auto;"
+    "max-width:1000px;padding:0 16px}\n"
+    "h1{font-size:22px;margin:0 0 4px}h2{font-size:17px;margin:28px 0 8px}\n"
+    ".sub{color:#666;margin:0 0 16px}\n"
+    "table{border-collapse:collapse}th,td{padding:3px 10px;text-align:left;border-bottom:1px solid #e4e4e4}\n"
+    "td.num,th.num{text-align:right;font-variant-numeric:tabular-nums}\n"
+    "table.figures th{font-weight:normal;color:#555}table.figures td{font-weight:600}\n"
+    "tfoot th,tfoot td{border-top:2px solid #bbb;font-weight:600}\n"
+    "tr.more td{color:#666;font-style:italic}\n"
+    "figure{margin:0}svg{max-width:100%;height:auto;font-size:12px;fill:#333}\n"
+    "svg .grid{stroke:#000;stroke-opacity:.08}svg .axis line{stroke:#888}\n"
+    "svg .frame{fill:none;stroke:#888}svg .atitle{fill:#555}\n"
+    "svg .empty{font-size:16px;fill:#888}\n"
+    "polyline{fill:none;stroke-width:1.6;stroke-linejoin:round}\n"
+    ".s-alloc{stroke:#1f6fb4;fill:#1f6fb4}.s-res{stroke:#e07b10;fill:#e07b10}\n"
+    ".s-peak{stroke:#c62828;fill:#c62828;stroke-dasharray:5 3}\n"
+    "circle.s-alloc,circle.s-res,circle.s-peak{stroke:none}\n"
+    ".m-peak{fill:#c62828;stroke:#fff;stroke-width:1.5}.m-res{fill:#fff;stroke:#e07b10;stroke-width:2}\n"
+    ".mlabel{font-weight:600;paint-order:stroke;stroke:#fff;stroke-width:3px}\n"
+    ".ph0{fill:#fdebc8;background:#fdebc8}.ph1{fill:#e6e9ee;background:#e6e9ee}"
+    ".ph2{fill:#dcf1e1;background:#dcf1e1}.phx{fill:#f3e3f3;background:#f3e3f3}\n"
+    "ul.legend{list-style:none;padding:0;margin:8px 0;display:flex;flex-wrap:wrap;gap:6px 18px}\n"
+    ".sw{display:inline-block;width:22px;height:12px;margin-right:6px;vertical-align:middle}\n"
+    ".sw.line{height:0;border-top:3px solid}.sw.s-alloc{border-color:#1f6fb4}.sw.s-res{border-color:#e07b10}\n"
+    ".sw.s-peak{border-top-style:dashed;border-color:#c62828}\n"
+    ".sw.dot{width:10px;height:10px;border-radius:50%;background:#c62828}\n"
+    ".sw.ring{width:8px;height:8px;border-radius:50%;border:2px solid #e07b10}\n"
+    ".note{color:#666;font-size:13px}\n";
+
+static void emit_figure_row(sbuf *b, const char *label, const char *id, uint64_t bytes)
+{
+    char h[32];
+    fmt_bytes(h, sizeof h, bytes);
+    sb_printf(b,
+              "<tr><th>%s</th><td id=\"%s\" class=\"num\" data-bytes=\"%" PRIu64 "\" title=\"%" PRIu64
+              " bytes\">%s</td></tr>\n",
+              label, id, bytes, bytes, h);
+}
+
+char *harness_memory_report_html(const harness_memory_report_input *in)
+{
+    if (!in)
+        return NULL;
+    sbuf b = {0};
+    const harness_memory_log *log = in->log;
+    size_t n = log && log->samples ? log->n : 0;
+    harness_memory_report_input fixed = *in;
+    harness_memory_log empty = {0};
+    if (!n)
+        fixed.log = &empty;
+    in = &fixed;
+
+    const char *dev = in->device ? in->device : "";
+    int cpu = strcmp(dev, "cpu") == 0, cuda = strcmp(dev, "cuda") == 0;
+    const char *alloc_label = "peak allocated";
+    const char *res_label = cpu ? "peak resident set" : "peak reserved";
+    const char *alloc_legend = cpu    ? "allocated (tracked host allocations)"
+                               : cuda ? "allocated (tracked device allocations)"
+                                      : "allocated (tracked allocations)";
+    const char *res_legend = cpu    ? "resident set (RSS of the process)"
+                             : cuda ? "reserved (device memory in use)"
+                                    : "reserved";
+
+    sb_puts(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>memory");
+    if (in->title && in->title[0]) {
+        sb_puts(&b, ": ");
+        sb_esc(&b, in->title);
+    }
+    sb_printf(&b, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>Memory", style);
+    if (in->title && in->title[0]) {
+        sb_puts(&b, ": ");
+        sb_esc(&b, in->title);
+    }
+    sb_puts(&b, "</h1>\n");
+    if (in->subtitle && in->subtitle[0]) {
+        sb_puts(&b, "<p class=\"sub\">");
+        sb_esc(&b, in->subtitle);
+        sb_puts(&b, "</p>\n");
+    }
+
+    /* headline figures */
+    sb_puts(&b, "<table class=\"figures\">\n<tbody>\n");
+    emit_figure_row(&b, alloc_label, "peak-allocated", in->peak_allocated);
+    emit_figure_row(&b, res_label, "peak-reserved", in->peak_reserved);
+    sb_printf(&b, "<tr><th>samples</th><td id=\"samples\" class=\"num\" data-count=\"%zu\">%zu</td></tr>\n", n, n);
+    if (n) {
+        const harness_memory_sample *s = log->samples;
+        sb_printf(&b,
+                  "<tr><th>steps covered</th><td id=\"steps\" class=\"num\" data-first=\"%" PRId64 "\" data-last=\"%" PRId64
+                  "\">%" PRId64 " &ndash; %" PRId64 "</td></tr>\n",
+                  s[0].step, s[n - 1].step, s[0].step, s[n - 1].step);
+        char d[48];
+        fmt_duration(d, sizeof d, s[n - 1].t_us - s[0].t_us);
+        sb_printf(&b, "<tr><th>time covered</th><td class=\"num\">%s</td></tr>\n", d);
+        emit_figure_row(&b, "allocated at the last sample", "last-allocated", s[n - 1].allocated);
+    } else {
+        sb_puts(&b, "<tr><th>steps covered</th><td id=\"steps\" class=\"num\">no samples</td></tr>\n");
+    }
+    sb_puts(&b, "</tbody>\n</table>\n");
+
+    /* timeline */
+    sb_puts(&b, "<h2>Timeline</h2>\n<figure>\n");
+    emit_chart(&b, in, alloc_label, res_label);
+    sb_puts(&b, "<figcaption>\n<ul class=\"legend\">\n");
+    sb_printf(&b, "<li><span class=\"sw line s-alloc\"></span>%s</li>\n", alloc_legend);
+    sb_printf(&b, "<li><span class=\"sw line s-res\"></span>%s</li>\n", res_legend);
+    sb_puts(&b, "<li><span class=\"sw line s-peak\"></span>peak allocated so far</li>\n");
+    sb_printf(&b, "<li><span class=\"sw dot\"></span>%s (the summary&#39;s figure)</li>\n", alloc_label);
+    sb_printf(&b, "<li><span class=\"sw ring\"></span>%s (highest sample)</li>\n", res_label);
+    sb_puts(&b, "<li><span class=\"sw ph0\"></span>warmup</li>\n<li><span class=\"sw ph1\"></span>wait</li>\n"
+                "<li><span class=\"sw ph2\"></span>measure</li>\n</ul>\n");
+    if (!n)
+        sb_puts(&b, "<p class=\"note\">no samples: memory was not sampled during this run.</p>\n");
+    else if (n > HARNESS_MEMORY_REPORT_MAX_POINTS)
+        sb_printf(&b,
+                  "<p class=\"note\">%zu samples, drawn as the lowest and highest sample of each of %d step ranges "
+                  "(spikes and peaks are kept).</p>\n",
+                  n, HARNESS_MEMORY_REPORT_BUCKETS);
+    else
+        sb_printf(&b, "<p class=\"note\">%zu sample%s, all drawn. Memory is sampled every memory_log_steps steps "
+                      "and at each phase edge; the peak allocated may fall between two samples.</p>\n",
+                  n, n == 1 ? "" : "s");
+    sb_puts(&b, "</figcaption>\n</figure>\n");
+
+    emit_allocations(&b, in);
+
+    sb_printf(&b, "<p class=\"note\">%s. %s. Bytes are in binary units (1 KiB = 1024 bytes); hover a figure for "
+                  "the exact count.</p>\n</body>\n</html>\n",
+              cpu    ? "Allocated: what the harness and the plugins allocated through the tracked allocator"
+              : cuda ? "Allocated: the tracked device allocations"
+                     : "Allocated: the tracked allocations",
+              cpu    ? "Resident set: the process&#39;s resident memory (RSS), all of it, tracked or not"
+              : cuda ? "Reserved: the device memory in use"
+                     : "Reserved: the memory the backend reports in use");
+
+    if (b.oom) {
+        free(b.p);
+        return NULL;
+    }
+    return b.p;
+}
