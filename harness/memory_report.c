@@ -647,12 +647,16 @@ static void emit_allocations(sbuf *b, const harness_memory_report_input *in)
         uint64_t rest = 0;
         for (size_t i = shown; i < n; i++)
             rest += v[i]->bytes;
-        sb_printf(b, "<tr class=\"more\"><td colspan=\"2\">%zu smaller allocations</td>", n - shown);
+        sb_printf(b, "<tr class=\"more\" data-bytes=\"%" PRIu64 "\"><td colspan=\"2\">%zu smaller allocations</td>", rest,
+                  n - shown);
         emit_bytes_cell(b, rest);
         emit_share(b, rest, in->peak_allocated);
         sb_puts(b, "</tr>\n");
     }
-    sb_printf(b, "</tbody>\n<tfoot><tr><th colspan=\"2\">total (%zu allocation%s)</th>", n, n == 1 ? "" : "s");
+    sb_printf(b,
+              "</tbody>\n<tfoot><tr id=\"allocations-total\" data-bytes=\"%" PRIu64
+              "\"><th colspan=\"2\">total (%zu allocation%s)</th>",
+              total, n, n == 1 ? "" : "s");
     emit_bytes_cell(b, total);
     emit_share(b, total, in->peak_allocated);
     sb_puts(b, "</tr></tfoot>\n</table>\n");

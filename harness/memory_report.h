@@ -12,7 +12,9 @@
  *   <polyline|circle id="series-allocated|series-reserved|series-peak"
  *             data-points="K" data-max-bytes="M">   M = the largest value drawn
  *   <table id="allocations">, one <tr class="alloc" data-bytes="N"> per
- *             allocation, largest first */
+ *             allocation, largest first; past HARNESS_MEMORY_REPORT_MAX_ROWS
+ *             one <tr class="more" data-bytes="rest">; the total in
+ *             <tr id="allocations-total" data-bytes="N"> */
 #ifndef HARNESS_MEMORY_REPORT_H
 #define HARNESS_MEMORY_REPORT_H
 

@@ -1,0 +1,268 @@
+/* transformer_block_cpu.c - the Llama decoder block's forward step on the CPU.
+ *
+ * The six projections are cblas_sgemm calls (row-major T · W^T, W stored
+ * [out][in]); the residual adds ride on them with beta = 1, so h and y are
+ * accumulated in place and never take a separate pass. RMSNorm and attention
+ * are the shared kernels; RoPE (rope.c), SwiGLU and the dtype conversions are
+ * OpenMP loops.
+ *
+ * Threads: OpenMP runs the elementwise work and the attention kernel;
+ * OpenBLAS (Debian's pthread build) runs the GEMMs on its own thread pool,
+ * which transformer_block_set_blas_threads sizes to the OpenMP thread count.
+ * Every GEMM is called from the serial part of the step, never from inside an
+ * OpenMP region, so at most one pool computes at a time: a GEMM inside a
+ * parallel region would start threads x threads workers. */
+#include "transformer_block.h"
+#include "attention/attention.h"
+#include "common/bf16.h"
+#include "rms_norm/rms_norm.h"
+
+#include <cblas.h>
+#include <limits.h>
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+const char *const transformer_block_weight_names[TB_N_WEIGHTS] = {
+    "wq", "wk", "wv", "wo", "w_gate", "w_up", "w_down", "attn_norm", "mlp_norm",
+};
+
+const char *const transformer_block_buf_names[TB_N_BUFS] = {
+    "residual", "norm_out", "q", "k", "v", "attn_out", "gate", "up", "rope_table", "attention_scratch",
+};
+
+const char *const transformer_block_region_names[TB_N_REGIONS] = {
+    "attn_norm", "qkv_proj", "rope", "attention", "out_proj", "mlp_norm", "gate_up_proj", "swiglu", "down_proj",
+};
+
+/* ---- shapes and sizes ------------------------------------------------------ */
+
+int transformer_block_check_shape(const transformer_block_shape *s, char *msg, size_t msg_size)
+{
+    size_t tokens;
+    if (s->batch == 0 || s->seq == 0 || s->hidden == 0 || s->heads == 0 || s->kv_heads == 0 ||
+        s->intermediate == 0) {
+        snprintf(msg, msg_size, "batch_size, seq_len, hidden_size, num_heads, num_kv_heads and "
+                 "intermediate_size must all be at least 1");
+        return -1;
+    }
+    if (s->hidden % s->heads != 0) {
+        snprintf(msg, msg_size, "hidden_size (%zu) is not a multiple of num_heads (%zu): hidden_size must "
+                 "equal num_heads x head_dim; choose a hidden_size divisible by num_heads",
+                 s->hidden, s->heads);
+        return -1;
+    }
+    if (s->heads % s->kv_heads != 0) {
+        snprintf(msg, msg_size, "num_heads (%zu) is not a multiple of num_kv_heads (%zu): grouped-query "
+                 "attention shares each kv head among num_heads / num_kv_heads query heads",
+                 s->heads, s->kv_heads);
+        return -1;
+    }
+    if ((s->hidden / s->heads) % 2 != 0) {
+        snprintf(msg, msg_size, "hidden_size / num_heads = head_dim = %zu is odd: RoPE rotates pairs of "
+                 "elements; choose hidden_size and num_heads with an even quotient",
+                 s->hidden / s->heads);
+        return -1;
+    }
+    if (!(s->rope_theta > 0.0) || !isfinite(s->rope_theta)) {
+        snprintf(msg, msg_size, "rope_theta (%g) must be positive and finite", s->rope_theta);
+        return -1;
+    }
+    if (!(s->eps > 0.0f) || !isfinite(s->eps)) {
+        snprintf(msg, msg_size, "eps (%g) must be positive and finite", (double)s->eps);
+        return -1;
+    }
+    /* cblas dimensions are int. */
+    if (__builtin_mul_overflow(s->batch, s->seq, &tokens) || tokens > INT_MAX) {
+        snprintf(msg, msg_size, "batch_size x seq_len (%zu x %zu) tokens exceed %d, the largest matrix "
+                 "dimension cblas_sgemm takes", s->batch, s->seq, INT_MAX);
+        return -1;
+    }
+    if (s->hidden > INT_MAX || s->intermediate > INT_MAX) {
+        snprintf(msg, msg_size, "hidden_size (%zu) and intermediate_size (%zu) must not exceed %d, the "
+                 "largest matrix dimension cblas_sgemm takes", s->hidden, s->intermediate, INT_MAX);
+        return -1;
+    }
+    return 0;
+}
+
+/* a * b * c (elements) * elem_size bytes, or SIZE_MAX on overflow. */
+static size_t bytes3(size_t a, size_t b, size_t c, size_t elem_size)
+{
+    size_t r;
+    if (__builtin_mul_overflow(a, b, &r) || __builtin_mul_overflow(r, c, &r) ||
+        __builtin_mul_overflow(r, elem_size, &r))
+        return SIZE_MAX;
+    return r;
+}
+
+int transformer_block_sizes_of(const transformer_block_shape *s, transformer_block_dtype dtype, int threads,
+                               transformer_block_sizes *out, char *msg, size_t msg_size)
+{
+    size_t d = s->hidden / s->heads, kv = s->kv_heads * d, t = s->batch * s->seq, hid = s->hidden;
+    size_t inter = s->intermediate, f = sizeof(float);
+    memset(out, 0, sizeof *out);
+    out->tokens = t;
+    out->head_dim = d;
+
+    const size_t w[TB_N_WEIGHTS][2] = {
+        [TB_WQ] = {hid, hid},       [TB_WK] = {kv, hid},       [TB_WV] = {kv, hid},
+        [TB_WO] = {hid, hid},       [TB_W_GATE] = {inter, hid}, [TB_W_UP] = {inter, hid},
+        [TB_W_DOWN] = {hid, inter}, [TB_ATTN_NORM] = {1, hid},  [TB_MLP_NORM] = {1, hid},
+    };
+    int overflow = 0;
+    for (int i = 0; i < TB_N_WEIGHTS; i++) {
+        /* as bytes so that the fp32 copy of any weight fits too */
+        overflow |= bytes3(w[i][0], w[i][1], 1, f) == SIZE_MAX;
+        out->weight_elems[i] = w[i][0] * w[i][1];
+        if (i != TB_ATTN_NORM && i != TB_MLP_NORM)
+            out->gemm_params += (double)w[i][0] * (double)w[i][1];
+    }
+    out->x_bytes = bytes3(t, hid, 1, dtype == TB_BF16 ? sizeof(uint16_t) : f);
+    out->buf_bytes[TB_BUF_RESIDUAL] = dtype == TB_BF16 ? bytes3(t, hid, 1, f) : 0;
+    out->buf_bytes[TB_BUF_NORM] = bytes3(t, hid, 1, f);
+    out->buf_bytes[TB_BUF_Q] = bytes3(t, hid, 1, f);
+    out->buf_bytes[TB_BUF_K] = bytes3(t, kv, 1, f);
+    out->buf_bytes[TB_BUF_V] = bytes3(t, kv, 1, f);
+    out->buf_bytes[TB_BUF_ATTN] = bytes3(t, hid, 1, f);
+    out->buf_bytes[TB_BUF_GATE] = bytes3(t, inter, 1, f);
+    out->buf_bytes[TB_BUF_UP] = bytes3(t, inter, 1, f);
+    out->buf_bytes[TB_BUF_ROPE] = bytes3(s->seq, d, 1, f); /* cos and sin, d/2 each */
+    overflow |= out->x_bytes == SIZE_MAX;
+    for (int i = 0; i < TB_BUF_ATTN_SCRATCH; i++)
+        overflow |= out->buf_bytes[i] == SIZE_MAX;
+    if (overflow) {
+        snprintf(msg, msg_size, "batch_size x seq_len x hidden_size (%zu x %zu x %zu) or intermediate_size "
+                 "(%zu) gives buffers larger than size_t can count; choose smaller sizes",
+                 s->batch, s->seq, hid, inter);
+        return -1;
+    }
+    attention_shape as = {s->batch, s->heads, s->kv_heads, s->seq, s->seq, d, s->causal, 1.0f};
+    out->buf_bytes[TB_BUF_ATTN_SCRATCH] = attention_workspace_bytes(&as, threads > 0 ? threads : 1);
+    return 0;
+}
+
+double transformer_block_flops(const transformer_block_shape *s)
+{
+    size_t d = s->hidden / s->heads;
+    double hid = (double)s->hidden, kv = (double)(s->kv_heads * d), inter = (double)s->intermediate;
+    double gemm_params = 2.0 * hid * hid + 2.0 * kv * hid + 3.0 * inter * hid;
+    attention_shape as = {s->batch, s->heads, s->kv_heads, s->seq, s->seq, d, s->causal, 1.0f};
+    return 2.0 * (double)s->batch * (double)s->seq * gemm_params + attention_flops(&as);
+}
+
+void transformer_block_set_blas_threads(int threads)
+{
+    openblas_set_num_threads(threads > 0 ? threads : 1);
+}
+
+/* ---- the step -------------------------------------------------------------- */
+
+void transformer_block_bf16_to_f32(const uint16_t *src, float *dst, size_t n)
+{
+#pragma omp parallel for simd schedule(static)
+    for (size_t i = 0; i < n; i++)
+        dst[i] = bf16_to_f32(src[i]);
+}
+
+static void f32_to_bf16_all(const float *src, uint16_t *dst, size_t n)
+{
+#pragma omp parallel for simd schedule(static)
+    for (size_t i = 0; i < n; i++)
+        dst[i] = f32_to_bf16(src[i]);
+}
+
+static void copy_f32(const float *src, float *dst, size_t n)
+{
+#pragma omp parallel for simd schedule(static)
+    for (size_t i = 0; i < n; i++)
+        dst[i] = src[i];
+}
+
+/* c[t][o] = beta * c[t][o] + sum_i a[t][i] * w[o][i]: a linear layer over
+ * `tokens` rows; beta = 1 adds it to what c holds (the residual). */
+static void linear(size_t tokens, size_t out, size_t in, const float *a, const float *w, float beta, float *c)
+{
+    cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, (int)tokens, (int)out, (int)in, 1.0f, a, (int)in,
+                w, (int)in, beta, c, (int)out);
+}
+
+/* g = SiLU(g) * u = g / (1 + e^-g) * u. For g -> -inf, e^-g overflows to inf
+ * and the quotient is -0, the limit. */
+static void swiglu(float *g, const float *u, size_t n)
+{
+#pragma omp parallel for simd schedule(static)
+    for (size_t i = 0; i < n; i++)
+        g[i] = g[i] / (1.0f + expf(-g[i])) * u[i];
+}
+
+static void push(const transformer_block *b, int region)
+{
+    if (b->regions.push)
+        b->regions.push(b->regions.user, transformer_block_region_names[region]);
+}
+
+static void pop(const transformer_block *b)
+{
+    if (b->regions.pop)
+        b->regions.pop(b->regions.user);
+}
+
+void transformer_block_forward(const transformer_block *b)
+{
+    const transformer_block_shape *s = &b->shape;
+    size_t t = s->batch * s->seq, hid = s->hidden, d = hid / s->heads, kv = s->kv_heads * d;
+    size_t inter = s->intermediate, n = t * hid;
+    float *h = b->dtype == TB_BF16 ? b->buf[TB_BUF_RESIDUAL] : b->y;
+    float *norm = b->buf[TB_BUF_NORM], *q = b->buf[TB_BUF_Q], *k = b->buf[TB_BUF_K], *v = b->buf[TB_BUF_V];
+    float *attn = b->buf[TB_BUF_ATTN], *gate = b->buf[TB_BUF_GATE], *up = b->buf[TB_BUF_UP];
+    const float *const *w = b->w;
+
+    push(b, 0);                                   /* attn_norm */
+    if (b->dtype == TB_BF16)
+        transformer_block_bf16_to_f32(b->x, h, n);
+    else
+        copy_f32(b->x, h, n);
+    rms_norm_f32(h, w[TB_ATTN_NORM], norm, t, hid, s->eps);
+    pop(b);
+
+    push(b, 1);                                   /* qkv_proj */
+    linear(t, hid, hid, norm, w[TB_WQ], 0.0f, q);
+    linear(t, kv, hid, norm, w[TB_WK], 0.0f, k);
+    linear(t, kv, hid, norm, w[TB_WV], 0.0f, v);
+    pop(b);
+
+    push(b, 2);                                   /* rope */
+    transformer_block_rope(s, b->buf[TB_BUF_ROPE], q, s->heads);
+    transformer_block_rope(s, b->buf[TB_BUF_ROPE], k, s->kv_heads);
+    pop(b);
+
+    push(b, 3);                                   /* attention */
+    attention_shape as = {s->batch, s->heads, s->kv_heads, s->seq, s->seq, d, s->causal,
+                          (float)(1.0 / sqrt((double)d))};
+    attention_f32(&as, q, k, v, attn, b->buf[TB_BUF_ATTN_SCRATCH]);
+    pop(b);
+
+    push(b, 4);                                   /* out_proj: h = x + Wo · attn */
+    linear(t, hid, hid, attn, w[TB_WO], 1.0f, h);
+    pop(b);
+
+    push(b, 5);                                   /* mlp_norm */
+    rms_norm_f32(h, w[TB_MLP_NORM], norm, t, hid, s->eps);
+    pop(b);
+
+    push(b, 6);                                   /* gate_up_proj */
+    linear(t, inter, hid, norm, w[TB_W_GATE], 0.0f, gate);
+    linear(t, inter, hid, norm, w[TB_W_UP], 0.0f, up);
+    pop(b);
+
+    push(b, 7);                                   /* swiglu */
+    swiglu(gate, up, t * inter);
+    pop(b);
+
+    push(b, 8);                                   /* down_proj: y = h + Wdown · act */
+    linear(t, hid, inter, gate, w[TB_W_DOWN], 1.0f, h);
+    if (b->dtype == TB_BF16)
+        f32_to_bf16_all(h, b->y, n);
+    pop(b);
+}
