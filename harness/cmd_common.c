@@ -6,6 +6,7 @@
 
 #include "commands.h"
 #include "device.h"
+#include "services.h"
 
 enum { OPT_SET = 's', OPT_PLUGIN_PATH = 'P', OPT_OUTPUT_DIR = 'o', OPT_DEVICE = 'd', OPT_QUIET = 'q',
        OPT_HELP = 'h', OPT_JSON = 'j' };
@@ -136,6 +137,13 @@ int harness_prepare(const harness_cli_opts *opts, harness_prepared *p, harness_e
     }
     if (harness_config_bind_params(p->cfg, v->key, v->params, v->n_params, err) != 0)
         return err->code;
+    if (v->validate) {
+        harness_ctx ctx;
+        harness_ctx_init_instance(&ctx, v, p->cfg, NULL, NULL);
+        if (v->validate(&ctx) != 0 || ctx.failed)
+            return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: component.config: %s", opts->config_path,
+                                     harness_ctx_message(&ctx, "rejected by the variant without a message"));
+    }
     p->resolved_yaml = harness_config_dump(p->cfg);
     if (!p->resolved_yaml)
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");

@@ -34,8 +34,14 @@ if [ "$(nvidia-smi -L 2>/dev/null | wc -l)" -eq 0 ]; then
     bad 3 "device cuda: " "--device cuda without a GPU" run "$CONFIGS/rms_norm_tiny.yaml" --device cuda
 fi
 
-# Failures after the folder exists: the summary says so.
+# A combination of parameters the variant rejects is a config error too.
 FAULTY="--plugin-path $top_builddir/tests/fixtures/faulty"
+bad 2 "faulty.yaml: component.config: fail_after (3) must not be 3" "variant rejects parameters" \
+    run "$CONFIGS/faulty.yaml" $FAULTY --set component.variant_key=faulty_params
+expect_exit 0 "variant accepts other parameters" "$HARNESS" validate "$CONFIGS/faulty.yaml" $FAULTY \
+    --set component.variant_key=faulty_params --set component.config.fail_after=4
+
+# Failures after the folder exists: the summary says so.
 failed_run() {  # failed_run EXIT STATUS VARIANT MESSAGE
     rm -rf "$out"
     expect_exit "$1" "$3" "$HARNESS" run "$CONFIGS/faulty.yaml" $FAULTY --output-dir "$out" \

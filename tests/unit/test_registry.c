@@ -77,7 +77,7 @@ static void test_wrong_abi_names_both_versions(void **state)
     assert_int_equal(harness_registry_load_file(&reg, FIXTURE("bad_abi.la"), &err), HARNESS_EXIT_RUNTIME);
     assert_contains(err.msg, "bad_abi");
     assert_contains(err.msg, "built for plugin ABI 2.0");
-    assert_contains(err.msg, "this harness provides ABI 1.0");
+    assert_contains(err.msg, "this harness provides ABI 1.");
     assert_int_equal(reg.n_plugins, 0);
 }
 
@@ -129,6 +129,17 @@ static void test_missing_dir_is_an_error_only_when_asked_for(void **state)
     assert_contains(err.msg, "plugin directory /nonexistent/plugins");
 }
 
+static void test_older_minor_is_accepted_and_zero_extended(void **state)
+{
+    (void)state;
+    harness_error err = {0};
+    assert_int_equal(harness_registry_load_file(&reg, FIXTURE("old_minor.la"), &err), 0);
+    const harness_variant_entry *e = harness_registry_resolve(&reg, "old/cpu", "cpu", &err);
+    assert_non_null(e);
+    assert_null(e->variant.validate); /* past the plugin's struct: zero, not its garbage */
+    assert_int_equal(e->variant.size, sizeof(harness_variant));
+}
+
 static int dummy_create(harness_ctx *c, void **s) { (void)c; *s = NULL; return 0; }
 static int dummy_step(harness_ctx *c, void *s) { (void)c; (void)s; return 0; }
 static void dummy_cost(void *s, harness_cost *o) { (void)s; (void)o; }
@@ -170,6 +181,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_missing_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_missing_dir_is_an_error_only_when_asked_for, setup, teardown),
         cmocka_unit_test_setup_teardown(test_add_rejects_malformed_variants, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_older_minor_is_accepted_and_zero_extended, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -32,7 +32,7 @@ extern "C" {
 #endif
 
 #define HARNESS_ABI_MAJOR 1
-#define HARNESS_ABI_MINOR 0
+#define HARNESS_ABI_MINOR 1
 
 #if defined(__GNUC__)
 #define HARNESS_EXPORT __attribute__((visibility("default")))
@@ -119,6 +119,13 @@ typedef struct harness_variant {
     int (*check)(harness_ctx *ctx, void *state, harness_check *out);
     /* Free everything create allocated. Called even when a later stage failed. */
     void (*destroy)(harness_ctx *ctx, void *state);
+
+    /* ---- ABI 1.1 ---- */
+    /* Optional: check what the schema cannot express, such as "num_heads is a
+     * multiple of num_kv_heads". Runs before anything is allocated or
+     * written (also for `harness validate`), so a failure is reported as a
+     * config error. Reads parameters with param_*, fails with fail(). */
+    int (*validate)(harness_ctx *ctx);
 } harness_variant;
 
 /* ---- host services ---------------------------------------------------- */
