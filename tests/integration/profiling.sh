@@ -56,4 +56,17 @@ expect_exit 0 "noop with regions" "$HARNESS" run "$top_srcdir/configs/noop.yaml"
     --set schedule.measurement_steps=50 --set schedule.repeat=2 --set component.config.regions=3
 "$CHECK" "$(ls "$SCRATCH"/e/*/profiler_trace_ranks_1_rank_0.json)" 100 && pass "noop regions trace" ||
     fail "noop regions trace"
+# The progress line: on a terminal only, and never with --quiet.
+expect_exit 0 "progress piped" "$HARNESS" run "$CONFIGS/spin_tiny.yaml" --output-dir "$SCRATCH/f" \
+    --set schedule.measurement_steps=2000
+grep -q 'ETA' "$SCRATCH/err" && fail "no progress line when stderr is not a terminal"
+if command -v script >/dev/null; then
+    script -qec "'$HARNESS' run '$CONFIGS/spin_tiny.yaml' --output-dir '$SCRATCH/g' --set schedule.measurement_steps=3000" \
+        /dev/null >"$SCRATCH/tty" 2>&1
+    grep -q 'measure 1/1  step [0-9]*/3003' "$SCRATCH/tty" && pass "progress line on a terminal" ||
+        fail "progress line on a terminal"
+    script -qec "'$HARNESS' run '$CONFIGS/spin_tiny.yaml' --quiet --output-dir '$SCRATCH/h' --set schedule.measurement_steps=3000" \
+        /dev/null >"$SCRATCH/tty" 2>&1
+    grep -q 'ETA' "$SCRATCH/tty" && fail "--quiet hides the progress line"
+fi
 finish
