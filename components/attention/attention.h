@@ -43,4 +43,49 @@ double attention_flops(const attention_shape *s);
  * whether q, k, v hold uint16_t bf16 (else float). */
 void attention_ref(const attention_shape *s, const void *q, const void *k, const void *v, int bf16, double *o);
 
+/* ---- additions for tests, the plugin and benchmarks ----------------------- */
+
+/* Threading: attention_f32/bf16 open their own OpenMP team and give thread t
+ * slice t of the workspace. Call them from outside a parallel region; calls
+ * that may run at the same time need workspaces of their own. */
+
+/* The instruction set is picked at first use: the best this CPU supports out
+ * of "avx512", "avx2", "portable". Forcing one (NULL or "auto": back to the
+ * best) returns 0, or -1 when the name is unknown or the CPU lacks it, which
+ * leaves the choice unchanged. Call it outside of a running kernel. */
+int attention_set_isa(const char *name);
+const char *attention_isa(void);
+
+/* y[i] = 2^x[i] as the current instruction set's kernels compute it, so that
+ * the tests can measure its error. */
+void attention_exp2(const float *x, float *y, size_t n);
+
+/* The reference for one (batch b, head h): row i of the output (head_dim
+ * values) at o + i * o_stride. attention_ref is this over every pair. */
+void attention_ref_head(const attention_shape *s, const void *q, const void *k, const void *v, int bf16,
+                        size_t b, size_t h, double *o, size_t o_stride);
+
+typedef struct attention_check_result {
+    int passed;
+    uint64_t checked;              /* elements compared */
+    uint64_t mismatches;           /* elements over tolerance */
+    double max_abs_err;
+    double max_rel_err;            /* over elements whose reference is not 0 */
+    double tolerance;              /* the loosest bound any element was held to */
+    size_t pairs_checked, pairs;   /* (batch, head) pairs compared, out of */
+    size_t rows_checked;           /* query rows compared per pair (seq_q unless subset) */
+    char detail[256];              /* how the tolerance was derived, first mismatch */
+} attention_check_result;
+
+/* Compares a kernel's output o (q layout, bf16 or float) with the double
+ * reference. When checking everything would take more than `budget`
+ * multiply-adds of reference work (0: no limit), a deterministic, evenly
+ * spread subset is checked: whole (batch, head) pairs while at least 4 fit,
+ * else 4 pairs with a subset of their query rows; the first and the last
+ * pair and row are always among them. Returns 0 with *out filled, whatever
+ * the verdict, or -1 (out->detail says why) when its scratch cannot be
+ * allocated or the shape is invalid. */
+int attention_check(const attention_shape *s, const void *q, const void *k, const void *v, const void *o,
+                    int bf16, double budget, attention_check_result *out);
+
 #endif

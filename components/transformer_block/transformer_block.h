@@ -20,7 +20,8 @@
  * in double and their cos/sin rounded to float once, into a table built at
  * setup, so long sequences lose no accuracy to a float position * frequency.
  *
- * Math is fp32 throughout: the six projections are cblas_sgemm calls, RMSNorm
+ * Math is fp32 throughout: the six projections are cblas_sgemm calls (split
+ * across the OpenMP threads, OpenBLAS itself single-threaded), RMSNorm
  * and attention are the kernels of components/rms_norm and components/attention,
  * RoPE and SwiGLU are OpenMP loops here. With dtype bf16 only x and y are bf16
  * (the block's input and output); the weights the kernel reads are fp32 (the
@@ -131,13 +132,19 @@ void transformer_block_rope_table(const transformer_block_shape *s, float *table
  * transformer_block_rope_table. */
 void transformer_block_rope(const transformer_block_shape *s, const float *table, float *t, size_t n_heads);
 
-/* Tells OpenBLAS how many threads its GEMMs may use: the caller's OpenMP
- * thread count. Process-wide; call it at setup, outside a parallel region. */
-void transformer_block_set_blas_threads(int threads);
+/* Holds OpenBLAS to one thread: the block splits each GEMM across OpenMP
+ * threads itself, one single-threaded sgemm per thread (see
+ * transformer_block_cpu.c for why). Process-wide; call it at setup, outside
+ * a parallel region, before the first step. */
+void transformer_block_blas_setup(void);
 
 /* One forward step: y from x. Buffers and weights as described above; the
  * rope table must have been written. */
 void transformer_block_forward(const transformer_block *b);
+
+/* gate[i] = SiLU(gate[i]) * up[i], SiLU(g) = g / (1 + e^-g), within ~2e-7
+ * relative of the exact value for finite gate (the step's swiglu). */
+void transformer_block_swiglu(float *gate, const float *up, size_t n);
 
 /* bf16 -> fp32, OpenMP-parallel (weights at setup). */
 void transformer_block_bf16_to_f32(const uint16_t *src, float *dst, size_t n);
