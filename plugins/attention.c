@@ -2,6 +2,8 @@
  * kernels of components/attention behind the harness ABI. */
 #include <harness/plugin.h>
 
+#include "check_verdict.h"
+
 #include "attention/attention.h"
 
 #include <float.h>
@@ -165,13 +167,7 @@ static int att_check(harness_ctx *ctx, void *state, harness_check *out)
     attention_check_result r;
     if (attention_check(&s->shape, s->q, s->k, s->v, s->o, s->bf16, CHECK_BUDGET, &r) != 0)
         return H->fail(ctx, "%s", r.detail);
-    out->passed = r.passed;
-    out->checked = r.checked;
-    out->mismatches = r.mismatches;
-    out->max_abs_err = r.max_abs_err;
-    out->max_rel_err = r.max_rel_err;
-    out->tolerance = r.tolerance;
-    snprintf(out->detail, sizeof out->detail, "%s", r.detail);
+    COPY_CHECK_VERDICT(out, r);
     return 0;
 }
 

@@ -2,6 +2,8 @@
  * kernels of components/rms_norm behind the harness ABI. */
 #include <harness/plugin.h>
 
+#include "check_verdict.h"
+
 #include "rms_norm/rms_norm.h"
 
 #include <float.h>
@@ -113,13 +115,7 @@ static int rms_check(harness_ctx *ctx, void *state, harness_check *out)
     rms_norm_check_result r;
     if (rms_norm_check(s->dtype, s->x, s->w, s->y, s->rows, s->hidden, s->eps, &r) != 0)
         return H->fail(ctx, "rms_norm: %s", r.detail);
-    out->passed = r.passed;
-    out->checked = r.checked;
-    out->mismatches = r.mismatches;
-    out->max_abs_err = r.max_abs_err;
-    out->max_rel_err = r.max_rel_err;
-    out->tolerance = r.tolerance;
-    snprintf(out->detail, sizeof out->detail, "%s", r.detail);
+    COPY_CHECK_VERDICT(out, r);
     return 0;
 }
 

@@ -19,6 +19,8 @@
  * reads the bf16 weights themselves, so the check covers the conversion. */
 #include <harness/plugin.h>
 
+#include "check_verdict.h"
+
 #include "transformer_block/transformer_block.h"
 #include "common/bf16.h"
 
@@ -246,13 +248,7 @@ static int tb_check(harness_ctx *ctx, void *state, harness_check *out)
     const void *const *w = (const void *const *)s->w;
     if (transformer_block_check(&s->block.shape, s->block.dtype, s->x, w, s->y, CHECK_REF_FLOPS, &r) != 0)
         return H->fail(ctx, "%s", r.detail);
-    out->passed = r.passed;
-    out->checked = r.checked;
-    out->mismatches = r.mismatches;
-    out->max_abs_err = r.max_abs_err;
-    out->max_rel_err = r.max_rel_err;
-    out->tolerance = r.tolerance;
-    snprintf(out->detail, sizeof out->detail, "%s", r.detail);
+    COPY_CHECK_VERDICT(out, r);
     return 0;
 }
 
