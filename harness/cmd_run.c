@@ -14,6 +14,7 @@
 #include "datagen.h"
 #include "experiment.h"
 #include "fsutil.h"
+#include "memory_report.h"
 #include "services.h"
 #include "summary.h"
 #include "trace_writer.h"
@@ -188,11 +189,33 @@ static void start_profiler(harness_profiler *prof, const harness_config *c, cons
     harness_profiler_init(prof, clk, mem, &o);
 }
 
+static int write_memory_report(const harness_experiment *exp, const harness_summary *s,
+                               const harness_profiler *prof, harness_error *err)
+{
+    char title[512], subtitle[1024], name[256];
+    snprintf(title, sizeof title, "%s - rank %d of %d", s->variant_key, s->rank, s->world_size);
+    snprintf(subtitle, sizeof subtitle, "%s on %s (%s), started %s; memory sampled every %lld steps and at each "
+             "phase edge", s->cfg->name, s->env.host, s->device_name, s->env.started_at,
+             (long long)s->cfg->memory_log_steps);
+    harness_memory_report_input in = {
+        .title = title, .device = s->device, .subtitle = subtitle, .log = &prof->memory,
+        .peak_allocated = s->mem->peak_bytes, .peak_reserved = prof->memory.peak_reserved,
+        .at_peak = s->mem->at_peak, .n_at_peak = s->mem->n_at_peak,
+    };
+    char *html = harness_memory_report_html(&in);
+    int rc = write_text(exp, harness_rank_file(name, sizeof name, "profiler_memory", s->world_size, s->rank, "html"),
+                        html, err);
+    free(html);
+    return rc;
+}
+
 /* Summaries on every rank; trace and memory report where profiled. */
 static int write_artifacts(const harness_experiment *exp, const harness_summary *s, const harness_profiler *prof,
                            harness_error *err)
 {
     char name[256], path[4400];
+    if (prof->memory_enabled && write_memory_report(exp, s, prof, err) != 0)
+        return err->code;
     if (prof->trace_enabled) {
         harness_trace_meta meta = {.rank = s->rank, .world_size = s->world_size, .variant_key = s->variant_key,
                                    .device_name = s->device_name, .harness_version = s->env.version};

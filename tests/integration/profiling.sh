@@ -27,11 +27,32 @@ assert {x["phase"] for x in samples} == {"warmup", "wait", "measure"}
 assert s["trace"]["written"] and not s["trace"]["truncated"] and s["trace"]["events"] == 20
 PY
 
+# The memory report: one self-contained file whose peaks are the summary's.
+html="$dir/profiler_memory_ranks_1_rank_0.html"
+[ -s "$html" ] || fail "memory report written"
+python3 - "$html" "$dir/summary_ranks_1_rank_0.json" <<'PY' || fail "memory report content"
+import json, re, sys
+html = open(sys.argv[1], encoding="utf-8").read()
+s = json.load(open(sys.argv[2]))["memory"]
+assert html.count("<svg") == 1
+for bad in ("http://", "https://", "src=", "<script", "<link", "url("):
+    assert bad not in html, bad
+def data_bytes(id):
+    return int(re.search(r'id="%s"[^>]*data-bytes="(\d+)"' % id, html).group(1))
+assert data_bytes("peak-allocated") == s["peak_allocated_bytes"], (data_bytes("peak-allocated"), s["peak_allocated_bytes"])
+assert data_bytes("peak-reserved") == s["peak_reserved_bytes"]
+assert int(re.search(r'id="samples"[^>]*data-count="(\d+)"', html).group(1)) == len(s["samples"])
+tags = re.findall(r'<tr class="alloc"', html)
+assert len(tags) == len(s["live_at_peak"]) == 3
+PY
+ls "$dir" | grep -q 'profiler_memory.*\.html' || fail "the report is named profiler_memory_ranks_1_rank_0.html"
+
 # Switched off: no trace, no samples, and the run is otherwise the same.
 expect_exit 0 "profiling off" "$HARNESS" run "$CONFIGS/rms_norm_tiny.yaml" --output-dir "$SCRATCH/b" \
     --set profiling.trace=false --set profiling.memory=false
 dir=$(ls -d "$SCRATCH"/b/*/)
 [ ! -e "$dir/profiler_trace_ranks_1_rank_0.json" ] || fail "trace: false writes no trace"
+[ ! -e "$dir/profiler_memory_ranks_1_rank_0.html" ] || fail "memory: false writes no memory report"
 python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); assert s["memory"]["samples"] == [] and not s["trace"]["written"]' \
     "$dir/summary_ranks_1_rank_0.json" || fail "memory: false logs no samples"
 
@@ -40,6 +61,7 @@ expect_exit 0 "rank 0 not profiled" "$HARNESS" run "$CONFIGS/rms_norm_tiny.yaml"
     --set 'profiling.profiled_ranks=[1]'
 dir=$(ls -d "$SCRATCH"/c/*/)
 [ ! -e "$dir/profiler_trace_ranks_1_rank_0.json" ] || fail "unprofiled rank writes no trace"
+[ ! -e "$dir/profiler_memory_ranks_1_rank_0.html" ] || fail "unprofiled rank writes no memory report"
 
 # The cap: whole steps only, and the summary says it was hit.
 expect_exit 0 "trace cap" "$HARNESS" run "$CONFIGS/rms_norm_tiny.yaml" --output-dir "$SCRATCH/d" \
