@@ -52,6 +52,7 @@ THREADS = 2
 RMS_OF_COPY = 0.80
 ATTN_OF_SGEMM = 0.50           # for seq_len >= 1024
 BLOCK_OF_SGEMM = 0.60
+NOISY = 0.25                   # rounds this far apart get a '*'
 
 OK, NO = "\u2713", "\u2717"
 
@@ -276,6 +277,36 @@ def cpu_capability():
     return m.group(1) if m else "?"
 
 
+class OtherLoad:
+    """CPU time the rest of the machine used while we ran: busy time from
+    /proc/stat less this process's and its children's. None where there is
+    no /proc/stat."""
+
+    def __init__(self):
+        self.t0, self.busy0, self.own0 = time.monotonic(), self.busy(), self.own()
+
+    @staticmethod
+    def busy():
+        try:
+            with open("/proc/stat") as f:
+                v = [int(x) for x in f.readline().split()[1:]]
+        except (OSError, ValueError):
+            return None
+        # user nice system idle iowait irq softirq steal: all but idle and iowait
+        return (sum(v[:8]) - v[3] - v[4]) / os.sysconf("SC_CLK_TCK")
+
+    @staticmethod
+    def own():
+        t = os.times()
+        return t.user + t.system + t.children_user + t.children_system
+
+    def stop(self):
+        wall, busy = time.monotonic() - self.t0, self.busy()
+        if busy is None or self.busy0 is None:
+            return wall, None
+        return wall, max(0.0, (busy - self.busy0) - (self.own() - self.own0))
+
+
 def settle():
     """Lets OpenBLAS's and OpenMP's idle threads fall asleep before the other
     side starts (they spin for a while after their work)."""
@@ -359,13 +390,13 @@ def rate(case, summary, ns):
 
 def main():
     ap = argparse.ArgumentParser(description="harness kernels vs PyTorch and vs the machine's limits")
-    ap.add_argument("--quick", action="store_true", help="1 round, ~0.3 s per measurement (default: 3 rounds, ~1 s)")
+    ap.add_argument("--quick", action="store_true", help="1 round, ~0.3 s per measurement (default: 5 rounds, ~1 s)")
     ap.add_argument("--rounds", type=int, help="rounds (alternating harness / PyTorch order)")
     ap.add_argument("--no-validate", action="store_true", help="skip the harness's validation in the first round")
     ap.add_argument("--only", help="run only the cases whose name contains this (the limits always run)")
     ap.add_argument("--json", metavar="FILE", help="also write every figure to FILE")
     args = ap.parse_args()
-    rounds = args.rounds or (1 if args.quick else 3)
+    rounds = args.rounds or (1 if args.quick else 5)
     budget = 0.3 if args.quick else 1.0
     if rounds < 1:
         die("--rounds must be at least 1", 2)
@@ -392,6 +423,7 @@ def main():
           f"figures are medians over rounds of per-round medians")
     sys.stdout.flush()
 
+    load = OtherLoad()
     outdir = tempfile.mkdtemp(prefix="vs_pytorch.")
     res = {c["name"]: dict(h=[], t=[], hn=[], tn=[], summary=None, valid="off") for c in cases}
     sg_bench, sg_torch = [], []
@@ -452,7 +484,8 @@ def main():
     # ---- report
     sgemm = statistics.median(sg_bench) if sg_bench else None
     sgemm_t = statistics.median(sg_torch)
-    ref = sgemm if sgemm is not None else sgemm_t
+    ref_rounds = sg_bench if sg_bench else sg_torch
+    wall, others = load.stop()
     print()
     print("limits (medians over rounds)")
     if sgemm is not None:
@@ -462,11 +495,17 @@ def main():
         print(f"  OpenBLAS sgemm: {SGEMM_BENCH} missing (make bench); the targets use torch.mm instead")
     print(f"  torch.mm 2048^3 fp32                              {sgemm_t:7.1f} GFLOP/s   "
           f"(rounds: {', '.join(f'{x:.0f}' for x in sg_torch)})")
+    copy_rates = {}                 # per round, GB/s
     for c in cases:
-        if c["kind"] == "copy" and res[c["name"]]["h"]:
-            e = res[c["name"]]
+        e = res[c["name"]]
+        if c["kind"] == "copy" and e["h"]:
+            copy_rates[c["name"]] = [rate(c, e["summary"], x) for x in e["h"]]
             g = rate(c, e["summary"], statistics.median(e["h"]))
-            print(f"  harness copy/cpu, {c['name'][5:]:>8} (2 x bytes moved)        {g:7.1f} GB/s")
+            print(f"  harness copy/cpu, {c['name'][5:]:>8} (2 x bytes moved)       {g:7.1f} GB/s      "
+                  f"(rounds: {', '.join(f'{x:.0f}' for x in copy_rates[c['name']])})")
+    if others is not None:
+        print(f"  other load on the machine during the run: {others:.0f} core-seconds in {wall:.0f} s "
+              f"({others / (wall * THREADS):.0%} of the {THREADS} cores)")
 
     hdr = (f"{'kernel':<32} {'harness':>10} {'torch':>10} {'torch/':>7} {'harness':>9} {'torch':>9} "
            f"{'harness':>8} {'torch':>7} {'target':>7} {'faster':>6} {'valid':>6}")
@@ -477,45 +516,54 @@ def main():
     print(hdr2)
     print("-" * len(hdr))
     report = []
-    copy_rate = {}
+    noisy = False
     for c in cases:
         e = res[c["name"]]
         if not e["h"] or not e["t"]:
             continue
         hm, tm = statistics.median(e["h"]), statistics.median(e["t"])
         hr, tr = rate(c, e["summary"], hm), rate(c, e["summary"], tm)
-        ratio = tm / hm
-        row = dict(name=c["name"], kind=c["kind"], unit=c["unit"], harness_ns=hm, torch_ns=tm,
-                   harness_rounds_ns=e["h"], torch_rounds_ns=e["t"], harness_steps=e["hn"], torch_calls=e["tn"],
-                   ratio=ratio, harness_rate=hr, torch_rate=tr, validation=e["valid"],
-                   bytes_per_step=e["summary"]["throughput"]["bytes_per_step"],
-                   flops_per_step=e["summary"]["throughput"]["flops_per_step"])
-        lim = target = None
-        if c["kind"] == "copy":
-            copy_rate[c["name"]] = hr
-        elif c["kind"] == "rms":
-            lim, target = copy_rate.get(c["copy"]), RMS_OF_COPY
+        # Paired: each round's ratio of two neighbouring measurements, then
+        # the median over rounds, so a noisy round moves both sides alike.
+        ratio = statistics.median(t / h for h, t in zip(e["h"], e["t"]))
+        lim_rounds = target = None
+        if c["kind"] == "rms":
+            lim_rounds, target = copy_rates.get(c["copy"]), RMS_OF_COPY
         elif c["kind"] == "attn":
-            lim, target = ref, (ATTN_OF_SGEMM if c["seq"] >= 1024 else None)
-        else:
-            lim, target = ref, BLOCK_OF_SGEMM
-        frac = hr / lim if lim else None
-        tfrac = tr / lim if lim else None
+            lim_rounds, target = ref_rounds, (ATTN_OF_SGEMM if c["seq"] >= 1024 else None)
+        elif c["kind"] == "block":
+            lim_rounds, target = ref_rounds, BLOCK_OF_SGEMM
+        frac = tfrac = None
+        if lim_rounds:
+            frac = statistics.median(rate(c, e["summary"], h) / l for h, l in zip(e["h"], lim_rounds))
+            tfrac = statistics.median(rate(c, e["summary"], t) / l for t, l in zip(e["t"], lim_rounds))
+        spread = max((max(v) - min(v)) / statistics.median(v) for v in (e["h"], e["t"]))
+        mark = "*" if spread > NOISY else " "
+        noisy |= spread > NOISY
         flag = "-" if target is None or frac is None else (f"{OK} {target:.0%}" if frac >= target else f"{NO} {target:.0%}")
         faster = "-" if c["kind"] == "copy" else (OK if ratio > 1 else NO)
-        row.update(fraction_of_limit=frac, torch_fraction_of_limit=tfrac, target=target,
-                   target_met=None if flag == "-" else frac >= target,
-                   faster_than_torch=None if c["kind"] == "copy" else ratio > 1)
-        report.append(row)
+        report.append(dict(name=c["name"], kind=c["kind"], unit=c["unit"], harness_ns=hm, torch_ns=tm,
+                           harness_rounds_ns=e["h"], torch_rounds_ns=e["t"], harness_steps=e["hn"],
+                           torch_calls=e["tn"], ratio=ratio, harness_rate=hr, torch_rate=tr,
+                           validation=e["valid"], bytes_per_step=e["summary"]["throughput"]["bytes_per_step"],
+                           flops_per_step=e["summary"]["throughput"]["flops_per_step"],
+                           fraction_of_limit=frac, torch_fraction_of_limit=tfrac, target=target,
+                           target_met=None if flag == "-" else frac >= target,
+                           faster_than_torch=None if c["kind"] == "copy" else ratio > 1, round_spread=spread))
         fr = f"{frac:8.1%}" if frac is not None else f"{'':>8}"
         tf = f"{tfrac:7.1%}" if tfrac is not None else f"{'':>7}"
-        print(f"{c['name']:<32} {hm / 1e6:10.3f} {tm / 1e6:10.3f} {ratio:7.2f} {hr:9.1f} {tr:9.1f} "
+        print(f"{c['name']:<31}{mark} {hm / 1e6:10.3f} {tm / 1e6:10.3f} {ratio:7.2f} {hr:9.1f} {tr:9.1f} "
               f"{fr} {tf} {flag:>7} {faster:>6} {e['valid']:>6}")
     print("-" * len(hdr))
-    print("rates: GB/s for copy and rms_norm (limit: harness copy/cpu of the same size), GFLOP/s for\n"
-          "attention and the block (limit: OpenBLAS sgemm 2048^3 above); PyTorch's rate uses the\n"
-          "harness's bytes/FLOPs per step. torch/harness > 1: the harness is faster. Targets: rms_norm >= 80%\n"
-          "of copy, attention >= 50% of sgemm for S >= 1024, the block >= 60% of sgemm, each faster than torch.")
+    print("ms: median over rounds of each round's median. Rates: GB/s for copy and rms_norm, GFLOP/s for\n"
+          "attention and the block, both sides from the harness's bytes/FLOPs per step. torch/harness and\n"
+          "'of limit' are paired per round (each against the same round's torch, copy of the same size,\n"
+          "OpenBLAS sgemm 2048^3), then the median over rounds. torch/harness > 1: the harness is faster.\n"
+          "Targets: rms_norm >= 80% of copy, attention >= 50% of sgemm for S >= 1024, the block >= 60% of\n"
+          "sgemm, each faster than PyTorch.")
+    if noisy:
+        print(f"* its rounds disagree by more than {NOISY:.0%} (max - min over the median) on one side: "
+              "the machine was busy; more --rounds help")
     met = [r for r in report if r["target_met"] is not None]
     fast = [r for r in report if r["faster_than_torch"] is not None]
     print(f"targets met: {sum(r['target_met'] for r in met)}/{len(met)} of limit, "
@@ -523,15 +571,17 @@ def main():
     big = [r for r in report if r["kind"] == "block" or
            (r["kind"] == "attn" and int(re.search(r"S=(\d+)", r["name"]).group(1)) >= 1024)]
     if sgemm is not None and big:
-        print(f"against torch.mm's {sgemm_t:.0f} GFLOP/s instead of sgemm's {sgemm:.0f}: "
-              + ", ".join(f"{r['name'].split(' i')[0]} {r['harness_rate'] / sgemm_t:.0%}" for r in big))
+        print(f"against torch.mm's {sgemm_t:.0f} GFLOP/s instead of sgemm's {sgemm:.0f} (at median times): "
+              + ", ".join(f"{r['name'].split(' i')[0].replace('attention ', '')} {r['harness_rate'] / sgemm_t:.0%}"
+                          for r in big))
 
     if args.json:
         with open(args.json, "w") as f:
             json.dump(dict(openblas_coretype=coretype, openblas_corename=openblas_corename(),
                            torch=torch.__version__, threads=THREADS, rounds=rounds,
                            sgemm_gflops=sgemm, sgemm_rounds=sg_bench, torch_mm_gflops=sgemm_t,
-                           torch_mm_rounds=sg_torch, cases=report), f, indent=1)
+                           torch_mm_rounds=sg_torch, other_load_core_s=others, wall_s=wall,
+                           cases=report), f, indent=1)
     return status
 
 
