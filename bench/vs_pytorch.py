@@ -419,8 +419,8 @@ def main():
           f"{openblas_corename()} kernels (in this process; the harness and sgemm bench inherit the same env)")
     print(f"  PyTorch             {torch.__version__}, {torch.get_num_threads()} threads, "
           f"ATen CPU capability {cpu_capability()}")
-    print(f"  rounds              {rounds}, ~{budget:g} s per measurement, order alternating; "
-          f"figures are medians over rounds of per-round medians")
+    print(f"  rounds              {rounds}, ~{budget:g} s per measurement, harness / PyTorch order "
+          f"alternating")
     sys.stdout.flush()
 
     load = OtherLoad()
@@ -562,8 +562,9 @@ def main():
           "Targets: rms_norm >= 80% of copy, attention >= 50% of sgemm for S >= 1024, the block >= 60% of\n"
           "sgemm, each faster than PyTorch.")
     if noisy:
-        print(f"* its rounds disagree by more than {NOISY:.0%} (max - min over the median) on one side: "
-              "the machine was busy; more --rounds help")
+        print(f"* its rounds disagree by more than {NOISY:.0%} (max - min over the median) on one side: the\n"
+              "  machine drifted (the 'other load' above counts this VM only, not contention from outside it);\n"
+              "  the paired ratios hold up better than the times; more --rounds help")
     met = [r for r in report if r["target_met"] is not None]
     fast = [r for r in report if r["faster_than_torch"] is not None]
     print(f"targets met: {sum(r['target_met'] for r in met)}/{len(met)} of limit, "
