@@ -3,6 +3,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <libgen.h>
 #include <ltdl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -228,14 +229,12 @@ static int running_from_build_tree(void)
     if (len <= 0)
         return 0;
     exe[len] = '\0';
-    char *built = realpath(HARNESS_BUILD_DIR "/harness", NULL);
-    char *slash = strrchr(exe, '/');
-    if (slash)
-        *slash = '\0';
+    char *dir = dirname(exe);
     /* libtool may run the real binary from harness/.libs/ */
-    if (slash && has_suffix(exe, "/.libs"))
-        exe[len = (ssize_t)strlen(exe) - 6] = '\0';
-    int same = built && strcmp(built, exe) == 0;
+    if (has_suffix(dir, "/.libs"))
+        dir[strlen(dir) - strlen("/.libs")] = '\0';
+    char *built = realpath(HARNESS_BUILD_DIR "/harness", NULL);
+    int same = built && strcmp(built, dir) == 0;
     free(built);
     return same;
 }

@@ -15,16 +15,22 @@
 #include <nvtx3/nvToolsExt.h>
 #endif
 
+/* Keep the first message: later ones are usually its consequences. */
+static void ctx_vfail(harness_ctx *ctx, const char *fmt, va_list ap)
+{
+    if (ctx->failed)
+        return;
+    vsnprintf(ctx->message, sizeof ctx->message, fmt, ap);
+    ctx->failed = 1;
+}
+
 static void ctx_failf(harness_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 static void ctx_failf(harness_ctx *ctx, const char *fmt, ...)
 {
-    if (ctx->failed)
-        return;  /* keep the first message: later ones are usually consequences */
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(ctx->message, sizeof ctx->message, fmt, ap);
+    ctx_vfail(ctx, fmt, ap);
     va_end(ap);
-    ctx->failed = 1;
 }
 
 static int svc_register_variant(harness_ctx *ctx, const harness_variant *v)
@@ -57,13 +63,10 @@ static void svc_log(harness_ctx *ctx, int level, const char *fmt, ...)
 
 static int svc_fail(harness_ctx *ctx, const char *fmt, ...)
 {
-    if (!ctx->failed) {
-        va_list ap;
-        va_start(ap, fmt);
-        vsnprintf(ctx->message, sizeof ctx->message, fmt, ap);
-        va_end(ap);
-        ctx->failed = 1;
-    }
+    va_list ap;
+    va_start(ap, fmt);
+    ctx_vfail(ctx, fmt, ap);
+    va_end(ap);
     return -1;
 }
 
