@@ -11,6 +11,7 @@
 #include "attention.h"
 #include "attention_internal.h"
 #include "common/bf16.h"
+#include "common/check.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -165,26 +166,12 @@ static void bf16_arith_row(const attention_shape *s, const uint16_t *q, const ui
  * random data sits far below them (1e-7 against 1e-4 relative, typically), yet
  * a wrong mask, tile or rescale moves outputs by a good fraction of Vmax.
  *
- * bf16, per (batch, head) pair: tol = BF16_FACTOR E16 + BF16_ATOL + 2^-8 |ref|
- * + the fp32 tol_i, with E16 the max error of bf16_arith_row over the pair's checked rows:
- * what a bf16 framework inherently loses, as for RMSNorm. The kernel computes
- * in fp32 and rounds once (half an ulp: 2^-9 relative), so it should stay under
- * E16; the factor 2 allows for data where E16 happens to be small, BF16_ATOL for
- * data where nothing rounds at all (zeros, ones), and 2^-8 |ref| (the kernel's
- * own rounding, doubled) for tiny heads whose few outputs can leave E16 below
- * one output's rounding. */
-#define BF16_FACTOR 2.0
-#define BF16_ATOL 1e-3
-
-/* Both NaN or equal (infinities included) is no error; a NaN on one side only
- * is an infinite one, so it can never pass and never hides in a max. */
-static double abs_err(double y, double ref)
-{
-    if (y == ref || (isnan(y) && isnan(ref)))
-        return 0.0;
-    double e = fabs(y - ref);
-    return isnan(e) ? INFINITY : e;
-}
+ * bf16, per (batch, head) pair, the policy of common/check.h: tol =
+ * CHECK_BF16_FACTOR E16 + CHECK_BF16_ATOL + 2^-8 |ref| + the fp32 tol_i, with E16
+ * the max error of bf16_arith_row (a bf16-arithmetic framework) over the
+ * pair's checked rows. The 2^-8 |ref| (the kernel's own rounding, doubled)
+ * covers tiny heads whose few outputs can leave E16 below one output's
+ * rounding. */
 
 /* Max ||k_j|| and max |v| over the keys of the kv head of (b, h). */
 static void kv_bounds(const attention_shape *s, const void *k, const void *v, int bf16, size_t b, size_t h,
@@ -243,15 +230,15 @@ static void check_pair(const attention_shape *s, const void *q, const void *k, c
             ref_row(s, q, k, v, 1, b, h, i, ref);
             bf16_arith_row(s, q, k, v, b, h, i, p, emu);
             for (size_t c = 0; c < d; c++)
-                r->e16 = fmax(r->e16, abs_err(emu[c], ref[c]));
+                r->e16 = fmax(r->e16, check_abs_err(emu[c], ref[c]));
         }
     for (size_t w = 0; w < rows; w++) {
         size_t i = spread(w, rows, s->seq_q), row = q_at(s, b, h, i);
         double tol = fp32_tol(s, q, bf16, row, visible(s, i), kmax, vmax);
         ref_row(s, q, k, v, bf16, b, h, i, ref);
         for (size_t c = 0; c < d; c++) {
-            double want = ref[c], y = load(o, row + c, bf16), err = abs_err(y, want);
-            double bound = bf16 ? tol + BF16_FACTOR * r->e16 + BF16_ATOL + 0x1p-8 * fabs(want) : tol;
+            double want = ref[c], y = load(o, row + c, bf16), err = check_abs_err(y, want);
+            double bound = bf16 ? tol + CHECK_BF16_FACTOR * r->e16 + CHECK_BF16_ATOL + 0x1p-8 * fabs(want) : tol;
             r->max_abs = fmax(r->max_abs, err);
             if (want != 0.0)
                 r->max_rel = fmax(r->max_rel, err / fabs(want));
@@ -366,8 +353,8 @@ int attention_check(const attention_shape *s, const void *q, const void *k, cons
     if (bf16)
         len = snprintf(out->detail, sizeof out->detail,
                        "bf16 vs double ref, %zu/%zu (batch,head) pairs%s: |o-ref| <= %g E16 (bf16-arith ref's "
-                       "error, <= %.3g) + %g + 2^-8|ref| + fp32 bound", count, total, subset, BF16_FACTOR, e16,
-                       BF16_ATOL);
+                       "error, <= %.3g) + %g + 2^-8|ref| + fp32 bound", count, total, subset, CHECK_BF16_FACTOR, e16,
+                       CHECK_BF16_ATOL);
     else
         len = snprintf(out->detail, sizeof out->detail,
                        "fp32 vs double ref, %zu/%zu (batch,head) pairs%s: |o-ref| <= max|v| (2 delta + "

@@ -6,6 +6,7 @@
  * O(hidden) scratch however many rows there are. */
 #include "rms_norm.h"
 #include "common/bf16.h"
+#include "common/check.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -66,24 +67,9 @@ void rms_norm_ref_row_bf16_arith(const uint16_t *x, const uint16_t *w,
 #define FP32_ATOL 1e-5
 #define FP32_RTOL 1e-5
 
-/* bf16: max |y - ref| <= BF16_FACTOR * E + BF16_ATOL, with E the max error of
- * rms_norm_ref_row_bf16_arith on the same data: what a bf16 framework
- * inherently loses. The kernel rounds once (half an ulp, 2^-9 relative) where
- * such a framework rounds at every op, so it should stay under E; the factor
- * 2 allows for data where E happens to be small, and BF16_ATOL for data where
- * nothing rounds at all (zeros, ones). */
-#define BF16_FACTOR 2.0
-#define BF16_ATOL 1e-3
-
-/* Both NaN or equal (infinities included) is no error; a NaN on one side only
- * is an infinite one, so it can never pass and never hides in a max. */
-static double abs_err(double y, double ref)
-{
-    if (y == ref || (isnan(y) && isnan(ref)))
-        return 0.0;
-    double e = fabs(y - ref);
-    return isnan(e) ? INFINITY : e;
-}
+/* bf16, the policy of common/check.h: max |y - ref| <= CHECK_BF16_FACTOR * E +
+ * CHECK_BF16_ATOL, with E the max error of rms_norm_ref_row_bf16_arith (a
+ * bf16-arithmetic framework) on the same data. */
 
 /* Max error of the bf16-arithmetic reference against the double one. */
 static double bf16_arith_err(const uint16_t *x, const uint16_t *w, size_t rows, size_t hidden,
@@ -94,7 +80,7 @@ static double bf16_arith_err(const uint16_t *x, const uint16_t *w, size_t rows, 
         rms_norm_ref_row(RMS_NORM_BF16, x + r * hidden, w, ref, hidden, eps);
         rms_norm_ref_row_bf16_arith(x + r * hidden, w, emu, hidden, eps);
         for (size_t i = 0; i < hidden; i++)
-            worst = fmax(worst, abs_err(bf16_to_f32(emu[i]), ref[i]));
+            worst = fmax(worst, check_abs_err(bf16_to_f32(emu[i]), ref[i]));
     }
     return worst;
 }
@@ -119,11 +105,11 @@ int rms_norm_check(rms_norm_dtype dtype, const void *x, const void *w,
     int len;
     if (dtype == RMS_NORM_BF16) {
         double e = bf16_arith_err(x, w, rows, hidden, eps, ref, emu);
-        atol = BF16_FACTOR * e + BF16_ATOL;
+        atol = CHECK_BF16_FACTOR * e + CHECK_BF16_ATOL;
         rtol = 0.0;
         len = snprintf(out->detail, sizeof out->detail,
                        "bf16 vs double reference: max |y-ref| <= %g x %.3g (bf16-arithmetic "
-                       "reference's max error) + %g", BF16_FACTOR, e, BF16_ATOL);
+                       "reference's max error) + %g", CHECK_BF16_FACTOR, e, CHECK_BF16_ATOL);
     } else {
         len = snprintf(out->detail, sizeof out->detail,
                        "fp32 vs double reference: |y-ref| <= %g + %g*|ref| per element",
@@ -136,7 +122,7 @@ int rms_norm_check(rms_norm_dtype dtype, const void *x, const void *w,
         const char *yr = (const char *)y + r * hidden * elem;
         rms_norm_ref_row(dtype, xr, w, ref, hidden, eps);
         for (size_t i = 0; i < hidden; i++) {
-            double v = load(dtype, yr, i), err = abs_err(v, ref[i]);
+            double v = load(dtype, yr, i), err = check_abs_err(v, ref[i]);
             out->max_abs_err = fmax(out->max_abs_err, err);
             if (ref[i] != 0.0)
                 out->max_rel_err = fmax(out->max_rel_err, err / fabs(ref[i]));
