@@ -151,6 +151,23 @@ int harness_prepare(const harness_cli_opts *opts, harness_prepared *p, harness_e
     return 0;
 }
 
+int harness_cli_prepare(int argc, char **argv, const char *command, void (*usage)(FILE *),
+                        harness_cli_opts *opts, harness_prepared *p, int *exit_code)
+{
+    harness_error err = {0};
+    int rc = harness_parse_opts(argc, argv, command, usage, opts, &err);
+    if (rc != 0) {
+        *exit_code = rc < 0 ? 0 : harness_error_report(&err);
+        return -1;
+    }
+    if (harness_prepare(opts, p, &err) != 0) {
+        harness_prepared_free(p);
+        *exit_code = harness_error_report(&err);
+        return -1;
+    }
+    return 0;
+}
+
 void harness_prepared_free(harness_prepared *p)
 {
     free(p->resolved_yaml);

@@ -228,19 +228,12 @@ static int write_artifacts(const harness_experiment *exp, const harness_summary 
 
 int harness_cmd_run(int argc, char **argv)
 {
-    harness_error err = {0};
     harness_cli_opts opts;
-    int rc = harness_parse_opts(argc, argv, "run", usage, &opts, &err);
-    if (rc < 0)
-        return 0;
-    if (rc > 0)
-        return harness_error_report(&err);
-
     harness_prepared p;
-    if (harness_prepare(&opts, &p, &err) != 0) {
-        harness_prepared_free(&p);
-        return harness_error_report(&err);
-    }
+    int code;
+    if (harness_cli_prepare(argc, argv, "run", usage, &opts, &p, &code) != 0)
+        return code;
+    harness_error err = {0};
     harness_clock clk;
     harness_clock_init(&clk, 0);
     harness_summary s = {.status = "ok", .rank = 0, .world_size = 1, .cfg = p.cfg,
@@ -270,7 +263,7 @@ int harness_cmd_run(int argc, char **argv)
     s.profiler = &prof;
     harness_run_result run = {0};
 
-    int code = run_component(&p, &in, &s, &run, &clk, &prof, &err);
+    code = run_component(&p, &in, &s, &run, &clk, &prof, &err);
     if (in.created)
         in.v->destroy(&in.ctx, in.state);
     if (mem.n_live)  /* what the plugin forgot to free: not ours to leak */

@@ -15,18 +15,11 @@ static void usage(FILE *f)
 
 int harness_cmd_validate(int argc, char **argv)
 {
-    harness_error err = {0};
     harness_cli_opts opts;
-    int rc = harness_parse_opts(argc, argv, "validate", usage, &opts, &err);
-    if (rc < 0)
-        return 0;
-    if (rc > 0)
-        return harness_error_report(&err);
     harness_prepared p;
-    if (harness_prepare(&opts, &p, &err) != 0) {
-        harness_prepared_free(&p);
-        return harness_error_report(&err);
-    }
+    int code;
+    if (harness_cli_prepare(argc, argv, "validate", usage, &opts, &p, &code) != 0)
+        return code;
     if (!opts.quiet)
         fputs(p.resolved_yaml, stdout);
     fprintf(stderr, "harness: %s: valid (%s on %s, config hash %s)\n", opts.config_path, p.entry->variant.key,

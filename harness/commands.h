@@ -39,6 +39,12 @@ int harness_parse_opts(int argc, char **argv, const char *command, void (*usage)
                        harness_cli_opts *opts, harness_error *err);
 
 int harness_prepare(const harness_cli_opts *opts, harness_prepared *p, harness_error *err);
+
+/* Both of the above for `run` and `validate`, errors reported on stderr.
+ * Returns 0 when *p is ready, else the exit code (0 after --help), with
+ * nothing left to free. */
+int harness_cli_prepare(int argc, char **argv, const char *command, void (*usage)(FILE *),
+                        harness_cli_opts *opts, harness_prepared *p, int *exit_code);
 void harness_prepared_free(harness_prepared *p);
 
 /* Plugins from --plugin-path and the config's plugin_path, then the rest of the search path. */
