@@ -1,129 +1,21 @@
 /* The memory report: one HTML5 file, inline CSS and SVG, no script, no URL.
- * Built in a growing string; every string from the input is HTML-escaped
+ * Written to a memory stream; every string from the input is HTML-escaped
  * (and cleaned to valid UTF-8 without control characters). */
 #include <inttypes.h>
 #include <math.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "memory_report.h"
-
-/* ---- growing string ---------------------------------------------------- */
-
-typedef struct sbuf {
-    char *p;
-    size_t len, cap;
-    int oom;
-} sbuf;
-
-static int sb_reserve(sbuf *b, size_t extra)
-{
-    if (b->oom)
-        return -1;
-    if (b->len + extra + 1 <= b->cap)
-        return 0;
-    size_t cap = b->cap ? b->cap : 4096;
-    while (cap < b->len + extra + 1) {
-        if (cap > SIZE_MAX / 2) {
-            b->oom = 1;
-            return -1;
-        }
-        cap *= 2;
-    }
-    char *p = realloc(b->p, cap);
-    if (!p) {
-        b->oom = 1;
-        return -1;
-    }
-    b->p = p;
-    b->cap = cap;
-    return 0;
-}
-
-static void sb_put(sbuf *b, const char *s, size_t n)
-{
-    if (sb_reserve(b, n))
-        return;
-    memcpy(b->p + b->len, s, n);
-    b->len += n;
-    b->p[b->len] = '\0';
-}
-
-static void sb_puts(sbuf *b, const char *s) { sb_put(b, s, strlen(s)); }
-
-__attribute__((format(printf, 2, 3))) static void sb_printf(sbuf *b, const char *fmt, ...)
-{
-    if (sb_reserve(b, 128))
-        return;
-    va_list ap, ap2;
-    va_start(ap, fmt);
-    va_copy(ap2, ap);
-    int n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
-    va_end(ap);
-    if (n < 0) {
-        va_end(ap2);
-        b->p[b->len] = '\0';
-        return;
-    }
-    if ((size_t)n >= b->cap - b->len) {
-        if (sb_reserve(b, (size_t)n)) {
-            va_end(ap2);
-            b->p[b->len] = '\0';
-            return;
-        }
-        vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap2);
-    }
-    va_end(ap2);
-    b->len += (size_t)n;
-}
+#include "utf8.h"
 
 /* ---- escaping ---------------------------------------------------------- */
-
-/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if invalid:
- * no overlong forms, no surrogates, nothing past U+10FFFF. *cp gets the code point. */
-static size_t utf8_seq(const unsigned char *s, size_t n, uint32_t *cp)
-{
-    unsigned c = s[0];
-    size_t len;
-    uint32_t v;
-    unsigned lo = 0x80, hi = 0xBF; /* allowed range of the second byte */
-    if (c >= 0xC2 && c <= 0xDF) {
-        len = 2;
-        v = c & 0x1F;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        len = 3;
-        v = c & 0x0F;
-        if (c == 0xE0)
-            lo = 0xA0;
-        else if (c == 0xED)
-            hi = 0x9F;
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        len = 4;
-        v = c & 0x07;
-        if (c == 0xF0)
-            lo = 0x90;
-        else if (c == 0xF4)
-            hi = 0x8F;
-    } else {
-        return 0;
-    }
-    if (len > n || s[1] < lo || s[1] > hi)
-        return 0;
-    for (size_t i = 1; i < len; i++) {
-        if ((s[i] & 0xC0) != 0x80)
-            return 0;
-        v = (v << 6) | (s[i] & 0x3F);
-    }
-    *cp = v;
-    return len;
-}
 
 /* Safe in text and in double- or single-quoted attributes. Tabs and line
  * breaks become spaces, other control characters (C0, DEL, C1) are dropped,
  * invalid UTF-8 bytes become U+FFFD. */
-static void sb_esc_n(sbuf *b, const char *str, size_t n)
+static void html_escape_n(FILE *b, const char *str, size_t n)
 {
     const unsigned char *s = (const unsigned char *)str;
     size_t i = 0;
@@ -131,39 +23,39 @@ static void sb_esc_n(sbuf *b, const char *str, size_t n)
         unsigned c = s[i];
         if (c < 0x80) {
             switch (c) {
-            case '&': sb_puts(b, "&amp;"); break;
-            case '<': sb_puts(b, "&lt;"); break;
-            case '>': sb_puts(b, "&gt;"); break;
-            case '"': sb_puts(b, "&quot;"); break;
-            case '\'': sb_puts(b, "&#39;"); break;
+            case '&': fputs("&amp;", b); break;
+            case '<': fputs("&lt;", b); break;
+            case '>': fputs("&gt;", b); break;
+            case '"': fputs("&quot;", b); break;
+            case '\'': fputs("&#39;", b); break;
             case '\t':
             case '\n':
-            case '\r': sb_put(b, " ", 1); break;
+            case '\r': fwrite(" ", 1, 1, b); break;
             default:
                 if (c >= 0x20 && c != 0x7F)
-                    sb_put(b, (const char *)s + i, 1);
+                    fwrite((const char *)s + i, 1, 1, b);
                 break;
             }
             i++;
             continue;
         }
         uint32_t cp = 0;
-        size_t len = utf8_seq(s + i, n - i, &cp);
+        size_t len = harness_utf8_sequence(s + i, n - i, &cp);
         if (!len) {
-            sb_puts(b, "\xEF\xBF\xBD");
+            fputs("\xEF\xBF\xBD", b);
             i++;
             continue;
         }
         if (cp > 0x9F) /* C1 controls are dropped */
-            sb_put(b, (const char *)s + i, len);
+            fwrite((const char *)s + i, 1, len, b);
         i += len;
     }
 }
 
-static void sb_esc(sbuf *b, const char *s)
+static void html_escape(FILE *b, const char *s)
 {
     if (s)
-        sb_esc_n(b, s, strlen(s));
+        html_escape_n(b, s, strlen(s));
 }
 
 /* ---- units ------------------------------------------------------------- */
@@ -260,7 +152,7 @@ static const char *phase_class(int phase)
 /* Background bands, one per run of samples in the same phase and window,
  * from the run's first step to the next run's first step. With very many
  * runs they are painted per pixel column instead so the file stays small. */
-static void emit_bands(sbuf *b, const chart *c, const harness_memory_log *log)
+static int emit_bands(FILE *b, const chart *c, const harness_memory_log *log)
 {
     const harness_memory_sample *s = log->samples;
     size_t n = log->n, runs = 0;
@@ -271,14 +163,12 @@ static void emit_bands(sbuf *b, const chart *c, const harness_memory_log *log)
     int *cols = NULL;
     if (!exact) {
         cols = malloc(sizeof *cols * PW);
-        if (!cols) {
-            b->oom = 1;
-            return;
-        }
+        if (!cols)
+            return -1;
         for (int k = 0; k < PW; k++)
             cols[k] = -1;
     }
-    sb_puts(b, "<g class=\"bands\">\n");
+    fputs("<g class=\"bands\">\n", b);
     for (size_t i = 0; i < n;) {
         size_t j = i + 1;
         while (j < n && s[j].phase == s[i].phase && s[j].window == s[i].window)
@@ -287,11 +177,11 @@ static void emit_bands(sbuf *b, const chart *c, const harness_memory_log *log)
         if (xe > xs) {
             double a = px(c, xs), e = px(c, xe);
             if (exact) {
-                sb_printf(b, "<rect class=\"%s\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\"><title>%s",
+                fprintf(b, "<rect class=\"%s\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\"><title>%s",
                           phase_class(s[i].phase), a, MT, e - a, PH, phase_name(s[i].phase));
                 if (s[i].window >= 0 && s[i].phase != 0)
-                    sb_printf(b, ", window %d", s[i].window);
-                sb_printf(b, ": steps %" PRId64 " to %" PRId64 "</title></rect>\n", s[i].step,
+                    fprintf(b, ", window %d", s[i].window);
+                fprintf(b, ": steps %" PRId64 " to %" PRId64 "</title></rect>\n", s[i].step,
                           j < n ? s[j].step : s[n - 1].step);
             } else {
                 long c0 = lround(floor(a - ML)), c1 = lround(ceil(e - ML));
@@ -312,14 +202,15 @@ static void emit_bands(sbuf *b, const chart *c, const harness_memory_log *log)
             while (m < PW && cols[m] == cols[k])
                 m++;
             if (cols[k] >= 0)
-                sb_printf(b, "<rect class=\"%s\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"><title>%s</title></rect>\n",
+                fprintf(b, "<rect class=\"%s\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"><title>%s</title></rect>\n",
                           phase_class(phase_of_col[cols[k]]), ML + k, MT, m - k, PH,
                           phase_name(phase_of_col[cols[k]]));
             k = m;
         }
         free(cols);
     }
-    sb_puts(b, "</g>\n");
+    fputs("</g>\n", b);
+    return 0;
 }
 
 typedef struct bucket {
@@ -388,15 +279,13 @@ static size_t pick_points(const chart *c, const harness_memory_log *log, int whi
     return m;
 }
 
-static void emit_series(sbuf *b, const chart *c, const harness_memory_log *log, int which, const char *id,
+static int emit_series(FILE *b, const chart *c, const harness_memory_log *log, int which, const char *id,
                         const char *cls)
 {
     size_t *idx = NULL;
     size_t m = pick_points(c, log, which, &idx);
-    if (!idx) {
-        b->oom = 1;
-        return;
-    }
+    if (!idx)
+        return -1;
     uint64_t maxv = 0;
     for (size_t k = 0; k < m; k++) {
         uint64_t v = series_value(&log->samples[idx[k]], which);
@@ -405,39 +294,40 @@ static void emit_series(sbuf *b, const chart *c, const harness_memory_log *log, 
     }
     if (m == 1) {
         const harness_memory_sample *s = &log->samples[idx[0]];
-        sb_printf(b,
+        fprintf(b,
                   "<circle id=\"%s\" class=\"%s\" data-points=\"1\" data-max-bytes=\"%" PRIu64
                   "\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\"></circle>\n",
                   id, cls, maxv, px(c, (double)s->step), py(c, (double)series_value(s, which)));
     } else if (m > 1) {
-        sb_printf(b, "<polyline id=\"%s\" class=\"%s\" data-points=\"%zu\" data-max-bytes=\"%" PRIu64 "\" points=\"",
+        fprintf(b, "<polyline id=\"%s\" class=\"%s\" data-points=\"%zu\" data-max-bytes=\"%" PRIu64 "\" points=\"",
                   id, cls, m, maxv);
         for (size_t k = 0; k < m; k++) {
             const harness_memory_sample *s = &log->samples[idx[k]];
-            sb_printf(b, "%s%.1f,%.1f", k ? " " : "", px(c, (double)s->step), py(c, (double)series_value(s, which)));
+            fprintf(b, "%s%.1f,%.1f", k ? " " : "", px(c, (double)s->step), py(c, (double)series_value(s, which)));
         }
-        sb_puts(b, "\"></polyline>\n");
+        fputs("\"></polyline>\n", b);
     }
     free(idx);
+    return 0;
 }
 
-static void emit_marker(sbuf *b, const chart *c, const char *id, const char *cls, const char *what, uint64_t bytes,
+static void emit_marker(FILE *b, const chart *c, const char *id, const char *cls, const char *what, uint64_t bytes,
                         int64_t step, double label_dy)
 {
     char h[32];
     fmt_bytes(h, sizeof h, bytes);
     double x = px(c, (double)step), y = py(c, (double)bytes);
-    sb_printf(b,
+    fprintf(b,
               "<circle id=\"%s\" class=\"%s\" data-bytes=\"%" PRIu64 "\" data-step=\"%" PRId64
               "\" cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\"><title>%s: %s (%" PRIu64 " bytes), step %" PRId64
               "</title></circle>\n",
               id, cls, bytes, step, x, y, what, h, bytes, step);
     int right_half = x > ML + PW / 2.0;
-    sb_printf(b, "<text class=\"mlabel\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s %s</text>\n",
+    fprintf(b, "<text class=\"mlabel\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s %s</text>\n",
               right_half ? x - 8 : x + 8, y + label_dy, right_half ? "end" : "start", what, h);
 }
 
-static void emit_chart(sbuf *b, const harness_memory_report_input *in, const char *alloc_label,
+static int emit_chart(FILE *b, const harness_memory_report_input *in, const char *alloc_label,
                        const char *reserved_label)
 {
     const harness_memory_log *log = in->log;
@@ -489,20 +379,21 @@ static void emit_chart(sbuf *b, const harness_memory_report_input *in, const cha
         c.x1 += 0.5;
     }
 
-    sb_printf(b,
+    fprintf(b,
               "<svg id=\"memory-timeline\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
               "aria-label=\"memory over the steps\" data-samples=\"%zu\">\n",
               W, H, W, H, n);
     if (n)
-        emit_bands(b, &c, log);
+        if (emit_bands(b, &c, log) != 0)
+            return -1;
 
     /* y grid and labels */
-    sb_puts(b, "<g class=\"axis\">\n");
+    fputs("<g class=\"axis\">\n", b);
     for (int k = 0; k <= (int)ticks; k++) {
         double val = k * c.ystep;
         double y = py(&c, val * c.yunit);
-        sb_printf(b, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"></line>\n", ML, y, ML + PW, y);
-        sb_printf(b, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g %s</text>\n", ML - 6, y + 4, val,
+        fprintf(b, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"></line>\n", ML, y, ML + PW, y);
+        fprintf(b, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g %s</text>\n", ML - 6, y + 4, val,
                   unit_names[c.yunit_k]);
     }
     /* x ticks: whole steps */
@@ -512,29 +403,30 @@ static void emit_chart(sbuf *b, const harness_memory_report_input *in, const cha
             xs = 1.0;
         for (double x = ceil(c.x0 / xs) * xs; x <= c.x1 + 1e-9; x += xs) {
             double X = px(&c, x);
-            sb_printf(b, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"></line>\n", X, MT + PH, X, MT + PH + 5);
-            sb_printf(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.0f</text>\n", X, MT + PH + 18, x);
+            fprintf(b, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"></line>\n", X, MT + PH, X, MT + PH + 5);
+            fprintf(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.0f</text>\n", X, MT + PH + 18, x);
         }
     }
-    sb_printf(b, "<rect class=\"frame\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"></rect>\n", ML, MT, PW, PH);
-    sb_printf(b, "<text class=\"atitle\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">step (steps run so far, all phases)</text>\n",
+    fprintf(b, "<rect class=\"frame\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"></rect>\n", ML, MT, PW, PH);
+    fprintf(b, "<text class=\"atitle\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">step (steps run so far, all phases)</text>\n",
               ML + PW / 2, H - 8);
-    sb_printf(b, "<text class=\"atitle\" transform=\"rotate(-90)\" x=\"%d\" y=\"14\" text-anchor=\"middle\">bytes</text>\n",
+    fprintf(b, "<text class=\"atitle\" transform=\"rotate(-90)\" x=\"%d\" y=\"14\" text-anchor=\"middle\">bytes</text>\n",
               -(MT + PH / 2));
-    sb_puts(b, "</g>\n");
+    fputs("</g>\n", b);
 
     if (!n) {
-        sb_printf(b, "<text class=\"empty\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">no samples</text>\n", ML + PW / 2,
+        fprintf(b, "<text class=\"empty\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">no samples</text>\n", ML + PW / 2,
                   MT + PH / 2);
-        sb_puts(b, "</svg>\n");
-        return;
+        fputs("</svg>\n", b);
+        return 0;
     }
 
-    sb_puts(b, "<g class=\"series\">\n");
-    emit_series(b, &c, log, SERIES_RESERVED, "series-reserved", "s-res");
-    emit_series(b, &c, log, SERIES_PEAK, "series-peak", "s-peak");
-    emit_series(b, &c, log, SERIES_ALLOCATED, "series-allocated", "s-alloc");
-    sb_puts(b, "</g>\n");
+    fputs("<g class=\"series\">\n", b);
+    if (emit_series(b, &c, log, SERIES_RESERVED, "series-reserved", "s-res") != 0 ||
+        emit_series(b, &c, log, SERIES_PEAK, "series-peak", "s-peak") != 0 ||
+        emit_series(b, &c, log, SERIES_ALLOCATED, "series-allocated", "s-alloc") != 0)
+        return -1;
+    fputs("</g>\n", b);
 
     /* The global peaks: the allocated one is the tracker's figure, at the first
      * sample that had seen it (it may have fallen between two samples). */
@@ -561,7 +453,7 @@ static void emit_chart(sbuf *b, const harness_memory_report_input *in, const cha
         res_step = log->samples[res_at].step;
         res_y = py(&c, (double)res_peak);
     }
-    sb_puts(b, "<g class=\"markers\">\n");
+    fputs("<g class=\"markers\">\n", b);
     if (res_peak) {
         /* below its dot when the two labels would collide */
         double dy = -9;
@@ -575,11 +467,12 @@ static void emit_chart(sbuf *b, const harness_memory_report_input *in, const cha
             dy = res_y >= alloc_y ? -9 : 18;
         emit_marker(b, &c, "peak-marker", "m-peak", alloc_label, in->peak_allocated, alloc_step, dy);
     }
-    sb_puts(b, "</g>\n");
+    fputs("</g>\n", b);
     if (all_zero)
-        sb_printf(b, "<text class=\"empty\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">all memory figures are zero</text>\n",
+        fprintf(b, "<text class=\"empty\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">all memory figures are zero</text>\n",
                   ML + PW / 2, MT + PH / 2);
-    sb_puts(b, "</svg>\n");
+    fputs("</svg>\n", b);
+    return 0;
 }
 
 /* ---- tables ------------------------------------------------------------ */
@@ -594,34 +487,32 @@ static int cmp_alloc(const void *pa, const void *pb)
     return r ? r : strncmp(a->owner, b->owner, sizeof a->owner);
 }
 
-static void emit_share(sbuf *b, uint64_t bytes, uint64_t peak)
+static void emit_share(FILE *b, uint64_t bytes, uint64_t peak)
 {
     if (peak)
-        sb_printf(b, "<td class=\"num\">%.1f%%</td>", 100.0 * (double)bytes / (double)peak);
+        fprintf(b, "<td class=\"num\">%.1f%%</td>", 100.0 * (double)bytes / (double)peak);
     else
-        sb_puts(b, "<td class=\"num\">&ndash;</td>");
+        fputs("<td class=\"num\">&ndash;</td>", b);
 }
 
-static void emit_bytes_cell(sbuf *b, uint64_t bytes)
+static void emit_bytes_cell(FILE *b, uint64_t bytes)
 {
     char h[32];
     fmt_bytes(h, sizeof h, bytes);
-    sb_printf(b, "<td class=\"num\" data-bytes=\"%" PRIu64 "\" title=\"%" PRIu64 " bytes\">%s</td>", bytes, bytes, h);
+    fprintf(b, "<td class=\"num\" data-bytes=\"%" PRIu64 "\" title=\"%" PRIu64 " bytes\">%s</td>", bytes, bytes, h);
 }
 
-static void emit_allocations(sbuf *b, const harness_memory_report_input *in)
+static int emit_allocations(FILE *b, const harness_memory_report_input *in)
 {
     size_t n = in->at_peak ? in->n_at_peak : 0;
-    sb_puts(b, "<h2>Live allocations at the peak</h2>\n");
+    fputs("<h2>Live allocations at the peak</h2>\n", b);
     if (!n) {
-        sb_puts(b, "<p id=\"allocations-empty\">No tracked allocation was live at the peak.</p>\n");
-        return;
+        fputs("<p id=\"allocations-empty\">No tracked allocation was live at the peak.</p>\n", b);
+        return 0;
     }
     const harness_allocation **v = malloc(sizeof *v * n);
-    if (!v) {
-        b->oom = 1;
-        return;
-    }
+    if (!v)
+        return -1;
     for (size_t i = 0; i < n; i++)
         v[i] = &in->at_peak[i];
     qsort(v, n, sizeof *v, cmp_alloc);
@@ -629,38 +520,39 @@ static void emit_allocations(sbuf *b, const harness_memory_report_input *in)
     for (size_t i = 0; i < n; i++)
         total += v[i]->bytes;
 
-    sb_puts(b, "<table id=\"allocations\">\n<thead><tr><th>tag</th><th>owner</th><th class=\"num\">bytes</th>"
-               "<th class=\"num\">share of peak</th></tr></thead>\n<tbody>\n");
+    fputs("<table id=\"allocations\">\n<thead><tr><th>tag</th><th>owner</th><th class=\"num\">bytes</th>"
+               "<th class=\"num\">share of peak</th></tr></thead>\n<tbody>\n", b);
     size_t shown = n > HARNESS_MEMORY_REPORT_MAX_ROWS ? HARNESS_MEMORY_REPORT_MAX_ROWS : n;
     for (size_t i = 0; i < shown; i++) {
         const harness_allocation *a = v[i];
-        sb_printf(b, "<tr class=\"alloc\" data-bytes=\"%" PRIu64 "\"><td>", (uint64_t)a->bytes);
-        sb_esc_n(b, a->tag, strnlen(a->tag, sizeof a->tag));
-        sb_puts(b, "</td><td>");
-        sb_esc_n(b, a->owner, strnlen(a->owner, sizeof a->owner));
-        sb_puts(b, "</td>");
+        fprintf(b, "<tr class=\"alloc\" data-bytes=\"%" PRIu64 "\"><td>", (uint64_t)a->bytes);
+        html_escape_n(b, a->tag, strnlen(a->tag, sizeof a->tag));
+        fputs("</td><td>", b);
+        html_escape_n(b, a->owner, strnlen(a->owner, sizeof a->owner));
+        fputs("</td>", b);
         emit_bytes_cell(b, a->bytes);
         emit_share(b, a->bytes, in->peak_allocated);
-        sb_puts(b, "</tr>\n");
+        fputs("</tr>\n", b);
     }
     if (shown < n) {
         uint64_t rest = 0;
         for (size_t i = shown; i < n; i++)
             rest += v[i]->bytes;
-        sb_printf(b, "<tr class=\"more\" data-bytes=\"%" PRIu64 "\"><td colspan=\"2\">%zu smaller allocations</td>", rest,
+        fprintf(b, "<tr class=\"more\" data-bytes=\"%" PRIu64 "\"><td colspan=\"2\">%zu smaller allocations</td>", rest,
                   n - shown);
         emit_bytes_cell(b, rest);
         emit_share(b, rest, in->peak_allocated);
-        sb_puts(b, "</tr>\n");
+        fputs("</tr>\n", b);
     }
-    sb_printf(b,
+    fprintf(b,
               "</tbody>\n<tfoot><tr id=\"allocations-total\" data-bytes=\"%" PRIu64
               "\"><th colspan=\"2\">total (%zu allocation%s)</th>",
               total, n, n == 1 ? "" : "s");
     emit_bytes_cell(b, total);
     emit_share(b, total, in->peak_allocated);
-    sb_puts(b, "</tr></tfoot>\n</table>\n");
+    fputs("</tr></tfoot>\n</table>\n", b);
     free(v);
+    return 0;
 }
 
 /* ---- the page ---------------------------------------------------------- */
@@ -695,11 +587,11 @@ static const char style[] =
     ".sw.ring{width:8px;height:8px;border-radius:50%;border:2px solid #e07b10}\n"
     ".note{color:#666;font-size:13px}\n";
 
-static void emit_figure_row(sbuf *b, const char *label, const char *id, uint64_t bytes)
+static void emit_figure_row(FILE *b, const char *label, const char *id, uint64_t bytes)
 {
     char h[32];
     fmt_bytes(h, sizeof h, bytes);
-    sb_printf(b,
+    fprintf(b,
               "<tr><th>%s</th><td id=\"%s\" class=\"num\" data-bytes=\"%" PRIu64 "\" title=\"%" PRIu64
               " bytes\">%s</td></tr>\n",
               label, id, bytes, bytes, h);
@@ -709,7 +601,11 @@ char *harness_memory_report_html(const harness_memory_report_input *in)
 {
     if (!in)
         return NULL;
-    sbuf b = {0};
+    char *text = NULL;
+    size_t text_len = 0;
+    FILE *b = open_memstream(&text, &text_len);
+    if (!b)
+        return NULL;
     const harness_memory_log *log = in->log;
     size_t n = log && log->samples ? log->n : 0;
     harness_memory_report_input fixed = *in;
@@ -729,71 +625,71 @@ char *harness_memory_report_html(const harness_memory_report_input *in)
                              : cuda ? "reserved (device memory in use)"
                                     : "reserved";
 
-    sb_puts(&b, "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
-                "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>memory");
+    fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
+                "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>memory", b);
     if (in->title && in->title[0]) {
-        sb_puts(&b, ": ");
-        sb_esc(&b, in->title);
+        fputs(": ", b);
+        html_escape(b, in->title);
     }
-    sb_printf(&b, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>Memory", style);
+    fprintf(b, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>Memory", style);
     if (in->title && in->title[0]) {
-        sb_puts(&b, ": ");
-        sb_esc(&b, in->title);
+        fputs(": ", b);
+        html_escape(b, in->title);
     }
-    sb_puts(&b, "</h1>\n");
+    fputs("</h1>\n", b);
     if (in->subtitle && in->subtitle[0]) {
-        sb_puts(&b, "<p class=\"sub\">");
-        sb_esc(&b, in->subtitle);
-        sb_puts(&b, "</p>\n");
+        fputs("<p class=\"sub\">", b);
+        html_escape(b, in->subtitle);
+        fputs("</p>\n", b);
     }
 
     /* headline figures */
-    sb_puts(&b, "<table class=\"figures\">\n<tbody>\n");
-    emit_figure_row(&b, alloc_label, "peak-allocated", in->peak_allocated);
-    emit_figure_row(&b, res_label, "peak-reserved", in->peak_reserved);
-    sb_printf(&b, "<tr><th>samples</th><td id=\"samples\" class=\"num\" data-count=\"%zu\">%zu</td></tr>\n", n, n);
+    fputs("<table class=\"figures\">\n<tbody>\n", b);
+    emit_figure_row(b, alloc_label, "peak-allocated", in->peak_allocated);
+    emit_figure_row(b, res_label, "peak-reserved", in->peak_reserved);
+    fprintf(b, "<tr><th>samples</th><td id=\"samples\" class=\"num\" data-count=\"%zu\">%zu</td></tr>\n", n, n);
     if (n) {
         const harness_memory_sample *s = log->samples;
-        sb_printf(&b,
+        fprintf(b,
                   "<tr><th>steps covered</th><td id=\"steps\" class=\"num\" data-first=\"%" PRId64 "\" data-last=\"%" PRId64
                   "\">%" PRId64 " &ndash; %" PRId64 "</td></tr>\n",
                   s[0].step, s[n - 1].step, s[0].step, s[n - 1].step);
         char d[48];
         fmt_duration(d, sizeof d, s[n - 1].t_us - s[0].t_us);
-        sb_printf(&b, "<tr><th>time covered</th><td class=\"num\">%s</td></tr>\n", d);
-        emit_figure_row(&b, "allocated at the last sample", "last-allocated", s[n - 1].allocated);
+        fprintf(b, "<tr><th>time covered</th><td class=\"num\">%s</td></tr>\n", d);
+        emit_figure_row(b, "allocated at the last sample", "last-allocated", s[n - 1].allocated);
     } else {
-        sb_puts(&b, "<tr><th>steps covered</th><td id=\"steps\" class=\"num\">no samples</td></tr>\n");
+        fputs("<tr><th>steps covered</th><td id=\"steps\" class=\"num\">no samples</td></tr>\n", b);
     }
-    sb_puts(&b, "</tbody>\n</table>\n");
+    fputs("</tbody>\n</table>\n", b);
 
     /* timeline */
-    sb_puts(&b, "<h2>Timeline</h2>\n<figure>\n");
-    emit_chart(&b, in, alloc_label, res_label);
-    sb_puts(&b, "<figcaption>\n<ul class=\"legend\">\n");
-    sb_printf(&b, "<li><span class=\"sw line s-alloc\"></span>%s</li>\n", alloc_legend);
-    sb_printf(&b, "<li><span class=\"sw line s-res\"></span>%s</li>\n", res_legend);
-    sb_puts(&b, "<li><span class=\"sw line s-peak\"></span>peak allocated so far</li>\n");
-    sb_printf(&b, "<li><span class=\"sw dot\"></span>%s (the summary&#39;s figure)</li>\n", alloc_label);
-    sb_printf(&b, "<li><span class=\"sw ring\"></span>%s (highest sample)</li>\n", res_label);
-    sb_puts(&b, "<li><span class=\"sw ph0\"></span>warmup</li>\n<li><span class=\"sw ph1\"></span>wait</li>\n"
-                "<li><span class=\"sw ph2\"></span>measure</li>\n</ul>\n");
+    fputs("<h2>Timeline</h2>\n<figure>\n", b);
+    int failed = emit_chart(b, in, alloc_label, res_label) != 0;
+    fputs("<figcaption>\n<ul class=\"legend\">\n", b);
+    fprintf(b, "<li><span class=\"sw line s-alloc\"></span>%s</li>\n", alloc_legend);
+    fprintf(b, "<li><span class=\"sw line s-res\"></span>%s</li>\n", res_legend);
+    fputs("<li><span class=\"sw line s-peak\"></span>peak allocated so far</li>\n", b);
+    fprintf(b, "<li><span class=\"sw dot\"></span>%s (the summary&#39;s figure)</li>\n", alloc_label);
+    fprintf(b, "<li><span class=\"sw ring\"></span>%s (highest sample)</li>\n", res_label);
+    fputs("<li><span class=\"sw ph0\"></span>warmup</li>\n<li><span class=\"sw ph1\"></span>wait</li>\n"
+                "<li><span class=\"sw ph2\"></span>measure</li>\n</ul>\n", b);
     if (!n)
-        sb_puts(&b, "<p class=\"note\">no samples: memory was not sampled during this run.</p>\n");
+        fputs("<p class=\"note\">no samples: memory was not sampled during this run.</p>\n", b);
     else if (n > HARNESS_MEMORY_REPORT_MAX_POINTS)
-        sb_printf(&b,
+        fprintf(b,
                   "<p class=\"note\">%zu samples, drawn as the lowest and highest sample of each of %d step ranges "
                   "(spikes and peaks are kept).</p>\n",
                   n, HARNESS_MEMORY_REPORT_BUCKETS);
     else
-        sb_printf(&b, "<p class=\"note\">%zu sample%s, all drawn. Memory is sampled every memory_log_steps steps "
+        fprintf(b, "<p class=\"note\">%zu sample%s, all drawn. Memory is sampled every memory_log_steps steps "
                       "and at each phase edge; the peak allocated may fall between two samples.</p>\n",
                   n, n == 1 ? "" : "s");
-    sb_puts(&b, "</figcaption>\n</figure>\n");
+    fputs("</figcaption>\n</figure>\n", b);
 
-    emit_allocations(&b, in);
+    failed |= emit_allocations(b, in) != 0;
 
-    sb_printf(&b, "<p class=\"note\">%s. %s. Bytes are in binary units (1 KiB = 1024 bytes); hover a figure for "
+    fprintf(b, "<p class=\"note\">%s. %s. Bytes are in binary units (1 KiB = 1024 bytes); hover a figure for "
                   "the exact count.</p>\n</body>\n</html>\n",
               cpu    ? "Allocated: what the harness and the plugins allocated through the tracked allocator"
               : cuda ? "Allocated: the tracked device allocations"
@@ -802,9 +698,11 @@ char *harness_memory_report_html(const harness_memory_report_input *in)
               : cuda ? "Reserved: the device memory in use"
                      : "Reserved: the memory the backend reports in use");
 
-    if (b.oom) {
-        free(b.p);
+    /* Out of memory: in a helper's scratch, or writing (the stream's error flag). */
+    failed |= ferror(b);
+    if (fclose(b) != 0 || failed) {
+        free(text);
         return NULL;
     }
-    return b.p;
+    return text;
 }
