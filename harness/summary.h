@@ -19,6 +19,14 @@ typedef enum {
     HARNESS_VALIDATION_FAILED
 } harness_validation;
 
+/* Where a step's time goes: one component region over the traced steps. */
+typedef struct harness_region_stats {
+    const char *name;
+    harness_stats per_call;        /* ns per occurrence */
+    double total_ns;
+    double share_of_steps;         /* total_ns / the traced steps' total time */
+} harness_region_stats;
+
 typedef struct harness_summary {
     const char *status;            /* "ok" | "failed" | "interrupted" | "validation_failed" */
     char error[2048];              /* why, when not ok */
@@ -38,6 +46,8 @@ typedef struct harness_summary {
     const harness_run_result *run; /* NULL when the run never started */
     harness_stats overall;
     harness_stats *windows;        /* run->n_windows entries */
+    harness_region_stats *regions; /* from the trace, in order of first appearance */
+    size_t n_regions;
 
     harness_cost cost;
     const harness_alloc_tracker *mem;

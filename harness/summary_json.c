@@ -184,6 +184,23 @@ static cJSON *trace_json(const harness_summary *s)
     return o;
 }
 
+static cJSON *regions_json(const harness_summary *s)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; i < s->n_regions; i++) {
+        const harness_region_stats *r = &s->regions[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", r->name);
+        cJSON_AddNumberToObject(o, "count", (double)r->per_call.n);
+        add_num(o, "total_ns", r->total_ns);
+        add_num(o, "median_ns", r->per_call.median);
+        add_num(o, "mean_ns", r->per_call.mean);
+        add_num(o, "share_of_steps", r->share_of_steps);
+        cJSON_AddItemToArray(a, o);
+    }
+    return a;
+}
+
 static cJSON *env_json(const harness_env *e)
 {
     cJSON *o = cJSON_CreateObject();
@@ -229,6 +246,7 @@ char *harness_summary_json(const harness_summary *s)
     cJSON_AddItemToObject(root, "schedule", schedule_json(s));
     cJSON_AddItemToObject(root, "timing", timing_json(s));
     cJSON_AddItemToObject(root, "throughput", throughput_json(s));
+    cJSON_AddItemToObject(root, "regions", regions_json(s));
     cJSON_AddItemToObject(root, "memory", memory_json(s));
     cJSON_AddItemToObject(root, "trace", trace_json(s));
     cJSON_AddItemToObject(root, "env", env_json(&s->env));

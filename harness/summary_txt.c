@@ -79,6 +79,21 @@ static void print_throughput(FILE *f, const harness_summary *s)
     fputc('\n', f);
 }
 
+/* Where a step's time goes, from the traced steps. */
+static void print_regions(FILE *f, const harness_summary *s)
+{
+    if (s->n_regions == 0)
+        return;
+    fprintf(f, "%-20s %8s %11s %11s %8s\n", "region", "calls", "median", "mean", "of step");
+    for (size_t i = 0; i < s->n_regions; i++) {
+        const harness_region_stats *r = &s->regions[i];
+        char med[32], mean[32];
+        fprintf(f, "%-20s %8zu %11s %11s %7.1f%%\n", r->name, r->per_call.n,
+                harness_format_ns(r->per_call.median, med, sizeof med),
+                harness_format_ns(r->per_call.mean, mean, sizeof mean), 100 * r->share_of_steps);
+    }
+}
+
 void harness_summary_print_short(const harness_summary *s, FILE *f)
 {
     fprintf(f, "%s on %s (%s): ", s->variant_key, s->device, s->device_name);
@@ -87,6 +102,7 @@ void harness_summary_print_short(const harness_summary *s, FILE *f)
     print_validation(f, s);
     print_table(f, s);
     print_throughput(f, s);
+    print_regions(f, s);
     if (strcmp(s->status, "ok") != 0)
         fprintf(f, "status: %s%s%s\n", s->status, s->error[0] ? ": " : "", s->error);
 }
@@ -130,6 +146,10 @@ char *harness_summary_text(const harness_summary *s)
         fprintf(f, "cv %.2f%%, iqr %.4g ns, %zu outliers (Tukey fences)\n", 100 * s->overall.cv, s->overall.iqr,
                 s->overall.outliers);
     print_throughput(f, s);
+    if (s->n_regions) {
+        fputc('\n', f);
+        print_regions(f, s);
+    }
     if (s->mem) {
         fprintf(f, "\nmemory: peak allocated %zu bytes (%.1f MiB) in %zu allocations\n", s->mem->peak_bytes,
                 (double)s->mem->peak_bytes / (1 << 20), s->mem->n_allocs);

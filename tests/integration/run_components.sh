@@ -29,6 +29,16 @@ if "$HARNESS" list | grep -q '^transformer_block/cpu '; then
     for region in attn_norm qkv_proj rope attention out_proj mlp_norm gate_up_proj swiglu down_proj; do
         [ "$(grep -c "\"name\":\"$region\"" "$trace")" -eq 4 ] || fail "block trace has $region in each step"
     done
+    python3 - "$(dirname "$trace")/summary_ranks_1_rank_0.json" <<'PY' || fail "the summary shows where a block step goes"
+import json, sys
+regions = json.load(open(sys.argv[1]))["regions"]
+names = [r["name"] for r in regions]
+assert names == ["attn_norm", "qkv_proj", "rope", "attention", "out_proj", "mlp_norm", "gate_up_proj",
+                 "swiglu", "down_proj"], names
+assert all(r["count"] == 4 and r["median_ns"] > 0 for r in regions)
+assert 0.5 < sum(r["share_of_steps"] for r in regions) <= 1.0 + 1e-9
+PY
+    grep -q '^gate_up_proj ' "$(dirname "$trace")/profiler_summary_ranks_1_rank_0.txt" || fail "regions in the text summary"
     expect_exit 2 "hidden_size not a multiple of num_heads" "$HARNESS" run "$top_srcdir/configs/transformer_block.yaml" \
         --output-dir "$SCRATCH/bad" --set component.config.hidden_size=100 --set component.config.num_heads=16
     expect_err "component.config: hidden_size" "the block names hidden_size"
