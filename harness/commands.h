@@ -54,5 +54,6 @@ int harness_load_plugins(harness_registry *reg, const harness_cli_opts *opts, co
 int harness_cmd_run(int argc, char **argv);
 int harness_cmd_validate(int argc, char **argv);
 int harness_cmd_list(int argc, char **argv);
+int harness_cmd_compare(int argc, char **argv);
 
 #endif
