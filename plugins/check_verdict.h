@@ -1,6 +1,6 @@
-/* check_verdict.h - the in-tree components' checkers return structs with the
- * same verdict fields as harness_check (components stay free of harness
- * types); this copies them across for the plugins' check callbacks. */
+/* check_verdict.h - the in-tree components' checkers return structs that start
+ * with COMPONENT_CHECK_FIELDS (components/common/check.h), the verdict fields of
+ * harness_check; this copies them across for the plugins' check callbacks. */
 #ifndef PLUGINS_CHECK_VERDICT_H
 #define PLUGINS_CHECK_VERDICT_H
 

@@ -18,6 +18,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/check.h"
+
 typedef struct attention_shape {
     size_t batch, heads, kv_heads, seq_q, seq_k, head_dim;
     int causal;
@@ -66,15 +68,9 @@ void attention_ref_head(const attention_shape *s, const void *q, const void *k, 
                         size_t b, size_t h, double *o, size_t o_stride);
 
 typedef struct attention_check_result {
-    int passed;
-    uint64_t checked;              /* elements compared */
-    uint64_t mismatches;           /* elements over tolerance */
-    double max_abs_err;
-    double max_rel_err;            /* over elements whose reference is not 0 */
-    double tolerance;              /* the loosest bound any element was held to */
+    COMPONENT_CHECK_FIELDS
     size_t pairs_checked, pairs;   /* (batch, head) pairs compared, out of */
     size_t rows_checked;           /* query rows compared per pair (seq_q unless subset) */
-    char detail[256];              /* how the tolerance was derived, first mismatch */
 } attention_check_result;
 
 /* Compares a kernel's output o (q layout, bf16 or float) with the double

@@ -11,6 +11,19 @@
 #define COMPONENTS_CHECK_H
 
 #include <math.h>
+#include <stdint.h>
+
+/* The verdict every checker reports (the fields of the harness's
+ * harness_check, without harness types); a checker's result struct starts
+ * with these and may add its own. */
+#define COMPONENT_CHECK_FIELDS                                                      \
+    int passed;                                                                     \
+    uint64_t checked;       /* elements compared */                                 \
+    uint64_t mismatches;    /* elements over tolerance */                           \
+    double max_abs_err;                                                             \
+    double max_rel_err;     /* over elements whose reference is not 0 */            \
+    double tolerance;       /* the loosest bound any element was held to */         \
+    char detail[256];       /* how the tolerance was derived, what was checked, the first mismatch */
 
 #define CHECK_BF16_FACTOR 2.0
 #define CHECK_BF16_ATOL 1e-3

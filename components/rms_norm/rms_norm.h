@@ -11,6 +11,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/check.h"
+
 typedef enum rms_norm_dtype { RMS_NORM_F32 = 1, RMS_NORM_BF16 } rms_norm_dtype;
 
 /* ---- kernels (rms_norm_cpu.c): OpenMP over rows, vectorized per row ---- */
@@ -43,13 +45,7 @@ void rms_norm_ref_row_bf16_arith(const uint16_t *x, const uint16_t *w,
                                  uint16_t *y, size_t hidden, float eps);
 
 typedef struct rms_norm_check_result {
-    int passed;
-    uint64_t checked;              /* elements compared */
-    uint64_t mismatches;           /* elements over tolerance */
-    double max_abs_err;
-    double max_rel_err;            /* over elements whose reference is not 0 */
-    double tolerance;              /* the loosest bound any element was held to */
-    char detail[256];              /* how the tolerance was derived, first mismatch */
+    COMPONENT_CHECK_FIELDS
 } rms_norm_check_result;
 
 /* Compares a kernel's output y (dtype) with the double reference computed from

@@ -36,6 +36,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "common/check.h"
+
 typedef enum transformer_block_dtype { TB_F32 = 1, TB_BF16 } transformer_block_dtype;
 
 typedef struct transformer_block_shape {
@@ -167,14 +169,8 @@ int transformer_block_ref(const transformer_block_shape *s, int bf16, const void
                           double *y_ref);
 
 typedef struct transformer_block_check_result {
-    int passed;
-    uint64_t checked;              /* elements compared */
-    uint64_t mismatches;           /* elements over tolerance */
-    double max_abs_err;
-    double max_rel_err;            /* over elements whose reference is not 0 */
-    double tolerance;              /* the loosest bound any element was held to */
+    COMPONENT_CHECK_FIELDS
     size_t rows_checked, rows_total;
-    char detail[256];              /* which tokens, how the tolerance was derived, first mismatch */
 } transformer_block_check_result;
 
 /* Compares y (dtype) with the reference computed from x and the stored
