@@ -143,7 +143,6 @@ static int run_component(const harness_prepared *p, instance *in, harness_summar
         .max_rel_ci = c->stop_max_rel_ci, .min_steps = c->stop_min_steps,
         .max_steps = c->stop_max_steps, .max_time_s = c->stop_max_time_s,
     };
-    harness_runner_catch_sigint();
     harness_runner_hooks hooks = harness_profiler_hooks(prof);
     if (harness_runner_run(&sched, clk, step_instance, in, &hooks, run, err) != 0) {
         mark(s, "failed", err->msg);
@@ -233,6 +232,9 @@ int harness_cmd_run(int argc, char **argv)
     int code;
     if (harness_cli_prepare(argc, argv, "run", usage, &opts, &p, &code) != 0)
         return code;
+    /* From here on Ctrl-C is ours: whatever happens next, the folder gets a
+     * summary saying the run was interrupted. */
+    harness_runner_catch_sigint();
     harness_error err = {0};
     harness_clock clk;
     harness_clock_init(&clk, 0);
