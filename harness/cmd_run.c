@@ -208,21 +208,29 @@ static int write_memory_report(const harness_experiment *exp, const harness_summ
     return rc;
 }
 
-/* Summaries on every rank; trace and memory report where profiled. */
-static int write_artifacts(const harness_experiment *exp, const harness_summary *s, const harness_profiler *prof,
+/* Trace and memory report where profiled, then the summaries on every rank;
+ * when an artifact cannot be written the summaries still are, saying so. */
+static int write_artifacts(const harness_experiment *exp, harness_summary *s, const harness_profiler *prof,
                            harness_error *err)
 {
     char name[256], path[4400];
-    if (prof->memory_enabled && write_memory_report(exp, s, prof, err) != 0)
-        return err->code;
-    if (prof->trace_enabled) {
+    int rc = 0;
+    if (prof->memory_enabled)
+        rc = write_memory_report(exp, s, prof, err);
+    if (rc == 0 && prof->trace_enabled) {
         harness_trace_meta meta = {.rank = s->rank, .world_size = s->world_size, .variant_key = s->variant_key,
                                    .device_name = s->device_name, .harness_version = s->env.version};
         harness_rank_file(name, sizeof name, "profiler_trace", s->world_size, s->rank, "json");
-        if (harness_trace_write(prof, &meta, harness_experiment_path(exp, name, path, sizeof path), err) != 0)
-            return err->code;
+        rc = harness_trace_write(prof, &meta, harness_experiment_path(exp, name, path, sizeof path), err);
     }
-    return write_summaries(exp, s, err);
+    if (rc != 0 && strcmp(s->status, "ok") == 0)
+        mark(s, "failed", err->msg);
+    harness_error summary_err = {0};
+    if (write_summaries(exp, s, &summary_err) != 0 && rc == 0) {
+        *err = summary_err;
+        rc = err->code;
+    }
+    return rc;
 }
 
 int harness_cmd_run(int argc, char **argv)
