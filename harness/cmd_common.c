@@ -106,8 +106,13 @@ static int apply_cli_overrides(harness_config *cfg, const harness_cli_opts *opts
 
 int harness_prepare(const harness_cli_opts *opts, harness_prepared *p, harness_error *err)
 {
+    return harness_prepare_point(opts, 0, p, err);
+}
+
+int harness_prepare_point(const harness_cli_opts *opts, size_t point, harness_prepared *p, harness_error *err)
+{
     memset(p, 0, sizeof *p);
-    if (harness_config_load(opts->config_path, opts->sets, opts->n_sets, &p->cfg, err) != 0)
+    if (harness_config_load_point(opts->config_path, opts->sets, opts->n_sets, point, &p->cfg, err) != 0)
         return err->code;
     if (apply_cli_overrides(p->cfg, opts, err) != 0)
         return err->code;
@@ -164,6 +169,25 @@ int harness_cli_prepare(int argc, char **argv, const char *command, void (*usage
         harness_prepared_free(p);
         *exit_code = harness_error_report(&err);
         return -1;
+    }
+    return 0;
+}
+
+void harness_sweep_point_label(const harness_config *cfg, FILE *f)
+{
+    fprintf(f, "point %zu/%zu:", cfg->sweep_point + 1, cfg->n_sweep_points);
+    for (size_t i = 0; i < cfg->n_sweep_keys; i++)
+        fprintf(f, " %s=%s", cfg->sweep_keys[i], cfg->sweep_values[i]);
+}
+
+int harness_prepare_sweep(const harness_cli_opts *opts, harness_prepared *first, harness_error *err)
+{
+    for (size_t i = 1; i < first->cfg->n_sweep_points; i++) {
+        harness_prepared p;
+        int rc = harness_prepare_point(opts, i, &p, err);
+        harness_prepared_free(&p);
+        if (rc != 0)
+            return rc;
     }
     return 0;
 }

@@ -1,5 +1,6 @@
 /* harness run CONFIG: prepare, create the experiment folder, create and
- * validate the component, run the schedule, write the summaries.
+ * validate the component, run the schedule, write the summaries. With a
+ * sweep: every point is prepared first, then each is run that way in turn.
  *
  * Everything that can be wrong with the input is found before the folder
  * exists, so a bad input never leaves one behind; a failure after that is
@@ -26,13 +27,14 @@ static void usage(FILE *f)
           "\n"
           "Validate CONFIG, load its component, check it against the reference, run the\n"
           "warmup / wait / measurement schedule and write an experiment folder under\n"
-          "experiment.output_dir (default experiments/).\n"
+          "experiment.output_dir (default experiments/). With a sweep: check every point,\n"
+          "then run each in turn (one folder each) and print a table of all points.\n"
           "\n"
           "  --set KEY=VALUE     override a config key, e.g. --set component.config.dtype=bf16\n"
           "  --output-dir DIR    root for the experiment folder (experiment.output_dir)\n"
           "  --device D          auto, cpu or cuda (device)\n"
           "  --plugin-path DIR   look for plugins in DIR first (repeatable)\n"
-          "  --quiet             print only the experiment folder's path\n"
+          "  --quiet             print only the experiment folder's path (one per point)\n"
           "\n"
           "exit: 0 ok, 1 validation mismatch, 2 usage or config error, 3 runtime failure, 130 interrupted\n",
           f);
@@ -233,47 +235,49 @@ static int write_artifacts(const harness_experiment *exp, harness_summary *s, co
     return rc;
 }
 
-int harness_cmd_run(int argc, char **argv)
+/* What the sweep's final table shows of one point. */
+typedef struct point_result {
+    const char *status;            /* the summary's, or "not run" */
+    double median_ns;              /* 0 when nothing was measured */
+    double gbps, gflops;           /* 0 when unknown */
+    char *dir;                     /* the experiment folder, malloc'ed; NULL when none */
+} point_result;
+
+/* Run one prepared config and write its experiment folder; print its table
+ * (or, with --quiet, its folder). Returns the exit code, errors reported. */
+static int run_prepared(const harness_cli_opts *opts, const harness_prepared *p, point_result *res)
 {
-    harness_cli_opts opts;
-    harness_prepared p;
-    int code;
-    if (harness_cli_prepare(argc, argv, "run", usage, &opts, &p, &code) != 0)
-        return code;
-    /* From here on Ctrl-C is ours: whatever happens next, the folder gets a
-     * summary saying the run was interrupted. */
-    harness_runner_catch_sigint();
     harness_error err = {0};
     harness_clock clk;
     harness_clock_init(&clk, 0);
-    harness_summary s = {.status = "ok", .rank = 0, .world_size = 1, .cfg = p.cfg,
-                         .variant_key = p.entry->variant.key, .device = p.device, .clock = &clk};
+    harness_summary s = {.status = "ok", .rank = 0, .world_size = 1, .cfg = p->cfg,
+                         .variant_key = p->entry->variant.key, .device = p->device, .clock = &clk};
     harness_env_capture(&s.env);
-    s.device_name = strcmp(p.device, "cuda") == 0 ? s.env.gpu : s.env.cpu_model;
-    s.plugin_path = p.registry.plugins[p.entry->plugin].path;
+    s.device_name = strcmp(p->device, "cuda") == 0 ? s.env.gpu : s.env.cpu_model;
+    s.plugin_path = p->registry.plugins[p->entry->plugin].path;
+    *res = (point_result){.status = "not run"};
 
     harness_experiment exp;
-    if (harness_experiment_create(&exp, p.cfg->output_dir, time(NULL), p.hash8, &err) != 0 ||
-        write_config_copies(&exp, &p, &err) != 0) {
-        harness_prepared_free(&p);
+    if (harness_experiment_create(&exp, p->cfg->output_dir, time(NULL), p->hash8, &err) != 0 ||
+        write_config_copies(&exp, p, &err) != 0)
         return harness_error_report(&err);
-    }
+    res->dir = strdup(exp.dir);
 
     harness_alloc_tracker mem;
     harness_alloc_tracker_init(&mem);
     harness_datagen gen;
-    harness_datagen_init(&gen, p.cfg->generator, p.cfg->seed);
+    harness_datagen_init(&gen, p->cfg->generator, p->cfg->seed);
     harness_profiler prof;
-    start_profiler(&prof, p.cfg, &clk, &mem, is_profiled(p.cfg, s.rank), opts.quiet);
-    instance in = {.v = &p.entry->variant};
-    harness_ctx_init_instance(&in.ctx, in.v, p.cfg, &mem, &gen);
+    start_profiler(&prof, p->cfg, &clk, &mem, is_profiled(p->cfg, s.rank), opts->quiet);
+    instance in = {.v = &p->entry->variant};
+    harness_ctx_init_instance(&in.ctx, in.v, p->cfg, &mem, &gen);
     in.ctx.profiler = &prof;
-    in.ctx.nvtx = p.cfg->nvtx;
+    in.ctx.nvtx = p->cfg->nvtx;
     s.mem = &mem;
     s.profiler = &prof;
     harness_run_result run = {0};
 
-    code = run_component(&p, &in, &s, &run, &clk, &prof, &err);
+    int code = run_component(p, &in, &s, &run, &clk, &prof, &err);
     if (in.created)
         in.v->destroy(&in.ctx, in.state);
     if (mem.n_live)  /* what the plugin forgot to free: not ours to leak */
@@ -283,7 +287,7 @@ int harness_cmd_run(int argc, char **argv)
     if (harness_summary_compute(&s) != 0) {
         harness_error_set(&werr, HARNESS_EXIT_RUNTIME, "out of memory computing statistics");
     } else if (write_artifacts(&exp, &s, &prof, &werr) == 0) {
-        if (opts.quiet)
+        if (opts->quiet)
             printf("%s\n", exp.dir);
         else {
             harness_summary_print_short(&s, stdout);
@@ -297,10 +301,143 @@ int harness_cmd_run(int argc, char **argv)
         harness_error_report(&werr);
         code = code ? code : werr.code;
     }
+    res->status = s.status;
+    if (s.overall.n && s.overall.median > 0) {
+        res->median_ns = s.overall.median;
+        res->gbps = s.cost.bytes > 0 ? s.cost.bytes / s.overall.median : 0;
+        res->gflops = s.cost.flops > 0 ? s.cost.flops / s.overall.median : 0;
+    }
     harness_summary_release(&s);
     harness_run_result_free(&run);
     harness_profiler_free(&prof);
     harness_alloc_tracker_destroy(&mem);
+    return code;
+}
+
+/* One row per point: its values, status, median, throughput and folder. */
+static void print_sweep_table(const harness_config *cfg, char **const *values, const point_result *res,
+                              size_t n)
+{
+    printf("\nsweep of %zu points:\n", cfg->n_sweep_points);
+    printf("%-6s", "point");
+    for (size_t k = 0; k < cfg->n_sweep_keys; k++) {
+        const char *dot = strrchr(cfg->sweep_keys[k], '.');
+        printf(" %-12s", dot ? dot + 1 : cfg->sweep_keys[k]);
+    }
+    printf(" %-17s %11s %13s  %s\n", "status", "median", "throughput", "experiment");
+    for (size_t i = 0; i < n; i++) {
+        char pt[32], med[32], tput[48];
+        snprintf(pt, sizeof pt, "%zu/%zu", i + 1, cfg->n_sweep_points);
+        printf("%-6s", pt);
+        for (size_t k = 0; k < cfg->n_sweep_keys; k++)
+            printf(" %-12s", values[i] && values[i][k] ? values[i][k] : "?");
+        if (res[i].median_ns > 0)
+            harness_format_ns(res[i].median_ns, med, sizeof med);
+        else
+            snprintf(med, sizeof med, "-");
+        if (res[i].gbps > 0)
+            snprintf(tput, sizeof tput, "%.2f GB/s", res[i].gbps);
+        else if (res[i].gflops > 0)
+            snprintf(tput, sizeof tput, "%.2f GFLOP/s", res[i].gflops);
+        else
+            snprintf(tput, sizeof tput, "-");
+        printf(" %-17s %11s %13s  %s\n", res[i].status, med, tput, res[i].dir ? res[i].dir : "-");
+    }
+}
+
+static void free_values(char **values, size_t n)
+{
+    for (size_t k = 0; values && k < n; k++)
+        free(values[k]);
+    free(values);
+}
+
+/* Copies of a point's swept values, for the final table (its config is freed before). */
+static char **copy_values(const harness_config *cfg)
+{
+    char **v = calloc(cfg->n_sweep_keys ? cfg->n_sweep_keys : 1, sizeof *v);
+    for (size_t k = 0; v && k < cfg->n_sweep_keys; k++)
+        v[k] = strdup(cfg->sweep_values[k]);
+    return v;
+}
+
+/* Every point validated first, then run one after the other; *first
+ * (point 0, prepared) is freed here. */
+static int run_sweep(const harness_cli_opts *opts, harness_prepared *first)
+{
+    harness_error err = {0};
+    size_t n = first->cfg->n_sweep_points, n_keys = first->cfg->n_sweep_keys;
+    point_result *res = calloc(n, sizeof *res);
+    char ***values = calloc(n, sizeof *values);
+    int worst = 0;
+    if (!res || !values)
+        worst = harness_error_set(&err, HARNESS_EXIT_RUNTIME, "out of memory");
+    else
+        worst = harness_prepare_sweep(opts, first, &err);
+    if (worst != 0) {
+        free(res);
+        free(values);
+        harness_prepared_free(first);
+        return harness_error_report(&err);
+    }
+    harness_runner_catch_sigint();
+    size_t done = 0;
+    for (size_t i = 0; i < n; i++) {
+        harness_prepared q, *cur = first;
+        if (i > 0) {
+            if (harness_prepare_point(opts, i, &q, &err) != 0) { /* the file changed meanwhile */
+                harness_prepared_free(&q);
+                int code = harness_error_report(&err);
+                worst = code > worst ? code : worst;
+                break;
+            }
+            cur = &q;
+        }
+        if (!opts->quiet) {
+            if (i > 0)
+                putchar('\n');
+            harness_sweep_point_label(cur->cfg, stdout);
+            putchar('\n');
+            fflush(stdout);
+        }
+        values[i] = copy_values(cur->cfg);
+        int code = run_prepared(opts, cur, &res[i]);
+        done = i + 1;
+        worst = code > worst ? code : worst;
+        if (i > 0)
+            harness_prepared_free(&q);
+        if (code == HARNESS_EXIT_INTERRUPTED)
+            break;
+    }
+    if (!opts->quiet && done > 0) {
+        print_sweep_table(first->cfg, values, res, done);
+        fflush(stdout);
+    }
+    harness_prepared_free(first);
+    for (size_t i = 0; i < n; i++) {
+        free_values(values[i], n_keys);
+        free(res[i].dir);
+    }
+    free(values);
+    free(res);
+    return worst;
+}
+
+int harness_cmd_run(int argc, char **argv)
+{
+    harness_cli_opts opts;
+    harness_prepared p;
+    int code;
+    if (harness_cli_prepare(argc, argv, "run", usage, &opts, &p, &code) != 0)
+        return code;
+    if (p.cfg->n_sweep_keys > 0)
+        return run_sweep(&opts, &p);
+    /* From here on Ctrl-C is ours: whatever happens next, the folder gets a
+     * summary saying the run was interrupted. */
+    harness_runner_catch_sigint();
+    point_result res;
+    code = run_prepared(&opts, &p, &res);
+    free(res.dir);
     harness_prepared_free(&p);
     return code;
 }

@@ -39,6 +39,14 @@ int harness_parse_opts(int argc, char **argv, const char *command, void (*usage)
                        harness_cli_opts *opts, harness_error *err);
 
 int harness_prepare(const harness_cli_opts *opts, harness_prepared *p, harness_error *err);
+/* The same for one point of the config's sweep (0 when it has none). On
+ * failure *p may hold parts: free it with harness_prepared_free. */
+int harness_prepare_point(const harness_cli_opts *opts, size_t point, harness_prepared *p, harness_error *err);
+/* Prepare (and free) every point after `first` (point 0, prepared): so that
+ * a sweep with one bad point is refused before anything runs. */
+int harness_prepare_sweep(const harness_cli_opts *opts, harness_prepared *first, harness_error *err);
+/* "point 2/4: a.b=4096 c.d=fp32" (no newline). */
+void harness_sweep_point_label(const harness_config *cfg, FILE *f);
 
 /* Both of the above for `run` and `validate`, errors reported on stderr.
  * Returns 0 when *p is ready, else the exit code (0 after --help), with

@@ -277,20 +277,26 @@ static int get_paths(harness_config *cfg, const harness_node *v, const char *pat
 static int check_map(harness_config *cfg, const harness_node *map,
                      const harness_cfg_key_spec *keys, const char *prefix, harness_error *err);
 
-static int unknown_key(const harness_config *cfg, const harness_node_entry *e,
-                       const harness_cfg_key_spec *keys, const char *path, harness_error *err)
+static int unknown_name(const harness_config *cfg, const char *name, harness_where at,
+                        const harness_cfg_key_spec *keys, const char *path, harness_error *err)
 {
     const char *names[32];
     size_t n = 0;
     for (; keys[n].name && n < sizeof names / sizeof *names - 1; n++)
         names[n] = keys[n].name;
     names[n] = NULL;
-    const char *guess = harness_suggest(e->key, names, n);
+    const char *guess = harness_suggest(name, names, n);
     if (guess)
-        return harness_tree_fail(cfg->tree, e->at, path, err, "unknown key; did you mean %s?", guess);
+        return harness_tree_fail(cfg->tree, at, path, err, "unknown key; did you mean %s?", guess);
     char list[512];
     harness_cfg_join(list, sizeof list, names);
-    return harness_tree_fail(cfg->tree, e->at, path, err, "unknown key; expected one of %s", list);
+    return harness_tree_fail(cfg->tree, at, path, err, "unknown key; expected one of %s", list);
+}
+
+static int unknown_key(const harness_config *cfg, const harness_node_entry *e,
+                       const harness_cfg_key_spec *keys, const char *path, harness_error *err)
+{
+    return unknown_name(cfg, e->key, e->at, keys, path, err);
 }
 
 static int check_key(harness_config *cfg, const harness_cfg_key_spec *k,
@@ -301,9 +307,9 @@ static int check_key(harness_config *cfg, const harness_cfg_key_spec *k,
     size_t index;
     int rc;
 
-    if (k->kind == K_SWEEP)
+    if (k->kind == K_SWEEP) /* the file's sweep is taken out before checking */
         return harness_tree_fail(cfg->tree, e->at, path, err,
-                                 "not supported yet; run one config per point");
+                                 "cannot be set with --set; write sweep: in the config file");
     if (harness_node_is_null(v))
         return 0; /* keep the default */
 
@@ -457,28 +463,184 @@ static int set_defaults(harness_config *cfg)
     return cfg->name && cfg->output_dir && cfg->device && cfg->profiled_ranks ? 0 : -1;
 }
 
-int harness_config_load(const char *path, const char *const *sets, size_t n_sets,
-                        harness_config **out, harness_error *err)
+/* ---- sweep ---------------------------------------------------------------
+ * The file's sweep: entry is taken out of the tree; the point's values are
+ * put back in like --set overrides, before the whole tree is checked. */
+
+/* Whether dotted paths `a` and `b` are the same or one holds the other. */
+static int paths_overlap(const char *a, const char *b)
+{
+    size_t la = strlen(a), lb = strlen(b), n = la < lb ? la : lb;
+    return strncmp(a, b, n) == 0 && (la == lb || (la < lb ? b : a)[n] == '.');
+}
+
+/* A swept key must name a key of the table (or a component parameter,
+ * which binding checks against the variant's schema). */
+static int check_sweep_path(const harness_config *cfg, const harness_node_entry *e, const char *label,
+                            harness_error *err)
+{
+    const harness_cfg_key_spec *keys = harness_cfg_top_keys;
+    for (const char *seg = e->key;;) {
+        const char *dot = strchr(seg, '.');
+        char name[256];
+        snprintf(name, sizeof name, "%.*s", (int)(dot ? (size_t)(dot - seg) : strlen(seg)), seg);
+        const harness_cfg_key_spec *k = keys;
+        while (k->name && strcmp(k->name, name) != 0)
+            k++;
+        if (!k->name)
+            return unknown_name(cfg, name, e->at, keys, label, err);
+        if (k->kind == K_SWEEP)
+            return harness_tree_fail(cfg->tree, e->at, label, err, "a sweep cannot sweep itself");
+        if (!dot || k->kind == K_PARAMS)
+            return 0;
+        if (k->kind != K_SECTION)
+            return harness_tree_fail(cfg->tree, e->at, label, err,
+                                     "%.*s is a value, not a section; nothing to sweep inside it",
+                                     (int)(dot - e->key), e->key);
+        keys = k->children;
+        seg = dot + 1;
+    }
+}
+
+/* Check the sweep map; count its points into cfg. */
+static int check_sweep(harness_config *cfg, harness_where at, const harness_node *sweep,
+                       const char *const *sets, size_t n_sets, harness_error *err)
+{
+    if (sweep->kind != HARNESS_NODE_MAP) {
+        char got[128];
+        harness_node_describe(sweep, got, sizeof got);
+        return harness_tree_fail(cfg->tree, sweep->at, "sweep", err,
+                                 "expected a map of config paths to lists of values, got %s", got);
+    }
+    size_t points = 1;
+    for (size_t i = 0; i < sweep->n; i++) {
+        const harness_node_entry *e = &sweep->entries[i];
+        char label[512];
+        snprintf(label, sizeof label, "sweep.%s", e->key);
+        int rc = check_sweep_path(cfg, e, label, err);
+        if (rc)
+            return rc;
+        if (e->value->kind != HARNESS_NODE_LIST || e->value->n == 0) {
+            char got[128];
+            harness_node_describe(e->value, got, sizeof got);
+            return harness_tree_fail(cfg->tree, e->value->at, label, err,
+                                     "expected a non-empty list of values such as [1, 2], got %s",
+                                     e->value->kind == HARNESS_NODE_LIST ? "[]" : got);
+        }
+        for (size_t j = 0; j < i; j++)
+            if (paths_overlap(e->key, sweep->entries[j].key))
+                return harness_tree_fail(cfg->tree, e->at, label, err,
+                                         "overlaps sweep.%s (line %d); sweep each key once",
+                                         sweep->entries[j].key, sweep->entries[j].at.line);
+        for (size_t j = 0; j < n_sets; j++) {
+            const char *eq = strchr(sets[j], '=');
+            char key[512];
+            snprintf(key, sizeof key, "%.*s", (int)(eq ? (size_t)(eq - sets[j]) : strlen(sets[j])), sets[j]);
+            if (paths_overlap(e->key, key))
+                return harness_tree_fail(cfg->tree, e->at, label, err,
+                                         "both swept and --set (--set %s); drop one of them", sets[j]);
+        }
+        points = points > HARNESS_MAX_SWEEP_POINTS ? points : points * e->value->n;
+    }
+    if (points > HARNESS_MAX_SWEEP_POINTS)
+        return harness_tree_fail(cfg->tree, at, "sweep", err,
+                                 "more than %d points; split the sweep into smaller ones",
+                                 HARNESS_MAX_SWEEP_POINTS);
+    cfg->n_sweep_points = sweep->n ? points : 1;
+    return 0;
+}
+
+/* Put point `point`'s values into the tree; remember them for headers. */
+static int apply_sweep_point(harness_config *cfg, const harness_node *sweep, size_t point,
+                             harness_error *err)
+{
+    size_t n = sweep->n;
+    cfg->sweep_keys = calloc(n ? n : 1, sizeof *cfg->sweep_keys);
+    cfg->sweep_values = calloc(n ? n : 1, sizeof *cfg->sweep_values);
+    if (!cfg->sweep_keys || !cfg->sweep_values)
+        return harness_cfg_out_of_memory(err);
+    cfg->n_sweep_keys = n;
+    cfg->sweep_point = point;
+    for (size_t i = n; i-- > 0;) { /* the first key varies slowest */
+        const harness_node_entry *e = &sweep->entries[i];
+        size_t index = point % e->value->n;
+        point /= e->value->n;
+        const harness_node *item = e->value->items[index];
+
+        char got[128], label[560], entry_label[560];
+        harness_node_describe(item, got, sizeof got);
+        snprintf(label, sizeof label, "sweep.%s[%zu]", e->key, index);
+        snprintf(entry_label, sizeof entry_label, "sweep.%s", e->key);
+        cfg->sweep_keys[i] = strdup(e->key);
+        cfg->sweep_values[i] = strdup(item->kind == HARNESS_NODE_SCALAR ? item->text : got);
+        harness_node *copy = harness_node_copy(item);
+        const char *kept = harness_tree_keep(cfg->tree, strdup(label));
+        const char *entry_kept = harness_tree_keep(cfg->tree, strdup(entry_label));
+        if (!cfg->sweep_keys[i] || !cfg->sweep_values[i] || !copy || !kept || !entry_kept) {
+            harness_node_free(copy);
+            return harness_cfg_out_of_memory(err);
+        }
+        copy->at.key = kept;
+        int rc = harness_tree_place(cfg->tree, e->at, e->key, copy, err);
+        if (rc)
+            return rc;
+        /* Errors about the entry itself (an unknown parameter) name the sweep key. */
+        harness_node_entry *placed = (harness_node_entry *)harness_tree_find(cfg->tree, e->key);
+        if (placed && placed->at.line == e->at.line && placed->at.col == e->at.col && !placed->at.origin)
+            placed->at.key = entry_kept;
+    }
+    return 0;
+}
+
+int harness_config_load_point(const char *path, const char *const *sets, size_t n_sets, size_t point,
+                              harness_config **out, harness_error *err)
 {
     harness_config *cfg = calloc(1, sizeof *cfg);
     if (!cfg)
         return harness_cfg_out_of_memory(err);
+    cfg->n_sweep_points = 1;
+    harness_node *sweep = NULL;
+    harness_where sweep_at = {0};
     int rc = (cfg->path = strdup(path)) && set_defaults(cfg) == 0 ? 0
                                                                    : harness_cfg_out_of_memory(err);
     if (!rc)
         rc = harness_tree_load(path, &cfg->tree, err);
+    if (!rc) {
+        const harness_node_entry *se = harness_node_find(cfg->tree->root, "sweep");
+        if (se)
+            sweep_at = se->at;
+        sweep = harness_tree_detach(cfg->tree, "sweep");
+        if (sweep && harness_node_is_null(sweep)) {
+            harness_node_free(sweep);
+            sweep = NULL;
+        }
+    }
     for (size_t i = 0; i < n_sets && !rc; i++)
         rc = harness_tree_set(cfg->tree, sets[i], err);
+    if (!rc && sweep)
+        rc = check_sweep(cfg, sweep_at, sweep, sets, n_sets, err);
+    if (!rc && point >= cfg->n_sweep_points)
+        rc = harness_error_set(err, HARNESS_EXIT_USAGE, "%s: sweep point %zu does not exist (%zu points)", path,
+                               point, cfg->n_sweep_points);
+    if (!rc && sweep)
+        rc = apply_sweep_point(cfg, sweep, point, err);
     if (!rc)
         rc = check_map(cfg, cfg->tree->root, harness_cfg_top_keys, "", err);
     if (!rc)
         rc = check_whole(cfg, err);
+    harness_node_free(sweep);
     if (rc) {
         harness_config_free(cfg);
         return rc;
     }
     *out = cfg;
     return 0;
+}
+
+int harness_config_load(const char *path, const char *const *sets, size_t n_sets,
+                        harness_config **out, harness_error *err)
+{
+    return harness_config_load_point(path, sets, n_sets, 0, out, err);
 }
 
 void harness_config_free(harness_config *cfg)
@@ -496,6 +658,12 @@ void harness_config_free(harness_config *cfg)
     for (size_t i = 0; i < cfg->n_plugin_path; i++)
         free(cfg->plugin_path[i]);
     free(cfg->plugin_path);
+    for (size_t i = 0; i < cfg->n_sweep_keys; i++) {
+        free(cfg->sweep_keys[i]);
+        free(cfg->sweep_values[i]);
+    }
+    free(cfg->sweep_keys);
+    free(cfg->sweep_values);
     harness_tree_free(cfg->tree);
     free(cfg);
 }

@@ -66,13 +66,34 @@ typedef struct harness_config {
     char **plugin_path;            /* plugin_path: a string or a list; default none */
     size_t n_plugin_path;
 
+    /* sweep: the points of the cartesian product (first key slowest); this
+     * config is one of them, its values applied like --set overrides. */
+    size_t n_sweep_points;         /* 1 without a sweep */
+    size_t sweep_point;            /* 0-based index of this point */
+    size_t n_sweep_keys;           /* 0 without a sweep */
+    char **sweep_keys;             /* the swept paths, in file order */
+    char **sweep_values;           /* this point's value of each, as written */
+
     harness_config_tree *tree;     /* kept for binding component.config later */
 } harness_config;
 
+/* At most this many points in a sweep. */
+#define HARNESS_MAX_SWEEP_POINTS 10000
+
 /* Read and validate `path` with `n_sets` overrides ("a.b.c=value"). Checks
- * everything except component.config, whose schema belongs to the variant. */
+ * everything except component.config, whose schema belongs to the variant.
+ * With a sweep: point 0 (see harness_config_load_point). */
 int harness_config_load(const char *path, const char *const *sets, size_t n_sets,
                         harness_config **out, harness_error *err);
+
+/* The same for point `point` (0-based, < n_sweep_points) of the config's
+ * sweep: the base config, then the --set overrides, then the point's
+ * values, each applied like a --set and checked the same way; errors about
+ * a swept value name it "sweep.KEY[INDEX]" at its place in the file. The
+ * result has no sweep: left (its dump neither). A --set of a swept key (or
+ * of a key inside or around one) is an error, as is --set sweep.... */
+int harness_config_load_point(const char *path, const char *const *sets, size_t n_sets, size_t point,
+                              harness_config **out, harness_error *err);
 
 /* Check component.config against a variant's schema: unknown names (with a
  * did-you-mean), types, ranges and enums; fill defaults; a parameter without

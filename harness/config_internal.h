@@ -27,7 +27,7 @@ typedef enum {
     K_RANKS,        /* profiled_ranks */
     K_PATHS,        /* plugin_path */
     K_PARAMS,       /* component.config: checked by harness_config_bind_params */
-    K_SWEEP         /* reserved: refused with a clear message */
+    K_SWEEP         /* sweep: taken out of the tree by the loader (config.c) */
 } harness_cfg_key_kind;
 
 typedef struct harness_cfg_key_spec {

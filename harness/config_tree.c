@@ -99,6 +99,8 @@ int harness_tree_fail(const harness_config_tree *tree, harness_where at, const c
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
 
+    if (at.key)
+        key_path = at.key;
     const char *sep = *key_path ? ": " : "";
     if (at.origin)
         return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: %s%s%s", at.origin, key_path, sep, msg);
@@ -110,7 +112,7 @@ int harness_tree_fail(const harness_config_tree *tree, harness_where at, const c
 
 static harness_where where_of(const reader *r, yaml_mark_t mark)
 {
-    return (harness_where){r->origin, (int)mark.line + 1, (int)mark.column + 1};
+    return (harness_where){r->origin, (int)mark.line + 1, (int)mark.column + 1, NULL};
 }
 
 /* Whether 0-based `line` of the input is indented with a tab: libyaml's
@@ -356,7 +358,7 @@ static int parse_document(reader *r, int is_file, int depth, harness_node **out)
             return harness_error_set(r->err, HARNESS_EXIT_USAGE,
                                      "%s: file is empty; a config needs at least component.variant_key",
                                      r->tree->path);
-        root = node_new(HARNESS_NODE_SCALAR, (harness_where){r->origin, 1, 1});
+        root = node_new(HARNESS_NODE_SCALAR, (harness_where){r->origin, 1, 1, NULL});
         if (!root || !(root->text = strdup(""))) {
             node_free(root);
             return out_of_memory(r->err);
@@ -535,6 +537,68 @@ static int place(harness_config_tree *tree, harness_where at, const char *key,
     }
 }
 
+int harness_tree_place(harness_config_tree *tree, harness_where at, const char *key,
+                       harness_node *value, harness_error *err)
+{
+    return place(tree, at, key, value, err);
+}
+
+harness_node *harness_tree_detach(harness_config_tree *tree, const char *key)
+{
+    harness_node *root = tree->root;
+    for (size_t i = 0; i < root->n; i++) {
+        if (strcmp(root->entries[i].key, key) != 0)
+            continue;
+        harness_node *value = root->entries[i].value;
+        free(root->entries[i].key);
+        memmove(&root->entries[i], &root->entries[i + 1], (root->n - i - 1) * sizeof *root->entries);
+        root->n--;
+        return value;
+    }
+    return NULL;
+}
+
+harness_node *harness_node_copy(const harness_node *n)
+{
+    harness_node *c = node_new(n->kind, n->at);
+    if (!c)
+        return NULL;
+    c->quoted = n->quoted;
+    if (n->text && !(c->text = strdup(n->text))) {
+        node_free(c);
+        return NULL;
+    }
+    for (size_t i = 0; i < n->n; i++) {
+        harness_node *item = n->kind == HARNESS_NODE_LIST ? n->items[i] : n->entries[i].value;
+        harness_node *copy = harness_node_copy(item);
+        int bad = n->kind == HARNESS_NODE_LIST
+                      ? (!copy || list_append(c, copy))
+                      : map_append(c, strdup(n->entries[i].key), n->entries[i].at, copy);
+        if (bad) {
+            if (n->kind == HARNESS_NODE_LIST)
+                node_free(copy);
+            node_free(c);
+            return NULL;
+        }
+    }
+    return c;
+}
+
+void harness_node_free(harness_node *n)
+{
+    node_free(n);
+}
+
+const char *harness_tree_keep(harness_config_tree *tree, char *s)
+{
+    if (!s || grow((void **)&tree->origins, tree->n_origins, sizeof *tree->origins)) {
+        free(s);
+        return NULL;
+    }
+    tree->origins[tree->n_origins++] = s;
+    return s;
+}
+
 int harness_tree_set(harness_config_tree *tree, const char *assignment, harness_error *err)
 {
     char *origin = malloc(strlen(assignment) + sizeof "--set ");
@@ -544,7 +608,7 @@ int harness_tree_set(harness_config_tree *tree, const char *assignment, harness_
     }
     sprintf(origin, "--set %s", assignment);
     tree->origins[tree->n_origins++] = origin;
-    harness_where at = {origin, 1, 1};
+    harness_where at = {origin, 1, 1, NULL};
 
     const char *eq = strchr(assignment, '=');
     if (!eq)

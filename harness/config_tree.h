@@ -24,6 +24,8 @@ typedef struct harness_node harness_node;
 typedef struct harness_where {
     const char *origin;
     int line, col;
+    const char *key;                    /* when set, the key path errors about this
+                                         * node name (a swept value: "sweep.a.b[1]") */
 } harness_where;
 
 typedef struct harness_node_entry {     /* one `key: value` of a map */
@@ -58,6 +60,23 @@ int harness_tree_load(const char *path, harness_config_tree **out, harness_error
 int harness_tree_set(harness_config_tree *tree, const char *assignment, harness_error *err);
 
 void harness_tree_free(harness_config_tree *tree);
+
+/* Put `value` (owned, also on failure) at dotted `key` like a --set does:
+ * replacing or creating it, creating maps on the way at `at`. */
+int harness_tree_place(harness_config_tree *tree, harness_where at, const char *key,
+                       harness_node *value, harness_error *err);
+
+/* Remove the top-level entry `key` and return its value (the caller frees
+ * it with harness_node_free), or NULL when there is none. */
+harness_node *harness_tree_detach(harness_config_tree *tree, const char *key);
+
+/* A deep copy, positions included; NULL out of memory. */
+harness_node *harness_node_copy(const harness_node *n);
+void harness_node_free(harness_node *n);
+
+/* Keep a malloc'ed string for as long as the tree (labels that nodes'
+ * `at` point to); takes ownership, also on failure. NULL out of memory. */
+const char *harness_tree_keep(harness_config_tree *tree, char *s);
 
 /* The entry for `key` in a MAP node, or NULL (also when `map` is not a map). */
 const harness_node_entry *harness_node_find(const harness_node *map, const char *key);

@@ -402,11 +402,185 @@ static void bad_config_not_map(void **state)
                       "t.yaml:3:11: component.config: expected a map of component parameters, got a list");
 }
 
-static void bad_sweep(void **state)
+/* ---- sweep ---------------------------------------------------------------- */
+
+#define SWEEP_2X2 COMPONENT "  config: {batch_size: 2}\nsweep:\n" \
+    "  component.config.hidden_size: [1024, 4096]\n  component.config.dtype: [fp32, bf16]\n"
+
+static harness_config *load_point_ok(const char *yaml, const char *const *sets, size_t n_sets, size_t point)
+{
+    char path[512];
+    harness_config *cfg = NULL;
+    harness_error err = {0};
+    write_file(path, sizeof path, "t.yaml", yaml);
+    if (harness_config_load_point(path, sets, n_sets, point, &cfg, &err) != 0)
+        fail_msg("load of point %zu failed: %s", point, err.msg);
+    bind_ok(cfg);
+    return cfg;
+}
+
+/* The error of the first point of `yaml` that fails, loaded and bound. */
+static void expect_sweep_error(const char *yaml, const char *const *sets, size_t n_sets, const char *expected)
+{
+    char path[512];
+    write_file(path, sizeof path, "t.yaml", yaml);
+    for (size_t point = 0;; point++) {
+        harness_config *cfg = NULL;
+        harness_error err = {0};
+        int rc = harness_config_load_point(path, sets, n_sets, point, &cfg, &err);
+        if (!rc)
+            rc = harness_config_bind_params(cfg, "rms_norm/cpu", rms_specs, N_RMS, &err);
+        size_t n = cfg ? cfg->n_sweep_points : 0;
+        harness_config_free(cfg);
+        if (rc) {
+            assert_int_equal(rc, HARNESS_EXIT_USAGE);
+            check_message(&err, expected);
+            return;
+        }
+        if (point + 1 >= n)
+            fail_msg("no point failed; expected %s", expected);
+    }
+}
+
+static void good_sweep_product_order(void **state)
 {
     (void)state;
-    expect_load_error(COMPONENT "sweep:\n  component.config.hidden_size: [1024, 4096]\n", NULL, 0,
-                      "t.yaml:3:1: sweep: not supported yet; run one config per point");
+    static const int64_t sizes[] = {1024, 1024, 4096, 4096};
+    static const char *const types[] = {"fp32", "bf16", "fp32", "bf16"};
+    char hashes[4][9];
+    for (size_t i = 0; i < 4; i++) {
+        harness_config *cfg = load_point_ok(SWEEP_2X2, NULL, 0, i);
+        assert_int_equal(cfg->n_sweep_points, 4);
+        assert_int_equal(cfg->sweep_point, i);
+        assert_int_equal(cfg->n_sweep_keys, 2);
+        assert_string_equal(cfg->sweep_keys[0], "component.config.hidden_size");
+        assert_string_equal(cfg->sweep_keys[1], "component.config.dtype");
+        assert_string_equal(cfg->sweep_values[1], types[i]);
+        assert_int_equal(harness_config_param(cfg, "hidden_size")->i, sizes[i]);
+        assert_string_equal(harness_config_param(cfg, "dtype")->s, types[i]);
+        assert_int_equal(harness_config_param(cfg, "batch_size")->i, 2);
+        char *dump = harness_config_dump(cfg);
+        assert_non_null(dump);
+        harness_config_hash8(dump, hashes[i]);
+        for (size_t j = 0; j < i; j++)
+            assert_string_not_equal(hashes[i], hashes[j]);
+        free(dump);
+        harness_config_free(cfg);
+    }
+    /* Without a sweep: one point, no keys. */
+    harness_config *cfg = load_point_ok(COMPONENT "  config: {hidden_size: 8}\n", NULL, 0, 0);
+    assert_int_equal(cfg->n_sweep_points, 1);
+    assert_int_equal(cfg->n_sweep_keys, 0);
+    harness_config_free(cfg);
+}
+
+static void good_sweep_dump(void **state)
+{
+    (void)state;
+    harness_config *cfg = load_point_ok(SWEEP_2X2, NULL, 0, 3);
+    char *dump = harness_config_dump(cfg);
+    assert_non_null(dump);
+    assert_null(strstr(dump, "sweep"));
+    assert_non_null(strstr(dump, "    hidden_size: 4096\n"));
+    assert_non_null(strstr(dump, "    dtype: bf16\n"));
+    /* The dump of a point loads alone to the same dump. */
+    harness_config *again = load_ok("again.yaml", dump, NULL, 0);
+    bind_ok(again);
+    char *dump2 = harness_config_dump(again);
+    assert_string_equal(dump, dump2);
+    free(dump2);
+    harness_config_free(again);
+    free(dump);
+    harness_config_free(cfg);
+}
+
+static void good_sweep_with_set(void **state)
+{
+    (void)state;
+    const char *sets[] = {"component.config.seq_len=3", "schedule.repeat=4"};
+    for (size_t i = 0; i < 4; i++) {
+        harness_config *cfg = load_point_ok(SWEEP_2X2, sets, 2, i);
+        assert_int_equal(harness_config_param(cfg, "seq_len")->i, 3);
+        assert_int_equal(cfg->repeat, 4);
+        harness_config_free(cfg);
+    }
+    /* A sweep of a schedule key; null means no sweep. */
+    harness_config *cfg = load_point_ok(COMPONENT "  config: {hidden_size: 8}\nsweep:\n  schedule.repeat: [2, 3]\n",
+                                        NULL, 0, 1);
+    assert_int_equal(cfg->repeat, 3);
+    harness_config_free(cfg);
+    cfg = load_point_ok(COMPONENT "  config: {hidden_size: 8}\nsweep:\n", NULL, 0, 0);
+    assert_int_equal(cfg->n_sweep_points, 1);
+    harness_config_free(cfg);
+}
+
+static void bad_sweep_unknown_path(void **state)
+{
+    (void)state;
+    expect_sweep_error(COMPONENT "sweep:\n  schedule.repet: [1, 2]\n", NULL, 0,
+                       "t.yaml:4:3: sweep.schedule.repet: unknown key; did you mean repeat?");
+    expect_sweep_error(COMPONENT "sweep:\n  component.config.hiden_size: [1, 2]\n", NULL, 0,
+                       "t.yaml:4:3: sweep.component.config.hiden_size: unknown parameter of rms_norm/cpu; "
+                       "did you mean hidden_size?");
+    expect_sweep_error(COMPONENT "sweep:\n  sweep.x: [1]\n", NULL, 0,
+                       "t.yaml:4:3: sweep.sweep.x: a sweep cannot sweep itself");
+    expect_sweep_error(COMPONENT "sweep:\n  validate.x: [1]\n", NULL, 0,
+                       "t.yaml:4:3: sweep.validate.x: validate is a value, not a section");
+}
+
+static void bad_sweep_lists(void **state)
+{
+    (void)state;
+    expect_sweep_error(COMPONENT "sweep:\n  schedule.repeat: []\n", NULL, 0,
+                       "t.yaml:4:20: sweep.schedule.repeat: expected a non-empty list of values such as [1, 2], "
+                       "got []");
+    expect_sweep_error(COMPONENT "sweep:\n  schedule.repeat: 3\n", NULL, 0,
+                       "t.yaml:4:20: sweep.schedule.repeat: expected a non-empty list of values such as [1, 2], "
+                       "got 3");
+    expect_sweep_error(COMPONENT "sweep: [1, 2]\n", NULL, 0,
+                       "t.yaml:3:8: sweep: expected a map of config paths to lists of values, got a list");
+    expect_sweep_error(COMPONENT "sweep:\n  schedule.repeat: [1]\n  schedule.repeat: [2]\n", NULL, 0,
+                       "t.yaml:5:3: sweep.schedule.repeat: duplicate key (first at line 4)");
+    expect_sweep_error(COMPONENT "sweep:\n  schedule.repeat: [1]\n  schedule: [{}]\n", NULL, 0,
+                       "t.yaml:5:3: sweep.schedule: overlaps sweep.schedule.repeat (line 4)");
+}
+
+static void bad_sweep_value(void **state)
+{
+    (void)state;
+    expect_sweep_error(COMPONENT "sweep:\n  component.config.hidden_size: [1024, -3]\n", NULL, 0,
+                       "t.yaml:4:40: sweep.component.config.hidden_size[1]: expected an integer >= 1, got -3");
+    expect_sweep_error(COMPONENT "  config: {hidden_size: 8}\nsweep:\n  schedule.repeat: [1, 0]\n", NULL, 0,
+                       "t.yaml:5:24: sweep.schedule.repeat[1]: expected an integer >= 1, got 0");
+}
+
+static void bad_sweep_too_many(void **state)
+{
+    (void)state;
+    /* 101 x 100 points */
+    char yaml[4096], *p = yaml;
+    p += sprintf(p, COMPONENT "sweep:\n  schedule.repeat: [");
+    for (int i = 1; i <= 101; i++)
+        p += sprintf(p, "%s%d", i > 1 ? ", " : "", i);
+    p += sprintf(p, "]\n  data.seed: [");
+    for (int i = 1; i <= 100; i++)
+        p += sprintf(p, "%s%d", i > 1 ? ", " : "", i);
+    sprintf(p, "]\n");
+    expect_sweep_error(yaml, NULL, 0, "t.yaml:3:1: sweep: more than 10000 points; split the sweep");
+}
+
+static void bad_sweep_and_set(void **state)
+{
+    (void)state;
+    const char *sets[] = {"component.config.dtype=fp16"};
+    expect_sweep_error(SWEEP_2X2, sets, 1,
+                       "t.yaml:6:3: sweep.component.config.dtype: both swept and --set "
+                       "(--set component.config.dtype=fp16); drop one of them");
+    const char *whole[] = {"component.config={hidden_size: 8}"};
+    expect_sweep_error(SWEEP_2X2, whole, 1, "t.yaml:5:3: sweep.component.config.hidden_size: both swept and --set");
+    const char *sweep_set[] = {"sweep.schedule.repeat=[1, 2]"};
+    expect_sweep_error(COMPONENT "  config: {hidden_size: 8}\n", sweep_set, 1,
+                       "--set sweep.schedule.repeat=[1, 2]: sweep: cannot be set with --set");
 }
 
 /* ---- bad input: --set ----------------------------------------------------- */
@@ -1051,7 +1225,14 @@ int main(void)
         cmocka_unit_test(bad_name_with_slash),
         cmocka_unit_test(bad_missing_variant_key),
         cmocka_unit_test(bad_config_not_map),
-        cmocka_unit_test(bad_sweep),
+        cmocka_unit_test(bad_sweep_unknown_path),
+        cmocka_unit_test(bad_sweep_lists),
+        cmocka_unit_test(bad_sweep_value),
+        cmocka_unit_test(bad_sweep_too_many),
+        cmocka_unit_test(bad_sweep_and_set),
+        cmocka_unit_test(good_sweep_product_order),
+        cmocka_unit_test(good_sweep_dump),
+        cmocka_unit_test(good_sweep_with_set),
         cmocka_unit_test(bad_set_no_equals),
         cmocka_unit_test(bad_set_empty_segment),
         cmocka_unit_test(bad_set_unknown_path),
