@@ -124,6 +124,12 @@ int harness_prepare_point(const harness_cli_opts *opts, size_t point, harness_pr
     if (harness_load_plugins(&p->registry, opts, p->cfg, err) != 0)
         return err->code;
     p->entry = harness_registry_resolve(&p->registry, p->cfg->variant_key, p->device, err);
+    if (!p->entry && strcmp(p->cfg->device, "auto") == 0 && strcmp(p->device, "cpu") != 0) {
+        /* auto on a GPU node, for a family without a GPU variant: the CPU one runs. */
+        p->entry = harness_registry_resolve(&p->registry, p->cfg->variant_key, "cpu", err);
+        if (p->entry)
+            p->device = "cpu";
+    }
     if (!p->entry) {
         /* Name the file, as every config error does. */
         harness_error inner = *err;
