@@ -1,7 +1,8 @@
-/* config_internal.h - private to config.c, config_bind.c and config_dump.c:
- * the table of keys that both validation (config.c) and the canonical dump
- * (config_dump.c) walk, and the few helpers that more than one of those
- * files needs. Nothing else in the harness should include it. */
+/* config_internal.h - private to config.c, config_bind.c, config_dump.c,
+ * config_tree.c and config_set.c: the table of keys that both validation
+ * (config.c) and the canonical dump (config_dump.c) walk, and the few helpers
+ * that more than one of those files needs. Nothing else in the harness should
+ * include it. */
 #ifndef HARNESS_CONFIG_INTERNAL_H
 #define HARNESS_CONFIG_INTERNAL_H
 
@@ -55,5 +56,19 @@ void harness_cfg_free_params(harness_param_value *values, size_t n);
 
 /* config_dump.c */
 void harness_cfg_format_double(double v, char *buf, size_t size);
+
+/* config_tree.c, also used by the tree editing in config_set.c */
+
+/* Deeper than any config needs; bounds the recursion of the parser and the
+ * depth of a --set KEY. */
+#define HARNESS_CFG_TREE_MAX_DEPTH 64
+
+harness_node *harness_cfg_node_new(harness_node_kind kind, harness_where at);
+int harness_cfg_grow(void **array, size_t n, size_t elem);
+int harness_cfg_list_append(harness_node *list, harness_node *item);
+int harness_cfg_map_append(harness_node *map, char *key, harness_where at, harness_node *value);
+int harness_cfg_parse_text(harness_config_tree *tree, const char *origin, const char *key_path,
+                           int depth, const char *text, size_t len, harness_node **out,
+                           harness_error *err);
 
 #endif

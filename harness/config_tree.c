@@ -2,6 +2,7 @@
  * document loader, so that every node keeps its position and anchors, aliases,
  * tags and duplicate keys are refused where they are written. */
 #include "config_tree.h"
+#include "config_internal.h"
 
 #include <errno.h>
 #include <math.h>
@@ -9,9 +10,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <yaml.h>
-
-/* Deeper than any config needs; bounds the recursion here and in config.c. */
-#define MAX_DEPTH 64
 
 typedef struct reader {
     yaml_parser_t parser;
@@ -42,7 +40,7 @@ static void node_free(harness_node *n)
     free(n);
 }
 
-static harness_node *node_new(harness_node_kind kind, harness_where at)
+harness_node *harness_cfg_node_new(harness_node_kind kind, harness_where at)
 {
     harness_node *n = calloc(1, sizeof *n);
     if (n) {
@@ -54,7 +52,7 @@ static harness_node *node_new(harness_node_kind kind, harness_where at)
 
 /* Arrays grow by doubling whenever their length reaches a power of two, so
  * the capacity needs no field of its own. Returns 0, or -1 out of memory. */
-static int grow(void **array, size_t n, size_t elem)
+int harness_cfg_grow(void **array, size_t n, size_t elem)
 {
     if (n != 0 && (n & (n - 1)) != 0)
         return 0;
@@ -65,18 +63,18 @@ static int grow(void **array, size_t n, size_t elem)
     return 0;
 }
 
-static int list_append(harness_node *list, harness_node *item)
+int harness_cfg_list_append(harness_node *list, harness_node *item)
 {
-    if (grow((void **)&list->items, list->n, sizeof *list->items))
+    if (harness_cfg_grow((void **)&list->items, list->n, sizeof *list->items))
         return -1;
     list->items[list->n++] = item;
     return 0;
 }
 
 /* Takes ownership of key and value, also on failure. */
-static int map_append(harness_node *map, char *key, harness_where at, harness_node *value)
+int harness_cfg_map_append(harness_node *map, char *key, harness_where at, harness_node *value)
 {
-    if (!key || !value || grow((void **)&map->entries, map->n, sizeof *map->entries)) {
+    if (!key || !value || harness_cfg_grow((void **)&map->entries, map->n, sizeof *map->entries)) {
         free(key);
         node_free(value);
         return -1;
@@ -236,7 +234,7 @@ static int parse_list(reader *r, harness_node *list, int depth)
         if (rc)
             return rc;
         path_pop(r, saved);
-        if (list_append(list, item)) {
+        if (harness_cfg_list_append(list, item)) {
             node_free(item);
             return out_of_memory(r->err);
         }
@@ -284,7 +282,7 @@ static int parse_map(reader *r, harness_node *map, int depth)
             return rc;
         }
         path_pop(r, saved);
-        if (map_append(map, key, at, value))
+        if (harness_cfg_map_append(map, key, at, value))
             return out_of_memory(r->err);
     }
 }
@@ -293,7 +291,7 @@ static int parse_map(reader *r, harness_node *map, int depth)
 static int parse_node(reader *r, yaml_event_t *ev, int depth, harness_node **out)
 {
     int rc = check_plain_yaml(r, ev);
-    if (!rc && depth > MAX_DEPTH)
+    if (!rc && depth > HARNESS_CFG_TREE_MAX_DEPTH)
         rc = fail_at(r, ev->start_mark, "nested too deeply");
     if (rc) {
         yaml_event_delete(ev);
@@ -308,7 +306,7 @@ static int parse_node(reader *r, yaml_event_t *ev, int depth, harness_node **out
             rc = fail_at(r, ev->start_mark, "NUL characters are not allowed");
             break;
         }
-        n = node_new(HARNESS_NODE_SCALAR, at);
+        n = harness_cfg_node_new(HARNESS_NODE_SCALAR, at);
         if (n && !(n->text = strdup((const char *)ev->data.scalar.value)))
             rc = out_of_memory(r->err);
         if (n)
@@ -316,12 +314,12 @@ static int parse_node(reader *r, yaml_event_t *ev, int depth, harness_node **out
             n->quoted = ev->data.scalar.style != YAML_PLAIN_SCALAR_STYLE;
         break;
     case YAML_SEQUENCE_START_EVENT:
-        n = node_new(HARNESS_NODE_LIST, at);
+        n = harness_cfg_node_new(HARNESS_NODE_LIST, at);
         if (n)
             rc = parse_list(r, n, depth);
         break;
     case YAML_MAPPING_START_EVENT:
-        n = node_new(HARNESS_NODE_MAP, at);
+        n = harness_cfg_node_new(HARNESS_NODE_MAP, at);
         if (n)
             rc = parse_map(r, n, depth);
         break;
@@ -358,7 +356,7 @@ static int parse_document(reader *r, int is_file, int depth, harness_node **out)
             return harness_error_set(r->err, HARNESS_EXIT_USAGE,
                                      "%s: file is empty; a config needs at least component.variant_key",
                                      r->tree->path);
-        root = node_new(HARNESS_NODE_SCALAR, (harness_where){r->origin, 1, 1, NULL});
+        root = harness_cfg_node_new(HARNESS_NODE_SCALAR, (harness_where){r->origin, 1, 1, NULL});
         if (!root || !(root->text = strdup(""))) {
             node_free(root);
             return out_of_memory(r->err);
@@ -401,9 +399,9 @@ static int parse_document(reader *r, int is_file, int depth, harness_node **out)
 }
 
 /* Parse `len` bytes of YAML; `key_path` names the value in messages. */
-static int parse_text(harness_config_tree *tree, const char *origin, const char *key_path,
-                      int depth, const char *text, size_t len, harness_node **out,
-                      harness_error *err)
+int harness_cfg_parse_text(harness_config_tree *tree, const char *origin, const char *key_path,
+                           int depth, const char *text, size_t len, harness_node **out,
+                           harness_error *err)
 {
     reader r = {.tree = tree, .origin = origin, .input = text, .input_len = len, .err = err};
     if (!yaml_parser_initialize(&r.parser))
@@ -416,7 +414,7 @@ static int parse_text(harness_config_tree *tree, const char *origin, const char 
     return rc;
 }
 
-/* ---- files and overrides ------------------------------------------------ */
+/* ---- files -------------------------------------------------------------- */
 
 static int read_file(const char *path, char **text, size_t *len, harness_error *err)
 {
@@ -468,7 +466,7 @@ int harness_tree_load(const char *path, harness_config_tree **out, harness_error
         free(text);
         return out_of_memory(err);
     }
-    rc = parse_text(tree, NULL, "", 0, text, len, &tree->root, err);
+    rc = harness_cfg_parse_text(tree, NULL, "", 0, text, len, &tree->root, err);
     free(text);
     if (rc) {
         harness_tree_free(tree);
@@ -478,167 +476,9 @@ int harness_tree_load(const char *path, harness_config_tree **out, harness_error
     return 0;
 }
 
-static harness_node_entry *find_entry(harness_node *map, const char *key)
-{
-    return (harness_node_entry *)harness_node_find(map, key);
-}
-
-/* Walk `key` (dotted) from the root, creating maps on the way (a null value
- * on the way counts as an empty map), and put `value` at its end. Takes
- * ownership of `value`. */
-static int place(harness_config_tree *tree, harness_where at, const char *key,
-                 harness_node *value, harness_error *err)
-{
-    harness_node *map = tree->root;
-    for (const char *seg = key;;) {
-        const char *dot = strchr(seg, '.');
-        char *name = strndup(seg, dot ? (size_t)(dot - seg) : strlen(seg));
-        harness_node_entry *e = name ? find_entry(map, name) : NULL;
-
-        if (!name) {
-            node_free(value);
-            return out_of_memory(err);
-        }
-        if (!dot) {
-            if (!e)
-                return map_append(map, name, at, value) ? out_of_memory(err) : 0;
-            free(name);
-            node_free(e->value);
-            e->value = value;
-            return 0;
-        }
-        if (!e) {
-            if (map_append(map, name, at, node_new(HARNESS_NODE_MAP, at))) {
-                node_free(value);
-                return out_of_memory(err);
-            }
-            e = &map->entries[map->n - 1];
-        } else {
-            free(name);
-            if (harness_node_is_null(e->value)) {
-                harness_node *empty = node_new(HARNESS_NODE_MAP, at);
-                if (!empty) {
-                    node_free(value);
-                    return out_of_memory(err);
-                }
-                node_free(e->value);
-                e->value = empty;
-            } else if (e->value->kind != HARNESS_NODE_MAP) {
-                char got[64], prefix[512];
-                harness_node_describe(e->value, got, sizeof got);
-                snprintf(prefix, sizeof prefix, "%.*s", (int)(dot - key), key);
-                node_free(value);
-                return harness_tree_fail(tree, at, prefix, err,
-                                         "holds %s, not a map; cannot set %s inside it", got, key);
-            }
-        }
-        map = e->value;
-        seg = dot + 1;
-    }
-}
-
-int harness_tree_place(harness_config_tree *tree, harness_where at, const char *key,
-                       harness_node *value, harness_error *err)
-{
-    return place(tree, at, key, value, err);
-}
-
-harness_node *harness_tree_detach(harness_config_tree *tree, const char *key)
-{
-    harness_node *root = tree->root;
-    for (size_t i = 0; i < root->n; i++) {
-        if (strcmp(root->entries[i].key, key) != 0)
-            continue;
-        harness_node *value = root->entries[i].value;
-        free(root->entries[i].key);
-        memmove(&root->entries[i], &root->entries[i + 1], (root->n - i - 1) * sizeof *root->entries);
-        root->n--;
-        return value;
-    }
-    return NULL;
-}
-
-harness_node *harness_node_copy(const harness_node *n)
-{
-    harness_node *c = node_new(n->kind, n->at);
-    if (!c)
-        return NULL;
-    c->quoted = n->quoted;
-    if (n->text && !(c->text = strdup(n->text))) {
-        node_free(c);
-        return NULL;
-    }
-    for (size_t i = 0; i < n->n; i++) {
-        harness_node *item = n->kind == HARNESS_NODE_LIST ? n->items[i] : n->entries[i].value;
-        harness_node *copy = harness_node_copy(item);
-        int bad = n->kind == HARNESS_NODE_LIST
-                      ? (!copy || list_append(c, copy))
-                      : map_append(c, strdup(n->entries[i].key), n->entries[i].at, copy);
-        if (bad) {
-            if (n->kind == HARNESS_NODE_LIST)
-                node_free(copy);
-            node_free(c);
-            return NULL;
-        }
-    }
-    return c;
-}
-
 void harness_node_free(harness_node *n)
 {
     node_free(n);
-}
-
-const char *harness_tree_keep(harness_config_tree *tree, char *s)
-{
-    if (!s || grow((void **)&tree->origins, tree->n_origins, sizeof *tree->origins)) {
-        free(s);
-        return NULL;
-    }
-    tree->origins[tree->n_origins++] = s;
-    return s;
-}
-
-int harness_tree_set(harness_config_tree *tree, const char *assignment, harness_error *err)
-{
-    char *origin = malloc(strlen(assignment) + sizeof "--set ");
-    if (!origin || grow((void **)&tree->origins, tree->n_origins, sizeof *tree->origins)) {
-        free(origin);
-        return out_of_memory(err);
-    }
-    sprintf(origin, "--set %s", assignment);
-    tree->origins[tree->n_origins++] = origin;
-    harness_where at = {origin, 1, 1, NULL};
-
-    const char *eq = strchr(assignment, '=');
-    if (!eq)
-        return harness_tree_fail(tree, at, "", err,
-                                 "expected KEY=VALUE, e.g. --set schedule.repeat=3");
-    char *key = strndup(assignment, (size_t)(eq - assignment));
-    if (!key)
-        return out_of_memory(err);
-
-    int depth = 1, empty_segment = key[0] == '\0';
-    for (const char *p = key; *p; p++) {
-        if (*p != '.')
-            continue;
-        depth++;
-        empty_segment |= p == key || p[1] == '.' || p[1] == '\0';
-    }
-    int rc = 0;
-    if (empty_segment)
-        rc = harness_tree_fail(tree, at, "", err,
-                               "KEY must be a dotted path of names, e.g. schedule.repeat");
-    else if (depth > MAX_DEPTH)
-        rc = harness_tree_fail(tree, at, "", err, "KEY is nested too deeply");
-
-    harness_node *value = NULL;
-    if (!rc)
-        rc = parse_text(tree, origin, key, depth, eq + 1, strlen(eq + 1), &value, err);
-    if (!rc)
-        rc = place(tree, at, key, value, err);
-    free(key);
-    return rc;
 }
 
 void harness_tree_free(harness_config_tree *tree)
