@@ -497,8 +497,8 @@ static void write_sample(void)
     harness_allocation at[4] = {
         alloc_of(96 * MIB, "weight", "rms_norm/cpu"),
         alloc_of(64 * MIB, "scratch <tmp>", "rms_norm/cpu"),
-        alloc_of(48 * MIB, "x", "harness"),
-        alloc_of(48 * MIB + 1536, "y", "harness"),
+        alloc_of(24 * MIB, "x", "harness"),
+        alloc_of(24 * MIB - 1536, "y", "harness"),
     };
     harness_memory_report_input in = {
         .title = "rms_norm/cpu - rank 0 of 1",
