@@ -16,12 +16,7 @@
 
 #include "compare.h"
 
-#define assert_near(actual, expected, tol)                                                    \
-    do {                                                                                      \
-        double a_ = (actual), e_ = (expected);                                                \
-        if (!(fabs(a_ - e_) <= (tol)))                                                        \
-            fail_msg("%s = %.17g, expected %.17g +- %g", #actual, a_, e_, (double)(tol));     \
-    } while (0)
+#include "assert_near.h"
 
 static const harness_compare_options defaults = {HARNESS_COMPARE_DEFAULT_THRESHOLD, HARNESS_COMPARE_DEFAULT_ALPHA};
 

@@ -18,12 +18,7 @@
 #include "common/bf16.h"
 #include "datagen.h"
 
-#define assert_near(actual, expected, tol)                                                    \
-    do {                                                                                      \
-        double a_ = (actual), e_ = (expected);                                                \
-        if (!(fabs(a_ - e_) <= (tol)))                                                        \
-            fail_msg("%s = %.17g, expected %.17g +- %g", #actual, a_, e_, (double)(tol));     \
-    } while (0)
+#include "assert_near.h"
 
 static const harness_dtype all_dtypes[] = {HARNESS_DTYPE_F32, HARNESS_DTYPE_BF16,
                                            HARNESS_DTYPE_F16, HARNESS_DTYPE_F64,

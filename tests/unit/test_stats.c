@@ -10,12 +10,7 @@
 
 #include "stats.h"
 
-#define assert_near(actual, expected, tol)                                                    \
-    do {                                                                                      \
-        double a_ = (actual), e_ = (expected);                                                \
-        if (!(fabs(a_ - e_) <= (tol)))                                                        \
-            fail_msg("%s = %.17g, expected %.17g +- %g", #actual, a_, e_, (double)(tol));     \
-    } while (0)
+#include "assert_near.h"
 
 static void test_one_to_ten(void **state)
 {
