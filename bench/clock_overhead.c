@@ -10,7 +10,7 @@
 #include <stdio.h>
 #include <time.h>
 
-#include "clock.h"
+#include "backend/clock.h"
 
 enum { READS = 1000000, REPEATS = 3, STAMP_TRIES = 5 };
 

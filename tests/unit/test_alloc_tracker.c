@@ -5,7 +5,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 
-#include "alloc_tracker.h"
+#include "backend/alloc_tracker.h"
 
 static void test_current_and_peak(void **state)
 {

@@ -12,7 +12,7 @@
 
 #include <cmocka.h>
 
-#include "clock.h"
+#include "backend/clock.h"
 
 static void assert_monotonic(const harness_clock *c)
 {

@@ -14,7 +14,7 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
-#include "compare.h"
+#include "compare/compare.h"
 
 #include "assert_near.h"
 

@@ -14,10 +14,10 @@
 #include <cmocka.h>
 
 /* By path: in the automake build `-I.` comes first and holds autoconf's config.h. */
-#include "../../harness/config.h"
-#include "config_tree.h"
-#include "sha256.h"
-#include "suggest.h"
+#include "config/config.h"
+#include "config/config_tree.h"
+#include "util/sha256.h"
+#include "util/suggest.h"
 
 static char dir[64];
 

@@ -16,7 +16,7 @@
 #endif
 
 #include "common/bf16.h"
-#include "datagen.h"
+#include "run/datagen.h"
 
 #include "assert_near.h"
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "memory_report.h"
+#include "report/memory_report.h"
 
 #define MIB (1024ull * 1024ull)
 

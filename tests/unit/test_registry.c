@@ -6,7 +6,8 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "registry.h"
+#include "plugin/registry.h"
+#include "run/instance.h"
 
 #define FIXTURE(name) HARNESS_BUILD_DIR "/tests/fixtures/" name
 
@@ -16,7 +17,7 @@ static int setup(void **state)
 {
     (void)state;
     harness_error err = {0};
-    return harness_registry_init(&reg, &err);
+    return harness_registry_init(&reg, harness_host_services(), &err);
 }
 
 static int teardown(void **state)

@@ -6,7 +6,7 @@
 #include <cmocka.h>
 #include <string.h>
 
-#include "runner.h"
+#include "run/runner.h"
 
 typedef struct counter {
     int64_t calls;

@@ -8,7 +8,7 @@
 
 #include <cmocka.h>
 
-#include "stats.h"
+#include "util/stats.h"
 
 #include "assert_near.h"
 

@@ -11,8 +11,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fsutil.h"
-#include "trace_writer.h"
+#include "util/fsutil.h"
+#include "report/trace_writer.h"
 
 static harness_clock clk;
 static char path[256];

@@ -1,0 +1,50 @@
+/* harness: benchmark and profile steppable components. */
+#include <stdio.h>
+#include <string.h>
+
+#include "build_config.h"
+#include "cli/commands.h"
+#include "harness/plugin.h"
+
+static void usage(FILE *f)
+{
+    fputs("usage: harness <command> [options]\n"
+          "\n"
+          "commands:\n"
+          "  run CONFIG        run a config and write an experiment folder\n"
+          "  validate CONFIG   check a config without running it\n"
+          "  list              list the variants the plugins provide\n"
+          "  compare BASE CAND compare two experiment folders; exit 1 on a regression\n"
+          "\n"
+          "  harness <command> --help   options of a command\n"
+          "  harness --version          version and plugin ABI\n",
+          f);
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        usage(stderr);
+        return 2;
+    }
+    const char *cmd = argv[1];
+    if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
+        usage(stdout);
+        return 0;
+    }
+    if (strcmp(cmd, "--version") == 0 || strcmp(cmd, "-V") == 0) {
+        printf("harness %s (plugin ABI %d.%d, commit %s)\n", PACKAGE_VERSION, HARNESS_ABI_MAJOR, HARNESS_ABI_MINOR,
+               HARNESS_GIT_COMMIT);
+        return 0;
+    }
+    if (strcmp(cmd, "run") == 0)
+        return harness_cmd_run(argc - 1, argv + 1);
+    if (strcmp(cmd, "validate") == 0)
+        return harness_cmd_validate(argc - 1, argv + 1);
+    if (strcmp(cmd, "list") == 0)
+        return harness_cmd_list(argc - 1, argv + 1);
+    if (strcmp(cmd, "compare") == 0)
+        return harness_cmd_compare(argc - 1, argv + 1);
+    fprintf(stderr, "harness: unknown command '%s'; commands are run, validate, list and compare (see harness --help)\n", cmd);
+    return 2;
+}

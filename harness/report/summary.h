@@ -1,0 +1,71 @@
+/* summary.h - everything one rank knows at the end of a run, and the two
+ * writers of it: profiler_summary_*.txt for people, summary_*.json for tools. */
+#ifndef HARNESS_SUMMARY_H
+#define HARNESS_SUMMARY_H
+
+#include <stdio.h>
+
+#include "backend/alloc_tracker.h"
+#include "backend/clock.h"
+#include "config/config.h"
+#include "report/env.h"
+#include "run/profiler.h"
+#include "run/runner.h"
+#include "util/stats.h"
+
+typedef enum {
+    HARNESS_VALIDATION_SKIPPED,    /* validate: false, or the variant has no reference */
+    HARNESS_VALIDATION_PASSED,
+    HARNESS_VALIDATION_FAILED
+} harness_validation;
+
+/* Where a step's time goes: one component region over the traced steps. */
+typedef struct harness_region_stats {
+    const char *name;
+    harness_stats per_call;        /* ns per occurrence */
+    double total_ns;
+    double share_of_steps;         /* total_ns / the traced steps' total time */
+} harness_region_stats;
+
+typedef struct harness_summary {
+    const char *status;            /* "ok" | "failed" | "interrupted" | "validation_failed" */
+    char error[2048];              /* why, when not ok */
+    int rank, world_size;
+
+    const harness_config *cfg;
+    const char *variant_key;
+    const char *plugin_path;
+    const char *device;            /* "cpu" | "cuda" */
+    const char *device_name;       /* CPU model or GPU name */
+    harness_env env;
+    const harness_clock *clock;
+
+    harness_validation validation;
+    harness_check check;
+
+    const harness_run_result *run; /* NULL when the run never started */
+    harness_stats overall;
+    harness_stats *windows;        /* run->n_windows entries */
+    harness_region_stats *regions; /* from the trace, in order of first appearance */
+    size_t n_regions;
+
+    harness_cost cost;
+    const harness_alloc_tracker *mem;
+    const harness_profiler *profiler; /* memory samples, trace bookkeeping */
+} harness_summary;
+
+/* Statistics per window and overall from s->run. 0, or -1 out of memory. */
+int harness_summary_compute(harness_summary *s);
+void harness_summary_release(harness_summary *s);
+
+/* The JSON text (schema "harness.summary/1"); malloc'ed, NULL out of memory. */
+char *harness_summary_json(const harness_summary *s);
+/* The full human summary; malloc'ed. */
+char *harness_summary_text(const harness_summary *s);
+/* The short table `harness run` prints on stdout. */
+void harness_summary_print_short(const harness_summary *s, FILE *out);
+
+/* "1.234 ms": ns with a unit chosen for 4 significant digits. */
+const char *harness_format_ns(double ns, char *buf, size_t cap);
+
+#endif

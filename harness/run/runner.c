@@ -1,0 +1,177 @@
+#include "run/runner.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/stats.h"
+
+volatile sig_atomic_t harness_interrupt_requested = 0;
+
+static void on_sigint(int sig)
+{
+    (void)sig;
+    harness_interrupt_requested = 1;
+}
+
+void harness_runner_catch_sigint(void)
+{
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_sigint;
+    sigemptyset(&sa.sa_mask);
+    sigaction(SIGINT, &sa, NULL);
+}
+
+static int reserve(harness_run_result *r, size_t *cap, size_t need)
+{
+    if (need <= *cap)
+        return 0;
+    size_t grown = *cap ? *cap : 1024;
+    while (grown < need)
+        grown *= 2;
+    double *s = realloc(r->samples_ns, grown * sizeof *s);
+    if (!s)
+        return -1;
+    r->samples_ns = s;
+    *cap = grown;
+    return 0;
+}
+
+static const harness_runner_hooks no_hooks;
+
+/* Untimed steps; returns nonzero when the run must stop. */
+static int run_untimed(harness_run_result *r, harness_phase phase, int window, int64_t n, harness_step_fn step,
+                       void *arg, const harness_runner_hooks *h, int64_t *counter)
+{
+    if (h->phase_begin)
+        h->phase_begin(h->arg, phase, window);
+    for (int64_t i = 0; i < n; i++) {
+        if (harness_interrupt_requested) {
+            r->interrupted = 1;
+            return 1;
+        }
+        if (step(arg) != 0) {
+            r->step_failed = 1;
+            r->failed_phase = phase;
+            r->failed_step = i;
+            return 1;
+        }
+        (*counter)++;
+        if (h->step_end)
+            h->step_end(h->arg, phase, window, i, 0, 0);
+    }
+    return 0;
+}
+
+/* Whether an auto window has measured enough. Sorting is O(n log n), so it
+ * is checked only each time n has grown by ~10%: the total stays O(n log n). */
+static const char *auto_verdict(const harness_schedule *s, const double *samples, size_t n, double elapsed_s)
+{
+    if ((int64_t)n >= s->max_steps)
+        return "max_steps";
+    if (elapsed_s >= s->max_time_s)
+        return "max_time";
+    if ((int64_t)n < s->min_steps)
+        return NULL;
+    harness_stats st;
+    if (harness_stats_compute(samples, n, &st) != 0 || st.median <= 0)
+        return NULL;
+    double half_width = (st.ci95_hi - st.ci95_lo) / 2;
+    return half_width / st.median <= s->max_rel_ci ? "converged" : NULL;
+}
+
+/* One measurement window; returns nonzero when the run must stop. */
+static int run_window(harness_run_result *r, size_t *cap, const harness_schedule *s, const harness_clock *clk,
+                      harness_step_fn step, void *arg, const harness_runner_hooks *h, harness_error *err)
+{
+    int window = (int)r->n_windows - 1;
+    int fixed = s->measurement_steps > 0;
+    size_t start = r->n_samples;
+    /* Room for the whole window up front, so the loop rarely grows the
+     * array; capped, so a huge step count is not a huge allocation. */
+    size_t expected = fixed && s->measurement_steps < (1 << 20) ? (size_t)s->measurement_steps : 1 << 20;
+    if (reserve(r, cap, start + expected) != 0)
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory for %zu samples", expected);
+    if (h->phase_begin)
+        h->phase_begin(h->arg, HARNESS_PHASE_MEASURE, window);
+    uint64_t window_t0 = harness_monotonic_ns();
+    size_t next_check = start + (size_t)(s->min_steps > 0 ? s->min_steps : 1);
+    for (int64_t i = 0; !fixed || i < s->measurement_steps; i++) {
+        if (harness_interrupt_requested) {
+            r->interrupted = 1;
+            return 1;
+        }
+        if (reserve(r, cap, r->n_samples + 1) != 0)
+            return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory for samples");
+        uint64_t t0 = harness_clock_ticks(clk);
+        int rc = step(arg);
+        uint64_t t1 = harness_clock_ticks(clk);
+        if (rc != 0) {
+            r->step_failed = 1;
+            r->failed_phase = HARNESS_PHASE_MEASURE;
+            r->failed_step = i;
+            r->stop_reason[window] = "step_failed";
+            return 1;
+        }
+        r->samples_ns[r->n_samples++] = harness_clock_ns(clk, t1 - t0);
+        if (h->step_end)
+            h->step_end(h->arg, HARNESS_PHASE_MEASURE, window, i, t0, t1);
+        if (!fixed && r->n_samples >= next_check) {
+            size_t n = r->n_samples - start;
+            double elapsed = (double)(harness_monotonic_ns() - window_t0) * 1e-9;
+            const char *why = auto_verdict(s, r->samples_ns + start, n, elapsed);
+            if (why) {
+                r->stop_reason[window] = why;
+                return 0;
+            }
+            next_check = r->n_samples + (n / 10 > 0 ? n / 10 : 1);
+        }
+    }
+    r->stop_reason[window] = "steps";
+    return 0;
+}
+
+int harness_runner_run(const harness_schedule *s, const harness_clock *clk, harness_step_fn step, void *arg,
+                       const harness_runner_hooks *hooks, harness_run_result *out, harness_error *err)
+{
+    const harness_runner_hooks *h = hooks ? hooks : &no_hooks;
+    memset(out, 0, sizeof *out);
+    size_t windows = (size_t)(s->repeat > 0 ? s->repeat : 1);
+    out->window_start = calloc(windows + 1, sizeof *out->window_start);
+    out->stop_reason = calloc(windows, sizeof *out->stop_reason);
+    if (!out->window_start || !out->stop_reason)
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
+    size_t cap = 0;
+    uint64_t t0 = harness_monotonic_ns();
+
+    int stop = run_untimed(out, HARNESS_PHASE_WARMUP, -1, s->warmup_steps, step, arg, h, &out->warmup_steps_run);
+    for (size_t w = 0; w < windows && !stop; w++) {
+        stop = run_untimed(out, HARNESS_PHASE_WAIT, (int)w, s->wait_steps, step, arg, h, &out->wait_steps_run);
+        if (stop)
+            break;
+        out->window_start[w] = out->n_samples;
+        out->n_windows = w + 1;
+        out->stop_reason[w] = "interrupted";
+        stop = run_window(out, &cap, s, clk, step, arg, h, err);
+        if (err && err->code)
+            return err->code;
+    }
+    if (h->run_end)
+        h->run_end(h->arg);
+    out->window_start[out->n_windows] = out->n_samples;
+    out->wall_s = (double)(harness_monotonic_ns() - t0) * 1e-9;
+    return 0;
+}
+
+size_t harness_window_size(const harness_run_result *r, size_t w)
+{
+    return r->window_start[w + 1] - r->window_start[w];
+}
+
+void harness_run_result_free(harness_run_result *r)
+{
+    free(r->samples_ns);
+    free(r->window_start);
+    free(r->stop_reason);
+    memset(r, 0, sizeof *r);
+}
