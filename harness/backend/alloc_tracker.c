@@ -4,9 +4,27 @@
 #include <stdlib.h>
 #include <string.h>
 
-void harness_alloc_tracker_init(harness_alloc_tracker *t)
+static void *host_alloc(void *self, size_t bytes)
+{
+    (void)self;
+    return aligned_alloc(64, bytes);
+}
+
+static void host_free(void *self, void *ptr)
+{
+    (void)self;
+    free(ptr);
+}
+
+harness_allocator harness_host_allocator(void)
+{
+    return (harness_allocator){.self = NULL, .alloc = host_alloc, .free = host_free};
+}
+
+void harness_alloc_tracker_init(harness_alloc_tracker *t, harness_allocator allocator)
 {
     memset(t, 0, sizeof *t);
+    t->allocator = allocator;
 }
 
 /* Snapshot the live set; called when a new peak is reached. Allocation is
@@ -36,7 +54,7 @@ void *harness_tracked_alloc(harness_alloc_tracker *t, size_t bytes, const char *
     size_t rounded = (bytes + 63) / 64 * 64;
     if (rounded < bytes)
         return NULL;
-    void *p = aligned_alloc(64, rounded ? rounded : 64);
+    void *p = t->allocator.alloc(t->allocator.self, rounded ? rounded : 64);
     if (!p)
         return NULL;
     harness_allocation *a = &t->live[t->n_live++];
@@ -62,7 +80,7 @@ int harness_tracked_free(harness_alloc_tracker *t, void *ptr)
             t->current_bytes -= t->live[i].bytes;
             t->live[i] = t->live[--t->n_live];
             t->n_frees++;
-            free(ptr);
+            t->allocator.free(t->allocator.self, ptr);
             return 0;
         }
     }
@@ -73,7 +91,7 @@ size_t harness_alloc_tracker_release_all(harness_alloc_tracker *t)
 {
     size_t n = t->n_live;
     for (size_t i = 0; i < n; i++)
-        free(t->live[i].ptr);
+        t->allocator.free(t->allocator.self, t->live[i].ptr);
     t->n_frees += n;
     t->n_live = 0;
     t->current_bytes = 0;

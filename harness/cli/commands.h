@@ -3,6 +3,8 @@
 #ifndef HARNESS_COMMANDS_H
 #define HARNESS_COMMANDS_H
 
+#include <stdio.h>
+
 #include "config/config.h"
 #include "util/error.h"
 #include "plugin/registry.h"

@@ -7,7 +7,7 @@
 #include <string.h>
 
 #include "compare/compare.h"
-#include "report/summary.h"
+#include "util/format.h"
 
 #define N_COLS 10
 

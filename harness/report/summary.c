@@ -78,15 +78,8 @@ void harness_summary_release(harness_summary *s)
     s->regions = NULL;
 }
 
-const char *harness_format_ns(double ns, char *buf, size_t cap)
+void harness_summary_mark(harness_summary *s, const char *status, const char *why)
 {
-    static const char *const units[] = {"ns", "us", "ms", "s"};
-    int u = 0;
-    double v = ns;
-    while (u < 3 && (v >= 1000 || v <= -1000)) {
-        v /= 1000;
-        u++;
-    }
-    snprintf(buf, cap, "%.4g %s", v, units[u]);
-    return buf;
+    s->status = status;
+    snprintf(s->error, sizeof s->error, "%s", why);
 }

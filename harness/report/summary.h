@@ -6,11 +6,12 @@
 #include <stdio.h>
 
 #include "backend/alloc_tracker.h"
-#include "backend/clock.h"
+#include "backend/backend.h"
 #include "config/config.h"
 #include "report/env.h"
 #include "run/profiler.h"
 #include "run/runner.h"
+#include "util/format.h"
 #include "util/stats.h"
 
 typedef enum {
@@ -38,7 +39,8 @@ typedef struct harness_summary {
     const char *device;            /* "cpu" | "cuda" */
     const char *device_name;       /* CPU model or GPU name */
     harness_env env;
-    const harness_clock *clock;
+    const harness_backend *backend; /* timer, device, peaks */
+    const harness_clock *clock;    /* the backend's host clock */
 
     harness_validation validation;
     harness_check check;
@@ -65,7 +67,7 @@ char *harness_summary_text(const harness_summary *s);
 /* The short table `harness run` prints on stdout. */
 void harness_summary_print_short(const harness_summary *s, FILE *out);
 
-/* "1.234 ms": ns with a unit chosen for 4 significant digits. */
-const char *harness_format_ns(double ns, char *buf, size_t cap);
+/* Set the summary's status ("failed", ...) and the reason. */
+void harness_summary_mark(harness_summary *s, const char *status, const char *why);
 
 #endif

@@ -5,23 +5,12 @@
 #include <time.h>
 #include <unistd.h>
 
-uint64_t harness_resident_bytes(void)
-{
-    /* statm's second field: resident pages. */
-    FILE *f = fopen("/proc/self/statm", "r");
-    if (!f)
-        return 0;
-    unsigned long long size = 0, resident = 0;
-    int ok = fscanf(f, "%llu %llu", &size, &resident) == 2;
-    fclose(f);
-    return ok ? (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE) : 0;
-}
-
-void harness_profiler_init(harness_profiler *p, const harness_clock *clk, const harness_alloc_tracker *tracker,
+void harness_profiler_init(harness_profiler *p, const harness_backend *backend, const harness_alloc_tracker *tracker,
                            const harness_profiler_options *o)
 {
     memset(p, 0, sizeof *p);
-    p->clk = clk;
+    p->backend = backend;
+    p->clk = &backend->clock;
     p->tracker = tracker;
     p->trace_enabled = o->trace;
     p->max_events = (size_t)o->max_events;
@@ -34,7 +23,7 @@ void harness_profiler_init(harness_profiler *p, const harness_clock *clk, const 
     p->phase_name = "warmup";
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
-    p->base_ticks = harness_clock_ticks(clk);
+    p->base_ticks = harness_clock_ticks(p->clk);
     p->base_unix_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
     p->progress_t0_ns = harness_monotonic_ns();
 }
@@ -179,7 +168,7 @@ void harness_profiler_sample_memory(harness_profiler *p, int phase, int window)
         .step = p->steps_run, .phase = phase, .window = window,
         .allocated = p->tracker ? p->tracker->current_bytes : 0,
         .peak_allocated = p->tracker ? p->tracker->peak_bytes : 0,
-        .reserved = harness_resident_bytes(),
+        .reserved = p->backend->ops->reserved_bytes(p->backend),
     };
     if (s->reserved > m->peak_reserved)
         m->peak_reserved = s->reserved;
@@ -214,8 +203,9 @@ static void show_progress(harness_profiler *p, int final)
 
 /* ---- runner hooks ------------------------------------------------------------ */
 
-static void on_phase_begin(void *arg, harness_phase phase, int window)
+static int on_phase_begin(void *arg, harness_phase phase, int window, harness_error *err)
 {
+    (void)err;
     static const char *const names[] = {"warmup", "wait", "measure"};
     harness_profiler *p = arg;
     p->phase_name = names[phase];
@@ -223,6 +213,7 @@ static void on_phase_begin(void *arg, harness_phase phase, int window)
     p->recording = p->trace_enabled && phase == HARNESS_PHASE_MEASURE && p->dropped_steps == 0;
     p->step_mark = p->n_events;
     harness_profiler_sample_memory(p, (int)phase, window);
+    return 0;
 }
 
 static void on_step_end(void *arg, harness_phase phase, int window, int64_t index, uint64_t t0, uint64_t t1)

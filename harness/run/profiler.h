@@ -13,6 +13,7 @@
 #include <stdio.h>
 
 #include "backend/alloc_tracker.h"
+#include "backend/backend.h"
 #include "backend/clock.h"
 #include "util/error.h"
 #include "run/memory_log.h"
@@ -31,7 +32,8 @@ typedef struct harness_trace_event {
 #define HARNESS_MAX_REGION_DEPTH 64
 
 typedef struct harness_profiler {
-    const harness_clock *clk;
+    const harness_backend *backend; /* the memory probe */
+    const harness_clock *clk;      /* the backend's host clock: region stamps */
     uint64_t base_ticks;           /* time zero of the trace */
     uint64_t base_unix_ns;         /* the same instant on the wall clock */
 
@@ -67,7 +69,7 @@ typedef struct harness_profiler_options {
     int n_windows;
 } harness_profiler_options;
 
-void harness_profiler_init(harness_profiler *p, const harness_clock *clk, const harness_alloc_tracker *tracker,
+void harness_profiler_init(harness_profiler *p, const harness_backend *backend, const harness_alloc_tracker *tracker,
                            const harness_profiler_options *opts);
 void harness_profiler_free(harness_profiler *p);
 
@@ -85,8 +87,5 @@ static inline double harness_profiler_us(const harness_profiler *p, uint64_t tic
 {
     return harness_clock_ns(p->clk, ticks - p->base_ticks) / 1000.0;
 }
-
-/* The resident set of this process in bytes (0 when unknown). */
-uint64_t harness_resident_bytes(void);
 
 #endif

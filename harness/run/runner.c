@@ -39,12 +39,20 @@ static int reserve(harness_run_result *r, size_t *cap, size_t need)
 
 static const harness_runner_hooks no_hooks;
 
+/* A phase_begin hook failed: its error, or a generic one if it left none. */
+static int hook_failed(harness_error *err, harness_phase phase)
+{
+    if (!err->code)
+        harness_error_set(err, HARNESS_EXIT_RUNTIME, "the runner's hook before phase %d failed", (int)phase);
+    return 1;
+}
+
 /* Untimed steps; returns nonzero when the run must stop. */
 static int run_untimed(harness_run_result *r, harness_phase phase, int window, int64_t n, harness_step_fn step,
-                       void *arg, const harness_runner_hooks *h, int64_t *counter)
+                       void *arg, const harness_runner_hooks *h, int64_t *counter, harness_error *err)
 {
-    if (h->phase_begin)
-        h->phase_begin(h->arg, phase, window);
+    if (h->phase_begin && h->phase_begin(h->arg, phase, window, err) != 0)
+        return hook_failed(err, phase);
     for (int64_t i = 0; i < n; i++) {
         if (harness_interrupt_requested) {
             r->interrupted = 1;
@@ -81,9 +89,10 @@ static const char *auto_verdict(const harness_schedule *s, const double *samples
 }
 
 /* One measurement window; returns nonzero when the run must stop. */
-static int run_window(harness_run_result *r, size_t *cap, const harness_schedule *s, const harness_clock *clk,
+static int run_window(harness_run_result *r, size_t *cap, const harness_schedule *s, const harness_backend *b,
                       harness_step_fn step, void *arg, const harness_runner_hooks *h, harness_error *err)
 {
+    const harness_backend_ops *t = b->ops;
     int window = (int)r->n_windows - 1;
     int fixed = s->measurement_steps > 0;
     size_t start = r->n_samples;
@@ -92,20 +101,22 @@ static int run_window(harness_run_result *r, size_t *cap, const harness_schedule
     size_t expected = fixed && s->measurement_steps < (1 << 20) ? (size_t)s->measurement_steps : 1 << 20;
     if (reserve(r, cap, start + expected) != 0)
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory for %zu samples", expected);
-    if (h->phase_begin)
-        h->phase_begin(h->arg, HARNESS_PHASE_MEASURE, window);
-    uint64_t window_t0 = harness_monotonic_ns();
+    if (h->phase_begin && h->phase_begin(h->arg, HARNESS_PHASE_MEASURE, window, err) != 0)
+        return hook_failed(err, HARNESS_PHASE_MEASURE);
+    uint64_t wall0 = t->wall_ns(b);
     size_t next_check = start + (size_t)(s->min_steps > 0 ? s->min_steps : 1);
-    for (int64_t i = 0; !fixed || i < s->measurement_steps; i++) {
+    int64_t limit = fixed ? s->measurement_steps : s->max_steps;
+    const char *why = "steps";
+    for (int64_t i = 0; i < limit; i++) {
         if (harness_interrupt_requested) {
             r->interrupted = 1;
             return 1;
         }
         if (reserve(r, cap, r->n_samples + 1) != 0)
             return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory for samples");
-        uint64_t t0 = harness_clock_ticks(clk);
+        uint64_t t0 = t->stamp(b);
         int rc = step(arg);
-        uint64_t t1 = harness_clock_ticks(clk);
+        uint64_t t1 = t->stamp(b);
         if (rc != 0) {
             r->step_failed = 1;
             r->failed_phase = HARNESS_PHASE_MEASURE;
@@ -113,25 +124,28 @@ static int run_window(harness_run_result *r, size_t *cap, const harness_schedule
             r->stop_reason[window] = "step_failed";
             return 1;
         }
-        r->samples_ns[r->n_samples++] = harness_clock_ns(clk, t1 - t0);
+        r->samples_ns[r->n_samples++] = t->step_ns(b, t0, t1);
         if (h->step_end)
             h->step_end(h->arg, HARNESS_PHASE_MEASURE, window, i, t0, t1);
         if (!fixed && r->n_samples >= next_check) {
             size_t n = r->n_samples - start;
-            double elapsed = (double)(harness_monotonic_ns() - window_t0) * 1e-9;
-            const char *why = auto_verdict(s, r->samples_ns + start, n, elapsed);
-            if (why) {
-                r->stop_reason[window] = why;
-                return 0;
+            double elapsed = (double)(t->wall_ns(b) - wall0) * 1e-9;
+            const char *verdict = auto_verdict(s, r->samples_ns + start, n, elapsed);
+            if (verdict) {
+                why = verdict;
+                break;
             }
             next_check = r->n_samples + (n / 10 > 0 ? n / 10 : 1);
         }
     }
-    r->stop_reason[window] = "steps";
+    /* An auto window that reached max_steps between two checks. */
+    if (!fixed && strcmp(why, "steps") == 0)
+        why = "max_steps";
+    r->stop_reason[window] = why;
     return 0;
 }
 
-int harness_runner_run(const harness_schedule *s, const harness_clock *clk, harness_step_fn step, void *arg,
+int harness_runner_run(const harness_schedule *s, const harness_backend *b, harness_step_fn step, void *arg,
                        const harness_runner_hooks *hooks, harness_run_result *out, harness_error *err)
 {
     const harness_runner_hooks *h = hooks ? hooks : &no_hooks;
@@ -139,28 +153,32 @@ int harness_runner_run(const harness_schedule *s, const harness_clock *clk, harn
     size_t windows = (size_t)(s->repeat > 0 ? s->repeat : 1);
     out->window_start = calloc(windows + 1, sizeof *out->window_start);
     out->stop_reason = calloc(windows, sizeof *out->stop_reason);
-    if (!out->window_start || !out->stop_reason)
+    out->window_wall_ns = calloc(windows, sizeof *out->window_wall_ns);
+    out->window_cpu_ns = calloc(windows, sizeof *out->window_cpu_ns);
+    if (!out->window_start || !out->stop_reason || !out->window_wall_ns || !out->window_cpu_ns)
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
     size_t cap = 0;
-    uint64_t t0 = harness_monotonic_ns();
+    uint64_t t0 = b->ops->wall_ns(b);
 
-    int stop = run_untimed(out, HARNESS_PHASE_WARMUP, -1, s->warmup_steps, step, arg, h, &out->warmup_steps_run);
-    for (size_t w = 0; w < windows && !stop; w++) {
-        stop = run_untimed(out, HARNESS_PHASE_WAIT, (int)w, s->wait_steps, step, arg, h, &out->wait_steps_run);
+    int stop = run_untimed(out, HARNESS_PHASE_WARMUP, -1, s->warmup_steps, step, arg, h, &out->warmup_steps_run,
+                           err);
+    for (size_t w = 0; w < windows && !stop && !err->code; w++) {
+        stop = run_untimed(out, HARNESS_PHASE_WAIT, (int)w, s->wait_steps, step, arg, h, &out->wait_steps_run, err);
         if (stop)
             break;
         out->window_start[w] = out->n_samples;
         out->n_windows = w + 1;
         out->stop_reason[w] = "interrupted";
-        stop = run_window(out, &cap, s, clk, step, arg, h, err);
-        if (err && err->code)
-            return err->code;
+        uint64_t wall0 = b->ops->wall_ns(b), cpu0 = b->ops->cpu_ns(b);
+        stop = run_window(out, &cap, s, b, step, arg, h, err);
+        out->window_wall_ns[w] = (double)(b->ops->wall_ns(b) - wall0);
+        out->window_cpu_ns[w] = (double)(b->ops->cpu_ns(b) - cpu0);
     }
     if (h->run_end)
         h->run_end(h->arg);
     out->window_start[out->n_windows] = out->n_samples;
-    out->wall_s = (double)(harness_monotonic_ns() - t0) * 1e-9;
-    return 0;
+    out->wall_s = (double)(b->ops->wall_ns(b) - t0) * 1e-9;
+    return err->code;
 }
 
 size_t harness_window_size(const harness_run_result *r, size_t w)
@@ -173,5 +191,7 @@ void harness_run_result_free(harness_run_result *r)
     free(r->samples_ns);
     free(r->window_start);
     free(r->stop_reason);
+    free(r->window_wall_ns);
+    free(r->window_cpu_ns);
     memset(r, 0, sizeof *r);
 }

@@ -4,7 +4,7 @@
  *              measurement_steps x step() }    each timed
  * measurement_steps 0 means "auto": measure until the 95% CI of the median
  * is within max_rel_ci of it (half-width / median), or until max_steps or
- * max_time_s, and never fewer than min_steps. */
+ * max_time_s, and never fewer than min_steps nor more than max_steps. */
 #ifndef HARNESS_RUNNER_H
 #define HARNESS_RUNNER_H
 
@@ -12,7 +12,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "backend/clock.h"
+#include "backend/backend.h"
 #include "util/error.h"
 
 typedef struct harness_schedule {
@@ -27,13 +27,14 @@ typedef int (*harness_step_fn)(void *arg);
 
 typedef enum { HARNESS_PHASE_WARMUP, HARNESS_PHASE_WAIT, HARNESS_PHASE_MEASURE } harness_phase;
 
-/* Observers of the schedule (the profiler); every member may be NULL. They
- * run between steps, outside the timed region. */
+/* Observers of the schedule (the profiler, the ranks' barrier); every member
+ * may be NULL. They run between steps, outside the timed region. A hook
+ * that fails (a barrier that broke) stops the run with its error. */
 typedef struct harness_runner_hooks {
     void *arg;
     /* Before the first step of a phase; window is -1 during warmup. */
-    void (*phase_begin)(void *arg, harness_phase phase, int window);
-    /* After each step; t0, t1 are its clock ticks when measured, else 0. */
+    int (*phase_begin)(void *arg, harness_phase phase, int window, harness_error *err);
+    /* After each step; t0, t1 are its timer stamps when measured, else 0. */
     void (*step_end)(void *arg, harness_phase phase, int window, int64_t index, uint64_t t0, uint64_t t1);
     /* After the last step, however the run ended. */
     void (*run_end)(void *arg);
@@ -45,6 +46,8 @@ typedef struct harness_run_result {
     size_t *window_start;          /* window w: samples [window_start[w], window_start[w+1]) */
     size_t n_windows;              /* windows begun (the last may be cut short) */
     const char **stop_reason;      /* per window: "steps", "converged", "max_steps", "max_time" */
+    double *window_wall_ns;        /* per window: wall time of its measured steps, overheads included */
+    double *window_cpu_ns;         /* per window: CPU time of the process (all threads) meanwhile */
     int64_t warmup_steps_run, wait_steps_run;
     int interrupted;               /* SIGINT arrived: stopped after the current step */
     int step_failed;               /* a step returned nonzero */
@@ -57,9 +60,10 @@ typedef struct harness_run_result {
 extern volatile sig_atomic_t harness_interrupt_requested;
 void harness_runner_catch_sigint(void);
 
-/* Runs the schedule. Returns 0 when it ran to the end, or was interrupted or
- * a step failed (see the flags); nonzero only when out of memory. */
-int harness_runner_run(const harness_schedule *s, const harness_clock *clk, harness_step_fn step, void *arg,
+/* Runs the schedule, timing steps with the backend's timer. Returns 0 when
+ * it ran to the end, or was interrupted or a step failed (see the flags);
+ * nonzero when out of memory or a hook failed (err says why). */
+int harness_runner_run(const harness_schedule *s, const harness_backend *b, harness_step_fn step, void *arg,
                        const harness_runner_hooks *hooks, harness_run_result *out, harness_error *err);
 
 size_t harness_window_size(const harness_run_result *r, size_t w);

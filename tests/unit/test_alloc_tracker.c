@@ -11,7 +11,7 @@ static void test_current_and_peak(void **state)
 {
     (void)state;
     harness_alloc_tracker t;
-    harness_alloc_tracker_init(&t);
+    harness_alloc_tracker_init(&t, harness_host_allocator());
     void *a = harness_tracked_alloc(&t, 1000, "x", "test");
     void *b = harness_tracked_alloc(&t, 3000, "weight", "test");
     assert_non_null(a);
@@ -41,7 +41,7 @@ static void test_foreign_free_is_refused(void **state)
 {
     (void)state;
     harness_alloc_tracker t;
-    harness_alloc_tracker_init(&t);
+    harness_alloc_tracker_init(&t, harness_host_allocator());
     int local;
     assert_int_equal(harness_tracked_free(&t, &local), -1);
     assert_int_equal(harness_tracked_free(&t, NULL), 0);
@@ -52,7 +52,7 @@ static void test_release_all_frees_leftovers(void **state)
 {
     (void)state;
     harness_alloc_tracker t;
-    harness_alloc_tracker_init(&t);
+    harness_alloc_tracker_init(&t, harness_host_allocator());
     for (int i = 0; i < 40; i++) /* past the initial capacity */
         assert_non_null(harness_tracked_alloc(&t, (size_t)i + 1, "leftover", "test"));
     assert_int_equal(harness_alloc_tracker_release_all(&t), 40);
@@ -65,7 +65,7 @@ static void test_zero_bytes_is_a_valid_block(void **state)
 {
     (void)state;
     harness_alloc_tracker t;
-    harness_alloc_tracker_init(&t);
+    harness_alloc_tracker_init(&t, harness_host_allocator());
     void *p = harness_tracked_alloc(&t, 0, NULL, NULL);
     assert_non_null(p);
     assert_string_equal(t.live[0].tag, "untagged");

@@ -29,12 +29,12 @@ static int count_step(void *arg)
     return i == c->fail_at ? 1 : 0;
 }
 
-static harness_clock clk;
+static harness_backend cpu;
 
 static int setup(void **state)
 {
     (void)state;
-    harness_clock_init(&clk, 0);
+    harness_cpu_backend_init(&cpu, 0);
     harness_interrupt_requested = 0;
     return 0;
 }
@@ -46,7 +46,7 @@ static void test_fixed_schedule_counts(void **state)
     counter c = {0, -1, -1, 0};
     harness_run_result r;
     harness_error err = {0};
-    assert_int_equal(harness_runner_run(&s, &clk, count_step, &c, NULL, &r, &err), 0);
+    assert_int_equal(harness_runner_run(&s, &cpu, count_step, &c, NULL, &r, &err), 0);
     assert_int_equal(c.calls, 7 + 4 * (3 + 11));
     assert_int_equal(r.warmup_steps_run, 7);
     assert_int_equal(r.wait_steps_run, 12);
@@ -71,7 +71,7 @@ static void test_zero_warmup_and_wait(void **state)
     counter c = {0, -1, -1, 0};
     harness_run_result r;
     harness_error err = {0};
-    assert_int_equal(harness_runner_run(&s, &clk, count_step, &c, NULL, &r, &err), 0);
+    assert_int_equal(harness_runner_run(&s, &cpu, count_step, &c, NULL, &r, &err), 0);
     assert_int_equal(c.calls, 1);
     assert_int_equal(r.n_samples, 1);
     harness_run_result_free(&r);
@@ -85,7 +85,7 @@ static void test_failing_step_stops_and_is_located(void **state)
     counter c = {0, 11, -1, 0};
     harness_run_result r;
     harness_error err = {0};
-    assert_int_equal(harness_runner_run(&s, &clk, count_step, &c, NULL, &r, &err), 0);
+    assert_int_equal(harness_runner_run(&s, &cpu, count_step, &c, NULL, &r, &err), 0);
     assert_true(r.step_failed);
     assert_int_equal(r.failed_phase, HARNESS_PHASE_MEASURE);
     assert_int_equal(r.failed_step, 2);
@@ -102,7 +102,7 @@ static void test_failure_in_warmup(void **state)
     counter c = {0, 3, -1, 0};
     harness_run_result r;
     harness_error err = {0};
-    assert_int_equal(harness_runner_run(&s, &clk, count_step, &c, NULL, &r, &err), 0);
+    assert_int_equal(harness_runner_run(&s, &cpu, count_step, &c, NULL, &r, &err), 0);
     assert_true(r.step_failed);
     assert_int_equal(r.failed_phase, HARNESS_PHASE_WARMUP);
     assert_int_equal(r.failed_step, 3);
@@ -118,7 +118,7 @@ static void test_interrupt_keeps_what_was_measured(void **state)
     counter c = {0, -1, 10, 0}; /* raised during measured step 10 (the 10th sample) */
     harness_run_result r;
     harness_error err = {0};
-    assert_int_equal(harness_runner_run(&s, &clk, count_step, &c, NULL, &r, &err), 0);
+    assert_int_equal(harness_runner_run(&s, &cpu, count_step, &c, NULL, &r, &err), 0);
     assert_true(r.interrupted);
     assert_int_equal(r.n_samples, 10);
     assert_int_equal(r.n_windows, 1);
@@ -137,7 +137,7 @@ static void test_auto_stops_at_max_steps(void **state)
     counter c = {0, -1, -1, 1};
     harness_run_result r;
     harness_error err = {0};
-    assert_int_equal(harness_runner_run(&s, &clk, count_step, &c, NULL, &r, &err), 0);
+    assert_int_equal(harness_runner_run(&s, &cpu, count_step, &c, NULL, &r, &err), 0);
     assert_int_equal(r.n_windows, 2);
     for (size_t w = 0; w < 2; w++) {
         assert_int_equal(harness_window_size(&r, w), 50);
@@ -155,7 +155,7 @@ static void test_auto_converges_on_a_loose_target(void **state)
     counter c = {0, -1, -1, 0};
     harness_run_result r;
     harness_error err = {0};
-    assert_int_equal(harness_runner_run(&s, &clk, count_step, &c, NULL, &r, &err), 0);
+    assert_int_equal(harness_runner_run(&s, &cpu, count_step, &c, NULL, &r, &err), 0);
     assert_int_equal(r.n_samples, 20);
     assert_string_equal(r.stop_reason[0], "converged");
     harness_run_result_free(&r);
@@ -169,11 +169,13 @@ typedef struct seen {
     int last_window;
 } seen;
 
-static void on_phase(void *arg, harness_phase phase, int window)
+static int on_phase(void *arg, harness_phase phase, int window, harness_error *err)
 {
+    (void)err;
     seen *s = arg;
     s->phase_begins[phase]++;
     s->last_window = window;
+    return 0;
 }
 
 static void on_step(void *arg, harness_phase phase, int window, int64_t index, uint64_t t0, uint64_t t1)
@@ -200,7 +202,7 @@ static void test_hooks_see_every_phase_and_step(void **state)
     harness_runner_hooks hooks = {.arg = &got, .phase_begin = on_phase, .step_end = on_step, .run_end = on_end};
     harness_run_result r;
     harness_error err = {0};
-    assert_int_equal(harness_runner_run(&s, &clk, count_step, &c, &hooks, &r, &err), 0);
+    assert_int_equal(harness_runner_run(&s, &cpu, count_step, &c, &hooks, &r, &err), 0);
     assert_int_equal(got.phase_begins[HARNESS_PHASE_WARMUP], 1);
     assert_int_equal(got.phase_begins[HARNESS_PHASE_WAIT], 3);
     assert_int_equal(got.phase_begins[HARNESS_PHASE_MEASURE], 3);
@@ -210,6 +212,68 @@ static void test_hooks_see_every_phase_and_step(void **state)
     assert_int_equal(got.timed_ends, 18);
     assert_int_equal(got.run_ends, 1);
     assert_int_equal(got.last_window, 2);
+    harness_run_result_free(&r);
+}
+
+/* The stopping rule is checked every ~10% of the samples; a max_steps that
+ * falls between two checks must still cap the window exactly. */
+static void test_auto_never_exceeds_max_steps(void **state)
+{
+    (void)state;
+    harness_schedule s = {.warmup_steps = 0, .wait_steps = 0, .measurement_steps = 0, .repeat = 1,
+                          .max_rel_ci = 1e-12, .min_steps = 100, .max_steps = 105, .max_time_s = 1e9};
+    counter c = {0, -1, -1, 1};
+    harness_run_result r;
+    harness_error err = {0};
+    assert_int_equal(harness_runner_run(&s, &cpu, count_step, &c, NULL, &r, &err), 0);
+    assert_int_equal(harness_window_size(&r, 0), 105);
+    assert_int_equal(c.calls, 105);
+    assert_string_equal(r.stop_reason[0], "max_steps");
+    harness_run_result_free(&r);
+}
+
+/* Each window records its wall and CPU time; a busy-waiting step keeps
+ * the process on the CPU, so CPU time is most of the wall time. */
+static void test_windows_record_wall_and_cpu_time(void **state)
+{
+    (void)state;
+    harness_schedule s = {.warmup_steps = 0, .wait_steps = 0, .measurement_steps = 200, .repeat = 2};
+    counter c = {0, -1, -1, 1};
+    harness_run_result r;
+    harness_error err = {0};
+    assert_int_equal(harness_runner_run(&s, &cpu, count_step, &c, NULL, &r, &err), 0);
+    for (size_t w = 0; w < 2; w++) {
+        double sum = 0;
+        for (size_t i = r.window_start[w]; i < r.window_start[w + 1]; i++)
+            sum += r.samples_ns[i];
+        assert_true(r.window_wall_ns[w] >= sum);
+        assert_true(r.window_cpu_ns[w] > 0);
+        assert_true(r.window_cpu_ns[w] <= 1.5 * r.window_wall_ns[w] + 1e6);
+    }
+    harness_run_result_free(&r);
+}
+
+/* A hook that fails (a broken barrier) stops the run with its error. */
+static int failing_barrier(void *arg, harness_phase phase, int window, harness_error *err)
+{
+    (void)arg;
+    if (phase == HARNESS_PHASE_MEASURE && window == 1)
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "barrier broke before window %d", window);
+    return 0;
+}
+
+static void test_failing_hook_stops_the_run(void **state)
+{
+    (void)state;
+    harness_schedule s = {.warmup_steps = 2, .wait_steps = 1, .measurement_steps = 5, .repeat = 3};
+    counter c = {0, -1, -1, 0};
+    harness_runner_hooks hooks = {.phase_begin = failing_barrier};
+    harness_run_result r;
+    harness_error err = {0};
+    assert_int_equal(harness_runner_run(&s, &cpu, count_step, &c, &hooks, &r, &err), HARNESS_EXIT_RUNTIME);
+    assert_string_equal(err.msg, "barrier broke before window 1");
+    assert_int_equal(r.n_samples, 5);          /* window 0 only */
+    assert_int_equal(c.calls, 2 + 1 + 5 + 1);  /* window 1's wait ran, its steps did not */
     harness_run_result_free(&r);
 }
 
@@ -224,6 +288,9 @@ int main(void)
         cmocka_unit_test_setup(test_auto_stops_at_max_steps, setup),
         cmocka_unit_test_setup(test_auto_converges_on_a_loose_target, setup),
         cmocka_unit_test_setup(test_hooks_see_every_phase_and_step, setup),
+        cmocka_unit_test_setup(test_auto_never_exceeds_max_steps, setup),
+        cmocka_unit_test_setup(test_windows_record_wall_and_cpu_time, setup),
+        cmocka_unit_test_setup(test_failing_hook_stops_the_run, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -14,13 +14,13 @@
 #include "util/fsutil.h"
 #include "report/trace_writer.h"
 
-static harness_clock clk;
+static harness_backend cpu;
 static char path[256];
 
 static int setup(void **state)
 {
     (void)state;
-    harness_clock_init(&clk, 0);
+    harness_cpu_backend_init(&cpu, 0);
     snprintf(path, sizeof path, "/tmp/harness-test-trace-%d.json", (int)getpid());
     return 0;
 }
@@ -36,20 +36,20 @@ static void start(harness_profiler *p, int64_t max_events)
 {
     harness_profiler_options o = {.trace = 1, .memory = 1, .max_events = max_events, .memory_log_steps = 1,
                                   .n_windows = 1};
-    harness_profiler_init(p, &clk, NULL, &o);
+    harness_profiler_init(p, &cpu, NULL, &o);
 }
 
 /* One measured step that opens the given regions one after the other. */
 static void step(harness_profiler *p, harness_runner_hooks *h, int64_t index, const char *const *names, size_t n)
 {
-    uint64_t t0 = harness_clock_ticks(&clk);
+    uint64_t t0 = harness_clock_ticks(&cpu.clock);
     for (size_t i = 0; i < n; i++) {
         if (p->recording)
             harness_profiler_push(p, names[i]);
         if (p->recording)
             harness_profiler_pop(p);
     }
-    uint64_t t1 = harness_clock_ticks(&clk);
+    uint64_t t1 = harness_clock_ticks(&cpu.clock);
     h->step_end(h->arg, HARNESS_PHASE_MEASURE, 0, index, t0, t1);
 }
 
@@ -89,7 +89,7 @@ static void test_odd_names_survive_as_valid_json(void **state)
     harness_profiler p;
     start(&p, 1000);
     harness_runner_hooks h = harness_profiler_hooks(&p);
-    h.phase_begin(h.arg, HARNESS_PHASE_MEASURE, 0);
+    assert_int_equal(h.phase_begin(h.arg, HARNESS_PHASE_MEASURE, 0, NULL), 0);
     step(&p, &h, 0, names, 6);
     h.run_end(h.arg);
     cJSON *root = write_and_parse(&p);
@@ -117,7 +117,7 @@ static void test_regions_nest_in_their_step(void **state)
     harness_profiler p;
     start(&p, 1000);
     harness_runner_hooks h = harness_profiler_hooks(&p);
-    h.phase_begin(h.arg, HARNESS_PHASE_MEASURE, 0);
+    assert_int_equal(h.phase_begin(h.arg, HARNESS_PHASE_MEASURE, 0, NULL), 0);
     for (int i = 0; i < 5; i++)
         step(&p, &h, i, names, 2);
     cJSON *root = write_and_parse(&p);
@@ -154,7 +154,7 @@ static void test_cap_keeps_whole_steps(void **state)
     harness_profiler p;
     start(&p, 10); /* 3 events a step: 3 steps fit, the 4th does not */
     harness_runner_hooks h = harness_profiler_hooks(&p);
-    h.phase_begin(h.arg, HARNESS_PHASE_MEASURE, 0);
+    assert_int_equal(h.phase_begin(h.arg, HARNESS_PHASE_MEASURE, 0, NULL), 0);
     for (int i = 0; i < 6; i++)
         step(&p, &h, i, names, 2);
     assert_int_equal(p.n_events, 9);
@@ -173,12 +173,12 @@ static void test_nothing_recorded_outside_measurement(void **state)
     harness_profiler p;
     start(&p, 100);
     harness_runner_hooks h = harness_profiler_hooks(&p);
-    h.phase_begin(h.arg, HARNESS_PHASE_WARMUP, -1);
+    assert_int_equal(h.phase_begin(h.arg, HARNESS_PHASE_WARMUP, -1, NULL), 0);
     assert_false(p.recording);
     h.step_end(h.arg, HARNESS_PHASE_WARMUP, -1, 0, 0, 0);
-    h.phase_begin(h.arg, HARNESS_PHASE_MEASURE, 0);
+    assert_int_equal(h.phase_begin(h.arg, HARNESS_PHASE_MEASURE, 0, NULL), 0);
     step(&p, &h, 0, names, 1);
-    h.phase_begin(h.arg, HARNESS_PHASE_WAIT, 1);
+    assert_int_equal(h.phase_begin(h.arg, HARNESS_PHASE_WAIT, 1, NULL), 0);
     assert_false(p.recording);
     h.run_end(h.arg);
     assert_int_equal(p.n_events, 2);

@@ -1,0 +1,94 @@
+/* Writing the experiment folder's files: each to a temporary name, then
+ * renamed (util/fsutil.h), so none is ever half written. */
+#include "cli/artifacts.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/memory_report.h"
+#include "report/trace_writer.h"
+#include "util/fsutil.h"
+
+static int write_text(const harness_experiment *exp, const char *name, const char *text, harness_error *err)
+{
+    char path[4200];
+    if (!text)
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory writing %s", name);
+    return harness_write_atomic(harness_experiment_path(exp, name, path, sizeof path), text, strlen(text), err);
+}
+
+int harness_write_config_copies(const harness_experiment *exp, const harness_prepared *p, harness_error *err)
+{
+    char *original = NULL;
+    size_t len = 0;
+    if (harness_read_file(p->cfg->path, &original, &len, err) != 0)
+        return err->code;
+    const char *base = strrchr(p->cfg->path, '/');
+    base = base ? base + 1 : p->cfg->path;
+    char path[4200];
+    int rc = harness_write_atomic(harness_experiment_path(exp, base, path, sizeof path), original, len, err);
+    free(original);
+    if (rc == 0)
+        rc = write_text(exp, "resolved_config.yaml", p->resolved_yaml, err);
+    return rc;
+}
+
+static int write_summaries(const harness_experiment *exp, const harness_summary *s, harness_error *err)
+{
+    char name[256];
+    char *text = harness_summary_text(s);
+    int rc = write_text(exp, harness_rank_file(name, sizeof name, "profiler_summary", s->world_size, s->rank, "txt"),
+                        text, err);
+    free(text);
+    if (rc != 0)
+        return rc;
+    char *json = harness_summary_json(s);
+    rc = write_text(exp, harness_rank_file(name, sizeof name, "summary", s->world_size, s->rank, "json"), json, err);
+    free(json);
+    return rc;
+}
+
+static int write_memory_report(const harness_experiment *exp, const harness_summary *s,
+                               const harness_profiler *prof, harness_error *err)
+{
+    char title[512], subtitle[1024], name[256];
+    snprintf(title, sizeof title, "%s - rank %d of %d", s->variant_key, s->rank, s->world_size);
+    snprintf(subtitle, sizeof subtitle, "%s on %s (%s), started %s; memory sampled every %lld steps and at each "
+             "phase edge", s->cfg->name, s->env.host, s->device_name, s->env.started_at,
+             (long long)s->cfg->memory_log_steps);
+    harness_memory_report_input in = {
+        .title = title, .device = s->device, .subtitle = subtitle, .log = &prof->memory,
+        .peak_allocated = s->mem->peak_bytes, .peak_reserved = prof->memory.peak_reserved,
+        .at_peak = s->mem->at_peak, .n_at_peak = s->mem->n_at_peak,
+    };
+    char *html = harness_memory_report_html(&in);
+    int rc = write_text(exp, harness_rank_file(name, sizeof name, "profiler_memory", s->world_size, s->rank, "html"),
+                        html, err);
+    free(html);
+    return rc;
+}
+
+int harness_write_artifacts(const harness_experiment *exp, harness_summary *s, const harness_profiler *prof,
+                            harness_error *err)
+{
+    char name[256], path[4400];
+    int rc = 0;
+    if (prof->memory_enabled)
+        rc = write_memory_report(exp, s, prof, err);
+    if (rc == 0 && prof->trace_enabled) {
+        harness_trace_meta meta = {.rank = s->rank, .world_size = s->world_size, .variant_key = s->variant_key,
+                                   .device_name = s->device_name, .harness_version = s->env.version};
+        harness_rank_file(name, sizeof name, "profiler_trace", s->world_size, s->rank, "json");
+        rc = harness_trace_write(prof, &meta, harness_experiment_path(exp, name, path, sizeof path), err);
+    }
+    if (rc != 0 && strcmp(s->status, "ok") == 0)
+        harness_summary_mark(s, "failed", err->msg);
+    harness_error summary_err = {0};
+    if (write_summaries(exp, s, &summary_err) != 0 && rc == 0) {
+        *err = summary_err;
+        rc = err->code;
+    }
+    return rc;
+}
+

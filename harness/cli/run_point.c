@@ -1,0 +1,230 @@
+/* One point of `harness run`: create the experiment folder, create and
+ * check the component, run the schedule, write the summaries. Everything
+ * that can be wrong with the input was found before (cli/cmd_common.c), so
+ * a bad input never leaves a folder behind; a failure from here on is
+ * written into the summary as status "failed". */
+#include "cli/run_point.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/artifacts.h"
+#include "report/experiment.h"
+#include "report/summary.h"
+#include "run/datagen.h"
+#include "run/instance.h"
+
+/* The component instance the runner steps. */
+typedef struct instance {
+    const harness_variant *v;
+    harness_instance inst;
+    void *state;
+    int created;                   /* create succeeded: destroy must run */
+} instance;
+
+static int step_instance(void *arg)
+{
+    instance *in = arg;
+    int rc = in->v->step(&in->inst.ctx, in->state);
+    if (rc == 0 && in->inst.region_depth != 0)
+        return harness_host_services()->fail(&in->inst.ctx, "step left %d region(s) open", in->inst.region_depth);
+    return rc;
+}
+
+static int is_profiled(const harness_config *cfg, int rank)
+{
+    if (cfg->profile_all_ranks)
+        return 1;
+    for (size_t i = 0; i < cfg->n_profiled_ranks; i++)
+        if (cfg->profiled_ranks[i] == rank)
+            return 1;
+    return 0;
+}
+
+static void start_profiler(harness_profiler *prof, const harness_config *c, const harness_backend *b,
+                           const harness_alloc_tracker *mem, int profiled, int quiet)
+{
+    int64_t planned = c->measurement_steps ? c->warmup_steps + c->repeat * (c->wait_steps + c->measurement_steps) : 0;
+    harness_profiler_options o = {
+        .trace = profiled && c->trace, .memory = profiled && c->memory,
+        .progress = !quiet && isatty(STDERR_FILENO), .max_events = c->max_trace_events,
+        .memory_log_steps = c->memory_log_steps, .steps_planned = planned, .n_windows = (int)c->repeat,
+    };
+    harness_profiler_init(prof, b, mem, &o);
+}
+
+/* What watches the schedule: the ranks meet before each measurement
+ * window (a broken barrier stops the run), and the profiler records. */
+typedef struct schedule_observers {
+    harness_dist *dist;
+    harness_runner_hooks profiler;
+} schedule_observers;
+
+static int observe_phase_begin(void *arg, harness_phase phase, int window, harness_error *err)
+{
+    schedule_observers *o = arg;
+    if (phase == HARNESS_PHASE_MEASURE && harness_dist_barrier(o->dist, err) != 0)
+        return -1;
+    return o->profiler.phase_begin(o->profiler.arg, phase, window, err);
+}
+
+static void observe_step_end(void *arg, harness_phase phase, int window, int64_t index, uint64_t t0, uint64_t t1)
+{
+    schedule_observers *o = arg;
+    o->profiler.step_end(o->profiler.arg, phase, window, index, t0, t1);
+}
+
+static void observe_run_end(void *arg)
+{
+    schedule_observers *o = arg;
+    o->profiler.run_end(o->profiler.arg);
+}
+
+static harness_runner_hooks observer_hooks(schedule_observers *o)
+{
+    return (harness_runner_hooks){.arg = o, .phase_begin = observe_phase_begin, .step_end = observe_step_end,
+                                  .run_end = observe_run_end};
+}
+
+/* create -> validate -> schedule. Returns the exit code; s->status says what happened. */
+static int run_component(const harness_prepared *p, instance *in, harness_summary *s, harness_run_result *run,
+                         harness_session *session, harness_profiler *prof, harness_error *err)
+{
+    const harness_variant *v = in->v;
+    if (v->create(&in->inst.ctx, &in->state) != 0 || in->inst.ctx.failed) {
+        harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s: create failed: %s", v->key,
+                          harness_ctx_message(&in->inst.ctx, "no message given"));
+        harness_summary_mark(s, "failed", err->msg);
+        return err->code;
+    }
+    in->created = 1;
+    v->cost(in->state, &s->cost);
+
+    if (p->cfg->validate && v->check) {
+        s->check.size = sizeof s->check;
+        if (v->check(&in->inst.ctx, in->state, &s->check) != 0 || in->inst.ctx.failed) {
+            harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s: reference check could not run: %s", v->key,
+                              harness_ctx_message(&in->inst.ctx, "no message given"));
+            harness_summary_mark(s, "failed", err->msg);
+            return err->code;
+        }
+        s->validation = s->check.passed ? HARNESS_VALIDATION_PASSED : HARNESS_VALIDATION_FAILED;
+        if (!s->check.passed) {
+            harness_error_set(err, HARNESS_EXIT_VERDICT,
+                              "%s: output does not match the reference: %llu of %llu elements over tolerance, "
+                              "max abs err %.3g > %.3g (%s); timing skipped",
+                              v->key, (unsigned long long)s->check.mismatches,
+                              (unsigned long long)s->check.checked, s->check.max_abs_err, s->check.tolerance,
+                              s->check.detail);
+            harness_summary_mark(s, "validation_failed", err->msg);
+            return err->code;
+        }
+    }
+
+    const harness_config *c = p->cfg;
+    harness_schedule sched = {
+        .warmup_steps = c->warmup_steps, .wait_steps = c->wait_steps,
+        .measurement_steps = c->measurement_steps, .repeat = c->repeat,
+        .max_rel_ci = c->stop_max_rel_ci, .min_steps = c->stop_min_steps,
+        .max_steps = c->stop_max_steps, .max_time_s = c->stop_max_time_s,
+    };
+    schedule_observers obs = {.dist = &session->dist, .profiler = harness_profiler_hooks(prof)};
+    harness_runner_hooks hooks = observer_hooks(&obs);
+    if (harness_runner_run(&sched, &session->backend, step_instance, in, &hooks, run, err) != 0) {
+        harness_summary_mark(s, "failed", err->msg);
+        return err->code;
+    }
+    s->run = run;
+    if (run->step_failed) {
+        static const char *const phases[] = {"warmup", "wait", "measurement"};
+        harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s: step %lld of the %s phase failed: %s", v->key,
+                          (long long)run->failed_step, phases[run->failed_phase],
+                          harness_ctx_message(&in->inst.ctx, "no message given"));
+        harness_summary_mark(s, "failed", err->msg);
+        return err->code;
+    }
+    if (run->interrupted) {
+        harness_error_set(err, HARNESS_EXIT_INTERRUPTED, "interrupted after %zu measured steps; partial results kept",
+                          run->n_samples);
+        harness_summary_mark(s, "interrupted", err->msg);
+        return err->code;
+    }
+    return 0;
+}
+
+int harness_run_point(harness_session *session, const harness_prepared *p, harness_point_result *res)
+{
+    harness_error err = {0};
+    *res = (harness_point_result){.status = "not run"};
+    harness_backend *b = harness_session_backend(session, p->device, &err);
+    if (!b)
+        return harness_error_report(&err);
+    harness_summary s = {.status = "ok", .rank = session->dist.rank, .world_size = session->dist.world_size,
+                         .cfg = p->cfg, .variant_key = p->entry->variant.key, .device = p->device,
+                         .backend = b, .clock = &b->clock};
+    harness_env_capture(&s.env);
+    s.device_name = strcmp(p->device, "cuda") == 0 ? s.env.gpu : s.env.cpu_model;
+    s.plugin_path = p->registry.plugins[p->entry->plugin].path;
+
+    harness_experiment exp;
+    if (harness_experiment_create(&exp, p->cfg->output_dir, time(NULL), p->hash8, &err) != 0 ||
+        harness_write_config_copies(&exp, p, &err) != 0)
+        return harness_error_report(&err);
+    res->dir = strdup(exp.dir);
+
+    harness_alloc_tracker mem;
+    harness_alloc_tracker_init(&mem, b->allocator);
+    harness_datagen gen;
+    harness_datagen_init(&gen, p->cfg->generator, p->cfg->seed);
+    harness_profiler prof;
+    start_profiler(&prof, p->cfg, b, &mem, is_profiled(p->cfg, s.rank), session->opts->quiet);
+    instance in = {.v = &p->entry->variant};
+    harness_instance_init(&in.inst, in.v, p->cfg, &mem, &gen);
+    in.inst.rank = session->dist.rank;
+    in.inst.world_size = session->dist.world_size;
+    in.inst.profiler = &prof;
+    in.inst.nvtx = p->cfg->nvtx;
+    s.mem = &mem;
+    s.profiler = &prof;
+    harness_run_result run = {0};
+
+    int code = run_component(p, &in, &s, &run, session, &prof, &err);
+    if (in.created)
+        in.v->destroy(&in.inst.ctx, in.state);
+    if (mem.n_live)  /* what the plugin forgot to free: not ours to leak */
+        harness_alloc_tracker_release_all(&mem);
+
+    harness_error werr = {0};
+    if (harness_summary_compute(&s) != 0) {
+        harness_error_set(&werr, HARNESS_EXIT_RUNTIME, "out of memory computing statistics");
+    } else if (harness_write_artifacts(&exp, &s, &prof, &werr) == 0) {
+        if (session->opts->quiet)
+            printf("%s\n", exp.dir);
+        else {
+            harness_summary_print_short(&s, stdout);
+            printf("experiment: %s\n", exp.dir);
+        }
+        fflush(stdout);
+    }
+    if (code != 0)
+        harness_error_report(&err);
+    if (werr.code) {
+        harness_error_report(&werr);
+        code = code ? code : werr.code;
+    }
+    res->status = s.status;
+    if (s.overall.n && s.overall.median > 0) {
+        res->median_ns = s.overall.median;
+        res->gbps = s.cost.bytes > 0 ? s.cost.bytes / s.overall.median : 0;
+        res->gflops = s.cost.flops > 0 ? s.cost.flops / s.overall.median : 0;
+    }
+    harness_summary_release(&s);
+    harness_run_result_free(&run);
+    harness_profiler_free(&prof);
+    harness_alloc_tracker_destroy(&mem);
+    return code;
+}
+

@@ -1,0 +1,46 @@
+/* dist.h - the ranks of a run: who this process is, and the few collective
+ * steps the harness itself needs (a barrier before each window, the
+ * experiment folder's name from rank 0, every rank's result at rank 0, and
+ * an abort that takes the whole job down with a message naming the rank).
+ *
+ * One process is a world of one (dist_single.c); an MPI implementation
+ * plugs in behind the same table. Every collective returns 0 or fills err:
+ * a broken barrier is an error the run reports, not a hang or a crash. */
+#ifndef HARNESS_DIST_H
+#define HARNESS_DIST_H
+
+#include <stddef.h>
+
+#include "util/error.h"
+
+typedef struct harness_dist harness_dist;
+
+typedef struct harness_dist_ops {
+    int (*barrier)(harness_dist *d, harness_error *err);
+    /* root's buf (cap bytes, a NUL-terminated string) to every rank. */
+    int (*broadcast_string)(harness_dist *d, int root, char *buf, size_t cap, harness_error *err);
+    /* Each rank's `bytes` at `mine`; at rank 0 `all` receives world_size of
+     * them in rank order (other ranks may pass NULL). */
+    int (*gather)(harness_dist *d, const void *mine, size_t bytes, void *all, harness_error *err);
+    /* Stop every rank: the message names this rank. Does not return when
+     * there are other ranks to stop; returns after printing in a world of one. */
+    void (*abort)(harness_dist *d, int code, const char *msg);
+    void (*finalize)(harness_dist *d);
+} harness_dist_ops;
+
+struct harness_dist {
+    int rank, world_size, local_rank;
+    const char *name;              /* "single", "mpi" */
+    const harness_dist_ops *ops;
+    void *impl;
+};
+
+/* A world of one process. */
+void harness_dist_single_init(harness_dist *d);
+
+static inline int harness_dist_barrier(harness_dist *d, harness_error *err)
+{
+    return d->ops->barrier(d, err);
+}
+
+#endif
