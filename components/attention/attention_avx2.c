@@ -179,13 +179,8 @@ AVX2 static void exp2_n_avx2(const float *x, float *y, size_t n)
     memcpy(y + i, yt, (n - i) * sizeof *y);
 }
 
-static int has_avx2(void)
-{
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-}
-
 const attention_kernels attention_avx2_kernels = {
-    "avx2", has_avx2, scores_avx2, softmax_avx2, accumulate_avx2, widen_avx2, exp2_n_avx2,
+    "avx2", scores_avx2, softmax_avx2, accumulate_avx2, widen_avx2, exp2_n_avx2,
 };
 
 #endif

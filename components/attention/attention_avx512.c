@@ -240,13 +240,8 @@ AVX512 static void exp2_n_avx512(const float *x, float *y, size_t n)
     _mm512_mask_storeu_ps(y + i, tail, exp2_avx512(_mm512_maskz_loadu_ps(tail, x + i)));
 }
 
-static int has_avx512(void)
-{
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
-}
-
 const attention_kernels attention_avx512_kernels = {
-    "avx512", has_avx512, scores_avx512, softmax_avx512, accumulate_avx512, widen_avx512, exp2_n_avx512,
+    "avx512", scores_avx512, softmax_avx512, accumulate_avx512, widen_avx512, exp2_n_avx512,
 };
 
 #endif

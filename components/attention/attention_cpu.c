@@ -38,10 +38,10 @@
 #include "attention.h"
 #include "attention_internal.h"
 #include "common/bf16.h"
+#include "common/isa.h"
 
 #include <math.h>
 #include <omp.h>
-#include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
 
@@ -64,42 +64,16 @@ static const attention_kernels *const isas[] = {     /* best first */
     &attention_portable_kernels,
 };
 
-/* Atomic so that first uses racing from several host threads stay defined;
- * they all store the same answer. */
-static _Atomic(const attention_kernels *) chosen;
-
-static const attention_kernels *best_isa(void)
-{
-    size_t k = 0;
-    while (!isas[k]->supported())
-        k++;
-    return isas[k];
-}
+static isa_dispatch dispatch = ISA_DISPATCH(isas);
 
 static const attention_kernels *current_isa(void)
 {
-    const attention_kernels *c = atomic_load(&chosen);
-    if (!c) {
-        c = best_isa();
-        atomic_store(&chosen, c);
-    }
-    return c;
+    return isa_current(&dispatch);
 }
 
 int attention_set_isa(const char *name)
 {
-    if (!name || strcmp(name, "auto") == 0) {
-        atomic_store(&chosen, best_isa());
-        return 0;
-    }
-    for (size_t k = 0; k < sizeof isas / sizeof isas[0]; k++)
-        if (strcmp(name, isas[k]->name) == 0) {
-            if (!isas[k]->supported())
-                return -1;
-            atomic_store(&chosen, isas[k]);
-            return 0;
-        }
-    return -1;
+    return isa_select(&dispatch, name);
 }
 
 const char *attention_isa(void)

@@ -59,8 +59,7 @@ static inline int attention_lane_limit(ptrdiff_t first, size_t j)
  * the lanes, rows ATTENTION_BQ floats apart and 64-byte aligned; nchunks
  * (1 .. BQ / CHUNK) says how many 16-lane chunks are in use. */
 typedef struct attention_kernels {
-    const char *name;
-    int (*supported)(void);
+    const char *name;              /* first: common/isa.h reads it */
     /* st[j][i] = sum_c k[j * ks + c] qt[c][i] for keys j < nk */
     void (*scores)(const float *qt, const float *k, size_t ks, size_t nk, size_t d, size_t nchunks,
                    float *st);

@@ -95,12 +95,7 @@ static void exp2_portable(const float *x, float *y, size_t n)
         y[i] = exp2f(x[i]);
 }
 
-static int has_portable(void)
-{
-    return 1;
-}
-
 const attention_kernels attention_portable_kernels = {
-    "portable", has_portable, scores_portable, softmax_portable, accumulate_portable, widen_portable,
+    "portable", scores_portable, softmax_portable, accumulate_portable, widen_portable,
     exp2_portable,
 };

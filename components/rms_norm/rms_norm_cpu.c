@@ -16,9 +16,9 @@
  * Without x86-64 only the portable kernels are built. */
 #include "rms_norm.h"
 #include "common/bf16.h"
+#include "common/isa.h"
 
 #include <math.h>
-#include <stdatomic.h>
 #include <string.h>
 
 #if defined(__x86_64__)
@@ -356,70 +356,34 @@ typedef void row_bf16_fn(const uint16_t *, const uint16_t *, const uint16_t *, u
                          size_t, float, int);
 
 typedef struct isa {
-    const char *name;
-    int (*supported)(void);
+    const char *name;              /* first: common/isa.h reads it */
     row_f32_fn *f32;
     row_bf16_fn *bf16;
 } isa;
 
 #ifdef HAVE_X86_64
-static int has_avx512(void)
-{
-    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
-}
-
-static int has_avx2(void)
-{
-    return __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
-}
+static const isa avx512 = {"avx512", row_f32_avx512, row_bf16_avx512};
+static const isa avx2 = {"avx2", row_f32_avx2, row_bf16_avx2};
 #endif
+static const isa portable = {"portable", row_f32_portable, row_bf16_portable};
 
-static int has_portable(void) { return 1; }
-
-static const isa isas[] = {     /* best first */
+static const isa *const isas[] = {     /* best first */
 #ifdef HAVE_X86_64
-    {"avx512", has_avx512, row_f32_avx512, row_bf16_avx512},
-    {"avx2", has_avx2, row_f32_avx2, row_bf16_avx2},
+    &avx512, &avx2,
 #endif
-    {"portable", has_portable, row_f32_portable, row_bf16_portable},
+    &portable,
 };
 
-/* Atomic so that first uses racing from several host threads stay defined;
- * they all store the same answer. */
-static _Atomic(const isa *) chosen;
-
-static const isa *best_isa(void)
-{
-    size_t k = 0;
-    while (!isas[k].supported())
-        k++;
-    return &isas[k];
-}
+static isa_dispatch dispatch = ISA_DISPATCH(isas);
 
 static const isa *current_isa(void)
 {
-    const isa *c = atomic_load(&chosen);
-    if (!c) {
-        c = best_isa();
-        atomic_store(&chosen, c);
-    }
-    return c;
+    return isa_current(&dispatch);
 }
 
 int rms_norm_set_isa(const char *name)
 {
-    if (!name || strcmp(name, "auto") == 0) {
-        atomic_store(&chosen, best_isa());
-        return 0;
-    }
-    for (size_t k = 0; k < sizeof isas / sizeof isas[0]; k++)
-        if (strcmp(name, isas[k].name) == 0) {
-            if (!isas[k].supported())
-                return -1;
-            atomic_store(&chosen, &isas[k]);
-            return 0;
-        }
-    return -1;
+    return isa_select(&dispatch, name);
 }
 
 const char *rms_norm_isa(void)
