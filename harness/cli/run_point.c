@@ -25,13 +25,22 @@ typedef struct instance {
     int created;                   /* create succeeded: destroy must run */
 } instance;
 
+/* A callback that returned with regions still open is blamed by name, so
+ * the message points at the callback that forgot its region_pop, not at
+ * whatever ran next. Returns rc, or -1 when regions were left open. */
+static int regions_closed(instance *in, const char *callback, int rc)
+{
+    if (rc == 0 && in->inst.region_depth != 0) {
+        harness_ctx_failf(&in->inst.ctx, "%s left %d region(s) open", callback, in->inst.region_depth);
+        return -1;
+    }
+    return rc;
+}
+
 static int step_instance(void *arg)
 {
     instance *in = arg;
-    int rc = in->v->step(&in->inst.ctx, in->state);
-    if (rc == 0 && in->inst.region_depth != 0)
-        return harness_host_services()->fail(&in->inst.ctx, "step left %d region(s) open", in->inst.region_depth);
-    return rc;
+    return regions_closed(in, "step", in->v->step(&in->inst.ctx, in->state));
 }
 
 static int is_profiled(const harness_config *cfg, int rank)
@@ -94,18 +103,19 @@ static int run_component(const harness_prepared *p, instance *in, harness_summar
                          harness_session *session, harness_profiler *prof, harness_error *err)
 {
     const harness_variant *v = in->v;
-    if (v->create(&in->inst.ctx, &in->state) != 0 || in->inst.ctx.failed) {
+    int rc = regions_closed(in, "create", v->create(&in->inst.ctx, &in->state));
+    in->created = rc == 0;
+    if (rc != 0 || in->inst.ctx.failed) {
         harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s: create failed: %s", v->key,
                           harness_ctx_message(&in->inst.ctx, "no message given"));
         harness_summary_mark(s, "failed", err->msg);
         return err->code;
     }
-    in->created = 1;
     v->cost(in->state, &s->cost);
 
     if (p->cfg->validate && v->check) {
         s->check.size = sizeof s->check;
-        if (v->check(&in->inst.ctx, in->state, &s->check) != 0 || in->inst.ctx.failed) {
+        if (regions_closed(in, "check", v->check(&in->inst.ctx, in->state, &s->check)) != 0 || in->inst.ctx.failed) {
             harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s: reference check could not run: %s", v->key,
                               harness_ctx_message(&in->inst.ctx, "no message given"));
             harness_summary_mark(s, "failed", err->msg);
