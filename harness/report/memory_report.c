@@ -327,39 +327,42 @@ static void emit_marker(FILE *b, const chart *c, const char *id, const char *cls
               right_half ? x - 8 : x + 8, y + label_dy, right_half ? "end" : "start", what, h);
 }
 
-static int emit_chart(FILE *b, const harness_memory_report_input *in, const char *alloc_label,
-                       const char *reserved_label)
+/* y: everything drawn or marked fits, with room above for the peak's
+ * label. Returns the number of ticks; *all_zero when nothing was nonzero. */
+static int scale_y(chart *c, const harness_memory_report_input *in, int *all_zero)
 {
     const harness_memory_log *log = in->log;
     size_t n = log ? log->n : 0;
-    chart c;
-
-    /* y: everything drawn or marked fits, with room above for the peak's label */
     uint64_t ymax = in->peak_allocated > in->peak_reserved ? in->peak_allocated : in->peak_reserved;
-    for (size_t i = 0; i < n; i++) {
-        const harness_memory_sample *s = &log->samples[i];
+    for (size_t i = 0; i < n; i++)
         for (int w = 0; w < 3; w++)
-            if (series_value(s, w) > ymax)
-                ymax = series_value(s, w);
+            if (series_value(&log->samples[i], w) > ymax)
+                ymax = series_value(&log->samples[i], w);
+    *all_zero = ymax == 0;
+    double yd = *all_zero ? 1024.0 : (double)ymax;
+    c->yunit_k = 0;
+    c->yunit = 1.0;
+    while (yd / c->yunit >= 1024.0 && c->yunit_k < 6) {
+        c->yunit *= 1024.0;
+        c->yunit_k++;
     }
-    int all_zero = ymax == 0;
-    double yd = all_zero ? 1024.0 : (double)ymax;
-    c.yunit_k = 0;
-    c.yunit = 1.0;
-    while (yd / c.yunit >= 1024.0 && c.yunit_k < 6) {
-        c.yunit *= 1024.0;
-        c.yunit_k++;
-    }
-    double v = yd * (all_zero ? 1.0 : 1.1) / c.yunit;
-    c.ystep = nice_step(v / 5.0);
-    if (c.yunit_k == 0 && c.ystep < 1.0)
-        c.ystep = 1.0;
-    double ticks = ceil(v / c.ystep - 1e-9);
+    double v = yd * (*all_zero ? 1.0 : 1.1) / c->yunit;
+    c->ystep = nice_step(v / 5.0);
+    if (c->yunit_k == 0 && c->ystep < 1.0)
+        c->ystep = 1.0;
+    double ticks = ceil(v / c->ystep - 1e-9);
     if (ticks < 1)
         ticks = 1;
-    c.ytop = ticks * c.ystep * c.yunit;
+    c->ytop = ticks * c->ystep * c->yunit;
+    return (int)ticks;
+}
 
-    /* x: the steps the samples cover */
+/* x: the steps the samples cover (a unit-wide domain around a single step). */
+static void scale_x(chart *c, const harness_memory_log *log)
+{
+    size_t n = log ? log->n : 0;
+    c->x0 = 0;
+    c->x1 = 1;
     if (n) {
         int64_t lo = log->samples[0].step, hi = lo;
         for (size_t i = 1; i < n; i++) {
@@ -368,79 +371,65 @@ static int emit_chart(FILE *b, const harness_memory_report_input *in, const char
             if (log->samples[i].step > hi)
                 hi = log->samples[i].step;
         }
-        c.x0 = (double)lo;
-        c.x1 = (double)hi;
-    } else {
-        c.x0 = 0;
-        c.x1 = 1;
+        c->x0 = (double)lo;
+        c->x1 = (double)hi;
     }
-    if (c.x1 <= c.x0) {
-        c.x0 -= 0.5;
-        c.x1 += 0.5;
+    if (c->x1 <= c->x0) {
+        c->x0 -= 0.5;
+        c->x1 += 0.5;
     }
+}
 
-    fprintf(b,
-              "<svg id=\"memory-timeline\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
-              "aria-label=\"memory over the steps\" data-samples=\"%zu\">\n",
-              W, H, W, H, n);
-    if (n)
-        if (emit_bands(b, &c, log) != 0)
-            return -1;
-
-    /* y grid and labels */
+/* Grid, tick labels (bytes on y, whole steps on x), frame and axis titles. */
+static void emit_axes(FILE *b, const chart *c, int yticks, int with_xticks)
+{
     fputs("<g class=\"axis\">\n", b);
-    for (int k = 0; k <= (int)ticks; k++) {
-        double val = k * c.ystep;
-        double y = py(&c, val * c.yunit);
+    for (int k = 0; k <= yticks; k++) {
+        double val = k * c->ystep;
+        double y = py(c, val * c->yunit);
         fprintf(b, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"></line>\n", ML, y, ML + PW, y);
         fprintf(b, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g %s</text>\n", ML - 6, y + 4, val,
-                  unit_names[c.yunit_k]);
+                unit_names[c->yunit_k]);
     }
-    /* x ticks: whole steps */
-    if (n) {
-        double xs = nice_step((c.x1 - c.x0) / 8.0);
+    if (with_xticks) {
+        double xs = nice_step((c->x1 - c->x0) / 8.0);
         if (xs < 1.0)
             xs = 1.0;
-        for (double x = ceil(c.x0 / xs) * xs; x <= c.x1 + 1e-9; x += xs) {
-            double X = px(&c, x);
+        for (double x = ceil(c->x0 / xs) * xs; x <= c->x1 + 1e-9; x += xs) {
+            double X = px(c, x);
             fprintf(b, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"></line>\n", X, MT + PH, X, MT + PH + 5);
             fprintf(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.0f</text>\n", X, MT + PH + 18, x);
         }
     }
     fprintf(b, "<rect class=\"frame\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"></rect>\n", ML, MT, PW, PH);
-    fprintf(b, "<text class=\"atitle\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">step (steps run so far, all phases)</text>\n",
-              ML + PW / 2, H - 8);
-    fprintf(b, "<text class=\"atitle\" transform=\"rotate(-90)\" x=\"%d\" y=\"14\" text-anchor=\"middle\">bytes</text>\n",
-              -(MT + PH / 2));
+    fprintf(b, "<text class=\"atitle\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">step (steps run so far, all phases)"
+            "</text>\n", ML + PW / 2, H - 8);
+    fprintf(b, "<text class=\"atitle\" transform=\"rotate(-90)\" x=\"%d\" y=\"14\" text-anchor=\"middle\">bytes"
+            "</text>\n", -(MT + PH / 2));
     fputs("</g>\n", b);
+}
 
-    if (!n) {
-        fprintf(b, "<text class=\"empty\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">no samples</text>\n", ML + PW / 2,
-                  MT + PH / 2);
-        fputs("</svg>\n", b);
-        return 0;
-    }
-
-    fputs("<g class=\"series\">\n", b);
-    if (emit_series(b, &c, log, SERIES_RESERVED, "series-reserved", "s-res") != 0 ||
-        emit_series(b, &c, log, SERIES_PEAK, "series-peak", "s-peak") != 0 ||
-        emit_series(b, &c, log, SERIES_ALLOCATED, "series-allocated", "s-alloc") != 0)
-        return -1;
-    fputs("</g>\n", b);
-
-    /* The global peaks: the allocated one is the tracker's figure, at the first
-     * sample that had seen it (it may have fallen between two samples). */
+/* The global peaks: the allocated one is the tracker's figure, at the first
+ * sample that had seen it (it may have fallen between two samples); the
+ * reserved one the largest sample. Labels that would collide are moved
+ * apart, one above its dot and one below. */
+static void emit_peak_markers(FILE *b, const chart *c, const harness_memory_report_input *in,
+                              const char *alloc_label, const char *reserved_label)
+{
+    const harness_memory_log *log = in->log;
+    size_t n = log->n;
     int64_t alloc_step = 0, res_step = 0;
     double alloc_y = 0, res_y = 0;
     if (in->peak_allocated) {
         size_t at = n - 1;
         for (size_t i = 0; i < n; i++)
-            if (log->samples[i].peak_allocated >= in->peak_allocated || log->samples[i].allocated >= in->peak_allocated) {
+            if (log->samples[i].peak_allocated >= in->peak_allocated ||
+                log->samples[i].allocated >= in->peak_allocated) {
                 at = i;
                 break;
             }
         alloc_step = log->samples[at].step;
-        alloc_y = py(&c, (double)in->peak_allocated);
+        alloc_y = py(c, (double)in->peak_allocated);
     }
     uint64_t res_peak = 0;
     size_t res_at = 0;
@@ -451,26 +440,53 @@ static int emit_chart(FILE *b, const harness_memory_report_input *in, const char
         }
     if (res_peak) {
         res_step = log->samples[res_at].step;
-        res_y = py(&c, (double)res_peak);
+        res_y = py(c, (double)res_peak);
     }
+    int collide = in->peak_allocated && res_peak && fabs(res_y - alloc_y) < 16 &&
+                  fabs(px(c, (double)res_step) - px(c, (double)alloc_step)) < 260;
     fputs("<g class=\"markers\">\n", b);
-    if (res_peak) {
-        /* below its dot when the two labels would collide */
-        double dy = -9;
-        if (in->peak_allocated && fabs(res_y - alloc_y) < 16 && fabs(px(&c, (double)res_step) - px(&c, (double)alloc_step)) < 260)
-            dy = res_y >= alloc_y ? 18 : -9;
-        emit_marker(b, &c, "reserved-marker", "m-res", reserved_label, res_peak, res_step, dy);
-    }
-    if (in->peak_allocated) {
-        double dy = -9;
-        if (res_peak && fabs(res_y - alloc_y) < 16 && fabs(px(&c, (double)res_step) - px(&c, (double)alloc_step)) < 260)
-            dy = res_y >= alloc_y ? -9 : 18;
-        emit_marker(b, &c, "peak-marker", "m-peak", alloc_label, in->peak_allocated, alloc_step, dy);
-    }
+    if (res_peak)
+        emit_marker(b, c, "reserved-marker", "m-res", reserved_label, res_peak, res_step,
+                    collide && res_y >= alloc_y ? 18 : -9);
+    if (in->peak_allocated)
+        emit_marker(b, c, "peak-marker", "m-peak", alloc_label, in->peak_allocated, alloc_step,
+                    collide && res_y < alloc_y ? 18 : -9);
     fputs("</g>\n", b);
+}
+
+static int emit_chart(FILE *b, const harness_memory_report_input *in, const char *alloc_label,
+                      const char *reserved_label)
+{
+    const harness_memory_log *log = in->log;
+    size_t n = log ? log->n : 0;
+    chart c;
+    int all_zero;
+    int yticks = scale_y(&c, in, &all_zero);
+    scale_x(&c, log);
+
+    fprintf(b,
+            "<svg id=\"memory-timeline\" viewBox=\"0 0 %d %d\" width=\"%d\" height=\"%d\" role=\"img\" "
+            "aria-label=\"memory over the steps\" data-samples=\"%zu\">\n",
+            W, H, W, H, n);
+    if (n && emit_bands(b, &c, log) != 0)
+        return -1;
+    emit_axes(b, &c, yticks, n > 0);
+    if (!n) {
+        fprintf(b, "<text class=\"empty\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">no samples</text>\n", ML + PW / 2,
+                MT + PH / 2);
+        fputs("</svg>\n", b);
+        return 0;
+    }
+    fputs("<g class=\"series\">\n", b);
+    if (emit_series(b, &c, log, SERIES_RESERVED, "series-reserved", "s-res") != 0 ||
+        emit_series(b, &c, log, SERIES_PEAK, "series-peak", "s-peak") != 0 ||
+        emit_series(b, &c, log, SERIES_ALLOCATED, "series-allocated", "s-alloc") != 0)
+        return -1;
+    fputs("</g>\n", b);
+    emit_peak_markers(b, &c, in, alloc_label, reserved_label);
     if (all_zero)
-        fprintf(b, "<text class=\"empty\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">all memory figures are zero</text>\n",
-                  ML + PW / 2, MT + PH / 2);
+        fprintf(b, "<text class=\"empty\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">all memory figures are zero"
+                "</text>\n", ML + PW / 2, MT + PH / 2);
     fputs("</svg>\n", b);
     return 0;
 }
