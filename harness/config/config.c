@@ -235,7 +235,29 @@ static int get_ranks(harness_config *cfg, const harness_node *v, const char *pat
     return 0;
 }
 
-/* plugin_path: one directory or a list of them, searched in order. */
+/* A relative directory written in the config file means the folder next to
+ * the file, so a config and its plugins move together and run from any
+ * working directory; one given with --set stays relative to the working
+ * directory, where the user typed it. */
+static int relative_to_config(const harness_config *cfg, char **dir, harness_error *err)
+{
+    const char *file = cfg->tree->path;
+    const char *slash = file ? strrchr(file, '/') : NULL;
+    if ((*dir)[0] == '/' || !slash)
+        return 0;
+    int folder_len = (int)(slash - file);
+    size_t len = (size_t)folder_len + 1 + strlen(*dir) + 1;
+    char *joined = malloc(len);
+    if (!joined)
+        return harness_cfg_out_of_memory(err);
+    snprintf(joined, len, "%.*s/%s", folder_len, file, *dir);
+    free(*dir);
+    *dir = joined;
+    return 0;
+}
+
+/* plugin_path: one directory or a list of them, searched in order; see
+ * relative_to_config for relative entries. */
 static int get_paths(harness_config *cfg, const harness_node *v, const char *path,
                      harness_error *err)
 {
@@ -257,6 +279,8 @@ static int get_paths(harness_config *cfg, const harness_node *v, const char *pat
         else
             snprintf(item, sizeof item, "%s", path);
         rc = get_string(cfg, items[i], item, &dirs[i], err);
+        if (!rc && !items[i]->at.origin)
+            rc = relative_to_config(cfg, &dirs[i], err);
     }
     if (rc) {
         for (size_t i = 0; i < n; i++)

@@ -18,7 +18,8 @@ component:
   config: {n: 4096}
 plugin_path: [plugins]
 YAML
-expect_exit 0 "run the example" "$HARNESS" run "$SCRATCH/scale.yaml" --output-dir "$SCRATCH/exp"
+# From another working directory: plugin_path [plugins] means next to the config.
+expect_exit 0 "run the example" env -C / "$HARNESS" run "$SCRATCH/scale.yaml" --output-dir "$SCRATCH/exp"
 grep -q 'scale/cpu on cpu' "$SCRATCH/out" || fail "the run names the example's variant"
 grep -q 'throughput at the median' "$SCRATCH/out" || fail "the example's cost gives a throughput"
 finish

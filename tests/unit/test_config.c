@@ -922,15 +922,24 @@ static void good_auto_and_all(void **state)
 static void good_plugin_path(void **state)
 {
     (void)state;
+    char expected[600];
     harness_config *cfg = load_ok("t.yaml", COMPONENT "plugin_path: ./plugins\n", NULL, 0);
     assert_int_equal(cfg->n_plugin_path, 1);
-    assert_string_equal(cfg->plugin_path[0], "./plugins");
+    snprintf(expected, sizeof expected, "%s/./plugins", dir); /* next to the config file */
+    assert_string_equal(cfg->plugin_path[0], expected);
     harness_config_free(cfg);
 
     cfg = load_ok("t.yaml", COMPONENT "plugin_path:\n  - /opt/a\n  - \"b c\"\n", NULL, 0);
     assert_int_equal(cfg->n_plugin_path, 2);
     assert_string_equal(cfg->plugin_path[0], "/opt/a");
-    assert_string_equal(cfg->plugin_path[1], "b c");
+    snprintf(expected, sizeof expected, "%s/b c", dir);
+    assert_string_equal(cfg->plugin_path[1], expected);
+    harness_config_free(cfg);
+
+    /* Typed on the command line: relative to the working directory. */
+    const char *sets[] = {"plugin_path=my/plugins"};
+    cfg = load_ok("t.yaml", COMPONENT, sets, 1);
+    assert_string_equal(cfg->plugin_path[0], "my/plugins");
     harness_config_free(cfg);
 }
 
