@@ -231,6 +231,18 @@ static void test_older_minor_is_accepted_and_zero_extended(void **state)
     assert_int_equal(e->variant.size, sizeof(harness_variant));
 }
 
+static void test_has_service_checks_size_and_pointer(void **state)
+{
+    (void)state;
+    harness_services svc = *harness_host_services();
+    assert_true(HARNESS_HAS_SERVICE(&svc, num_threads));
+    svc.size = offsetof(harness_services, num_threads); /* a host from before num_threads */
+    assert_false(HARNESS_HAS_SERVICE(&svc, num_threads));
+    assert_true(HARNESS_HAS_SERVICE(&svc, world_size));
+    svc.world_size = NULL;
+    assert_false(HARNESS_HAS_SERVICE(&svc, world_size));
+}
+
 static int dummy_create(harness_ctx *c, void **s) { (void)c; *s = NULL; return 0; }
 static int dummy_step(harness_ctx *c, void *s) { (void)c; (void)s; return 0; }
 static void dummy_cost(void *s, harness_cost *o) { (void)s; (void)o; }
@@ -278,6 +290,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_missing_file, setup, teardown),
         cmocka_unit_test_setup_teardown(test_missing_dir_is_an_error_only_when_asked_for, setup, teardown),
         cmocka_unit_test_setup_teardown(test_add_rejects_malformed_variants, setup, teardown),
+        cmocka_unit_test(test_has_service_checks_size_and_pointer),
         cmocka_unit_test_setup_teardown(test_older_minor_is_accepted_and_zero_extended, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -127,7 +127,7 @@ typedef struct harness_cost {
 typedef struct harness_check {
     uint32_t size;                 /* sizeof(harness_check), set by the host */
     int passed;
-    uint64_t checked;              /* elements compared */
+    uint64_t checked;              /* elements compared; 0 fails the check even when passed is set */
     uint64_t mismatches;           /* elements over tolerance */
     double max_abs_err;
     double max_rel_err;
@@ -140,7 +140,8 @@ typedef struct harness_check {
 /* Callbacks return 0 on success; on failure they return nonzero and leave a
  * message with services->fail(). They must never exit() or abort(). */
 typedef struct harness_variant {
-    uint32_t size;                 /* sizeof(harness_variant) as the plugin saw it */
+    uint32_t size;                 /* sizeof(harness_variant) as the plugin saw it; it must
+                                    * cover the required members, through destroy */
     const char *key;               /* "rms_norm/cpu": unique across all plugins */
     const char *family;            /* "rms_norm": what configs usually name */
     const char *device;            /* "cpu" or "cuda" */
@@ -196,7 +197,9 @@ typedef struct harness_services {
     int (*fill)(harness_ctx *ctx, void *buf, size_t count, harness_dtype dtype);
 
     /* Named ranges nested inside a step: trace events and NVTX ranges when
-     * profiling, near-free when not. Pops must match pushes within a step. */
+     * profiling, near-free when not. Pops must match pushes within one call
+     * of create, check or step: one that returns with a region open fails,
+     * blamed by name. */
     void (*region_push)(harness_ctx *ctx, const char *name);
     void (*region_pop)(harness_ctx *ctx);
 
