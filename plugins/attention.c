@@ -13,7 +13,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const harness_services *H;
 
 /* Reference work the check may spend, in multiply-adds: about a second on
  * two cores here. Larger shapes check an evenly spread subset of their
@@ -30,19 +29,20 @@ typedef struct att_state {
 static const char *const dtypes[] = {"fp32", "bf16", NULL};
 
 static const harness_param params[] = {
-    {"batch_size", HARNESS_PARAM_INT, "1", HARNESS_PARAM_MIN, 1, 0, NULL, "sequences per step"},
-    {"num_heads", HARNESS_PARAM_INT, "32", HARNESS_PARAM_MIN, 1, 0, NULL, "query heads"},
-    {"num_kv_heads", HARNESS_PARAM_INT, "0", HARNESS_PARAM_MIN, 0, 0, NULL,
+    {sizeof(harness_param), "batch_size", HARNESS_PARAM_INT, "1", HARNESS_PARAM_MIN, 1, 0, NULL, "sequences per step"},
+    {sizeof(harness_param), "num_heads", HARNESS_PARAM_INT, "32", HARNESS_PARAM_MIN, 1, 0, NULL, "query heads"},
+    {sizeof(harness_param), "num_kv_heads", HARNESS_PARAM_INT, "0", HARNESS_PARAM_MIN, 0, 0, NULL,
      "key/value heads (grouped-query attention), a divisor of num_heads; 0: num_heads"},
-    {"seq_len", HARNESS_PARAM_INT, "1024", HARNESS_PARAM_MIN, 1, 0, NULL, "queries per sequence"},
-    {"kv_seq_len", HARNESS_PARAM_INT, "0", HARNESS_PARAM_MIN, 0, 0, NULL,
+    {sizeof(harness_param), "seq_len",
+     HARNESS_PARAM_INT, "1024", HARNESS_PARAM_MIN, 1, 0, NULL, "queries per sequence"},
+    {sizeof(harness_param), "kv_seq_len", HARNESS_PARAM_INT, "0", HARNESS_PARAM_MIN, 0, 0, NULL,
      "keys per sequence; 0: seq_len. Causal masks align bottom-right (query i sees keys "
      "<= i + kv_seq_len - seq_len)"},
-    {"head_dim", HARNESS_PARAM_INT, "128", HARNESS_PARAM_MIN, 1, 0, NULL, "elements per head"},
-    {"causal", HARNESS_PARAM_BOOL, "true", 0, 0, 0, NULL, "mask out keys after the query"},
-    {"dtype", HARNESS_PARAM_ENUM, "fp32", 0, 0, 0, dtypes,
+    {sizeof(harness_param), "head_dim", HARNESS_PARAM_INT, "128", HARNESS_PARAM_MIN, 1, 0, NULL, "elements per head"},
+    {sizeof(harness_param), "causal", HARNESS_PARAM_BOOL, "true", 0, 0, 0, NULL, "mask out keys after the query"},
+    {sizeof(harness_param), "dtype", HARNESS_PARAM_ENUM, "fp32", 0, 0, 0, dtypes,
      "type of q, k, v and o; bf16 computes in fp32 and rounds to nearest even"},
-    {"scale", HARNESS_PARAM_FLOAT, "0", HARNESS_PARAM_MIN | HARNESS_PARAM_MAX, 0, FLT_MAX, NULL,
+    {sizeof(harness_param), "scale", HARNESS_PARAM_FLOAT, "0", HARNESS_PARAM_MIN | HARNESS_PARAM_MAX, 0, FLT_MAX, NULL,
      "multiplies Q K^T before the softmax; 0: 1/sqrt(head_dim)"},
 };
 
@@ -51,7 +51,7 @@ static void release(harness_ctx *ctx, att_state *s)
     void *bufs[] = {s->q, s->k, s->v, s->o, s->workspace};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i])
-            H->free(ctx, bufs[i]);
+            harness_host->free(ctx, bufs[i]);
     free(s);
 }
 
@@ -67,31 +67,33 @@ static int mul4(size_t a, size_t b, size_t c, size_t d, size_t *out)
  * `validate`, so those are config errors found before anything exists. */
 static int read_params(harness_ctx *ctx, att_state *s, size_t *q_bytes, size_t *kv_bytes)
 {
+    const harness_services *H = harness_host;
     size_t batch = (size_t)H->param_int(ctx, "batch_size"), heads = (size_t)H->param_int(ctx, "num_heads");
     size_t kv = (size_t)H->param_int(ctx, "num_kv_heads"), seq = (size_t)H->param_int(ctx, "seq_len");
     size_t kv_seq = (size_t)H->param_int(ctx, "kv_seq_len"), d = (size_t)H->param_int(ctx, "head_dim");
     double scale = H->param_float(ctx, "scale");
-    int bf16 = strcmp(H->param_string(ctx, "dtype"), "bf16") == 0;
+    int bf16 = strcmp(harness_host->param_string(ctx, "dtype"), "bf16") == 0;
     if (kv == 0)
         kv = heads;
     if (kv_seq == 0)
         kv_seq = seq;
     if (heads % kv != 0)
-        return H->fail(ctx, "num_heads (%zu) must be a multiple of num_kv_heads (%zu): each key/value head "
-                       "serves num_heads / num_kv_heads query heads; pick a divisor of %zu, or 0 for %zu",
-                       heads, kv, heads, heads);
+        return harness_host->fail(ctx, "num_heads (%zu) must be a multiple of num_kv_heads (%zu): each key/value head "
+                                  "serves num_heads / num_kv_heads query heads; pick a divisor of %zu, or 0 for %zu",
+                                  heads, kv, heads, heads);
 
     size_t elem = bf16 ? sizeof(uint16_t) : sizeof(float), q_elems, kv_elems;
     if (mul4(batch, seq, heads, d, &q_elems) || mul4(batch, kv_seq, kv, d, &kv_elems) ||
         __builtin_mul_overflow(q_elems, elem, q_bytes) || __builtin_mul_overflow(kv_elems, elem, kv_bytes))
-        return H->fail(ctx, "batch_size, seq_len, kv_seq_len, num_heads, num_kv_heads, head_dim: "
-                       "%zu x %zu (or %zu) x %zu (or %zu) x %zu elements overflow size_t; choose smaller sizes",
-                       batch, seq, kv_seq, heads, kv, d);
-    s->shape = (attention_shape){batch, heads, kv, seq, kv_seq, d, H->param_bool(ctx, "causal"),
+        return harness_host->fail(ctx, "batch_size, seq_len, kv_seq_len, num_heads, num_kv_heads, head_dim: "
+                                  "%zu x %zu (or %zu) x %zu (or %zu) x %zu elements overflow size_t; "
+                                  "choose smaller sizes",
+                                  batch, seq, kv_seq, heads, kv, d);
+    s->shape = (attention_shape){batch, heads, kv, seq, kv_seq, d, harness_host->param_bool(ctx, "causal"),
                                  (float)(scale > 0 ? scale : 1.0 / sqrt((double)d))};
     s->bf16 = bf16, s->elem = elem, s->q_elems = q_elems, s->kv_elems = kv_elems;
     if (attention_workspace_bytes(&s->shape, omp_get_max_threads()) == SIZE_MAX)
-        return H->fail(ctx, "head_dim (%zu): the kernels' per-thread workspace overflows size_t", d);
+        return harness_host->fail(ctx, "head_dim (%zu): the kernels' per-thread workspace overflows size_t", d);
     return 0;
 }
 
@@ -106,33 +108,33 @@ static int att_create(harness_ctx *ctx, void **state)
 {
     att_state *s = calloc(1, sizeof *s);
     if (!s)
-        return H->fail(ctx, "out of memory for the instance state");
+        return harness_host->fail(ctx, "out of memory for the instance state");
     size_t q_bytes, kv_bytes;
     if (read_params(ctx, s, &q_bytes, &kv_bytes) != 0) {
         release(ctx, s);
         return -1;
     }
     size_t ws = attention_workspace_bytes(&s->shape, omp_get_max_threads());
-    s->q = H->alloc(ctx, q_bytes, "q");
-    s->k = s->q ? H->alloc(ctx, kv_bytes, "k") : NULL;
-    s->v = s->k ? H->alloc(ctx, kv_bytes, "v") : NULL;
-    s->o = s->v ? H->alloc(ctx, q_bytes, "o") : NULL;
-    s->workspace = s->o ? H->alloc(ctx, ws, "workspace") : NULL;
+    s->q = harness_host->alloc(ctx, q_bytes, "q");
+    s->k = s->q ? harness_host->alloc(ctx, kv_bytes, "k") : NULL;
+    s->v = s->k ? harness_host->alloc(ctx, kv_bytes, "v") : NULL;
+    s->o = s->v ? harness_host->alloc(ctx, q_bytes, "o") : NULL;
+    s->workspace = s->o ? harness_host->alloc(ctx, ws, "workspace") : NULL;
     if (!s->workspace) {
         release(ctx, s);
-        return H->fail(ctx, "cannot allocate q, k, v, o and the workspace (2 x %zu + 2 x %zu + %zu bytes)",
-                       q_bytes, kv_bytes, ws);
+        return harness_host->fail(ctx, "cannot allocate q, k, v, o and the workspace (2 x %zu + 2 x %zu + %zu bytes)",
+                                  q_bytes, kv_bytes, ws);
     }
     harness_dtype dt = s->bf16 ? HARNESS_DTYPE_BF16 : HARNESS_DTYPE_F32;
-    if (H->fill(ctx, s->q, s->q_elems, dt) != 0 || H->fill(ctx, s->k, s->kv_elems, dt) != 0 ||
-        H->fill(ctx, s->v, s->kv_elems, dt) != 0) {
+    if (harness_host->fill(ctx, s->q, s->q_elems, dt) != 0 || harness_host->fill(ctx, s->k, s->kv_elems, dt) != 0 ||
+                   harness_host->fill(ctx, s->v, s->kv_elems, dt) != 0) {
         release(ctx, s);
         return -1;      /* fill recorded why */
     }
     const attention_shape *z = &s->shape;
-    H->log(ctx, HARNESS_LOG_DEBUG, "%s kernels, batch %zu, heads %zu/%zu, seq %zu/%zu, head_dim %zu, %s%s",
-           attention_isa(), z->batch, z->heads, z->kv_heads, z->seq_q, z->seq_k, z->head_dim,
-           s->bf16 ? "bf16" : "fp32", z->causal ? ", causal" : "");
+    harness_host->log(ctx, HARNESS_LOG_DEBUG, "%s kernels, batch %zu, heads %zu/%zu, seq %zu/%zu, head_dim %zu, %s%s",
+                      attention_isa(), z->batch, z->heads, z->kv_heads, z->seq_q, z->seq_k, z->head_dim,
+                      s->bf16 ? "bf16" : "fp32", z->causal ? ", causal" : "");
     *state = s;
     return 0;
 }
@@ -166,7 +168,7 @@ static int att_check(harness_ctx *ctx, void *state, harness_check *out)
         return -1;
     attention_check_result r;
     if (attention_check(&s->shape, s->q, s->k, s->v, s->o, s->bf16, CHECK_BUDGET, &r) != 0)
-        return H->fail(ctx, "%s", r.detail);
+        return harness_host->fail(ctx, "%s", r.detail);
     COPY_CHECK_VERDICT(out, r);
     return 0;
 }
@@ -196,6 +198,5 @@ static const harness_variant attention_cpu = {
 
 HARNESS_PLUGIN_INIT(attention, svc, ctx)
 {
-    H = svc;
     return svc->register_variant(ctx, &attention_cpu);
 }

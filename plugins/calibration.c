@@ -19,7 +19,6 @@
 #include <string.h>
 #include <time.h>
 
-static const harness_services *H;
 
 static void zero_cost(void *state, harness_cost *out)
 {
@@ -33,15 +32,15 @@ static void zero_cost(void *state, harness_cost *out)
 /* The region count is the state itself: no allocation to track. */
 static int noop_create(harness_ctx *ctx, void **state)
 {
-    *state = (void *)(intptr_t)H->param_int(ctx, "regions");
+    *state = (void *)(intptr_t)harness_host->param_int(ctx, "regions");
     return 0;
 }
 
 static int noop_step(harness_ctx *ctx, void *state)
 {
     for (intptr_t i = (intptr_t)state; i > 0; i--) {
-        H->region_push(ctx, "noop_region");
-        H->region_pop(ctx);
+        harness_host->region_push(ctx, "noop_region");
+        harness_host->region_pop(ctx);
     }
     return 0;
 }
@@ -58,7 +57,7 @@ typedef struct spin_state {
 } spin_state;
 
 static const harness_param spin_params[] = {
-    {"duration_ns", HARNESS_PARAM_INT, "100000", HARNESS_PARAM_MIN, 0, 0, NULL,
+    {sizeof(harness_param), "duration_ns", HARNESS_PARAM_INT, "100000", HARNESS_PARAM_MIN, 0, 0, NULL,
      "nanoseconds each step busy-waits, counted from its entry"},
 };
 
@@ -75,8 +74,8 @@ static int spin_create(harness_ctx *ctx, void **state)
 {
     spin_state *s = malloc(sizeof *s);
     if (!s)
-        return H->fail(ctx, "spin: out of memory for the instance state");
-    s->duration_ns = H->param_int(ctx, "duration_ns");
+        return harness_host->fail(ctx, "spin: out of memory for the instance state");
+    s->duration_ns = harness_host->param_int(ctx, "duration_ns");
     *state = s;
     return 0;
 }
@@ -104,16 +103,16 @@ typedef struct copy_state {
 } copy_state;
 
 static const harness_param copy_params[] = {
-    {"bytes", HARNESS_PARAM_INT, "134217728", HARNESS_PARAM_MIN, 1, 0, NULL,
+    {sizeof(harness_param), "bytes", HARNESS_PARAM_INT, "134217728", HARNESS_PARAM_MIN, 1, 0, NULL,
      "bytes copied from src to dst per step"},
 };
 
 static void copy_release(harness_ctx *ctx, copy_state *s)
 {
     if (s->src)
-        H->free(ctx, s->src);
+        harness_host->free(ctx, s->src);
     if (s->dst)
-        H->free(ctx, s->dst);
+        harness_host->free(ctx, s->dst);
     free(s);
 }
 
@@ -121,17 +120,17 @@ static int copy_create(harness_ctx *ctx, void **state)
 {
     copy_state *s = calloc(1, sizeof *s);
     if (!s)
-        return H->fail(ctx, "copy: out of memory for the instance state");
-    s->bytes = (size_t)H->param_int(ctx, "bytes");
-    s->src = H->alloc(ctx, s->bytes, "src");
-    s->dst = s->src ? H->alloc(ctx, s->bytes, "dst") : NULL;
+        return harness_host->fail(ctx, "copy: out of memory for the instance state");
+    s->bytes = (size_t)harness_host->param_int(ctx, "bytes");
+    s->src = harness_host->alloc(ctx, s->bytes, "src");
+    s->dst = s->src ? harness_host->alloc(ctx, s->bytes, "dst") : NULL;
     if (!s->dst) {
         size_t bytes = s->bytes;
         copy_release(ctx, s);
-        return H->fail(ctx, "copy: cannot allocate src and dst (2 x %zu bytes)", bytes);
+        return harness_host->fail(ctx, "copy: cannot allocate src and dst (2 x %zu bytes)", bytes);
     }
     /* The generator speaks in elements: whole floats, then the odd bytes. */
-    if (H->fill(ctx, s->src, s->bytes / sizeof(float), HARNESS_DTYPE_F32) != 0) {
+    if (harness_host->fill(ctx, s->src, s->bytes / sizeof(float), HARNESS_DTYPE_F32) != 0) {
         copy_release(ctx, s);
         return -1;      /* fill recorded why */
     }
@@ -199,7 +198,8 @@ static void copy_destroy(harness_ctx *ctx, void *state)
 /* ---- registration ----------------------------------------------------- */
 
 static const harness_param noop_params[] = {
-    {.name = "regions", .type = HARNESS_PARAM_INT, .default_value = "0", .bounds = HARNESS_PARAM_MIN | HARNESS_PARAM_MAX,
+    {.size = sizeof(harness_param), .name = "regions",
+     .type = HARNESS_PARAM_INT, .default_value = "0", .bounds = HARNESS_PARAM_MIN | HARNESS_PARAM_MAX,
      .min = 0, .max = 1000000, .help = "region push/pop pairs per step, to measure what a region costs"},
 };
 
@@ -248,7 +248,6 @@ static const harness_variant variants[] = {
 
 HARNESS_PLUGIN_INIT(calibration, svc, ctx)
 {
-    H = svc;
     for (size_t i = 0; i < sizeof variants / sizeof variants[0]; i++)
         if (svc->register_variant(ctx, &variants[i]) != 0)
             return -1;

@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const harness_services *H;
 
 typedef struct rms_state {
     rms_norm_dtype dtype;
@@ -23,62 +22,62 @@ typedef struct rms_state {
 static const char *const dtypes[] = {"fp32", "bf16", NULL};
 
 static const harness_param params[] = {
-    {"batch_size", HARNESS_PARAM_INT, "8", HARNESS_PARAM_MIN, 1, 0, NULL,
+    {sizeof(harness_param), "batch_size", HARNESS_PARAM_INT, "8", HARNESS_PARAM_MIN, 1, 0, NULL,
      "sequences per step"},
-    {"seq_len", HARNESS_PARAM_INT, "1024", HARNESS_PARAM_MIN, 1, 0, NULL,
+    {sizeof(harness_param), "seq_len", HARNESS_PARAM_INT, "1024", HARNESS_PARAM_MIN, 1, 0, NULL,
      "tokens per sequence; rows normalized = batch_size x seq_len"},
-    {"hidden_size", HARNESS_PARAM_INT, "4096", HARNESS_PARAM_MIN, 1, 0, NULL,
+    {sizeof(harness_param), "hidden_size", HARNESS_PARAM_INT, "4096", HARNESS_PARAM_MIN, 1, 0, NULL,
      "elements per row: the dimension normalized over"},
     /* [FLT_MIN, FLT_MAX]: eps must stay a positive, finite float. */
-    {"eps", HARNESS_PARAM_FLOAT, "1e-6", HARNESS_PARAM_MIN | HARNESS_PARAM_MAX, FLT_MIN, FLT_MAX,
+    {sizeof(harness_param), "eps", HARNESS_PARAM_FLOAT, "1e-6", HARNESS_PARAM_MIN | HARNESS_PARAM_MAX, FLT_MIN, FLT_MAX,
      NULL, "added to mean(x^2) under the square root; > 0"},
-    {"dtype", HARNESS_PARAM_ENUM, "fp32", 0, 0, 0, dtypes,
+    {sizeof(harness_param), "dtype", HARNESS_PARAM_ENUM, "fp32", 0, 0, 0, dtypes,
      "type of x, weight and y; bf16 computes in fp32 and rounds to nearest even"},
 };
 
 static void release(harness_ctx *ctx, rms_state *s)
 {
     if (s->x)
-        H->free(ctx, s->x);
+        harness_host->free(ctx, s->x);
     if (s->w)
-        H->free(ctx, s->w);
+        harness_host->free(ctx, s->w);
     if (s->y)
-        H->free(ctx, s->y);
+        harness_host->free(ctx, s->y);
     free(s);
 }
 
 static int rms_create(harness_ctx *ctx, void **state)
 {
-    int64_t batch = H->param_int(ctx, "batch_size"), seq = H->param_int(ctx, "seq_len");
-    int64_t hidden = H->param_int(ctx, "hidden_size");
-    int bf16 = strcmp(H->param_string(ctx, "dtype"), "bf16") == 0;
+    int64_t batch = harness_host->param_int(ctx, "batch_size"), seq = harness_host->param_int(ctx, "seq_len");
+    int64_t hidden = harness_host->param_int(ctx, "hidden_size");
+    int bf16 = strcmp(harness_host->param_string(ctx, "dtype"), "bf16") == 0;
     size_t elem = bf16 ? sizeof(uint16_t) : sizeof(float), rows, n, bytes;
     if (__builtin_mul_overflow(batch, seq, &rows) || __builtin_mul_overflow(rows, hidden, &n) ||
         __builtin_mul_overflow(n, elem, &bytes))
-        return H->fail(ctx, "rms_norm: batch_size x seq_len x hidden_size = %lld x %lld x %lld "
-                       "elements of %zu bytes overflows size_t; choose smaller sizes",
-                       (long long)batch, (long long)seq, (long long)hidden, elem);
+        return harness_host->fail(ctx, "rms_norm: batch_size x seq_len x hidden_size = %lld x %lld x %lld "
+                                  "elements of %zu bytes overflows size_t; choose smaller sizes",
+                                  (long long)batch, (long long)seq, (long long)hidden, elem);
 
     rms_state *s = calloc(1, sizeof *s);
     if (!s)
-        return H->fail(ctx, "rms_norm: out of memory for the instance state");
+        return harness_host->fail(ctx, "rms_norm: out of memory for the instance state");
     *s = (rms_state){bf16 ? RMS_NORM_BF16 : RMS_NORM_F32, rows, (size_t)hidden, elem,
-                     (float)H->param_float(ctx, "eps"), NULL, NULL, NULL};
+                     (float)harness_host->param_float(ctx, "eps"), NULL, NULL, NULL};
     harness_dtype dt = bf16 ? HARNESS_DTYPE_BF16 : HARNESS_DTYPE_F32;
-    s->x = H->alloc(ctx, bytes, "x");
-    s->w = s->x ? H->alloc(ctx, s->hidden * elem, "weight") : NULL;
-    s->y = s->w ? H->alloc(ctx, bytes, "y") : NULL;
+    s->x = harness_host->alloc(ctx, bytes, "x");
+    s->w = s->x ? harness_host->alloc(ctx, s->hidden * elem, "weight") : NULL;
+    s->y = s->w ? harness_host->alloc(ctx, bytes, "y") : NULL;
     if (!s->y) {
         release(ctx, s);
-        return H->fail(ctx, "rms_norm: cannot allocate x, weight and y (2 x %zu + %zu bytes)",
-                       bytes, (size_t)hidden * elem);
+        return harness_host->fail(ctx, "rms_norm: cannot allocate x, weight and y (2 x %zu + %zu bytes)",
+                                  bytes, (size_t)hidden * elem);
     }
-    if (H->fill(ctx, s->x, n, dt) != 0 || H->fill(ctx, s->w, s->hidden, dt) != 0) {
+    if (harness_host->fill(ctx, s->x, n, dt) != 0 || harness_host->fill(ctx, s->w, s->hidden, dt) != 0) {
         release(ctx, s);
         return -1;      /* fill recorded why */
     }
-    H->log(ctx, HARNESS_LOG_DEBUG, "%s kernels, %zu rows x %zu, %s",
-           rms_norm_isa(), s->rows, s->hidden, bf16 ? "bf16" : "fp32");
+    harness_host->log(ctx, HARNESS_LOG_DEBUG, "%s kernels, %zu rows x %zu, %s",
+                      rms_norm_isa(), s->rows, s->hidden, bf16 ? "bf16" : "fp32");
     *state = s;
     return 0;
 }
@@ -86,12 +85,12 @@ static int rms_create(harness_ctx *ctx, void **state)
 static int rms_step(harness_ctx *ctx, void *state)
 {
     rms_state *s = state;
-    H->region_push(ctx, "rms_norm_inference");
+    harness_host->region_push(ctx, "rms_norm_inference");
     if (s->dtype == RMS_NORM_BF16)
         rms_norm_bf16(s->x, s->w, s->y, s->rows, s->hidden, s->eps);
     else
         rms_norm_f32(s->x, s->w, s->y, s->rows, s->hidden, s->eps);
-    H->region_pop(ctx);
+    harness_host->region_pop(ctx);
     return 0;
 }
 
@@ -114,7 +113,7 @@ static int rms_check(harness_ctx *ctx, void *state, harness_check *out)
         return -1;
     rms_norm_check_result r;
     if (rms_norm_check(s->dtype, s->x, s->w, s->y, s->rows, s->hidden, s->eps, &r) != 0)
-        return H->fail(ctx, "rms_norm: %s", r.detail);
+        return harness_host->fail(ctx, "rms_norm: %s", r.detail);
     COPY_CHECK_VERDICT(out, r);
     return 0;
 }
@@ -143,6 +142,5 @@ static const harness_variant rms_norm_cpu = {
 
 HARNESS_PLUGIN_INIT(rms_norm, svc, ctx)
 {
-    H = svc;
     return svc->register_variant(ctx, &rms_norm_cpu);
 }

@@ -30,7 +30,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-static const harness_services *H;
 
 typedef struct tb_state {
     transformer_block block;
@@ -50,22 +49,24 @@ typedef struct tb_state {
 static const char *const dtypes[] = {"fp32", "bf16", NULL};
 
 static const harness_param params[] = {
-    {"batch_size", HARNESS_PARAM_INT, "1", HARNESS_PARAM_MIN, 1, 0, NULL, "sequences per step"},
-    {"seq_len", HARNESS_PARAM_INT, "256", HARNESS_PARAM_MIN, 1, 0, NULL,
+    {sizeof(harness_param), "batch_size", HARNESS_PARAM_INT, "1", HARNESS_PARAM_MIN, 1, 0, NULL, "sequences per step"},
+    {sizeof(harness_param), "seq_len", HARNESS_PARAM_INT, "256", HARNESS_PARAM_MIN, 1, 0, NULL,
      "tokens per sequence (positions 0..seq_len-1 for RoPE)"},
-    {"hidden_size", HARNESS_PARAM_INT, "1024", HARNESS_PARAM_MIN, 1, 0, NULL,
+    {sizeof(harness_param), "hidden_size", HARNESS_PARAM_INT, "1024", HARNESS_PARAM_MIN, 1, 0, NULL,
      "model width; must equal num_heads x head_dim with head_dim even"},
-    {"num_heads", HARNESS_PARAM_INT, "16", HARNESS_PARAM_MIN, 1, 0, NULL, "query heads"},
-    {"num_kv_heads", HARNESS_PARAM_INT, "0", HARNESS_PARAM_MIN, 0, 0, NULL,
+    {sizeof(harness_param), "num_heads", HARNESS_PARAM_INT, "16", HARNESS_PARAM_MIN, 1, 0, NULL, "query heads"},
+    {sizeof(harness_param), "num_kv_heads", HARNESS_PARAM_INT, "0", HARNESS_PARAM_MIN, 0, 0, NULL,
      "key/value heads (grouped-query attention); 0 = num_heads; must divide num_heads"},
-    {"intermediate_size", HARNESS_PARAM_INT, "2816", HARNESS_PARAM_MIN, 1, 0, NULL,
+    {sizeof(harness_param), "intermediate_size", HARNESS_PARAM_INT, "2816", HARNESS_PARAM_MIN, 1, 0, NULL,
      "width of the SwiGLU MLP"},
-    {"rope_theta", HARNESS_PARAM_FLOAT, "10000", HARNESS_PARAM_MIN | HARNESS_PARAM_MAX, DBL_MIN, DBL_MAX, NULL,
+    {sizeof(harness_param), "rope_theta",
+     HARNESS_PARAM_FLOAT, "10000", HARNESS_PARAM_MIN | HARNESS_PARAM_MAX, DBL_MIN, DBL_MAX, NULL,
      "RoPE base: pair i of a head turns by position x rope_theta^(-2i/head_dim)"},
-    {"eps", HARNESS_PARAM_FLOAT, "1e-5", HARNESS_PARAM_MIN | HARNESS_PARAM_MAX, FLT_MIN, FLT_MAX, NULL,
+    {sizeof(harness_param), "eps",
+     HARNESS_PARAM_FLOAT, "1e-5", HARNESS_PARAM_MIN | HARNESS_PARAM_MAX, FLT_MIN, FLT_MAX, NULL,
      "RMSNorm's eps, added to mean(x^2) under the square root; > 0"},
-    {"causal", HARNESS_PARAM_BOOL, "true", 0, 0, 0, NULL, "token i attends to tokens 0..i only"},
-    {"dtype", HARNESS_PARAM_ENUM, "fp32", 0, 0, 0, dtypes,
+    {sizeof(harness_param), "causal", HARNESS_PARAM_BOOL, "true", 0, 0, 0, NULL, "token i attends to tokens 0..i only"},
+    {sizeof(harness_param), "dtype", HARNESS_PARAM_ENUM, "fp32", 0, 0, 0, dtypes,
      "storage of x, y and the weights; bf16 computes in fp32 on an fp32 copy of the weights"},
 };
 
@@ -74,24 +75,24 @@ static void release(harness_ctx *ctx, tb_state *s)
     void **all[] = {&s->x, &s->y, (void **)&s->w32};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (*all[i])
-            H->free(ctx, *all[i]);
+            harness_host->free(ctx, *all[i]);
     for (int i = 0; i < TB_N_WEIGHTS; i++)
         if (s->w[i])
-            H->free(ctx, s->w[i]);
+            harness_host->free(ctx, s->w[i]);
     for (int i = 0; i < TB_N_BUFS; i++)
         if (s->buf[i])
-            H->free(ctx, s->buf[i]);
+            harness_host->free(ctx, s->buf[i]);
     free(s);
 }
 
 static void region_push(void *user, const char *name)
 {
-    H->region_push(user, name);
+    harness_host->region_push(user, name);
 }
 
 static void region_pop(void *user)
 {
-    H->region_pop(user);
+    harness_host->region_pop(user);
 }
 
 /* Weight i from the generator, shaped as described at the top; in place, in
@@ -99,7 +100,7 @@ static void region_pop(void *user)
 static int fill_weight(harness_ctx *ctx, tb_state *s, int i, int bf16)
 {
     size_t n = s->sizes.weight_elems[i];
-    if (H->fill(ctx, s->w[i], n, bf16 ? HARNESS_DTYPE_BF16 : HARNESS_DTYPE_F32) != 0)
+    if (harness_host->fill(ctx, s->w[i], n, bf16 ? HARNESS_DTYPE_BF16 : HARNESS_DTYPE_F32) != 0)
         return -1;
     const transformer_block_shape *sh = &s->block.shape;
     int norm = i == TB_ATTN_NORM || i == TB_MLP_NORM;
@@ -121,6 +122,7 @@ static int fill_weight(harness_ctx *ctx, tb_state *s, int i, int bf16)
 static int read_shape(harness_ctx *ctx, transformer_block_shape *sh, int *bf16, transformer_block_sizes *sizes,
                       size_t *weights)
 {
+    const harness_services *H = harness_host;
     int64_t p[6] = {H->param_int(ctx, "batch_size"),  H->param_int(ctx, "seq_len"),
                     H->param_int(ctx, "hidden_size"), H->param_int(ctx, "num_heads"),
                     H->param_int(ctx, "num_kv_heads"), H->param_int(ctx, "intermediate_size")};
@@ -160,7 +162,7 @@ static int tb_create(harness_ctx *ctx, void **state)
     int bf16;
     tb_state *s = calloc(1, sizeof *s);
     if (!s)
-        return H->fail(ctx, "out of memory for the instance state");
+        return harness_host->fail(ctx, "out of memory for the instance state");
     if (read_shape(ctx, &sh, &bf16, &s->sizes, &total) != 0) {
         free(s);
         return -1;
@@ -168,23 +170,24 @@ static int tb_create(harness_ctx *ctx, void **state)
     s->block.shape = sh;
     s->block.dtype = bf16 ? TB_BF16 : TB_F32;
     size_t elem = bf16 ? sizeof(uint16_t) : sizeof(float);
-    int threads = H->num_threads(ctx);
+    int threads = harness_host->num_threads(ctx);
 
     /* Any allocation failure has recorded its message (tag and size). */
+    const harness_services *H = harness_host;
     int ok = (s->x = H->alloc(ctx, s->sizes.x_bytes, "x")) && (s->y = H->alloc(ctx, s->sizes.x_bytes, "y"));
     for (int i = 0; ok && i < TB_N_WEIGHTS; i++)
         ok = (s->w[i] = H->alloc(ctx, s->sizes.weight_elems[i] * elem, transformer_block_weight_names[i])) != NULL;
     if (ok && bf16)
-        ok = (s->w32 = H->alloc(ctx, total * sizeof(float), "weights_fp32")) != NULL;
+        ok = (s->w32 = harness_host->alloc(ctx, total * sizeof(float), "weights_fp32")) != NULL;
     for (int i = 0; ok && i < TB_N_BUFS; i++)
         if (s->sizes.buf_bytes[i] > 0)
-            ok = (s->buf[i] = H->alloc(ctx, s->sizes.buf_bytes[i], transformer_block_buf_names[i])) != NULL;
+            ok = (s->buf[i] = harness_host->alloc(ctx, s->sizes.buf_bytes[i], transformer_block_buf_names[i])) != NULL;
     if (!ok) {
         release(ctx, s);
         return -1;
     }
 
-    ok = H->fill(ctx, s->x, s->sizes.tokens * sh.hidden, bf16 ? HARNESS_DTYPE_BF16 : HARNESS_DTYPE_F32) == 0;
+    ok = harness_host->fill(ctx, s->x, s->sizes.tokens * sh.hidden, bf16 ? HARNESS_DTYPE_BF16 : HARNESS_DTYPE_F32) == 0;
     for (int i = 0; ok && i < TB_N_WEIGHTS; i++)
         ok = fill_weight(ctx, s, i, bf16) == 0;
     if (!ok) {
@@ -207,9 +210,9 @@ static int tb_create(harness_ctx *ctx, void **state)
     s->block.regions = (transformer_block_regions){region_push, region_pop, NULL};
     transformer_block_rope_table(&sh, s->buf[TB_BUF_ROPE]);
     transformer_block_blas_setup();
-    H->log(ctx, HARNESS_LOG_DEBUG, "%zu tokens, hidden %zu, %zu/%zu heads of %zu, intermediate %zu, %s; "
-           "%d OpenMP threads, each GEMM split among them", s->sizes.tokens, sh.hidden, sh.heads,
-           sh.kv_heads, s->sizes.head_dim, sh.intermediate, bf16 ? "bf16" : "fp32", threads);
+    harness_host->log(ctx, HARNESS_LOG_DEBUG, "%zu tokens, hidden %zu, %zu/%zu heads of %zu, intermediate %zu, %s; "
+                      "%d OpenMP threads, each GEMM split among them", s->sizes.tokens, sh.hidden, sh.heads,
+                      sh.kv_heads, s->sizes.head_dim, sh.intermediate, bf16 ? "bf16" : "fp32", threads);
     *state = s;
     return 0;
 }
@@ -247,7 +250,7 @@ static int tb_check(harness_ctx *ctx, void *state, harness_check *out)
     transformer_block_check_result r;
     const void *const *w = (const void *const *)s->w;
     if (transformer_block_check(&s->block.shape, s->block.dtype, s->x, w, s->y, CHECK_REF_FLOPS, &r) != 0)
-        return H->fail(ctx, "%s", r.detail);
+        return harness_host->fail(ctx, "%s", r.detail);
     COPY_CHECK_VERDICT(out, r);
     return 0;
 }
@@ -277,6 +280,5 @@ static const harness_variant transformer_block_cpu = {
 
 HARNESS_PLUGIN_INIT(transformer_block, svc, ctx)
 {
-    H = svc;
     return svc->register_variant(ctx, &transformer_block_cpu);
 }

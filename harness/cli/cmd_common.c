@@ -81,6 +81,12 @@ int harness_load_plugins(harness_registry *reg, const harness_cli_opts *opts, co
     return harness_registry_load_search_path(reg, extra, n, err);
 }
 
+void harness_warn_broken_plugins(const harness_registry *reg)
+{
+    for (size_t i = 0; i < reg->n_broken; i++)
+        fprintf(stderr, "harness: warning: skipped %s: %s\n", reg->broken[i].path, reg->broken[i].why);
+}
+
 /* Command-line values replace the config's, and so end up in the resolved
  * config and its hash like any other setting. */
 static int apply_cli_overrides(harness_config *cfg, const harness_cli_opts *opts, harness_error *err)
@@ -131,17 +137,16 @@ int harness_prepare_point(const harness_cli_opts *opts, size_t point, harness_pr
             p->device = "cpu";
     }
     if (!p->entry) {
-        /* Name the file, as every config error does. */
+        /* Point at the key, as every config error does. */
         harness_error inner = *err;
-        return harness_error_set(err, inner.code, "%s: %s", opts->config_path, inner.msg);
+        return harness_config_fail(p->cfg, inner.code, "component.variant_key", err, "%s", inner.msg);
     }
     const harness_variant *v = &p->entry->variant;
     if (strcmp(v->device, p->device) != 0) {
         if (strcmp(p->cfg->device, "auto") != 0)
-            return harness_error_set(err, HARNESS_EXIT_USAGE,
-                                     "%s: component.variant_key: %s runs on %s, but device is %s; "
-                                     "drop one of them or make them agree",
-                                     opts->config_path, v->key, v->device, p->cfg->device);
+            return harness_config_fail(p->cfg, HARNESS_EXIT_USAGE, "component.variant_key", err,
+                                       "%s runs on %s, but device is %s; drop one of them or make them agree",
+                                       v->key, v->device, p->cfg->device);
         /* auto with an exact key: the key decides. */
         if (harness_device_resolve(v->device, &p->device, err) != 0)
             return err->code;
@@ -171,7 +176,10 @@ int harness_cli_prepare(int argc, char **argv, const char *command, void (*usage
         *exit_code = rc < 0 ? 0 : harness_error_report(&err);
         return -1;
     }
-    if (harness_prepare(opts, p, &err) != 0) {
+    int rc_prepare = harness_prepare(opts, p, &err);
+    if (p->registry_ready)
+        harness_warn_broken_plugins(&p->registry);
+    if (rc_prepare != 0) {
         harness_prepared_free(p);
         *exit_code = harness_error_report(&err);
         return -1;

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 
 #include "cli/commands.h"
+#include "config/config_tree.h"
 #include "run/instance.h"
 
 static void usage(FILE *f)
@@ -62,6 +63,25 @@ static void print_text(const harness_registry *reg)
     }
 }
 
+/* The default as the JSON type of min and max: numbers for INT and FLOAT,
+ * booleans for BOOL, strings otherwise (and for text that does not parse,
+ * which binding a config would reject anyway). */
+static cJSON *typed_default(const harness_param *p)
+{
+    int64_t i;
+    double f;
+    int b;
+    if (!p->default_value)
+        return cJSON_CreateNull();
+    if (p->type == HARNESS_PARAM_INT && harness_parse_int(p->default_value, &i) == 0)
+        return cJSON_CreateNumber((double)i);
+    if (p->type == HARNESS_PARAM_FLOAT && harness_parse_float(p->default_value, &f) == 0)
+        return cJSON_CreateNumber(f);
+    if (p->type == HARNESS_PARAM_BOOL && harness_parse_bool(p->default_value, &b) == 0)
+        return cJSON_CreateBool(b);
+    return cJSON_CreateString(p->default_value);
+}
+
 static int print_json(const harness_registry *reg)
 {
     cJSON *root = cJSON_CreateObject();
@@ -81,10 +101,7 @@ static int print_json(const harness_registry *reg)
             cJSON *po = cJSON_CreateObject();
             cJSON_AddStringToObject(po, "name", p->name);
             cJSON_AddStringToObject(po, "type", type_name(p->type));
-            if (p->default_value)
-                cJSON_AddStringToObject(po, "default", p->default_value);
-            else
-                cJSON_AddNullToObject(po, "default");
+            cJSON_AddItemToObject(po, "default", typed_default(p));
             if (p->bounds & HARNESS_PARAM_MIN)
                 cJSON_AddNumberToObject(po, "min", p->min);
             if (p->bounds & HARNESS_PARAM_MAX)
@@ -123,6 +140,16 @@ int harness_cmd_list(int argc, char **argv)
     if (harness_load_plugins(&reg, &opts, NULL, &err) != 0) {
         harness_registry_free(&reg);
         return harness_error_report(&err);
+    }
+    harness_warn_broken_plugins(&reg);
+    if (reg.n_variants == 0) {
+        /* A config or environment problem (the search path), so the usage exit code. */
+        fprintf(stderr, "harness: list: no plugin found; searched:\n");
+        for (size_t i = 0; i < reg.n_searched; i++)
+            fprintf(stderr, "  %s\n", reg.searched[i]);
+        fprintf(stderr, "add directories with --plugin-path DIR or HARNESS_PLUGIN_PATH\n");
+        harness_registry_free(&reg);
+        return HARNESS_EXIT_USAGE;
     }
     rc = 0;
     if (opts.json)

@@ -61,6 +61,10 @@ void harness_prepared_free(harness_prepared *p);
 int harness_load_plugins(harness_registry *reg, const harness_cli_opts *opts, const harness_config *cfg,
                          harness_error *err);
 
+/* One warning on stderr for each file in a plugin directory that could not
+ * be loaded; printed once per command, not per sweep point. */
+void harness_warn_broken_plugins(const harness_registry *reg);
+
 int harness_cmd_run(int argc, char **argv);
 int harness_cmd_validate(int argc, char **argv);
 int harness_cmd_list(int argc, char **argv);

@@ -98,19 +98,39 @@ static harness_runner_hooks observer_hooks(schedule_observers *o)
                                   .run_end = observe_run_end};
 }
 
+/* The one place that decides whether a reference check passed. A check
+ * that compared nothing proves nothing, so passed with checked == 0 fails
+ * (a plugin that forgot to count, or a shape that rounds to no elements). */
+static int check_verdict(const char *key, const harness_check *c, harness_error *err)
+{
+    if (c->passed && c->checked == 0)
+        return harness_error_set(err, HARNESS_EXIT_VERDICT,
+                                 "%s: check compared no elements (passed is set, but checked is 0: count the "
+                                 "elements compared in harness_check.checked); timing skipped", key);
+    if (!c->passed)
+        return harness_error_set(err, HARNESS_EXIT_VERDICT,
+                                 "%s: output does not match the reference: %llu of %llu elements over tolerance, "
+                                 "max abs err %.3g > %.3g (%s); timing skipped",
+                                 key, (unsigned long long)c->mismatches, (unsigned long long)c->checked,
+                                 c->max_abs_err, c->tolerance, c->detail);
+    return 0;
+}
+
 /* create -> validate -> schedule. Returns the exit code; s->status says what happened. */
 static int run_component(const harness_prepared *p, instance *in, harness_summary *s, harness_run_result *run,
                          harness_session *session, harness_profiler *prof, harness_error *err)
 {
     const harness_variant *v = in->v;
-    int rc = regions_closed(in, "create", v->create(&in->inst.ctx, &in->state));
-    in->created = rc == 0;
+    int rc = v->create(&in->inst.ctx, &in->state);
+    in->created = rc == 0;         /* destroy runs whatever fails next, open regions included */
+    rc = regions_closed(in, "create", rc);
     if (rc != 0 || in->inst.ctx.failed) {
         harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s: create failed: %s", v->key,
                           harness_ctx_message(&in->inst.ctx, "no message given"));
         harness_summary_mark(s, "failed", err->msg);
         return err->code;
     }
+    s->cost = (harness_cost){.size = sizeof s->cost};
     v->cost(in->state, &s->cost);
 
     if (p->cfg->validate && v->check) {
@@ -121,17 +141,12 @@ static int run_component(const harness_prepared *p, instance *in, harness_summar
             harness_summary_mark(s, "failed", err->msg);
             return err->code;
         }
-        s->validation = s->check.passed ? HARNESS_VALIDATION_PASSED : HARNESS_VALIDATION_FAILED;
-        if (!s->check.passed) {
-            harness_error_set(err, HARNESS_EXIT_VERDICT,
-                              "%s: output does not match the reference: %llu of %llu elements over tolerance, "
-                              "max abs err %.3g > %.3g (%s); timing skipped",
-                              v->key, (unsigned long long)s->check.mismatches,
-                              (unsigned long long)s->check.checked, s->check.max_abs_err, s->check.tolerance,
-                              s->check.detail);
+        if (check_verdict(v->key, &s->check, err) != 0) {
+            s->validation = HARNESS_VALIDATION_FAILED;
             harness_summary_mark(s, "validation_failed", err->msg);
             return err->code;
         }
+        s->validation = HARNESS_VALIDATION_PASSED;
     }
 
     const harness_config *c = p->cfg;

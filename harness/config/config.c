@@ -6,6 +6,7 @@
 #include "config/config.h"
 
 #include <inttypes.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -425,6 +426,19 @@ harness_where harness_cfg_nearest(const harness_config *cfg, const char *path)
             return cfg->tree->root->at;
         *dot = '\0';
     }
+}
+
+int harness_config_fail(const harness_config *cfg, int code, const char *key_path, harness_error *err,
+                        const char *fmt, ...)
+{
+    char msg[1536];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    harness_tree_fail(cfg->tree, harness_cfg_nearest(cfg, key_path), key_path, err, "%s", msg);
+    err->code = code;
+    return code;
 }
 
 /* Rules that involve more than one key, or that the table cannot say. */

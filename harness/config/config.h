@@ -102,6 +102,13 @@ int harness_config_bind_params(harness_config *cfg, const char *key,
                                const harness_param *specs, size_t n_specs,
                                harness_error *err);
 
+/* An error found later about `key_path` (a problem with a value the config
+ * checks could not see, such as an unknown variant): "FILE:LINE:COL: KEY_PATH:
+ * message" at the value's place in the file, or its --set origin. Returns
+ * `code` (HARNESS_EXIT_USAGE for a config error). */
+int harness_config_fail(const harness_config *cfg, int code, const char *key_path, harness_error *err,
+                        const char *fmt, ...) __attribute__((format(printf, 5, 6)));
+
 /* Look up a bound parameter; NULL when no such name. */
 const harness_param_value *harness_config_param(const harness_config *cfg, const char *name);
 

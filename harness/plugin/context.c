@@ -36,6 +36,7 @@ int harness_svc_register_variant(harness_ctx *ctx, const harness_variant *v)
     }
     harness_error err = {0};
     if (harness_registry_add(ctx->registry, ctx->plugin, v, &err) != 0) {
+        ctx->host_refused = !ctx->failed;
         harness_ctx_failf(ctx, "%s", err.msg);
         return -1;
     }

@@ -27,6 +27,7 @@ struct harness_ctx {
     const harness_variant *variant;
     /* Set by fail() or by a service the plugin misused; the first message wins. */
     int failed;
+    int host_refused;              /* the failure is the host's refusal of what init registered */
     char message[1024];
 };
 

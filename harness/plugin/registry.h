@@ -15,12 +15,22 @@ typedef struct harness_plugin {
     char *path;                    /* the file lt_dlopenext loaded, or was asked to */
     char *name;                    /* module name: the file name without extension */
     void *handle;                  /* lt_dlhandle */
+    uint16_t abi_major, abi_minor; /* what it was built against */
 } harness_plugin;
 
 typedef struct harness_variant_entry {
-    harness_variant variant;       /* copy, zero-extended to this host's struct size */
+    harness_variant variant;       /* copy at this host's struct size; .params points to `params` */
+    harness_param *params;         /* copies at this host's struct size, owned */
     size_t plugin;                 /* index into registry->plugins */
 } harness_variant_entry;
+
+/* A module file in a searched directory that could not be loaded: a
+ * warning, until a run needs a variant it may hold. */
+typedef struct harness_broken_plugin {
+    char *path;
+    char *name;                    /* module name */
+    char *why;                     /* the loader's error message */
+} harness_broken_plugin;
 
 typedef struct harness_registry {
     harness_plugin *plugins;
@@ -29,6 +39,9 @@ typedef struct harness_registry {
     size_t n_variants;
     char **searched;               /* directories looked in, for error messages */
     size_t n_searched;
+    harness_broken_plugin *broken; /* skipped while loading directories */
+    size_t n_broken;
+    int duplicate;                 /* the last failure was a duplicate key */
     const harness_services *services; /* handed to each plugin's init */
 } harness_registry;
 
@@ -43,7 +56,9 @@ void harness_registry_free(harness_registry *reg);
 int harness_registry_load_file(harness_registry *reg, const char *path, harness_error *err);
 
 /* Load every module in dir (*.la, else *.so) whose name is not loaded yet.
- * A missing directory is skipped unless `must_exist`. */
+ * A missing directory is skipped unless `must_exist`. A module that cannot
+ * be loaded is remembered in `broken` and skipped; only a duplicate key
+ * (which plugin should win is not ours to guess) fails the directory. */
 int harness_registry_load_dir(harness_registry *reg, const char *dir, int must_exist, harness_error *err);
 
 /* The full search path in order (see above); `extra` may be NULL. */
@@ -55,7 +70,10 @@ int harness_registry_add(harness_registry *reg, size_t plugin, const harness_var
 
 /* An exact key ("rms_norm/cpu"), or a family ("rms_norm") resolved for
  * `device` ("cpu" or "cuda"). Unknown keys get a did-you-mean and the list
- * of directories searched (HARNESS_EXIT_USAGE). */
+ * of directories searched (HARNESS_EXIT_USAGE), and the broken modules; when
+ * one of those is named like the key's family, the error is that module's
+ * (HARNESS_EXIT_RUNTIME). Messages are about component.variant_key but do
+ * not say so: the caller adds where it was written. */
 const harness_variant_entry *harness_registry_resolve(const harness_registry *reg, const char *key,
                                                       const char *device, harness_error *err);
 

@@ -19,7 +19,10 @@ bad 2 "unknown_param.yaml:4:5: component.config.hiden_size: unknown parameter of
     "unknown parameter" run "$BAD/unknown_param.yaml"
 bad 2 "out_of_range.yaml:4:11: schedule.repeat" "out of range" run "$BAD/out_of_range.yaml"
 bad 2 "wrong_type.yaml:4:17: schedule.warmup_steps" "wrong type" run "$BAD/wrong_type.yaml"
-bad 2 "unknown variant 'rms_nrom'; did you mean rms_norm?" "unknown variant" run "$BAD/unknown_variant.yaml"
+bad 2 "unknown_variant.yaml:2:16: component.variant_key: unknown variant 'rms_nrom'; did you mean rms_norm?" \
+    "unknown variant" run "$BAD/unknown_variant.yaml"
+bad 2 "--set component.variant_key=rms_nrom: component.variant_key: unknown variant" "unknown variant from --set" \
+    run "$CONFIGS/rms_norm_tiny.yaml" --set component.variant_key=rms_nrom
 bad 2 "component.config.dtype" "bad enum" run "$BAD/bad_enum.yaml"
 bad 2 "empty.yaml" "empty file" run "$BAD/empty.yaml"
 bad 2 "nope.yaml: cannot read config" "missing file" run "$BAD/nope.yaml"
@@ -58,4 +61,6 @@ failed_run 3 failed faulty_create "create failed: faulty: cannot create (as desi
 failed_run 1 validation_failed faulty_check "7 of 256 elements over tolerance"
 failed_run 3 failed faulty_step "step 1 of the measurement phase failed: faulty: step failed (as designed)"
 failed_run 3 failed faulty_region "step left 1 region(s) open"
+failed_run 3 failed faulty_check_region "reference check could not run: check left 1 region(s) open"
+failed_run 1 validation_failed faulty_empty_check "faulty_empty_check/cpu: check compared no elements"
 finish

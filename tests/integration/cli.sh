@@ -5,7 +5,7 @@
 expect_exit 0 "harness --help" "$HARNESS" --help
 grep -q 'run CONFIG' "$SCRATCH/out" || fail "--help lists run"
 expect_exit 0 "harness --version" "$HARNESS" --version
-grep -q 'plugin ABI 1\.' "$SCRATCH/out" || fail "--version names the plugin ABI"
+grep -q 'plugin ABI 2\.0' "$SCRATCH/out" || fail "--version names the plugin ABI"
 for cmd in run validate list; do
     expect_exit 0 "harness $cmd --help" "$HARNESS" $cmd --help
     grep -q "usage: harness $cmd" "$SCRATCH/out" || fail "$cmd --help prints its usage"
@@ -34,7 +34,16 @@ assert {"rms_norm/cpu", "noop/cpu", "spin/cpu", "copy/cpu"} <= keys.keys(), keys
 rms = keys["rms_norm/cpu"]
 assert rms["device"] == "cpu" and rms["family"] == "rms_norm" and rms["summary"]
 params = {p["name"]: p for p in rms["params"]}
-assert params["hidden_size"]["type"] == "int" and params["hidden_size"]["default"] == "4096"
+assert params["hidden_size"]["type"] == "int" and params["hidden_size"]["default"] == 4096, params["hidden_size"]
+# defaults typed like min and max
+assert params["eps"]["default"] == 1e-6 and params["dtype"]["default"] == "fp32", params
+for v in doc["variants"]:
+    for p in v["params"]:
+        want = {"int": (int, float), "float": (int, float), "bool": bool}.get(p["type"], str)
+        assert p["default"] is None or isinstance(p["default"], want), p
+        assert p["type"] == "bool" or not isinstance(p["default"], bool), p
+tb = {p["name"]: p for p in keys["transformer_block/cpu"]["params"]}
+assert tb["causal"]["default"] is True, tb["causal"]
 assert params["dtype"]["choices"] == ["fp32", "bf16"], params["dtype"]
 assert all(p["help"] for p in rms["params"])
 PY

@@ -61,19 +61,19 @@ static const char *const dtypes[] = {"fp32", "bf16", "fp16", NULL};
 
 /* A schema like rms_norm/cpu's, with every parameter type. */
 static const harness_param rms_specs[] = {
-    {"batch_size", HARNESS_PARAM_INT, "8", HARNESS_PARAM_MIN, 1, 0, NULL, "rows"},
-    {"seq_len", HARNESS_PARAM_INT, "1024", HARNESS_PARAM_MIN | HARNESS_PARAM_MAX, 1, 1048576, NULL, "tokens"},
-    {"hidden_size", HARNESS_PARAM_INT, NULL, HARNESS_PARAM_MIN, 1, 0, NULL, "features"},
-    {"eps", HARNESS_PARAM_FLOAT, "1e-6", HARNESS_PARAM_MIN, 0, 0, NULL, "epsilon"},
-    {"dtype", HARNESS_PARAM_ENUM, "fp32", 0, 0, 0, dtypes, "element type"},
-    {"fused", HARNESS_PARAM_BOOL, "true", 0, 0, 0, NULL, "fuse the scale"},
-    {"label", HARNESS_PARAM_STRING, "plain", 0, 0, 0, NULL, "free text"},
-    {"scale", HARNESS_PARAM_FLOAT, "1", 0, 0, 0, NULL, "unbounded"},
+    {sizeof(harness_param), "batch_size", HARNESS_PARAM_INT, "8", HARNESS_PARAM_MIN, 1, 0, NULL, "rows"},
+    {sizeof(harness_param), "seq_len", HARNESS_PARAM_INT, "1024", HARNESS_PARAM_MIN | HARNESS_PARAM_MAX, 1, 1048576, NULL, "tokens"},
+    {sizeof(harness_param), "hidden_size", HARNESS_PARAM_INT, NULL, HARNESS_PARAM_MIN, 1, 0, NULL, "features"},
+    {sizeof(harness_param), "eps", HARNESS_PARAM_FLOAT, "1e-6", HARNESS_PARAM_MIN, 0, 0, NULL, "epsilon"},
+    {sizeof(harness_param), "dtype", HARNESS_PARAM_ENUM, "fp32", 0, 0, 0, dtypes, "element type"},
+    {sizeof(harness_param), "fused", HARNESS_PARAM_BOOL, "true", 0, 0, 0, NULL, "fuse the scale"},
+    {sizeof(harness_param), "label", HARNESS_PARAM_STRING, "plain", 0, 0, 0, NULL, "free text"},
+    {sizeof(harness_param), "scale", HARNESS_PARAM_FLOAT, "1", 0, 0, 0, NULL, "unbounded"},
 };
 #define N_RMS (sizeof rms_specs / sizeof *rms_specs)
 
 static const harness_param copy_specs[] = {
-    {"bytes", HARNESS_PARAM_INT, "4096", HARNESS_PARAM_MIN, 1, 0, NULL, "bytes per step"},
+    {sizeof(harness_param), "bytes", HARNESS_PARAM_INT, "4096", HARNESS_PARAM_MIN, 1, 0, NULL, "bytes per step"},
 };
 
 /* The message must start with `expected`; a leading "t.yaml" stands for the
@@ -708,7 +708,7 @@ static void bad_plugin_default(void **state)
 {
     (void)state;
     static const harness_param broken[] = {
-        {"n", HARNESS_PARAM_INT, "many", 0, 0, 0, NULL, "a bad default"},
+        {sizeof(harness_param), "n", HARNESS_PARAM_INT, "many", 0, 0, 0, NULL, "a bad default"},
     };
     harness_config *cfg = load_ok("t.yaml", COMPONENT, NULL, 0);
     harness_error err = {0};

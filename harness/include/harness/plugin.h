@@ -1,25 +1,60 @@
-/* harness/plugin.h - the plugin ABI of harness, version 1.
+/* harness/plugin.h - the plugin ABI of harness, version 2.
  *
  * A plugin includes this header and nothing else of the harness, and links
  * against nothing of it: everything it needs from the host arrives in the
- * service table handed to its init function.
+ * service table handed to its init function, which HARNESS_PLUGIN_INIT keeps
+ * in the file-static `harness_host` for the callbacks.
  *
  *   #include <harness/plugin.h>
- *   static const harness_services *H;
  *   static const harness_variant my_variant = { sizeof(harness_variant), ... };
  *   HARNESS_PLUGIN_INIT(my_plugin, svc, ctx) {
- *       H = svc;
  *       return svc->register_variant(ctx, &my_variant);
  *   }
+ *   ... and in a callback: harness_host->alloc(ctx, bytes, "tag")
  *
  * `my_plugin` must be the module's file name without extension (my_plugin.so):
  * libltdl finds the entry points as `my_plugin_LTX_harness_plugin_init`, which
  * also lets plugins be dlpreopened into a static harness.
  *
- * Compatibility: the host refuses a plugin whose ABI major differs from its
- * own. Within one major, the service table and every struct only grow at the
- * end, and each struct starts with its size, so a plugin built against an
- * older minor keeps working with a newer host.
+ * Versions. Every struct that crosses the boundary starts with `uint32_t size`,
+ * the sizeof that its writer compiled against; within one major, structs and
+ * the service table only grow at the end.
+ *   - Another major: the plugin is refused, naming both versions.
+ *   - An older minor (smaller structs): the host copies what the plugin gave
+ *     into a zeroed struct of its own size, so fields the plugin never knew
+ *     read as absent (NULL, 0).
+ *   - A newer minor (larger structs): the plugin is loaded and the host reads
+ *     only the fields it knows, but only when every byte past the host's size
+ *     is zero; a plugin that sets a field this host does not know is refused
+ *     ("built for ABI 2.3 sets fields this host (ABI 2.0) does not know"),
+ *     since ignoring it would silently change what the plugin asked for.
+ *     Such a plugin must test services with HARNESS_HAS_SERVICE, and write
+ *     into host structs (harness_cost, harness_check) only the fields that
+ *     lie within their `size`.
+ *
+ * Callback order, per instance: validate -> create -> cost -> check -> step
+ * (warmup, then the measurement windows) -> destroy. validate also runs
+ * alone, for `harness validate`. Once create has returned 0, destroy is
+ * called exactly once, also when cost, check or a step failed later or the
+ * run was interrupted; when create fails destroy is not called, so create
+ * frees what it allocated, or leaves it to the host, which releases every
+ * tracked allocation left at the end of the instance.
+ *
+ * Threads. The callbacks are called from one thread. log may be called from
+ * any thread (lines from different threads may interleave). rank, world_size
+ * and num_threads only read and may be called from any thread. Every other
+ * service (fail, param_*, alloc, free, fill, region_*) changes the instance's
+ * state without a lock: call them from the thread that called the callback,
+ * never from worker threads (OpenMP regions, pthreads) the plugin starts.
+ *
+ * Lifetime. The host keeps pointers to what the plugin hands it and copies
+ * only the structs themselves (harness_variant and each harness_param, into
+ * host-sized copies): the strings (key, family, device, summary, parameter
+ * names, defaults, help), the choices lists and the functions must stay
+ * valid until the plugin is unloaded, at the end of the process. Static
+ * const tables, as in the example above, are the simple way. Strings handed
+ * to services (tags, region names, log and fail formats) are used during
+ * the call only.
  */
 #ifndef HARNESS_PLUGIN_H
 #define HARNESS_PLUGIN_H
@@ -31,8 +66,8 @@
 extern "C" {
 #endif
 
-#define HARNESS_ABI_MAJOR 1
-#define HARNESS_ABI_MINOR 1
+#define HARNESS_ABI_MAJOR 2
+#define HARNESS_ABI_MINOR 0
 
 #if defined(__GNUC__)
 #define HARNESS_EXPORT __attribute__((visibility("default")))
@@ -60,6 +95,8 @@ typedef enum harness_param_type {
 enum { HARNESS_PARAM_MIN = 1u, HARNESS_PARAM_MAX = 2u };
 
 typedef struct harness_param {
+    uint32_t size;                 /* sizeof(harness_param) as the plugin saw it; the
+                                    * array's stride is params[0].size */
     const char *name;
     harness_param_type type;
     const char *default_value;     /* YAML scalar text; NULL: the user must set it */
@@ -81,6 +118,7 @@ typedef enum harness_dtype {
 
 /* Work done by one step, for throughput and roofline. */
 typedef struct harness_cost {
+    uint32_t size;                 /* sizeof(harness_cost), set by the host */
     double bytes;                  /* bytes moved to and from memory */
     double flops;                  /* floating-point operations */
 } harness_cost;
@@ -89,7 +127,7 @@ typedef struct harness_cost {
 typedef struct harness_check {
     uint32_t size;                 /* sizeof(harness_check), set by the host */
     int passed;
-    uint64_t checked;              /* elements compared */
+    uint64_t checked;              /* elements compared; 0 fails the check even when passed is set */
     uint64_t mismatches;           /* elements over tolerance */
     double max_abs_err;
     double max_rel_err;
@@ -102,7 +140,8 @@ typedef struct harness_check {
 /* Callbacks return 0 on success; on failure they return nonzero and leave a
  * message with services->fail(). They must never exit() or abort(). */
 typedef struct harness_variant {
-    uint32_t size;                 /* sizeof(harness_variant) as the plugin saw it */
+    uint32_t size;                 /* sizeof(harness_variant) as the plugin saw it; it must
+                                    * cover the required members, through destroy */
     const char *key;               /* "rms_norm/cpu": unique across all plugins */
     const char *family;            /* "rms_norm": what configs usually name */
     const char *device;            /* "cpu" or "cuda" */
@@ -117,10 +156,9 @@ typedef struct harness_variant {
     void (*cost)(void *state, harness_cost *out);
     /* Optional: run one step, compare with the reference, fill *out. */
     int (*check)(harness_ctx *ctx, void *state, harness_check *out);
-    /* Free everything create allocated. Called even when a later stage failed. */
+    /* Free everything create allocated. Called once create succeeded, even
+     * when a later stage failed. */
     void (*destroy)(harness_ctx *ctx, void *state);
-
-    /* ---- ABI 1.1 ---- */
     /* Optional: check what the schema cannot express, such as "num_heads is a
      * multiple of num_kv_heads". Runs before anything is allocated or
      * written (also for `harness validate`), so a failure is reported as a
@@ -159,7 +197,9 @@ typedef struct harness_services {
     int (*fill)(harness_ctx *ctx, void *buf, size_t count, harness_dtype dtype);
 
     /* Named ranges nested inside a step: trace events and NVTX ranges when
-     * profiling, near-free when not. Pops must match pushes within a step. */
+     * profiling, near-free when not. Pops must match pushes within one call
+     * of create, check or step: one that returns with a region open fails,
+     * blamed by name. */
     void (*region_push)(harness_ctx *ctx, const char *name);
     void (*region_pop)(harness_ctx *ctx);
 
@@ -171,21 +211,48 @@ typedef struct harness_services {
 
 /* ---- entry point ------------------------------------------------------ */
 
+/* The ABI a plugin was built against. ABI 1 declared only {major, minor}
+ * (two uint16_t); the host tells the layouts apart by `size`. */
 typedef struct harness_plugin_abi {
+    uint32_t size;                 /* sizeof(harness_plugin_abi) */
     uint16_t major, minor;
 } harness_plugin_abi;
 
 typedef int (*harness_plugin_init_fn)(const harness_services *svc, harness_ctx *ctx);
 
+/* Whether the host's service table has `member` (svc->member exists in a host
+ * of this minor or newer and is set): a plugin built against a newer minor
+ * than the host tests services added after 2.0 with it before calling them. */
+#define HARNESS_HAS_SERVICE(svc, member)                                             \
+    ((svc) != NULL &&                                                                \
+     (size_t)(svc)->size >= offsetof(harness_services, member) + sizeof((svc)->member) && \
+     (svc)->member != NULL)
+
+/* The service table, for the plugin's callbacks: HARNESS_PLUGIN_INIT sets it
+ * before the body of init runs. Static, so each source file has its own; in
+ * a plugin of several files, only the one with HARNESS_PLUGIN_INIT has it
+ * set, and passes it on to the others itself. */
+#if defined(__GNUC__)
+__attribute__((unused))
+#endif
+static const harness_services *harness_host;
+
 /* Declares the ABI the plugin was built against and opens the definition of
- * its init function; `name` is the module's file name without extension. */
-#define HARNESS_PLUGIN_INIT(name, svc, ctx)                                          \
-    HARNESS_EXPORT extern const harness_plugin_abi name##_LTX_harness_plugin_abi;    \
-    const harness_plugin_abi name##_LTX_harness_plugin_abi = {HARNESS_ABI_MAJOR,     \
-                                                              HARNESS_ABI_MINOR};    \
-    HARNESS_EXPORT int name##_LTX_harness_plugin_init(const harness_services *svc,   \
-                                                      harness_ctx *ctx);             \
-    int name##_LTX_harness_plugin_init(const harness_services *svc, harness_ctx *ctx)
+ * its init function; `name` is the module's file name without extension.
+ * The exported init stores the table in harness_host, then runs the body. */
+#define HARNESS_PLUGIN_INIT(name, svc, ctx)                                                   \
+    HARNESS_EXPORT extern const harness_plugin_abi name##_LTX_harness_plugin_abi;             \
+    const harness_plugin_abi name##_LTX_harness_plugin_abi = {                                \
+        sizeof(harness_plugin_abi), HARNESS_ABI_MAJOR, HARNESS_ABI_MINOR};                    \
+    static int name##_harness_plugin_body(const harness_services *svc, harness_ctx *ctx);     \
+    HARNESS_EXPORT int name##_LTX_harness_plugin_init(const harness_services *svc,            \
+                                                      harness_ctx *ctx);                      \
+    int name##_LTX_harness_plugin_init(const harness_services *svc, harness_ctx *ctx)         \
+    {                                                                                         \
+        harness_host = svc;                                                                   \
+        return name##_harness_plugin_body(svc, ctx);                                          \
+    }                                                                                         \
+    static int name##_harness_plugin_body(const harness_services *svc, harness_ctx *ctx)
 
 #ifdef __cplusplus
 }
