@@ -41,12 +41,14 @@ void harness_profiler_free(harness_profiler *p)
 
 /* ---- trace events ---------------------------------------------------------- */
 
-/* Region names usually are string literals, so the pointer identifies the
- * name without a strcmp; a copy is kept because nothing promises it lives. */
+/* Region names usually are string literals, so the pointer finds the name
+ * without scanning every copy; the text is still compared, since a plugin may
+ * format names into one buffer it reuses. A copy is kept because the name
+ * only has to live during the call (plugin.h). */
 static int intern(harness_profiler *p, const char *name, uint32_t *id)
 {
     for (size_t i = 0; i < p->n_names; i++)
-        if (p->name_keys[i] == name) {
+        if (p->name_keys[i] == name && strcmp(p->names[i], name) == 0) {
             *id = (uint32_t)i;
             return 0;
         }

@@ -110,6 +110,39 @@ static void test_odd_names_survive_as_valid_json(void **state)
     harness_profiler_free(&p);
 }
 
+/* A plugin may format region names into one buffer it reuses: each name is
+ * the text at the time of the push, not whatever the pointer first held. */
+static void test_reused_name_buffer_keeps_each_name(void **state)
+{
+    (void)state;
+    harness_profiler p;
+    start(&p, 1000);
+    harness_runner_hooks h = harness_profiler_hooks(&p);
+    assert_int_equal(h.phase_begin(h.arg, HARNESS_PHASE_MEASURE, 0, NULL), 0);
+    char buffer[16];
+    const char *const names[] = {buffer};
+    for (int layer = 0; layer < 3; layer++) {
+        snprintf(buffer, sizeof buffer, "layer_%d", layer);
+        step(&p, &h, layer, names, 1);
+    }
+    h.run_end(h.arg);
+    cJSON *root = write_and_parse(&p);
+    int found = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItem(root, "traceEvents"))
+    {
+        const cJSON *cat = cJSON_GetObjectItem(e, "cat");
+        if (!cJSON_IsString(cat) || strcmp(cat->valuestring, "region") != 0)
+            continue;
+        char want[16];
+        snprintf(want, sizeof want, "layer_%d", found++);
+        assert_string_equal(cJSON_GetObjectItem(e, "name")->valuestring, want);
+    }
+    assert_int_equal(found, 3);
+    cJSON_Delete(root);
+    harness_profiler_free(&p);
+}
+
 static void test_regions_nest_in_their_step(void **state)
 {
     (void)state;
@@ -206,6 +239,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test_setup_teardown(test_odd_names_survive_as_valid_json, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_reused_name_buffer_keeps_each_name, setup, teardown),
         cmocka_unit_test_setup_teardown(test_regions_nest_in_their_step, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cap_keeps_whole_steps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nothing_recorded_outside_measurement, setup, teardown),
