@@ -193,6 +193,8 @@ void harness_clock_init(harness_clock *c, int force_gettime)
         char why[160];
         if (!invariant)
             snprintf(why, sizeof why, "the CPU has no invariant TSC");
+        else if (strcmp(source, "unknown") == 0)
+            snprintf(why, sizeof why, "the kernel's clocksource is unreadable (" CLOCKSOURCE_PATH ")");
         else
             snprintf(why, sizeof why, "the kernel keeps time with %s, not tsc", source);
         *c = gettime_clock(source, why);
