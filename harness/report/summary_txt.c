@@ -95,7 +95,7 @@ static void stats_row(FILE *f, const table_row *row)
             harness_format_ns(st->stddev, sd, sizeof sd), harness_format_ns(st->min, mn, sizeof mn),
             harness_format_ns(st->p99, p99, sizeof p99), harness_format_ns(st->max, mx, sizeof mx), ci,
             format_level(st->ci_level, lvl, sizeof lvl), format_cpu_per_wall(row->cpu_ns, row->wall_ns, cw, sizeof cw));
-    if (row->stop)
+    if (row->stop && row->stop[0])
         fprintf(f, "  %s", row->stop);
     fputc('\n', f);
 }

@@ -26,21 +26,25 @@ int harness_warn_oversubscribed(const harness_load_facts *f, char *msg, size_t c
         return 1;
     }
     /* The run's own threads are in the end load; taking them all off gives
-     * a lower bound on the others', so the end can only add evidence. */
+     * a lower bound on the others', so the end can only add evidence. A
+     * thread busy 90% of the time still holds a core: round up. */
+    int busy = f->busy_threads > 0 ? (int)ceil(f->busy_threads - 0.1) : f->omp_threads;
+    if (busy < 1)
+        busy = 1;
     double own = f->own_cpu_s_start > 0 ? f->own_cpu_s_start / 60.0 : 0.0;
     double others = f->load_start - own;
-    double end_others = f->load_end - (double)f->omp_threads;
+    double end_others = f->load_end - (double)busy;
     if (isnan(others) || (!isnan(end_others) && end_others > others))
         others = end_others;
-    int free_cores = f->logical_cpus - f->omp_threads;
+    int free_cores = f->logical_cpus - busy;
     if (free_cores < 0)
         free_cores = 0;
     if (isnan(others) || others <= (double)free_cores + HARNESS_WARN_LOAD_SLACK)
         return 0;
     snprintf(msg, cap, "oversubscribed: load average %.2f from other work (1-minute load at start %.2f, at end %.2f) "
-             "above the %d core%s the run's %d thread%s leave%s free on %d CPUs; other processes "
+             "above the %d core%s the run's %d busy thread%s leave%s free on %d CPUs; other processes "
              "competed for the cores", others, f->load_start, f->load_end, free_cores, free_cores == 1 ? "" : "s",
-             f->omp_threads, f->omp_threads == 1 ? "" : "s", f->omp_threads == 1 ? "s" : "", f->logical_cpus);
+             busy, busy == 1 ? "" : "s", busy == 1 ? "s" : "", f->logical_cpus);
     return 1;
 }
 
@@ -94,11 +98,23 @@ int harness_warn_not_converged(size_t window, const char *stop_reason, const har
     return 1;
 }
 
+/* CPU over wall time of all measured windows: how many threads the run
+ * actually kept busy (0 when unknown). */
+static double busy_threads(const harness_run_result *r)
+{
+    double cpu = 0, wall = 0;
+    for (size_t w = 0; r && w < r->n_windows; w++) {
+        cpu += r->window_cpu_ns[w];
+        wall += r->window_wall_ns[w];
+    }
+    return wall > 0 ? cpu / wall : 0;
+}
+
 static void collect_oversubscribed(harness_summary *s)
 {
     const harness_env *e = &s->env;
     harness_load_facts f = {.logical_cpus = e->logical_cpus, .affinity_cpus = e->affinity_cpus,
-                            .omp_threads = e->omp_threads, .load_start = e->load_start[0],
+                            .omp_threads = e->omp_threads, .busy_threads = busy_threads(s->run), .load_start = e->load_start[0],
                             .load_end = e->load_end[0], .own_cpu_s_start = e->own_cpu_s_start};
     char msg[HARNESS_WARNING_LEN];
     if (harness_warn_oversubscribed(&f, msg, sizeof msg))

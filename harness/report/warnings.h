@@ -42,15 +42,18 @@ typedef struct harness_load_facts {
     int logical_cpus;              /* online CPUs of the machine */
     int affinity_cpus;             /* CPUs this process may use */
     int omp_threads;
+    double busy_threads;           /* threads the run kept busy (its CPU / wall time); <= 0: omp_threads */
     double load_start, load_end;
     double own_cpu_s_start;        /* this process's CPU seconds before the run (a sweep's earlier points) */
 } harness_load_facts;
 
 /* Oversubscribed when the run's OpenMP threads outnumber the CPUs it may
  * use, or when other work's load exceeds the free cores (logical_cpus -
- * omp_threads) by more than HARNESS_WARN_LOAD_SLACK. Other work's load is
+ * the run's busy threads, rounded up) by more than HARNESS_WARN_LOAD_SLACK:
+ * a single-threaded component leaves the other cores free however many
+ * OpenMP threads exist. Other work's load is
  * the load at the start less this process's own share in it, or, if larger,
- * the load at the end less the run's own threads (a lower bound). The own
+ * the load at the end less the run's busy threads (a lower bound). The own
  * share at the start is at most own_cpu_s_start / 60 s (a thread that ran
  * d seconds adds 1 - e^(-d/60) <= d/60 to the 1-minute average), so a
  * sweep's earlier points are not taken for other work. Returns 1 and writes

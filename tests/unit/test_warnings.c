@@ -62,6 +62,16 @@ static void test_oversubscribed_by_load(void **state)
     f = (harness_load_facts){.logical_cpus = 2, .affinity_cpus = 2, .omp_threads = 2, .load_start = 1.0,
                              .load_end = 1.0};
     assert_true(harness_warn_oversubscribed(&f, msg, sizeof msg));
+    /* A single-threaded component leaves 7 of 8 cores free, whatever
+     * OMP_NUM_THREADS says: the measured busy threads count. */
+    f = idle_machine();
+    f.omp_threads = 8;
+    f.load_start = 5.0;
+    assert_true(harness_warn_oversubscribed(&f, msg, sizeof msg));
+    f.busy_threads = 1.0;
+    assert_false(harness_warn_oversubscribed(&f, msg, sizeof msg));
+    f.busy_threads = 3.95;             /* 4 cores held: 4 free, 5.0 > 4.5 */
+    assert_true(harness_warn_oversubscribed(&f, msg, sizeof msg));
     /* No /proc/loadavg: no verdict from the load. */
     f = idle_machine();
     f.load_start = f.load_end = NAN;
