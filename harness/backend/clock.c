@@ -5,7 +5,10 @@
 
 #include "backend/clock.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #if HARNESS_CLOCK_HAVE_TSC
@@ -24,8 +27,11 @@ enum {
     OVERHEAD_PAIRS = 1000,
     CAL_INTERVALS = 8,             /* 8 x 2.5 ms: the ~20 ms calibration budget */
     CAL_INTERVAL_NS = 2500000,
-    STAMP_TRIES = 5
+    STAMP_TRIES = 5,
+    RESOLUTION_READS = 20000       /* consecutive reads scanned for the smallest step */
 };
+
+#define CLOCKSOURCE_PATH "/sys/devices/system/clocksource/clocksource0/current_clocksource"
 
 uint64_t harness_monotonic_ns(void)
 {
@@ -57,6 +63,45 @@ static double pair_cost_ns(const harness_clock *c)
         d[i] = harness_clock_ns(c, t1 - t0);
     }
     return median(d, OVERHEAD_PAIRS);
+}
+
+/* The effective resolution: the smallest nonzero difference between two
+ * consecutive reads. It is the finer of the tick and the read cost, i.e. the
+ * smallest duration this clock can tell from zero; a coarse clock (a jiffy
+ * counter, a 1 us hypervisor clock) shows up here as a large value. NAN when
+ * the clock never moved over all the reads. */
+static double effective_resolution_ns(const harness_clock *c)
+{
+    uint64_t best = UINT64_MAX;
+    uint64_t prev = harness_clock_ticks(c);
+    for (size_t i = 0; i < RESOLUTION_READS; i++) {
+        uint64_t t = harness_clock_ticks(c);
+        if (t > prev && t - prev < best)
+            best = t - prev;
+        prev = t;
+    }
+    return best == UINT64_MAX ? NAN : harness_clock_ns(c, best);
+}
+
+int harness_clock_tsc_usable(int invariant_tsc, const char *kernel_clocksource)
+{
+    return invariant_tsc && kernel_clocksource && strcmp(kernel_clocksource, "tsc") == 0;
+}
+
+const char *harness_clock_kernel_source(char *out, size_t cap)
+{
+    snprintf(out, cap, "unknown");
+    FILE *f = fopen(CLOCKSOURCE_PATH, "r");
+    if (!f)
+        return out;
+    char line[64];
+    if (fgets(line, sizeof line, f)) {
+        line[strcspn(line, "\n")] = '\0';
+        if (line[0])
+            snprintf(out, cap, "%s", line);
+    }
+    fclose(f);
+    return out;
 }
 
 #if HARNESS_CLOCK_HAVE_TSC
@@ -123,26 +168,54 @@ static double calibrate_ns_per_tick(const harness_clock *tsc)
 
 #endif
 
+/* The clock_gettime clock, measured. */
+static harness_clock gettime_clock(const char *kernel_source, const char *why)
+{
+    harness_clock c = {.use_tsc = 0, .ns_per_tick = 1.0, .name = "clock_gettime"};
+    snprintf(c.kernel_clocksource, sizeof c.kernel_clocksource, "%s", kernel_source);
+    snprintf(c.why, sizeof c.why, "%s", why);
+    c.read_overhead_ns = c.gettime_overhead_ns = pair_cost_ns(&c);
+    c.resolution_ns = effective_resolution_ns(&c);
+    return c;
+}
+
 void harness_clock_init(harness_clock *c, int force_gettime)
 {
-    harness_clock gettime = {.use_tsc = 0, .ns_per_tick = 1.0, .name = "clock_gettime"};
-    gettime.read_overhead_ns = gettime.gettime_overhead_ns = pair_cost_ns(&gettime);
-    *c = gettime;
+    char source[32];
+    harness_clock_kernel_source(source, sizeof source);
 #if HARNESS_CLOCK_HAVE_TSC
-    if (force_gettime || !has_invariant_tsc())
+    int invariant = has_invariant_tsc();
+    if (force_gettime) {
+        *c = gettime_clock(source, "clock_gettime forced");
         return;
-    harness_clock tsc = gettime;
+    }
+    if (!harness_clock_tsc_usable(invariant, source)) {
+        char why[160];
+        if (!invariant)
+            snprintf(why, sizeof why, "the CPU has no invariant TSC");
+        else if (strcmp(source, "unknown") == 0)
+            snprintf(why, sizeof why, "the kernel's clocksource is unreadable (" CLOCKSOURCE_PATH ")");
+        else
+            snprintf(why, sizeof why, "the kernel keeps time with %s, not tsc", source);
+        *c = gettime_clock(source, why);
+        return;
+    }
+    harness_clock tsc = gettime_clock(source, "");
     tsc.use_tsc = 1;
     tsc.name = "tsc";
     tsc.ns_per_tick = calibrate_ns_per_tick(&tsc);
     /* Outside 0.05..100 GHz the TSC is not advancing like a clock (seen
      * under some hypervisors); keep clock_gettime rather than trust it. */
-    if (!(tsc.ns_per_tick > 0.01 && tsc.ns_per_tick < 20.0))
+    if (!(tsc.ns_per_tick > 0.01 && tsc.ns_per_tick < 20.0)) {
+        *c = gettime_clock(source, "the TSC calibrated to an implausible rate");
         return;
+    }
     tsc.tsc_ghz = 1.0 / tsc.ns_per_tick;
     tsc.read_overhead_ns = pair_cost_ns(&tsc);
+    tsc.resolution_ns = effective_resolution_ns(&tsc);
+    snprintf(tsc.why, sizeof tsc.why, "invariant TSC, and the kernel's clocksource is tsc");
     *c = tsc;
 #else
-    (void)force_gettime;
+    *c = gettime_clock(source, force_gettime ? "clock_gettime forced" : "no TSC on this architecture");
 #endif
 }

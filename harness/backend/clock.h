@@ -1,9 +1,12 @@
-/* clock.h - the per-step clock. Reads the invariant TSC when the CPU has one
- * (a few ns per read), calibrated against CLOCK_MONOTONIC_RAW at startup;
- * otherwise clock_gettime(CLOCK_MONOTONIC_RAW). */
+/* clock.h - the per-step clock. Reads the invariant TSC (a few ns per read),
+ * calibrated against CLOCK_MONOTONIC_RAW at startup, when the CPU has one AND
+ * the kernel itself keeps time with it; otherwise clock_gettime
+ * (CLOCK_MONOTONIC_RAW). Either way the effective resolution is measured,
+ * so the summary can say when a step is too short for the clock. */
 #ifndef HARNESS_CLOCK_H
 #define HARNESS_CLOCK_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 /* LFENCE needs SSE2, which every x86-64 and most i386 targets have. */
@@ -20,8 +23,21 @@ typedef struct harness_clock {
     double tsc_ghz;                /* calibrated TSC rate (0 when unused) */
     double read_overhead_ns;       /* median cost of one back-to-back read pair, chosen clock */
     double gettime_overhead_ns;    /* the same for clock_gettime, for the record */
+    double resolution_ns;          /* smallest nonzero difference of two consecutive reads */
     const char *name;              /* "tsc" or "clock_gettime" */
+    char kernel_clocksource[32];   /* the kernel's current clocksource, "unknown" when unreadable */
+    char why[160];                 /* why this clock was chosen */
 } harness_clock;
+
+/* Whether the TSC may time steps: the CPU says it is invariant and the
+ * kernel's clocksource is "tsc". The kernel demotes the TSC (to hpet,
+ * acpi_pm, kvm-clock...) when its watchdog finds it unstable or unsynced
+ * across sockets, or a hypervisor offers a better clock; the CPUID bit alone
+ * knows nothing of that, so we follow the kernel's verdict. */
+int harness_clock_tsc_usable(int invariant_tsc, const char *kernel_clocksource);
+
+/* The kernel's current clocksource from sysfs, or "unknown". */
+const char *harness_clock_kernel_source(char *out, size_t cap);
 
 /* Detect and calibrate (about 20 ms). `force_gettime` skips the TSC. */
 void harness_clock_init(harness_clock *c, int force_gettime);

@@ -191,6 +191,7 @@ int harness_run_point(harness_session *session, const harness_prepared *p, harne
                          .cfg = p->cfg, .variant_key = p->entry->variant.key, .device = p->device,
                          .backend = b, .clock = &b->clock};
     harness_env_capture(&s.env);
+    harness_env_note_clock(&s.env, &b->clock);
     s.device_name = strcmp(p->device, "cuda") == 0 ? s.env.gpu : s.env.cpu_model;
     s.plugin_path = p->registry.plugins[p->entry->plugin].path;
 
@@ -222,6 +223,7 @@ int harness_run_point(harness_session *session, const harness_prepared *p, harne
     if (mem.n_live)  /* what the plugin forgot to free: not ours to leak */
         harness_alloc_tracker_release_all(&mem);
 
+    harness_env_capture_end(&s.env);
     harness_error werr = {0};
     if (harness_summary_compute(&s) != 0) {
         harness_error_set(&werr, HARNESS_EXIT_RUNTIME, "out of memory computing statistics");
@@ -233,6 +235,8 @@ int harness_run_point(harness_session *session, const harness_prepared *p, harne
             printf("experiment: %s\n", exp.dir);
         }
         fflush(stdout);
+        /* Once, on stderr, even with --quiet: they qualify every figure. */
+        harness_warnings_print(&s.warnings, stderr);
     }
     if (code != 0)
         harness_error_report(&err);

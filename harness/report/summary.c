@@ -48,16 +48,38 @@ static int compute_regions(harness_summary *s)
     return rc;
 }
 
+/* The windows' medians as samples of their own: the CI across windows. */
+static int compute_across_windows(harness_summary *s)
+{
+    size_t n = s->run->n_windows;
+    memset(&s->across_windows, 0, sizeof s->across_windows);
+    if (n == 0)
+        return 0;
+    double *medians = malloc(n * sizeof *medians);
+    if (!medians)
+        return -1;
+    size_t m = 0;
+    for (size_t w = 0; w < n; w++)
+        if (s->windows[w].n)
+            medians[m++] = s->windows[w].median;
+    int rc = harness_stats_compute(medians, m, &s->across_windows);
+    free(medians);
+    return rc;
+}
+
 int harness_summary_compute(harness_summary *s)
 {
     s->windows = NULL;
+    memset(&s->across_windows, 0, sizeof s->across_windows);
     s->regions = NULL;
     s->n_regions = 0;
     if (compute_regions(s) != 0)
         return -1;
     memset(&s->overall, 0, sizeof s->overall);
-    if (!s->run)
+    if (!s->run) {
+        harness_warnings_collect(s);
         return 0;
+    }
     const harness_run_result *r = s->run;
     if (harness_stats_compute(r->samples_ns, r->n_samples, &s->overall) != 0)
         return -1;
@@ -67,6 +89,9 @@ int harness_summary_compute(harness_summary *s)
     for (size_t w = 0; w < r->n_windows; w++)
         if (harness_stats_compute(r->samples_ns + r->window_start[w], harness_window_size(r, w), &s->windows[w]) != 0)
             return -1;
+    if (compute_across_windows(s) != 0)
+        return -1;
+    harness_warnings_collect(s);
     return 0;
 }
 

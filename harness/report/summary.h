@@ -9,6 +9,7 @@
 #include "backend/backend.h"
 #include "config/config.h"
 #include "report/env.h"
+#include "report/warnings.h"
 #include "run/profiler.h"
 #include "run/runner.h"
 #include "util/format.h"
@@ -48,15 +49,21 @@ typedef struct harness_summary {
     const harness_run_result *run; /* NULL when the run never started */
     harness_stats overall;
     harness_stats *windows;        /* run->n_windows entries */
+    /* Over the windows' medians: the window is the unit of replication here
+     * (steps within a window share the machine's state, so are not
+     * independent); n = windows, so its CI is below 95% for n < 6. */
+    harness_stats across_windows;
     harness_region_stats *regions; /* from the trace, in order of first appearance */
     size_t n_regions;
 
     harness_cost cost;
     const harness_alloc_tracker *mem;
     const harness_profiler *profiler; /* memory samples, trace bookkeeping */
+    harness_warnings warnings;     /* reasons to doubt the figures (report/warnings.h) */
 } harness_summary;
 
-/* Statistics per window and overall from s->run. 0, or -1 out of memory. */
+/* Statistics per window, across windows and overall from s->run, then the
+ * warnings (s->env must hold the end-of-run load). 0, or -1 out of memory. */
 int harness_summary_compute(harness_summary *s);
 void harness_summary_release(harness_summary *s);
 

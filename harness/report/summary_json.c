@@ -34,6 +34,44 @@ static void add_stats(cJSON *o, const harness_stats *st)
         double ci[2] = {st->ci95_lo, st->ci95_hi};
         cJSON_AddItemToObject(o, "ci95_median", cJSON_CreateDoubleArray(ci, 2));
     }
+    /* ci95_median keeps its name for compatibility; this is its true level. */
+    add_num(o, "ci_level", empty ? NAN : st->ci_level);
+}
+
+/* One window's CPU and wall time: cpu/wall near the thread count says the
+ * threads were busy, well below says they waited (for cores, locks, I/O). */
+static void add_window_times(cJSON *win, const harness_run_result *r, size_t w)
+{
+    add_num(win, "wall_ns", r->window_wall_ns[w]);
+    add_num(win, "cpu_ns", r->window_cpu_ns[w]);
+    add_num(win, "cpu_per_wall", r->window_wall_ns[w] > 0 ? r->window_cpu_ns[w] / r->window_wall_ns[w] : NAN);
+}
+
+/* Whether an auto window met its CI target; null for a fixed step count. */
+static void add_converged(cJSON *win, const harness_summary *s, const char *stop_reason)
+{
+    if (s->cfg->measurement_steps != 0)
+        cJSON_AddNullToObject(win, "converged");
+    else
+        cJSON_AddBoolToObject(win, "converged", strcmp(stop_reason, "converged") == 0);
+}
+
+/* The windows' medians as the samples: the window is the unit of replication. */
+static cJSON *across_windows_json(const harness_summary *s)
+{
+    const harness_stats *a = &s->across_windows;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "unit_of_replication", "window");
+    cJSON_AddNumberToObject(o, "n", (double)a->n);
+    add_num(o, "median_of_window_medians", a->n ? a->median : NAN);
+    if (a->n) {
+        double ci[2] = {a->ci95_lo, a->ci95_hi};
+        cJSON_AddItemToObject(o, "ci_median", cJSON_CreateDoubleArray(ci, 2));
+    } else {
+        cJSON_AddNullToObject(o, "ci_median");
+    }
+    add_num(o, "ci_level", a->n ? a->ci_level : NAN);
+    return o;
 }
 
 static cJSON *params_json(const harness_config *cfg)
@@ -77,6 +115,8 @@ static cJSON *timing_json(const harness_summary *s)
     cJSON_AddStringToObject(o, "unit", "ns");
     cJSON_AddStringToObject(o, "clock", s->clock ? s->clock->name : "none");
     add_num(o, "clock_read_overhead_ns", s->clock ? s->clock->read_overhead_ns : NAN);
+    add_num(o, "clock_resolution_ns", s->clock ? s->clock->resolution_ns : NAN);
+    cJSON_AddStringToObject(o, "clock_why", s->clock ? s->clock->why : "");
     add_stats(o, &s->overall);
     const harness_run_result *r = s->run;
     cJSON_AddItemToObject(o, "samples", r && r->n_samples ? cJSON_CreateDoubleArray(r->samples_ns, (int)r->n_samples)
@@ -87,9 +127,12 @@ static cJSON *timing_json(const harness_summary *s)
         cJSON_AddNumberToObject(win, "index", (double)w);
         cJSON_AddNumberToObject(win, "first_sample", (double)r->window_start[w]);
         cJSON_AddStringToObject(win, "stop_reason", r->stop_reason[w]);
+        add_converged(win, s, r->stop_reason[w]);
         add_stats(win, &s->windows[w]);
+        add_window_times(win, r, w);
         cJSON_AddItemToArray(windows, win);
     }
+    cJSON_AddItemToObject(o, "across_windows", across_windows_json(s));
     return o;
 }
 
@@ -201,22 +244,66 @@ static cJSON *regions_json(const harness_summary *s)
     return a;
 }
 
+static cJSON *load_json(const double load[3])
+{
+    return cJSON_CreateDoubleArray(load, 3);
+}
+
+/* The CPU itself: what decides whether two figures are comparable at all. */
+static void add_cpu_env(cJSON *o, const harness_env *e)
+{
+    cJSON_AddStringToObject(o, "cpu", e->cpu_model);
+    cJSON_AddStringToObject(o, "cpu_family", e->cpu_family);
+    cJSON_AddStringToObject(o, "cpu_model_number", e->cpu_model_number);
+    cJSON_AddStringToObject(o, "cpu_stepping", e->cpu_stepping);
+    cJSON *caches = cJSON_AddObjectToObject(o, "caches");
+    cJSON_AddStringToObject(caches, "l1d", e->cache_l1d);
+    cJSON_AddStringToObject(caches, "l1i", e->cache_l1i);
+    cJSON_AddStringToObject(caches, "l2", e->cache_l2);
+    cJSON_AddStringToObject(caches, "l3", e->cache_l3);
+    cJSON_AddStringToObject(o, "scaling_governor", e->governor);
+    cJSON_AddNumberToObject(o, "logical_cpus", e->logical_cpus);
+    cJSON_AddNumberToObject(o, "affinity_cpus", e->affinity_cpus);
+    cJSON_AddNumberToObject(o, "omp_threads", e->omp_threads);
+    cJSON *loads = cJSON_AddObjectToObject(o, "load_average");
+    cJSON_AddItemToObject(loads, "start", load_json(e->load_start));
+    cJSON_AddItemToObject(loads, "end", load_json(e->load_end));
+}
+
+static void add_build_env(cJSON *o, const harness_env *e)
+{
+    cJSON_AddStringToObject(o, "compiler", e->compiler);
+    cJSON_AddStringToObject(o, "cflags", e->cflags);
+    cJSON_AddStringToObject(o, "sanitizers", e->sanitizers);
+    cJSON_AddStringToObject(o, "configure_args", e->configure_args);
+    cJSON_AddStringToObject(o, "executable", e->executable);
+    cJSON_AddStringToObject(o, "git_commit", e->git_commit);
+    cJSON_AddStringToObject(o, "harness_version", e->version);
+}
+
 static cJSON *env_json(const harness_env *e)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "host", e->host);
     cJSON_AddStringToObject(o, "os", e->os);
-    cJSON_AddStringToObject(o, "cpu", e->cpu_model);
-    cJSON_AddNumberToObject(o, "logical_cpus", e->logical_cpus);
-    cJSON_AddNumberToObject(o, "omp_threads", e->omp_threads);
+    add_cpu_env(o, e);
     cJSON_AddStringToObject(o, "gpu", e->gpu);
     cJSON_AddStringToObject(o, "driver", e->driver);
     cJSON_AddStringToObject(o, "cuda", e->cuda);
-    cJSON_AddStringToObject(o, "compiler", e->compiler);
-    cJSON_AddStringToObject(o, "git_commit", e->git_commit);
-    cJSON_AddStringToObject(o, "harness_version", e->version);
+    add_build_env(o, e);
+    cJSON_AddStringToObject(o, "clock", e->clock);
+    cJSON_AddStringToObject(o, "kernel_clocksource", e->kernel_clocksource);
+    add_num(o, "clock_resolution_ns", e->clock_resolution_ns);
     cJSON_AddStringToObject(o, "started_at", e->started_at);
     return o;
+}
+
+static cJSON *warnings_json(const harness_warnings *w)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; i < w->n; i++)
+        cJSON_AddItemToArray(a, cJSON_CreateString(w->text[i]));
+    return a;
 }
 
 char *harness_summary_json(const harness_summary *s)
@@ -250,6 +337,7 @@ char *harness_summary_json(const harness_summary *s)
     cJSON_AddItemToObject(root, "memory", memory_json(s));
     cJSON_AddItemToObject(root, "trace", trace_json(s));
     cJSON_AddItemToObject(root, "env", env_json(&s->env));
+    cJSON_AddItemToObject(root, "warnings", warnings_json(&s->warnings));
 
     char *text = cJSON_Print(root);
     cJSON_Delete(root);

@@ -14,3 +14,16 @@ const char *harness_format_ns(double ns, char *buf, size_t cap)
     snprintf(buf, cap, "%.4g %s", v, units[u]);
     return buf;
 }
+
+const char *harness_format_bytes(double bytes, char *buf, size_t cap)
+{
+    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
+    int u = 0;
+    double v = bytes;
+    while (u < 4 && (v >= 1024 || v <= -1024)) {
+        v /= 1024;
+        u++;
+    }
+    snprintf(buf, cap, "%.4g %s", v, units[u]);
+    return buf;
+}

@@ -54,7 +54,7 @@ double harness_quantile_sorted(const double *sorted, size_t n, double q)
  * 2^-n and never equals 1/40). The start pmf comes from lgamma, so no term
  * underflows and the loop runs about 4 sqrt(n) times: n = 1e6 takes ~4000
  * steps, and no normal approximation is needed at any n. */
-void harness_median_ci_indices(size_t n, size_t *lo, size_t *hi)
+double harness_median_ci(size_t n, size_t *lo, size_t *hi)
 {
     double dn = (double)n;
     double start = floor(dn / 2.0 - 5.0 * sqrt(dn));
@@ -67,15 +67,28 @@ void harness_median_ci_indices(size_t n, size_t *lo, size_t *hi)
         pmf *= (dn - (double)i) / ((double)i + 1.0);
         i++;
     }
-    /* Now F(i-1) <= 0.025 < F(i): j = i. j = 0 means even [x(1), x(n)]
-     * misses the median too often (n < 6). */
+    /* Now F(i-1) <= 0.025 < F(i): j = i, and the coverage is 1 - 2 F(j-1).
+     * j = 0 means even [x(1), x(n)] misses the median too often (n < 6):
+     * we still give that widest interval, with its own coverage
+     * 1 - 2 F(0) = 1 - 2^(1-n) (n = 5: 93.75%), which is what the summary
+     * then labels it with instead of 95%. */
+    if (n == 0) {
+        *lo = *hi = 0;
+        return NAN;
+    }
     if (i == 0) {
         *lo = 0;
-        *hi = n ? n - 1 : 0;
-        return;
+        *hi = n - 1;
+        return 1.0 - 2.0 * pmf;
     }
     *lo = i - 1;
     *hi = n - i;
+    return 1.0 - 2.0 * cdf;
+}
+
+void harness_median_ci_indices(size_t n, size_t *lo, size_t *hi)
+{
+    harness_median_ci(n, lo, hi);
 }
 
 int harness_stats_compute(const double *samples, size_t n, harness_stats *out)
@@ -122,7 +135,7 @@ int harness_stats_compute(const double *samples, size_t n, harness_stats *out)
         out->outliers += s[i] < fence_lo || s[i] > fence_hi;
 
     size_t lo, hi;
-    harness_median_ci_indices(n, &lo, &hi);
+    out->ci_level = harness_median_ci(n, &lo, &hi);
     out->ci95_lo = s[lo];
     out->ci95_hi = s[hi];
     free(s);

@@ -10,7 +10,8 @@ typedef struct harness_stats {
     double min, p5, p25, median, p75, p90, p95, p99, max;
     double iqr;                    /* p75 - p25 */
     size_t outliers;               /* outside the Tukey fences p25 - 1.5 IQR, p75 + 1.5 IQR */
-    double ci95_lo, ci95_hi;       /* distribution-free 95% CI of the median (order statistics) */
+    double ci95_lo, ci95_hi;       /* distribution-free CI of the median (order statistics), >= 95% from n = 6 */
+    double ci_level;               /* its exact coverage: >= 0.95 from n = 6, less below (n = 5: 0.9375) */
 } harness_stats;
 
 /* Compute over n samples (any unit; not modified). n == 0 gives all zeros.
@@ -26,6 +27,11 @@ double harness_quantile_sorted(const double *sorted, size_t n, double q);
  * distribution (binomial order statistics). For n < 6 no such pair exists;
  * then lo = 0, hi = n - 1 (and lo = hi = 0 for n = 0). */
 void harness_median_ci_indices(size_t n, size_t *lo, size_t *hi);
+
+/* The same indices, returning the interval's exact coverage probability
+ * 1 - 2 P(Binomial(n, 1/2) <= lo) (NAN for n = 0): 0.9375 for n = 5, where
+ * no 95% interval exists, and between 0.95 and ~0.97 from n = 6 on. */
+double harness_median_ci(size_t n, size_t *lo, size_t *hi);
 
 /* Two-sided p-value of the Mann-Whitney U test that a and b come from the
  * same distribution: normal approximation with tie and continuity

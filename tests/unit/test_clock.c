@@ -57,8 +57,27 @@ static void test_default_clock(void **state)
         assert_string_equal(c.name, "clock_gettime");
         assert_true(c.ns_per_tick == 1.0);
     }
+    /* Finer than a microsecond on any machine this runs on, and positive. */
+    assert_true(c.resolution_ns > 0.0 && c.resolution_ns < 1000.0);
+    assert_true(c.why[0] != '\0');
+    assert_true(c.kernel_clocksource[0] != '\0');
+    /* The TSC only where the kernel itself keeps time with it. */
+    if (c.use_tsc)
+        assert_string_equal(c.kernel_clocksource, "tsc");
     assert_monotonic(&c);
     assert_measures_sleep(&c);
+}
+
+/* The CPUID bit alone never selects the TSC: the kernel must agree. */
+static void test_tsc_needs_the_kernel(void **state)
+{
+    (void)state;
+    assert_true(harness_clock_tsc_usable(1, "tsc"));
+    assert_false(harness_clock_tsc_usable(1, "kvm-clock"));
+    assert_false(harness_clock_tsc_usable(1, "hpet"));
+    assert_false(harness_clock_tsc_usable(1, "unknown"));
+    assert_false(harness_clock_tsc_usable(1, NULL));
+    assert_false(harness_clock_tsc_usable(0, "tsc"));
 }
 
 static void test_forced_gettime(void **state)
@@ -71,6 +90,7 @@ static void test_forced_gettime(void **state)
     assert_true(c.ns_per_tick == 1.0);
     assert_true(c.tsc_ghz == 0.0);
     assert_true(c.read_overhead_ns == c.gettime_overhead_ns);
+    assert_true(c.resolution_ns > 0.0 && c.resolution_ns < 1000.0);
     assert_monotonic(&c);
     assert_measures_sleep(&c);
 }
@@ -91,6 +111,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_default_clock),
+        cmocka_unit_test(test_tsc_needs_the_kernel),
         cmocka_unit_test(test_forced_gettime),
         cmocka_unit_test(test_monotonic_ns),
     };

@@ -180,6 +180,60 @@ static void test_ci_indices(void **state)
     assert_ci(1000000, 499019, 500980);
 }
 
+/* P(B <= k) for B ~ Binomial(n, 1/2), summed exactly in integers: C(n, i)
+ * fits in 64 bits up to n = 62, and the division by 2^n is exact in a
+ * long double for the n used here. This stands in for scipy's
+ * binom.cdf(k, n, 0.5), which the test machines may not have. */
+static long double exact_binom_cdf_half(unsigned n, unsigned k)
+{
+    uint64_t c = 1, sum = 0;
+    for (unsigned i = 0; i <= k; i++) {
+        sum += c;
+        c = c * (n - i) / (i + 1);     /* C(n, i+1), exact: the product is divisible */
+    }
+    return (long double)sum / ldexpl(1.0L, (int)n);
+}
+
+/* The level the summaries print is the CI's exact coverage, not a nominal
+ * 95%. The unit of replication is what was sampled: steps within a window,
+ * or windows across a run (the windows' medians). */
+static void test_ci_level_is_exact(void **state)
+{
+    (void)state;
+    size_t lo, hi;
+    assert_true(isnan(harness_median_ci(0, &lo, &hi)));
+    assert_near(harness_median_ci(1, &lo, &hi), 0.0, 0);        /* one point misses the median surely */
+    assert_near(harness_median_ci(2, &lo, &hi), 0.5, 1e-15);
+    assert_near(harness_median_ci(3, &lo, &hi), 0.75, 1e-15);
+    assert_near(harness_median_ci(5, &lo, &hi), 0.9375, 1e-15); /* 1 - 2/32: no 95% CI at n = 5 */
+    assert_near(harness_median_ci(6, &lo, &hi), 0.96875, 1e-15);
+    assert_near(harness_median_ci(10, &lo, &hi), 1.0 - 22.0 / 1024, 1e-15);
+    for (unsigned n = 1; n <= 60; n++) {
+        double level = harness_median_ci((size_t)n, &lo, &hi);
+        double want = (double)(1.0L - 2.0L * exact_binom_cdf_half(n, (unsigned)lo));
+        if (fabs(level - want) > 1e-12)
+            fail_msg("n = %u: level %.15g, exact %.15g", n, level, want);
+        if (n >= 6 && !(level >= 0.95))
+            fail_msg("n = %u: level %.15g below 95%%", n, level);
+    }
+    /* Large n: close to 95% from above (Conover's table: 0.9648 at n = 100). */
+    assert_near(harness_median_ci(100, &lo, &hi), 1.0 - 2 * 0.017600, 2e-5);
+    double big = harness_median_ci(1000000, &lo, &hi);
+    assert_true(big >= 0.95 && big < 0.951);
+}
+
+/* harness_stats_compute carries the level along with the interval. */
+static void test_stats_carry_ci_level(void **state)
+{
+    (void)state;
+    const double x[] = {5, 1, 4, 2, 3};
+    harness_stats s;
+    assert_int_equal(harness_stats_compute(x, 5, &s), 0);
+    assert_near(s.ci_level, 0.9375, 1e-15);
+    assert_near(s.ci95_lo, 1, 0);
+    assert_near(s.ci95_hi, 5, 0);
+}
+
 static void test_mann_whitney_identical(void **state)
 {
     (void)state;
@@ -246,6 +300,8 @@ int main(void)
         cmocka_unit_test(test_empty),
         cmocka_unit_test(test_quantile_edges),
         cmocka_unit_test(test_ci_indices),
+        cmocka_unit_test(test_ci_level_is_exact),
+        cmocka_unit_test(test_stats_carry_ci_level),
         cmocka_unit_test(test_mann_whitney_identical),
         cmocka_unit_test(test_mann_whitney_shifted),
         cmocka_unit_test(test_mann_whitney_by_hand),
