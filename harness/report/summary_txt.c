@@ -2,6 +2,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/roofline.h"
 #include "report/summary.h"
 
 static void print_params(FILE *f, const harness_config *cfg)
@@ -146,6 +147,7 @@ char *harness_summary_text(const harness_summary *s)
         fprintf(f, "cv %.2f%%, iqr %.4g ns, %zu outliers (Tukey fences)\n", 100 * s->overall.cv, s->overall.iqr,
                 s->overall.outliers);
     print_throughput(f, s);
+    harness_roofline_print(f, s);
     if (s->n_regions) {
         fputc('\n', f);
         print_regions(f, s);
