@@ -243,8 +243,8 @@ int harness_cpu_peaks_measure(const harness_cpu_peaks_opts *opts, harness_cpu_pe
     out->threads = opts->threads > 0 ? opts->threads : omp_get_max_threads();
     /* Quick: about 0.3 s in all; full: about 2 s, for steadier figures.
      * 64 MiB is still twice a large L3 slice; 256 MiB is beyond any. */
-    out->flops_reps = opts->quick ? 3 : 7;
-    out->flops_per_s = harness_cpu_fma_peak(out->threads, opts->quick ? 0.04 : 0.2, out->flops_reps,
+    out->flops_reps = opts->quick ? 5 : 7;
+    out->flops_per_s = harness_cpu_fma_peak(out->threads, opts->quick ? 0.03 : 0.2, out->flops_reps,
                                             &out->flops_isa);
     out->copy_buffer_bytes = (size_t)(opts->quick ? 64 : 256) << 20;
     out->copy_reps = opts->quick ? 5 : 15;
