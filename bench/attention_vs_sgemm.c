@@ -8,13 +8,19 @@
  * sgemm: C = A B at 2048^3 (the reference rate) and (S x D) x (D x S), the
  * shape of one head's Q K^T at S = 2048, D = 128. Attention: batch 1, 8
  * heads, S = 512, 1024, 2048, D = 64, 128, causal and not; FLOPs as the
- * harness counts them (attention_flops). A figure, never a pass/fail. */
+ * harness counts them (attention_flops). Each rate is also given as a
+ * fraction of this machine's fp32 FMA peak, measured in the same process
+ * with the harness's own calibration loop (backend/cpu_peaks.h): sgemm's
+ * rate depends on OpenBLAS's kernel choice, the peak does not. A figure,
+ * never a pass/fail. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE                /* clock_gettime, nanosleep */
 #endif
 
 #include "attention/attention.h"
 #include "common/bf16.h"
+#include "backend/cpu_peaks.h"
+#include "util/cpuinfo.h"
 
 #include <cblas.h>
 #include <omp.h>
@@ -22,6 +28,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #define HEADS 8
 #define CALLS 5                    /* timed calls per measurement; their median counts */
@@ -182,6 +189,13 @@ int main(int argc, char **argv)
         settle();
     }
 
+    /* The peak after the rounds, on the same warm cores. */
+    const char *fma_isa = "?";
+    double peak = harness_cpu_fma_peak(omp_get_max_threads(), 0.1, 5, &fma_isa) / 1e9;
+    char cpu[256];
+    printf("machine: %s, %ld logical CPUs; fp32 FMA peak %.1f GFLOP/s (%s, %d threads, measured now)\n",
+           harness_cpuinfo_field("model name", "unknown CPU", cpu, sizeof cpu), sysconf(_SC_NPROCESSORS_ONLN), peak,
+           fma_isa, omp_get_max_threads());
     printf("attention (%s, %s kernels, batch 1, %d heads) vs OpenBLAS sgemm, %d threads, median of %d rounds\n",
            bf16 ? "bf16" : "fp32", attention_isa(), HEADS, omp_get_max_threads(), rounds);
     double ref = 0;
@@ -189,14 +203,15 @@ int main(int argc, char **argv)
         double m = median(gemm_rate[g], (size_t)rounds);
         if (g == 0)
             ref = m;
-        printf("  %-36s %8.1f GFLOP/s\n", gemms[g].name, m);
+        printf("  %-36s %8.1f GFLOP/s  %5.1f%% of FMA peak\n", gemms[g].name, m, 100.0 * m / peak);
     }
     for (size_t r = 0; r < RUNS; r++) {
         char name[64];
         snprintf(name, sizeof name, "attention S=%zu D=%zu %s", runs[r].s.seq_q, runs[r].s.head_dim,
                  runs[r].s.causal ? "causal" : "full");
         double m = median(att_rate[r], (size_t)rounds);
-        printf("  %-36s %8.1f GFLOP/s  %5.1f%% of sgemm 2048^3\n", name, m, 100.0 * m / ref);
+        printf("  %-36s %8.1f GFLOP/s  %5.1f%% of FMA peak, %5.1f%% of sgemm 2048^3\n", name, m, 100.0 * m / peak,
+               100.0 * m / ref);
     }
     return 0;
 }

@@ -6,6 +6,7 @@ set -eu
 rounds=${1:-3}
 out=$(mktemp -d)
 trap 'rm -rf "$out"' EXIT
+. bench/peaks.sh    # the machine these overheads were measured on
 median() {  # median REGIONS TRACE
     dir=$(harness/harness run configs/noop.yaml --quiet --output-dir "$out" --set schedule.repeat=1 \
         --set component.config.regions="$1" --set profiling.trace="$2")

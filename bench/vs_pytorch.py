@@ -10,9 +10,11 @@ PyTorch (Debian's python3-torch, which only /usr/bin/python3 imports).
 
 What it measures, per round (rounds alternate which side goes first, so that
 drifting machine load hits both alike):
-  - the limits: OpenBLAS sgemm 2048^3 (bench/attention_vs_sgemm's sgemm line,
+  - the limits: this machine's fp32 FMA peak and copy bandwidth from
+    `harness calibrate --quick` (into a temporary file, every round); for
+    reference, OpenBLAS sgemm 2048^3 (bench/attention_vs_sgemm's sgemm line,
     the same library the harness links) and torch.mm 2048^3 in fp32 (also a
-    BLAS: Debian's torch calls libblas.so.3, i.e. OpenBLAS too); the copy
+    BLAS: Debian's torch calls libblas.so.3, i.e. OpenBLAS too), and the copy
     bandwidth through the harness's copy/cpu at the size of each RMSNorm tensor;
   - RMSNorm 8 x 1024 x 4096, fp32 and bf16;
   - attention, batch 1, 8 heads, S = 512, 1024, 2048, D = 64, 128, causal and
@@ -21,7 +23,8 @@ drifting machine load hits both alike):
 Each side: a warm-up, then timed calls one at a time, the median. The harness
 validates each shape in the first round only. PyTorch's rate is computed from
 the HARNESS's declared bytes / FLOPs per step, so both rates count the same
-work. Every child process inherits this process's environment, so the sgemm
+work. Fractions ("of limit") are of the calibrated peaks: GB/s of the copy
+peak, GFLOP/s of the FMA peak. Every child process inherits this process's environment, so the sgemm
 reference runs under the same OPENBLAS_CORETYPE (and OMP settings) as the
 kernels.
 
@@ -48,10 +51,10 @@ HARNESS = os.path.join(TOP, "harness", "harness")
 SGEMM_BENCH = os.path.join(TOP, "bench", "attention_vs_sgemm")
 THREADS = 2
 
-# Targets (issue 4): fractions of the machine's limits.
-RMS_OF_COPY = 0.80
-ATTN_OF_SGEMM = 0.50           # for seq_len >= 1024
-BLOCK_OF_SGEMM = 0.60
+# Targets (issue 4): fractions of the machine's measured peaks (harness calibrate).
+RMS_OF_PEAK_BW = 0.80
+ATTN_OF_PEAK_FLOPS = 0.50      # for seq_len >= 1024
+BLOCK_OF_PEAK_FLOPS = 0.60
 NOISY = 0.25                   # rounds this far apart get a '*'
 
 OK, NO = "\u2713", "\u2717"
@@ -238,6 +241,17 @@ def run_harness(config, sets, outdir, steps, warmup, validate):
 
 
 # ---- the limits ----------------------------------------------------------------
+
+def machine_peaks():
+    """This machine's identity and peaks from `harness calibrate --quick` (one round)."""
+    with tempfile.TemporaryDirectory(prefix="vs_pytorch.calib.") as d:
+        path = os.path.join(d, "machine.json")
+        p = subprocess.run([HARNESS, "calibrate", "--quick", "--output", path], capture_output=True, text=True)
+        if p.returncode != 0:
+            raise HarnessError(f"harness calibrate: exit {p.returncode}: {p.stderr.strip()}")
+        with open(path) as f:
+            return json.load(f)
+
 
 def sgemm_bench():
     """GFLOP/s of OpenBLAS sgemm 2048^3 from bench/attention_vs_sgemm (one round)."""
@@ -426,7 +440,7 @@ def main():
     load = OtherLoad()
     outdir = tempfile.mkdtemp(prefix="vs_pytorch.")
     res = {c["name"]: dict(h=[], t=[], hn=[], tn=[], summary=None, valid="off") for c in cases}
-    sg_bench, sg_torch = [], []
+    sg_bench, sg_torch, calib = [], [], []
     status = 0
     a = torch.randn(2048, 2048)
     bm = torch.randn(2048, 2048)
@@ -436,6 +450,8 @@ def main():
         with torch.no_grad():
             for r in range(rounds):
                 # the limits first, each round
+                calib.append(machine_peaks())
+                settle()
                 if have_bench:
                     sg_bench.append(sgemm_bench())
                 settle()
@@ -484,17 +500,29 @@ def main():
     # ---- report
     sgemm = statistics.median(sg_bench) if sg_bench else None
     sgemm_t = statistics.median(sg_torch)
-    ref_rounds = sg_bench if sg_bench else sg_torch
     wall, others = load.stop()
+    if not calib:
+        sys.exit(status or 3)
+    # Per round, in the rates' units: flop/ns = GFLOP/s, bytes/ns = GB/s.
+    fma_rounds = [m["peaks"]["flops_per_s"] / 1e9 for m in calib]
+    bw_rounds = [m["peaks"]["bytes_per_s"] / 1e9 for m in calib]
+    fma, bw = statistics.median(fma_rounds), statistics.median(bw_rounds)
+    ident = calib[0]["identity"]
     print()
+    print(f"machine: {ident['cpu_model']}, {ident['logical_cpus']} logical CPUs, {ident['threads']} threads "
+          f"(harness calibrate --quick, every round)")
     print("limits (medians over rounds)")
+    print(f"  fp32 FMA peak ({calib[0]['peaks'].get('flops_isa', '?')})                        {fma:7.1f} GFLOP/s   "
+          f"(rounds: {', '.join(f'{x:.0f}' for x in fma_rounds)})")
+    print(f"  copy peak (bytes read + written)                  {bw:7.1f} GB/s      "
+          f"(rounds: {', '.join(f'{x:.0f}' for x in bw_rounds)})")
     if sgemm is not None:
         print(f"  OpenBLAS sgemm 2048^3 (bench/attention_vs_sgemm)  {sgemm:7.1f} GFLOP/s   "
-              f"(rounds: {', '.join(f'{x:.0f}' for x in sg_bench)})")
+              f"= {sgemm / fma:.0%} of the FMA peak (rounds: {', '.join(f'{x:.0f}' for x in sg_bench)})")
     else:
-        print(f"  OpenBLAS sgemm: {SGEMM_BENCH} missing (make bench); the targets use torch.mm instead")
+        print(f"  OpenBLAS sgemm: {SGEMM_BENCH} missing (make bench)")
     print(f"  torch.mm 2048^3 fp32                              {sgemm_t:7.1f} GFLOP/s   "
-          f"(rounds: {', '.join(f'{x:.0f}' for x in sg_torch)})")
+          f"= {sgemm_t / fma:.0%} of the FMA peak (rounds: {', '.join(f'{x:.0f}' for x in sg_torch)})")
     copy_rates = {}                 # per round, GB/s
     for c in cases:
         e = res[c["name"]]
@@ -502,7 +530,7 @@ def main():
             copy_rates[c["name"]] = [rate(c, e["summary"], x) for x in e["h"]]
             g = rate(c, e["summary"], statistics.median(e["h"]))
             print(f"  harness copy/cpu, {c['name'][5:]:>8} (2 x bytes moved)       {g:7.1f} GB/s      "
-                  f"(rounds: {', '.join(f'{x:.0f}' for x in copy_rates[c['name']])})")
+                  f"= {g / bw:.0%} of the copy peak (rounds: {', '.join(f'{x:.0f}' for x in copy_rates[c['name']])})")
     if others is not None:
         print(f"  other load on the machine during the run: {others:.0f} core-seconds in {wall:.0f} s "
               f"({others / (wall * THREADS):.0%} of the {THREADS} cores)")
@@ -527,12 +555,15 @@ def main():
         # the median over rounds, so a noisy round moves both sides alike.
         ratio = statistics.median(t / h for h, t in zip(e["h"], e["t"]))
         lim_rounds = target = None
-        if c["kind"] == "rms":
-            lim_rounds, target = copy_rates.get(c["copy"]), RMS_OF_COPY
+        # Each round against the same round's calibrated peak.
+        if c["kind"] == "copy":
+            lim_rounds = bw_rounds
+        elif c["kind"] == "rms":
+            lim_rounds, target = bw_rounds, RMS_OF_PEAK_BW
         elif c["kind"] == "attn":
-            lim_rounds, target = ref_rounds, (ATTN_OF_SGEMM if c["seq"] >= 1024 else None)
+            lim_rounds, target = fma_rounds, (ATTN_OF_PEAK_FLOPS if c["seq"] >= 1024 else None)
         elif c["kind"] == "block":
-            lim_rounds, target = ref_rounds, BLOCK_OF_SGEMM
+            lim_rounds, target = fma_rounds, BLOCK_OF_PEAK_FLOPS
         frac = tfrac = None
         if lim_rounds:
             frac = statistics.median(rate(c, e["summary"], h) / l for h, l in zip(e["h"], lim_rounds))
@@ -557,10 +588,10 @@ def main():
     print("-" * len(hdr))
     print("ms: median over rounds of each round's median. Rates: GB/s for copy and rms_norm, GFLOP/s for\n"
           "attention and the block, both sides from the harness's bytes/FLOPs per step. torch/harness and\n"
-          "'of limit' are paired per round (each against the same round's torch, copy of the same size,\n"
-          "OpenBLAS sgemm 2048^3), then the median over rounds. torch/harness > 1: the harness is faster.\n"
-          "Targets: rms_norm >= 80% of copy, attention >= 50% of sgemm for S >= 1024, the block >= 60% of\n"
-          "sgemm, each faster than PyTorch.")
+          "'of limit' are paired per round (each against the same round's torch, calibrated copy peak or\n"
+          "fp32 FMA peak), then the median over rounds. torch/harness > 1: the harness is faster.\n"
+          "Targets: rms_norm >= 80% of the copy peak, attention >= 50% of the FMA peak for S >= 1024, the\n"
+          "block >= 60% of the FMA peak, each faster than PyTorch.")
     if noisy:
         print(f"* its rounds disagree by more than {NOISY:.0%} (max - min over the median) on one side: the\n"
               "  machine drifted (the 'other load' above counts this VM only, not contention from outside it);\n"
@@ -578,7 +609,8 @@ def main():
 
     if args.json:
         with open(args.json, "w") as f:
-            json.dump(dict(openblas_coretype=coretype, openblas_corename=openblas_corename(),
+            json.dump(dict(machine=calib[0]["identity"], fma_peak_gflops=fma, fma_peak_rounds=fma_rounds,
+                           copy_peak_gbps=bw, copy_peak_rounds=bw_rounds, openblas_coretype=coretype, openblas_corename=openblas_corename(),
                            torch=torch.__version__, threads=THREADS, rounds=rounds,
                            sgemm_gflops=sgemm, sgemm_rounds=sg_bench, torch_mm_gflops=sgemm_t,
                            torch_mm_rounds=sg_torch, other_load_core_s=others, wall_s=wall,

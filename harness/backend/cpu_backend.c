@@ -5,12 +5,14 @@
 #define _GNU_SOURCE                /* CLOCK_MONOTONIC_RAW, before any system header */
 #endif
 
+#include <omp.h>
 #include <stdio.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "backend/backend.h"
+#include "backend/machine_file.h"
 #include "util/cpuinfo.h"
 
 static uint64_t cpu_stamp(const harness_backend *b)
@@ -75,5 +77,8 @@ void harness_cpu_backend_init(harness_backend *b, int force_gettime)
     b->allocator = harness_host_allocator();
     harness_clock_init(&b->clock, force_gettime);
     harness_cpuinfo_field("model name", "unknown CPU", b->device_name, sizeof b->device_name);
-    snprintf(b->peaks.missing, sizeof b->peaks.missing, "this machine's peaks are not measured");
+    /* Peaks come from `harness calibrate`'s machine file, measured with the
+     * threads this run's OpenMP kernels will use; measuring here would cost
+     * every run seconds. */
+    harness_machine_load_peaks(&b->peaks, omp_get_max_threads());
 }

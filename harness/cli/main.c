@@ -15,6 +15,7 @@ static void usage(FILE *f)
           "  validate CONFIG   check a config without running it\n"
           "  list              list the variants the plugins provide\n"
           "  compare BASE CAND compare two experiment folders; exit 1 on a regression\n"
+          "  calibrate         measure this machine's peaks for the roofline\n"
           "\n"
           "  harness <command> --help   options of a command\n"
           "  harness --version          version and plugin ABI\n",
@@ -45,6 +46,8 @@ int main(int argc, char **argv)
         return harness_cmd_list(argc - 1, argv + 1);
     if (strcmp(cmd, "compare") == 0)
         return harness_cmd_compare(argc - 1, argv + 1);
-    fprintf(stderr, "harness: unknown command '%s'; commands are run, validate, list and compare (see harness --help)\n", cmd);
+    if (strcmp(cmd, "calibrate") == 0)
+        return harness_cmd_calibrate(argc - 1, argv + 1);
+    fprintf(stderr, "harness: unknown command '%s'; commands are run, validate, list, compare and calibrate (see harness --help)\n", cmd);
     return 2;
 }

@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "report/roofline.h"
 #include "report/summary.h"
 
 /* JSON has no NaN or infinity: such a value is unknown, so null. */
@@ -333,6 +334,7 @@ char *harness_summary_json(const harness_summary *s)
     cJSON_AddItemToObject(root, "schedule", schedule_json(s));
     cJSON_AddItemToObject(root, "timing", timing_json(s));
     cJSON_AddItemToObject(root, "throughput", throughput_json(s));
+    cJSON_AddItemToObject(root, "roofline", harness_roofline_json(s));
     cJSON_AddItemToObject(root, "regions", regions_json(s));
     cJSON_AddItemToObject(root, "memory", memory_json(s));
     cJSON_AddItemToObject(root, "trace", trace_json(s));
