@@ -30,7 +30,10 @@ typedef struct harness_backend harness_backend;
 typedef struct harness_backend_ops {
     /* Step timer: a stamp right before and right after each measured step
      * (host clock ticks, also the trace's timeline), and the step's
-     * duration from the two. */
+     * duration from the two. NULL stamp: the runner reads `clock` inline,
+     * so the timed interval holds the step's call and no call of ours, and
+     * converts ticks with it (the CPU backend; a device timer that records
+     * events sets both). */
     uint64_t (*stamp)(const harness_backend *b);
     double (*step_ns)(const harness_backend *b, uint64_t t0, uint64_t t1);
     /* Wall and CPU time for whole windows and schedules, in ns. */
