@@ -72,7 +72,7 @@ static int read_params(harness_ctx *ctx, att_state *s, size_t *q_bytes, size_t *
     size_t kv = (size_t)H->param_int(ctx, "num_kv_heads"), seq = (size_t)H->param_int(ctx, "seq_len");
     size_t kv_seq = (size_t)H->param_int(ctx, "kv_seq_len"), d = (size_t)H->param_int(ctx, "head_dim");
     double scale = H->param_float(ctx, "scale");
-    int bf16 = strcmp(harness_host->param_string(ctx, "dtype"), "bf16") == 0;
+    int bf16 = strcmp(H->param_string(ctx, "dtype"), "bf16") == 0;
     if (kv == 0)
         kv = heads;
     if (kv_seq == 0)
