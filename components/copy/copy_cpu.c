@@ -13,9 +13,7 @@
 #include <stdint.h>
 #include <string.h>
 
-#if defined(__x86_64__)
-#include <emmintrin.h>
-#endif
+#include "common/stream_copy.h"
 
 /* Below this a fork/join of the thread team costs more than the copy. */
 #define PARALLEL_MIN_BYTES (256u << 10)
@@ -26,37 +24,6 @@
 /* Chunks start on cache-line boundaries (relative to dst) so no two threads
  * write the same line. */
 #define LINE 64
-
-#if defined(__x86_64__)
-static void copy_streaming(char *dst, const char *src, size_t n)
-{
-    size_t head = (LINE - ((uintptr_t)dst & (LINE - 1))) & (LINE - 1);
-    if (head > n)
-        head = n;
-    memcpy(dst, src, head);
-    dst += head;
-    src += head;
-    n -= head;
-    size_t body = n & ~(size_t)(LINE - 1);
-    for (size_t i = 0; i < body; i += LINE) {
-        __m128i a = _mm_loadu_si128((const __m128i *)(src + i));
-        __m128i b = _mm_loadu_si128((const __m128i *)(src + i + 16));
-        __m128i c = _mm_loadu_si128((const __m128i *)(src + i + 32));
-        __m128i d = _mm_loadu_si128((const __m128i *)(src + i + 48));
-        _mm_stream_si128((__m128i *)(dst + i), a);
-        _mm_stream_si128((__m128i *)(dst + i + 16), b);
-        _mm_stream_si128((__m128i *)(dst + i + 32), c);
-        _mm_stream_si128((__m128i *)(dst + i + 48), d);
-    }
-    _mm_sfence();  /* streaming stores are weakly ordered: publish them before returning */
-    memcpy(dst + body, src + body, n - body);
-}
-#else
-static void copy_streaming(char *dst, const char *src, size_t n)
-{
-    memcpy(dst, src, n);
-}
-#endif
 
 void copy_cpu(void *dst, const void *src, size_t bytes)
 {
@@ -72,7 +39,7 @@ void copy_cpu(void *dst, const void *src, size_t bytes)
         char *d = (char *)dst + begin;
         const char *s = (const char *)src + begin;
         if (end > begin && stream)
-            copy_streaming(d, s, end - begin);
+            stream_copy(d, s, end - begin);
         else if (end > begin)
             memcpy(d, s, end - begin);
     }

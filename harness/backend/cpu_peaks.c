@@ -16,6 +16,8 @@
  * and bytes read + bytes written are counted, as components count cost. */
 #include "backend/cpu_peaks.h"
 
+#include "common/stream_copy.h"
+
 #include <omp.h>
 #include <stdlib.h>
 #include <string.h>
@@ -168,29 +170,6 @@ double harness_cpu_fma_peak(int threads, double seconds_per_rep, int reps, const
     return best;
 }
 
-/* One slice: 64-byte lines loaded and stored with streaming stores (SSE2,
- * baseline on x86-64); dst is 64-byte aligned (slices are). */
-static void copy_slice(char *dst, const char *src, size_t n)
-{
-#ifdef __x86_64__
-    size_t body = n & ~(size_t)63;
-    for (size_t i = 0; i < body; i += 64) {
-        __m128i a = _mm_loadu_si128((const __m128i *)(src + i));
-        __m128i b = _mm_loadu_si128((const __m128i *)(src + i + 16));
-        __m128i c = _mm_loadu_si128((const __m128i *)(src + i + 32));
-        __m128i d = _mm_loadu_si128((const __m128i *)(src + i + 48));
-        _mm_stream_si128((__m128i *)(dst + i), a);
-        _mm_stream_si128((__m128i *)(dst + i + 16), b);
-        _mm_stream_si128((__m128i *)(dst + i + 32), c);
-        _mm_stream_si128((__m128i *)(dst + i + 48), d);
-    }
-    _mm_sfence();                  /* streaming stores are weakly ordered */
-    memcpy(dst + body, src + body, n - body);
-#else
-    memcpy(dst, src, n);
-#endif
-}
-
 double harness_cpu_copy_peak(int threads, size_t buffer_bytes, int reps)
 {
     char *src = NULL, *dst = NULL;
@@ -220,7 +199,7 @@ double harness_cpu_copy_peak(int threads, size_t buffer_bytes, int reps)
 #pragma omp barrier
 #pragma omp master
             t0 = now_s();
-            copy_slice(dst + off, src + off, len);
+            stream_copy(dst + off, src + off, len);
 #pragma omp barrier
 #pragma omp master
             {
