@@ -251,7 +251,8 @@ int harness_registry_load_dir(harness_registry *reg, const char *dir, int must_e
         files[n++] = strdup(e->d_name);
     }
     closedir(d);
-    qsort(files, n, sizeof *files, cmp_str);
+    if (n > 1) /* qsort needs a non-NULL array, even for none */
+        qsort(files, n, sizeof *files, cmp_str);
 
     int rc = 0;
     for (size_t i = 0; i < n && rc == 0; i++) {
