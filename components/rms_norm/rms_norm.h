@@ -14,6 +14,10 @@
 
 #include "common/check.h"
 
+#ifdef __cplusplus   /* the CUDA kernels' files are C++ */
+extern "C" {
+#endif
+
 /* RMS_NORM_F16 is appended so that existing values keep their numbers; the
  * CPU kernels below take fp32 and bf16 only. */
 typedef enum rms_norm_dtype { RMS_NORM_F32 = 1, RMS_NORM_BF16, RMS_NORM_F16 } rms_norm_dtype;
@@ -57,5 +61,9 @@ typedef struct rms_norm_check_result {
 int rms_norm_check(rms_norm_dtype dtype, const void *x, const void *w,
                    const void *y, size_t rows, size_t hidden, float eps,
                    rms_norm_check_result *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
