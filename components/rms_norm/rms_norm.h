@@ -3,7 +3,8 @@
  *     y[r][i] = x[r][i] / sqrt(mean_i(x[r][i]^2) + eps) * w[i]
  *
  * fp32 and bf16 (bf16 stored as uint16_t; math in fp32, output rounded to
- * nearest even). The weight has the dtype of x. Plain functions, no harness
+ * nearest even); fp16 (uint16_t too) for the CUDA kernels, which the reference
+ * and the checker below also take. The weight has the dtype of x. Plain functions, no harness
  * types: the plugin adapts them, the unit test calls them directly. */
 #ifndef COMPONENTS_RMS_NORM_H
 #define COMPONENTS_RMS_NORM_H
@@ -13,7 +14,13 @@
 
 #include "common/check.h"
 
-typedef enum rms_norm_dtype { RMS_NORM_F32 = 1, RMS_NORM_BF16 } rms_norm_dtype;
+#ifdef __cplusplus   /* the CUDA kernels' files are C++ */
+extern "C" {
+#endif
+
+/* RMS_NORM_F16 is appended so that existing values keep their numbers; the
+ * CPU kernels below take fp32 and bf16 only. */
+typedef enum rms_norm_dtype { RMS_NORM_F32 = 1, RMS_NORM_BF16, RMS_NORM_F16 } rms_norm_dtype;
 
 /* ---- kernels (rms_norm_cpu.c): OpenMP over rows, vectorized per row ---- */
 
@@ -34,7 +41,7 @@ const char *rms_norm_isa(void);
 
 /* ---- reference and checker (rms_norm_ref.c) ---------------------------- */
 
-/* One row in double precision, from the same (f32 or bf16) inputs. */
+/* One row in double precision, from the same (f32, bf16 or f16) inputs. */
 void rms_norm_ref_row(rms_norm_dtype dtype, const void *x, const void *w,
                       double *y, size_t hidden, double eps);
 
@@ -54,5 +61,9 @@ typedef struct rms_norm_check_result {
 int rms_norm_check(rms_norm_dtype dtype, const void *x, const void *w,
                    const void *y, size_t rows, size_t hidden, float eps,
                    rms_norm_check_result *out);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -7,6 +7,7 @@
 #include "rms_norm.h"
 #include "common/bf16.h"
 #include "common/check.h"
+#include "common/f16.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -17,6 +18,8 @@ static double load(rms_norm_dtype dtype, const void *p, size_t i)
 {
     if (dtype == RMS_NORM_BF16)
         return bf16_to_f32(((const uint16_t *)p)[i]);
+    if (dtype == RMS_NORM_F16)
+        return f16_to_f32(((const uint16_t *)p)[i]);
     return ((const float *)p)[i];
 }
 
@@ -67,6 +70,15 @@ void rms_norm_ref_row_bf16_arith(const uint16_t *x, const uint16_t *w,
 #define FP32_ATOL 1e-5
 #define FP32_RTOL 1e-5
 
+/* fp16: a kernel that computes in fp32 and rounds once to fp16 is off by at
+ * most half an ulp, 2^-11 relative, plus its fp32 error (~1.5e-5 relative, see
+ * above) before that rounding: RTOL = 2^-11 * 17/16 = 5.19e-4 holds that and
+ * rejects a one-ulp error (2^-10 relative at the bottom of a binade). Below
+ * 2^-14 fp16 is subnormal with a fixed step of 2^-24: ATOL = 2^-24 covers its
+ * half-step rounding plus the same fp32 error. */
+#define F16_ATOL 5.96e-8
+#define F16_RTOL 5.19e-4
+
 /* bf16, the policy of common/check.h: max |y - ref| <= CHECK_BF16_FACTOR * E +
  * CHECK_BF16_ATOL, with E the max error of rms_norm_ref_row_bf16_arith (a
  * bf16-arithmetic framework) on the same data. */
@@ -90,7 +102,7 @@ int rms_norm_check(rms_norm_dtype dtype, const void *x, const void *w,
                    rms_norm_check_result *out)
 {
     memset(out, 0, sizeof *out);
-    size_t elem = dtype == RMS_NORM_BF16 ? sizeof(uint16_t) : sizeof(float);
+    size_t elem = dtype == RMS_NORM_F32 ? sizeof(float) : sizeof(uint16_t);
     double *ref = malloc(hidden * sizeof *ref);
     uint16_t *emu = dtype == RMS_NORM_BF16 ? malloc(hidden * sizeof *emu) : NULL;
     if (!ref || (dtype == RMS_NORM_BF16 && !emu)) {
@@ -110,6 +122,12 @@ int rms_norm_check(rms_norm_dtype dtype, const void *x, const void *w,
         len = snprintf(out->detail, sizeof out->detail,
                        "bf16 vs double reference: max |y-ref| <= %g x %.3g (bf16-arithmetic "
                        "reference's max error) + %g", CHECK_BF16_FACTOR, e, CHECK_BF16_ATOL);
+    } else if (dtype == RMS_NORM_F16) {
+        atol = F16_ATOL;
+        rtol = F16_RTOL;
+        len = snprintf(out->detail, sizeof out->detail,
+                       "fp16 vs double reference: |y-ref| <= %g + %g*|ref| per element",
+                       F16_ATOL, F16_RTOL);
     } else {
         len = snprintf(out->detail, sizeof out->detail,
                        "fp32 vs double reference: |y-ref| <= %g + %g*|ref| per element",

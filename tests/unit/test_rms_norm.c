@@ -4,6 +4,7 @@
 #include "copy/copy.h"
 #include "rms_norm/rms_norm.h"
 #include "common/bf16.h"
+#include "common/f16.h"
 
 #include <math.h>
 #include <stdarg.h>
@@ -178,6 +179,34 @@ static void test_f32_to_bf16(void **state)
     assert_true(bf16_to_f32(0x3f80) == 1.0f);
 }
 
+/* fp16: every half survives the round trip through f32 (NaNs stay NaN),
+ * and halfway cases round to even, subnormal and overflow ones included. */
+static void test_f32_to_f16(void **state)
+{
+    (void)state;
+    for (uint32_t h = 0; h < 0x10000u; h++) {
+        float f = f16_to_f32((uint16_t)h);
+        if (isnan(f))
+            assert_true(isnan(f16_to_f32(f32_to_f16(f))));
+        else
+            assert_int_equal(f32_to_f16(f), h);
+    }
+    assert_true(f16_to_f32(0x3c00) == 1.0f);
+    assert_true(f16_to_f32(0x0001) == 0x1p-24f);                     /* smallest subnormal */
+    assert_int_equal(f32_to_f16(1.0f + 0x1p-11f), 0x3c00);          /* tie, even below */
+    assert_int_equal(f32_to_f16(1.0f + 3 * 0x1p-11f), 0x3c02);      /* tie, odd: up */
+    assert_int_equal(f32_to_f16(1.0f + 0x1p-11f + 0x1p-20f), 0x3c01);
+    assert_int_equal(f32_to_f16(0x1p-25f), 0x0000);                 /* subnormal tie, even */
+    assert_int_equal(f32_to_f16(3 * 0x1p-25f), 0x0002);             /* subnormal tie, odd: up */
+    assert_int_equal(f32_to_f16(0x1p-25f + 0x1p-35f), 0x0001);
+    assert_int_equal(f32_to_f16(0x1p-14f - 0x1p-26f), 0x0400);      /* carries into min normal */
+    assert_int_equal(f32_to_f16(65504.0f), 0x7bff);
+    assert_int_equal(f32_to_f16(65519.0f), 0x7bff);
+    assert_int_equal(f32_to_f16(65520.0f), 0x7c00);                 /* tie to even: inf */
+    assert_int_equal(f32_to_f16(-INFINITY), 0xfc00);
+    assert_int_equal(f32_to_f16(from_bits(0x7f800001u)), 0x7e00);   /* signaling: quieted */
+}
+
 /* Every ISA must round its products exactly as f32_to_bf16 does. Rows whose
  * mean square plus eps is exactly 4 give rstd = 0.5 exactly, and x * 0.5 * w
  * of two bf16 values (8-bit significands) is exact in f32, so the only
@@ -274,6 +303,35 @@ static void test_checker_catches(void **state)
     }
 }
 
+/* fp16 has no CPU kernel: the reference itself, rounded to fp16, must pass,
+ * and two ulps off must not. */
+static void test_f16_checker(void **state)
+{
+    (void)state;
+    enum { ROWS = 3, N = 33 };
+    uint16_t x[ROWS * N], w[N], y[ROWS * N];
+    double ref[N];
+    for (size_t i = 0; i < ROWS * N; i++)
+        x[i] = f32_to_f16(uniform(-2.0f, 2.0f));
+    for (size_t i = 0; i < N; i++)
+        w[i] = f32_to_f16(uniform(0.5f, 1.5f));
+    for (size_t r = 0; r < ROWS; r++) {
+        rms_norm_ref_row(RMS_NORM_F16, x + r * N, w, ref, N, 1e-6);
+        for (size_t i = 0; i < N; i++)
+            y[r * N + i] = f32_to_f16((float)ref[i]);
+    }
+    rms_norm_check_result res;
+    assert_int_equal(rms_norm_check(RMS_NORM_F16, x, w, y, ROWS, N, 1e-6f, &res), 0);
+    assert_true(res.passed);
+    assert_int_equal(res.checked, ROWS * N);
+    /* Two ulps are at least 2^-10 relative: over the tolerance anywhere. */
+    y[N + 4] = (uint16_t)(y[N + 4] + 2);
+    assert_int_equal(rms_norm_check(RMS_NORM_F16, x, w, y, ROWS, N, 1e-6f, &res), 0);
+    assert_false(res.passed);
+    assert_int_equal(res.mismatches, 1);
+    assert_non_null(strstr(res.detail, "first mismatch at row 1, col 4"));
+}
+
 /* ---- ISA selection ---------------------------------------------------- */
 
 static void test_set_isa(void **state)
@@ -327,6 +385,8 @@ int main(void)
         PATH_TESTS(RMS_NORM_F32, "fp32"),
         PATH_TESTS(RMS_NORM_BF16, "bf16"),
         cmocka_unit_test(test_f32_to_bf16),
+        cmocka_unit_test(test_f32_to_f16),
+        cmocka_unit_test(test_f16_checker),
         cmocka_unit_test(test_kernel_rounding),
         cmocka_unit_test(test_nan_row),
         cmocka_unit_test(test_checker_catches),
