@@ -37,9 +37,9 @@ static void build_info(harness_env *env)
 #else
     snprintf(env->compiler, sizeof env->compiler, "gcc %s", __VERSION__);
 #endif
-    snprintf(env->cflags, sizeof env->cflags, "%s", HARNESS_BUILD_CFLAGS);
-    snprintf(env->sanitizers, sizeof env->sanitizers, "%s", HARNESS_SANITIZERS);
-    snprintf(env->configure_args, sizeof env->configure_args, "%s", HARNESS_CONFIGURE_ARGS);
+    env->cflags = HARNESS_BUILD_CFLAGS;
+    env->sanitizers = HARNESS_SANITIZERS;
+    env->configure_args = HARNESS_CONFIGURE_ARGS;
     snprintf(env->git_commit, sizeof env->git_commit, "%s", HARNESS_GIT_COMMIT);
     snprintf(env->version, sizeof env->version, "%s", PACKAGE_VERSION);
 }

@@ -23,9 +23,10 @@ typedef struct harness_env {
     char driver[64];
     char cuda[64];                 /* runtime version this harness was built with */
     char compiler[128];
-    char cflags[512];              /* CFLAGS + OpenMP + sanitizer flags of this build */
-    char sanitizers[128];          /* the -fsanitize flags, or "none" */
-    char configure_args[512];
+    /* Of this build, from build_config.h: constants, never truncated. */
+    const char *cflags;            /* CFLAGS + OpenMP + sanitizer flags */
+    const char *sanitizers;        /* the -fsanitize flags, or "none" */
+    const char *configure_args;
     char executable[512];          /* /proc/self/exe */
     char clock[32];                /* the step clock: "tsc" | "clock_gettime" */
     char kernel_clocksource[32];
