@@ -6,14 +6,30 @@
 #include "backend/gpu_probe.h"
 #include "build_config.h"
 
-int harness_backend_open(harness_backend *b, const char *device, harness_error *err)
+int harness_backend_open(harness_backend *b, const char *device, const harness_backend_options *opts,
+                         harness_error *err)
 {
+    static const harness_backend_options defaults;
     if (strcmp(device, "cpu") == 0) {
         harness_cpu_backend_init(b, 0);
+        b->opts = opts ? *opts : defaults;
         return 0;
     }
-    return harness_error_set(err, HARNESS_EXIT_RUNTIME,
-                             "device %s: this harness has no %s backend yet; use --device cpu", device, device);
+    if (strcmp(device, "cuda") != 0)
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "device: expected cpu or cuda, got '%s'", device);
+    char why[512];
+    harness_cuda_backend_open_fn open_cuda = (harness_cuda_backend_open_fn)(void (*)(void))harness_cuda_module_symbol(
+        "cuda_backend", "harness_cuda_backend_open", why, sizeof why);
+    if (!open_cuda)
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "device cuda: %s; use --device cpu", why);
+    /* The host clock still times what the host does (launch cost, windows). */
+    harness_cpu_backend_init(b, 0);
+    b->opts = opts ? *opts : defaults;
+    if (open_cuda(b, err) != 0) {
+        memset(b, 0, sizeof *b);
+        return err->code ? err->code : harness_error_set(err, HARNESS_EXIT_RUNTIME, "device cuda: cannot open");
+    }
+    return 0;
 }
 
 void harness_backend_close(harness_backend *b)

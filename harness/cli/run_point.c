@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend/gpu_probe.h"
 #include "cli/artifacts.h"
 #include "report/experiment.h"
 #include "report/summary.h"
@@ -155,6 +156,7 @@ static int run_component(const harness_prepared *p, instance *in, harness_summar
         .measurement_steps = c->measurement_steps, .repeat = c->repeat,
         .max_rel_ci = c->stop_max_rel_ci, .min_steps = c->stop_min_steps,
         .max_steps = c->stop_max_steps, .max_time_s = c->stop_max_time_s,
+        .nvtx = c->nvtx && strcmp(p->device, "cuda") == 0,
     };
     schedule_observers obs = {.dist = &session->dist, .profiler = harness_profiler_hooks(prof)};
     harness_runner_hooks hooks = observer_hooks(&obs);
@@ -184,9 +186,17 @@ int harness_run_point(harness_session *session, const harness_prepared *p, harne
 {
     harness_error err = {0};
     *res = (harness_point_result){.status = "not run"};
-    harness_backend *b = harness_session_backend(session, p->device, &err);
+    const harness_config *c = p->cfg;
+    harness_backend_options bopts = {.device_index = (int)c->device_index,
+                                     .batch_timing = strcmp(c->timing, "batch") == 0,
+                                     .flush_l2 = c->flush_l2, .cuda_graph = c->cuda_graph};
+    harness_backend *b = harness_session_backend(session, p->device, &bopts, &err);
     if (!b)
         return harness_error_report(&err);
+    if (strcmp(c->device, "auto") == 0 && strcmp(p->device, "cpu") == 0)
+        /* Once per point, on stderr even with --quiet: it decides what the figures mean. */
+        fprintf(stderr, "harness: device auto: running on the CPU (%s)\n",
+                harness_gpu_probe()->count > 0 ? "the variant has no CUDA version" : harness_gpu_probe()->why_none);
     harness_summary s = {.status = "ok", .rank = session->dist.rank, .world_size = session->dist.world_size,
                          .cfg = p->cfg, .variant_key = p->entry->variant.key, .device = p->device,
                          .backend = b, .clock = &b->clock};
