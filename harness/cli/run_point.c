@@ -211,8 +211,11 @@ int harness_run_point(harness_session *session, const harness_prepared *p, harne
         return harness_error_report(&err);
     res->dir = strdup(exp.dir);
 
-    harness_alloc_tracker mem;
+    harness_alloc_tracker mem, device_mem;
     harness_alloc_tracker_init(&mem, b->allocator);
+    int on_device = b->device_allocator.alloc != NULL;
+    if (on_device)
+        harness_alloc_tracker_init(&device_mem, b->device_allocator);
     harness_datagen gen;
     harness_datagen_init(&gen, p->cfg->generator, p->cfg->seed);
     harness_profiler prof;
@@ -222,8 +225,11 @@ int harness_run_point(harness_session *session, const harness_prepared *p, harne
     in.inst.rank = session->dist.rank;
     in.inst.world_size = session->dist.world_size;
     in.inst.profiler = &prof;
-    in.inst.nvtx = p->cfg->nvtx;
+    in.inst.nvtx = p->cfg->nvtx && on_device;
+    in.inst.backend = b;
+    in.inst.device_mem = on_device ? &device_mem : NULL;
     s.mem = &mem;
+    s.device_mem = on_device ? &device_mem : NULL;
     s.profiler = &prof;
     harness_run_result run = {0};
 
@@ -232,6 +238,8 @@ int harness_run_point(harness_session *session, const harness_prepared *p, harne
         in.v->destroy(&in.inst.ctx, in.state);
     if (mem.n_live)  /* what the plugin forgot to free: not ours to leak */
         harness_alloc_tracker_release_all(&mem);
+    if (on_device && device_mem.n_live)
+        harness_alloc_tracker_release_all(&device_mem);
 
     harness_env_capture_end(&s.env);
     harness_error werr = {0};
@@ -264,6 +272,8 @@ int harness_run_point(harness_session *session, const harness_prepared *p, harne
     harness_run_result_free(&run);
     harness_profiler_free(&prof);
     harness_alloc_tracker_destroy(&mem);
+    if (on_device)
+        harness_alloc_tracker_destroy(&device_mem);
     return code;
 }
 

@@ -6,7 +6,10 @@
 #include <stdint.h>
 #include <cmocka.h>
 
+#include <math.h>
+
 #include "backend/cuda_peaks.h"
+#include "report/roofline.h"
 
 static void h100_sxm_matches_its_datasheet(void **state)
 {
@@ -69,6 +72,18 @@ static void unknown_parts_give_zero_not_a_guess(void **state)
     assert_true(p.bytes_per_s > 0);        /* what is known is still given */
 }
 
+/* The roofline's arithmetic: 1 GB per step in 1 ms is 1 TB/s; of a 2 TB/s
+ * peak, 50%; unknowns give NaN, never a number. */
+static void roofline_percent_arithmetic(void **state)
+{
+    (void)state;
+    assert_float_equal(harness_roofline_percent(1e9, 1e6, 2e12), 50.0, 1e-9);
+    assert_float_equal(harness_roofline_percent(4.0 * 8 * 1024 * 4096, 10000.0, 989.4e12), 1.356, 0.001);
+    assert_true(isnan(harness_roofline_percent(1e9, 0, 2e12)));
+    assert_true(isnan(harness_roofline_percent(0, 1e6, 2e12)));
+    assert_true(isnan(harness_roofline_percent(1e9, 1e6, NAN)));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -77,6 +92,7 @@ int main(void)
         cmocka_unit_test(volta_has_no_bf16),
         cmocka_unit_test(every_blackwell_minor_is_known),
         cmocka_unit_test(unknown_parts_give_zero_not_a_guess),
+        cmocka_unit_test(roofline_percent_arithmetic),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
