@@ -1,8 +1,10 @@
 /* Choosing and opening a backend. */
 #include "backend/backend.h"
 
+#include <stdio.h>
 #include <string.h>
 
+#include "backend/cuda_peaks.h"
 #include "backend/gpu_probe.h"
 #include "build_config.h"
 
@@ -29,7 +31,29 @@ int harness_backend_open(harness_backend *b, const char *device, const harness_b
         memset(b, 0, sizeof *b);
         return err->code ? err->code : harness_error_set(err, HARNESS_EXIT_RUNTIME, "device cuda: cannot open");
     }
+    harness_backend_cuda_peaks(b);
     return 0;
+}
+
+void harness_backend_cuda_peaks(harness_backend *b)
+{
+    const harness_device_info *i = &b->info;
+    harness_cuda_device_numbers d = {i->cc_major, i->cc_minor, i->sm_count, i->sm_clock_mhz * 1e3,
+                                     i->mem_clock_mhz * 1e3, i->bus_width_bits};
+    harness_cuda_peaks p;
+    harness_cuda_peaks_compute(&d, &p);
+    memset(&b->peaks, 0, sizeof b->peaks);
+    b->peaks.bytes_per_s = p.bytes_per_s;
+    b->peaks.flops_per_s = p.fp32_flops_per_s;
+    b->peaks.fp16_flops_per_s = p.fp16_flops_per_s;
+    b->peaks.bf16_flops_per_s = p.bf16_flops_per_s;
+    snprintf(b->info.arch, sizeof b->info.arch, "%s", p.arch ? p.arch : "unknown");
+    snprintf(b->peaks.source, sizeof b->peaks.source,
+             "device %d attributes (memory clock x bus width x 2; %d SMs x %.0f MHz) and the %s rates of "
+             "backend/cuda_peaks.c", i->index, i->sm_count, i->sm_clock_mhz, p.arch ? p.arch : "(unknown)");
+    if (!p.arch)
+        snprintf(b->peaks.missing, sizeof b->peaks.missing,
+                 "compute capability %d.%d is not in the peak table (backend/cuda_peaks.c)", i->cc_major, i->cc_minor);
 }
 
 void harness_backend_close(harness_backend *b)

@@ -70,6 +70,11 @@ typedef struct harness_backend_ops {
     int (*copy)(const harness_backend *b, void *dst, const void *src, size_t bytes, int to_device,
                 harness_error *err);
     int (*synchronize)(const harness_backend *b, harness_error *err);
+
+    /* cuda_graph: capture one call of step into a graph (stream capture on
+     * the component's stream), then replay launches it, in place of step. */
+    int (*capture)(const harness_backend *b, int (*step)(void *), void *arg, harness_error *err);
+    int (*replay)(const harness_backend *b, harness_error *err);
 } harness_backend_ops;
 
 /* What the summary's env says of a GPU (zero on the CPU). */
@@ -124,6 +129,9 @@ int harness_backend_open(harness_backend *b, const char *device, const harness_b
  * calibrated in b->clock. */
 typedef int (*harness_cuda_backend_open_fn)(harness_backend *b, harness_error *err);
 void harness_backend_close(harness_backend *b);
+
+/* The peaks of an opened CUDA backend from b->info (backend/cuda_peaks.h). */
+void harness_backend_cuda_peaks(harness_backend *b);
 
 /* The CPU backend; `force_gettime` skips the TSC (tests). */
 void harness_cpu_backend_init(harness_backend *b, int force_gettime);

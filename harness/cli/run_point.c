@@ -44,6 +44,18 @@ static int step_instance(void *arg)
     return regions_closed(in, "step", in->v->step(&in->inst.ctx, in->state));
 }
 
+/* cuda_graph: each step launches the graph of one captured step. */
+static int replay_graph(void *arg)
+{
+    instance *in = arg;
+    harness_error e = {0};
+    if (in->inst.backend->ops->replay(in->inst.backend, &e) != 0) {
+        harness_ctx_failf(&in->inst.ctx, "%s", e.msg);
+        return -1;
+    }
+    return 0;
+}
+
 static int is_profiled(const harness_config *cfg, int rank)
 {
     if (cfg->profile_all_ranks)
@@ -160,7 +172,16 @@ static int run_component(const harness_prepared *p, instance *in, harness_summar
     };
     schedule_observers obs = {.dist = &session->dist, .profiler = harness_profiler_hooks(prof)};
     harness_runner_hooks hooks = observer_hooks(&obs);
-    if (harness_runner_run(&sched, &session->backend, step_instance, in, &hooks, run, err) != 0) {
+    harness_step_fn step = step_instance;
+    const harness_backend *b = &session->backend;
+    if (b->opts.cuda_graph && b->ops->capture) {
+        if (b->ops->capture(b, step_instance, in, err) != 0) {
+            harness_summary_mark(s, "failed", err->msg);
+            return err->code;
+        }
+        step = replay_graph;
+    }
+    if (harness_runner_run(&sched, b, step, in, &hooks, run, err) != 0) {
         harness_summary_mark(s, "failed", err->msg);
         return err->code;
     }
