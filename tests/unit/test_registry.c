@@ -231,6 +231,24 @@ static void test_older_minor_is_accepted_and_zero_extended(void **state)
     assert_int_equal(e->variant.size, sizeof(harness_variant));
 }
 
+/* ABI 2.1 only appended services: a plugin built for 2.0 loads, and a 2.0
+ * host's table (smaller size) reports the device services as absent. */
+static void test_abi_2_0_plugin_loads_on_2_1(void **state)
+{
+    (void)state;
+    harness_error err = {0};
+    assert_int_equal(harness_registry_load_file(&reg, FIXTURE("abi2_0.la"), &err), 0);
+    assert_non_null(harness_registry_resolve(&reg, "abi2_0/cpu", "cpu", &err));
+    harness_services svc = *harness_host_services();
+    assert_int_equal(svc.abi_minor, 1);
+    assert_true(HARNESS_HAS_SERVICE(&svc, device_alloc));
+    assert_true(HARNESS_HAS_SERVICE(&svc, device_synchronize));
+    svc.size = offsetof(harness_services, device_alloc); /* a 2.0 host */
+    assert_false(HARNESS_HAS_SERVICE(&svc, device_alloc));
+    assert_false(HARNESS_HAS_SERVICE(&svc, stream));
+    assert_true(HARNESS_HAS_SERVICE(&svc, num_threads));
+}
+
 static void test_has_service_checks_size_and_pointer(void **state)
 {
     (void)state;
@@ -275,6 +293,7 @@ static void test_add_rejects_malformed_variants(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup_teardown(test_abi_2_0_plugin_loads_on_2_1, setup, teardown),
         cmocka_unit_test_setup_teardown(test_good_plugin_registers_its_variant, setup, teardown),
         cmocka_unit_test_setup_teardown(test_family_resolves_by_device, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unknown_key_suggests_and_lists_search_path, setup, teardown),
