@@ -8,34 +8,48 @@
 #include "build_config.h"
 #include "util/build_tree.h"
 
-#ifdef HAVE_CUDA
-/* Without the kernel driver there is no GPU to find, and loading the CUDA
- * runtime only to hear so costs time (and, under the sanitizers, noise). */
-static int nvidia_driver_present(void)
+int harness_nvidia_driver_present(void)
 {
     return access("/proc/driver/nvidia/version", F_OK) == 0 || access("/dev/nvidiactl", F_OK) == 0;
 }
 
-static void probe_with_module(harness_gpu_info *info)
+void *harness_cuda_module_symbol(const char *module, const char *symbol, char *why, size_t why_size)
 {
+#ifdef HAVE_CUDA
     if (lt_dlinit() != 0) {
-        snprintf(info->why_none, sizeof info->why_none, "cannot initialize libltdl: %s", lt_dlerror());
-        return;
+        snprintf(why, why_size, "cannot initialize libltdl: %s", lt_dlerror());
+        return NULL;
     }
-    const char *where = harness_running_from_build_tree() ? HARNESS_BUILD_DIR "/harness/backend/cuda_probe"
-                                                          : HARNESS_PKGLIBDIR "/backend/cuda_probe";
+    char where[1024];
+    snprintf(where, sizeof where, "%s/%s", harness_running_from_build_tree() ? HARNESS_BUILD_DIR "/harness/backend"
+                                                                             : HARNESS_PKGLIBDIR "/backend", module);
+    /* Kept loaded (libltdl counts references; lt_dlexit is never called):
+     * the CUDA runtime does not like being unloaded mid-process. */
     lt_dlhandle h = lt_dlopenext(where);
     if (!h) {
-        snprintf(info->why_none, sizeof info->why_none, "cannot load %s: %s", where, lt_dlerror());
+        snprintf(why, why_size, "cannot load %s: %s", where, lt_dlerror());
         lt_dlexit();
-        return;
+        return NULL;
     }
-    harness_cuda_probe_fn probe = (harness_cuda_probe_fn)(void (*)(void))lt_dlsym(h, "harness_cuda_probe");
+    void *sym = lt_dlsym(h, symbol);
+    if (!sym)
+        snprintf(why, why_size, "%s has no %s", where, symbol);
+    return sym;
+#else
+    (void)module;
+    (void)symbol;
+    snprintf(why, why_size, "this harness was built without CUDA");
+    return NULL;
+#endif
+}
+
+#ifdef HAVE_CUDA
+static void probe_with_module(harness_gpu_info *info)
+{
+    harness_cuda_probe_fn probe = (harness_cuda_probe_fn)(void (*)(void))harness_cuda_module_symbol(
+        "cuda_probe", "harness_cuda_probe", info->why_none, sizeof info->why_none);
     if (probe)
         probe(info);
-    else
-        snprintf(info->why_none, sizeof info->why_none, "%s has no harness_cuda_probe", where);
-    /* Kept loaded: the CUDA runtime does not like being unloaded mid-process. */
 }
 #endif
 
@@ -49,7 +63,7 @@ const harness_gpu_info *harness_gpu_probe(void)
     snprintf(info.name, sizeof info.name, "none");
     snprintf(info.driver, sizeof info.driver, "none");
 #ifdef HAVE_CUDA
-    if (nvidia_driver_present())
+    if (harness_nvidia_driver_present())
         probe_with_module(&info);
     else
         snprintf(info.why_none, sizeof info.why_none, "no NVIDIA driver (/proc/driver/nvidia is absent)");

@@ -110,6 +110,28 @@ static int apply_cli_overrides(harness_config *cfg, const harness_cli_opts *opts
     return 0;
 }
 
+/* The CUDA schedule options and device_index mean nothing on the CPU; set
+ * there, they are config errors rather than silently ignored. */
+static int check_cuda_only_keys(const harness_prepared *p, harness_error *err)
+{
+    if (strcmp(p->device, "cpu") != 0)
+        return 0;
+    const harness_config *c = p->cfg;
+    const char *key = c->device_index != 0             ? "device_index"
+                      : strcmp(c->timing, "batch") == 0 ? "schedule.timing"
+                      : c->flush_l2                     ? "schedule.flush_l2"
+                      : c->cuda_graph                   ? "schedule.cuda_graph"
+                                                        : NULL;
+    if (!key)
+        return 0;
+    const char *why = strcmp(c->device, "cpu") == 0    ? "device is cpu"
+                      : strcmp(c->device, "auto") == 0 ? "device auto found no CUDA device, or the variant runs on the CPU"
+                                                       : "the variant runs on the CPU";
+    return harness_config_fail(c, HARNESS_EXIT_USAGE, key, err,
+                               "applies to CUDA runs only, and this run is on the CPU (%s); remove it, or run "
+                               "a CUDA variant with device: cuda", why);
+}
+
 int harness_prepare(const harness_cli_opts *opts, harness_prepared *p, harness_error *err)
 {
     return harness_prepare_point(opts, 0, p, err);
@@ -151,6 +173,8 @@ int harness_prepare_point(const harness_cli_opts *opts, size_t point, harness_pr
         if (harness_device_resolve(v->device, &p->device, err) != 0)
             return err->code;
     }
+    if (check_cuda_only_keys(p, err) != 0)
+        return err->code;
     if (harness_config_bind_params(p->cfg, v->key, v->params, v->n_params, err) != 0)
         return err->code;
     if (v->validate) {

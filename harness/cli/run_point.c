@@ -11,6 +11,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend/gpu_probe.h"
 #include "cli/artifacts.h"
 #include "report/experiment.h"
 #include "report/summary.h"
@@ -41,6 +42,18 @@ static int step_instance(void *arg)
 {
     instance *in = arg;
     return regions_closed(in, "step", in->v->step(&in->inst.ctx, in->state));
+}
+
+/* cuda_graph: each step launches the graph of one captured step. */
+static int replay_graph(void *arg)
+{
+    instance *in = arg;
+    harness_error e = {0};
+    if (in->inst.backend->ops->replay(in->inst.backend, &e) != 0) {
+        harness_ctx_failf(&in->inst.ctx, "%s", e.msg);
+        return -1;
+    }
+    return 0;
 }
 
 static int is_profiled(const harness_config *cfg, int rank)
@@ -155,10 +168,20 @@ static int run_component(const harness_prepared *p, instance *in, harness_summar
         .measurement_steps = c->measurement_steps, .repeat = c->repeat,
         .max_rel_ci = c->stop_max_rel_ci, .min_steps = c->stop_min_steps,
         .max_steps = c->stop_max_steps, .max_time_s = c->stop_max_time_s,
+        .nvtx = c->nvtx && strcmp(p->device, "cuda") == 0,
     };
     schedule_observers obs = {.dist = &session->dist, .profiler = harness_profiler_hooks(prof)};
     harness_runner_hooks hooks = observer_hooks(&obs);
-    if (harness_runner_run(&sched, &session->backend, step_instance, in, &hooks, run, err) != 0) {
+    harness_step_fn step = step_instance;
+    const harness_backend *b = &session->backend;
+    if (b->opts.cuda_graph && b->ops->capture) {
+        if (b->ops->capture(b, step_instance, in, err) != 0) {
+            harness_summary_mark(s, "failed", err->msg);
+            return err->code;
+        }
+        step = replay_graph;
+    }
+    if (harness_runner_run(&sched, b, step, in, &hooks, run, err) != 0) {
         harness_summary_mark(s, "failed", err->msg);
         return err->code;
     }
@@ -184,9 +207,17 @@ int harness_run_point(harness_session *session, const harness_prepared *p, harne
 {
     harness_error err = {0};
     *res = (harness_point_result){.status = "not run"};
-    harness_backend *b = harness_session_backend(session, p->device, &err);
+    const harness_config *c = p->cfg;
+    harness_backend_options bopts = {.device_index = (int)c->device_index,
+                                     .batch_timing = strcmp(c->timing, "batch") == 0,
+                                     .flush_l2 = c->flush_l2, .cuda_graph = c->cuda_graph};
+    harness_backend *b = harness_session_backend(session, p->device, &bopts, &err);
     if (!b)
         return harness_error_report(&err);
+    if (strcmp(c->device, "auto") == 0 && strcmp(p->device, "cpu") == 0)
+        /* Once per point, on stderr even with --quiet: it decides what the figures mean. */
+        fprintf(stderr, "harness: device auto: running on the CPU (%s)\n",
+                harness_gpu_probe()->count > 0 ? "the variant has no CUDA version" : harness_gpu_probe()->why_none);
     harness_summary s = {.status = "ok", .rank = session->dist.rank, .world_size = session->dist.world_size,
                          .cfg = p->cfg, .variant_key = p->entry->variant.key, .device = p->device,
                          .backend = b, .clock = &b->clock};
@@ -201,8 +232,11 @@ int harness_run_point(harness_session *session, const harness_prepared *p, harne
         return harness_error_report(&err);
     res->dir = strdup(exp.dir);
 
-    harness_alloc_tracker mem;
+    harness_alloc_tracker mem, device_mem;
     harness_alloc_tracker_init(&mem, b->allocator);
+    int on_device = b->device_allocator.alloc != NULL;
+    if (on_device)
+        harness_alloc_tracker_init(&device_mem, b->device_allocator);
     harness_datagen gen;
     harness_datagen_init(&gen, p->cfg->generator, p->cfg->seed);
     harness_profiler prof;
@@ -212,8 +246,11 @@ int harness_run_point(harness_session *session, const harness_prepared *p, harne
     in.inst.rank = session->dist.rank;
     in.inst.world_size = session->dist.world_size;
     in.inst.profiler = &prof;
-    in.inst.nvtx = p->cfg->nvtx;
+    in.inst.nvtx = p->cfg->nvtx && on_device;
+    in.inst.backend = b;
+    in.inst.device_mem = on_device ? &device_mem : NULL;
     s.mem = &mem;
+    s.device_mem = on_device ? &device_mem : NULL;
     s.profiler = &prof;
     harness_run_result run = {0};
 
@@ -222,6 +259,8 @@ int harness_run_point(harness_session *session, const harness_prepared *p, harne
         in.v->destroy(&in.inst.ctx, in.state);
     if (mem.n_live)  /* what the plugin forgot to free: not ours to leak */
         harness_alloc_tracker_release_all(&mem);
+    if (on_device && device_mem.n_live)
+        harness_alloc_tracker_release_all(&device_mem);
 
     harness_env_capture_end(&s.env);
     harness_error werr = {0};
@@ -254,6 +293,8 @@ int harness_run_point(harness_session *session, const harness_prepared *p, harne
     harness_run_result_free(&run);
     harness_profiler_free(&prof);
     harness_alloc_tracker_destroy(&mem);
+    if (on_device)
+        harness_alloc_tracker_destroy(&device_mem);
     return code;
 }
 

@@ -19,7 +19,8 @@ void harness_session_init(harness_session *s, const harness_cli_opts *opts);
 
 /* The backend for a resolved device, opened (or reopened for another
  * device) on demand. NULL with err set when it cannot be opened. */
-harness_backend *harness_session_backend(harness_session *s, const char *device, harness_error *err);
+harness_backend *harness_session_backend(harness_session *s, const char *device, const harness_backend_options *opts,
+                                        harness_error *err);
 
 void harness_session_end(harness_session *s);
 

@@ -22,6 +22,7 @@
 #define AT(member) offsetof(harness_config, member)
 
 static const char *const devices[] = {"auto", "cpu", "cuda", NULL};
+static const char *const timings[] = {"per_step", "batch", NULL};
 /* In the order of harness_generator. */
 static const char *const generators[] = {"random_normal", "random_uniform", "zeros", "ones", NULL};
 
@@ -43,6 +44,10 @@ static const harness_cfg_key_spec schedule_keys[] = {
     {"measurement_steps", K_STEPS, AT(measurement_steps), 1, NULL, NULL},
     {"repeat", K_INT, AT(repeat), 1, NULL, NULL},
     {"stopping", K_SECTION, 0, 0, NULL, stopping_keys},
+    /* CUDA only (a config error on the CPU: cli/cmd_common.c). */
+    {"timing", K_CHOICE_TEXT, AT(timing), 0, timings, NULL},
+    {"flush_l2", K_BOOL, AT(flush_l2), 0, NULL, NULL},
+    {"cuda_graph", K_BOOL, AT(cuda_graph), 0, NULL, NULL},
     {NULL, 0, 0, 0, NULL, NULL},
 };
 static const harness_cfg_key_spec profiling_keys[] = {
@@ -70,6 +75,7 @@ static const harness_cfg_key_spec data_keys[] = {
 const harness_cfg_key_spec harness_cfg_top_keys[] = {
     {"experiment", K_SECTION, 0, 0, NULL, experiment_keys},
     {"device", K_CHOICE_TEXT, AT(device), 0, devices, NULL},
+    {"device_index", K_INT, AT(device_index), 0, NULL, NULL},
     {"schedule", K_SECTION, 0, 0, NULL, schedule_keys},
     {"profiling", K_SECTION, 0, 0, NULL, profiling_keys},
     {"component", K_SECTION, 0, 0, NULL, component_keys},
@@ -452,6 +458,10 @@ static int check_whole(const harness_config *cfg, harness_error *err)
         return harness_tree_fail(cfg->tree, harness_cfg_nearest(cfg, "experiment.name"),
                                  "experiment.name", err,
                                  "must not contain '/'; it names a folder under output_dir");
+    if (strcmp(cfg->timing, "batch") == 0 && cfg->measurement_steps == 0)
+        return harness_tree_fail(cfg->tree, harness_cfg_nearest(cfg, "schedule.timing"), "schedule.timing", err,
+                                 "batch times whole windows, but measurement_steps: auto stops on per-step "
+                                 "samples; use timing: per_step or a number of measurement_steps");
     if (cfg->stop_max_steps < cfg->stop_min_steps) {
         if (harness_tree_find(cfg->tree, "schedule.stopping.max_steps"))
             return harness_tree_fail(cfg->tree,
@@ -482,6 +492,7 @@ static int set_defaults(harness_config *cfg)
     cfg->name = file_stem(cfg->path);
     cfg->output_dir = strdup("experiments");
     cfg->device = strdup("auto");
+    cfg->timing = strdup("per_step");
     cfg->warmup_steps = 20;
     cfg->wait_steps = 5;
     cfg->measurement_steps = 100;
@@ -498,7 +509,7 @@ static int set_defaults(harness_config *cfg)
     cfg->generator = HARNESS_GEN_RANDOM_NORMAL;
     cfg->seed = 1234;
     cfg->validate = 1;
-    return cfg->name && cfg->output_dir && cfg->device && cfg->profiled_ranks ? 0 : -1;
+    return cfg->name && cfg->output_dir && cfg->device && cfg->timing && cfg->profiled_ranks ? 0 : -1;
 }
 
 /* ---- sweep ---------------------------------------------------------------
@@ -689,6 +700,7 @@ void harness_config_free(harness_config *cfg)
     free(cfg->name);
     free(cfg->output_dir);
     free(cfg->device);
+    free(cfg->timing);
     free(cfg->profiled_ranks);
     free(cfg->variant_key);
     harness_cfg_free_params(cfg->params, cfg->n_params);

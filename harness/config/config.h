@@ -33,6 +33,7 @@ typedef struct harness_config {
     char *name;                    /* experiment.name; default: the file's stem */
     char *output_dir;              /* experiment.output_dir; default "experiments" */
     char *device;                  /* "auto" | "cpu" | "cuda" */
+    int64_t device_index;          /* the CUDA device, default 0 */
 
     /* schedule */
     int64_t warmup_steps;          /* default 20, >= 0 */
@@ -43,6 +44,9 @@ typedef struct harness_config {
     int64_t stop_min_steps;        /* default 10 */
     int64_t stop_max_steps;        /* default 100000, >= min_steps */
     double stop_max_time_s;        /* default 30, > 0 */
+    char *timing;                  /* CUDA: "per_step" (default) | "batch" */
+    int flush_l2;                  /* CUDA: write an L2-sized buffer between steps; default false */
+    int cuda_graph;                /* CUDA: time launches of a graph of one step; default false */
 
     /* profiling */
     int profile_all_ranks;         /* profiled_ranks: "all" */

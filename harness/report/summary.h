@@ -58,6 +58,7 @@ typedef struct harness_summary {
 
     harness_cost cost;
     const harness_alloc_tracker *mem;
+    const harness_alloc_tracker *device_mem; /* tracked device memory; NULL on the CPU */
     const harness_profiler *profiler; /* memory samples, trace bookkeeping */
     harness_warnings warnings;     /* reasons to doubt the figures (report/warnings.h) */
 } harness_summary;

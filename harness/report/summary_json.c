@@ -4,6 +4,7 @@
 #include <math.h>
 #include <string.h>
 
+#include "report/device_report.h"
 #include "report/roofline.h"
 #include "report/summary.h"
 
@@ -332,13 +333,17 @@ char *harness_summary_json(const harness_summary *s)
 
     cJSON_AddItemToObject(root, "validation", validation_json(s));
     cJSON_AddItemToObject(root, "schedule", schedule_json(s));
-    cJSON_AddItemToObject(root, "timing", timing_json(s));
+    cJSON *timing = timing_json(s);
+    cJSON_AddItemToObject(root, "timing", timing);
     cJSON_AddItemToObject(root, "throughput", throughput_json(s));
     cJSON_AddItemToObject(root, "roofline", harness_roofline_json(s));
     cJSON_AddItemToObject(root, "regions", regions_json(s));
-    cJSON_AddItemToObject(root, "memory", memory_json(s));
+    cJSON *memory = memory_json(s);
+    cJSON_AddItemToObject(root, "memory", memory);
     cJSON_AddItemToObject(root, "trace", trace_json(s));
-    cJSON_AddItemToObject(root, "env", env_json(&s->env));
+    cJSON *env = env_json(&s->env);
+    cJSON_AddItemToObject(root, "env", env);
+    harness_device_report_json(s, timing, memory, env);
     cJSON_AddItemToObject(root, "warnings", warnings_json(&s->warnings));
 
     char *text = cJSON_Print(root);

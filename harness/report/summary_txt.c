@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/device_report.h"
 #include "report/roofline.h"
 #include "report/summary.h"
 
@@ -273,6 +274,7 @@ static void section_timing(FILE *f, const harness_summary *s)
     print_spread(f, s);
     print_throughput(f, s);
     harness_roofline_print(f, s);
+    harness_device_report_print(f, s);
 }
 
 static void section_regions(FILE *f, const harness_summary *s)

@@ -156,6 +156,111 @@ static int svc_num_threads(harness_ctx *ctx)
     return in ? in->threads : 1;
 }
 
+/* ---- ABI 2.1: device services ------------------------------------------ */
+
+/* The instance, when it runs on a device; else NULL with a failure recorded. */
+static harness_instance *device_instance(harness_ctx *ctx, const char *service)
+{
+    harness_instance *in = instance_of(ctx, service);
+    if (!in)
+        return NULL;
+    if (!in->backend || !in->device_mem || !in->backend->ops->copy) {
+        harness_ctx_failf(ctx, "%s: this instance runs on %s, which has no device memory", service,
+                          in->backend ? in->backend->name : "no device (parameters are being validated)");
+        return NULL;
+    }
+    return in;
+}
+
+static void *svc_device_alloc(harness_ctx *ctx, size_t bytes, const char *tag)
+{
+    harness_instance *in = device_instance(ctx, "device_alloc");
+    if (!in)
+        return NULL;
+    void *p = harness_tracked_alloc(in->device_mem, bytes, tag, ctx->variant ? ctx->variant->key : NULL);
+    if (!p)
+        harness_ctx_failf(ctx, "out of device memory allocating %zu bytes for '%s'", bytes, tag ? tag : "untagged");
+    return p;
+}
+
+static void svc_device_free(harness_ctx *ctx, void *ptr)
+{
+    harness_instance *in = device_instance(ctx, "device_free");
+    if (in && harness_tracked_free(in->device_mem, ptr) != 0)
+        harness_ctx_failf(ctx, "device_free of a pointer the harness did not allocate (%p)", ptr);
+}
+
+static int device_copy(harness_ctx *ctx, const char *service, void *dst, const void *src, size_t bytes,
+                       int to_device)
+{
+    harness_instance *in = device_instance(ctx, service);
+    if (!in)
+        return -1;
+    harness_error err = {0};
+    if (in->backend->ops->copy(in->backend, dst, src, bytes, to_device, &err) != 0)
+        return harness_svc_fail(ctx, "%s of %zu bytes: %s", service, bytes, err.msg);
+    return 0;
+}
+
+static int svc_copy_to_device(harness_ctx *ctx, void *dst, const void *src, size_t bytes)
+{
+    return device_copy(ctx, "copy_to_device", dst, src, bytes, 1);
+}
+
+static int svc_copy_to_host(harness_ctx *ctx, void *dst, const void *src, size_t bytes)
+{
+    return device_copy(ctx, "copy_to_host", dst, src, bytes, 0);
+}
+
+static size_t dtype_bytes(harness_dtype dtype)
+{
+    switch (dtype) {
+    case HARNESS_DTYPE_F32: case HARNESS_DTYPE_I32: return 4;
+    case HARNESS_DTYPE_BF16: case HARNESS_DTYPE_F16: return 2;
+    case HARNESS_DTYPE_F64: return 8;
+    }
+    return 0;
+}
+
+/* Generated on the host and copied, so a CUDA variant sees exactly the
+ * values its CPU sibling sees for the same seed. */
+static int svc_device_fill(harness_ctx *ctx, void *buf, size_t count, harness_dtype dtype)
+{
+    harness_instance *in = device_instance(ctx, "device_fill");
+    if (!in)
+        return -1;
+    size_t elem = dtype_bytes(dtype), bytes;
+    if (!elem)
+        return harness_svc_fail(ctx, "device_fill: unsupported dtype %d", (int)dtype);
+    if (__builtin_mul_overflow(count, elem, &bytes))
+        return harness_svc_fail(ctx, "device_fill: %zu elements overflow size_t", count);
+    void *host = malloc(bytes ? bytes : 1);
+    if (!host)
+        return harness_svc_fail(ctx, "device_fill: out of host memory staging %zu bytes", bytes);
+    int rc = svc_fill(ctx, host, count, dtype);
+    if (rc == 0)
+        rc = device_copy(ctx, "device_fill", buf, host, bytes, 1);
+    free(host);
+    return rc;
+}
+
+static void *svc_stream(harness_ctx *ctx)
+{
+    harness_instance *in = device_instance(ctx, "stream");
+    return in ? in->backend->stream : NULL;
+}
+
+static int svc_device_synchronize(harness_ctx *ctx)
+{
+    harness_instance *in = device_instance(ctx, "device_synchronize");
+    if (!in)
+        return -1;
+    harness_error err = {0};
+    if (in->backend->ops->synchronize(in->backend, &err) != 0)
+        return harness_svc_fail(ctx, "device_synchronize: %s", err.msg);
+    return 0;
+}
+
 static const harness_services host_services = {
     .size = sizeof(harness_services),
     .abi_major = HARNESS_ABI_MAJOR,
@@ -175,6 +280,13 @@ static const harness_services host_services = {
     .rank = svc_rank,
     .world_size = svc_world_size,
     .num_threads = svc_num_threads,
+    .device_alloc = svc_device_alloc,
+    .device_free = svc_device_free,
+    .copy_to_device = svc_copy_to_device,
+    .copy_to_host = svc_copy_to_host,
+    .device_fill = svc_device_fill,
+    .stream = svc_stream,
+    .device_synchronize = svc_device_synchronize,
 };
 
 const harness_services *harness_host_services(void)

@@ -4,6 +4,7 @@
 #define HARNESS_RUN_INSTANCE_H
 
 #include "backend/alloc_tracker.h"
+#include "backend/backend.h"
 #include "config/config.h"
 #include "harness/plugin.h"
 #include "plugin/context.h"
@@ -19,6 +20,8 @@ typedef struct harness_instance {
     int region_depth;              /* pushes minus pops, to catch unbalanced regions */
     harness_profiler *profiler;    /* NULL when this rank records nothing */
     int nvtx;                      /* also emit NVTX ranges (CUDA builds) */
+    const harness_backend *backend;/* device services (ABI 2.1); NULL while validating */
+    harness_alloc_tracker *device_mem; /* tracked device memory; NULL on the CPU */
 } harness_instance;
 
 /* The table plugins get: registration, logging and failing (plugin/context.h)

@@ -1,8 +1,10 @@
 #include "run/runner.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "run/nvtx_ranges.h"
 #include "util/stats.h"
 
 volatile sig_atomic_t harness_interrupt_requested = 0;
@@ -22,7 +24,8 @@ void harness_runner_catch_sigint(void)
     sigaction(SIGINT, &sa, NULL);
 }
 
-static int reserve(harness_run_result *r, size_t *cap, size_t need)
+/* Room for `need` samples (and as many host samples on a device). */
+static int reserve(harness_run_result *r, size_t *cap, size_t need, int device)
 {
     if (need <= *cap)
         return 0;
@@ -33,6 +36,12 @@ static int reserve(harness_run_result *r, size_t *cap, size_t need)
     if (!s)
         return -1;
     r->samples_ns = s;
+    if (device) {
+        double *h = realloc(r->host_samples_ns, grown * sizeof *h);
+        if (!h)
+            return -1;
+        r->host_samples_ns = h;
+    }
     *cap = grown;
     return 0;
 }
@@ -111,7 +120,7 @@ static int run_window(harness_run_result *r, size_t *cap, const harness_schedule
     /* Room for the whole window up front, so the loop rarely grows the
      * array; capped, so a huge step count is not a huge allocation. */
     size_t expected = fixed && s->measurement_steps < (1 << 20) ? (size_t)s->measurement_steps : 1 << 20;
-    if (reserve(r, cap, start + expected) != 0)
+    if (reserve(r, cap, start + expected, 0) != 0)
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory for %zu samples", expected);
     if (h->phase_begin && h->phase_begin(h->arg, HARNESS_PHASE_MEASURE, window, err) != 0)
         return hook_failed(err, HARNESS_PHASE_MEASURE);
@@ -124,7 +133,7 @@ static int run_window(harness_run_result *r, size_t *cap, const harness_schedule
             r->interrupted = 1;
             return 1;
         }
-        if (reserve(r, cap, r->n_samples + 1) != 0)
+        if (reserve(r, cap, r->n_samples + 1, 0) != 0)
             return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory for samples");
         uint64_t t0 = step_stamp(b);
         int rc = step(arg);
@@ -157,6 +166,134 @@ static int run_window(harness_run_result *r, size_t *cap, const harness_schedule
     return 0;
 }
 
+/* Device-timed steps: hand over what the backend has measured since the
+ * last call, into the samples from *resolved on. */
+static int collect_device(harness_run_result *r, size_t *resolved, const harness_backend *b, harness_error *err)
+{
+    size_t want = r->n_samples - *resolved;
+    if (want == 0)
+        return 0;
+    long got = b->ops->collect(b, r->samples_ns + *resolved, want, err);
+    if (got < 0)
+        return -1;
+    *resolved += (size_t)got;
+    if (*resolved != r->n_samples)
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "the device timer gave %zu of %zu step times",
+                                 *resolved - (r->n_samples - want), want);
+    return 0;
+}
+
+/* Closes a device window however it ended, and keeps only the steps whose
+ * device time is known (an interrupted or failed window keeps what it
+ * measured). Returns nonzero when the device failed. */
+static int finish_device_window(harness_run_result *r, size_t *resolved, const harness_backend *b,
+                                harness_error *err)
+{
+    harness_error local = {0};
+    harness_error *e = err->code ? &local : err;    /* the first error wins */
+    int rc = b->ops->window_end(b, e) != 0 || collect_device(r, resolved, b, e) != 0;
+    r->n_samples = *resolved;
+    return rc;
+}
+
+/* One measurement window timed by the device (the CPU path is run_window,
+ * whose timed region this function leaves alone). Between steps the host
+ * never waits: the backend marks each step on the device's stream, and
+ * the durations are collected at the window's end and at each stopping
+ * check of an auto window. The host clock times each step() call: the
+ * launch cost, kept beside the device time. */
+static int run_device_window(harness_run_result *r, size_t *cap, const harness_schedule *s, const harness_backend *b,
+                             harness_step_fn step, void *arg, const harness_runner_hooks *h, harness_error *err)
+{
+    const harness_backend_ops *t = b->ops;
+    int window = (int)r->n_windows - 1;
+    int fixed = s->measurement_steps > 0;
+    size_t start = r->n_samples, resolved = start;
+    size_t expected = fixed && s->measurement_steps < (1 << 20) ? (size_t)s->measurement_steps : 1 << 20;
+    if (reserve(r, cap, start + expected, 1) != 0)
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory for %zu samples", expected);
+    if (h->phase_begin && h->phase_begin(h->arg, HARNESS_PHASE_MEASURE, window, err) != 0)
+        return hook_failed(err, HARNESS_PHASE_MEASURE);
+    char label[32];
+    snprintf(label, sizeof label, "window %d", window);
+    harness_nvtx_push(s->nvtx, label);
+    int stop = 0;
+    if (t->window_begin(b, err) != 0) {
+        harness_nvtx_pop(s->nvtx);
+        return 1;
+    }
+    uint64_t wall0 = t->wall_ns(b);
+    size_t next_check = start + (size_t)(s->min_steps > 0 ? s->min_steps : 1);
+    int64_t limit = fixed ? s->measurement_steps : s->max_steps;
+    const char *why = "steps";
+    for (int64_t i = 0; i < limit && !stop; i++) {
+        if (harness_interrupt_requested) {
+            r->interrupted = 1;
+            stop = 1;
+            break;
+        }
+        if (reserve(r, cap, r->n_samples + 1, 1) != 0) {
+            harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory for samples");
+            stop = 1;
+            break;
+        }
+        if (t->between_steps && t->between_steps(b, err) != 0) {
+            stop = 1;
+            break;
+        }
+        harness_nvtx_push(s->nvtx, "step");
+        if (t->step_begin(b, err) != 0) {
+            harness_nvtx_pop(s->nvtx);
+            stop = 1;
+            break;
+        }
+        uint64_t t0 = harness_clock_ticks(&b->clock);
+        int rc = step(arg);
+        uint64_t t1 = harness_clock_ticks(&b->clock);
+        int marked = t->step_end(b, err);
+        harness_nvtx_pop(s->nvtx);
+        if (rc != 0) {
+            r->step_failed = 1;
+            r->failed_phase = HARNESS_PHASE_MEASURE;
+            r->failed_step = i;
+            r->stop_reason[window] = "step_failed";
+            stop = 1;
+            break;
+        }
+        if (marked != 0) {
+            stop = 1;
+            break;
+        }
+        r->samples_ns[r->n_samples] = 0;   /* known once collected */
+        r->host_samples_ns[r->n_samples++] = harness_clock_ns(&b->clock, t1 - t0);
+        if (h->step_end)
+            h->step_end(h->arg, HARNESS_PHASE_MEASURE, window, i, t0, t1);
+        if (!fixed && r->n_samples >= next_check) {
+            if (collect_device(r, &resolved, b, err) != 0) {
+                stop = 1;
+                break;
+            }
+            size_t n = r->n_samples - start;
+            double elapsed = (double)(t->wall_ns(b) - wall0) * 1e-9;
+            const char *verdict = auto_verdict(s, r->samples_ns + start, n, elapsed);
+            if (verdict) {
+                why = verdict;
+                break;
+            }
+            next_check = r->n_samples + (n / 10 > 0 ? n / 10 : 1);
+        }
+    }
+    if (finish_device_window(r, &resolved, b, err) != 0 || err->code)
+        stop = 1;
+    harness_nvtx_pop(s->nvtx);
+    if (stop)
+        return 1;
+    if (!fixed && strcmp(why, "steps") == 0)
+        why = "max_steps";
+    r->stop_reason[window] = why;
+    return 0;
+}
+
 int harness_runner_run(const harness_schedule *s, const harness_backend *b, harness_step_fn step, void *arg,
                        const harness_runner_hooks *hooks, harness_run_result *out, harness_error *err)
 {
@@ -182,7 +319,8 @@ int harness_runner_run(const harness_schedule *s, const harness_backend *b, harn
         out->n_windows = w + 1;
         out->stop_reason[w] = "interrupted";
         uint64_t wall0 = b->ops->wall_ns(b), cpu0 = b->ops->cpu_ns(b);
-        stop = run_window(out, &cap, s, b, step, arg, h, err);
+        stop = harness_backend_has_device_timer(b) ? run_device_window(out, &cap, s, b, step, arg, h, err)
+                                                   : run_window(out, &cap, s, b, step, arg, h, err);
         out->window_wall_ns[w] = (double)(b->ops->wall_ns(b) - wall0);
         out->window_cpu_ns[w] = (double)(b->ops->cpu_ns(b) - cpu0);
     }
@@ -201,6 +339,7 @@ size_t harness_window_size(const harness_run_result *r, size_t w)
 void harness_run_result_free(harness_run_result *r)
 {
     free(r->samples_ns);
+    free(r->host_samples_ns);
     free(r->window_start);
     free(r->stop_reason);
     free(r->window_wall_ns);

@@ -20,6 +20,7 @@ typedef struct harness_schedule {
     double max_rel_ci;
     int64_t min_steps, max_steps;
     double max_time_s;
+    int nvtx;                      /* NVTX ranges around windows and steps (device-timed runs) */
 } harness_schedule;
 
 /* One unit of work; nonzero stops the run (the caller holds the message). */
@@ -41,7 +42,9 @@ typedef struct harness_runner_hooks {
 } harness_runner_hooks;
 
 typedef struct harness_run_result {
-    double *samples_ns;            /* every measured step, in order */
+    double *samples_ns;            /* every measured step, in order: the device's time on a GPU */
+    double *host_samples_ns;       /* device-timed runs: the host's time in each step() call
+                                    * (launch cost), beside samples_ns; NULL on the CPU */
     size_t n_samples;
     size_t *window_start;          /* window w: samples [window_start[w], window_start[w+1]) */
     size_t n_windows;              /* windows begun (the last may be cut short) */
@@ -60,7 +63,10 @@ typedef struct harness_run_result {
 extern volatile sig_atomic_t harness_interrupt_requested;
 void harness_runner_catch_sigint(void);
 
-/* Runs the schedule, timing steps with the backend's timer. Returns 0 when
+/* Runs the schedule, timing steps with the backend's timer: the host clock
+ * around each call on the CPU; on a device, the backend's events (marked
+ * around each call, collected after the window and at stopping checks),
+ * with the host's time of each call kept in host_samples_ns. Returns 0 when
  * it ran to the end, or was interrupted or a step failed (see the flags);
  * nonzero when out of memory or a hook failed (err says why). */
 int harness_runner_run(const harness_schedule *s, const harness_backend *b, harness_step_fn step, void *arg,

@@ -277,6 +277,133 @@ static void test_failing_hook_stops_the_run(void **state)
     harness_run_result_free(&r);
 }
 
+/* A device backend whose "device" times step k (counted over the run) at
+ * 1000 + k ns, known only when collected: the runner must mark every
+ * measured step, never ask between steps of a fixed window, and put the
+ * collected times in order beside the host's launch times. */
+typedef struct fake_gpu {
+    int windows_begun, windows_ended, begins, ends, collects, between;
+    size_t marked, handed;         /* steps marked; times handed over */
+} fake_gpu;
+static fake_gpu gpu;
+
+static int gpu_window_begin(const harness_backend *b, harness_error *err)
+{
+    (void)b, (void)err;
+    gpu.windows_begun++;
+    return 0;
+}
+static int gpu_window_end(const harness_backend *b, harness_error *err)
+{
+    (void)b, (void)err;
+    gpu.windows_ended++;
+    return 0;
+}
+static int gpu_step_begin(const harness_backend *b, harness_error *err)
+{
+    (void)b, (void)err;
+    gpu.begins++;
+    return 0;
+}
+static int gpu_step_end(const harness_backend *b, harness_error *err)
+{
+    (void)b, (void)err;
+    gpu.ends++;
+    gpu.marked++;
+    return 0;
+}
+static int gpu_between(const harness_backend *b, harness_error *err)
+{
+    (void)b, (void)err;
+    gpu.between++;
+    return 0;
+}
+static long gpu_collect(const harness_backend *b, double *out, size_t max, harness_error *err)
+{
+    (void)b, (void)err;
+    gpu.collects++;
+    size_t n = 0;
+    while (gpu.handed < gpu.marked && n < max)
+        out[n++] = 1000.0 + (double)gpu.handed++;
+    return (long)n;
+}
+
+static harness_backend device_backend(harness_backend_ops *ops)
+{
+    harness_backend b = cpu;
+    *ops = *cpu.ops;
+    ops->window_begin = gpu_window_begin;
+    ops->window_end = gpu_window_end;
+    ops->step_begin = gpu_step_begin;
+    ops->step_end = gpu_step_end;
+    ops->collect = gpu_collect;
+    ops->between_steps = gpu_between;
+    b.ops = ops;
+    memset(&gpu, 0, sizeof gpu);
+    return b;
+}
+
+static void test_device_timer_collects_after_each_window(void **state)
+{
+    (void)state;
+    harness_backend_ops ops;
+    harness_backend b = device_backend(&ops);
+    harness_schedule s = {.warmup_steps = 3, .wait_steps = 2, .measurement_steps = 6, .repeat = 3};
+    counter c = {0, -1, -1, 0};
+    harness_run_result r;
+    harness_error err = {0};
+    assert_int_equal(harness_runner_run(&s, &b, count_step, &c, NULL, &r, &err), 0);
+    assert_int_equal(gpu.begins, 18);      /* measured steps only */
+    assert_int_equal(gpu.ends, 18);
+    assert_int_equal(gpu.between, 18);
+    assert_int_equal(gpu.windows_begun, 3);
+    assert_int_equal(gpu.windows_ended, 3);
+    assert_int_equal(gpu.collects, 3);     /* once per window: no wait between steps */
+    assert_int_equal(r.n_samples, 18);
+    assert_non_null(r.host_samples_ns);
+    for (size_t i = 0; i < r.n_samples; i++) {
+        assert_true(r.samples_ns[i] == 1000.0 + (double)i);
+        assert_true(r.host_samples_ns[i] >= 0);
+    }
+    harness_run_result_free(&r);
+}
+
+static void test_device_timer_collects_at_auto_checks(void **state)
+{
+    (void)state;
+    harness_backend_ops ops;
+    harness_backend b = device_backend(&ops);
+    harness_schedule s = {.measurement_steps = 0, .repeat = 1, .max_rel_ci = 1e-9, .min_steps = 10,
+                          .max_steps = 50, .max_time_s = 60};
+    counter c = {0, -1, -1, 0};
+    harness_run_result r;
+    harness_error err = {0};
+    assert_int_equal(harness_runner_run(&s, &b, count_step, &c, NULL, &r, &err), 0);
+    assert_int_equal(r.n_samples, 50);
+    assert_string_equal(r.stop_reason[0], "max_steps");
+    assert_true(gpu.collects > 1);         /* each stopping check saw device times */
+    for (size_t i = 0; i < r.n_samples; i++)
+        assert_true(r.samples_ns[i] == 1000.0 + (double)i);
+    harness_run_result_free(&r);
+}
+
+static void test_device_window_keeps_what_was_measured_on_interrupt(void **state)
+{
+    (void)state;
+    harness_backend_ops ops;
+    harness_backend b = device_backend(&ops);
+    harness_schedule s = {.measurement_steps = 10, .repeat = 1};
+    counter c = {0, -1, 4, 0};
+    harness_run_result r;
+    harness_error err = {0};
+    assert_int_equal(harness_runner_run(&s, &b, count_step, &c, NULL, &r, &err), 0);
+    assert_true(r.interrupted);
+    assert_int_equal(r.n_samples, 5);
+    assert_int_equal(gpu.windows_ended, 1);    /* closed even so */
+    assert_true(r.samples_ns[4] == 1004.0);
+    harness_run_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -291,6 +418,9 @@ int main(void)
         cmocka_unit_test_setup(test_auto_never_exceeds_max_steps, setup),
         cmocka_unit_test_setup(test_windows_record_wall_and_cpu_time, setup),
         cmocka_unit_test_setup(test_failing_hook_stops_the_run, setup),
+        cmocka_unit_test_setup(test_device_timer_collects_after_each_window, setup),
+        cmocka_unit_test_setup(test_device_timer_collects_at_auto_checks, setup),
+        cmocka_unit_test_setup(test_device_window_keeps_what_was_measured_on_interrupt, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

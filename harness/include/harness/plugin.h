@@ -1,4 +1,5 @@
-/* harness/plugin.h - the plugin ABI of harness, version 2.
+/* harness/plugin.h - the plugin ABI of harness, version 2.1 (2.1 added the
+ * device services at the end of harness_services; 2.0 plugins load as before).
  *
  * A plugin includes this header and nothing else of the harness, and links
  * against nothing of it: everything it needs from the host arrives in the
@@ -67,7 +68,7 @@ extern "C" {
 #endif
 
 #define HARNESS_ABI_MAJOR 2
-#define HARNESS_ABI_MINOR 0
+#define HARNESS_ABI_MINOR 1
 
 #if defined(__GNUC__)
 #define HARNESS_EXPORT __attribute__((visibility("default")))
@@ -207,6 +208,30 @@ typedef struct harness_services {
     int (*rank)(harness_ctx *ctx);
     int (*world_size)(harness_ctx *ctx);
     int (*num_threads)(harness_ctx *ctx);  /* CPU threads the component may use */
+
+    /* ---- ABI 2.1: device memory and the stream ------------------------
+     * For variants whose device is "cuda"; in an instance on the CPU they
+     * fail (NULL or nonzero, with a message recorded). A plugin built for
+     * 2.1 that may meet a 2.0 host tests them with HARNESS_HAS_SERVICE. */
+
+    /* Tracked device memory (cudaMalloc behind it), 256-byte aligned; the
+     * tag names it in the memory report and summary, beside host memory.
+     * NULL (with a message recorded) when out of device memory. */
+    void *(*device_alloc)(harness_ctx *ctx, size_t bytes, const char *tag);
+    void (*device_free)(harness_ctx *ctx, void *ptr);
+    /* Copies between host and device memory, for inputs and checks. Both wait
+     * for the work already on the component's stream, so copy_to_host after
+     * a step sees its results. 0, or nonzero with a message recorded. */
+    int (*copy_to_device)(harness_ctx *ctx, void *dst_device, const void *src_host, size_t bytes);
+    int (*copy_to_host)(harness_ctx *ctx, void *dst_host, const void *src_device, size_t bytes);
+    /* fill for device buffers: the same generator and values as fill gives
+     * on the host for the same seed (generated on the host, then copied). */
+    int (*device_fill)(harness_ctx *ctx, void *buf_device, size_t count, harness_dtype dtype);
+    /* The stream to launch on (a cudaStream_t): the host times steps with
+     * events on it, so work launched elsewhere is not timed. */
+    void *(*stream)(harness_ctx *ctx);
+    /* Wait until the stream's work is done (checks; never needed in step). */
+    int (*device_synchronize)(harness_ctx *ctx);
 } harness_services;
 
 /* ---- entry point ------------------------------------------------------ */
