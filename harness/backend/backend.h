@@ -15,6 +15,7 @@
 
 #include "backend/alloc_tracker.h"
 #include "backend/clock.h"
+#include "backend/gpu_activity.h"
 #include "util/error.h"
 
 /* What the device can do at best, for the roofline; 0 when unknown. */
@@ -75,6 +76,12 @@ typedef struct harness_backend_ops {
      * the component's stream), then replay launches it, in place of step. */
     int (*capture)(const harness_backend *b, int (*step)(void *), void *arg, harness_error *err);
     int (*replay)(const harness_backend *b, harness_error *err);
+
+    /* The kernel timeline (options.gpu_activity): the device's records are
+     * taken during the measurement windows only (window_begin to
+     * window_end) into b->gpu_activity; this hands over whatever the
+     * device still holds, before the list is read. NULL on the CPU. */
+    int (*activity_flush)(const harness_backend *b, harness_error *err);
 } harness_backend_ops;
 
 /* What the summary's env says of a GPU (zero on the CPU). */
@@ -96,6 +103,7 @@ typedef struct harness_backend_options {
     int batch_timing;              /* schedule.timing: batch */
     int flush_l2;                  /* schedule.flush_l2 */
     int cuda_graph;                /* schedule.cuda_graph */
+    int gpu_activity;              /* profiling.cupti on a profiled rank: the kernel timeline */
 } harness_backend_options;
 
 struct harness_backend {
@@ -109,6 +117,11 @@ struct harness_backend {
     harness_backend_options opts;
     harness_allocator device_allocator; /* device memory; alloc NULL on the CPU */
     void *stream;                  /* the component's stream (cudaStream_t); NULL on the CPU */
+    harness_gpu_device_props gpu_props; /* the trace header's deviceProperties (CUDA) */
+    /* The records of the measurement windows, when options.gpu_activity is
+     * set and the build has CUPTI; NULL otherwise. Owned by the backend;
+     * the caller clears it before a run. */
+    harness_gpu_activity_list *gpu_activity;
     void *impl;                    /* the backend's own state */
 };
 

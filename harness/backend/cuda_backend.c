@@ -12,6 +12,9 @@
 
 #include "backend/backend.h"
 #include "backend/event_timer.h"
+#ifdef HAVE_CUPTI
+#include "backend/cupti_collector.h"
+#endif
 
 /* Events per pool: read (one host wait) every 4096 steps at most. */
 #define EVENT_POOL_PAIRS 4096
@@ -26,6 +29,8 @@ typedef struct cuda_state {
     unsigned flushes;
     cudaGraph_t graph;             /* cuda_graph: one captured step */
     cudaGraphExec_t graph_exec;
+    harness_gpu_activity_list activity; /* the kernel timeline's records */
+    int collecting;                /* the CUPTI collector is started */
 } cuda_state;
 
 __attribute__((visibility("default"))) int cuda_backend_LTX_harness_cuda_backend_open(harness_backend *b,
@@ -77,15 +82,68 @@ static int timer_fail(harness_error *err, cuda_state *st)
                              rc != cudaSuccess ? ": " : "", rc != cudaSuccess ? cudaGetErrorString(rc) : "") ? -1 : -1;
 }
 
+/* ---- the kernel timeline (CUPTI), during the windows only ------------------ */
+
+#ifdef HAVE_CUPTI
+static int cupti_call(harness_error *err, int (*fn)(char *, size_t))
+{
+    char msg[512] = "";
+    if (fn(msg, sizeof msg) == 0)
+        return 0;
+    return harness_error_set(err, HARNESS_EXIT_RUNTIME, "kernel timeline: %s (profiling.cupti: false runs "
+                             "without it)", msg) ? -1 : -1;
+}
+#endif
+
+static int activity_resume(cuda_state *st, harness_error *err)
+{
+#ifdef HAVE_CUPTI
+    if (st->collecting)
+        return cupti_call(err, cupti_collector_resume);
+#endif
+    (void)st, (void)err;
+    return 0;
+}
+
+/* A kernel's record is complete only once it has run: wait for the stream
+ * before recording stops (the window's steps are over, nothing is timed). */
+static int activity_pause(cuda_state *st, harness_error *err)
+{
+#ifdef HAVE_CUPTI
+    if (st->collecting) {
+        cudaError_t rc = cudaStreamSynchronize(st->stream);
+        if (rc != cudaSuccess)
+            return cuda_fail(err, rc, "waiting for the window's kernels");
+        return cupti_call(err, cupti_collector_pause);
+    }
+#endif
+    (void)st, (void)err;
+    return 0;
+}
+
+static int cu_activity_flush(const harness_backend *b, harness_error *err)
+{
+#ifdef HAVE_CUPTI
+    if (state_of(b)->collecting)
+        return cupti_call(err, cupti_collector_flush);
+#endif
+    (void)b, (void)err;
+    return 0;
+}
+
 static int cu_window_begin(const harness_backend *b, harness_error *err)
 {
     cuda_state *st = state_of(b);
+    if (activity_resume(st, err) != 0)
+        return -1;
     return harness_event_timer_window_begin(&st->timer) == 0 ? 0 : timer_fail(err, st);
 }
 static int cu_window_end(const harness_backend *b, harness_error *err)
 {
     cuda_state *st = state_of(b);
-    return harness_event_timer_window_end(&st->timer) == 0 ? 0 : timer_fail(err, st);
+    if (harness_event_timer_window_end(&st->timer) != 0)
+        return timer_fail(err, st);
+    return activity_pause(st, err);
 }
 static int cu_step_begin(const harness_backend *b, harness_error *err)
 {
@@ -198,6 +256,11 @@ static void cu_close(harness_backend *b)
     cuda_state *st = state_of(b);
     if (!st)
         return;
+#ifdef HAVE_CUPTI
+    if (st->collecting)
+        cupti_collector_stop();
+#endif
+    harness_gpu_activity_list_free(&st->activity);
     if (st->timer_ready)
         harness_event_timer_destroy(&st->timer);
     if (st->graph_exec)
@@ -210,6 +273,7 @@ static void cu_close(harness_backend *b)
         cudaStreamDestroy(st->stream);
     free(st);
     b->impl = NULL;
+    b->gpu_activity = NULL;
 }
 
 static const harness_backend_ops cuda_ops = {
@@ -229,6 +293,7 @@ static const harness_backend_ops cuda_ops = {
     .synchronize = cu_synchronize,
     .capture = cu_capture,
     .replay = cu_replay,
+    .activity_flush = cu_activity_flush,
 };
 
 static void version_text(int v, char *out, size_t cap)
@@ -240,6 +305,42 @@ static int attr(enum cudaDeviceAttr a, int dev)
 {
     int v = 0;
     return cudaDeviceGetAttribute(&v, a, dev) == cudaSuccess ? v : 0;
+}
+
+/* The trace header's deviceProperties, with the names Kineto gives them. */
+static void device_props(harness_gpu_device_props *d, const struct cudaDeviceProp *p, int dev)
+{
+    d->id = (uint32_t)dev;
+    snprintf(d->name, sizeof d->name, "%s", p->name);
+    d->compute_major = p->major;
+    d->compute_minor = p->minor;
+    d->total_global_mem = p->totalGlobalMem;
+    d->num_sms = (uint32_t)p->multiProcessorCount;
+    d->max_threads_per_block = (uint32_t)p->maxThreadsPerBlock;
+    d->max_threads_per_sm = (uint32_t)p->maxThreadsPerMultiProcessor;
+    d->regs_per_block = (uint32_t)p->regsPerBlock;
+    d->regs_per_sm = (uint32_t)p->regsPerMultiprocessor;
+    d->warp_size = (uint32_t)p->warpSize;
+    d->shared_mem_per_block = p->sharedMemPerBlock;
+    d->shared_mem_per_sm = p->sharedMemPerMultiprocessor;
+    d->shared_mem_per_block_optin = p->sharedMemPerBlockOptin;
+}
+
+/* Starts the CUPTI collector, paused until the first window. A build
+ * without CUPTI runs without the timeline (configure said so). */
+static int start_activity(harness_backend *b, cuda_state *st, harness_error *err)
+{
+#ifdef HAVE_CUPTI
+    char msg[512] = "";
+    harness_gpu_activity_list_init(&st->activity);
+    if (cupti_collector_start(&st->activity, NULL, msg, sizeof msg) != 0)
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "kernel timeline: %s (profiling.cupti: false runs "
+                                 "without it)", msg) ? -1 : -1;
+    st->collecting = 1;
+    b->gpu_activity = &st->activity;
+#endif
+    (void)b, (void)st, (void)err;
+    return 0;
 }
 
 int cuda_backend_LTX_harness_cuda_backend_open(harness_backend *b, harness_error *err)
@@ -297,6 +398,12 @@ int cuda_backend_LTX_harness_cuda_backend_open(harness_backend *b, harness_error
     int v = 0;
     version_text(cudaDriverGetVersion(&v) == cudaSuccess ? v : 0, i->driver, sizeof i->driver);
     version_text(cudaRuntimeGetVersion(&v) == cudaSuccess ? v : 0, i->runtime, sizeof i->runtime);
+
+    device_props(&b->gpu_props, &prop, dev);
+    if (b->opts.gpu_activity && start_activity(b, st, err) != 0) {
+        cu_close(b);
+        return -1;
+    }
 
     if (b->opts.flush_l2) {
         st->l2_flush_bytes = 2 * (size_t)(prop.l2CacheSize > 0 ? prop.l2CacheSize : 64 << 20);

@@ -44,4 +44,33 @@ typedef struct harness_gpu_activity_list {
     size_t n_names, cap_names;
 } harness_gpu_activity_list;
 
+/* What the trace header says of a device (the deviceProperties entries the
+ * PyTorch profiler writes); the CUDA backend fills it from
+ * cudaGetDeviceProperties. 0 or "" when unknown. */
+typedef struct harness_gpu_device_props {
+    uint32_t id;
+    char name[256];
+    int compute_major, compute_minor;
+    uint64_t total_global_mem;
+    uint32_t num_sms;
+    uint32_t max_threads_per_block, max_threads_per_sm;
+    uint32_t regs_per_block, regs_per_sm;
+    uint32_t warp_size;
+    uint64_t shared_mem_per_block, shared_mem_per_sm, shared_mem_per_block_optin;
+} harness_gpu_device_props;
+
+void harness_gpu_activity_list_init(harness_gpu_activity_list *l);
+/* Frees the records and the names; the list is empty (and usable) after. */
+void harness_gpu_activity_list_free(harness_gpu_activity_list *l);
+/* Forgets the records and the dropped count; keeps the names (records
+ * appended later may point at them) and the memory. */
+void harness_gpu_activity_list_clear(harness_gpu_activity_list *l);
+
+/* The list's own copy of `name` (one per distinct text); NULL out of memory. */
+const char *harness_gpu_activity_intern(harness_gpu_activity_list *l, const char *name);
+
+/* Appends a copy of *rec with its name interned (NULL stays NULL). 0, or -1
+ * out of memory (the list is unchanged). */
+int harness_gpu_activity_append(harness_gpu_activity_list *l, const harness_gpu_activity *rec);
+
 #endif

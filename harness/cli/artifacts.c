@@ -78,7 +78,12 @@ int harness_write_artifacts(const harness_experiment *exp, harness_summary *s, c
         rc = write_memory_report(exp, s, prof, err);
     if (rc == 0 && prof->trace_enabled) {
         harness_trace_meta meta = {.rank = s->rank, .world_size = s->world_size, .variant_key = s->variant_key,
-                                   .device_name = s->device_name, .harness_version = s->env.version};
+                                   .device_name = s->device_name, .harness_version = s->env.version,
+                                   .gpu = s->gpu_activity};
+        if (s->backend && s->backend->gpu_props.name[0]) {
+            meta.gpu_devices = &s->backend->gpu_props;
+            meta.n_gpu_devices = 1;
+        }
         harness_rank_file(name, sizeof name, "profiler_trace", s->world_size, s->rank, "json");
         rc = harness_trace_write(prof, &meta, harness_experiment_path(exp, name, path, sizeof path), err);
     }

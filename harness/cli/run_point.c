@@ -210,7 +210,8 @@ int harness_run_point(harness_session *session, const harness_prepared *p, harne
     const harness_config *c = p->cfg;
     harness_backend_options bopts = {.device_index = (int)c->device_index,
                                      .batch_timing = strcmp(c->timing, "batch") == 0,
-                                     .flush_l2 = c->flush_l2, .cuda_graph = c->cuda_graph};
+                                     .flush_l2 = c->flush_l2, .cuda_graph = c->cuda_graph,
+                                     .gpu_activity = c->cupti && is_profiled(c, session->dist.rank)};
     harness_backend *b = harness_session_backend(session, p->device, &bopts, &err);
     if (!b)
         return harness_error_report(&err);
@@ -254,7 +255,19 @@ int harness_run_point(harness_session *session, const harness_prepared *p, harne
     s.profiler = &prof;
     harness_run_result run = {0};
 
+    if (b->gpu_activity)  /* a session's backend serves several points */
+        harness_gpu_activity_list_clear(b->gpu_activity);
     int code = run_component(p, &in, &s, &run, session, &prof, &err);
+    if (b->gpu_activity) {
+        harness_error ferr = {0};
+        if (b->ops->activity_flush(b, &ferr) == 0) {
+            s.gpu_activity = b->gpu_activity;
+        } else if (code == 0) {
+            err = ferr;
+            code = err.code;
+            harness_summary_mark(&s, "failed", err.msg);
+        }
+    }
     if (in.created)
         in.v->destroy(&in.inst.ctx, in.state);
     if (mem.n_live)  /* what the plugin forgot to free: not ours to leak */

@@ -7,6 +7,7 @@
 
 #include "backend/alloc_tracker.h"
 #include "backend/backend.h"
+#include "backend/gpu_activity.h"
 #include "config/config.h"
 #include "report/env.h"
 #include "report/warnings.h"
@@ -61,6 +62,10 @@ typedef struct harness_summary {
     const harness_alloc_tracker *device_mem; /* tracked device memory; NULL on the CPU */
     const harness_profiler *profiler; /* memory samples, trace bookkeeping */
     harness_warnings warnings;     /* reasons to doubt the figures (report/warnings.h) */
+    /* CUPTI's records of the measurement windows (CUDA runs with
+     * profiling.cupti on a profiled rank); NULL otherwise: then the per-kernel
+     * table is left out of the text and null in the JSON. */
+    const harness_gpu_activity_list *gpu_activity;
 } harness_summary;
 
 /* Statistics per window, across windows and overall from s->run, then the

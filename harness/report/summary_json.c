@@ -2,9 +2,11 @@
  * rename them; add freely), with every measured sample. */
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "report/device_report.h"
+#include "report/gpu_trace.h"
 #include "report/roofline.h"
 #include "report/summary.h"
 
@@ -246,6 +248,30 @@ static cJSON *regions_json(const harness_summary *s)
     return a;
 }
 
+/* The per-kernel table (report/gpu_trace.h), longest total first; null
+ * without GPU records. */
+static cJSON *gpu_kernels_json(const harness_summary *s)
+{
+    harness_gpu_kernel_row *rows;
+    size_t n;
+    if (!s->gpu_activity || harness_gpu_kernel_table(s->gpu_activity, &rows, &n, NULL) != 0)
+        return cJSON_CreateNull();
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; i < n; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", rows[i].name);
+        cJSON_AddNumberToObject(o, "calls", (double)rows[i].calls);
+        cJSON_AddNumberToObject(o, "total_ns", rows[i].total_ns);
+        cJSON_AddNumberToObject(o, "mean_ns", rows[i].mean_ns);
+        cJSON_AddNumberToObject(o, "min_ns", rows[i].min_ns);
+        cJSON_AddNumberToObject(o, "max_ns", rows[i].max_ns);
+        cJSON_AddNumberToObject(o, "share", rows[i].share);
+        cJSON_AddItemToArray(a, o);
+    }
+    free(rows);
+    return a;
+}
+
 static cJSON *load_json(const double load[3])
 {
     return cJSON_CreateDoubleArray(load, 3);
@@ -341,6 +367,11 @@ char *harness_summary_json(const harness_summary *s)
     cJSON *memory = memory_json(s);
     cJSON_AddItemToObject(root, "memory", memory);
     cJSON_AddItemToObject(root, "trace", trace_json(s));
+    cJSON_AddItemToObject(root, "gpu_kernels", gpu_kernels_json(s));
+    if (s->gpu_activity)
+        cJSON_AddNumberToObject(root, "gpu_activity_dropped", (double)s->gpu_activity->dropped);
+    else
+        cJSON_AddNullToObject(root, "gpu_activity_dropped");
     cJSON *env = env_json(&s->env);
     cJSON_AddItemToObject(root, "env", env);
     harness_device_report_json(s, timing, memory, env);

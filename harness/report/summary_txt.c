@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "report/device_report.h"
+#include "report/gpu_trace.h"
 #include "report/roofline.h"
 #include "report/summary.h"
 
@@ -205,8 +206,10 @@ static void section_environment(FILE *f, const harness_summary *s)
     print_load(f, "at start, ", e->load_start);
     print_load(f, "at end\n", e->load_end);
     fprintf(f, "  gpu %s, driver %s, cuda %s\n", e->gpu, e->driver, e->cuda);
-    fprintf(f, "  build: %s; flags %s; sanitizers: %s; configure %s\n", e->compiler, e->cflags, e->sanitizers,
-            e->configure_args[0] ? e->configure_args : "(no arguments)");
+    /* The build's constants; NULL in a summary that was not captured (tests). */
+    fprintf(f, "  build: %s; flags %s; sanitizers: %s; configure %s\n", e->compiler, e->cflags ? e->cflags : "?",
+            e->sanitizers ? e->sanitizers : "?",
+            e->configure_args && e->configure_args[0] ? e->configure_args : "(no arguments)");
     char res[32];
     fprintf(f, "  clock %s, measured resolution %s (kernel clocksource %s)\n", e->clock,
             harness_format_ns(e->clock_resolution_ns, res, sizeof res), e->kernel_clocksource);
@@ -282,6 +285,32 @@ static void section_regions(FILE *f, const harness_summary *s)
     print_regions(f, s);
 }
 
+/* The PyTorch profiler's "top CUDA kernels": where the GPU's time went. */
+static void section_gpu_kernels(FILE *f, const harness_summary *s)
+{
+    const harness_gpu_activity_list *l = s->gpu_activity;
+    if (!l)
+        return;
+    harness_gpu_kernel_row *rows;
+    size_t n;
+    double all;
+    if (harness_gpu_kernel_table(l, &rows, &n, &all) != 0)
+        return;
+    char total[32], mean[32];
+    fprintf(f, "GPU kernels (CUPTI, measurement windows): %zu kernel%s, %s of GPU time\n", n,
+            plural((long long)n), harness_format_ns(all, total, sizeof total));
+    if (n)
+        fprintf(f, "  %-48s %8s %11s %11s %7s\n", "kernel", "calls", "total", "mean", "of GPU");
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "  %-48.48s %8zu %11s %11s %6.1f%%\n", rows[i].name, rows[i].calls,
+                harness_format_ns(rows[i].total_ns, total, sizeof total),
+                harness_format_ns(rows[i].mean_ns, mean, sizeof mean), 100 * rows[i].share);
+    if (l->dropped)
+        fprintf(f, "  %llu activity record%s DROPPED (CUPTI's buffers were full): the table and the trace miss them\n",
+                (unsigned long long)l->dropped, plural((long long)l->dropped));
+    free(rows);
+}
+
 static void section_memory(FILE *f, const harness_summary *s)
 {
     const harness_alloc_tracker *m = s->mem;
@@ -328,7 +357,7 @@ typedef void (*text_section)(FILE *f, const harness_summary *s);
 /* In reading order. */
 static const text_section text_sections[] = {
     section_header, section_environment, section_component, section_validation, section_schedule,
-    section_timing, section_regions,     section_memory,    section_trace,      section_warnings,
+    section_timing, section_regions,     section_gpu_kernels, section_memory,  section_trace,      section_warnings,
 };
 
 /* One section's text, malloc'ed ("" when it has nothing to say); NULL out

@@ -3,10 +3,13 @@
 #include <inttypes.h>
 #include <math.h>
 
+#include <unistd.h>
+
 #include "util/fsutil.h"
 #include "util/json_string.h"
+#include "report/gpu_trace.h"
 
-enum { TID_STEPS = 1, TID_MEMORY = 2 };
+enum { TID_STEPS = 1, TID_MEMORY = 2, TID_FIRST_RUNTIME = 3 };
 
 /* Rounding to whole ns before splitting keeps nesting exact: a region that
  * starts no earlier and ends no later than its step in ticks does so in the
@@ -16,10 +19,7 @@ static int64_t to_ns(const harness_profiler *p, uint64_t ticks)
     return ticks >= p->base_ticks ? llround(harness_clock_ns(p->clk, ticks - p->base_ticks)) : 0;
 }
 
-static void put_us(FILE *f, int64_t ns)
-{
-    fprintf(f, "%" PRId64 ".%03" PRId64, ns / 1000, ns % 1000);
-}
+#define put_us harness_trace_put_us
 
 static void metadata(FILE *f, const char *what, int pid, int tid, const char *name)
 {
@@ -52,20 +52,28 @@ int harness_trace_write(const harness_profiler *p, const harness_trace_meta *met
     FILE *f = harness_atomic_open(path, tmp, err);
     if (!f)
         return err->code;
-    int pid = meta->rank;
+    const harness_gpu_activity_list *gpu = meta->gpu && meta->gpu->n ? meta->gpu : NULL;
+    int pid = gpu ? (int)getpid() : meta->rank;
     char label[512];
     snprintf(label, sizeof label, "rank %d of %d: %s on %s", meta->rank, meta->world_size, meta->variant_key,
              meta->device_name);
 
-    fputs("{\"displayTimeUnit\":\"ms\",\n\"otherData\":{\"harness_version\":", f);
+    fprintf(f, "{\"schemaVersion\":1,\"displayTimeUnit\":\"ms\",\"baseTimeNanoseconds\":%" PRIu64 ",\n",
+            p->base_unix_ns);
+    fprintf(f, "\"distributedInfo\":{\"rank\":%d,\"world_size\":%d},\n\"deviceProperties\":", meta->rank,
+            meta->world_size);
+    harness_gpu_trace_device_properties(f, meta->gpu_devices, meta->n_gpu_devices);
+    fputs(",\n\"otherData\":{\"harness_version\":", f);
     harness_json_string(f, meta->harness_version);
     fputs(",\"variant_key\":", f);
     harness_json_string(f, meta->variant_key);
     fprintf(f, ",\"rank\":%d,\"world_size\":%d,\"base_time_unix_ns\":%" PRIu64 ",\"clock\":", meta->rank,
             meta->world_size, p->base_unix_ns);
     harness_json_string(f, p->clk->name);
-    fprintf(f, ",\"events\":%zu,\"max_events\":%zu,\"steps_not_traced\":%zu,\"truncated\":%s},\n", p->n_events,
+    fprintf(f, ",\"events\":%zu,\"max_events\":%zu,\"steps_not_traced\":%zu,\"truncated\":%s", p->n_events,
             p->max_events, p->dropped_steps, p->dropped_steps ? "true" : "false");
+    fprintf(f, ",\"gpu_activity_records\":%zu,\"gpu_activity_dropped\":%" PRIu64 "},\n", meta->gpu ? meta->gpu->n : 0,
+            meta->gpu ? meta->gpu->dropped : 0);
     fputs("\"traceEvents\":[\n", f);
     metadata(f, "process_name", pid, 0, label);
     fprintf(f, "{\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"name\":\"process_sort_index\",\"args\":{\"sort_index\":%d}},\n",
@@ -80,6 +88,14 @@ int harness_trace_write(const harness_profiler *p, const harness_trace_meta *met
         put_us(f, ns < 0 ? 0 : ns);
         fprintf(f, ",\"args\":{\"allocated_bytes\":%" PRIu64 ",\"reserved_bytes\":%" PRIu64 "}},\n",
                 m->samples[i].allocated, m->samples[i].reserved);
+    }
+    if (gpu) {
+        harness_gpu_trace_target target = {.base_ns = p->base_monotonic_ns, .host_pid = pid,
+                                           .first_host_tid = TID_FIRST_RUNTIME};
+        if (harness_gpu_trace_events(f, gpu, &target) < 0) {
+            harness_atomic_abort(f, tmp);
+            return harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s: out of memory writing the GPU timeline", path);
+        }
     }
     for (size_t i = 0; i < p->n_events; i++) {
         span(f, p, pid, &p->events[i]);

@@ -24,6 +24,7 @@ void harness_profiler_init(harness_profiler *p, const harness_backend *backend, 
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     p->base_ticks = harness_clock_ticks(p->clk);
+    p->base_monotonic_ns = harness_monotonic_ns();
     p->base_unix_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
     p->progress_t0_ns = harness_monotonic_ns();
 }

@@ -36,6 +36,7 @@ typedef struct harness_profiler {
     const harness_clock *clk;      /* the backend's host clock: region stamps */
     uint64_t base_ticks;           /* time zero of the trace */
     uint64_t base_unix_ns;         /* the same instant on the wall clock */
+    uint64_t base_monotonic_ns;    /* and on harness_monotonic_ns: GPU records' time zero */
 
     int trace_enabled;             /* profiling.trace on a profiled rank */
     int recording;                 /* inside a measurement window, and not truncated */

@@ -47,7 +47,25 @@ static const char *str(const cJSON *o, const char *key)
     return cJSON_IsString(v) ? v->valuestring : NULL;
 }
 
-#define MAX_TRACKS 64
+/* Tracks named by metadata: (pid, tid) pairs, tid -1 for a process. GPU
+ * traces use the OS process id and CUPTI's stream ids, so no small arrays. */
+#define MAX_TRACKS 4096
+static struct { long pid, tid; } named[MAX_TRACKS];
+static int n_named;
+
+static void name_track(long pid, long tid)
+{
+    if (n_named < MAX_TRACKS)
+        named[n_named].pid = pid, named[n_named++].tid = tid;
+}
+
+static int is_named(long pid, long tid)
+{
+    for (int i = 0; i < n_named; i++)
+        if (named[i].pid == pid && named[i].tid == tid)
+            return 1;
+    return 0;
+}
 
 int main(int argc, char **argv)
 {
@@ -68,29 +86,28 @@ int main(int argc, char **argv)
         problem("%s: no displayTimeUnit%.0f", argv[1], 0);
 
     /* Tracks named by metadata, and the tracks events use. */
-    int named_pid[MAX_TRACKS] = {0}, named_tid[MAX_TRACKS][MAX_TRACKS] = {{0}};
     int steps = 0;
     double last_counter = -1;
     const cJSON *e;
     cJSON_ArrayForEach(e, events)
     {
         const char *ph = str(e, "ph"), *name = str(e, "name");
-        int pid = (int)num(e, "pid"), tid = (int)num(e, "tid");
-        if (!ph || !name || pid < 0 || pid >= MAX_TRACKS || tid < 0 || tid >= MAX_TRACKS) {
+        long pid = (long)num(e, "pid"), tid = (long)num(e, "tid");
+        if (!ph || !name || pid < 0 || tid < 0) {
             problem("%s: an event lacks ph, name, pid or tid%.0f", argv[1], 0);
             continue;
         }
         if (strcmp(ph, "M") == 0) {
             if (strcmp(name, "process_name") == 0)
-                named_pid[pid] = 1;
+                name_track(pid, -1);
             if (strcmp(name, "thread_name") == 0)
-                named_tid[pid][tid] = 1;
+                name_track(pid, tid);
             continue;
         }
-        if (!named_pid[pid])
-            problem("%s: process %.0f has no process_name before its events", name, pid);
-        if (!named_tid[pid][tid])
-            problem("%s: thread %.0f has no thread_name before its events", name, tid);
+        if (!is_named(pid, -1))
+            problem("%s: process %.0f has no process_name before its events", name, (double)pid);
+        if (!is_named(pid, tid))
+            problem("%s: thread %.0f has no thread_name before its events", name, (double)tid);
         double ts = num(e, "ts");
         if (ts < 0)
             problem("%s: negative or missing ts %g", name, ts);
@@ -98,6 +115,14 @@ int main(int argc, char **argv)
             if (ts < last_counter)
                 problem("%s: counter samples go back in time at %g", name, ts);
             last_counter = ts;
+            continue;
+        }
+        if (strcmp(ph, "s") == 0 || strcmp(ph, "f") == 0) {  /* launch -> kernel flows */
+            if (num(e, "id") < 0)
+                problem("%s: flow event without an id%.0f", name, 0);
+            const char *bp = str(e, "bp");
+            if (strcmp(ph, "f") == 0 && (!bp || strcmp(bp, "e") != 0))
+                problem("%s: flow end without bp e%.0f", name, 0);
             continue;
         }
         if (strcmp(ph, "X") != 0) {
