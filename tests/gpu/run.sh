@@ -87,6 +87,30 @@ while read -r key family dtypes; do
     done
 done <"$out/variants.txt"
 
+# ---- the CUDA schedule options, device selection, the summary's GPU fields -----
+cfg=$top/configs/rms_norm_cuda.yaml
+for opt in timing=per_step timing=batch flush_l2=true cuda_graph=true; do
+    tag=opts_$(echo "$opt" | tr = _)
+    if "$H" run "$cfg" --set schedule.$opt --output-dir "$out/exp_opts/$tag" >"$out/$tag.log" 2>&1; then
+        note "rms_norm/cuda schedule.$opt: ok"
+    else
+        bad "rms_norm/cuda schedule.$opt: exit $? ($tag.log)"
+    fi
+done
+python3 "$top/tests/gpu/check_summaries.py" "$out/exp_opts" | tee "$out/options.md" || bad "GPU summary fields (options.md)"
+"$H" run "$cfg" --set device_index=99 --output-dir "$out/exp_bad" >"$out/device_index.log" 2>&1
+rc=$?
+if [ $rc -ne 0 ] && grep -q device_index "$out/device_index.log" && [ ! -d "$out/exp_bad" ]; then
+    note "device_index 99: exit $rc, $(head -1 "$out/device_index.log")"
+else
+    bad "device_index 99: exit $rc, or no message naming it, or a folder left (device_index.log)"
+fi
+"$H" run "$top/configs/rms_norm.yaml" --output-dir "$out/exp_auto" >"$out/auto.log" 2>&1 \
+    && grep -q 'rms_norm/cuda' "$out"/exp_auto/*/summary_ranks_1_rank_0.json \
+    && note "device auto: rms_norm/cuda" || bad "device auto did not pick rms_norm/cuda (auto.log)"
+(cd "$top" && bench/cupti_overhead.sh 5 "$cfg") >"$out/cupti_overhead.txt" 2>&1 || bad "bench/cupti_overhead.sh"
+cat "$out/cupti_overhead.txt"
+
 # ---- the trace holds the GPU's kernels ----------------------------------------
 trace=$(ls "$out"/exp/*/*/profiler_trace_*.json 2>/dev/null | head -1)
 if [ -n "$trace" ] && python3 - "$trace" <<'PY'
