@@ -80,8 +80,10 @@ typedef struct harness_backend_ops {
     /* The kernel timeline (options.gpu_activity): the device's records are
      * taken during the measurement windows only (window_begin to
      * window_end) into b->gpu_activity; this hands over whatever the
-     * device still holds, before the list is read. NULL on the CPU. */
-    int (*activity_flush)(const harness_backend *b, harness_error *err);
+     * device still holds, before the list is read. 1: the list holds the
+     * run's records; 0: no timeline (off, or CUPTI refused us because
+     * another profiler holds it; stderr said so). NULL on the CPU. */
+    int (*activity_flush)(const harness_backend *b);
 } harness_backend_ops;
 
 /* What the summary's env says of a GPU (zero on the CPU). */

@@ -258,16 +258,8 @@ int harness_run_point(harness_session *session, const harness_prepared *p, harne
     if (b->gpu_activity)  /* a session's backend serves several points */
         harness_gpu_activity_list_clear(b->gpu_activity);
     int code = run_component(p, &in, &s, &run, session, &prof, &err);
-    if (b->gpu_activity) {
-        harness_error ferr = {0};
-        if (b->ops->activity_flush(b, &ferr) == 0) {
-            s.gpu_activity = b->gpu_activity;
-        } else if (code == 0) {
-            err = ferr;
-            code = err.code;
-            harness_summary_mark(&s, "failed", err.msg);
-        }
-    }
+    if (b->gpu_activity && b->ops->activity_flush(b))
+        s.gpu_activity = b->gpu_activity;
     if (in.created)
         in.v->destroy(&in.inst.ctx, in.state);
     if (mem.n_live)  /* what the plugin forgot to free: not ours to leak */

@@ -42,7 +42,11 @@ fi
 [ -x configure ] || autoreconf -fi >"$out/autoreconf.log" 2>&1 || { note "no ./configure and no autoreconf"; exit 2; }
 { ./configure --with-cuda && make -j"$jobs"; } >"$out/build.log" 2>&1 || { note "build failed (build.log)"; tail -30 "$out/build.log"; exit 1; }
 note "built: $(grep -E 'CUDA:' "$out/build.log" | tail -1)"
-HARNESS_GPU_TESTS=1 make -j"$jobs" check >"$out/check.log" 2>&1 || bad "make check (check.log)"
+if ! HARNESS_GPU_TESTS=1 make -j"$jobs" check >"$out/check.log" 2>&1; then
+    bad "make check (check.log; the failed tests' logs in testlogs/)"
+    mkdir -p "$out/testlogs"
+    for t in $(sed -n 's/^\(FAIL\|ERROR\): //p' "$out/check.log"); do cp "${t%.*}.log" "$out/testlogs/" 2>/dev/null; done
+fi
 grep -E '^# (TOTAL|PASS|SKIP|FAIL|ERROR)' "$out/check.log" | tee -a "$out/run.log"
 
 # ---- every CUDA variant, per dtype ------------------------------------------

@@ -12,28 +12,27 @@ if grep -q '^#define HAVE_CUDA 1' "$top_builddir/build_config.h"; then
     grep -q 'rms_norm/cuda' "$SCRATCH/out" || fail "list does not show rms_norm/cuda"
 fi
 
-if [ "$(nvidia-smi -L 2>/dev/null | wc -l)" -eq 0 ]; then
-    expect_exit 3 "--device cuda without a GPU" "$HARNESS" run "$TINY" --device cuda --output-dir "$out"
-    expect_err "device cuda: " "names the device"
-    expect_err "--device cpu" "says how to run on the CPU"
-    [ "$(wc -l <"$SCRATCH/err")" -eq 1 ] || fail "--device cuda: more than one line on stderr"
-    [ ! -e "$out" ] || { fail "--device cuda left $out behind"; rm -rf "$out"; }
+# tests/setup hides every GPU from this test (CUDA_VISIBLE_DEVICES is empty).
+expect_exit 3 "--device cuda without a GPU" "$HARNESS" run "$TINY" --device cuda --output-dir "$out"
+expect_err "device cuda: " "names the device"
+expect_err "--device cpu" "says how to run on the CPU"
+[ "$(wc -l <"$SCRATCH/err")" -eq 1 ] || fail "--device cuda: more than one line on stderr"
+[ ! -e "$out" ] || { fail "--device cuda left $out behind"; rm -rf "$out"; }
 
-    expect_exit 0 "device auto without a GPU" "$HARNESS" run "$TINY" --device auto --output-dir "$out" --quiet
-    expect_err "device auto: running on the CPU" "auto says where it ran"
-    rm -rf "$out"
+expect_exit 0 "device auto without a GPU" "$HARNESS" run "$TINY" --device auto --output-dir "$out" --quiet
+expect_err "device auto: running on the CPU" "auto says where it ran"
+rm -rf "$out"
 
-    for kv in schedule.timing=batch schedule.flush_l2=true schedule.cuda_graph=true device_index=1; do
-        key=${kv%%=*}
-        expect_exit 2 "$kv on the CPU" "$HARNESS" run "$TINY" --set "$kv" --output-dir "$out"
-        expect_err "$key: applies to CUDA runs only" "$kv: names the key"
-        [ ! -e "$out" ] || { fail "$kv left $out behind"; rm -rf "$out"; }
-    done
-    # Their defaults are fine anywhere.
-    expect_exit 0 "defaults of the CUDA keys on the CPU" "$HARNESS" run "$TINY" --set schedule.timing=per_step \
-        --set schedule.flush_l2=false --set device_index=0 --output-dir "$out" --quiet
-    rm -rf "$out"
-fi
+for kv in schedule.timing=batch schedule.flush_l2=true schedule.cuda_graph=true device_index=1; do
+    key=${kv%%=*}
+    expect_exit 2 "$kv on the CPU" "$HARNESS" run "$TINY" --set "$kv" --output-dir "$out"
+    expect_err "$key: applies to CUDA runs only" "$kv: names the key"
+    [ ! -e "$out" ] || { fail "$kv left $out behind"; rm -rf "$out"; }
+done
+# Their defaults are fine anywhere.
+expect_exit 0 "defaults of the CUDA keys on the CPU" "$HARNESS" run "$TINY" --set schedule.timing=per_step \
+    --set schedule.flush_l2=false --set device_index=0 --output-dir "$out" --quiet
+rm -rf "$out"
 
 # Wherever it runs: batch has no per-step samples for the auto stopping rule.
 expect_exit 2 "timing: batch with measurement_steps: auto" "$HARNESS" run "$TINY" --set schedule.timing=batch \
