@@ -57,10 +57,13 @@ static int write_memory_report(const harness_experiment *exp, const harness_summ
     snprintf(subtitle, sizeof subtitle, "%s on %s (%s), started %s; memory sampled every %lld steps and at each "
              "phase edge", s->cfg->name, s->env.host, s->device_name, s->env.started_at,
              (long long)s->cfg->memory_log_steps);
+    /* A GPU run's report is of device memory, as its profiler followed. */
+    const harness_alloc_tracker *mem = s->device_mem ? s->device_mem : s->mem;
     harness_memory_report_input in = {
         .title = title, .device = s->device, .subtitle = subtitle, .log = &prof->memory,
-        .peak_allocated = s->mem->peak_bytes, .peak_reserved = prof->memory.peak_reserved,
-        .at_peak = s->mem->at_peak, .n_at_peak = s->mem->n_at_peak,
+        .peak_allocated = mem->peak_bytes, .peak_reserved = prof->memory.peak_reserved,
+        .at_peak = mem->at_peak, .n_at_peak = mem->n_at_peak,
+        .device_total = s->device_mem && s->backend ? s->backend->info.total_bytes : 0,
     };
     char *html = harness_memory_report_html(&in);
     int rc = write_text(exp, harness_rank_file(name, sizeof name, "profiler_memory", s->world_size, s->rank, "html"),

@@ -241,7 +241,9 @@ int harness_run_point(harness_session *session, const harness_prepared *p, harne
     harness_datagen gen;
     harness_datagen_init(&gen, p->cfg->generator, p->cfg->seed);
     harness_profiler prof;
-    start_profiler(&prof, p->cfg, b, &mem, is_profiled(p->cfg, s.rank), session->opts->quiet);
+    /* On a GPU the memory the profiler follows is the device's. */
+    start_profiler(&prof, p->cfg, b, on_device ? &device_mem : &mem, is_profiled(p->cfg, s.rank),
+                   session->opts->quiet);
     instance in = {.v = &p->entry->variant};
     harness_instance_init(&in.inst, in.v, p->cfg, &mem, &gen);
     in.inst.rank = session->dist.rank;

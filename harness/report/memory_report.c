@@ -663,6 +663,8 @@ char *harness_memory_report_html(const harness_memory_report_input *in)
     fputs("<table class=\"figures\">\n<tbody>\n", b);
     emit_figure_row(b, alloc_label, "peak-allocated", in->peak_allocated);
     emit_figure_row(b, res_label, "peak-reserved", in->peak_reserved);
+    if (in->device_total)
+        emit_figure_row(b, "device memory (total)", "device-total", in->device_total);
     fprintf(b, "<tr><th>samples</th><td id=\"samples\" class=\"num\" data-count=\"%zu\">%zu</td></tr>\n", n, n);
     if (n) {
         const harness_memory_sample *s = log->samples;

@@ -7,6 +7,7 @@
  *   <td id="peak-allocated" data-bytes="N">     the input's peak_allocated
  *   <td id="peak-reserved" data-bytes="N">      the input's peak_reserved
  *   <td id="samples" data-count="N">            log->n
+ *   <td id="device-total" data-bytes="N">       device_total, when it is not 0
  *   <svg id="memory-timeline" ...>              exactly one <svg> in the file
  *   <circle id="peak-marker" data-bytes="N" data-step="S">   when peak > 0 and n > 0
  *   <polyline|circle id="series-allocated|series-reserved|series-peak"
@@ -33,6 +34,7 @@ typedef struct harness_memory_report_input {
     uint64_t peak_reserved;
     const harness_allocation *at_peak; /* not modified; NULL when n_at_peak is 0 */
     size_t n_at_peak;
+    uint64_t device_total;         /* a GPU's memory size (a row of its own); 0: not a GPU */
 } harness_memory_report_input;
 
 /* Samples drawn as they are up to this many; past it, the step range is cut

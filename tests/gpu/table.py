@@ -1,7 +1,10 @@
 """The table of tests/gpu/run.sh: one row per CUDA run (variant, dtype) with
 the harness's figures and, where PyTorch has the same op, its time on the
 same shape and dtype, timed the same way (one CUDA event pair per call,
-median over the calls after a warmup).
+median over the calls after a warmup); and the device's own copy rate for
+the same bytes (a device-to-device copy of half the step's bytes, so read
+plus write equal the step's traffic), the practical bandwidth limit that a
+memory-bound kernel is judged against beside the datasheet peak.
 
     usage: python3 tests/gpu/table.py EXPERIMENTS_DIR
 """
@@ -52,6 +55,15 @@ def torch_attention(cfg):
     return torch_median_ns(lambda: f(q, k, v, is_causal=bool(cfg.get("causal")), enable_gqa=kv != h))
 
 
+def copy_gbps(bytes_per_step):
+    """GB/s of a device-to-device copy moving bytes_per_step (read + write)."""
+    import torch
+    n = max(int(bytes_per_step) // 2, 1)
+    src = torch.empty(n, dtype=torch.uint8, device="cuda")
+    dst = torch.empty_like(src)
+    return 2 * n / torch_median_ns(lambda: dst.copy_(src))
+
+
 TORCH_OPS = {"rms_norm": torch_rms_norm, "attention": torch_attention}
 
 
@@ -73,15 +85,23 @@ def main():
                 print(f"torch {family}: {e}", file=sys.stderr)
         t, tp, rf = s["timing"], s.get("throughput") or {}, s.get("roofline") or {}
         median = t.get("median")
+        copy = None
+        if tp.get("bytes_per_step"):
+            try:
+                copy = copy_gbps(tp["bytes_per_step"])
+            except Exception as e:
+                print(f"torch copy: {e}", file=sys.stderr)
         rows.append([
             s["component"]["variant_key"], cfg.get("dtype", "-"), s["validation"]["status"],
             fmt(median and median / 1e3, ".2f"), fmt(tp.get("gb_per_s"), ".0f"),
             fmt(tp.get("gflop_per_s") and tp["gflop_per_s"] / 1e3, ".2f"),
-            fmt(rf.get("percent_of_peak_bandwidth"), ".1f"), fmt(rf.get("percent_of_peak_flops"), ".1f"),
+            fmt(rf.get("percent_of_peak_bandwidth"), ".1f"),
+            fmt(copy and tp.get("gb_per_s") and tp["gb_per_s"] / copy, ".2f"),
+            fmt(rf.get("percent_of_peak_flops"), ".1f"),
             fmt(torch_ns and torch_ns / 1e3, ".2f"),
             fmt(torch_ns and median and torch_ns / median, ".2f"),
         ])
-    head = ["variant", "dtype", "check", "median us", "GB/s", "TFLOP/s", "% peak BW", "% peak FLOP/s",
+    head = ["variant", "dtype", "check", "median us", "GB/s", "TFLOP/s", "% peak BW", "of copy", "% peak FLOP/s",
             "torch us", "torch / ours"]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))

@@ -27,6 +27,10 @@ g = s["env"]["gpu_device"]
 assert g["name"] and g["sm_count"] > 0 and g["memory_bytes"] > 0, g
 d = s["memory"]["device"]
 assert d["peak_tracked_bytes"] > 0 and 0 < d["used_bytes"] <= d["total_bytes"], d
+# The memory report follows device memory on a GPU run.
+html = open(glob.glob(folder + "/*/profiler_memory_ranks_1_rank_0.html")[0]).read()
+assert f'id="peak-allocated" class="num" data-bytes="{d["peak_tracked_bytes"]}"' in html, "report's peak"
+assert f'id="device-total" class="num" data-bytes="{d["total_bytes"]}"' in html, "report's device size"
 if not expect_kernels:
     assert s["gpu_kernels"] is None, s["gpu_kernels"]
     sys.exit(0)

@@ -221,6 +221,30 @@ static void test_figures_are_exact(void **state)
     free(log.samples);
 }
 
+/* A GPU run: the device's size is a row of its own, the wording is the
+ * device's; a CPU run has no such row. */
+static void test_device_memory(void **state)
+{
+    (void)state;
+    harness_memory_log log = make_run(4, 1, 2, 5, 64 * MIB);
+    harness_allocation at[1] = {alloc_of(64 * MIB, "x", "rms_norm/cuda")};
+    harness_memory_report_input in = {.title = "rms_norm/cuda - rank 0 of 1", .device = "cuda", .log = &log,
+                                      .peak_allocated = 64 * MIB, .peak_reserved = log.peak_reserved,
+                                      .at_peak = at, .n_at_peak = 1, .device_total = 80ull << 30};
+    char *html = harness_memory_report_html(&in);
+    assert_self_contained(html);
+    assert_true(attr_after(html, "id=\"device-total\"", "data-bytes") == 80ull << 30);
+    assert_non_null(strstr(html, "tracked device allocations"));
+    assert_non_null(strstr(html, "device memory in use"));
+    free(html);
+    in.device = "cpu";
+    in.device_total = 0;
+    html = harness_memory_report_html(&in);
+    assert_null(strstr(html, "device-total"));
+    free(html);
+    free(log.samples);
+}
+
 static void test_units(void **state)
 {
     (void)state;
@@ -525,6 +549,7 @@ int main(void)
     write_sample();
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_figures_are_exact),
+        cmocka_unit_test(test_device_memory),
         cmocka_unit_test(test_units),
         cmocka_unit_test(test_strings_are_escaped),
         cmocka_unit_test(test_allocations_sorted),
