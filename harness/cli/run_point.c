@@ -203,6 +203,27 @@ static int run_component(const harness_prepared *p, instance *in, harness_summar
     return 0;
 }
 
+/* One folder per job: rank 0 makes it and writes the config copies, then
+ * names it to the other ranks ("" when it failed, so they stop too). */
+static int make_folder(harness_dist *d, const harness_prepared *p, harness_experiment *exp, harness_error *err)
+{
+    int rc = 0;
+    if (d->rank == 0)
+        rc = harness_experiment_create(exp, p->cfg->output_dir, time(NULL), p->hash8, err) != 0 ||
+             harness_write_config_copies(exp, p, err) != 0;
+    if (d->world_size == 1)
+        return rc ? err->code : 0;
+    if (rc)
+        exp->dir[0] = '\0';
+    harness_error berr = {0};
+    if (d->ops->broadcast_string(d, 0, exp->dir, sizeof exp->dir, &berr) != 0 && !rc)
+        *err = berr;
+    else if (!rc && !exp->dir[0])
+        harness_error_set(err, HARNESS_EXIT_RUNTIME, "rank %d: rank 0 could not create the experiment folder",
+                          d->rank);
+    return err->code;
+}
+
 int harness_run_point(harness_session *session, const harness_prepared *p, harness_point_result *res)
 {
     harness_error err = {0};
@@ -228,8 +249,7 @@ int harness_run_point(harness_session *session, const harness_prepared *p, harne
     s.plugin_path = p->registry.plugins[p->entry->plugin].path;
 
     harness_experiment exp;
-    if (harness_experiment_create(&exp, p->cfg->output_dir, time(NULL), p->hash8, &err) != 0 ||
-        harness_write_config_copies(&exp, p, &err) != 0)
+    if (make_folder(&session->dist, p, &exp, &err) != 0)
         return harness_error_report(&err);
     res->dir = strdup(exp.dir);
 

@@ -1,0 +1,41 @@
+#!/bin/sh
+# Multi-rank runs under mpirun: one experiment folder per job with a file set
+# per rank, each rank's summary naming its rank and the world size; and a
+# build without MPI refusing a launcher's ranks instead of running them alone.
+. "$top_builddir/tests/setup"
+TINY="$CONFIGS/rms_norm_tiny.yaml"
+
+if ! grep -q '^#define HAVE_MPI 1' "$top_builddir/build_config.h"; then
+    # What Open MPI's mpirun sets in each rank's environment.
+    out="$SCRATCH/nompi"
+    OMPI_COMM_WORLD_SIZE=2 OMPI_COMM_WORLD_RANK=1 expect_exit 2 "a build without MPI under mpirun" \
+        "$HARNESS" run "$TINY" --output-dir "$out"
+    expect_err "built without MPI" "says why"
+    expect_err "OMPI_COMM_WORLD_SIZE=2" "names what it saw"
+    [ ! -e "$out" ] || fail "left a folder"
+    finish
+fi
+command -v mpirun >/dev/null || { echo "skip: MPI build but no mpirun"; exit 77; }
+
+# Root is allowed in tests (CI runs as root); more ranks than cores is fine here.
+MPIRUN="mpirun --allow-run-as-root --oversubscribe --mca btl self,vader"
+for np in 2 3; do
+    out="$SCRATCH/np$np"
+    expect_exit 0 "mpirun -np $np" $MPIRUN -np $np "$HARNESS" run "$TINY" --output-dir "$out" --quiet
+    [ "$(ls "$out" | wc -l)" -eq 1 ] || fail "np $np: $(ls "$out" | wc -l) folders, one expected"
+    dir=$(ls -d "$out"/*)
+    python3 - "$dir" $np <<'PY' || fail "np $np: per-rank files"
+import json, os, sys
+d, n = sys.argv[1], int(sys.argv[2])
+files = set(os.listdir(d))
+for r in range(n):
+    s = json.load(open(f"{d}/summary_ranks_{n}_rank_{r}.json"))
+    assert s["rank"] == r and s["world_size"] == n and s["status"] == "ok", (r, s["rank"], s["status"])
+    assert f"profiler_summary_ranks_{n}_rank_{r}.txt" in files
+# profiled_ranks defaults to [0]: only rank 0 writes a trace.
+assert f"profiler_trace_ranks_{n}_rank_0.json" in files
+assert not any(f.startswith("profiler_trace") and not f.endswith("rank_0.json") for f in files), files
+assert "resolved_config.yaml" in files
+PY
+done
+finish
