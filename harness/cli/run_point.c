@@ -13,6 +13,7 @@
 
 #include "backend/gpu_probe.h"
 #include "cli/artifacts.h"
+#include "cli/ranks.h"
 #include "report/experiment.h"
 #include "report/summary.h"
 #include "run/datagen.h"
@@ -203,28 +204,7 @@ static int run_component(const harness_prepared *p, instance *in, harness_summar
     return 0;
 }
 
-/* One folder per job: rank 0 makes it and writes the config copies, then
- * names it to the other ranks ("" when it failed, so they stop too). */
-static int make_folder(harness_dist *d, const harness_prepared *p, harness_experiment *exp, harness_error *err)
-{
-    int rc = 0;
-    if (d->rank == 0)
-        rc = harness_experiment_create(exp, p->cfg->output_dir, time(NULL), p->hash8, err) != 0 ||
-             harness_write_config_copies(exp, p, err) != 0;
-    if (d->world_size == 1)
-        return rc ? err->code : 0;
-    if (rc)
-        exp->dir[0] = '\0';
-    harness_error berr = {0};
-    if (d->ops->broadcast_string(d, 0, exp->dir, sizeof exp->dir, &berr) != 0 && !rc)
-        *err = berr;
-    else if (!rc && !exp->dir[0])
-        harness_error_set(err, HARNESS_EXIT_RUNTIME, "rank %d: rank 0 could not create the experiment folder",
-                          d->rank);
-    return err->code;
-}
-
-int harness_run_point(harness_session *session, const harness_prepared *p, harness_point_result *res)
+static int run_point_here(harness_session *session, const harness_prepared *p, harness_point_result *res)
 {
     harness_error err = {0};
     *res = (harness_point_result){.status = "not run"};
@@ -249,7 +229,8 @@ int harness_run_point(harness_session *session, const harness_prepared *p, harne
     s.plugin_path = p->registry.plugins[p->entry->plugin].path;
 
     harness_experiment exp;
-    if (make_folder(&session->dist, p, &exp, &err) != 0)
+    if (harness_ranks_agree(&session->dist, p, &err) != 0 ||
+        harness_ranks_make_folder(&session->dist, p, &exp, &err) != 0)
         return harness_error_report(&err);
     res->dir = strdup(exp.dir);
 
@@ -325,3 +306,18 @@ int harness_run_point(harness_session *session, const harness_prepared *p, harne
     return code;
 }
 
+
+int harness_run_point(harness_session *session, const harness_prepared *p, harness_point_result *res)
+{
+    int code = run_point_here(session, p, res);
+    harness_dist *d = &session->dist;
+    if (code != 0 && code != HARNESS_EXIT_INTERRUPTED && d->world_size > 1) {
+        /* The other ranks would wait for this one at their next barrier:
+         * stop the job now, naming this rank (its error is printed above,
+         * its folder files say failed). */
+        char msg[64];
+        snprintf(msg, sizeof msg, "this rank's run failed (exit %d, the error above)", code);
+        d->ops->abort(d, code, msg);
+    }
+    return code;
+}

@@ -40,6 +40,7 @@ int harness_session_init(harness_session *s, const harness_cli_opts *opts, harne
 #ifdef HAVE_MPI
     if (harness_dist_mpi_init(&s->dist, err) != 0)
         return err->code;
+    harness_error_set_rank(s->dist.rank, s->dist.world_size);
     share_cores(&s->dist);
     return 0;
 #else

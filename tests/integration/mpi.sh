@@ -38,4 +38,32 @@ assert not any(f.startswith("profiler_trace") and not f.endswith("rank_0.json") 
 assert "resolved_config.yaml" in files
 PY
 done
+
+# Ranks that resolved different configs (an MPMD launch): exit 2, naming the rank.
+out="$SCRATCH/mismatch"
+expect_exit 2 "ranks with different configs" $MPIRUN -np 1 "$HARNESS" run "$TINY" --output-dir "$out" : \
+    -np 1 "$HARNESS" run "$TINY" --set component.config.hidden_size=9 --output-dir "$out"
+expect_err "ranks disagree: rank 1 has config" "names the rank that differs"
+[ ! -e "$out" ] || fail "a config mismatch left a folder"
+
+# One rank's steps fail: the job ends at once (not in a barrier), non-zero,
+# naming the rank; the failing rank's summary says failed.
+mkdir -p "$SCRATCH/plugins"
+cp "$top_builddir/tests/fixtures/.libs/rank_fail.so" "$SCRATCH/plugins/"
+cat >"$SCRATCH/rank_fail.yaml" <<'YAML'
+schedule: {warmup_steps: 2, wait_steps: 1, measurement_steps: 50, repeat: 3}
+component: {variant_key: rank_fail}
+YAML
+out="$SCRATCH/fail"
+start=$(date +%s)
+$MPIRUN -np 2 timeout 60 "$HARNESS" run "$SCRATCH/rank_fail.yaml" --plugin-path "$SCRATCH/plugins" \
+    --output-dir "$out" --quiet >"$SCRATCH/out" 2>"$SCRATCH/err"
+rc=$?
+took=$(( $(date +%s) - start ))
+[ $rc -ne 0 ] && pass "a failing rank fails the job (exit $rc)" || fail "a failing rank: mpirun exit 0"
+[ $took -le 10 ] && pass "the job ended in ${took}s" || fail "the job took ${took}s to end"
+expect_err "rank 1 of 2: this rank's run failed" "names the failing rank"
+expect_err "rank_fail: rank 1 fails on purpose" "gives the plugin's message"
+grep -q '"status":[[:space:]]*"failed"' "$out"/*/summary_ranks_2_rank_1.json 2>/dev/null \
+    && pass "rank 1's summary says failed" || fail "rank 1's summary does not say failed"
 finish
