@@ -6,6 +6,8 @@
 #include <time.h>
 
 #include "cli/artifacts.h"
+#include "report/job_summary.h"
+#include "util/fsutil.h"
 
 /* What must be the same on every rank: the resolved config's hash, the
  * variant and the plugin's file name (the path may differ per node). */
@@ -86,4 +88,31 @@ int harness_ranks_make_folder(harness_dist *d, const harness_prepared *p, harnes
         harness_error_set(err, HARNESS_EXIT_RUNTIME, "rank %d: rank 0 could not create the experiment folder",
                           d->rank);
     return err->code;
+}
+
+static int write_file(const harness_experiment *exp, const char *name, char *text, harness_error *err)
+{
+    char path[4400];
+    if (!text)
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory writing %s", name);
+    int rc = harness_write_atomic(harness_experiment_path(exp, name, path, sizeof path), text, strlen(text), err);
+    free(text);
+    return rc;
+}
+
+int harness_ranks_write_job_summary(harness_dist *d, const harness_summary *s, const harness_experiment *exp,
+                                    harness_error *err)
+{
+    if (d->world_size == 1)
+        return 0;
+    harness_rank_figures mine, *all = NULL;
+    harness_rank_figures_of(s, &mine);
+    if (d->rank == 0 && !(all = calloc((size_t)d->world_size, sizeof *all)))
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
+    int rc = d->ops->gather(d, &mine, sizeof mine, all, err);
+    if (rc == 0 && d->rank == 0)
+        rc = write_file(exp, "summary.json", harness_job_summary_json(all, d->world_size, s->variant_key), err) ||
+             write_file(exp, "summary.txt", harness_job_summary_text(all, d->world_size, s->variant_key), err);
+    free(all);
+    return rc ? err->code : 0;
 }

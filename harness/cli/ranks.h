@@ -8,6 +8,7 @@
 #include "cli/commands.h"
 #include "dist/dist.h"
 #include "report/experiment.h"
+#include "report/summary.h"
 
 /* 0 when every rank has p's config hash, variant and plugin file; else
  * err (exit 2) on every rank, naming the ranks that differ from rank 0. */
@@ -17,5 +18,12 @@ int harness_ranks_agree(harness_dist *d, const harness_prepared *p, harness_erro
  * its path in exp. 0 or err on every rank. */
 int harness_ranks_make_folder(harness_dist *d, const harness_prepared *p, harness_experiment *exp,
                               harness_error *err);
+
+/* After a rank's own files: rank 0 gathers every rank's figures and writes
+ * the cross-rank summary.json and summary.txt (report/job_summary.h).
+ * Only for ranks whose run succeeded: a failed rank stops the job instead
+ * of meeting the others here. 0 or err. */
+int harness_ranks_write_job_summary(harness_dist *d, const harness_summary *s, const harness_experiment *exp,
+                                    harness_error *err);
 
 #endif

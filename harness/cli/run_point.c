@@ -274,7 +274,8 @@ static int run_point_here(harness_session *session, const harness_prepared *p, h
     harness_error werr = {0};
     if (harness_summary_compute(&s) != 0) {
         harness_error_set(&werr, HARNESS_EXIT_RUNTIME, "out of memory computing statistics");
-    } else if (harness_write_artifacts(&exp, &s, &prof, &werr) == 0) {
+    } else if (harness_write_artifacts(&exp, &s, &prof, &werr) == 0 && session->dist.rank == 0) {
+        /* Rank 0 speaks for a job on stdout; every rank's figures are in its files. */
         if (session->opts->quiet)
             printf("%s\n", exp.dir);
         else {
@@ -290,6 +291,10 @@ static int run_point_here(harness_session *session, const harness_prepared *p, h
     if (werr.code) {
         harness_error_report(&werr);
         code = code ? code : werr.code;
+    }
+    if (code == 0 && harness_ranks_write_job_summary(&session->dist, &s, &exp, &werr) != 0) {
+        harness_error_report(&werr);
+        code = werr.code;
     }
     res->status = s.status;
     if (s.overall.n && s.overall.median > 0) {

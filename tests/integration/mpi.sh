@@ -36,6 +36,15 @@ for r in range(n):
 assert f"profiler_trace_ranks_{n}_rank_0.json" in files
 assert not any(f.startswith("profiler_trace") and not f.endswith("rank_0.json") for f in files), files
 assert "resolved_config.yaml" in files
+# The cross-rank summary agrees with the ranks' own.
+job = json.load(open(f"{d}/summary.json"))
+assert job["world_size"] == n and job["status"] == "ok" and "summary.txt" in files
+medians = [json.load(open(f"{d}/summary_ranks_{n}_rank_{r}.json"))["timing"]["median"] for r in range(n)]
+assert [x["median_ns"] for x in job["ranks"]] == medians, (job["ranks"], medians)
+a = job["across_ranks"]
+assert a["max_median"] == max(medians) and a["min_median"] == min(medians)
+assert a["slowest_rank"] == medians.index(max(medians))
+assert abs(a["skew"] - max(medians) / min(medians)) < 1e-12
 PY
 done
 
