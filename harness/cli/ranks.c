@@ -49,8 +49,21 @@ static void compare_identities(const rank_identity *all, int n, char *verdict, s
     }
 }
 
+/* profiled_ranks names ranks of this job: known only now, at run time. */
+static int check_profiled_ranks(const harness_dist *d, const harness_config *c, harness_error *err)
+{
+    for (size_t i = 0; !c->profile_all_ranks && i < c->n_profiled_ranks; i++)
+        if (c->profiled_ranks[i] >= d->world_size)
+            return harness_error_set(err, HARNESS_EXIT_USAGE, "profiling.profiled_ranks: rank %d is outside this "
+                                     "job of %d rank%s (0..%d); use ranks of the job, or all", (int)c->profiled_ranks[i],
+                                     d->world_size, d->world_size == 1 ? "" : "s", d->world_size - 1);
+    return 0;
+}
+
 int harness_ranks_agree(harness_dist *d, const harness_prepared *p, harness_error *err)
 {
+    if (check_profiled_ranks(d, p->cfg, err) != 0)
+        return err->code;
     if (d->world_size == 1)
         return 0;
     rank_identity mine, *all = NULL;

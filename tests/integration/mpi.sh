@@ -48,6 +48,19 @@ assert abs(a["skew"] - max(medians) / min(medians)) < 1e-12
 PY
 done
 
+# Only the profiled ranks write a trace and a memory report.
+out="$SCRATCH/profiled"
+expect_exit 0 "profiled_ranks [1] of 2" $MPIRUN -np 2 "$HARNESS" run "$TINY" --output-dir "$out" --quiet \
+    --set 'profiling.profiled_ranks=[1]'
+dir=$(ls -d "$out"/*)
+[ -e "$dir/profiler_trace_ranks_2_rank_1.json" ] && [ -e "$dir/profiler_memory_ranks_2_rank_1.html" ] \
+    || fail "the profiled rank 1 wrote no trace or memory report"
+[ ! -e "$dir/profiler_trace_ranks_2_rank_0.json" ] && [ ! -e "$dir/profiler_memory_ranks_2_rank_0.html" ] \
+    || fail "the unprofiled rank 0 wrote a trace or memory report"
+expect_exit 2 "profiled_ranks [2] of 2" $MPIRUN -np 2 "$HARNESS" run "$TINY" --output-dir "$out" \
+    --set 'profiling.profiled_ranks=[2]'
+expect_err "rank 2 is outside this job of 2 ranks (0..1)" "names the rank and the job's size"
+
 # Ranks that resolved different configs (an MPMD launch): exit 2, naming the rank.
 out="$SCRATCH/mismatch"
 expect_exit 2 "ranks with different configs" $MPIRUN -np 1 "$HARNESS" run "$TINY" --output-dir "$out" : \
