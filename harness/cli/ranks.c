@@ -113,19 +113,52 @@ static int write_file(const harness_experiment *exp, const char *name, char *tex
     return rc;
 }
 
+/* sync_steps: every rank's samples at rank 0, when all measured the same
+ * number of steps (they did, unless one was interrupted); the straggler
+ * counts into counts (rank 0), or counts left NULL. */
+static int gather_stragglers(harness_dist *d, const harness_summary *s, const harness_rank_figures *all,
+                             size_t **counts, harness_error *err)
+{
+    char same[2] = "1";
+    for (int r = 1; d->rank == 0 && r < d->world_size; r++)
+        if (all[r].n != all[0].n)
+            same[0] = '0';
+    if (d->ops->broadcast_string(d, 0, same, sizeof same, err) != 0)
+        return err->code;
+    size_t n = s->run ? s->run->n_samples : 0;
+    if (same[0] != '1' || n == 0)
+        return 0;
+    double *samples = d->rank == 0 ? malloc(sizeof *samples * n * (size_t)d->world_size) : NULL;
+    if (d->rank == 0 && (!samples || !(*counts = malloc(sizeof **counts * (size_t)d->world_size)))) {
+        free(samples);
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory gathering the ranks' samples");
+    }
+    int rc = d->ops->gather(d, s->run->samples_ns, sizeof *samples * n, samples, err);
+    if (rc == 0 && d->rank == 0)
+        harness_job_stragglers(samples, d->world_size, n, *counts);
+    free(samples);
+    return rc ? err->code : 0;
+}
+
 int harness_ranks_write_job_summary(harness_dist *d, const harness_summary *s, const harness_experiment *exp,
                                     harness_error *err)
 {
     if (d->world_size == 1)
         return 0;
     harness_rank_figures mine, *all = NULL;
+    size_t *stragglers = NULL;
     harness_rank_figures_of(s, &mine);
     if (d->rank == 0 && !(all = calloc((size_t)d->world_size, sizeof *all)))
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
     int rc = d->ops->gather(d, &mine, sizeof mine, all, err);
+    if (rc == 0 && s->cfg->sync_steps)
+        rc = gather_stragglers(d, s, all, &stragglers, err);
     if (rc == 0 && d->rank == 0)
-        rc = write_file(exp, "summary.json", harness_job_summary_json(all, d->world_size, s->variant_key), err) ||
-             write_file(exp, "summary.txt", harness_job_summary_text(all, d->world_size, s->variant_key), err);
+        rc = write_file(exp, "summary.json",
+                        harness_job_summary_json(all, d->world_size, s->variant_key, stragglers), err) ||
+             write_file(exp, "summary.txt",
+                        harness_job_summary_text(all, d->world_size, s->variant_key, stragglers), err);
     free(all);
+    free(stragglers);
     return rc ? err->code : 0;
 }

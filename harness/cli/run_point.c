@@ -86,6 +86,15 @@ typedef struct schedule_observers {
     harness_runner_hooks profiler;
 } schedule_observers;
 
+/* sync_steps: every measured step starts together on all ranks, so a
+ * step's skew is the ranks' own, not inherited from the step before. */
+static int observe_step_begin(void *arg, int window, int64_t index, harness_error *err)
+{
+    (void)window;
+    (void)index;
+    return harness_dist_barrier(((schedule_observers *)arg)->dist, err);
+}
+
 static int observe_phase_begin(void *arg, harness_phase phase, int window, harness_error *err)
 {
     schedule_observers *o = arg;
@@ -106,10 +115,11 @@ static void observe_run_end(void *arg)
     o->profiler.run_end(o->profiler.arg);
 }
 
-static harness_runner_hooks observer_hooks(schedule_observers *o)
+static harness_runner_hooks observer_hooks(schedule_observers *o, int sync_steps)
 {
     return (harness_runner_hooks){.arg = o, .phase_begin = observe_phase_begin, .step_end = observe_step_end,
-                                  .run_end = observe_run_end};
+                                  .run_end = observe_run_end,
+                                  .step_begin = sync_steps && o->dist->world_size > 1 ? observe_step_begin : NULL};
 }
 
 /* The one place that decides whether a reference check passed. A check
@@ -172,7 +182,7 @@ static int run_component(const harness_prepared *p, instance *in, harness_summar
         .nvtx = c->nvtx && strcmp(p->device, "cuda") == 0,
     };
     schedule_observers obs = {.dist = &session->dist, .profiler = harness_profiler_hooks(prof)};
-    harness_runner_hooks hooks = observer_hooks(&obs);
+    harness_runner_hooks hooks = observer_hooks(&obs, (int)p->cfg->sync_steps);
     harness_step_fn step = step_instance;
     const harness_backend *b = &session->backend;
     if (b->opts.cuda_graph && b->ops->capture) {

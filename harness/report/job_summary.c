@@ -27,6 +27,19 @@ void harness_rank_figures_of(const harness_summary *s, harness_rank_figures *out
         out->window_median_ns[i] = s->windows[i].median;
 }
 
+void harness_job_stragglers(const double *samples, int ranks, size_t n, size_t *counts)
+{
+    for (int r = 0; r < ranks; r++)
+        counts[r] = 0;
+    for (size_t i = 0; i < n && ranks > 0; i++) {
+        int slowest = 0;
+        for (int r = 1; r < ranks; r++)
+            if (samples[(size_t)r * n + i] > samples[(size_t)slowest * n + i])
+                slowest = r;
+        counts[slowest]++;
+    }
+}
+
 /* Across the ranks that measured something. */
 typedef struct across {
     int n;                         /* ranks with a median */
@@ -82,7 +95,8 @@ static void add_rank_or_null(cJSON *o, const char *key, int rank)
         cJSON_AddNullToObject(o, key);
 }
 
-char *harness_job_summary_json(const harness_rank_figures *r, int n, const char *variant_key)
+char *harness_job_summary_json(const harness_rank_figures *r, int n, const char *variant_key,
+                               const size_t *stragglers)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON_AddStringToObject(root, "schema", "harness.job_summary/1");
@@ -100,6 +114,10 @@ char *harness_job_summary_json(const harness_rank_figures *r, int n, const char 
         cJSON_AddNumberToObject(o, "p90_ns", r[i].p90_ns);
         cJSON_AddNumberToObject(o, "gb_per_s", r[i].gb_per_s);
         cJSON_AddNumberToObject(o, "gflop_per_s", r[i].gflop_per_s);
+        if (stragglers)
+            cJSON_AddNumberToObject(o, "straggler_steps", (double)stragglers[i]);
+        else
+            cJSON_AddNullToObject(o, "straggler_steps");
         cJSON_AddItemToArray(ranks, o);
         failed |= strcmp(r[i].status, "ok") != 0;
     }
@@ -129,7 +147,8 @@ char *harness_job_summary_json(const harness_rank_figures *r, int n, const char 
     return text;
 }
 
-char *harness_job_summary_text(const harness_rank_figures *r, int n, const char *variant_key)
+char *harness_job_summary_text(const harness_rank_figures *r, int n, const char *variant_key,
+                               const size_t *stragglers)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -152,6 +171,11 @@ char *harness_job_summary_text(const harness_rank_figures *r, int n, const char 
         double ns;
         int who = slowest_in_window(r, n, w, &ns);
         fprintf(f, "window %d: slowest rank %d (median %.1f ns)\n", w, who, ns);
+    }
+    if (stragglers) {
+        fputs("synchronized steps (sync_steps): the slowest rank of each step, how often:", f);
+        for (int i = 0; i < n; i++)
+            fprintf(f, " rank %d %zu%s", r[i].rank, stragglers[i], i + 1 < n ? "," : "\n");
     }
     if (fclose(f) != 0) {
         free(buf);

@@ -25,9 +25,17 @@ typedef struct harness_rank_figures {
 
 void harness_rank_figures_of(const harness_summary *s, harness_rank_figures *out);
 
+/* sync_steps: the ranks started each measured step together, so step i of
+ * every rank is one event; counts[r] gets how many steps rank r was the
+ * slowest of (ties to the lower rank). samples: ranks rows of n. */
+void harness_job_stragglers(const double *samples, int ranks, size_t n, size_t *counts);
+
 /* The two files' text (malloc'ed; NULL out of memory) for n ranks in rank
- * order. */
-char *harness_job_summary_json(const harness_rank_figures *ranks, int n, const char *variant_key);
-char *harness_job_summary_text(const harness_rank_figures *ranks, int n, const char *variant_key);
+ * order; stragglers: harness_job_stragglers' counts, or NULL when the steps
+ * were not synchronized. */
+char *harness_job_summary_json(const harness_rank_figures *ranks, int n, const char *variant_key,
+                               const size_t *stragglers);
+char *harness_job_summary_text(const harness_rank_figures *ranks, int n, const char *variant_key,
+                               const size_t *stragglers);
 
 #endif

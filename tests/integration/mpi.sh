@@ -17,6 +17,10 @@ if ! grep -q '^#define HAVE_MPI 1' "$top_builddir/build_config.h"; then
 fi
 command -v mpirun >/dev/null || { echo "skip: MPI build but no mpirun"; exit 77; }
 
+# Sanitizer builds: Open MPI's own allocations are suppressed, which needs
+# whole stacks (the slow unwinder) to see whose they are.
+export ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0"
+export LSAN_OPTIONS="suppressions=$top_srcdir/tests/lsan_mpi.supp"
 # Root is allowed in tests (CI runs as root); more ranks than cores is fine here.
 MPIRUN="mpirun --allow-run-as-root --oversubscribe --mca btl self,vader"
 for np in 2 3; do
@@ -47,6 +51,19 @@ assert a["slowest_rank"] == medians.index(max(medians))
 assert abs(a["skew"] - max(medians) / min(medians)) < 1e-12
 PY
 done
+
+# sync_steps: a barrier before each measured step; the job summary counts,
+# per rank, the steps it was the slowest of (every step has one).
+out="$SCRATCH/sync"
+expect_exit 0 "sync_steps on 3 ranks" $MPIRUN -np 3 "$HARNESS" run "$TINY" --output-dir "$out" --quiet \
+    --set schedule.sync_steps=true
+python3 - "$(ls -d "$out"/*)" <<'PY' || fail "sync_steps: straggler counts"
+import json, sys
+job = json.load(open(sys.argv[1] + "/summary.json"))
+counts = [r["straggler_steps"] for r in job["ranks"]]
+assert all(isinstance(c, int) for c in counts) and sum(counts) == job["ranks"][0]["n"], counts
+PY
+grep -q 'slowest rank of each step' "$(ls -d "$out"/*)/summary.txt" || fail "summary.txt has the straggler counts"
 
 # Only the profiled ranks write a trace and a memory report.
 out="$SCRATCH/profiled"
