@@ -152,7 +152,11 @@ int harness_cmd_run(int argc, char **argv)
     if (harness_cli_prepare(argc, argv, "run", usage, &opts, &p, &code) != 0)
         return code;
     harness_session session;
-    harness_session_init(&session, &opts);
+    harness_error err = {0};
+    if (harness_session_init(&session, &opts, &err) != 0) {
+        harness_prepared_free(&p);
+        return harness_error_report(&err);
+    }
     if (p.cfg->n_sweep_keys > 0) {
         code = run_sweep(&session, &p);
     } else {

@@ -13,6 +13,7 @@
 
 #include "backend/gpu_probe.h"
 #include "cli/artifacts.h"
+#include "cli/ranks.h"
 #include "report/experiment.h"
 #include "report/summary.h"
 #include "run/datagen.h"
@@ -85,6 +86,15 @@ typedef struct schedule_observers {
     harness_runner_hooks profiler;
 } schedule_observers;
 
+/* sync_steps: every measured step starts together on all ranks, so a
+ * step's skew is the ranks' own, not inherited from the step before. */
+static int observe_step_begin(void *arg, int window, int64_t index, harness_error *err)
+{
+    (void)window;
+    (void)index;
+    return harness_dist_barrier(((schedule_observers *)arg)->dist, err);
+}
+
 static int observe_phase_begin(void *arg, harness_phase phase, int window, harness_error *err)
 {
     schedule_observers *o = arg;
@@ -105,10 +115,11 @@ static void observe_run_end(void *arg)
     o->profiler.run_end(o->profiler.arg);
 }
 
-static harness_runner_hooks observer_hooks(schedule_observers *o)
+static harness_runner_hooks observer_hooks(schedule_observers *o, int sync_steps)
 {
     return (harness_runner_hooks){.arg = o, .phase_begin = observe_phase_begin, .step_end = observe_step_end,
-                                  .run_end = observe_run_end};
+                                  .run_end = observe_run_end,
+                                  .step_begin = sync_steps && o->dist->world_size > 1 ? observe_step_begin : NULL};
 }
 
 /* The one place that decides whether a reference check passed. A check
@@ -171,7 +182,7 @@ static int run_component(const harness_prepared *p, instance *in, harness_summar
         .nvtx = c->nvtx && strcmp(p->device, "cuda") == 0,
     };
     schedule_observers obs = {.dist = &session->dist, .profiler = harness_profiler_hooks(prof)};
-    harness_runner_hooks hooks = observer_hooks(&obs);
+    harness_runner_hooks hooks = observer_hooks(&obs, (int)p->cfg->sync_steps);
     harness_step_fn step = step_instance;
     const harness_backend *b = &session->backend;
     if (b->opts.cuda_graph && b->ops->capture) {
@@ -203,7 +214,7 @@ static int run_component(const harness_prepared *p, instance *in, harness_summar
     return 0;
 }
 
-int harness_run_point(harness_session *session, const harness_prepared *p, harness_point_result *res)
+static int run_point_here(harness_session *session, const harness_prepared *p, harness_point_result *res)
 {
     harness_error err = {0};
     *res = (harness_point_result){.status = "not run"};
@@ -228,8 +239,8 @@ int harness_run_point(harness_session *session, const harness_prepared *p, harne
     s.plugin_path = p->registry.plugins[p->entry->plugin].path;
 
     harness_experiment exp;
-    if (harness_experiment_create(&exp, p->cfg->output_dir, time(NULL), p->hash8, &err) != 0 ||
-        harness_write_config_copies(&exp, p, &err) != 0)
+    if (harness_ranks_agree(&session->dist, p, &err) != 0 ||
+        harness_ranks_make_folder(&session->dist, p, &exp, &err) != 0)
         return harness_error_report(&err);
     res->dir = strdup(exp.dir);
 
@@ -273,7 +284,8 @@ int harness_run_point(harness_session *session, const harness_prepared *p, harne
     harness_error werr = {0};
     if (harness_summary_compute(&s) != 0) {
         harness_error_set(&werr, HARNESS_EXIT_RUNTIME, "out of memory computing statistics");
-    } else if (harness_write_artifacts(&exp, &s, &prof, &werr) == 0) {
+    } else if (harness_write_artifacts(&exp, &s, &prof, &werr) == 0 && session->dist.rank == 0) {
+        /* Rank 0 speaks for a job on stdout; every rank's figures are in its files. */
         if (session->opts->quiet)
             printf("%s\n", exp.dir);
         else {
@@ -290,6 +302,10 @@ int harness_run_point(harness_session *session, const harness_prepared *p, harne
         harness_error_report(&werr);
         code = code ? code : werr.code;
     }
+    if (code == 0 && harness_ranks_write_job_summary(&session->dist, &s, &exp, &werr) != 0) {
+        harness_error_report(&werr);
+        code = werr.code;
+    }
     res->status = s.status;
     if (s.overall.n && s.overall.median > 0) {
         res->median_ns = s.overall.median;
@@ -305,3 +321,18 @@ int harness_run_point(harness_session *session, const harness_prepared *p, harne
     return code;
 }
 
+
+int harness_run_point(harness_session *session, const harness_prepared *p, harness_point_result *res)
+{
+    int code = run_point_here(session, p, res);
+    harness_dist *d = &session->dist;
+    if (code != 0 && code != HARNESS_EXIT_INTERRUPTED && d->world_size > 1) {
+        /* The other ranks would wait for this one at their next barrier:
+         * stop the job now, naming this rank (its error is printed above,
+         * its folder files say failed). */
+        char msg[64];
+        snprintf(msg, sizeof msg, "this rank's run failed (exit %d, the error above)", code);
+        d->ops->abort(d, code, msg);
+    }
+    return code;
+}

@@ -47,6 +47,7 @@ typedef struct harness_config {
     char *timing;                  /* CUDA: "per_step" (default) | "batch" */
     int flush_l2;                  /* CUDA: write an L2-sized buffer between steps; default false */
     int cuda_graph;                /* CUDA: time launches of a graph of one step; default false */
+    int sync_steps;                /* multi-rank: a barrier before every measured step; default false */
 
     /* profiling */
     int profile_all_ranks;         /* profiled_ranks: "all" */

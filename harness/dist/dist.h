@@ -30,6 +30,7 @@ typedef struct harness_dist_ops {
 
 struct harness_dist {
     int rank, world_size, local_rank;
+    int local_size;                /* ranks on this node (they share its cores and GPUs) */
     const char *name;              /* "single", "mpi" */
     const harness_dist_ops *ops;
     void *impl;
@@ -37,6 +38,10 @@ struct harness_dist {
 
 /* A world of one process. */
 void harness_dist_single_init(harness_dist *d);
+
+/* The ranks of an MPI job (HAVE_MPI builds): MPI_Init_thread, the world and
+ * this node's ranks. 0, or err (exit 3). */
+int harness_dist_mpi_init(harness_dist *d, harness_error *err);
 
 static inline int harness_dist_barrier(harness_dist *d, harness_error *err)
 {

@@ -50,5 +50,5 @@ static const harness_dist_ops single_ops = {
 
 void harness_dist_single_init(harness_dist *d)
 {
-    *d = (harness_dist){.rank = 0, .world_size = 1, .local_rank = 0, .name = "single", .ops = &single_ops};
+    *d = (harness_dist){.rank = 0, .world_size = 1, .local_rank = 0, .local_size = 1, .name = "single", .ops = &single_ops};
 }
