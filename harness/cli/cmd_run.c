@@ -114,7 +114,7 @@ static int run_sweep(harness_session *session, harness_prepared *first)
             }
             cur = &q;
         }
-        if (!opts->quiet) {
+        if (!opts->quiet && session->dist.rank == 0) {  /* rank 0 speaks for a job */
             if (i > 0)
                 putchar('\n');
             harness_sweep_point_label(cur->cfg, stdout);
@@ -130,7 +130,7 @@ static int run_sweep(harness_session *session, harness_prepared *first)
         if (code == HARNESS_EXIT_INTERRUPTED)
             break;
     }
-    if (!opts->quiet && done > 0) {
+    if (!opts->quiet && done > 0 && session->dist.rank == 0) {
         print_sweep_table(first->cfg, values, res, done);
         fflush(stdout);
     }

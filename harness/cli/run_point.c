@@ -263,6 +263,10 @@ static int run_point_here(harness_session *session, const harness_prepared *p, h
     in.inst.nvtx = p->cfg->nvtx && on_device;
     in.inst.backend = b;
     in.inst.device_mem = on_device ? &device_mem : NULL;
+    harness_comm_log comm = {0};
+    in.inst.dist = &session->dist;
+    in.inst.comm = &comm;
+    s.comm = &comm;
     s.mem = &mem;
     s.device_mem = on_device ? &device_mem : NULL;
     s.profiler = &prof;
@@ -315,6 +319,7 @@ static int run_point_here(harness_session *session, const harness_prepared *p, h
     harness_summary_release(&s);
     harness_run_result_free(&run);
     harness_profiler_free(&prof);
+    harness_comm_log_free(&comm);
     harness_alloc_tracker_destroy(&mem);
     if (on_device)
         harness_alloc_tracker_destroy(&device_mem);

@@ -11,9 +11,32 @@
 
 #include <stddef.h>
 
+#include "harness/plugin.h"
 #include "util/error.h"
 
 typedef struct harness_dist harness_dist;
+
+/* A collective of the plugin API (harness/plugin.h, ABI 2.2). */
+typedef enum harness_coll_kind {
+    HARNESS_COLL_ALL_REDUCE = 1,
+    HARNESS_COLL_ALL_GATHER,
+    HARNESS_COLL_REDUCE_SCATTER,
+    HARNESS_COLL_BROADCAST,
+    HARNESS_COLL_BARRIER
+} harness_coll_kind;
+
+typedef struct harness_collective {
+    harness_coll_kind kind;
+    const void *send;
+    void *recv;                    /* broadcast: the buffer */
+    size_t count;                  /* elements, as the service was given it */
+    harness_dtype dtype;
+    harness_reduce_op op;          /* reductions */
+    int root;                      /* broadcast */
+} harness_collective;
+
+/* Bytes of one element of dtype; 0 for an unknown dtype. */
+size_t harness_dtype_size(harness_dtype dtype);
 
 typedef struct harness_dist_ops {
     int (*barrier)(harness_dist *d, harness_error *err);
@@ -24,6 +47,8 @@ typedef struct harness_dist_ops {
     int (*gather)(harness_dist *d, const void *mine, size_t bytes, void *all, harness_error *err);
     /* Stop every rank: the message names this rank. Does not return when
      * there are other ranks to stop; returns after printing in a world of one. */
+    /* A plugin's collective (harness_collective above). */
+    int (*collective)(harness_dist *d, const harness_collective *c, harness_error *err);
     void (*abort)(harness_dist *d, int code, const char *msg);
     void (*finalize)(harness_dist *d);
 } harness_dist_ops;

@@ -6,12 +6,15 @@
  * OpenMP threads inside components never do). */
 #include <mpi.h>
 #include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 
-#include "dist/dist.h"
+#include "dist/collective.h"
 
 typedef struct mpi_state {
     MPI_Comm local;                /* this node's ranks */
+    MPI_Datatype half;             /* 2 bytes: bf16 and fp16, which MPI has no type for */
+    MPI_Op half_ops[2][3];         /* [bf16, fp16][sum, max, min]: reduce in fp32 */
 } mpi_state;
 
 static int mpi_fail(harness_error *err, int rc, const harness_dist *d, const char *what)
@@ -48,6 +51,88 @@ static int mpi_gather(harness_dist *d, const void *mine, size_t bytes, void *all
     return rc == MPI_SUCCESS ? 0 : mpi_fail(err, rc, d, "gather");
 }
 
+/* ---- plugin collectives ------------------------------------------------ */
+
+/* MPI's user ops carry no context: one function per (dtype, op). */
+#define HALF_OP(NAME, DTYPE, OP)                                                         \
+    static void NAME(void *in, void *inout, int *len, MPI_Datatype *type)               \
+    {                                                                                    \
+        (void)type;                                                                      \
+        harness_reduce_half(DTYPE, OP, in, inout, (size_t)*len);                          \
+    }
+HALF_OP(bf16_sum, HARNESS_DTYPE_BF16, HARNESS_REDUCE_SUM)
+HALF_OP(bf16_max, HARNESS_DTYPE_BF16, HARNESS_REDUCE_MAX)
+HALF_OP(bf16_min, HARNESS_DTYPE_BF16, HARNESS_REDUCE_MIN)
+HALF_OP(f16_sum, HARNESS_DTYPE_F16, HARNESS_REDUCE_SUM)
+HALF_OP(f16_max, HARNESS_DTYPE_F16, HARNESS_REDUCE_MAX)
+HALF_OP(f16_min, HARNESS_DTYPE_F16, HARNESS_REDUCE_MIN)
+
+static int create_half_ops(mpi_state *st)
+{
+    static MPI_User_function *const fns[2][3] = {{bf16_sum, bf16_max, bf16_min}, {f16_sum, f16_max, f16_min}};
+    int rc = MPI_Type_contiguous(2, MPI_BYTE, &st->half);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Type_commit(&st->half);
+    for (int t = 0; t < 2 && rc == MPI_SUCCESS; t++)
+        for (int o = 0; o < 3 && rc == MPI_SUCCESS; o++)
+            rc = MPI_Op_create(fns[t][o], 1, &st->half_ops[t][o]);
+    return rc;
+}
+
+static MPI_Datatype mpi_type(const mpi_state *st, harness_dtype dtype)
+{
+    switch (dtype) {
+    case HARNESS_DTYPE_F32: return MPI_FLOAT;
+    case HARNESS_DTYPE_F64: return MPI_DOUBLE;
+    case HARNESS_DTYPE_I32: return MPI_INT32_T;
+    case HARNESS_DTYPE_BF16: case HARNESS_DTYPE_F16: return st->half;
+    }
+    return MPI_DATATYPE_NULL;
+}
+
+static MPI_Op mpi_op(const mpi_state *st, harness_dtype dtype, harness_reduce_op op)
+{
+    int o = op == HARNESS_REDUCE_MAX ? 1 : op == HARNESS_REDUCE_MIN ? 2 : 0;
+    if (dtype == HARNESS_DTYPE_BF16 || dtype == HARNESS_DTYPE_F16)
+        return st->half_ops[dtype == HARNESS_DTYPE_F16][o];
+    return o == 1 ? MPI_MAX : o == 2 ? MPI_MIN : MPI_SUM;
+}
+
+static int mpi_collective(harness_dist *d, const harness_collective *c, harness_error *err)
+{
+    const mpi_state *st = d->impl;
+    size_t elem = harness_dtype_size(c->dtype);
+    if (c->count > (size_t)INT32_MAX)
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "a collective of %zu elements: MPI counts stop at %d",
+                                 c->count, INT32_MAX);
+    int n = (int)c->count, rc;
+    MPI_Datatype t = mpi_type(st, c->dtype);
+    MPI_Op op = mpi_op(st, c->dtype, c->op);
+    const void *send = c->send;
+    switch (c->kind) {
+    case HARNESS_COLL_ALL_REDUCE:
+        rc = MPI_Allreduce(send == c->recv ? MPI_IN_PLACE : send, c->recv, n, t, op, MPI_COMM_WORLD);
+        break;
+    case HARNESS_COLL_ALL_GATHER:
+        if (send == (const char *)c->recv + (size_t)d->rank * c->count * elem)
+            send = MPI_IN_PLACE;
+        rc = MPI_Allgather(send, n, t, c->recv, n, t, MPI_COMM_WORLD);
+        break;
+    case HARNESS_COLL_REDUCE_SCATTER:
+        rc = MPI_Reduce_scatter_block(send == c->recv ? MPI_IN_PLACE : send, c->recv, n, t, op, MPI_COMM_WORLD);
+        break;
+    case HARNESS_COLL_BROADCAST:
+        rc = MPI_Bcast(c->recv, n, t, c->root, MPI_COMM_WORLD);
+        break;
+    case HARNESS_COLL_BARRIER:
+        rc = MPI_Barrier(MPI_COMM_WORLD);
+        break;
+    default:
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "unknown collective %d", (int)c->kind);
+    }
+    return rc == MPI_SUCCESS ? 0 : mpi_fail(err, rc, d, "collective");
+}
+
 static void mpi_abort(harness_dist *d, int code, const char *msg)
 {
     fprintf(stderr, "harness: rank %d of %d: %s; stopping every rank\n", d->rank, d->world_size, msg);
@@ -59,6 +144,12 @@ static void mpi_finalize(harness_dist *d)
 {
     mpi_state *st = d->impl;
     if (st) {
+        for (int t = 0; t < 2; t++)
+            for (int o = 0; o < 3; o++)
+                if (st->half_ops[t][o] != MPI_OP_NULL)
+                    MPI_Op_free(&st->half_ops[t][o]);
+        if (st->half != MPI_DATATYPE_NULL)
+            MPI_Type_free(&st->half);
         MPI_Comm_free(&st->local);
         free(st);
         d->impl = NULL;
@@ -73,6 +164,7 @@ static const harness_dist_ops mpi_ops = {
     .barrier = mpi_barrier,
     .broadcast_string = mpi_broadcast_string,
     .gather = mpi_gather,
+    .collective = mpi_collective,
     .abort = mpi_abort,
     .finalize = mpi_finalize,
 };
@@ -87,8 +179,16 @@ int harness_dist_mpi_init(harness_dist *d, harness_error *err)
     *d = (harness_dist){.name = "mpi", .ops = &mpi_ops, .impl = st};
     MPI_Comm_rank(MPI_COMM_WORLD, &d->rank);
     MPI_Comm_size(MPI_COMM_WORLD, &d->world_size);
+    if (st) {
+        st->half = MPI_DATATYPE_NULL;
+        for (int t = 0; t < 2; t++)
+            for (int o = 0; o < 3; o++)
+                st->half_ops[t][o] = MPI_OP_NULL;
+    }
     int rc = st ? MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, d->rank, MPI_INFO_NULL, &st->local)
                 : MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS)
+        rc = create_half_ops(st);
     if (rc != MPI_SUCCESS) {
         mpi_fail(err, rc, d, "finding the ranks of this node");
         free(st);

@@ -5,6 +5,55 @@
 . "$top_builddir/tests/setup"
 TINY="$CONFIGS/rms_norm_tiny.yaml"
 
+# Collectives (ABI 2.2) and allreduce/cpu, checked on every run; here a job
+# of one rank, below 2 and 3 ranks under mpirun.
+mkdir -p "$SCRATCH/plugins"
+cp "$top_builddir/tests/fixtures/.libs/rank_fail.so" "$top_builddir/tests/fixtures/.libs/collectives.so" \
+    "$SCRATCH/plugins/"
+cat >"$SCRATCH/coll.yaml" <<'YAML'
+schedule: {warmup_steps: 1, wait_steps: 0, measurement_steps: 5, repeat: 1}
+component: {variant_key: collectives}
+validate: true
+YAML
+cat >"$SCRATCH/ar.yaml" <<'YAML'
+schedule: {warmup_steps: 2, wait_steps: 0, measurement_steps: 5, repeat: 2}
+profiling: {memory: false}
+component: {variant_key: allreduce, config: {bytes: 4104}}
+validate: true
+YAML
+# check_comm DIR NP: every rank validated (#wrong 0) and logged its all-reduces
+# with busbw = algbw x 2(n-1)/n.
+check_comm() {
+    python3 - "$1" "$2" <<'PY'
+import glob, json, sys
+d, n = sys.argv[1], int(sys.argv[2])
+for r in range(n):
+    s = json.load(open(glob.glob(f"{d}/*/summary_ranks_{n}_rank_{r}.json")[0]))
+    assert s["validation"]["passed"] is True and s["validation"]["mismatches"] == 0, s["validation"]
+    rows = [c for c in s["communication"] if c["op"] == "all_reduce"]
+    assert len(rows) == 1 and rows[0]["calls"] == 2 + 10 + 1, rows   # warmup, measured, check
+    row = rows[0]
+    assert row["bytes"] == 4104 and abs(row["algbw_gbps"] - row["bytes"] / row["mean_ns"]) < 1e-9 * row["algbw_gbps"]
+    assert abs(row["busbw_gbps"] - row["algbw_gbps"] * 2 * (n - 1) / n) <= 1e-9 * row["algbw_gbps"], row
+# Rank 0's trace: every call as a span on the "communication" thread.
+ev = json.load(open(glob.glob(f"{d}/*/profiler_trace_ranks_{n}_rank_0.json")[0]))["traceEvents"]
+comm = [e for e in ev if e.get("cat") == "communication"]
+assert len(comm) == 13 and all(e["name"] == "all_reduce" and e["args"]["bytes"] == 4104 for e in comm), comm[:2]
+assert any(e.get("ph") == "M" and e["args"].get("name") == "communication" for e in ev)
+PY
+}
+for dt in fp32 bf16 fp64 int32; do
+    expect_exit 0 "allreduce/cpu $dt alone" "$HARNESS" run "$SCRATCH/ar.yaml" --output-dir "$SCRATCH/ar1_$dt" \
+        --quiet --set component.config.dtype=$dt
+    check_comm "$SCRATCH/ar1_$dt" 1 || fail "allreduce/cpu $dt alone: validation or communication table"
+done
+expect_exit 2 "allreduce/cpu: bytes not a whole number of elements" "$HARNESS" run "$SCRATCH/ar.yaml" \
+    --output-dir "$SCRATCH/ar_bad" --set component.config.bytes=4102
+expect_err "bytes 4102 is not a whole number of 4-byte fp32 elements" "names the size and the dtype"
+expect_exit 0 "every collective alone" "$HARNESS" run "$SCRATCH/coll.yaml" --plugin-path "$SCRATCH/plugins" \
+    --output-dir "$SCRATCH/coll1" --quiet
+grep -q '"passed":[[:space:]]*true' "$SCRATCH"/coll1/*/summary_ranks_1_rank_0.json || fail "collectives alone: check"
+
 if ! grep -q '^#define HAVE_MPI 1' "$top_builddir/build_config.h"; then
     # What Open MPI's mpirun sets in each rank's environment.
     out="$SCRATCH/nompi"
@@ -78,6 +127,23 @@ expect_exit 2 "profiled_ranks [2] of 2" $MPIRUN -np 2 "$HARNESS" run "$TINY" --o
     --set 'profiling.profiled_ranks=[2]'
 expect_err "rank 2 is outside this job of 2 ranks (0..1)" "names the rank and the job's size"
 
+# Collectives and allreduce/cpu between ranks.
+for np in 2 3; do
+    expect_exit 0 "every collective on $np ranks" $MPIRUN -np $np "$HARNESS" run "$SCRATCH/coll.yaml" \
+        --plugin-path "$SCRATCH/plugins" --output-dir "$SCRATCH/coll$np" --quiet
+    [ "$(grep -l '"passed":[[:space:]]*true' "$SCRATCH"/coll$np/*/summary_ranks_${np}_rank_*.json | wc -l)" -eq $np ] \
+        || fail "collectives on $np ranks: a rank's check failed"
+    for dt in fp32 bf16 fp64 int32; do
+        for inplace in false true; do
+            out="$SCRATCH/ar${np}_${dt}_$inplace"
+            expect_exit 0 "allreduce/cpu $dt in_place=$inplace on $np ranks" $MPIRUN -np $np "$HARNESS" run \
+                "$SCRATCH/ar.yaml" --output-dir "$out" --quiet --set component.config.dtype=$dt \
+                --set component.config.in_place=$inplace
+            check_comm "$out" $np || fail "allreduce/cpu $dt in_place=$inplace on $np ranks"
+        done
+    done
+done
+
 # Ranks that resolved different configs (an MPMD launch): exit 2, naming the rank.
 out="$SCRATCH/mismatch"
 expect_exit 2 "ranks with different configs" $MPIRUN -np 1 "$HARNESS" run "$TINY" --output-dir "$out" : \
@@ -87,8 +153,6 @@ expect_err "ranks disagree: rank 1 has config" "names the rank that differs"
 
 # One rank's steps fail: the job ends at once (not in a barrier), non-zero,
 # naming the rank; the failing rank's summary says failed.
-mkdir -p "$SCRATCH/plugins"
-cp "$top_builddir/tests/fixtures/.libs/rank_fail.so" "$SCRATCH/plugins/"
 cat >"$SCRATCH/rank_fail.yaml" <<'YAML'
 schedule: {warmup_steps: 2, wait_steps: 1, measurement_steps: 50, repeat: 3}
 component: {variant_key: rank_fail}
