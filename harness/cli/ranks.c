@@ -7,6 +7,7 @@
 
 #include "cli/artifacts.h"
 #include "report/job_summary.h"
+#include "report/trace_merge.h"
 #include "util/fsutil.h"
 
 /* What must be the same on every rank: the resolved config's hash, the
@@ -140,6 +141,24 @@ static int gather_stragglers(harness_dist *d, const harness_summary *s, const ha
     return rc ? err->code : 0;
 }
 
+/* Rank 0: the traced ranks' traces in one file (report/trace_merge.h). */
+static int merge_traces(const harness_dist *d, const harness_experiment *exp, const harness_rank_figures *all,
+                        harness_error *err)
+{
+    harness_trace_part *parts = calloc((size_t)d->world_size, sizeof *parts);
+    if (!parts)
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
+    int any = 0;
+    for (int r = 0; r < d->world_size; r++) {
+        parts[r] = (harness_trace_part){r, all[r].traced, all[r].trace_base_ns, all[r].trace_base_unix_ns,
+                                        all[r].clock_offset_ns};
+        any |= all[r].traced;
+    }
+    int rc = any ? harness_trace_merge(exp->dir, d->world_size, parts, err) : 0;
+    free(parts);
+    return rc;
+}
+
 int harness_ranks_write_job_summary(harness_dist *d, const harness_summary *s, const harness_experiment *exp,
                                     harness_error *err)
 {
@@ -148,11 +167,18 @@ int harness_ranks_write_job_summary(harness_dist *d, const harness_summary *s, c
     harness_rank_figures mine, *all = NULL;
     size_t *stragglers = NULL;
     harness_rank_figures_of(s, &mine);
+    mine.clock_offset_ns = d->clock_offset_ns;
+    mine.clock_rtt_ns = d->rank == 0 ? -1 : d->clock_rtt_ns;
+    mine.traced = s->profiler && s->profiler->trace_enabled;
+    mine.trace_base_ns = s->profiler ? s->profiler->base_monotonic_ns : 0;
+    mine.trace_base_unix_ns = s->profiler ? s->profiler->base_unix_ns : 0;
     if (d->rank == 0 && !(all = calloc((size_t)d->world_size, sizeof *all)))
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
     int rc = d->ops->gather(d, &mine, sizeof mine, all, err);
     if (rc == 0 && s->cfg->sync_steps)
         rc = gather_stragglers(d, s, all, &stragglers, err);
+    if (rc == 0 && d->rank == 0)
+        rc = merge_traces(d, exp, all, err);
     if (rc == 0 && d->rank == 0)
         rc = write_file(exp, "summary.json",
                         harness_job_summary_json(all, d->world_size, s->variant_key, stragglers), err) ||

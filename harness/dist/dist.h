@@ -10,6 +10,7 @@
 #define HARNESS_DIST_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 #include "harness/plugin.h"
 #include "util/error.h"
@@ -56,6 +57,11 @@ typedef struct harness_dist_ops {
 struct harness_dist {
     int rank, world_size, local_rank;
     int local_size;                /* ranks on this node (they share its cores and GPUs) */
+    /* This rank's monotonic clock minus rank 0's (harness_monotonic_ns),
+     * estimated at start from the ping-pong with the smallest round trip;
+     * its error is at most half that round trip. 0 on rank 0. */
+    int64_t clock_offset_ns;
+    double clock_rtt_ns;
     const char *name;              /* "single", "mpi" */
     const harness_dist_ops *ops;
     void *impl;

@@ -114,6 +114,11 @@ char *harness_job_summary_json(const harness_rank_figures *r, int n, const char 
         cJSON_AddNumberToObject(o, "p90_ns", r[i].p90_ns);
         cJSON_AddNumberToObject(o, "gb_per_s", r[i].gb_per_s);
         cJSON_AddNumberToObject(o, "gflop_per_s", r[i].gflop_per_s);
+        cJSON_AddNumberToObject(o, "clock_offset_ns", (double)r[i].clock_offset_ns);
+        if (r[i].clock_rtt_ns >= 0)
+            cJSON_AddNumberToObject(o, "clock_rtt_ns", r[i].clock_rtt_ns);
+        else
+            cJSON_AddNullToObject(o, "clock_rtt_ns");
         if (stragglers)
             cJSON_AddNumberToObject(o, "straggler_steps", (double)stragglers[i]);
         else

@@ -21,6 +21,12 @@ typedef struct harness_rank_figures {
     double gb_per_s, gflop_per_s;  /* at its median; 0 when unknown */
     int n_windows;
     double window_median_ns[HARNESS_JOB_MAX_WINDOWS];
+    /* Filled by the caller from the job (dist) and the profiler: */
+    int64_t clock_offset_ns;       /* this rank's clock minus rank 0's */
+    double clock_rtt_ns;           /* the round trip that estimate rests on; -1 on rank 0 */
+    int traced;                    /* wrote a trace */
+    uint64_t trace_base_ns;        /* its trace's time zero on its own monotonic clock */
+    uint64_t trace_base_unix_ns;   /* and on its wall clock */
 } harness_rank_figures;
 
 void harness_rank_figures_of(const harness_summary *s, harness_rank_figures *out);

@@ -87,7 +87,8 @@ for r in range(n):
     assert f"profiler_summary_ranks_{n}_rank_{r}.txt" in files
 # profiled_ranks defaults to [0]: only rank 0 writes a trace.
 assert f"profiler_trace_ranks_{n}_rank_0.json" in files
-assert not any(f.startswith("profiler_trace") and not f.endswith("rank_0.json") for f in files), files
+assert not any(f.startswith("profiler_trace") and not f.endswith(("rank_0.json", f"ranks_{n}.json")) for f in files), files
+assert f"profiler_trace_ranks_{n}.json" in files   # the job's merged trace, here of rank 0 alone
 assert "resolved_config.yaml" in files
 # The cross-rank summary agrees with the ranks' own.
 job = json.load(open(f"{d}/summary.json"))
@@ -113,6 +114,31 @@ counts = [r["straggler_steps"] for r in job["ranks"]]
 assert all(isinstance(c, int) for c in counts) and sum(counts) == job["ranks"][0]["n"], counts
 PY
 grep -q 'slowest rank of each step' "$(ls -d "$out"/*)/summary.txt" || fail "summary.txt has the straggler counts"
+
+# profiled_ranks: all: the merged trace, a process per rank on one time base;
+# on one node the ranks share a clock, so each offset is within its round trip.
+out="$SCRATCH/merged"
+expect_exit 0 "profiled_ranks all on 3 ranks" $MPIRUN -np 3 "$HARNESS" run "$TINY" --output-dir "$out" --quiet \
+    --set profiling.profiled_ranks=all
+dir=$(ls -d "$out"/*)
+"$top_builddir/tests/tools/check_trace" "$dir/profiler_trace_ranks_3.json" || fail "the merged trace is not valid"
+python3 - "$dir" <<'PY' || fail "merged trace: processes, steps, header, clock offsets"
+import json, sys
+d = sys.argv[1]
+text = open(f"{d}/profiler_trace_ranks_3.json").read()
+t = json.loads(text)
+assert t["distributedInfo"] == {"rank": 0, "world_size": 3} and '"baseTimeNanoseconds":' in text
+ev = t["traceEvents"]
+procs = {e["pid"] for e in ev if e.get("ph") == "M" and e["name"] == "process_name"}
+assert procs == {0, 1, 2}, procs
+for r in range(3):
+    own = json.load(open(f"{d}/profiler_trace_ranks_3_rank_{r}.json"))["traceEvents"]
+    mine = [e for e in ev if e.get("pid") == r and e.get("cat") == "step"]
+    assert len(mine) == len([e for e in own if e.get("cat") == "step"]) == 10, r
+job = json.load(open(f"{d}/summary.json"))
+for x in job["ranks"][1:]:
+    assert abs(x["clock_offset_ns"]) <= x["clock_rtt_ns"], x
+PY
 
 # Only the profiled ranks write a trace and a memory report.
 out="$SCRATCH/profiled"
