@@ -9,8 +9,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
-#include "backend/clock.h"
 #include "dist/collective.h"
+#include "util/monotonic.h"
 
 typedef struct mpi_state {
     MPI_Comm local;                /* this node's ranks */
