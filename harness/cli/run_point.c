@@ -222,7 +222,8 @@ static int run_point_here(harness_session *session, const harness_prepared *p, h
     harness_backend_options bopts = {.device_index = (int)c->device_index,
                                      .batch_timing = strcmp(c->timing, "batch") == 0,
                                      .flush_l2 = c->flush_l2, .cuda_graph = c->cuda_graph,
-                                     .gpu_activity = c->cupti && is_profiled(c, session->dist.rank)};
+                                     .gpu_activity = c->cupti && is_profiled(c, session->dist.rank),
+                                     .local_rank = session->dist.local_rank};
     harness_backend *b = harness_session_backend(session, p->device, &bopts, &err);
     if (!b)
         return harness_error_report(&err);
