@@ -170,6 +170,36 @@ for np in 2 3; do
     done
 done
 
+# The tensor-parallel block: each rank a share of the heads and MLP columns,
+# two all-reduces per step; the gathered output holds to the single-rank
+# reference (the check), in fp32 and bf16.
+cat >"$SCRATCH/tp.yaml" <<'YAML'
+schedule: {warmup_steps: 1, wait_steps: 0, measurement_steps: 3, repeat: 1}
+profiling: {memory: false}
+component:
+  variant_key: transformer_block
+  config: {batch_size: 2, seq_len: 7, hidden_size: 48, num_heads: 6, num_kv_heads: 2, intermediate_size: 20,
+           tensor_parallel: true}
+validate: true
+YAML
+for dt in fp32 bf16; do
+    out="$SCRATCH/tp_$dt"
+    expect_exit 0 "tensor-parallel block $dt on 2 ranks" $MPIRUN -np 2 "$HARNESS" run "$SCRATCH/tp.yaml" \
+        --output-dir "$out" --quiet --set component.config.dtype=$dt
+    python3 - "$(ls -d "$out"/*)" <<'PY' || fail "tensor-parallel $dt: check or all-reduces"
+import json, sys
+for r in range(2):
+    s = json.load(open(f"{sys.argv[1]}/summary_ranks_2_rank_{r}.json"))
+    assert s["validation"]["passed"] is True, s["validation"]
+    (row,) = s["communication"]
+    assert row["op"] == "all_reduce" and row["calls"] == 2 * (1 + 3 + 1), row   # warmup, steps, check
+    assert row["bytes"] == 2 * 7 * 48 * 4, row                                  # tokens x hidden fp32
+PY
+done
+expect_exit 3 "tensor-parallel block on 3 ranks, 2 kv heads" $MPIRUN -np 3 "$HARNESS" run "$SCRATCH/tp.yaml" \
+    --output-dir "$SCRATCH/tp3"
+expect_err "num_kv_heads (2) is not a multiple of the job's 3 ranks" "names the parameter and the job's size"
+
 # Ranks that resolved different configs (an MPMD launch): exit 2, naming the rank.
 out="$SCRATCH/mismatch"
 expect_exit 2 "ranks with different configs" $MPIRUN -np 1 "$HARNESS" run "$TINY" --output-dir "$out" : \
