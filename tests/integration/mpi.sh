@@ -225,4 +225,16 @@ expect_err "rank 1 of 2: this rank's run failed" "names the failing rank"
 expect_err "rank_fail: rank 1 fails on purpose" "gives the plugin's message"
 grep -q '"status":[[:space:]]*"failed"' "$out"/*/summary_ranks_2_rank_1.json 2>/dev/null \
     && pass "rank 1's summary says failed" || fail "rank 1's summary does not say failed"
+[ ! -e "$(ls -d "$out"/*)/summary.json" ] || fail "a failed job has a job summary that looks complete"
+
+# A rank that crashes: mpirun ends the whole job; no job summary.
+out="$SCRATCH/crash"
+start=$(date +%s)
+$MPIRUN -np 2 timeout 60 "$HARNESS" run "$SCRATCH/rank_fail.yaml" --plugin-path "$SCRATCH/plugins" \
+    --set component.config.crash=true --output-dir "$out" --quiet >"$SCRATCH/out" 2>"$SCRATCH/err"
+rc=$?
+took=$(( $(date +%s) - start ))
+[ $rc -ne 0 ] && pass "a crashing rank fails the job (exit $rc)" || fail "a crashing rank: mpirun exit 0"
+[ $took -le 10 ] && pass "the job ended in ${took}s" || fail "the crashed job took ${took}s to end"
+[ ! -e "$(ls -d "$out"/* 2>/dev/null | head -1)/summary.json" ] || fail "a crashed job has a job summary"
 finish
