@@ -66,12 +66,12 @@ if ! grep -q '^#define HAVE_MPI 1' "$top_builddir/build_config.h"; then
 fi
 command -v mpirun >/dev/null || { echo "skip: MPI build but no mpirun"; exit 77; }
 
-# Sanitizer builds: Open MPI's own allocations are suppressed, which needs
-# whole stacks (the slow unwinder) to see whose they are.
-export ASAN_OPTIONS="$ASAN_OPTIONS:fast_unwind_on_malloc=0"
-export LSAN_OPTIONS="suppressions=$top_srcdir/tests/lsan_mpi.supp"
-# Root is allowed in tests (CI runs as root); more ranks than cores is fine here.
-MPIRUN="mpirun --allow-run-as-root --oversubscribe --mca btl self,vader"
+# Sanitizer builds: LeakSanitizer is off for the ranks. Its stop-the-world
+# tracer crashes now and then among Open MPI's threads ("Tracer caught signal
+# 11"), and Open MPI keeps allocations until exit by design; AddressSanitizer
+# and UBSan still check every rank, and LeakSanitizer the rest of the suite
+# (the job summary's and the collectives' code have unit tests of their own).
+MPIRUN="env ASAN_OPTIONS=detect_leaks=0 mpirun --allow-run-as-root --oversubscribe --mca btl self,vader"
 for np in 2 3; do
     out="$SCRATCH/np$np"
     expect_exit 0 "mpirun -np $np" $MPIRUN -np $np "$HARNESS" run "$TINY" --output-dir "$out" --quiet
