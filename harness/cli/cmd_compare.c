@@ -11,31 +11,44 @@
 
 static void usage(FILE *f)
 {
-    fputs("usage: harness compare BASE CAND [--threshold PCT] [--alpha A] [--format text|markdown|json]\n"
+    fputs("usage: harness compare BASE CAND [--threshold PCT] [--alpha A] [--on-ambiguous fail|pass]\n"
+          "                             [--format text|markdown|json]\n"
           "\n"
-          "Compare the per-step timings of a candidate with a base. BASE and CAND are\n"
-          "experiment folders written by `harness run`, or folders holding many of them\n"
-          "(a CI job's experiments/): runs are then matched by variant key, component\n"
-          "config, rank and world size, and of several runs of one key the newest folder\n"
-          "is taken. Two experiment folders are compared rank by rank, whatever their config.\n"
+          "Is the candidate slower than the base? BASE and CAND are experiment folders\n"
+          "written by `harness run`, or folders holding many of them (a CI job's\n"
+          "experiments/): runs are then matched by variant key, component config, rank\n"
+          "and world size. Two experiment folders are compared rank by rank.\n"
           "\n"
-          "Per pair: the ratio of the medians cand / base with a conservative 95% CI\n"
-          "([cand_lo / base_hi, cand_hi / base_lo] from the medians' CIs) and a two-sided\n"
-          "Mann-Whitney U test on the per-step samples. REGRESSION: ratio > 1 + threshold\n"
-          "and p < alpha; IMPROVEMENT: ratio < 1 - threshold and p < alpha; otherwise no\n"
-          "change. FAILED: a run that is not ok (failed, interrupted) or failed validation\n"
-          "on either side.\n"
+          "The unit of replication is never a step (steps are autocorrelated and share\n"
+          "their run's offset) but a replicate median: the windows of one run\n"
+          "(schedule.repeat; 4 or more a side for alpha 0.05), or the runs when a side\n"
+          "holds several runs of one key. Per pair: the Hodges-Lehmann ratio cand/base\n"
+          "of the replicate medians, its Moses interval labelled with the coverage it\n"
+          "really has (discrete: 5 against 5 windows give 96.8% at alpha 0.05), and the\n"
+          "exact two-sided Wilcoxon-Mann-Whitney p on the replicates.\n"
           "\n"
-          "  --threshold PCT   smallest change that counts, in percent: 5 or 5% (default 5)\n"
-          "  --alpha A         significance level of the test, in (0, 1) (default 0.05)\n"
-          "  --format F        text (default), markdown (for a pull-request comment) or json\n"
+          "Verdicts:\n"
+          "  REGRESSION    p <= alpha and ratio > 1 + threshold                   exit 1\n"
+          "  IMPROVEMENT   p <= alpha and ratio < 1 - threshold                   exit 0\n"
+          "  SAME          the interval lies within 1 +- threshold                exit 0\n"
+          "  AMBIGUOUS     too few replicates to reach alpha; an interval across  exit 1\n"
+          "                the threshold; or a change on a busy machine (a load   (0 with\n"
+          "                warning in a summary)                                  --on-ambiguous pass)\n"
+          "  FAILED        a run not ok, or failed validation, on either side     exit 1\n"
           "\n"
-          "exit: 0 no regression, 1 a regression or a FAILED pair, 2 usage error or bad input\n"
-          "      (no folder, no summary, invalid summary, no matching runs), 3 runtime failure\n",
+          "  --threshold PCT       smallest change that counts, in percent: 5 or 5% (default 5).\n"
+          "                        A bare number below 1 (0.05) is refused: write 5 or 0.05%\n"
+          "  --alpha A             significance level, in (0, 1) (default 0.05)\n"
+          "  --on-ambiguous fail|pass  exit code of AMBIGUOUS: fail (1, default) or pass (0)\n"
+          "  --format F            text (default), markdown (for a pull-request comment) or json\n"
+          "\n"
+          "exit: 0 no regression (SAME, IMPROVEMENT; AMBIGUOUS with --on-ambiguous pass),\n"
+          "      1 REGRESSION, FAILED or AMBIGUOUS, 2 usage error or bad input (no folder,\n"
+          "      no summary, invalid summary, no matching runs), 3 runtime failure\n",
           f);
 }
 
-enum { OPT_THRESHOLD = 't', OPT_ALPHA = 'a', OPT_FORMAT = 'f', OPT_HELP = 'h' };
+enum { OPT_THRESHOLD = 't', OPT_ALPHA = 'a', OPT_FORMAT = 'f', OPT_HELP = 'h', OPT_ON_AMBIGUOUS = 1000 };
 
 /* A whole finite number, nothing after it but `suffix` (if given). */
 static int parse_number(const char *s, const char *suffix, double *out)
@@ -66,11 +79,13 @@ static int parse(int argc, char **argv, compare_opts *opts, harness_error *err)
         {"threshold", required_argument, NULL, OPT_THRESHOLD},
         {"alpha", required_argument, NULL, OPT_ALPHA},
         {"format", required_argument, NULL, OPT_FORMAT},
+        {"on-ambiguous", required_argument, NULL, OPT_ON_AMBIGUOUS},
         {"help", no_argument, NULL, OPT_HELP},
         {NULL, 0, NULL, 0},
     };
     opts->o.threshold = HARNESS_COMPARE_DEFAULT_THRESHOLD;
     opts->o.alpha = HARNESS_COMPARE_DEFAULT_ALPHA;
+    opts->o.ambiguous_fails = 1;
     opts->format = HARNESS_COMPARE_TEXT;
     opterr = 0;
     optind = 1;
@@ -82,7 +97,22 @@ static int parse(int argc, char **argv, compare_opts *opts, harness_error *err)
             if (parse_number(optarg, "%", &v) != 0 || v < 0)
                 return harness_error_set(err, HARNESS_EXIT_USAGE, "--threshold: expected a percentage >= 0 such "
                                          "as 5 or 5%%, got '%s'", optarg);
+            /* One unit everywhere, percent: a fraction such as 0.05 would
+             * silently mean 0.05%, so it needs its % sign to count. */
+            if (v > 0 && v < 1 && !strchr(optarg, '%'))
+                return harness_error_set(err, HARNESS_EXIT_USAGE, "--threshold %s: the unit is percent, so this "
+                                         "is %s%%; write %g for %g%%, or %s%% if you mean it", optarg, optarg,
+                                         v * 100, v * 100, optarg);
             opts->o.threshold = v / 100.0;
+            break;
+        case OPT_ON_AMBIGUOUS:
+            if (strcmp(optarg, "fail") == 0)
+                opts->o.ambiguous_fails = 1;
+            else if (strcmp(optarg, "pass") == 0)
+                opts->o.ambiguous_fails = 0;
+            else
+                return harness_error_set(err, HARNESS_EXIT_USAGE, "--on-ambiguous: expected fail or pass, got '%s'",
+                                         optarg);
             break;
         case OPT_ALPHA:
             if (parse_number(optarg, NULL, &v) != 0 || !(v > 0 && v < 1))
