@@ -17,6 +17,7 @@ static void usage(FILE *f)
           "  compare BASE CAND compare two experiment folders; exit 1 on a regression\n"
           "  calibrate         measure this machine's peaks for the roofline\n"
           "  record EXP... --db FILE   keep runs in a results database (SQLite)\n"
+          "  history --db FILE         series of recorded runs and their change points\n"
           "\n"
           "  harness <command> --help   options of a command\n"
           "  harness --version          version and plugin ABI\n",
@@ -51,6 +52,8 @@ int main(int argc, char **argv)
         return harness_cmd_calibrate(argc - 1, argv + 1);
     if (strcmp(cmd, "record") == 0)
         return harness_cmd_record(argc - 1, argv + 1);
-    fprintf(stderr, "harness: unknown command '%s'; commands are run, validate, list, compare, calibrate and record (see harness --help)\n", cmd);
+    if (strcmp(cmd, "history") == 0)
+        return harness_cmd_history(argc - 1, argv + 1);
+    fprintf(stderr, "harness: unknown command '%s'; commands are run, validate, list, compare, calibrate, record and history (see harness --help)\n", cmd);
     return 2;
 }
