@@ -84,7 +84,7 @@ void harness_compare_decide(harness_compare_stats *s, const harness_compare_opti
 
 /* Fill the replicate statistics of *s (not the display medians). 0, -1 out
  * of memory, -2 a replicate <= 0. */
-static int replicate_stats(const double *base, size_t nb, const double *cand, size_t nc,
+int harness_cmp_replicate_stats(const double *base, size_t nb, const double *cand, size_t nc,
                            const harness_compare_options *o, harness_compare_stats *s)
 {
     harness_rank_shift rs;
@@ -109,7 +109,7 @@ int harness_compare_replicates(const double *base, size_t nb, const double *cand
     out->base_median = out->base_lo = out->base_hi = NAN;
     out->cand_median = out->cand_lo = out->cand_hi = NAN;
     out->unit = "windows";
-    int rc = replicate_stats(base, nb, cand, nc, o, out);
+    int rc = harness_cmp_replicate_stats(base, nb, cand, nc, o, out);
     if (rc != 0)
         return rc;
     harness_compare_decide(out, o, NULL, NULL);
@@ -118,9 +118,7 @@ int harness_compare_replicates(const double *base, size_t nb, const double *cand
 
 /* ---- matching ---------------------------------------------------------------- */
 
-static int add_note(harness_comparison *c, harness_error *err, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static int add_note(harness_comparison *c, harness_error *err, const char *fmt, ...)
+int harness_cmp_add_note(harness_comparison *c, harness_error *err, const char *fmt, ...)
 {
     char **grown = realloc(c->notes, (c->n_notes + 1) * sizeof *grown);
     if (!grown)
@@ -197,7 +195,7 @@ static int pick_newest(harness_comparison *c, const harness_compare_side *side, 
         if (newer_ones)
             continue;
         (*out)[(*n_out)++] = r;
-        if (same > 1 && add_note(c, err, "%s: %zu runs of %s {%s} rank %d/%d; their medians are the replicates, "
+        if (same > 1 && harness_cmp_add_note(c, err, "%s: %zu runs of %s {%s} rank %d/%d; their medians are the replicates, "
                                  "the newest by folder name is shown, %s",
                                  label, same, r->variant_key, r->config_text, r->rank, r->world_size,
                                  r->folder) != 0)
@@ -207,7 +205,7 @@ static int pick_newest(harness_comparison *c, const harness_compare_side *side, 
     return 0;
 }
 
-static void judge_failed(harness_compare_pair *p)
+void harness_cmp_judge_failed(harness_compare_pair *p)
 {
     const harness_run_summary *sides[2] = {p->base, p->cand};
     static const char *const labels[2] = {"base", "cand"};
@@ -293,7 +291,7 @@ static int judge(harness_comparison *c, harness_compare_pair *p, harness_error *
         return harness_cmp_oom(err);
     }
     s->unit = unit_of(bu, ku);
-    int rc = replicate_stats(bv, nb, kv, nk, &c->opts, s);
+    int rc = harness_cmp_replicate_stats(bv, nb, kv, nk, &c->opts, s);
     free(bv);
     free(kv);
     if (rc == -1)
@@ -304,25 +302,25 @@ static int judge(harness_comparison *c, harness_compare_pair *p, harness_error *
     } else {
         harness_compare_decide(s, &c->opts, bnoise, knoise);
     }
-    judge_failed(p);
+    harness_cmp_judge_failed(p);
     if (strchr(s->unit, '/') &&
-        add_note(c, err, "%s {%s} rank %d/%d: replicates are %s (base/cand): runs carry run-to-run offsets that "
+        harness_cmp_add_note(c, err, "%s {%s} rank %d/%d: replicates are %s (base/cand): runs carry run-to-run offsets that "
                  "windows of one run do not", b->variant_key, b->config_text, b->rank, b->world_size, s->unit) != 0)
         return err->code;
     for (int side = 0; side < 2; side++) {
         const harness_run_summary *r = side ? k : b;
         if (r->windows_disagree && s->verdict != HARNESS_VERDICT_FAILED &&
-            add_note(c, err, "%s {%s} rank %d/%d: the %s run's windows disagree; the interval is as wide as that "
+            harness_cmp_add_note(c, err, "%s {%s} rank %d/%d: the %s run's windows disagree; the interval is as wide as that "
                      "disagreement (%s)", b->variant_key, b->config_text, b->rank, b->world_size,
                      side ? "cand" : "base", r->folder) != 0)
             return err->code;
     }
     if (c->by_rank && (strcmp(b->variant_key, k->variant_key) != 0 || !cJSON_Compare(b->config, k->config, 1)) &&
-        add_note(c, err, "rank %d/%d: base is %s {%s}, cand is %s {%s}; compared as given (two experiment folders)",
+        harness_cmp_add_note(c, err, "rank %d/%d: base is %s {%s}, cand is %s {%s}; compared as given (two experiment folders)",
                  b->rank, b->world_size, b->variant_key, b->config_text, k->variant_key, k->config_text) != 0)
         return err->code;
     if (b->device_name && k->device_name && strcmp(b->device_name, k->device_name) != 0 &&
-        add_note(c, err, "%s {%s} rank %d/%d: base ran on %s, cand on %s", b->variant_key, b->config_text, b->rank,
+        harness_cmp_add_note(c, err, "%s {%s} rank %d/%d: base ran on %s, cand on %s", b->variant_key, b->config_text, b->rank,
                  b->world_size, b->device_name, k->device_name) != 0)
         return err->code;
     return 0;
@@ -383,6 +381,12 @@ int harness_compare_sides(harness_compare_side *base, harness_compare_side *cand
                                  "component config, rank and world size); nothing to compare",
                                  out->cand.root ? out->cand.root : "CAND", out->base.root ? out->base.root : "BASE",
                                  out->cand.n_runs, out->base.n_runs);
+    harness_cmp_tally(out);
+    return 0;
+}
+
+void harness_cmp_tally(harness_comparison *out)
+{
     out->overall = HARNESS_VERDICT_SAME;
     for (size_t i = 0; i < out->n_pairs; i++)
         out->counts[out->pairs[i].s.verdict]++;
@@ -394,7 +398,6 @@ int harness_compare_sides(harness_compare_side *base, harness_compare_side *cand
         out->overall = HARNESS_VERDICT_AMBIGUOUS;
     else if (out->counts[HARNESS_VERDICT_IMPROVEMENT])
         out->overall = HARNESS_VERDICT_IMPROVEMENT;
-    return 0;
 }
 
 int harness_compare_dirs(const char *base, const char *cand, const harness_compare_options *o,

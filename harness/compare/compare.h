@@ -154,6 +154,18 @@ int harness_compare_sides(harness_compare_side *base, harness_compare_side *cand
 /* Load both folders, then the above. */
 int harness_compare_dirs(const char *base, const char *cand, const harness_compare_options *o,
                          harness_comparison *out, harness_error *err);
+/* The paired statistics (signed_rank.h) of rounds (base[i], cand[i]) > 0,
+ * unit "rounds"; the verdict is not set. 0, -1 out of memory, -2 a value <= 0. */
+int harness_compare_paired(const double *base, const double *cand, size_t n, const harness_compare_options *o,
+                           harness_compare_stats *out);
+/* An interleaved A/B run as a comparison of one pair: base->runs[i] and
+ * cand->runs[i] ran in round i (rank 0 of each). The sides are moved into
+ * *out. FAILED when a round failed; otherwise judged by
+ * harness_compare_decide on the paired statistics, the load warnings of
+ * every round counted. 3 on mismatched sides or out of memory. */
+int harness_compare_rounds(harness_compare_side *base, harness_compare_side *cand, const harness_compare_options *o,
+                           harness_comparison *out, harness_error *err);
+
 /* 1 when any pair is REGRESSION or FAILED, or AMBIGUOUS with
  * ambiguous_fails; else 0. */
 int harness_comparison_exit_code(const harness_comparison *c);

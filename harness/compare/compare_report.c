@@ -121,11 +121,24 @@ static const char *side_kind(const harness_compare_side *s)
     return s->is_parent ? "folder of experiments" : "experiment folder";
 }
 
-static const char method_text[] =
+static const char ab_method_text[] =
+    "replicates: interleaved A/B rounds, base and cand back to back in each (the order alternating); ratio: "
+    "Hodges-Lehmann estimate of the paired ratio cand_i / base_i (median of the Walsh averages of the log "
+    "ratios); interval: Tukey, with its exact coverage; p: two-sided exact Wilcoxon signed-rank test on the "
+    "rounds";
+
+static const char method_text_[] =
     "replicates: the windows of one run (schedule.repeat), or the runs when a side holds several of one key; "
     "never per-step samples. ratio: Hodges-Lehmann estimate of cand / base (median of the pairwise ratios of "
     "replicate medians); interval: Moses, with its exact coverage; p: two-sided exact Wilcoxon-Mann-Whitney "
     "rank-sum test on the replicates";
+
+/* The method of a comparison: A/B rounds or replicates of runs. */
+static const char *method_of(const harness_comparison *c)
+{
+    return c->n_pairs && c->pairs[0].s.unit && strcmp(c->pairs[0].s.unit, "rounds") == 0 ? ab_method_text
+                                                                                            : method_text_;
+}
 
 /* ---- text --------------------------------------------------------------------- */
 
@@ -186,7 +199,7 @@ static void text_report(FILE *f, const harness_comparison *c)
     counts_line(f, c);
     fputs(" (", f);
     params_line(f, c);
-    fprintf(f, ")\n%s\n", method_text);
+    fprintf(f, ")\n%s\n", method_of(c));
 }
 
 /* ---- markdown ----------------------------------------------------------------- */
@@ -296,7 +309,7 @@ static void markdown_report(FILE *f, const harness_comparison *c)
     fputs(", cand ", f);
     md_code(f, root_of(&c->cand));
     fputs(". ", f);
-    md_text(f, method_text);
+    md_text(f, method_of(c));
     fputs(".</sub>\n", f);
 }
 
@@ -411,7 +424,7 @@ static char *json_report(const harness_comparison *c)
     cJSON *notes = cJSON_AddArrayToObject(root, "notes");
     for (size_t i = 0; i < c->n_notes; i++)
         cJSON_AddItemToArray(notes, cJSON_CreateString(c->notes[i]));
-    cJSON_AddStringToObject(root, "method", method_text);
+    cJSON_AddStringToObject(root, "method", method_of(c));
 
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
