@@ -7,12 +7,14 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "compare/baseline_db.h"
 #include "compare/compare.h"
 
 static void usage(FILE *f)
 {
     fputs("usage: harness compare BASE CAND [--threshold PCT] [--alpha A] [--on-ambiguous fail|pass]\n"
           "                             [--format text|markdown|json]\n"
+          "       harness compare --baseline-db FILE [--baseline-branch NAME] CAND [options]\n"
           "\n"
           "Is the candidate slower than the base? BASE and CAND are experiment folders\n"
           "written by `harness run`, or folders holding many of them (a CI job's\n"
@@ -41,6 +43,11 @@ static void usage(FILE *f)
           "  --alpha A             significance level, in (0, 1) (default 0.05)\n"
           "  --on-ambiguous fail|pass  exit code of AMBIGUOUS: fail (1, default) or pass (0)\n"
           "  --format F            text (default), markdown (for a pull-request comment) or json\n"
+          "  --baseline-db FILE    the base is the results database (harness record): for each\n"
+          "                        run of CAND, the runs of its series (variant, config, world\n"
+          "                        size, rank, host) on the baseline branch since the series'\n"
+          "                        last change point; their medians are the base's replicates\n"
+          "  --baseline-branch B   the branch of the baseline (default main)\n"
           "\n"
           "exit: 0 no regression (SAME, IMPROVEMENT; AMBIGUOUS with --on-ambiguous pass),\n"
           "      1 REGRESSION, FAILED or AMBIGUOUS, 2 usage error or bad input (no folder,\n"
@@ -48,7 +55,10 @@ static void usage(FILE *f)
           f);
 }
 
-enum { OPT_THRESHOLD = 't', OPT_ALPHA = 'a', OPT_FORMAT = 'f', OPT_HELP = 'h', OPT_ON_AMBIGUOUS = 1000 };
+enum {
+    OPT_THRESHOLD = 't', OPT_ALPHA = 'a', OPT_FORMAT = 'f', OPT_HELP = 'h',
+    OPT_ON_AMBIGUOUS = 1000, OPT_BASELINE_DB, OPT_BASELINE_BRANCH
+};
 
 /* A whole finite number, nothing after it but `suffix` (if given). */
 static int parse_number(const char *s, const char *suffix, double *out)
@@ -68,6 +78,7 @@ static int parse_number(const char *s, const char *suffix, double *out)
 
 typedef struct compare_opts {
     const char *base, *cand;
+    const char *baseline_db, *baseline_branch;
     harness_compare_options o;
     harness_compare_format format;
 } compare_opts;
@@ -80,6 +91,8 @@ static int parse(int argc, char **argv, compare_opts *opts, harness_error *err)
         {"alpha", required_argument, NULL, OPT_ALPHA},
         {"format", required_argument, NULL, OPT_FORMAT},
         {"on-ambiguous", required_argument, NULL, OPT_ON_AMBIGUOUS},
+        {"baseline-db", required_argument, NULL, OPT_BASELINE_DB},
+        {"baseline-branch", required_argument, NULL, OPT_BASELINE_BRANCH},
         {"help", no_argument, NULL, OPT_HELP},
         {NULL, 0, NULL, 0},
     };
@@ -105,6 +118,8 @@ static int parse(int argc, char **argv, compare_opts *opts, harness_error *err)
                                          v * 100, v * 100, optarg);
             opts->o.threshold = v / 100.0;
             break;
+        case OPT_BASELINE_DB: opts->baseline_db = optarg; break;
+        case OPT_BASELINE_BRANCH: opts->baseline_branch = optarg; break;
         case OPT_ON_AMBIGUOUS:
             if (strcmp(optarg, "fail") == 0)
                 opts->o.ambiguous_fails = 1;
@@ -138,12 +153,46 @@ static int parse(int argc, char **argv, compare_opts *opts, harness_error *err)
         }
     }
     int positional = argc - optind;
+    if (opts->baseline_db) {
+        if (positional != 1)
+            return harness_error_set(err, HARNESS_EXIT_USAGE, "compare --baseline-db: expected one CAND folder, got "
+                                     "%d arguments; see `harness compare --help`", positional);
+        opts->cand = argv[optind];
+        if (!opts->baseline_branch)
+            opts->baseline_branch = "main";
+        return 0;
+    }
+    if (opts->baseline_branch)
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "compare: --baseline-branch needs --baseline-db");
     if (positional != 2)
         return harness_error_set(err, HARNESS_EXIT_USAGE, "compare: expected BASE and CAND folders, got %d "
                                  "argument%s; see `harness compare --help`", positional, positional == 1 ? "" : "s");
     opts->base = argv[optind];
     opts->cand = argv[optind + 1];
     return 0;
+}
+
+/* CAND against its recorded history. */
+static int compare_with_db(const compare_opts *opts, harness_comparison *cmp, harness_error *err)
+{
+    memset(cmp, 0, sizeof *cmp);
+    harness_compare_side cand, base;
+    if (harness_compare_side_load(opts->cand, &cand, err) != 0)
+        return err->code;
+    harness_db *db;
+    if (harness_db_open(opts->baseline_db, 0, &db, err) != 0) {
+        harness_compare_side_free(&cand);
+        return err->code;
+    }
+    int rc = harness_compare_side_from_db(db, &cand, opts->baseline_branch, &base, err);
+    harness_db_close(db);
+    if (rc != 0) {
+        harness_compare_side_free(&cand);
+        return rc;
+    }
+    /* the candidate is matched by key, never by rank alone: the base is many runs */
+    cand.is_parent = 1;
+    return harness_compare_sides(&base, &cand, &opts->o, cmp, err);
 }
 
 int harness_cmd_compare(int argc, char **argv)
@@ -158,7 +207,12 @@ int harness_cmd_compare(int argc, char **argv)
         return harness_error_report(&err);
 
     harness_comparison cmp;
-    if (harness_compare_dirs(opts.base, opts.cand, &opts.o, &cmp, &err) != 0) {
+    if (opts.baseline_db) {
+        rc = compare_with_db(&opts, &cmp, &err);
+    } else {
+        rc = harness_compare_dirs(opts.base, opts.cand, &opts.o, &cmp, &err);
+    }
+    if (rc != 0) {
         harness_comparison_free(&cmp);
         return harness_error_report(&err);
     }

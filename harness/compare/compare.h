@@ -36,6 +36,7 @@ typedef struct harness_run_summary {
     size_t n_windows;
     char *noise;                   /* why the machine was too busy to judge this run (a load warning), or NULL */
     int windows_disagree;          /* the run's "windows disagree" warning */
+    char *host;                    /* env.host, or NULL */
 } harness_run_summary;
 
 /* Parse the text of a summary read from `path` (named in every message).

@@ -42,6 +42,7 @@ void harness_run_summary_free(harness_run_summary *r)
     free(r->samples);
     free(r->window_medians);
     free(r->noise);
+    free(r->host);
     memset(r, 0, sizeof *r);
 }
 

@@ -1,6 +1,7 @@
 /* compare_replicates.c - what `harness compare` reads of a summary beyond
- * its samples: the window medians (the replicates of a single run) and the
- * warnings that say the machine was too busy to trust a shift. */
+ * its samples: the window medians (the replicates of a single run), the
+ * warnings that say the machine was too busy to trust a shift, and the host
+ * (the series of --baseline-db). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE                /* strdup */
 #endif
@@ -72,5 +73,10 @@ int harness_cmp_parse_replicates(const cJSON *root, const char *path, harness_ru
     const cJSON *timing = cJSON_GetObjectItemCaseSensitive(root, "timing");
     if (cJSON_IsObject(timing) && parse_windows(timing, path, out, err) != 0)
         return err->code;
+    /* the machine, for --baseline-db's series */
+    const cJSON *env = cJSON_GetObjectItemCaseSensitive(root, "env");
+    const cJSON *host = cJSON_IsObject(env) ? cJSON_GetObjectItemCaseSensitive(env, "host") : NULL;
+    if (cJSON_IsString(host) && host->valuestring[0] && !(out->host = strdup(host->valuestring)))
+        return harness_cmp_oom(err);
     return parse_warnings(root, path, out, err);
 }
