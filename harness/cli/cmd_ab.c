@@ -233,8 +233,16 @@ static int run_side(const ab_opts *a, int side, int round, char **folder, harnes
             while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
                 buf[--len] = '\0';
             /* 1: validation failed, the summary says so and the pair is FAILED */
-            if ((code == 0 || code == 1) && len)
+            if ((code == 0 || code == 1) && strchr(buf, '\n'))
+                rc = harness_error_set(err, HARNESS_EXIT_USAGE, "ab: %s wrote several experiment folders (a "
+                                       "sweep?); an A/B run compares one point: fix the sweep with --set",
+                                       a->config[side]);
+            else if ((code == 0 || code == 1) && len)
                 *folder = strdup(buf);
+            else if (code == 0 || code == 1)
+                rc = harness_error_set(err, HARNESS_EXIT_RUNTIME, "ab: round %d, %s: `harness run %s` named no "
+                                       "experiment folder; its messages are in %s", round + 1, names[side],
+                                       a->config[side], log);
             else
                 rc = harness_error_set(err, code == 2 || code == 130 ? code : HARNESS_EXIT_RUNTIME,
                                        "ab: round %d, %s: `harness run %s` exited %d; its messages are in %s",
@@ -247,6 +255,10 @@ static int run_side(const ab_opts *a, int side, int round, char **folder, harnes
     free(log);
     if (rc == 0 && !*folder)
         rc = harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
+    else if (rc != 0) {
+        free(*folder);
+        *folder = NULL;
+    }
     return rc;
 }
 

@@ -69,6 +69,15 @@ bad 2 "--rounds: expected an integer" "bad rounds" "$cfg" "$cfg" --rounds 0
 bad 2 "ab: round 1, base: \`harness run $SCRATCH/nope.yaml\` exited 2; its messages are in $SCRATCH/bad/round-01-base.log" \
     "a missing config" "$SCRATCH/nope.yaml" "$cfg" --output-dir "$SCRATCH/bad"
 grep -q "nope.yaml" "$SCRATCH/bad/round-01-base.log" || fail "the round's log names the config"
+cat >"$SCRATCH/sweep.yaml" <<'YAML'
+schedule: {warmup_steps: 1, measurement_steps: 5}
+profiling: {trace: false, memory: false}
+component: {variant_key: spin, config: {duration_ns: 1000}}
+validate: false
+sweep: {component.config.duration_ns: [1000, 2000]}
+YAML
+bad 2 "sweep.yaml wrote several experiment folders (a sweep?)" "a sweep" "$SCRATCH/sweep.yaml" "$SCRATCH/sweep.yaml" \
+    --output-dir "$SCRATCH/sweep"
 expect_exit 0 "--help" "$HARNESS" ab --help
 grep -q "Interleaved A/B" "$SCRATCH/out" || fail "--help"
 finish
