@@ -292,9 +292,11 @@ int harness_cmd_ab(int argc, char **argv)
 
     harness_compare_side sides[2];
     memset(sides, 0, sizeof sides);
-    for (int s = 0; s < 2 && rc == 0; s++)
-        if ((sides[s].is_parent = 1, !(sides[s].root = strdup(a.output_dir))))
+    for (int s = 0; s < 2 && rc == 0; s++) {
+        sides[s].is_parent = 1;   /* the report says "folder of experiments": one per round */
+        if (!(sides[s].root = strdup(a.output_dir)))
             rc = harness_error_set(&err, HARNESS_EXIT_RUNTIME, "out of memory");
+    }
     for (int round = 0; round < a.rounds && rc == 0; round++) {
         /* ABBA...: which side goes first alternates, so a trend within a
          * round favours neither */
