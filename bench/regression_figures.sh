@@ -7,7 +7,7 @@
 #   - power: the share judged REGRESSION for 3%, 5% and 10% slowdowns.
 # Load warnings are kept (on a busy machine two-run verdicts turn AMBIGUOUS,
 # which is the point); the AMBIGUOUS share is printed beside.
-#   usage: bench/regression_figures.sh [PAIRS] [ROUNDS] [WINDOWS]   (from a build tree)
+#   usage: [SLOWDOWNS="0 3 5 10"] bench/regression_figures.sh [PAIRS] [ROUNDS] [WINDOWS]   (from a build tree)
 set -u
 pairs=${1:-40}
 rounds=${2:-10}
@@ -44,7 +44,7 @@ one() {
 
 printf '%-8s %9s %6s %11s %10s %5s %10s\n' mode slowdown pairs regression ambiguous same improvement
 for mode in two-run ab; do
-    for slow in 0 3 5 10; do
+    for slow in ${SLOWDOWNS:-0 3 5 10}; do
         reg=0 amb=0 same=0 imp=0
         i=0
         while [ $i -lt "$pairs" ]; do
