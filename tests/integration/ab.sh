@@ -10,7 +10,7 @@ cfg="$CONFIGS/spin_tiny.yaml"
 
 # shellcheck disable=SC2086
 expect_exit 1 "50 us vs 55 us" "$HARNESS" ab "$cfg" "$cfg" --cand-set component.config.duration_ns=55000 \
-    --rounds 8 --output-dir "$SCRATCH/slow" $quick --format json
+    --rounds 8 --output-dir "$SCRATCH/slow" $quick --format json --set schedule.measurement_steps=60
 python3 - "$SCRATCH/out" <<'PY' || fail "50 vs 55: json"
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -31,8 +31,11 @@ n=$(ls -d "$SCRATCH"/slow/round-*-base "$SCRATCH"/slow/round-*-cand | wc -l)
 [ "$n" -eq 16 ] || fail "8 rounds of two runs: $n folders"
 [ -s "$SCRATCH/slow/round-01-base.log" ] || fail "a round's log"
 
+# The same speed: a generous threshold, as make check shares its machine with
+# other builds (bench/regression_figures.sh: 15% of identical pairs are
+# AMBIGUOUS at 5% on a machine at load 10).
 # shellcheck disable=SC2086
-expect_exit 0 "50 us vs 50 us" "$HARNESS" ab "$cfg" "$cfg" --rounds 8 --output-dir "$SCRATCH/same" $quick
+expect_exit 0 "50 us vs 50 us" "$HARNESS" ab "$cfg" "$cfg" --rounds 8 --output-dir "$SCRATCH/same" $quick --threshold 20
 grep -q "spin/cpu .*8/8 rounds .*SAME$" "$SCRATCH/out" || fail "50 vs 50: SAME on 8 rounds"
 
 # Two plugin directories, one build: a pull request that changed nothing.
@@ -41,7 +44,7 @@ for side in base cand; do
     cp "$top_builddir/plugins/.libs/calibration.so" "$top_builddir/plugins/calibration.la" "$SCRATCH/plugins-$side/"
 done
 # shellcheck disable=SC2086
-expect_exit 0 "two plugin builds" "$HARNESS" ab "$cfg" "$cfg" --rounds 6 --output-dir "$SCRATCH/builds" $quick \
+expect_exit 0 "two plugin builds" "$HARNESS" ab "$cfg" "$cfg" --rounds 6 --output-dir "$SCRATCH/builds" $quick --threshold 20 \
     --base-plugin-path "$SCRATCH/plugins-base" --cand-plugin-path "$SCRATCH/plugins-cand" --format json
 python3 - "$SCRATCH/out" "$SCRATCH" <<'PY' || fail "two plugin builds: json"
 import json, sys, glob
