@@ -135,6 +135,22 @@ printf 'not a database, only some text that is long enough for a header.........
 bad 2 "$SCRATCH/text.sqlite: " "a file that is not a database" history --db "$SCRATCH/text.sqlite"
 bad 2 "$SCRATCH/text.sqlite: " "recording into a file that is not a database" \
     record "$last" --db "$SCRATCH/text.sqlite"
+# a damaged database: a clean copy (the backup API folds the WAL in), then
+# pages 3-8 (machines, experiments, runs) overwritten
+python3 - "$SCRATCH/results.sqlite" "$SCRATCH/damaged.sqlite" <<'PY' || fail "making a damaged database"
+import sqlite3, sys
+src, dst = sqlite3.connect(sys.argv[1]), sqlite3.connect(sys.argv[2])
+src.backup(dst)
+dst.execute("PRAGMA journal_mode = DELETE")
+dst.close()
+b = bytearray(open(sys.argv[2], "rb").read())
+page = int.from_bytes(b[16:18], "big")
+for i in range(2 * page, min(len(b), 8 * page)):
+    b[i] = 0xA5
+open(sys.argv[2], "wb").write(b)
+PY
+bad 2 "$SCRATCH/damaged.sqlite: reading the runs: database disk image is malformed" "a damaged database" \
+    history --db "$SCRATCH/damaged.sqlite"
 bad 2 "$SCRATCH/absent.sqlite: No such file" "history of no database" history --db "$SCRATCH/absent.sqlite"
 [ ! -e "$SCRATCH/absent.sqlite" ] || fail "history created a database"
 cp "$SCRATCH/results.sqlite" "$SCRATCH/newer.sqlite"
