@@ -4,7 +4,8 @@
  * against a plain matrix product on the CPU, with B read both ways the
  * attention kernel reads it (K-like [n][k] plain, V-like [k][n] transposed).
  * Small integers make every product and sum exact, so results must be
- * equal, not close. Built as C++ with cudasim.h force-included. */
+ * equal, not close. And the scheduler property the attention kernels'
+ * tests lean on: warps drift apart between barriers. Built as C++ with cudasim.h force-included. */
 #include "common/cuda_launch.h"
 #include "common/mma_sync.cuh"
 
@@ -200,6 +201,49 @@ static void test_pack(void **state)
     assert_true(unpack_lo<__half>(pack2<__half>(1.0f + 0x1p-11f, 0.0f)) == 1.0f);
 }
 
+/* ---- the layer: warps drift apart between barriers ----------------------- */
+
+/* Warp w writes its slot, passes a warp collective, then reads warp w ^ 1's
+ * slot; only the __syncthreads (left out when bug) orders the two. Were all
+ * warps to reach each collective together, every write would precede every
+ * read and the bug would hide; the scheduler runs the first warp on through
+ * its collectives, so the bug shows in both orders. */
+__global__ void drift_probe(int *out, int bug)
+{
+    __shared__ int slot[4];
+    int w = threadIdx.x / 32;
+    if (threadIdx.x % 32 == 0)
+        slot[w] = 100 * (int)blockIdx.x + w + 1;   /* distinct per block: stale is wrong */
+    if (!bug)
+        __syncthreads();
+    int lane0 = __shfl_sync(0xffffffffu, (int)threadIdx.x, 0);
+    out[blockIdx.x * blockDim.x + threadIdx.x] = slot[w ^ 1] + 0 * lane0;
+}
+
+static int drift_errors(int bug, cudasim::order o)
+{
+    int out[2 * 128];
+    cudasim::set_order(o);
+    auto k = drift_probe;
+    CUDA_LAUNCH(k, dim3(2), dim3(128), 0, nullptr, out, bug);
+    assert_int_equal(cudaGetLastError(), cudaSuccess);
+    cudasim::set_order(cudasim::FORWARD);
+    int wrong = 0;
+    for (int b = 0; b < 2; b++)
+        for (int t = 0; t < 128; t++)
+            wrong += out[b * 128 + t] != 100 * b + ((t / 32) ^ 1) + 1;
+    return wrong;
+}
+
+static void test_warps_drift(void **state)
+{
+    (void)state;
+    assert_int_equal(drift_errors(0, cudasim::FORWARD), 0);
+    assert_int_equal(drift_errors(0, cudasim::REVERSED), 0);
+    assert_true(drift_errors(1, cudasim::FORWARD) > 0);
+    assert_true(drift_errors(1, cudasim::REVERSED) > 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -208,6 +252,7 @@ int main(void)
         cmocka_unit_test(test_mma_bf16),
         cmocka_unit_test(test_mma_f16),
         cmocka_unit_test(test_mma_fractions),
+        cmocka_unit_test(test_warps_drift),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
