@@ -46,6 +46,7 @@
 
 #include <math.h>
 
+#include "common/cp_async.cuh"
 #include "common/cuda_launch.h"
 #include "common/mma_sync.cuh"
 #include "attention_cuda.h"
@@ -132,7 +133,7 @@ extern "C" int attention_cuda(const attention_shape *s, attention_cuda_dtype dty
 
 template <int D> __device__ __forceinline__ int swz(int row, int col);
 template <typename T, int D, int ROWS, int THREADS>
-__device__ __forceinline__ void load_tile(T *dst, const T *src, idx_t stride, int row0, int rows);
+__device__ __forceinline__ void load_tile_async(T *dst, const T *src, idx_t stride, int row0, int rows);
 __device__ __forceinline__ float warp_sum(float v);
 __device__ __forceinline__ float to_float(float v);
 __device__ __forceinline__ float to_float(__nv_bfloat16 v);
@@ -166,9 +167,18 @@ __device__ __forceinline__ bool tile_needs_mask(int k0, int bk, int q0, int seq_
  *   S (16 x 64)  = Q (16 x D) K^T (D x 64):   8 n-tiles x D/16 k-steps of mma
  *   O (16 x D)  += P (16 x 64) V (64 x D):    D/8 n-tiles x 4 k-steps of mma
  * with Q's fragments loaded once and S's accumulators reused as P's A
- * fragments. Shared memory: the Q tile (once), the K and V tiles, 16-byte
+ * fragments. Shared memory: the Q tile (once), one K and one V tile, 16-byte
  * chunks XOR-swizzled by row (swz) so that ldmatrix's eight row reads hit
- * distinct banks. */
+ * distinct banks; 48 KiB at head_dim 128, no opt-in needed.
+ *
+ * Loads overlap compute (cp.async, as FlashAttention-2 does with one buffer
+ * each): V of tile t is fetched while S = Q K_t^T is computed, K of tile
+ * t + 1 while O += P V_t is. Two barriers per tile: after K_t lands (V's
+ * buffer is then free: every warp is past its P V_{t-1}) and after V_t lands
+ * (K's buffer is then free: every warp is past its Q K_t^T).
+ *
+ * Causal: query blocks run in reverse (the last, which see the most keys,
+ * first), so that the short blocks fill the tail of the grid. */
 template <typename T, int D>
 __global__ void __launch_bounds__(32 * ATTENTION_CUDA_TC_WARPS, 1)
 attention_tc(att_args<T> a)
@@ -177,15 +187,22 @@ attention_tc(att_args<T> a)
     CUDA_DYNAMIC_SHARED(T, smem);
     T *qs = smem, *ks = qs + BQ * D, *vs = ks + BK * D;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
-    const int q0 = blockIdx.x * BQ, h = blockIdx.y, b = blockIdx.z, hk = h / a.group;
+    const int qblock = a.causal ? (int)(gridDim.x - 1 - blockIdx.x) : (int)blockIdx.x;
+    const int q0 = qblock * BQ, h = blockIdx.y, b = blockIdx.z, hk = h / a.group;
     const idx_t q_stride = (idx_t)a.heads * D, kv_stride = (idx_t)a.kv_heads * D;
     const T *qg = a.q + ((idx_t)b * a.seq_q * a.heads + h) * D;
     const T *kg = a.k + ((idx_t)b * a.seq_k * a.kv_heads + hk) * D;
     const T *vg = a.v + ((idx_t)b * a.seq_k * a.kv_heads + hk) * D;
+    const int tiles = key_tiles(q0, BQ, BK, a.seq_q, a.seq_k, a.causal);
 
-    /* Q's A fragments for this warp's 16 rows: per 16-column step, matrices
-     * (rows 0-7, cols 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15). */
-    load_tile<T, D, BQ, THREADS>(qs, qg, q_stride, q0, a.seq_q);
+    /* Q and the first K tile; then Q's A fragments for this warp's 16 rows:
+     * per 16-column step, matrices (rows 0-7, cols 0-7), (8-15, 0-7),
+     * (0-7, 8-15), (8-15, 8-15). */
+    load_tile_async<T, D, BQ, THREADS>(qs, qg, q_stride, q0, a.seq_q);
+    if (tiles > 0)
+        load_tile_async<T, D, BK, THREADS>(ks, kg, kv_stride, 0, a.seq_k);
+    cp_async_commit();
+    cp_async_wait_all();
     __syncthreads();
     uint32_t qf[D / 16][4];
 #pragma unroll
@@ -194,14 +211,15 @@ attention_tc(att_args<T> a)
 
     float acc[D / 8][4] = {};
     float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};   /* rows g, g + 8; l: this lane's columns */
-    const int tiles = key_tiles(q0, BQ, BK, a.seq_q, a.seq_k, a.causal);
 #pragma unroll 1
     for (int kt = 0; kt < tiles; kt++) {
         const int k0 = kt * BK;
-        __syncthreads();                       /* every warp is done with the last K and V tiles */
-        load_tile<T, D, BK, THREADS>(ks, kg, kv_stride, k0, a.seq_k);
-        load_tile<T, D, BK, THREADS>(vs, vg, kv_stride, k0, a.seq_k);
-        __syncthreads();
+        if (kt > 0) {
+            cp_async_wait_all();               /* K_t, fetched during P V_{t-1} */
+            __syncthreads();
+        }
+        load_tile_async<T, D, BK, THREADS>(vs, vg, kv_stride, k0, a.seq_k);
+        cp_async_commit();
 
         /* S = Q K^T. K is row-major [key][d], i.e. K^T column-major: plain
          * ldmatrix gives B fragments; one x4 covers two n-tiles (16 keys) of
@@ -254,6 +272,13 @@ attention_tc(att_args<T> a)
                 s[nt][2 * row] = exp2f(s[nt][2 * row] - base), s[nt][2 * row + 1] = exp2f(s[nt][2 * row + 1] - base);
         }
 
+        cp_async_wait_all();                   /* V_t */
+        __syncthreads();
+        if (kt + 1 < tiles) {
+            load_tile_async<T, D, BK, THREADS>(ks, kg, kv_stride, k0 + BK, a.seq_k);
+            cp_async_commit();
+        }
+
         /* O += P V. P's A fragment for keys 16kc..16kc+15 is S's C fragments
          * of n-tiles 2kc and 2kc + 1, packed to 16 bits. V is row-major
          * [key][d]: ldmatrix .trans gives B fragments; one x4 covers two
@@ -295,7 +320,8 @@ attention_tc(att_args<T> a)
     }
 }
 
-/* fp32 on the SIMT cores. Thread (r, t) = (threadIdx.x / 4, threadIdx.x % 4)
+/* fp32 on the SIMT cores, with attention_tc's load pipeline and causal
+ * block order. Thread (r, t) = (threadIdx.x / 4, threadIdx.x % 4)
  * serves query q0 + r and owns its columns 16c + 4t .. 16c + 4t + 3 (one
  * float4 per c): the four threads of a query read four neighbouring float4s
  * of a K or V row, which the eight queries of a warp share (broadcast), so
@@ -310,10 +336,15 @@ attention_simt(att_args<float> a)
     CUDA_DYNAMIC_SHARED(float, smem);
     float *ks = smem, *vs = smem + BK * D;
     const int r = threadIdx.x / 4, t = threadIdx.x % 4;
-    const int q0 = blockIdx.x * BQ, i = q0 + r, h = blockIdx.y, b = blockIdx.z, hk = h / a.group;
+    const int qblock = a.causal ? (int)(gridDim.x - 1 - blockIdx.x) : (int)blockIdx.x;
+    const int q0 = qblock * BQ, i = q0 + r, h = blockIdx.y, b = blockIdx.z, hk = h / a.group;
     const idx_t kv_stride = (idx_t)a.kv_heads * D;
     const float *kg = a.k + ((idx_t)b * a.seq_k * a.kv_heads + hk) * D;
     const float *vg = a.v + ((idx_t)b * a.seq_k * a.kv_heads + hk) * D;
+    const int tiles = key_tiles(q0, BQ, BK, a.seq_q, a.seq_k, a.causal);
+    if (tiles > 0)
+        load_tile_async<float, D, BK, THREADS>(ks, kg, kv_stride, 0, a.seq_k);
+    cp_async_commit();
 
     float4 q[C], acc[C];
 #pragma unroll
@@ -325,14 +356,13 @@ attention_simt(att_args<float> a)
                                                      16 * c + 4 * t);
     }
     float m = -INFINITY, l = 0.0f;
-    const int tiles = key_tiles(q0, BQ, BK, a.seq_q, a.seq_k, a.causal);
 #pragma unroll 1
     for (int kt = 0; kt < tiles; kt++) {
         const int k0 = kt * BK;
-        __syncthreads();                       /* every thread is done with the last tiles */
-        load_tile<float, D, BK, THREADS>(ks, kg, kv_stride, k0, a.seq_k);
-        load_tile<float, D, BK, THREADS>(vs, vg, kv_stride, k0, a.seq_k);
+        cp_async_wait_all();                   /* K_t (the pipeline of attention_tc) */
         __syncthreads();
+        load_tile_async<float, D, BK, THREADS>(vs, vg, kv_stride, k0, a.seq_k);
+        cp_async_commit();
 
         const bool masked = tile_needs_mask(k0, BK, q0, a.seq_q, a.seq_k, a.causal);
         float x[BK];
@@ -359,6 +389,13 @@ attention_simt(att_args<float> a)
 #pragma unroll
         for (int c = 0; c < C; c++)
             acc[c].x *= alpha, acc[c].y *= alpha, acc[c].z *= alpha, acc[c].w *= alpha;
+
+        cp_async_wait_all();                   /* V_t */
+        __syncthreads();
+        if (kt + 1 < tiles) {
+            load_tile_async<float, D, BK, THREADS>(ks, kg, kv_stride, k0 + BK, a.seq_k);
+            cp_async_commit();
+        }
 #pragma unroll
         for (int j = 0; j < BK; j++) {
             const float p = exp2f(x[j] - base);
@@ -452,22 +489,22 @@ template <int D> __device__ __forceinline__ int swz(int row, int col)
     return row * D + ((((col >> 3) ^ row) & 7) | ((col >> 3) & ~7)) * 8 + (col & 7);
 }
 
-/* Rows row0 .. row0 + ROWS - 1 of a strided [row][D] array into a swizzled
- * tile, 16 bytes per thread per step, consecutive threads on consecutive
- * chunks of a row (coalesced); rows past `rows` are zeros, so that masked
- * weights (0) times them stay 0 rather than 0 x garbage. */
+/* Starts copying rows row0 .. row0 + ROWS - 1 of a strided [row][D] array
+ * into a swizzled tile (cp.async: the caller commits and waits), 16 bytes
+ * per thread per step, consecutive threads on consecutive chunks of a row
+ * (coalesced). Rows past `rows` become zeros, so that masked weights (0)
+ * times them stay 0 rather than 0 x garbage; their copies read nothing, so
+ * they are given the tile's first row as a harmless source address. */
 template <typename T, int D, int ROWS, int THREADS>
-__device__ __forceinline__ void load_tile(T *dst, const T *src, idx_t stride, int row0, int rows)
+__device__ __forceinline__ void load_tile_async(T *dst, const T *src, idx_t stride, int row0, int rows)
 {
     constexpr int PER_CHUNK = 16 / (int)sizeof(T), CHUNKS = D / PER_CHUNK;
     static_assert(ROWS * CHUNKS % THREADS == 0, "whole steps");
 #pragma unroll
     for (int step = 0; step < ROWS * CHUNKS / THREADS; step++) {
         int c = step * THREADS + threadIdx.x, r = c / CHUNKS, ch = c % CHUNKS;
-        uint4 v = make_uint4(0u, 0u, 0u, 0u);
-        if (row0 + r < rows)
-            v = *reinterpret_cast<const uint4 *>(src + (row0 + r) * stride + ch * PER_CHUNK);
-        *reinterpret_cast<uint4 *>(dst + swz<D>(r, ch * PER_CHUNK)) = v;
+        bool in = row0 + r < rows;
+        cp_async16(dst + swz<D>(r, ch * PER_CHUNK), src + (in ? row0 + r : 0) * stride + ch * PER_CHUNK, in);
     }
 }
 

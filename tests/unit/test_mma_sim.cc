@@ -4,8 +4,10 @@
  * against a plain matrix product on the CPU, with B read both ways the
  * attention kernel reads it (K-like [n][k] plain, V-like [k][n] transposed).
  * Small integers make every product and sum exact, so results must be
- * equal, not close. And the scheduler property the attention kernels'
+ * equal, not close. cp.async (common/cp_async.cuh): copies land at the
+ * wait, zeros when not valid. And the scheduler property the attention kernels'
  * tests lean on: warps drift apart between barriers. Built as C++ with cudasim.h force-included. */
+#include "common/cp_async.cuh"
 #include "common/cuda_launch.h"
 #include "common/mma_sync.cuh"
 
@@ -201,6 +203,46 @@ static void test_pack(void **state)
     assert_true(unpack_lo<__half>(pack2<__half>(1.0f + 0x1p-11f, 0.0f)) == 1.0f);
 }
 
+/* ---- cp.async: copies land at the wait ---------------------------------- */
+
+/* Thread t copies 16 bytes of src (or zeros, for odd t) into its slot of a
+ * poisoned shared buffer, records the slot before and after waiting, and
+ * after a barrier reads its neighbour's slot. */
+__global__ void cp_async_probe(const uint32_t *src, uint32_t *before, uint32_t *after, uint32_t *neighbour)
+{
+    CUDA_DYNAMIC_SHARED(uint32_t, buf);                      /* 4 words per thread, 0xff poison */
+    int t = threadIdx.x, n = blockDim.x;
+    cp_async16(buf + 4 * t, src + 4 * t, t % 2 == 0);
+    cp_async_commit();
+    before[t] = buf[4 * t];
+    cp_async_wait_all();
+    after[t] = buf[4 * t + 3];
+    __syncthreads();
+    neighbour[t] = buf[4 * ((t + 1) % n) + 1];
+}
+
+static void test_cp_async(void **state)
+{
+    (void)state;
+    enum { N = 64 };
+    uint32_t src[4 * N], before[N], after[N], neighbour[N];
+    for (int i = 0; i < 4 * N; i++)
+        src[i] = 1000u + (uint32_t)i;
+    for (int o = 0; o < 2; o++) {
+        cudasim::set_order(o ? cudasim::REVERSED : cudasim::FORWARD);
+        auto k = cp_async_probe;
+        CUDA_LAUNCH(k, dim3(1), dim3(N), 4 * N * sizeof(uint32_t), nullptr, src, before, after, neighbour);
+        assert_int_equal(cudaGetLastError(), cudaSuccess);
+        for (int t = 0; t < N; t++) {
+            int u = (t + 1) % N;
+            assert_int_equal(before[t], 0xffffffffu);                 /* not landed before the wait */
+            assert_int_equal(after[t], t % 2 ? 0u : src[4 * t + 3]);  /* zeros when not valid */
+            assert_int_equal(neighbour[t], u % 2 ? 0u : src[4 * u + 1]);
+        }
+    }
+    cudasim::set_order(cudasim::FORWARD);
+}
+
 /* ---- the layer: warps drift apart between barriers ----------------------- */
 
 /* Warp w writes its slot, passes a warp collective, then reads warp w ^ 1's
@@ -253,6 +295,7 @@ int main(void)
         cmocka_unit_test(test_mma_f16),
         cmocka_unit_test(test_mma_fractions),
         cmocka_unit_test(test_warps_drift),
+        cmocka_unit_test(test_cp_async),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
