@@ -25,14 +25,18 @@
  *                       (mma.sync m16n8k16, ldmatrix: common/mma_sync.cuh), the
  *                       softmax in fp32 registers. P is rounded to 16 bits for
  *                       the second product, and l sums those rounded weights,
- *                       so o stays a convex combination of v.
- *   attention_simt      fp32, head_dim 64/128: the same loop on fp32 FMAs, 4
- *                       threads per query, 32 queries per block, tiles of 32 keys.
+ *                       so o stays a convex combination of v. Loads overlap the
+ *                       math (cp.async: common/cp_async.cuh): V_t arrives during
+ *                       Q K_t^T, K_{t+1} during P V_t.
+ *   attention_simt      fp32, head_dim 64/128: the same loop and load pipeline
+ *                       on fp32 FMAs, 4 threads per query, 32 queries per block,
+ *                       tiles of 32 keys.
  *   attention_fallback  any dtype, any head_dim: a warp per query row, two passes
  *                       over the keys (the max, then the sums), 128 output
  *                       columns per pass. Correct, not fast.
  * Causal: a block stops at the last key tile any of its queries sees, and
- * masks only tiles that reach past its first query's last key (or past Sk).
+ * masks only tiles that reach past its first query's last key (or past Sk);
+ * the tiled kernels run their query blocks last first (the longest first).
  * Grouped-query attention: head h reads kv head h / (heads / kv_heads) in
  * place; nothing is copied.
  *
