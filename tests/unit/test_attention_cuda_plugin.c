@@ -1,11 +1,15 @@
-/* test_attention_cuda_plugin.c - the attention/cuda plugin (plugins/
- * attention_cuda.c) end to end without a GPU: its kernels are tests/cudasim's
- * CPU build of attention_cuda.cu, and the host is a fake service table whose
- * "device" memory is host memory (with a limit, to run out of). Covers what
- * only a GPU run would otherwise reach: parameters into a shape, validate's
- * config errors, create (allocations, device_fill, the plan), check (copies
- * back, attention_check's verdict, the kernel named in the detail), step,
- * cost, destroy, and the out-of-memory message. */
+/* test_attention_cuda_plugin.c - the attention plugin for NVIDIA GPUs
+ * (plugins/attention_cuda.c: attention/cuda and attention/cublas) end to end
+ * without a GPU: its kernels are tests/cudasim's CPU builds of
+ * attention_cuda.cu and attention_softmax.cu, cuBLAS is fake_cublas.c (the
+ * GEMMs on the CPU, with cuBLAS's argument checks), and the host is a fake
+ * service table whose "device" memory is host memory (with a limit, to run
+ * out of). Covers what only a GPU run would otherwise reach: parameters into
+ * a shape, validate's config errors, create (allocations, device_fill, the
+ * plan, the cuBLAS handle), check (copies back, attention_check's verdict,
+ * the kernel named in the detail), step, cost, destroy, and the
+ * out-of-memory message. For attention/cublas it checks the GEMMs' layouts
+ * (transposes, leading dimensions, batch strides, grouped heads). */
 #include <harness/plugin.h>
 
 #include <cuda_runtime_api.h>
@@ -34,7 +38,8 @@ cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
 
 struct harness_ctx {
     const char *const *params;     /* name, value, name, value, ..., NULL */
-    const harness_variant *variant;
+    const harness_variant *variant, *variants[2];
+    int n_variants;
     char why[512];
     size_t device_used, device_limit;
     uint32_t rng;
@@ -60,7 +65,9 @@ static const char *p_string(harness_ctx *c, const char *n) { return param(c, n);
 
 static int reg(harness_ctx *c, const harness_variant *v)
 {
-    c->variant = v;
+    if (c->n_variants == 2)
+        return -1;
+    c->variants[c->n_variants++] = v;
     return 0;
 }
 
@@ -137,6 +144,14 @@ static int copy_(harness_ctx *c, void *dst, const void *src, size_t bytes)
     memcpy(dst, src, bytes);
     return 0;
 }
+static void region_push_(harness_ctx *c, const char *name)
+{
+    (void)c, (void)name;
+}
+static void region_pop_(harness_ctx *c)
+{
+    (void)c;
+}
 static void *stream_(harness_ctx *c)
 {
     (void)c;
@@ -152,12 +167,13 @@ static const harness_services services = {
     .size = sizeof(harness_services), .abi_major = HARNESS_ABI_MAJOR, .abi_minor = HARNESS_ABI_MINOR,
     .register_variant = reg, .log = log_, .fail = fail_,
     .param_int = p_int, .param_float = p_float, .param_bool = p_bool, .param_string = p_string,
-    .alloc = alloc_, .free = free_, .fill = fill_,
+    .alloc = alloc_, .free = free_, .fill = fill_, .region_push = region_push_, .region_pop = region_pop_,
     .device_alloc = dev_alloc, .device_free = dev_free, .copy_to_device = copy_, .copy_to_host = copy_,
     .device_fill = fill_, .stream = stream_, .device_synchronize = sync_,
 };
 
-static harness_ctx *open_plugin(const char *const *params, size_t device_limit)
+/* Loads the plugin and picks the variant `key` (both must register). */
+static harness_ctx *open_plugin(const char *key, const char *const *params, size_t device_limit)
 {
     harness_ctx *c = calloc(1, sizeof *c);
     assert_non_null(c);
@@ -165,16 +181,18 @@ static harness_ctx *open_plugin(const char *const *params, size_t device_limit)
     c->device_limit = device_limit;
     c->rng = 3;
     assert_int_equal(attention_cuda_LTX_harness_plugin_init(&services, c), 0);
-    assert_non_null(c->variant);
-    assert_string_equal(c->variant->key, "attention/cuda");
+    assert_int_equal(c->n_variants, 2);
+    assert_string_equal(c->variants[0]->key, "attention/cuda");
+    assert_string_equal(c->variants[1]->key, "attention/cublas");
+    c->variant = strcmp(key, "attention/cuda") == 0 ? c->variants[0] : c->variants[1];
     return c;
 }
 
 /* validate, create, check (one step, compared), two steps, cost, destroy.
  * Returns the check's detail for the caller to look at. */
-static void run_config(const char *const *params, const char *kernel)
+static void run_config(const char *key, const char *const *params, const char *kernel)
 {
-    harness_ctx *c = open_plugin(params, (size_t)1 << 30);
+    harness_ctx *c = open_plugin(key, params, (size_t)1 << 30);
     const harness_variant *v = c->variant;
     assert_int_equal(v->validate(c), 0);
     void *state = NULL;
@@ -208,23 +226,38 @@ static void test_kernels_through_the_plugin(void **state)
                                               "128", "batch_size", "2", NULL};
     static const char *const fp32_odd[] = {"num_heads", "3", "seq_len", "5", "head_dim", "3", "causal", "false",
                                            "scale", "0.5", NULL};
-    run_config(bf16_gqa, "tensor-core");
-    run_config(fp32_causal, "SIMT");
-    run_config(fp32_odd, "fallback");
+    run_config("attention/cuda", bf16_gqa, "tensor-core");
+    run_config("attention/cuda", fp32_causal, "SIMT");
+    run_config("attention/cuda", fp32_odd, "fallback");
+    /* The same configs through cuBLAS (fake) and the softmax kernel, plus a
+     * grouped fp32 one and an ungrouped bf16 one over two sequences. */
+    static const char *const fp32_gqa[] = {"num_heads", "6", "num_kv_heads", "2", "seq_len", "9", "kv_seq_len",
+                                           "13", "head_dim", "5", "batch_size", "2", NULL};
+    static const char *const bf16_mha[] = {"dtype", "bf16", "num_heads", "3", "seq_len", "17", "kv_seq_len", "11",
+                                           "head_dim", "8", "batch_size", "2", NULL};
+    run_config("attention/cublas", bf16_gqa, "cuBLAS");
+    run_config("attention/cublas", fp32_causal, "cuBLAS");
+    run_config("attention/cublas", fp32_odd, "cuBLAS");
+    run_config("attention/cublas", fp32_gqa, "cuBLAS");
+    run_config("attention/cublas", bf16_mha, "cuBLAS");
 }
 
 static void test_config_errors(void **state)
 {
     (void)state;
     static const char *const kv3[] = {"num_heads", "8", "num_kv_heads", "3", NULL};
-    harness_ctx *c = open_plugin(kv3, (size_t)1 << 30);
+    harness_ctx *c = open_plugin("attention/cuda", kv3, (size_t)1 << 30);
     assert_int_equal(c->variant->validate(c), -1);
     assert_non_null(strstr(c->why, "num_kv_heads"));
     free(c);
     static const char *const grid[] = {"batch_size", "70000", "seq_len", "1", "num_heads", "1", NULL};
-    c = open_plugin(grid, (size_t)1 << 30);
+    c = open_plugin("attention/cuda", grid, (size_t)1 << 30);
     assert_int_equal(c->variant->validate(c), -1);
     assert_non_null(strstr(c->why, "batch_size"));
+    free(c);
+    c = open_plugin("attention/cublas", kv3, (size_t)1 << 30);
+    assert_int_equal(c->variant->validate(c), -1);
+    assert_non_null(strstr(c->why, "num_kv_heads"));
     free(c);
 }
 
@@ -233,12 +266,20 @@ static void test_out_of_device_memory(void **state)
 {
     (void)state;
     static const char *const p[] = {"dtype", "bf16", "num_heads", "2", "seq_len", "64", "head_dim", "64", NULL};
-    harness_ctx *c = open_plugin(p, 40 << 10);
+    harness_ctx *c = open_plugin("attention/cuda", p, 40 << 10);
     void *st = NULL;
     assert_int_equal(c->variant->create(c, &st), -1);
     assert_non_null(strstr(c->why, "need 65536 bytes of device memory"));
     assert_non_null(strstr(c->why, "1000 free of 4000"));
     assert_int_equal(c->device_used, 0);          /* what was allocated is given back */
+    free(c);
+    /* attention/cublas also needs the scores (2 x 64 x 64 x 6 bytes) and 32 MiB
+     * of cuBLAS workspace: 65536 + 49152 + 33554432. */
+    c = open_plugin("attention/cublas", p, 1 << 20);
+    assert_int_equal(c->variant->create(c, &st), -1);
+    assert_non_null(strstr(c->why, "attention/cublas: q, k, v and o, the scores and cuBLAS's workspace need "
+                                   "33669120 bytes"));
+    assert_int_equal(c->device_used, 0);
     free(c);
 }
 

@@ -4,9 +4,11 @@
  * fragment layouts), the fp32 SIMT kernel and the fallback, on small odd
  * shapes (partial tiles, seq 1/3/65, head_dim 1/3/64/128/130, causal with
  * Sq != Sk both ways, grouped-query heads), each in forward and reversed
- * thread order, the two results identical to the bit; and the host plan.
+ * thread order, the two results identical to the bit; attention/cublas's
+ * softmax kernel; and the host plan.
  * Built as C++ with cudasim.h force-included (tests/cudasim/build.am). */
 #include "attention/attention_cuda.h"
+#include "attention/attention_softmax.h"
 #include "common/bf16.h"
 #include "common/f16.h"
 
@@ -206,6 +208,61 @@ static void test_fallback(void **state)
         run_case(c);
 }
 
+/* ---- attention/cublas's softmax kernel ------------------------------------ */
+
+/* rows = 2 (batch x heads) x seq_q score rows against a double softmax with
+ * the bottom-right causal mask: fp32 in place and bf16 out, both orders.
+ * Sq > Sk leaves the first queries with no key (zeros); 70 keys span three
+ * passes of a warp over a row. */
+static void check_softmax(size_t seq_q, size_t seq_k, int causal, int bf16)
+{
+    size_t rows = 2 * seq_q, n = rows * seq_k;
+    float scale = 0.3f;
+    float *s = static_cast<float *>(alloc_exact(n * 4)), *work = static_cast<float *>(alloc_exact(n * 4));
+    void *p = alloc_exact(n * (bf16 ? 2 : 4));
+    for (size_t e = 0; e < n; e++)
+        s[e] = uniform(-8.0f, 8.0f);
+    for (int ord = 0; ord < 2; ord++) {
+        cudasim::set_order(ord ? cudasim::REVERSED : cudasim::FORWARD);
+        memcpy(work, s, n * 4);
+        void *out = bf16 ? p : work;
+        assert_int_equal(attention_softmax_cuda(bf16, work, out, rows, seq_q, seq_k, causal, scale, nullptr), 0);
+        for (size_t r = 0; r < rows; r++) {
+            long long lim = causal ? (long long)(r % seq_q) + (long long)seq_k - (long long)seq_q + 1 : (long long)seq_k;
+            size_t vis = lim < 0 ? 0 : (size_t)lim;
+            double mx = -INFINITY, sum = 0.0;
+            for (size_t j = 0; j < vis; j++)
+                mx = fmax(mx, (double)scale * s[r * seq_k + j]);
+            for (size_t j = 0; j < vis; j++)
+                sum += exp((double)scale * s[r * seq_k + j] - mx);
+            for (size_t j = 0; j < seq_k; j++) {
+                double want = j < vis ? exp((double)scale * s[r * seq_k + j] - mx) / sum : 0.0;
+                double got = get(bf16 ? BF16 : F32, out, r * seq_k + j);
+                double tol = bf16 ? 0x1p-8 * want + 1e-30 : 1e-6 * want + 1e-30;
+                if (!(fabs(got - want) <= tol))
+                    fail_msg("softmax row %zu key %zu (sq %zu sk %zu causal %d bf16 %d): %g, want %g", r, j, seq_q,
+                             seq_k, causal, bf16, got, want);
+            }
+        }
+    }
+    cudasim::set_order(cudasim::FORWARD);
+    free(s), free(work), free(p);
+}
+
+static void test_softmax(void **state)
+{
+    (void)state;
+    for (int bf16 = 0; bf16 < 2; bf16++) {
+        check_softmax(3, 70, 1, bf16);
+        check_softmax(65, 3, 1, bf16);
+        check_softmax(1, 1, 0, bf16);
+        check_softmax(5, 33, 0, bf16);
+    }
+    float x[4] = {0};
+    assert_int_equal(attention_softmax_cuda(0, x, x, 3, 2, 2, 0, 1.0f, nullptr), ATTENTION_SOFTMAX_EINVAL);
+    assert_int_equal(attention_softmax_cuda(0, x, x, 0, 2, 2, 0, 1.0f, nullptr), 0);
+}
+
 /* ---- the plan (host logic) ------------------------------------------------ */
 
 static void test_plan(void **state)
@@ -278,6 +335,7 @@ int main(void)
         cmocka_unit_test(test_tensor_core),
         cmocka_unit_test(test_simt),
         cmocka_unit_test(test_fallback),
+        cmocka_unit_test(test_softmax),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
