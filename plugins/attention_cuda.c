@@ -11,7 +11,6 @@
  * shape does not fit. */
 #include <harness/plugin.h>
 
-#include <cublas_v2.h>
 #include <cuda_runtime_api.h>
 
 #include "check_verdict.h"
@@ -37,7 +36,7 @@ typedef struct att_cuda_state {
     attention_config cfg;
     attention_cuda_dtype dtype;
     attention_cuda_geometry geom;   /* attention/cuda */
-    cublasHandle_t handle;          /* attention/cublas */
+    void *handle;                   /* attention/cublas: a cublasHandle_t */
     void *q, *k, *v, *o;            /* device */
     void *scratch, *workspace;      /* attention/cublas: S (and P), cuBLAS's workspace */
 } att_cuda_state;
@@ -46,8 +45,7 @@ static const char *const kernel_names[] = {"tensor-core (mma.sync)", "SIMT fp32"
 
 static void release(harness_ctx *ctx, att_cuda_state *s)
 {
-    if (s->handle)
-        cublasDestroy(s->handle);
+    attention_cublas_close(s->handle);
     void *bufs[] = {s->q, s->k, s->v, s->o, s->scratch, s->workspace};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)
         if (bufs[i])
@@ -136,13 +134,10 @@ static int create_common(harness_ctx *ctx, void **state, int cublas)
     }
     const attention_shape *z = &s->cfg.shape;
     if (cublas) {
-        cublasStatus_t st = cublasCreate(&s->handle);
-        if (st == CUBLAS_STATUS_SUCCESS)
-            st = cublasSetWorkspace(s->handle, s->workspace, CUBLAS_WORKSPACE_BYTES);
-        if (st != CUBLAS_STATUS_SUCCESS) {
+        char why[160];
+        if (attention_cublas_open(&s->handle, s->workspace, CUBLAS_WORKSPACE_BYTES, why, sizeof why) != 0) {
             release(ctx, s);
-            return harness_host->fail(ctx, "attention/cublas: cuBLAS handle: %s (%d)", cublasGetStatusString(st),
-                                      (int)st);
+            return harness_host->fail(ctx, "attention/cublas: %s", why);
         }
     } else if (attention_cuda_plan(z, s->dtype, s->q, s->k, s->v, s->o, &s->geom) != 0) {
         release(ctx, s);

@@ -19,6 +19,7 @@
 
 #include <cublas_v2.h>
 
+#include <dlfcn.h>
 #include <stdio.h>
 
 /* cuBLAS's workspace and descriptor sizes are ints and long longs. */
@@ -33,9 +34,87 @@ size_t attention_cublas_scratch_bytes(const attention_shape *s, int bf16)
     return bytes;
 }
 
+/* ---- cuBLAS, loaded on first use ------------------------------------------ */
+
+static struct {
+    int loaded;
+    cublasStatus_t (*create)(cublasHandle_t *);
+    cublasStatus_t (*destroy)(cublasHandle_t);
+    cublasStatus_t (*set_stream)(cublasHandle_t, cudaStream_t);
+    cublasStatus_t (*set_workspace)(cublasHandle_t, void *, size_t);
+    const char *(*status_string)(cublasStatus_t);
+    cublasStatus_t (*gemm)(cublasHandle_t, cublasOperation_t, cublasOperation_t, int, int, int, const void *,
+                           const void *, cudaDataType, int, long long, const void *, cudaDataType, int, long long,
+                           const void *, void *, cudaDataType, int, long long, int, cublasComputeType_t,
+                           cublasGemmAlgo_t);
+} api;
+
+#define STR_(x) #x
+#define STR(x) STR_(x)
+
+static int load_cublas(char *why, size_t why_size)
+{
+    if (api.loaded)
+        return 0;
+    void *from = RTLD_DEFAULT;
+    if (!dlsym(RTLD_DEFAULT, "cublasGemmStridedBatchedEx")) {
+        /* The major version the plugin was built against; RTLD_NODELETE: see
+         * attention_cublas.h. */
+        const char *name = "libcublas.so." STR(CUBLAS_VER_MAJOR);
+        from = dlopen(name, RTLD_NOW | RTLD_LOCAL | RTLD_NODELETE);
+        if (!from) {
+            snprintf(why, why_size, "cannot load cuBLAS (%s): %s", name, dlerror());
+            return -1;
+        }
+    }
+    /* POSIX's sanctioned way from void * to a function pointer. */
+    *(void **)&api.create = dlsym(from, "cublasCreate_v2");
+    *(void **)&api.destroy = dlsym(from, "cublasDestroy_v2");
+    *(void **)&api.set_stream = dlsym(from, "cublasSetStream_v2");
+    *(void **)&api.set_workspace = dlsym(from, "cublasSetWorkspace_v2");
+    *(void **)&api.status_string = dlsym(from, "cublasGetStatusString");
+    *(void **)&api.gemm = dlsym(from, "cublasGemmStridedBatchedEx");
+    if (!api.create || !api.destroy || !api.set_stream || !api.set_workspace || !api.status_string || !api.gemm) {
+        snprintf(why, why_size, "cuBLAS lacks a function attention/cublas calls (cuBLAS %d or newer needed)",
+                 CUBLAS_VER_MAJOR);
+        return -1;
+    }
+    api.loaded = 1;
+    return 0;
+}
+
+int attention_cublas_open(void **handle, void *workspace, size_t bytes, char *why, size_t why_size)
+{
+    *handle = NULL;
+    if (load_cublas(why, why_size) != 0)
+        return -1;
+    cublasHandle_t h;
+    cublasStatus_t st = api.create(&h);
+    if (st != CUBLAS_STATUS_SUCCESS) {
+        snprintf(why, why_size, "cuBLAS handle: %s (%d)", api.status_string(st), (int)st);
+        return -1;
+    }
+    st = api.set_workspace(h, workspace, bytes);
+    if (st != CUBLAS_STATUS_SUCCESS) {
+        snprintf(why, why_size, "cuBLAS workspace: %s (%d)", api.status_string(st), (int)st);
+        api.destroy(h);
+        return -1;
+    }
+    *handle = h;
+    return 0;
+}
+
+void attention_cublas_close(void *handle)
+{
+    if (handle && api.loaded)
+        api.destroy(handle);
+}
+
+/* ---- the three steps -------------------------------------------------------- */
+
 static int gemm_fail(char *why, size_t size, const char *which, cublasStatus_t st)
 {
-    snprintf(why, size, "cuBLAS %s failed: %s (%d)", which, cublasGetStatusString(st), (int)st);
+    snprintf(why, size, "cuBLAS %s failed: %s (%d)", which, api.status_string(st), (int)st);
     return -1;
 }
 
@@ -50,8 +129,12 @@ int attention_cublas(void *handle, void *stream, const attention_shape *s, int b
     }
     if (B == 0 || H == 0 || Sq == 0)
         return 0;
+    if (!api.loaded) {
+        snprintf(why, why_size, "no cuBLAS handle (attention_cublas_open first)");
+        return -1;
+    }
     cublasHandle_t h = handle;
-    cublasStatus_t st = cublasSetStream(h, (cudaStream_t)stream);
+    cublasStatus_t st = api.set_stream(h, (cudaStream_t)stream);
     if (st != CUBLAS_STATUS_SUCCESS)
         return gemm_fail(why, why_size, "set stream", st);
 
@@ -70,7 +153,7 @@ int attention_cublas(void *handle, void *stream, const attention_shape *s, int b
             const char *kp = (const char *)k + ((b * Sk * KVH + hk) * D) * esz;
             const char *qp = (const char *)q + ((b * Sq * H + h0) * D) * esz;
             float *sp = scores + (b * H + h0) * Sq * Sk;
-            st = cublasGemmStridedBatchedEx(h, CUBLAS_OP_T, CUBLAS_OP_N, (int)Sk, (int)Sq, (int)D, &one,
+            st = api.gemm(h, CUBLAS_OP_T, CUBLAS_OP_N, (int)Sk, (int)Sq, (int)D, &one,
                                             kp, t, (int)(KVH * D), kv_step, qp, t, (int)(H * D), (long long)D,
                                             &zero, sp, CUDA_R_32F, (int)Sk, (long long)(Sq * Sk),
                                             (int)heads_per_call, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);
@@ -90,7 +173,7 @@ int attention_cublas(void *handle, void *stream, const attention_shape *s, int b
             const char *vp = (const char *)v + ((b * Sk * KVH + hk) * D) * esz;
             const char *pp = (const char *)probs + ((b * H + h0) * Sq * Sk) * esz;
             char *op = (char *)o + ((b * Sq * H + h0) * D) * esz;
-            st = cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)D, (int)Sq, (int)Sk, &one,
+            st = api.gemm(h, CUBLAS_OP_N, CUBLAS_OP_N, (int)D, (int)Sq, (int)Sk, &one,
                                             vp, t, (int)(KVH * D), kv_step, pp, t, (int)Sk, (long long)(Sq * Sk),
                                             &zero, op, t, (int)(H * D), (long long)D,
                                             (int)heads_per_call, CUBLAS_COMPUTE_32F, CUBLAS_GEMM_DEFAULT);

@@ -23,8 +23,19 @@ extern "C" {
  * overwrites S). SIZE_MAX when that overflows. */
 size_t attention_cublas_scratch_bytes(const attention_shape *s, int bf16);
 
-/* O for q, k, v, o (device, attention.h's layouts; bf16 or fp32) with
- * `handle` (a cublasHandle_t) on `stream`; scratch: the bytes above.
+/* A cuBLAS handle (a cublasHandle_t) that uses `workspace` (device, bytes
+ * long) for its scratch. cuBLAS is loaded here, on first use, not when the
+ * plugin is: listing plugins or running other variants never maps its
+ * hundreds of megabytes, a machine without it loses only attention/cublas,
+ * and it stays loaded to the end of the process (its C++ runtime's
+ * allocations then stay reachable, for LeakSanitizer). A process that already
+ * has cuBLAS's symbols (linked, or a test's stand-in) uses those. Returns 0,
+ * or -1 with why filled. */
+int attention_cublas_open(void **handle, void *workspace, size_t bytes, char *why, size_t why_size);
+void attention_cublas_close(void *handle);
+
+/* O for q, k, v, o (device, attention.h's layouts; bf16 or fp32) with a
+ * handle from attention_cublas_open, on `stream`; scratch: the bytes above.
  * Returns 0, or -1 with why (at most 160 characters) filled. */
 int attention_cublas(void *handle, void *stream, const attention_shape *s, int bf16, const void *q, const void *k,
                      const void *v, void *o, void *scratch, char *why, size_t why_size);
