@@ -5,6 +5,7 @@
 #include "check_verdict.h"
 
 #include "attention/attention.h"
+#include "attention_params.h"
 
 #include <float.h>
 #include <math.h>
@@ -26,26 +27,6 @@ typedef struct att_state {
     void *q, *k, *v, *o, *workspace;
 } att_state;
 
-static const char *const dtypes[] = {"fp32", "bf16", NULL};
-
-static const harness_param params[] = {
-    {sizeof(harness_param), "batch_size", HARNESS_PARAM_INT, "1", HARNESS_PARAM_MIN, 1, 0, NULL, "sequences per step"},
-    {sizeof(harness_param), "num_heads", HARNESS_PARAM_INT, "32", HARNESS_PARAM_MIN, 1, 0, NULL, "query heads"},
-    {sizeof(harness_param), "num_kv_heads", HARNESS_PARAM_INT, "0", HARNESS_PARAM_MIN, 0, 0, NULL,
-     "key/value heads (grouped-query attention), a divisor of num_heads; 0: num_heads"},
-    {sizeof(harness_param), "seq_len",
-     HARNESS_PARAM_INT, "1024", HARNESS_PARAM_MIN, 1, 0, NULL, "queries per sequence"},
-    {sizeof(harness_param), "kv_seq_len", HARNESS_PARAM_INT, "0", HARNESS_PARAM_MIN, 0, 0, NULL,
-     "keys per sequence; 0: seq_len. Causal masks align bottom-right (query i sees keys "
-     "<= i + kv_seq_len - seq_len)"},
-    {sizeof(harness_param), "head_dim", HARNESS_PARAM_INT, "128", HARNESS_PARAM_MIN, 1, 0, NULL, "elements per head"},
-    {sizeof(harness_param), "causal", HARNESS_PARAM_BOOL, "true", 0, 0, 0, NULL, "mask out keys after the query"},
-    {sizeof(harness_param), "dtype", HARNESS_PARAM_ENUM, "fp32", 0, 0, 0, dtypes,
-     "type of q, k, v and o; bf16 computes in fp32 and rounds to nearest even"},
-    {sizeof(harness_param), "scale", HARNESS_PARAM_FLOAT, "0", HARNESS_PARAM_MIN | HARNESS_PARAM_MAX, 0, FLT_MAX, NULL,
-     "multiplies Q K^T before the softmax; 0: 1/sqrt(head_dim)"},
-};
-
 static void release(harness_ctx *ctx, att_state *s)
 {
     void *bufs[] = {s->q, s->k, s->v, s->o, s->workspace};
@@ -55,45 +36,19 @@ static void release(harness_ctx *ctx, att_state *s)
     free(s);
 }
 
-/* a * b * c * d, or nonzero when that overflows size_t. */
-static int mul4(size_t a, size_t b, size_t c, size_t d, size_t *out)
-{
-    return __builtin_mul_overflow(a, b, out) || __builtin_mul_overflow(*out, c, out) ||
-           __builtin_mul_overflow(*out, d, out);
-}
-
-/* The parameters as a shape and buffer sizes. Fails (with a message naming
- * the parameters) on combinations the schema cannot rule out; run first by
- * `validate`, so those are config errors found before anything exists. */
+/* The shared parameters (attention_params.h), plus the CPU kernels'
+ * workspace, which must be computable. */
 static int read_params(harness_ctx *ctx, att_state *s, size_t *q_bytes, size_t *kv_bytes)
 {
-    const harness_services *H = harness_host;
-    size_t batch = (size_t)H->param_int(ctx, "batch_size"), heads = (size_t)H->param_int(ctx, "num_heads");
-    size_t kv = (size_t)H->param_int(ctx, "num_kv_heads"), seq = (size_t)H->param_int(ctx, "seq_len");
-    size_t kv_seq = (size_t)H->param_int(ctx, "kv_seq_len"), d = (size_t)H->param_int(ctx, "head_dim");
-    double scale = H->param_float(ctx, "scale");
-    int bf16 = strcmp(H->param_string(ctx, "dtype"), "bf16") == 0;
-    if (kv == 0)
-        kv = heads;
-    if (kv_seq == 0)
-        kv_seq = seq;
-    if (heads % kv != 0)
-        return harness_host->fail(ctx, "num_heads (%zu) must be a multiple of num_kv_heads (%zu): each key/value head "
-                                  "serves num_heads / num_kv_heads query heads; pick a divisor of %zu, or 0 for %zu",
-                                  heads, kv, heads, heads);
-
-    size_t elem = bf16 ? sizeof(uint16_t) : sizeof(float), q_elems, kv_elems;
-    if (mul4(batch, seq, heads, d, &q_elems) || mul4(batch, kv_seq, kv, d, &kv_elems) ||
-        __builtin_mul_overflow(q_elems, elem, q_bytes) || __builtin_mul_overflow(kv_elems, elem, kv_bytes))
-        return harness_host->fail(ctx, "batch_size, seq_len, kv_seq_len, num_heads, num_kv_heads, head_dim: "
-                                  "%zu x %zu (or %zu) x %zu (or %zu) x %zu elements overflow size_t; "
-                                  "choose smaller sizes",
-                                  batch, seq, kv_seq, heads, kv, d);
-    s->shape = (attention_shape){batch, heads, kv, seq, kv_seq, d, harness_host->param_bool(ctx, "causal"),
-                                 (float)(scale > 0 ? scale : 1.0 / sqrt((double)d))};
-    s->bf16 = bf16, s->elem = elem, s->q_elems = q_elems, s->kv_elems = kv_elems;
+    attention_config c;
+    if (attention_read_config(ctx, &c) != 0)
+        return -1;
+    s->shape = c.shape;
+    s->bf16 = c.bf16, s->elem = c.elem, s->q_elems = c.q_elems, s->kv_elems = c.kv_elems;
+    *q_bytes = c.q_bytes, *kv_bytes = c.kv_bytes;
     if (attention_workspace_bytes(&s->shape, omp_get_max_threads()) == SIZE_MAX)
-        return harness_host->fail(ctx, "head_dim (%zu): the kernels' per-thread workspace overflows size_t", d);
+        return harness_host->fail(ctx, "head_dim (%zu): the kernels' per-thread workspace overflows size_t",
+                                  c.shape.head_dim);
     return 0;
 }
 
@@ -186,8 +141,8 @@ static const harness_variant attention_cpu = {
     .device = "cpu",
     .summary = "scaled-dot-product attention forward, softmax(Q K^T scale [+ causal]) V, flash-style "
                "(AVX-512, AVX2 or C tiles; OpenMP over batch, head and query tile)",
-    .params = params,
-    .n_params = sizeof params / sizeof params[0],
+    .params = attention_params,
+    .n_params = sizeof attention_params / sizeof attention_params[0],
     .create = att_create,
     .validate = att_validate,
     .step = att_step,

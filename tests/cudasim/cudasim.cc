@@ -143,39 +143,45 @@ void wait_here(state st)
 
 size_t block_threads(const launch_state &l) { return l.fibers.size(); }
 
-/* Releases warps whose collective every lane of the mask has reached. */
+/* Releases warp w if every lane of its collective's mask has reached it. */
+bool release_warp(size_t w)
+{
+    size_t n = block_threads(*L);
+    unsigned waiting = 0, mask = 0;
+    bool mixed = false;
+    for (size_t l = 0; l < 32 && w * 32 + l < n; l++) {
+        const fiber &f = L->fibers[w * 32 + l];
+        if (f.st != AT_WARP)
+            continue;
+        if (waiting && f.mask != mask)
+            mixed = true;
+        mask = f.mask;
+        waiting |= 1u << l;
+    }
+    if (!waiting)
+        return false;
+    if (mixed) {
+        L->running = &L->fibers[w * 32 + (unsigned)__builtin_ctz(waiting)];
+        fail("lanes of a warp wait at collectives with different masks (divergent warp: "
+             "unsupported)");
+    }
+    if (waiting != mask)
+        return false;
+    for (size_t l = 0; l < 32; l++)
+        if (mask >> l & 1u)
+            L->fibers[w * 32 + l].st = RUNNABLE;
+    L->warps[w].generation++;
+    return true;
+}
+
+/* Releases the first warp, in the run order, that can go on. */
 bool release_warps()
 {
-    bool any = false;
-    size_t n = block_threads(*L);
-    for (size_t w = 0; w < L->warps.size(); w++) {
-        unsigned waiting = 0, mask = 0;
-        bool mixed = false;
-        for (size_t l = 0; l < 32 && w * 32 + l < n; l++) {
-            const fiber &f = L->fibers[w * 32 + l];
-            if (f.st != AT_WARP)
-                continue;
-            if (waiting && f.mask != mask)
-                mixed = true;
-            mask = f.mask;
-            waiting |= 1u << l;
-        }
-        if (!waiting)
-            continue;
-        if (mixed) {
-            L->running = &L->fibers[w * 32 + (unsigned)__builtin_ctz(waiting)];
-            fail("lanes of a warp wait at collectives with different masks (divergent warp: "
-                 "unsupported)");
-        }
-        if (waiting != mask)
-            continue;
-        for (size_t l = 0; l < 32; l++)
-            if (mask >> l & 1u)
-                L->fibers[w * 32 + l].st = RUNNABLE;
-        L->warps[w].generation++;
-        any = true;
-    }
-    return any;
+    size_t nw = L->warps.size();
+    for (size_t k = 0; k < nw; k++)
+        if (release_warp(run_order == FORWARD ? k : nw - 1 - k))
+            return true;
+    return false;
 }
 
 /* Releases the block when every live thread waits at __syncthreads. */
@@ -229,11 +235,22 @@ void run_block(dim3 grid, dim3 block, dim3 bid, size_t smem)
         makecontext(&f.ctx, fiber_main, 0);
     }
 
+    /* Fibers run in the chosen order, each to its next barrier. A warp is
+     * released the moment its last lane reaches its collective, and the
+     * scan starts over: the first warp in the order runs on, collective
+     * after collective, until __syncthreads (or its end) before a later
+     * one moves at all. Warps drift as far apart as barriers allow, so a
+     * shared-memory race between warps that only a missing __syncthreads
+     * would order shows in one of the two orders even where warp
+     * collectives sit between the write and the read. */
     for (;;) {
         for (size_t k = 0; k < n; k++) {
             fiber &f = L->fibers[run_order == FORWARD ? k : n - 1 - k];
-            if (f.st == RUNNABLE)
-                resume(&f);
+            if (f.st != RUNNABLE)
+                continue;
+            resume(&f);
+            if (f.st == AT_WARP && release_warp((size_t)(&f - L->fibers.data()) / 32))
+                k = (size_t)-1;                /* start over: the released warp goes on first */
         }
         if (release_warps() || release_block())
             continue;

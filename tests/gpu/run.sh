@@ -75,19 +75,21 @@ while read -r key family dtypes; do
             bad "$key $dt: exit $? ($tag.log)"
         fi
     done
-    # compute-sanitizer, each tool, a short schedule of the first dtype.
-    dt=${dtypes%% *}
+    # compute-sanitizer, each tool, a short schedule of each dtype (each may
+    # run another kernel: attention/cuda's fp32 and bf16 do).
+    for dt in $dtypes; do
     for tool in memcheck racecheck initcheck synccheck; do
         set -- --set component.variant_key="$key" --set schedule.warmup_steps=1 --set schedule.wait_steps=0 \
             --set schedule.measurement_steps=2 --set schedule.repeat=1 --set profiling.trace=false
         [ "$dt" = - ] || set -- "$@" --set component.config.dtype="$dt"
-        log=$out/sanitizer_$(echo "$key" | tr / _)_$tool.log
+        log=$out/sanitizer_$(echo "$key" | tr / _)_${dt}_$tool.log
         if compute-sanitizer --tool "$tool" --error-exitcode 99 "$H" run "$config" "$@" \
                 --output-dir "$out/sanitizer" >"$log" 2>&1; then
-            note "$key compute-sanitizer $tool: clean"
+            note "$key $dt compute-sanitizer $tool: clean"
         else
-            bad "$key compute-sanitizer $tool: exit $? ($(basename "$log"))"
+            bad "$key $dt compute-sanitizer $tool: exit $? ($(basename "$log"))"
         fi
+    done
     done
 done <"$out/variants.txt"
 

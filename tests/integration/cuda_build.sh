@@ -1,29 +1,44 @@
 #!/bin/sh
-# The nvcc build of the CUDA kernels (components/cuda.am): the object carries
-# sm_80 and sm_90 machine code plus sm_90 PTX, and ptxas compiled every kernel
-# for both without spilling or using local memory. Skipped without CUDA.
+# The nvcc build of the CUDA kernels (components/cuda.am): ptxas compiled
+# every kernel of every kernel file for sm_80 and sm_90 without spilling or
+# using local memory, and an object carries sm_80 and sm_90 machine code plus
+# sm_90 PTX. Skipped without CUDA.
 . "$top_builddir/tests/setup"
 
 grep -q '^#define HAVE_CUDA 1' "$top_builddir/build_config.h" || { echo "no CUDA toolkit: skipped"; exit 77; }
 
-log="$top_builddir/components/rms_norm/rms_norm_cuda.ptxas"
-obj="$top_builddir/components/rms_norm/.libs/rms_norm_cuda.o"
-[ -s "$log" ] || { fail "no ptxas log at $log"; finish; }
-[ -s "$obj" ] || { fail "no object at $obj"; finish; }
+# Each kernel file: its ptxas log, its object, how many kernels it has.
+#   rms_norm_cuda:  2 kernels x 3 types x (vector, scalar)
+#   attention_cuda: tensor cores 2 types x 2 head_dims, SIMT 2 head_dims,
+#                   fallback 3 types
+#   attention_softmax: fp32 and bf16 output
+for entry in "rms_norm/rms_norm_cuda 12" "attention/attention_cuda 9" "attention/attention_softmax 2"; do
+    stem=${entry% *} want=${entry#* }
+    log="$top_builddir/components/$stem.ptxas"
+    obj="$top_builddir/components/$(dirname "$stem")/.libs/$(basename "$stem").o"
+    [ -s "$log" ] || { fail "no ptxas log at $log"; continue; }
+    [ -s "$obj" ] || { fail "no object at $obj"; continue; }
 
-# ptxas -v: one "Compiling entry function" per kernel and arch, each followed
-# by its "N bytes stack frame, N bytes spill stores, N bytes spill loads".
-for arch in sm_80 sm_90; do
-    n=$(grep -c "Compiling entry function .* for '$arch'" "$log")
-    # 2 kernels x 3 types x (vector, scalar)
-    if [ "$n" -eq 12 ]; then pass "ptxas compiled 12 kernels for $arch"
-    else fail "ptxas compiled $n kernels for $arch, expected 12"; fi
+    # ptxas -v: one "Compiling entry function" per kernel and arch, each
+    # followed by its "N bytes stack frame, N bytes spill stores, N bytes
+    # spill loads".
+    for arch in sm_80 sm_90; do
+        n=$(grep -c "Compiling entry function .* for '$arch'" "$log")
+        if [ "$n" -eq "$want" ]; then pass "$stem: ptxas compiled $want kernels for $arch"
+        else fail "$stem: ptxas compiled $n kernels for $arch, expected $want"; fi
+    done
+    frames=$(grep -c 'bytes spill stores' "$log")
+    clean=$(grep -c ' 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads' "$log")
+    if [ "$frames" -eq $((2 * want)) ] && [ "$clean" -eq $((2 * want)) ]; then
+        pass "$stem: no kernel spills or has a stack frame"
+    else
+        fail "$stem: spills or stack frames: $(grep 'spill stores' "$log" | grep -v ' 0 bytes spill stores' | head -3)"
+    fi
+    grep -qi 'local memory\|warning\|error' "$log" &&
+        fail "$stem: ptxas warned: $(grep -i 'local memory\|warning\|error' "$log" | head -3)"
 done
-frames=$(grep -c 'bytes spill stores' "$log")
-clean=$(grep -c ' 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads' "$log")
-if [ "$frames" -eq 24 ] && [ "$clean" -eq 24 ]; then pass "no kernel spills or has a stack frame"
-else fail "spills or stack frames: $(grep 'spill stores' "$log" | grep -v ' 0 bytes spill stores' | head -3)"; fi
-grep -qi 'local memory\|warning\|error' "$log" && fail "ptxas warned: $(grep -i 'local memory\|warning\|error' "$log" | head -3)"
+obj="$top_builddir/components/rms_norm/.libs/rms_norm_cuda.o"
+[ -s "$obj" ] || finish
 
 # The fatbin: embedded cubins are ELF files whose e_flags carry the SM in
 # bits 8-15 (CUDA's ELF ABI v8, nvcc 12.8 and later); the PTX is text

@@ -10,6 +10,15 @@ TINY="$CONFIGS/rms_norm_tiny.yaml"
 if grep -q '^#define HAVE_CUDA 1' "$top_builddir/build_config.h"; then
     expect_exit 0 "list in a CUDA build" "$HARNESS" list
     grep -q 'rms_norm/cuda' "$SCRATCH/out" || fail "list does not show rms_norm/cuda"
+    # attention/cuda and attention/cublas take attention/cpu's config unchanged.
+    "$HARNESS" list --json >"$SCRATCH/list.json" || fail "list --json"
+    python3 - "$SCRATCH/list.json" <<'PY' && pass "attention/cuda and /cublas have attention/cpu's parameters" || fail "attention/cuda's or /cublas's parameters differ from attention/cpu's"
+import json, sys
+v = {x["key"]: x for x in json.load(open(sys.argv[1]))["variants"]}
+assert v["attention/cuda"]["family"] == "attention" and v["attention/cuda"]["device"] == "cuda"
+for key in ("attention/cuda", "attention/cublas"):
+    assert v[key]["params"] == v["attention/cpu"]["params"], key
+PY
 fi
 
 # tests/setup hides every GPU from this test (CUDA_VISIBLE_DEVICES is empty).
