@@ -113,6 +113,12 @@ static int create_common(harness_ctx *ctx, void **state, int cublas)
         return -1;
     }
     s->dtype = s->cfg.bf16 ? ATTENTION_CUDA_BF16 : ATTENTION_CUDA_F32;
+    /* Asked before allocating, so the message says what the shape needs and
+     * the device has, not which buffer happened to fail. */
+    size_t free_b = 0, total = 0, needed = 2 * s->cfg.q_bytes + 2 * s->cfg.kv_bytes +
+        (cublas ? attention_cublas_scratch_bytes(&s->cfg.shape, s->cfg.bf16) + CUBLAS_WORKSPACE_BYTES : 0);
+    if (cudaMemGetInfo(&free_b, &total) == cudaSuccess && needed > free_b)
+        return out_of_memory(ctx, s);
     s->q = harness_host->device_alloc(ctx, s->cfg.q_bytes, "q");
     s->k = s->q ? harness_host->device_alloc(ctx, s->cfg.kv_bytes, "k") : NULL;
     s->v = s->k ? harness_host->device_alloc(ctx, s->cfg.kv_bytes, "v") : NULL;

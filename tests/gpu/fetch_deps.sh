@@ -11,6 +11,6 @@ cd "$dir"
 # Runtime libraries and their -dev packages (headers, .so links, .pc files);
 # OpenBLAS is left out: only CPU benchmarks use it.
 apt-get download \
-    libyaml-0-2 libyaml-dev libcjson1 libcjson-dev libltdl7 libltdl-dev \
+    libyaml-0-2 libyaml-dev libcjson1 libcjson-dev libltdl7 libltdl-dev libsqlite3-0 libsqlite3-dev \
     libcmocka0 libcmocka-dev 2>&1 | grep -v '^W: Download is performed unsandboxed' || true
 echo "tests/gpu/fetch_deps.sh: $(ls -1 ./*.deb | wc -l) packages in $dir"
