@@ -44,6 +44,7 @@ static const harness_cfg_key_spec schedule_keys[] = {
     {"measurement_steps", K_STEPS, AT(measurement_steps), 1, NULL, NULL},
     {"repeat", K_INT, AT(repeat), 1, NULL, NULL},
     {"stopping", K_SECTION, 0, 0, NULL, stopping_keys},
+    {"step_timeout_s", K_INT, AT(step_timeout_s), 0, NULL, NULL},
     /* CUDA only (a config error on the CPU: cli/cmd_common.c). */
     {"timing", K_CHOICE_TEXT, AT(timing), 0, timings, NULL},
     {"flush_l2", K_BOOL, AT(flush_l2), 0, NULL, NULL},
@@ -497,6 +498,7 @@ static int set_defaults(harness_config *cfg)
     cfg->wait_steps = 5;
     cfg->measurement_steps = 100;
     cfg->repeat = 1;
+    cfg->step_timeout_s = 60;
     cfg->stop_max_rel_ci = 0.01;
     cfg->stop_min_steps = 10;
     cfg->stop_max_steps = 100000;

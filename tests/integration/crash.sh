@@ -1,0 +1,87 @@
+#!/bin/sh
+# A plugin that crashes, aborts, calls exit(), hangs or misuses a service:
+# exit 3, a message naming variant, callback, phase and step, and a folder
+# that says so (status.json and both summaries with what was measured).
+. "$top_builddir/tests/setup"
+
+CRASHY="--plugin-path $top_builddir/tests/fixtures/crashy"
+
+# folder_says DIR STATUS N CALLBACK PHASE STEP: status.json and the summaries
+# agree on what happened; every JSON file parses; no temporary file is left.
+folder_says() {
+    python3 - "$@" <<'PY'
+import glob, json, os, sys
+d, status, n, callback, phase, step = sys.argv[1:7]
+st = json.load(open(os.path.join(d, "status.json")))
+assert st["status"] == status, st
+assert st["complete"] is False and st["exit_code"] == 3, st
+assert st["callback"] == (callback or None), st
+assert st["phase"] == (phase or None), st
+assert st["step"] == (int(step) if step else None), st
+assert st["summaries_written"] is True, st
+s = json.load(open(os.path.join(d, "summary_ranks_1_rank_0.json")))
+assert s["status"] == status, s["status"]
+assert s["timing"]["n"] == int(n) and len(s["timing"]["samples"]) == int(n), s["timing"]["n"]
+assert status in open(os.path.join(d, "profiler_summary_ranks_1_rank_0.txt")).read()
+for f in glob.glob(os.path.join(d, "*.json")):
+    json.load(open(f))
+left = [f for f in os.listdir(d) if ".tmp" in f or f.startswith(".status")]
+assert not left, left
+PY
+}
+
+# crash HOW IN AFTER WANT_ERR STATUS N PHASE STEP [--set ...]
+crash() {
+    how=$1; in=$2; after=$3; msg=$4; status=$5; n=$6; phase=$7; step=$8; shift 8
+    out="$SCRATCH/$how-$in-$after"
+    expect_exit 3 "$how in $in: exit 3" "$HARNESS" run "$CONFIGS/crashy.yaml" $CRASHY --output-dir "$out" \
+        --set component.variant_key=crashy_$how --set component.config.in=$in \
+        --set component.config.after=$after "$@"
+    expect_err "harness: crashy_$how/cpu: $msg" "$how in $in: the message names variant, callback and where"
+    if folder_says "$out"/* "$status" "$n" "$in" "$phase" "$step"; then pass "$how in $in: the folder says $status"
+    else fail "$how in $in: the folder"; fi
+}
+
+# Step 25 over all phases: warmup 2, wait 1, 20 measured, wait 1: window 1, step 1.
+crash segv step 25 "step crashed with SIGSEGV (Segmentation fault) in the measurement phase, window 1, step 1" \
+    crashed 21 measurement 1
+crash abort step 25 "step crashed with SIGABRT" crashed 21 measurement 1
+crash fpe step 25 "step crashed with SIGFPE" crashed 21 measurement 1
+crash exit step 25 "step called exit(0) in the measurement phase, window 1, step 1" crashed 21 measurement 1
+crash thread_segv step 25 "step crashed with SIGSEGV (Segmentation fault) on a worker thread" crashed 21 measurement 1
+crash segv step 1 "step crashed with SIGSEGV (Segmentation fault) in the warmup phase, step 1" crashed 0 warmup 1
+crash segv create 0 "create crashed with SIGSEGV" crashed 0 "" ""
+crash exit check 0 "check called exit(0)" crashed 0 "" ""
+crash abort destroy 0 "destroy crashed with SIGABRT" crashed 40 "" ""
+
+# A hung step: the watchdog ends it after step_timeout_s.
+start=$(date +%s)
+crash hang step 30 "step did not return within schedule.step_timeout_s (1 s) in the measurement phase, window 1, step 6" \
+    timed_out 26 measurement 6 --set schedule.step_timeout_s=1
+[ $(($(date +%s) - start)) -le 10 ] && pass "a hang ends within the timeout" || fail "the hang took too long"
+expect_exit 2 "step_timeout_s below 0 is a config error" "$HARNESS" validate "$CONFIGS/crashy.yaml" $CRASHY \
+    --set schedule.step_timeout_s=-1
+expect_err "schedule.step_timeout_s: expected an integer >= 0" "names the key"
+
+# Service misuse inside step() fails the run with the service's message.
+misuse() {
+    out="$SCRATCH/$1"
+    expect_exit 3 "$1 inside step fails the run" "$HARNESS" run "$CONFIGS/crashy.yaml" $CRASHY --output-dir "$out" \
+        --set component.variant_key=crashy_$1 --set component.config.after=4
+    expect_err "step 1 of the measurement phase failed: $2" "$1: the service's message"
+    python3 -c "import json,sys; s=json.load(open(sys.argv[1])); assert s['status']=='failed', s['status']; \
+st=json.load(open(sys.argv[2])); assert st['status']=='failed' and st['complete'] is False" \
+        "$out"/*/summary_ranks_1_rank_0.json "$out"/*/status.json && pass "$1: marked failed" || fail "$1: folder"
+}
+misuse bad_free "free of a pointer the harness did not allocate"
+misuse bad_pop "region_pop without a matching region_push"
+misuse huge_alloc "out of host memory allocating"
+
+# A run that ends well says so in status.json too.
+expect_exit 0 "a good run" "$HARNESS" run "$CONFIGS/crashy.yaml" $CRASHY --output-dir "$SCRATCH/good" \
+    --set component.config.in=destroy --set component.variant_key=crashy_bad_pop --quiet
+python3 -c "import json,sys,os; d=sys.argv[1]; st=json.load(open(d+'/status.json')); \
+assert st['status']=='ok' and st['complete'] is True and st['exit_code']==0, st; \
+assert not [f for f in os.listdir(d) if f.startswith('.')]" "$SCRATCH"/good/* \
+    && pass "status.json says ok" || fail "status.json of a good run"
+finish
