@@ -220,9 +220,9 @@ static int run_component(const harness_prepared *p, instance *in, harness_summar
     }
     if (run->interrupted) {
         int sig = harness_interrupt_requested;
-        harness_error_set(err, sig > 1 ? 128 + sig : HARNESS_EXIT_INTERRUPTED,
+        harness_error_set(err, sig > 0 ? 128 + sig : HARNESS_EXIT_INTERRUPTED,
                           "interrupted (%s) after %zu measured steps; partial results kept",
-                          sig > 1 ? strsignal(sig) : "signal", run->n_samples);
+                          sig > 0 ? strsignal(sig) : "signal", run->n_samples);
         harness_summary_mark(s, "interrupted", err->msg);
         return err->code;
     }

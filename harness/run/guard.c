@@ -42,7 +42,7 @@ static struct {
     pthread_cond_t wake;
     int stop;
     int64_t timeout_s;
-} g = {.lock = PTHREAD_MUTEX_INITIALIZER, .wake = PTHREAD_COND_INITIALIZER};
+} g = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 static const char *const phase_names[] = {"warmup", "wait", "measurement"};
 
@@ -191,23 +191,24 @@ void harness_guard_leave_now(int sig)
 
 /* ---- the watchdog ----------------------------------------------------------- */
 
+static int64_t monotonic_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
 static void *watch(void *arg)
 {
     (void)arg;
     /* Checked eight times per timeout: a hang is caught within 1.125 x it. */
-    int64_t period_ns = g.timeout_s * 1000000000LL / 8;
+    int64_t period_ns = g.timeout_s * 1000000000LL / 8, limit_ns = g.timeout_s * 1000000000LL;
     uint64_t seen = harness_guard.steps_started;
-    int64_t stalled_ns = 0;
+    int64_t since = monotonic_ns();  /* when `seen` was last seen to change */
     pthread_mutex_lock(&g.lock);
     while (!g.stop) {
-        struct timespec until;
-        clock_gettime(CLOCK_MONOTONIC, &until);
-        until.tv_sec += period_ns / 1000000000LL;
-        until.tv_nsec += period_ns % 1000000000LL;
-        if (until.tv_nsec >= 1000000000L) {
-            until.tv_sec++;
-            until.tv_nsec -= 1000000000L;
-        }
+        int64_t wake_ns = monotonic_ns() + period_ns;
+        struct timespec until = {.tv_sec = wake_ns / 1000000000LL, .tv_nsec = wake_ns % 1000000000LL};
         while (!g.stop && pthread_cond_timedwait(&g.wake, &g.lock, &until) != ETIMEDOUT)
             ;
         if (g.stop)
@@ -215,11 +216,10 @@ static void *watch(void *arg)
         uint64_t now = harness_guard.steps_started;
         if (!harness_guard.in_step || now != seen) {
             seen = now;
-            stalled_ns = 0;
+            since = monotonic_ns();
             continue;
         }
-        stalled_ns += period_ns;
-        if (stalled_ns >= g.timeout_s * 1000000000LL) {
+        if (monotonic_ns() - since >= limit_ns) {
             g.timeout_fired = 1;
             pthread_kill(g.main, WATCHDOG_SIGNAL);
             break;
@@ -253,6 +253,13 @@ static void install(void)
         sigaction(fatal_signals[i], &sa, NULL);
     sigaction(WATCHDOG_SIGNAL, &sa, NULL);
     on_exit(on_process_exit, NULL);
+    /* The watchdog's deadlines are on the monotonic clock: a change of the
+     * wall clock must neither fire nor delay it. */
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&g.wake, &ca);
+    pthread_condattr_destroy(&ca);
 }
 
 int harness_guard_begin(harness_status_file *status, const char *variant_key, int64_t step_timeout_s,

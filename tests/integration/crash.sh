@@ -59,6 +59,10 @@ start=$(date +%s)
 crash hang step 30 "step did not return within schedule.step_timeout_s (1 s) in the measurement phase, window 1, step 6" \
     timed_out 26 measurement 6 --set schedule.step_timeout_s=1
 [ $(($(date +%s) - start)) -le 10 ] && pass "a hang ends within the timeout" || fail "the hang took too long"
+# The timeout is per step: steps of 0.4 s under a 1 s timeout run to the end.
+expect_exit 0 "slow steps within the timeout" "$HARNESS" run "$CONFIGS/spin_tiny.yaml" --output-dir "$SCRATCH/slow" \
+    --set schedule.step_timeout_s=1 --set schedule.warmup_steps=0 --set schedule.wait_steps=0 \
+    --set schedule.measurement_steps=4 --set component.config.duration_ns=400000000 --quiet
 expect_exit 2 "step_timeout_s below 0 is a config error" "$HARNESS" validate "$CONFIGS/crashy.yaml" $CRASHY \
     --set schedule.step_timeout_s=-1
 expect_err "schedule.step_timeout_s: expected an integer >= 0" "names the key"
