@@ -62,8 +62,8 @@ while [ $t -lt $trials ]; do
     sig=$(echo "INT TERM HUP" | cut -d' ' -f$((t % 3 + 1)))
     num=$(signum $sig)
     out="$SCRATCH/random$t"
-    start_run "$out" --set schedule.measurement_steps=20000 --set component.config.duration_ns=1000
-    delay=$(python3 -c "import random; print(round(random.uniform(0.05, 0.6), 3))")
+    start_run "$out" --set schedule.measurement_steps=200000 --set component.config.duration_ns=1000
+    delay=$(python3 -c "import random; print(round(random.uniform(0.05, 1.2), 3))")
     sleep "$delay"
     kill -$sig $pid 2>/dev/null
     wait $pid
