@@ -18,17 +18,29 @@ static int write_text(const harness_experiment *exp, const char *name, const cha
     return harness_write_atomic(harness_experiment_path(exp, name, path, sizeof path), text, strlen(text), err);
 }
 
+/* The copy keeps the config's file name unless that name is one of the
+ * folder's own (resolved_config.yaml, status.json, a summary, a profiler
+ * file) or hidden: then it would replace an artifact or be missed. */
+static const char *copy_name(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    static const char *const prefixes[] = {"summary", "profiler_", "status.json", "resolved_config.yaml", "."};
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (strncmp(base, prefixes[i], strlen(prefixes[i])) == 0)
+            return "config_as_given.yaml";
+    return *base ? base : "config_as_given.yaml";
+}
+
 int harness_write_config_copies(const harness_experiment *exp, const harness_prepared *p, harness_error *err)
 {
-    char *original = NULL;
-    size_t len = 0;
-    if (harness_read_file(p->cfg->path, &original, &len, err) != 0)
+    const char *original;
+    size_t len;
+    if (harness_config_source(p->cfg->path, &original, &len, err) != 0)
         return err->code;
-    const char *base = strrchr(p->cfg->path, '/');
-    base = base ? base + 1 : p->cfg->path;
     char path[4200];
-    int rc = harness_write_atomic(harness_experiment_path(exp, base, path, sizeof path), original, len, err);
-    free(original);
+    int rc = harness_write_atomic(harness_experiment_path(exp, copy_name(p->cfg->path), path, sizeof path),
+                                  original, len, err);
     if (rc == 0)
         rc = write_text(exp, "resolved_config.yaml", p->resolved_yaml, err);
     return rc;

@@ -16,6 +16,7 @@
 #include "backend/gpu_probe.h"
 #include "cli/artifacts.h"
 #include "report/experiment.h"
+#include "report/output_root.h"
 #include "report/summary.h"
 #include "run/datagen.h"
 #include "run/guard.h"
@@ -221,8 +222,8 @@ static int run_component(const harness_prepared *p, instance *in, harness_summar
     if (run->interrupted) {
         int sig = harness_interrupt_requested;
         harness_error_set(err, sig > 0 ? 128 + sig : HARNESS_EXIT_INTERRUPTED,
-                          "interrupted (%s) after %zu measured steps; partial results kept",
-                          sig > 0 ? strsignal(sig) : "signal", run->n_samples);
+                          "interrupted after %zu measured steps (%s); partial results kept", run->n_samples,
+                          sig > 0 ? strsignal(sig) : "signal");
         harness_summary_mark(s, "interrupted", err->msg);
         return err->code;
     }
@@ -370,6 +371,8 @@ int harness_run_point(harness_session *session, const harness_prepared *p, harne
     pt.res = res;
     harness_error *err = &pt.err;
     const harness_config *c = p->cfg;
+    if (harness_output_root_check(c->output_dir, err) != 0)
+        return harness_error_report(err);
     harness_backend_options bopts = {.device_index = (int)c->device_index,
                                      .batch_timing = strcmp(c->timing, "batch") == 0,
                                      .flush_l2 = c->flush_l2, .cuda_graph = c->cuda_graph,

@@ -99,6 +99,10 @@ int harness_config_load(const char *path, const char *const *sets, size_t n_sets
  * of a key inside or around one) is an error, as is --set sweep.... */
 int harness_config_load_point(const char *path, const char *const *sets, size_t n_sets, size_t point,
                               harness_config **out, harness_error *err);
+/* The same from the file's bytes, read once by the caller (NULL: read
+ * `path`), so every sweep point and the folder's copy are of one reading. */
+int harness_config_load_text(const char *path, const char *text, size_t len, const char *const *sets,
+                             size_t n_sets, size_t point, harness_config **out, harness_error *err);
 
 /* Check component.config against a variant's schema: unknown names (with a
  * did-you-mean), types, ranges and enums; fill defaults; a parameter without

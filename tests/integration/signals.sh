@@ -49,7 +49,7 @@ for sig in INT TERM HUP; do
     wait $pid
     code=$?
     [ $code -eq $((128 + num)) ] && pass "SIG$sig: exit $code" || fail "SIG$sig: exit $code, expected $((128 + num))"
-    grep -q "interrupted (" "$SCRATCH/err" || fail "SIG$sig: says it was interrupted"
+    grep -q "interrupted after [0-9]* measured steps (" "$SCRATCH/err" || fail "SIG$sig: says it was interrupted"
     check_folder "$out"/* $code $num && pass "SIG$sig: folder marked interrupted" || fail "SIG$sig: folder"
 done
 
