@@ -308,6 +308,7 @@ static void finish_point(point *pt)
     harness_error werr = {0};
     if (harness_summary_compute(s) != 0) {
         harness_error_set(&werr, HARNESS_EXIT_RUNTIME, "out of memory computing statistics");
+        harness_error_report(&werr);
     } else if (harness_write_artifacts(&pt->exp, s, &pt->prof, &werr) == 0) {
         if (pt->session->opts->quiet)
             printf("%s\n", pt->exp.dir);
@@ -321,10 +322,8 @@ static void finish_point(point *pt)
     }
     if (pt->code != 0 && !pt->crashed)
         harness_error_report(&pt->err);
-    if (werr.code) {
-        harness_error_report(&werr);
+    if (werr.code)  /* reported where it happened (cli/artifacts.c) */
         pt->code = pt->code ? pt->code : werr.code;
-    }
     char name[256], txt[256];
     harness_rank_file(name, sizeof name, "summary", s->world_size, s->rank, "json");
     harness_rank_file(txt, sizeof txt, "profiler_summary", s->world_size, s->rank, "txt");
