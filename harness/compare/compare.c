@@ -5,6 +5,7 @@
 #endif
 #include "compare/compare.h"
 #include "compare/compare_internal.h"
+#include "compare/compare_keys.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -114,15 +115,6 @@ static int add_note(harness_comparison *c, harness_error *err, const char *fmt, 
     return 0;
 }
 
-static int same_key(const harness_run_summary *a, const harness_run_summary *b, int by_rank)
-{
-    if (a->rank != b->rank || a->world_size != b->world_size)
-        return 0;
-    if (by_rank)
-        return 1;
-    return strcmp(a->variant_key, b->variant_key) == 0 && cJSON_Compare(a->config, b->config, 1);
-}
-
 static const char *base_name(const char *path)
 {
     const char *s = strrchr(path, '/');
@@ -155,31 +147,41 @@ static int run_order(const void *pa, const void *pb)
     return c;
 }
 
-/* The newest run of each key on one side, sorted; notes for the others. */
+/* The newest run of each key on one side, sorted; notes for the others.
+ * Runs are grouped by their key (compare/compare_keys.h): O(n log n). */
 static int pick_newest(harness_comparison *c, const harness_compare_side *side, const char *label,
                        const harness_run_summary ***out, size_t *n_out, harness_error *err)
 {
     *n_out = 0;
-    *out = malloc((side->n_runs ? side->n_runs : 1) * sizeof **out);
-    if (!*out)
+    size_t n = side->n_runs;
+    const harness_run_summary **all = calloc(n ? n : 1, sizeof *all);
+    *out = malloc((n ? n : 1) * sizeof **out);
+    if (!all || !*out) {
+        free(all);
         return harness_cmp_oom(err);
-    for (size_t i = 0; i < side->n_runs; i++) {
-        const harness_run_summary *r = &side->runs[i];
-        size_t same = 0, newer_ones = 0;
-        for (size_t j = 0; j < side->n_runs; j++) {
-            if (!same_key(r, &side->runs[j], 0))
-                continue;
-            same++;
-            newer_ones += j != i && newer(&side->runs[j], r);
-        }
-        if (newer_ones)
-            continue;
-        (*out)[(*n_out)++] = r;
-        if (same > 1 && add_note(c, err, "%s: %zu runs of %s {%s} rank %d/%d; using the newest by folder name, %s",
-                                 label, same, r->variant_key, r->config_text, r->rank, r->world_size,
-                                 r->folder) != 0)
-            return err->code;
     }
+    for (size_t i = 0; i < n; i++)
+        all[i] = &side->runs[i];
+    harness_run_key *keys = NULL;
+    int rc = harness_run_keys(all, n, 0, &keys, err);
+    free(all);
+    for (size_t i = 0; rc == 0 && i < n;) {
+        size_t end = i + 1, newest = i;
+        while (end < n && strcmp(keys[end].key, keys[i].key) == 0) {
+            if (newer(keys[end].run, keys[newest].run))
+                newest = end;
+            end++;
+        }
+        const harness_run_summary *r = keys[newest].run;
+        (*out)[(*n_out)++] = r;
+        if (end - i > 1)
+            rc = add_note(c, err, "%s: %zu runs of %s {%s} rank %d/%d; using the newest by folder name, %s", label,
+                          end - i, r->variant_key, r->config_text, r->rank, r->world_size, r->folder);
+        i = end;
+    }
+    harness_run_keys_free(keys, n);
+    if (rc != 0)
+        return rc;
     qsort(*out, *n_out, sizeof **out, run_order);
     return 0;
 }
@@ -237,37 +239,58 @@ static int judge(harness_comparison *c, harness_compare_pair *p, harness_error *
     return 0;
 }
 
+/* Each base run with the candidate run of the same key, found by binary
+ * search in the candidates' sorted keys. */
 static int match(harness_comparison *c, harness_error *err)
 {
     const harness_run_summary **base = NULL, **cand = NULL;
     size_t nb = 0, nc = 0;
+    harness_run_key *cand_keys = NULL, *base_keys = NULL;
     int rc = pick_newest(c, &c->base, "base", &base, &nb, err);
     if (rc == 0)
         rc = pick_newest(c, &c->cand, "cand", &cand, &nc, err);
-    char *taken = rc == 0 ? calloc(nc ? nc : 1, 1) : NULL;
+    if (rc == 0)
+        rc = harness_run_keys(cand, nc, c->by_rank, &cand_keys, err);
+    if (rc == 0)
+        rc = harness_run_keys(base, nb, c->by_rank, &base_keys, err);
+    char *taken = rc == 0 ? calloc(nc ? nc : 1, 1) : NULL;                 /* by index into cand_keys */
+    const harness_run_summary **matched = rc == 0 ? calloc(nb ? nb : 1, sizeof *matched) : NULL;
     c->pairs = rc == 0 ? malloc((nb ? nb : 1) * sizeof *c->pairs) : NULL;
     c->unmatched_base = rc == 0 ? malloc((nb ? nb : 1) * sizeof *c->unmatched_base) : NULL;
     c->unmatched_cand = rc == 0 ? malloc((nc ? nc : 1) * sizeof *c->unmatched_cand) : NULL;
-    if (rc == 0 && (!taken || !c->pairs || !c->unmatched_base || !c->unmatched_cand))
+    if (rc == 0 && (!taken || !matched || !c->pairs || !c->unmatched_base || !c->unmatched_cand))
         rc = harness_cmp_oom(err);
+    /* Pair in base's key order (equal keys: the first candidate not taken),
+     * then report in base's run order. */
     for (size_t i = 0; rc == 0 && i < nb; i++) {
-        size_t j = 0;
-        while (j < nc && (taken[j] || !same_key(base[i], cand[j], c->by_rank)))
+        size_t j = harness_run_keys_find(cand_keys, nc, base_keys[i].key);
+        while (j < nc && taken[j] && strcmp(cand_keys[j].key, base_keys[i].key) == 0)
             j++;
-        if (j == nc) {
+        if (j < nc && !taken[j] && strcmp(cand_keys[j].key, base_keys[i].key) == 0) {
+            taken[j] = 1;
+            matched[base_keys[i].index] = cand_keys[j].run;
+        }
+    }
+    for (size_t i = 0; rc == 0 && i < nb; i++) {
+        if (!matched[i]) {
             c->unmatched_base[c->n_unmatched_base++] = base[i];
             continue;
         }
-        taken[j] = 1;
         harness_compare_pair *p = &c->pairs[c->n_pairs++];
         memset(p, 0, sizeof *p);
         p->base = base[i];
-        p->cand = cand[j];
+        p->cand = matched[i];
         rc = judge(c, p, err);
     }
+    /* Unmatched candidates in their report order. */
     for (size_t j = 0; rc == 0 && j < nc; j++)
         if (!taken[j])
-            c->unmatched_cand[c->n_unmatched_cand++] = cand[j];
+            c->unmatched_cand[c->n_unmatched_cand++] = cand_keys[j].run;
+    if (rc == 0)
+        qsort(c->unmatched_cand, c->n_unmatched_cand, sizeof *c->unmatched_cand, run_order);
+    harness_run_keys_free(cand_keys, nc);
+    harness_run_keys_free(base_keys, nb);
+    free(matched);
     free(taken);
     free(base);
     free(cand);
