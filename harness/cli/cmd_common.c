@@ -1,5 +1,7 @@
 /* What run and validate share: options and the preparation of a config. */
+#include <errno.h>
 #include <getopt.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -77,8 +79,17 @@ int harness_load_plugins(harness_registry *reg, const harness_cli_opts *opts, co
     size_t n = 0;
     for (size_t i = 0; i < opts->n_plugin_paths; i++)
         extra[n++] = opts->plugin_paths[i];
-    for (size_t i = 0; cfg && i < cfg->n_plugin_path && n < 2 * HARNESS_MAX_OPTS; i++)
+    for (size_t i = 0; cfg && i < cfg->n_plugin_path && n < 2 * HARNESS_MAX_OPTS; i++) {
+        /* A wrong path in the config is the config's error: say where. */
+        struct stat st;
+        int missing = stat(cfg->plugin_path[i], &st) != 0;
+        if (missing || !S_ISDIR(st.st_mode))
+            return harness_config_fail(cfg, HARNESS_EXIT_USAGE, "plugin_path", err,
+                                       "plugin directory %s: %s; relative entries are relative to the config "
+                                       "file's folder", cfg->plugin_path[i],
+                                       missing ? strerror(errno) : "not a directory");
         extra[n++] = cfg->plugin_path[i];
+    }
     return harness_registry_load_search_path(reg, extra, n, err);
 }
 
