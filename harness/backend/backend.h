@@ -106,6 +106,7 @@ typedef struct harness_backend_options {
     int flush_l2;                  /* schedule.flush_l2 */
     int cuda_graph;                /* schedule.cuda_graph */
     int gpu_activity;              /* profiling.cupti on a profiled rank: the kernel timeline */
+    int local_rank;                /* this rank's place on its node: GPU device_index + local_rank */
 } harness_backend_options;
 
 struct harness_backend {

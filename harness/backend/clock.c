@@ -15,13 +15,6 @@
 #include <cpuid.h>
 #endif
 
-/* MONOTONIC_RAW is never slewed by NTP, so it is the honest reference for
- * calibrating the TSC; systems without it get plain MONOTONIC. */
-#ifdef CLOCK_MONOTONIC_RAW
-#define REFERENCE_CLOCK CLOCK_MONOTONIC_RAW
-#else
-#define REFERENCE_CLOCK CLOCK_MONOTONIC
-#endif
 
 enum {
     OVERHEAD_PAIRS = 1000,
@@ -33,12 +26,6 @@ enum {
 
 #define CLOCKSOURCE_PATH "/sys/devices/system/clocksource/clocksource0/current_clocksource"
 
-uint64_t harness_monotonic_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(REFERENCE_CLOCK, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 static int cmp_double(const void *pa, const void *pb)
 {

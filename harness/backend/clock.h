@@ -9,6 +9,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "util/monotonic.h"
+
 /* LFENCE needs SSE2, which every x86-64 and most i386 targets have. */
 #if defined(__x86_64__) || (defined(__i386__) && defined(__SSE2__))
 #include <x86intrin.h>
@@ -42,8 +44,6 @@ const char *harness_clock_kernel_source(char *out, size_t cap);
 /* Detect and calibrate (about 20 ms). `force_gettime` skips the TSC. */
 void harness_clock_init(harness_clock *c, int force_gettime);
 
-/* CLOCK_MONOTONIC_RAW in ns: wall time for schedules and timestamps. */
-uint64_t harness_monotonic_ns(void);
 
 /* One read of the chosen clock; differences of two reads times ns_per_tick
  * are nanoseconds.

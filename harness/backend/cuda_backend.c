@@ -360,6 +360,8 @@ int cuda_backend_LTX_harness_cuda_backend_open(harness_backend *b, harness_error
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "device_index %d: %d CUDA device%s visible (0..%d); "
                                  "choose one of them, or check CUDA_VISIBLE_DEVICES", dev, n, n == 1 ? " is" : "s are",
                                  n - 1);
+    /* The ranks of a node take the GPUs in turn from device_index on. */
+    dev = (dev + b->opts.local_rank) % n;
     if ((rc = cudaSetDevice(dev)) != cudaSuccess)
         return cuda_fail(err, rc, "selecting the device");
     cuda_state *st = calloc(1, sizeof *st);

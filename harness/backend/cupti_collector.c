@@ -11,6 +11,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/monotonic.h"
+
 /* The record layouts this toolkit writes for the kinds we enable. */
 #if CUPTI_API_VERSION >= 130000
 typedef CUpti_ActivityKernel10 kernel_record;
@@ -51,12 +53,6 @@ static int fail(char *err, size_t cap, CUptiResult r, const char *what)
     return -1;
 }
 
-static uint64_t monotonic_raw_ns(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-    return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
 
 uint64_t cupti_collector_to_host_ns(uint64_t cupti_ns)
 {
@@ -219,7 +215,7 @@ int cupti_collector_start(harness_gpu_activity_list *list, const cupti_collector
         return -1;
     }
     c.buffer_bytes = opts && opts->buffer_bytes ? opts->buffer_bytes : (size_t)8 << 20;
-    if (sync_clocks(opts && opts->host_ns ? opts->host_ns : monotonic_raw_ns, err, cap) != 0)
+    if (sync_clocks(opts && opts->host_ns ? opts->host_ns : harness_monotonic_ns, err, cap) != 0)
         return -1;
     CUptiResult r = cuptiActivityRegisterCallbacks(buffer_requested, buffer_completed);
     if (r != CUPTI_SUCCESS)

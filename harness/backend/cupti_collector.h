@@ -24,8 +24,8 @@
 #include "backend/gpu_activity.h"
 
 typedef struct cupti_collector_options {
-    /* The host timeline records are converted to: harness_monotonic_ns. NULL:
-     * clock_gettime(CLOCK_MONOTONIC_RAW), which is what it reads. */
+    /* The host timeline records are converted to; NULL: harness_monotonic_ns
+     * (util/monotonic.h). */
     uint64_t (*host_ns)(void);
     size_t buffer_bytes;           /* per activity buffer; 0: 8 MiB */
 } cupti_collector_options;

@@ -108,7 +108,7 @@ int harness_write_artifacts(const harness_experiment *exp, harness_summary *s, c
     if (prof->trace_enabled) {
         harness_trace_meta meta = {.rank = s->rank, .world_size = s->world_size, .variant_key = s->variant_key,
                                    .device_name = s->device_name, .harness_version = s->env.version,
-                                   .gpu = s->gpu_activity};
+                                   .gpu = s->gpu_activity, .comm = s->comm};
         if (s->backend && s->backend->gpu_props.name[0]) {
             meta.gpu_devices = &s->backend->gpu_props;
             meta.n_gpu_devices = 1;

@@ -115,7 +115,7 @@ static int run_sweep(harness_session *session, harness_prepared *first)
             }
             cur = &q;
         }
-        if (!opts->quiet) {
+        if (!opts->quiet && session->dist.rank == 0) {  /* rank 0 speaks for a job */
             if (i > 0)
                 putchar('\n');
             harness_sweep_point_label(cur->cfg, stdout);
@@ -131,7 +131,7 @@ static int run_sweep(harness_session *session, harness_prepared *first)
         if (code >= 128)           /* 128 + the signal that stopped it */
             break;
     }
-    if (!opts->quiet && done > 0) {
+    if (!opts->quiet && done > 0 && session->dist.rank == 0) {
         print_sweep_table(first->cfg, values, res, done);
         fflush(stdout);
     }
@@ -153,7 +153,11 @@ int harness_cmd_run(int argc, char **argv)
     if (harness_cli_prepare(argc, argv, "run", usage, &opts, &p, &code) != 0)
         return code;
     harness_session session;
-    harness_session_init(&session, &opts);
+    harness_error err = {0};
+    if (harness_session_init(&session, &opts, &err) != 0) {
+        harness_prepared_free(&p);
+        return harness_error_report(&err);
+    }
     if (p.cfg->n_sweep_keys > 0) {
         code = run_sweep(&session, &p);
     } else {

@@ -15,6 +15,8 @@
 
 #include "backend/gpu_probe.h"
 #include "cli/artifacts.h"
+#include "cli/ranks.h"
+#include "cli/ranks.h"
 #include "report/experiment.h"
 #include "report/output_root.h"
 #include "report/summary.h"
@@ -98,6 +100,15 @@ typedef struct schedule_observers {
     harness_runner_hooks profiler;
 } schedule_observers;
 
+/* sync_steps: every measured step starts together on all ranks, so a
+ * step's skew is the ranks' own, not inherited from the step before. */
+static int observe_step_begin(void *arg, int window, int64_t index, harness_error *err)
+{
+    (void)window;
+    (void)index;
+    return harness_dist_barrier(((schedule_observers *)arg)->dist, err);
+}
+
 static int observe_phase_begin(void *arg, harness_phase phase, int window, harness_error *err)
 {
     schedule_observers *o = arg;
@@ -119,10 +130,11 @@ static void observe_run_end(void *arg)
     o->profiler.run_end(o->profiler.arg);
 }
 
-static harness_runner_hooks observer_hooks(schedule_observers *o)
+static harness_runner_hooks observer_hooks(schedule_observers *o, int sync_steps)
 {
     return (harness_runner_hooks){.arg = o, .phase_begin = observe_phase_begin, .step_end = observe_step_end,
-                                  .run_end = observe_run_end};
+                                  .run_end = observe_run_end,
+                                  .step_begin = sync_steps && o->dist->world_size > 1 ? observe_step_begin : NULL};
 }
 
 /* The one place that decides whether a reference check passed. A check
@@ -192,7 +204,7 @@ static int run_component(const harness_prepared *p, instance *in, harness_summar
         .nvtx = c->nvtx && strcmp(p->device, "cuda") == 0,
     };
     schedule_observers obs = {.dist = &session->dist, .profiler = harness_profiler_hooks(prof)};
-    harness_runner_hooks hooks = observer_hooks(&obs);
+    harness_runner_hooks hooks = observer_hooks(&obs, (int)p->cfg->sync_steps);
     harness_step_fn step = step_instance;
     const harness_backend *b = &session->backend;
     harness_guard_enter("step");
@@ -246,6 +258,7 @@ typedef struct point {
     harness_profiler prof;
     instance in;
     harness_run_result run;
+    harness_comm_log comm;
     harness_error err;
     int code;
     int crashed;                   /* the guard landed: the plugin is never called again */
@@ -309,7 +322,8 @@ static void finish_point(point *pt)
     if (harness_summary_compute(s) != 0) {
         harness_error_set(&werr, HARNESS_EXIT_RUNTIME, "out of memory computing statistics");
         harness_error_report(&werr);
-    } else if (harness_write_artifacts(&pt->exp, s, &pt->prof, &werr) == 0) {
+    } else if (harness_write_artifacts(&pt->exp, s, &pt->prof, &werr) == 0 && pt->session->dist.rank == 0) {
+        /* Rank 0 speaks for a job on stdout; every rank's figures are in its files. */
         if (pt->session->opts->quiet)
             printf("%s\n", pt->exp.dir);
         else {
@@ -322,8 +336,17 @@ static void finish_point(point *pt)
     }
     if (pt->code != 0 && !pt->crashed)
         harness_error_report(&pt->err);
-    if (werr.code)  /* reported where it happened (cli/artifacts.c) */
+    if (werr.code) {  /* reported where it happened (cli/artifacts.c) */
         pt->code = pt->code ? pt->code : werr.code;
+        if (!pt->err.code)
+            pt->err = werr;        /* the reason status.json gives */
+    }
+}
+
+/* status.json's last word: what the summary says, and where a crash hit. */
+static void write_final_status(point *pt)
+{
+    harness_summary *s = &pt->s;
     char name[256], txt[256];
     harness_rank_file(name, sizeof name, "summary", s->world_size, s->rank, "json");
     harness_rank_file(txt, sizeof txt, "profiler_summary", s->world_size, s->rank, "txt");
@@ -331,7 +354,7 @@ static void finish_point(point *pt)
     harness_status st = {
         .status = ok ? "ok" : strcmp(s->status, "ok") == 0 ? "failed" : s->status,
         .exit_code = pt->code, .signal = pt->run.interrupted ? harness_interrupt_requested : 0,
-        .error = s->error[0] ? s->error : werr.code ? werr.msg : pt->err.code ? pt->err.msg : NULL,
+        .error = s->error[0] ? s->error : pt->err.code ? pt->err.msg : NULL,
         .variant_key = s->variant_key, .step = -1,
         .summaries = file_exists(&pt->exp, name) && file_exists(&pt->exp, txt),
     };
@@ -349,6 +372,18 @@ static void finish_point(point *pt)
     }
 }
 
+/* After a crash the plugin's state (its heap, its threads) is beyond
+ * repair: the process ends here rather than run it again or tear it down;
+ * in a multi-rank job the others are stopped too, naming this rank. */
+static void end_after_crash(point *pt)
+{
+    fflush(NULL);
+    harness_dist *d = &pt->session->dist;
+    if (d->world_size > 1)
+        d->ops->abort(d, pt->code, "this rank's component crashed (the error above)");
+    _exit(pt->code);
+}
+
 /* The guard's exit() path: the callback never returns, so finish here. */
 static void salvage(void *arg, harness_guard_outcome outcome)
 {
@@ -356,9 +391,11 @@ static void salvage(void *arg, harness_guard_outcome outcome)
     point *pt = arg;
     landed(pt);
     finish_point(pt);
+    write_final_status(pt);
+    end_after_crash(pt);
 }
 
-int harness_run_point(harness_session *session, const harness_prepared *p, harness_point_result *res)
+static int run_point_here(harness_session *session, const harness_prepared *p, harness_point_result *res)
 {
     *res = (harness_point_result){.status = "not run"};
     /* Static, not on the stack: the exit() path reads it from inside a
@@ -375,7 +412,8 @@ int harness_run_point(harness_session *session, const harness_prepared *p, harne
     harness_backend_options bopts = {.device_index = (int)c->device_index,
                                      .batch_timing = strcmp(c->timing, "batch") == 0,
                                      .flush_l2 = c->flush_l2, .cuda_graph = c->cuda_graph,
-                                     .gpu_activity = c->cupti && is_profiled(c, session->dist.rank)};
+                                     .gpu_activity = c->cupti && is_profiled(c, session->dist.rank),
+                                     .local_rank = session->dist.local_rank};
     harness_backend *b = harness_session_backend(session, p->device, &bopts, err);
     if (!b)
         return harness_error_report(err);
@@ -393,15 +431,22 @@ int harness_run_point(harness_session *session, const harness_prepared *p, harne
     s->device_name = strcmp(p->device, "cuda") == 0 ? s->env.gpu : s->env.cpu_model;
     s->plugin_path = p->registry.plugins[p->entry->plugin].path;
 
-    if (harness_experiment_create(&pt.exp, p->cfg->output_dir, time(NULL), p->hash8, err) != 0)
+    if (harness_ranks_agree(&session->dist, p, err) != 0 ||
+        harness_ranks_make_folder(&session->dist, p, &pt.exp, err) != 0)
         return harness_error_report(err);
-    /* status.json first: from here on the folder says what became of the run. */
-    if (harness_status_file_create(&pt.status, pt.exp.dir, s->variant_key, err) != 0) {
-        rmdir(pt.exp.dir);         /* empty: a folder that says nothing must not stay */
+    /* status.json next: from here on the folder says what became of the
+     * run. Each rank has its own (rank 0's is status.json), so ranks never
+     * write one file. */
+    char status_name[256] = "status.json";
+    if (s->world_size > 1 && s->rank != 0)
+        harness_rank_file(status_name, sizeof status_name, "status", s->world_size, s->rank, "json");
+    if (harness_status_file_create(&pt.status, pt.exp.dir, status_name, s->variant_key, err) != 0) {
+        if (s->rank == 0)
+            rmdir(pt.exp.dir);     /* empty: a folder that says nothing must not stay */
         return harness_error_report(err);
     }
     res->dir = strdup(pt.exp.dir);
-    if (harness_write_config_copies(&pt.exp, p, err) != 0) {
+    if (s->rank == 0 && harness_write_config_copies(&pt.exp, p, err) != 0) {
         harness_status st = {.status = "failed", .exit_code = err->code, .error = err->msg,
                              .variant_key = s->variant_key, .step = -1};
         harness_status_file_write(&pt.status, &st, 1);
@@ -425,6 +470,9 @@ int harness_run_point(harness_session *session, const harness_prepared *p, harne
     in->inst.nvtx = p->cfg->nvtx && pt.on_device;
     in->inst.backend = b;
     in->inst.device_mem = pt.on_device ? &pt.device_mem : NULL;
+    in->inst.dist = &session->dist;
+    in->inst.comm = &pt.comm;
+    s->comm = &pt.comm;
     s->mem = &pt.mem;
     s->device_mem = pt.on_device ? &pt.device_mem : NULL;
     s->profiler = &pt.prof;
@@ -444,13 +492,18 @@ int harness_run_point(harness_session *session, const harness_prepared *p, harne
             harness_alloc_tracker_release_all(&pt.device_mem);
     }
     finish_point(&pt);
-    harness_guard_end();
-    if (pt.crashed) {
-        /* The plugin's state (its heap, its threads) is beyond repair: end
-         * the process here rather than run it again or tear it down. */
-        fflush(NULL);
-        _exit(pt.code);
+    if (pt.code == 0 && !pt.crashed) {
+        harness_error jerr = {0};
+        if (harness_ranks_write_job_summary(&session->dist, s, &pt.exp, &jerr) != 0) {
+            harness_error_report(&jerr);
+            pt.code = jerr.code;
+            harness_summary_mark(s, "failed", jerr.msg);
+        }
     }
+    write_final_status(&pt);
+    harness_guard_end();
+    if (pt.crashed)
+        end_after_crash(&pt);
     res->status = s->status;
     if (s->overall.n && s->overall.median > 0) {
         res->median_ns = s->overall.median;
@@ -460,8 +513,24 @@ int harness_run_point(harness_session *session, const harness_prepared *p, harne
     harness_summary_release(s);
     harness_run_result_free(&pt.run);
     harness_profiler_free(&pt.prof);
+    harness_comm_log_free(&pt.comm);
     harness_alloc_tracker_destroy(&pt.mem);
     if (pt.on_device)
         harness_alloc_tracker_destroy(&pt.device_mem);
     return pt.code;
+}
+
+int harness_run_point(harness_session *session, const harness_prepared *p, harness_point_result *res)
+{
+    int code = run_point_here(session, p, res);
+    harness_dist *d = &session->dist;
+    if (code != 0 && code < 128 && d->world_size > 1) {
+        /* The other ranks would wait for this one at their next barrier:
+         * stop the job now, naming this rank (its error is printed above,
+         * its folder files say failed). */
+        char msg[64];
+        snprintf(msg, sizeof msg, "this rank's run failed (exit %d, the error above)", code);
+        d->ops->abort(d, code, msg);
+    }
+    return code;
 }

@@ -15,7 +15,10 @@ typedef struct harness_session {
     int backend_open;
 } harness_session;
 
-void harness_session_init(harness_session *s, const harness_cli_opts *opts);
+/* Finds this process's place among the ranks: alone, or an MPI rank when a
+ * launcher started several. 0, or err: exit 2 when a launcher started ranks
+ * that this build (without MPI) cannot join, 3 when MPI fails. */
+int harness_session_init(harness_session *s, const harness_cli_opts *opts, harness_error *err);
 
 /* The backend for a resolved device, opened (or reopened for another
  * device) on demand. NULL with err set when it cannot be opened. */

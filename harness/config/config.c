@@ -46,6 +46,7 @@ static const harness_cfg_key_spec schedule_keys[] = {
     {"repeat", K_INT, AT(repeat), 1, NULL, NULL},
     {"stopping", K_SECTION, 0, 0, NULL, stopping_keys},
     {"step_timeout_s", K_INT, AT(step_timeout_s), 0, NULL, NULL},
+    {"sync_steps", K_BOOL, AT(sync_steps), 0, NULL, NULL},
     /* CUDA only (a config error on the CPU: cli/cmd_common.c). */
     {"timing", K_CHOICE_TEXT, AT(timing), 0, timings, NULL},
     {"flush_l2", K_BOOL, AT(flush_l2), 0, NULL, NULL},
@@ -464,6 +465,10 @@ static int check_whole(const harness_config *cfg, harness_error *err)
         return harness_tree_fail(cfg->tree, harness_cfg_nearest(cfg, "schedule.timing"), "schedule.timing", err,
                                  "batch times whole windows, but measurement_steps: auto stops on per-step "
                                  "samples; use timing: per_step or a number of measurement_steps");
+    if (cfg->sync_steps && cfg->measurement_steps == 0)
+        return harness_tree_fail(cfg->tree, harness_cfg_nearest(cfg, "schedule.sync_steps"), "schedule.sync_steps",
+                                 err, "needs a number of measurement_steps: with auto each rank would stop on its "
+                                 "own samples and the others would wait for it at the next step");
     if (cfg->stop_max_steps < cfg->stop_min_steps) {
         if (harness_tree_find(cfg->tree, "schedule.stopping.max_steps"))
             return harness_tree_fail(cfg->tree,

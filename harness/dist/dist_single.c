@@ -2,7 +2,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "dist/dist.h"
+#include "dist/collective.h"
 
 static int single_barrier(harness_dist *d, harness_error *err)
 {
@@ -29,6 +29,12 @@ static int single_gather(harness_dist *d, const void *mine, size_t bytes, void *
     return 0;
 }
 
+static int single_collective(harness_dist *d, const harness_collective *c, harness_error *err)
+{
+    (void)d;
+    return harness_collective_alone(c, err);
+}
+
 static void single_abort(harness_dist *d, int code, const char *msg)
 {
     (void)code;
@@ -44,11 +50,12 @@ static const harness_dist_ops single_ops = {
     .barrier = single_barrier,
     .broadcast_string = single_broadcast_string,
     .gather = single_gather,
+    .collective = single_collective,
     .abort = single_abort,
     .finalize = single_finalize,
 };
 
 void harness_dist_single_init(harness_dist *d)
 {
-    *d = (harness_dist){.rank = 0, .world_size = 1, .local_rank = 0, .name = "single", .ops = &single_ops};
+    *d = (harness_dist){.rank = 0, .world_size = 1, .local_rank = 0, .local_size = 1, .name = "single", .ops = &single_ops};
 }

@@ -66,6 +66,8 @@ typedef struct harness_summary {
      * profiling.cupti on a profiled rank); NULL otherwise: then the per-kernel
      * table is left out of the text and null in the JSON. */
     const harness_gpu_activity_list *gpu_activity;
+    /* The collectives the component called (ABI 2.2); NULL or empty: none. */
+    const struct harness_comm_log *comm;
 } harness_summary;
 
 /* Statistics per window, across windows and overall from s->run, then the

@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "report/device_report.h"
+#include "report/comm_report.h"
 #include "report/gpu_trace.h"
 #include "report/roofline.h"
 #include "report/summary.h"
@@ -367,6 +368,7 @@ char *harness_summary_json(const harness_summary *s)
     cJSON *memory = memory_json(s);
     cJSON_AddItemToObject(root, "memory", memory);
     cJSON_AddItemToObject(root, "trace", trace_json(s));
+    cJSON_AddItemToObject(root, "communication", harness_comm_json(s));
     cJSON_AddItemToObject(root, "gpu_kernels", gpu_kernels_json(s));
     if (s->gpu_activity)
         cJSON_AddNumberToObject(root, "gpu_activity_dropped", (double)s->gpu_activity->dropped);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "report/device_report.h"
+#include "report/comm_report.h"
 #include "report/gpu_trace.h"
 #include "report/roofline.h"
 #include "report/summary.h"
@@ -357,7 +358,7 @@ typedef void (*text_section)(FILE *f, const harness_summary *s);
 /* In reading order. */
 static const text_section text_sections[] = {
     section_header, section_environment, section_component, section_validation, section_schedule,
-    section_timing, section_regions,     section_gpu_kernels, section_memory,  section_trace,      section_warnings,
+    section_timing, section_regions,     harness_comm_print, section_gpu_kernels, section_memory,  section_trace,      section_warnings,
 };
 
 /* One section's text, malloc'ed ("" when it has nothing to say); NULL out

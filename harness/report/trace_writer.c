@@ -8,8 +8,9 @@
 #include "util/fsutil.h"
 #include "util/json_string.h"
 #include "report/gpu_trace.h"
+#include "run/comm_log.h"
 
-enum { TID_STEPS = 1, TID_MEMORY = 2, TID_FIRST_RUNTIME = 3 };
+enum { TID_STEPS = 1, TID_MEMORY = 2, TID_COMM = 3, TID_FIRST_RUNTIME = 4 };
 
 /* Rounding to whole ns before splitting keeps nesting exact: a region that
  * starts no earlier and ends no later than its step in ticks does so in the
@@ -81,6 +82,21 @@ int harness_trace_write(const harness_profiler *p, const harness_trace_meta *met
     metadata(f, "thread_name", pid, TID_STEPS, "measured steps");
     metadata(f, "thread_name", pid, TID_MEMORY, "memory");
 
+    /* Collectives: what each call moved and how fast, as nccl-tests counts. */
+    const harness_comm_log *comm = meta->comm && meta->comm->n ? meta->comm : NULL;
+    if (comm)
+        metadata(f, "thread_name", pid, TID_COMM, "communication");
+    for (size_t i = 0; comm && i < comm->n; i++) {
+        const harness_comm_record *c = &comm->records[i];
+        int64_t t0 = to_ns(p, c->t0), t1 = to_ns(p, c->t1);
+        fprintf(f, "{\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"cat\":\"communication\",\"name\":\"%s\",\"ts\":", pid,
+                TID_COMM, harness_coll_name(c->kind));
+        put_us(f, t0);
+        fputs(",\"dur\":", f);
+        put_us(f, t1 - t0);
+        fprintf(f, ",\"args\":{\"dtype\":\"%s\",\"bytes\":%" PRIu64 ",\"world_size\":%d}},\n",
+                harness_dtype_name(c->dtype), c->bytes, meta->world_size);
+    }
     const harness_memory_log *m = &p->memory;
     for (size_t i = 0; i < m->n; i++) {
         int64_t ns = llround(m->samples[i].t_us * 1000.0);

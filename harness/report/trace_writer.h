@@ -29,6 +29,9 @@ typedef struct harness_trace_meta {
     const harness_gpu_activity_list *gpu;
     const harness_gpu_device_props *gpu_devices;
     size_t n_gpu_devices;
+    /* The collectives the component called (ABI 2.2), as spans on a
+     * "communication" thread; NULL: none. */
+    const struct harness_comm_log *comm;
 } harness_trace_meta;
 
 int harness_trace_write(const harness_profiler *p, const harness_trace_meta *meta, const char *path,

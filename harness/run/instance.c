@@ -3,6 +3,9 @@
  * region services are on the hot path of a step: one kind check and a branch. */
 #include "run/instance.h"
 
+#include "dist/collective.h"
+#include "run/collectives.h"
+
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -212,15 +215,6 @@ static int svc_copy_to_host(harness_ctx *ctx, void *dst, const void *src, size_t
     return device_copy(ctx, "copy_to_host", dst, src, bytes, 0);
 }
 
-static size_t dtype_bytes(harness_dtype dtype)
-{
-    switch (dtype) {
-    case HARNESS_DTYPE_F32: case HARNESS_DTYPE_I32: return 4;
-    case HARNESS_DTYPE_BF16: case HARNESS_DTYPE_F16: return 2;
-    case HARNESS_DTYPE_F64: return 8;
-    }
-    return 0;
-}
 
 /* Generated on the host and copied, so a CUDA variant sees exactly the
  * values its CPU sibling sees for the same seed. */
@@ -229,7 +223,7 @@ static int svc_device_fill(harness_ctx *ctx, void *buf, size_t count, harness_dt
     harness_instance *in = device_instance(ctx, "device_fill");
     if (!in)
         return -1;
-    size_t elem = dtype_bytes(dtype), bytes;
+    size_t elem = harness_dtype_size(dtype), bytes;
     if (!elem)
         return harness_svc_fail(ctx, "device_fill: unsupported dtype %d", (int)dtype);
     if (__builtin_mul_overflow(count, elem, &bytes))
@@ -287,6 +281,11 @@ static const harness_services host_services = {
     .device_fill = svc_device_fill,
     .stream = svc_stream,
     .device_synchronize = svc_device_synchronize,
+    .all_reduce = harness_svc_all_reduce,
+    .all_gather = harness_svc_all_gather,
+    .reduce_scatter = harness_svc_reduce_scatter,
+    .broadcast = harness_svc_broadcast,
+    .barrier = harness_svc_barrier,
 };
 
 const harness_services *harness_host_services(void)

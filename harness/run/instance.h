@@ -8,6 +8,8 @@
 #include "config/config.h"
 #include "harness/plugin.h"
 #include "plugin/context.h"
+#include "dist/dist.h"
+#include "run/comm_log.h"
 #include "run/datagen.h"
 #include "run/profiler.h"
 
@@ -22,6 +24,8 @@ typedef struct harness_instance {
     int nvtx;                      /* also emit NVTX ranges (CUDA builds) */
     const harness_backend *backend;/* device services (ABI 2.1); NULL while validating */
     harness_alloc_tracker *device_mem; /* tracked device memory; NULL on the CPU */
+    harness_dist *dist;            /* the job's ranks, for collectives (ABI 2.2); NULL while validating */
+    harness_comm_log *comm;        /* where collectives are logged; NULL: not logged */
 } harness_instance;
 
 /* The table plugins get: registration, logging and failing (plugin/context.h)

@@ -143,6 +143,8 @@ static int run_window(harness_run_result *r, size_t *cap, const harness_schedule
         }
         if (reserve(r, cap, r->n_samples + 1, 0) != 0)
             return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory for samples");
+        if (h->step_begin && h->step_begin(h->arg, window, i, err) != 0)
+            return hook_failed(err, HARNESS_PHASE_MEASURE);
         uint64_t t0 = step_stamp(b);
         int rc = step(arg);
         uint64_t t1 = step_stamp(b);
@@ -246,6 +248,11 @@ static int run_device_window(harness_run_result *r, size_t *cap, const harness_s
             break;
         }
         if (t->between_steps && t->between_steps(b, err) != 0) {
+            stop = 1;
+            break;
+        }
+        if (h->step_begin && h->step_begin(h->arg, window, i, err) != 0) {
+            hook_failed(err, HARNESS_PHASE_MEASURE);
             stop = 1;
             break;
         }

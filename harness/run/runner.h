@@ -35,6 +35,9 @@ typedef struct harness_runner_hooks {
     void *arg;
     /* Before the first step of a phase; window is -1 during warmup. */
     int (*phase_begin)(void *arg, harness_phase phase, int window, harness_error *err);
+    /* Before each measured step, outside its timed region (sync_steps: the
+     * ranks' barrier). */
+    int (*step_begin)(void *arg, int window, int64_t index, harness_error *err);
     /* After each step; t0, t1 are its timer stamps when measured, else 0. */
     void (*step_end)(void *arg, harness_phase phase, int window, int64_t index, uint64_t t0, uint64_t t1);
     /* After the last step, however the run ended. */

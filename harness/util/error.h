@@ -24,6 +24,8 @@ int harness_error_set(harness_error *err, int code, const char *fmt, ...)
 int harness_error_vset(harness_error *err, int code, const char *fmt, va_list ap);
 
 /* Print "harness: <msg>" to stderr and return err->code. */
+/* Errors reported from here on name this rank (a job of several ranks). */
+void harness_error_set_rank(int rank, int world_size);
 int harness_error_report(const harness_error *err);
 
 #endif

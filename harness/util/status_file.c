@@ -189,13 +189,13 @@ static int make_reserve(const char *path, size_t bytes)
     return ok;
 }
 
-int harness_status_file_create(harness_status_file *f, const char *dir, const char *variant_key,
+int harness_status_file_create(harness_status_file *f, const char *dir, const char *name, const char *variant_key,
                                harness_error *err)
 {
     memset(f, 0, sizeof *f);
-    if ((size_t)snprintf(f->path, sizeof f->path, "%s/status.json", dir) >= sizeof f->path ||
-        (size_t)snprintf(f->tmp, sizeof f->tmp, "%s/.status.json.tmp", dir) >= sizeof f->tmp ||
-        (size_t)snprintf(f->reserve, sizeof f->reserve, "%s/.status.reserve", dir) >= sizeof f->reserve) {
+    if ((size_t)snprintf(f->path, sizeof f->path, "%s/%s", dir, name) >= sizeof f->path ||
+        (size_t)snprintf(f->tmp, sizeof f->tmp, "%s/.%s.tmp", dir, name) >= sizeof f->tmp ||
+        (size_t)snprintf(f->reserve, sizeof f->reserve, "%s/.%s.reserve", dir, name) >= sizeof f->reserve) {
         f->path[0] = '\0';
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s: path too long", dir);
     }
@@ -203,7 +203,7 @@ int harness_status_file_create(harness_status_file *f, const char *dir, const ch
     int rc = harness_status_file_write(f, &st, 0);
     if (rc != 0) {
         f->path[0] = '\0';
-        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "cannot write %s/status.json: %s", dir, strerror(rc));
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "cannot write %s/%s: %s", dir, name, strerror(rc));
     }
     f->has_reserve = make_reserve(f->reserve, HARNESS_STATUS_RESERVE_BYTES);
     return 0;

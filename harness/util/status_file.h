@@ -29,15 +29,16 @@ typedef struct harness_status {
 #define HARNESS_STATUS_RESERVE_BYTES (64 * 1024)
 
 typedef struct harness_status_file {
-    char path[4200];               /* <dir>/status.json */
-    char tmp[4216];                /* its temporary name */
-    char reserve[4216];            /* <dir>/.status.reserve, removed before the final write */
+    char path[4400];               /* <dir>/<name>: status.json, or one per rank */
+    char tmp[4416];                /* <dir>/.<name>.tmp */
+    char reserve[4416];            /* <dir>/.<name>.reserve, removed before the final write */
     int has_reserve;
 } harness_status_file;
 
-/* Name the files in `dir`, claim the reserve, and write status "running".
- * Fails (err set) when the folder cannot take even that. */
-int harness_status_file_create(harness_status_file *f, const char *dir, const char *variant_key,
+/* Name the files in `dir` (`name`: "status.json", or a rank's own), claim
+ * the reserve, and write status "running". Fails (err set) when the folder
+ * cannot take even that. */
+int harness_status_file_create(harness_status_file *f, const char *dir, const char *name, const char *variant_key,
                                harness_error *err);
 
 /* Rewrite status.json (async-signal-safe). `final` releases the reserve

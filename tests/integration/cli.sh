@@ -5,7 +5,7 @@
 expect_exit 0 "harness --help" "$HARNESS" --help
 grep -q 'run CONFIG' "$SCRATCH/out" || fail "--help lists run"
 expect_exit 0 "harness --version" "$HARNESS" --version
-grep -q 'plugin ABI 2\.1' "$SCRATCH/out" || fail "--version names the plugin ABI"
+grep -q 'plugin ABI 2\.2' "$SCRATCH/out" || fail "--version names the plugin ABI"
 for cmd in run validate list; do
     expect_exit 0 "harness $cmd --help" "$HARNESS" $cmd --help
     grep -q "usage: harness $cmd" "$SCRATCH/out" || fail "$cmd --help prints its usage"

@@ -83,6 +83,27 @@ misuse bad_free "free of a pointer the harness did not allocate"
 misuse bad_pop "region_pop without a matching region_push"
 misuse huge_alloc "out of host memory allocating"
 
+# Under mpirun every rank marks its own status file and summaries, and the
+# job stops with exit 3 (one rank's crash aborts the others).
+if grep -q '^#define HAVE_MPI 1' "$top_builddir/build_config.h" && command -v mpirun >/dev/null; then
+    out="$SCRATCH/mpi"
+    expect_exit 3 "a crash on 2 ranks" timeout 120 mpirun --allow-run-as-root --oversubscribe --mca btl self,vader \
+        -np 2 "$HARNESS" run "$CONFIGS/crashy.yaml" $CRASHY --output-dir "$out" --quiet \
+        --set component.variant_key=crashy_segv --set component.config.after=25
+    expect_err "crashy_segv/cpu: step crashed with SIGSEGV" "the ranks say what crashed"
+    python3 - "$out"/* <<'PY' && pass "each rank's files say crashed" || fail "the ranks' files after a crash"
+import json, os, sys
+d = sys.argv[1]
+for status in ("status.json", "status_ranks_2_rank_1.json"):
+    st = json.load(open(os.path.join(d, status)))
+    assert st["status"] in ("crashed", "running"), st   # a rank MPI_Abort killed first stays "running"
+    assert st["complete"] is False, st
+st = json.load(open(os.path.join(d, "status.json")))
+assert any(json.load(open(os.path.join(d, f)))["status"] == "crashed"
+           for f in ("status.json", "status_ranks_2_rank_1.json"))
+PY
+fi
+
 # A run that ends well says so in status.json too.
 expect_exit 0 "a good run" "$HARNESS" run "$CONFIGS/crashy.yaml" $CRASHY --output-dir "$SCRATCH/good" \
     --set component.config.in=destroy --set component.variant_key=crashy_bad_pop --quiet

@@ -56,12 +56,12 @@ dir=$(ls -d "$SCRATCH"/b/*/)
 python3 -c 'import json,sys; s=json.load(open(sys.argv[1])); assert s["memory"]["samples"] == [] and not s["trace"]["written"]' \
     "$dir/summary_ranks_1_rank_0.json" || fail "memory: false logs no samples"
 
-# A rank that is not profiled writes neither.
-expect_exit 0 "rank 0 not profiled" "$HARNESS" run "$CONFIGS/rms_norm_tiny.yaml" --output-dir "$SCRATCH/c" \
-    --set 'profiling.profiled_ranks=[1]'
-dir=$(ls -d "$SCRATCH"/c/*/)
-[ ! -e "$dir/profiler_trace_ranks_1_rank_0.json" ] || fail "unprofiled rank writes no trace"
-[ ! -e "$dir/profiler_memory_ranks_1_rank_0.html" ] || fail "unprofiled rank writes no memory report"
+# profiled_ranks must name ranks of the job (tests/integration/mpi.sh runs
+# a rank that is not profiled).
+expect_exit 2 "a profiled rank outside the job" "$HARNESS" run "$CONFIGS/rms_norm_tiny.yaml" \
+    --output-dir "$SCRATCH/c" --set 'profiling.profiled_ranks=[0, 1]'
+expect_err "profiling.profiled_ranks: rank 1 is outside this job of 1 rank" "names the rank and the job's size"
+[ ! -e "$SCRATCH/c" ] || fail "left a folder"
 
 # The cap: whole steps only, and the summary says it was hit.
 expect_exit 0 "trace cap" "$HARNESS" run "$CONFIGS/rms_norm_tiny.yaml" --output-dir "$SCRATCH/d" \

@@ -53,6 +53,23 @@ static const char *str(const cJSON *o, const char *key)
 static struct { long pid, tid; } named[MAX_TRACKS];
 static int n_named;
 
+/* The last counter sample's time per process: counters are per process
+ * (a merged trace of a job has one "memory" track per rank). */
+static struct { long pid; double ts; } counters[MAX_TRACKS];
+static int n_counters;
+
+static double *last_counter_of(long pid)
+{
+    for (int i = 0; i < n_counters; i++)
+        if (counters[i].pid == pid)
+            return &counters[i].ts;
+    if (n_counters == MAX_TRACKS)
+        return &counters[0].ts;
+    counters[n_counters].pid = pid;
+    counters[n_counters].ts = -1;
+    return &counters[n_counters++].ts;
+}
+
 static void name_track(long pid, long tid)
 {
     if (n_named < MAX_TRACKS)
@@ -87,7 +104,6 @@ int main(int argc, char **argv)
 
     /* Tracks named by metadata, and the tracks events use. */
     int steps = 0;
-    double last_counter = -1;
     const cJSON *e;
     cJSON_ArrayForEach(e, events)
     {
@@ -112,9 +128,10 @@ int main(int argc, char **argv)
         if (ts < 0)
             problem("%s: negative or missing ts %g", name, ts);
         if (strcmp(ph, "C") == 0) {
-            if (ts < last_counter)
+            double *last_counter = last_counter_of(pid);
+            if (ts < *last_counter)
                 problem("%s: counter samples go back in time at %g", name, ts);
-            last_counter = ts;
+            *last_counter = ts;
             continue;
         }
         if (strcmp(ph, "s") == 0 || strcmp(ph, "f") == 0) {  /* launch -> kernel flows */

@@ -319,6 +319,14 @@ static void bad_positive_float(void **state)
                       "t.yaml:4:26: schedule.stopping.max_rel_ci: expected a number > 0, got 0");
 }
 
+static void bad_sync_steps_with_auto(void **state)
+{
+    (void)state;
+    expect_load_error(COMPONENT "schedule:\n  measurement_steps: auto\n  sync_steps: true\n", NULL, 0,
+                      "t.yaml:5:15: schedule.sync_steps: needs a number of measurement_steps: with auto each rank "
+                      "would stop on its own samples and the others would wait for it at the next step");
+}
+
 static void bad_max_below_min(void **state)
 {
     (void)state;
@@ -961,6 +969,7 @@ static const char golden[] =
     "    max_steps: 100000\n"
     "    max_time_s: 30.0\n"
     "  step_timeout_s: 60\n"
+    "  sync_steps: false\n"
     "  timing: per_step\n"
     "  flush_l2: false\n"
     "  cuda_graph: false\n"
@@ -1230,6 +1239,7 @@ int main(void)
         cmocka_unit_test(bad_measurement_steps),
         cmocka_unit_test(bad_positive_float),
         cmocka_unit_test(bad_max_below_min),
+        cmocka_unit_test(bad_sync_steps_with_auto),
         cmocka_unit_test(bad_bool),
         cmocka_unit_test(bad_device_enum),
         cmocka_unit_test(bad_generator_enum),

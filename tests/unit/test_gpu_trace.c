@@ -188,7 +188,7 @@ static void test_trace(void **state)
     assert_string_equal(meta_name(events, "thread_name", 0, 7), "stream 7");
     assert_string_equal(meta_name(events, "thread_name", 0, 13), "stream 13");
     assert_non_null(meta_name(events, "process_name", host, 0));
-    assert_string_equal(meta_name(events, "thread_name", host, 3), "CUDA runtime (thread 4242)");
+    assert_string_equal(meta_name(events, "thread_name", host, 4), "CUDA runtime (thread 4242)");
 
     const cJSON *k = find(events, "X", "kernel", "rms_norm_kernel");
     assert_non_null(k);
@@ -210,7 +210,7 @@ static void test_trace(void **state)
     const cJSON *call = find(events, "X", "cuda_runtime", "cudaLaunchKernel");
     assert_non_null(call);
     assert_int_equal(num(call, "pid"), host);
-    assert_int_equal(num(call, "tid"), 3);
+    assert_int_equal(num(call, "tid"), 4);
     assert_true(fabs(num(call, "ts") - 1.0) < 1e-9);
     assert_true(fabs(num(call, "dur") - 2.0) < 1e-9);
 
@@ -233,7 +233,7 @@ static void test_trace(void **state)
             starts++;
             assert_int_equal(num(e, "id"), 10);
             assert_int_equal(num(e, "pid"), host);
-            assert_int_equal(num(e, "tid"), 3);
+            assert_int_equal(num(e, "tid"), 4);
             assert_true(fabs(num(e, "ts") - 1.0) < 1e-9);
             assert_string_equal(cJSON_GetObjectItem(e, "cat")->valuestring, "ac2g");
             assert_null(cJSON_GetObjectItem(e, "bp"));

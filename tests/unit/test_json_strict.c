@@ -115,7 +115,7 @@ static void test_status_file_is_strict_json(void **state)
     assert_non_null(mkdtemp(dir));
     harness_status_file f;
     harness_error err = {0};
-    assert_int_equal(harness_status_file_create(&f, dir, "k\"ey/cpu", &err), 0);
+    assert_int_equal(harness_status_file_create(&f, dir, "status.json", "k\"ey/cpu", &err), 0);
     char msg[9000];
     memset(msg, 'x', sizeof msg - 1);
     msg[sizeof msg - 1] = '\0';

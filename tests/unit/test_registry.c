@@ -81,7 +81,7 @@ static void test_wrong_abi_names_both_versions(void **state)
     assert_int_equal(harness_registry_load_file(&reg, FIXTURE("bad_abi.la"), &err), HARNESS_EXIT_RUNTIME);
     assert_contains(err.msg, "bad_abi");
     assert_contains(err.msg, "built for plugin ABI 3.0");
-    assert_contains(err.msg, "this harness provides ABI 2.1");
+    assert_contains(err.msg, "this harness provides ABI 2.2");
     assert_int_equal(reg.n_plugins, 0);
 }
 
@@ -93,7 +93,7 @@ static void test_abi1_plugin_is_refused_naming_both_versions(void **state)
     assert_int_equal(harness_registry_load_file(&reg, FIXTURE("abi1.la"), &err), HARNESS_EXIT_RUNTIME);
     assert_contains(err.msg, "abi1");
     assert_contains(err.msg, "built for plugin ABI 1.1");
-    assert_contains(err.msg, "this harness provides ABI 2.1");
+    assert_contains(err.msg, "this harness provides ABI 2.2");
     assert_int_equal(reg.n_plugins, 0);
 }
 
@@ -118,7 +118,7 @@ static void test_newer_minor_setting_unknown_field_is_refused(void **state)
     harness_error err = {0};
     assert_int_equal(harness_registry_load_file(&reg, FIXTURE("new_field.la"), &err), HARNESS_EXIT_RUNTIME);
     char want[128];
-    snprintf(want, sizeof want, "built for ABI 2.%d sets fields this host (ABI 2.1) does not know",
+    snprintf(want, sizeof want, "built for ABI 2.%d sets fields this host (ABI 2.2) does not know",
              HARNESS_ABI_MINOR + 3);
     assert_contains(err.msg, want);
     assert_contains(err.msg, "new_field");
@@ -231,17 +231,23 @@ static void test_older_minor_is_accepted_and_zero_extended(void **state)
     assert_int_equal(e->variant.size, sizeof(harness_variant));
 }
 
-/* ABI 2.1 only appended services: a plugin built for 2.0 loads, and a 2.0
- * host's table (smaller size) reports the device services as absent. */
-static void test_abi_2_0_plugin_loads_on_2_1(void **state)
+/* ABI 2.1 and 2.2 only appended services: a plugin built for 2.0 loads,
+ * and an older host's table (smaller size) reports the newer services as
+ * absent. */
+static void test_abi_2_0_plugin_loads_on_2_2(void **state)
 {
     (void)state;
     harness_error err = {0};
     assert_int_equal(harness_registry_load_file(&reg, FIXTURE("abi2_0.la"), &err), 0);
     assert_non_null(harness_registry_resolve(&reg, "abi2_0/cpu", "cpu", &err));
     harness_services svc = *harness_host_services();
-    assert_int_equal(svc.abi_minor, 1);
+    assert_int_equal(svc.abi_minor, 2);
     assert_true(HARNESS_HAS_SERVICE(&svc, device_alloc));
+    assert_true(HARNESS_HAS_SERVICE(&svc, device_synchronize));
+    assert_true(HARNESS_HAS_SERVICE(&svc, all_reduce));
+    assert_true(HARNESS_HAS_SERVICE(&svc, barrier));
+    svc.size = offsetof(harness_services, all_reduce); /* a 2.1 host */
+    assert_false(HARNESS_HAS_SERVICE(&svc, all_reduce));
     assert_true(HARNESS_HAS_SERVICE(&svc, device_synchronize));
     svc.size = offsetof(harness_services, device_alloc); /* a 2.0 host */
     assert_false(HARNESS_HAS_SERVICE(&svc, device_alloc));
@@ -293,7 +299,7 @@ static void test_add_rejects_malformed_variants(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test_setup_teardown(test_abi_2_0_plugin_loads_on_2_1, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_abi_2_0_plugin_loads_on_2_2, setup, teardown),
         cmocka_unit_test_setup_teardown(test_good_plugin_registers_its_variant, setup, teardown),
         cmocka_unit_test_setup_teardown(test_family_resolves_by_device, setup, teardown),
         cmocka_unit_test_setup_teardown(test_unknown_key_suggests_and_lists_search_path, setup, teardown),

@@ -68,7 +68,7 @@ extern "C" {
 #endif
 
 #define HARNESS_ABI_MAJOR 2
-#define HARNESS_ABI_MINOR 1
+#define HARNESS_ABI_MINOR 2
 
 #if defined(__GNUC__)
 #define HARNESS_EXPORT __attribute__((visibility("default")))
@@ -116,6 +116,13 @@ typedef enum harness_dtype {
     HARNESS_DTYPE_F64,
     HARNESS_DTYPE_I32
 } harness_dtype;
+
+/* Reductions of the collectives (ABI 2.2). */
+typedef enum harness_reduce_op {
+    HARNESS_REDUCE_SUM = 1,
+    HARNESS_REDUCE_MAX,
+    HARNESS_REDUCE_MIN
+} harness_reduce_op;
 
 /* Work done by one step, for throughput and roofline. */
 typedef struct harness_cost {
@@ -232,6 +239,25 @@ typedef struct harness_services {
     void *(*stream)(harness_ctx *ctx);
     /* Wait until the stream's work is done (checks; never needed in step). */
     int (*device_synchronize)(harness_ctx *ctx);
+
+    /* ---- ABI 2.2: collectives among the job's ranks --------------------
+     * Host buffers over MPI (a world of one copies). Every rank calls the
+     * same collective with the same count, dtype and op, in the same order.
+     * Each call is timed and logged: the trace's "communication" thread and
+     * the summaries' table per operation and size (algbw, busbw as
+     * nccl-tests defines them). 0, or nonzero with a message recorded.
+     * Counts are elements; in place when send == recv (all_gather: when send
+     * is this rank's slice of recv). */
+    int (*all_reduce)(harness_ctx *ctx, const void *send, void *recv, size_t count, harness_dtype dtype,
+                      harness_reduce_op op);
+    /* recv holds world_size slices of count elements, in rank order. */
+    int (*all_gather)(harness_ctx *ctx, const void *send, void *recv, size_t count, harness_dtype dtype);
+    /* send holds world_size slices of count elements; recv gets this rank's
+     * slice of their reduction. */
+    int (*reduce_scatter)(harness_ctx *ctx, const void *send, void *recv, size_t count, harness_dtype dtype,
+                          harness_reduce_op op);
+    int (*broadcast)(harness_ctx *ctx, void *buf, size_t count, harness_dtype dtype, int root);
+    int (*barrier)(harness_ctx *ctx);
 } harness_services;
 
 /* ---- entry point ------------------------------------------------------ */
