@@ -262,6 +262,7 @@ typedef struct point {
     harness_error err;
     int code;
     int crashed;                   /* the guard landed: the plugin is never called again */
+    char leaks[512];               /* what destroy left allocated, for the summaries' warnings */
 } point;
 
 /* After a crash, a timeout or an exit() in a callback: what was measured
@@ -306,6 +307,25 @@ static void guarded_run(point *pt)
     }
 }
 
+/* Tracked memory destroy() did not free is a leak of the plugin's: said in
+ * the summaries' warnings (by tag), then freed by the harness. */
+static void note_leaks(point *pt, const harness_alloc_tracker *t, const char *kind)
+{
+    if (!t->n_live || !pt->in.created)
+        return;
+    size_t used = strlen(pt->leaks), bytes = 0;
+    for (size_t i = 0; i < t->n_live; i++)
+        bytes += t->live[i].bytes;
+    used += (size_t)snprintf(pt->leaks + used, sizeof pt->leaks - used,
+                             "%sleak: %s left %zu tracked %s allocation(s) of %zu bytes after destroy (tags:",
+                             used ? "; " : "", pt->in.v->key, t->n_live, kind, bytes);
+    for (size_t i = 0; i < t->n_live && i < 8 && used < sizeof pt->leaks; i++)
+        used += (size_t)snprintf(pt->leaks + used, sizeof pt->leaks - used, " %s", t->live[i].tag);
+    if (used < sizeof pt->leaks)
+        snprintf(pt->leaks + used, sizeof pt->leaks - used, "%s); free them in destroy",
+                 t->n_live > 8 ? " ..." : "");
+}
+
 static int file_exists(const harness_experiment *exp, const char *name)
 {
     char path[4400];
@@ -322,17 +342,21 @@ static void finish_point(point *pt)
     if (harness_summary_compute(s) != 0) {
         harness_error_set(&werr, HARNESS_EXIT_RUNTIME, "out of memory computing statistics");
         harness_error_report(&werr);
-    } else if (harness_write_artifacts(&pt->exp, s, &pt->prof, &werr) == 0 && pt->session->dist.rank == 0) {
-        /* Rank 0 speaks for a job on stdout; every rank's figures are in its files. */
-        if (pt->session->opts->quiet)
-            printf("%s\n", pt->exp.dir);
-        else {
-            harness_summary_print_short(s, stdout);
-            printf("experiment: %s\n", pt->exp.dir);
+    } else {
+        if (pt->leaks[0])
+            harness_warnings_add(&s->warnings, "%s", pt->leaks);
+        if (harness_write_artifacts(&pt->exp, s, &pt->prof, &werr) == 0 && pt->session->dist.rank == 0) {
+            /* Rank 0 speaks for a job on stdout; every rank's figures are in its files. */
+            if (pt->session->opts->quiet)
+                printf("%s\n", pt->exp.dir);
+            else {
+                harness_summary_print_short(s, stdout);
+                printf("experiment: %s\n", pt->exp.dir);
+            }
+            fflush(stdout);
+            /* Once, on stderr, even with --quiet: they qualify every figure. */
+            harness_warnings_print(&s->warnings, stderr);
         }
-        fflush(stdout);
-        /* Once, on stderr, even with --quiet: they qualify every figure. */
-        harness_warnings_print(&s->warnings, stderr);
     }
     if (pt->code != 0 && !pt->crashed)
         harness_error_report(&pt->err);
@@ -486,6 +510,9 @@ static int run_point_here(harness_session *session, const harness_prepared *p, h
         guarded_run(&pt);
     }
     if (!pt.crashed) {
+        note_leaks(&pt, &pt.mem, "host");
+        if (pt.on_device)
+            note_leaks(&pt, &pt.device_mem, "device");
         if (pt.mem.n_live)  /* what the plugin forgot to free: not ours to leak */
             harness_alloc_tracker_release_all(&pt.mem);
         if (pt.on_device && pt.device_mem.n_live)

@@ -104,6 +104,14 @@ assert any(json.load(open(os.path.join(d, f)))["status"] == "crashed"
 PY
 fi
 
+# Tracked memory a plugin leaves after destroy is called a leak.
+expect_exit 0 "a plugin that leaks" "$HARNESS" run "$CONFIGS/crashy.yaml" $CRASHY --output-dir "$SCRATCH/leak" \
+    --set component.variant_key=crashy_leak --quiet
+expect_err "leak: crashy_leak/cpu left 1 tracked host allocation(s) of 1000 bytes after destroy (tags: leaky_buffer)" \
+    "the leak is named on stderr"
+python3 -c "import json,sys; s=json.load(open(sys.argv[1])); assert any('leaky_buffer' in w for w in s['warnings'])" \
+    "$SCRATCH"/leak/*/summary_ranks_1_rank_0.json && pass "and in the summary's warnings" || fail "leak warning"
+
 # A run that ends well says so in status.json too.
 expect_exit 0 "a good run" "$HARNESS" run "$CONFIGS/crashy.yaml" $CRASHY --output-dir "$SCRATCH/good" \
     --set component.config.in=destroy --set component.variant_key=crashy_bad_pop --quiet
