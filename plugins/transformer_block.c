@@ -16,7 +16,14 @@
  * sbgemm), so create converts all weights once into one packed fp32 copy
  * ("weights_fp32") that the GEMMs read: 4 more bytes per parameter, i.e. bf16
  * mode holds 6 bytes per parameter against fp32 mode's 4. The reference
- * reads the bf16 weights themselves, so the check covers the conversion. */
+ * reads the bf16 weights themselves, so the check covers the conversion.
+ *
+ * tensor_parallel: true splits the block over the job's ranks as Megatron-LM
+ * does (components/transformer_block/transformer_block.h): every rank
+ * generates the whole weights from the same seed, keeps its slices
+ * ("tp_weights", fp32) for the step, and all-reduces twice per step through
+ * the harness's collectives. The check holds the gathered y to the
+ * single-rank reference, so it proves the split equals the whole block. */
 #include <harness/plugin.h>
 
 #include "check_verdict.h"
@@ -37,6 +44,7 @@ typedef struct tb_state {
     void *x, *y;
     void *w[TB_N_WEIGHTS];         /* as stored, in dtype */
     float *w32;                    /* bf16 only: packed fp32 copy of all weights */
+    float *tp_w;                   /* tensor_parallel: this rank's slices, packed fp32 */
     void *buf[TB_N_BUFS];
 } tb_state;
 
@@ -68,11 +76,49 @@ static const harness_param params[] = {
     {sizeof(harness_param), "causal", HARNESS_PARAM_BOOL, "true", 0, 0, 0, NULL, "token i attends to tokens 0..i only"},
     {sizeof(harness_param), "dtype", HARNESS_PARAM_ENUM, "fp32", 0, 0, 0, dtypes,
      "storage of x, y and the weights; bf16 computes in fp32 on an fp32 copy of the weights"},
+    {sizeof(harness_param), "tensor_parallel", HARNESS_PARAM_BOOL, "false", 0, 0, 0, NULL,
+     "split heads and MLP columns over the job's ranks (Megatron-style), two all-reduces per step"},
 };
+
+static int tp_all_reduce(void *user, float *buf, size_t n)
+{
+    return harness_host->all_reduce(user, buf, buf, n, HARNESS_DTYPE_F32, HARNESS_REDUCE_SUM);
+}
+
+/* tensor_parallel: this rank's slices of the fp32 weights into one tracked
+ * buffer, and the block pointed at them. */
+static int setup_tensor_parallel(harness_ctx *ctx, tb_state *s)
+{
+    const transformer_block_shape *sh = &s->block.shape;
+    int n = harness_host->world_size(ctx), r = harness_host->rank(ctx);
+    if (!HARNESS_HAS_SERVICE(harness_host, all_reduce))
+        return harness_host->fail(ctx, "tensor_parallel needs a harness with collectives (plugin ABI 2.2)");
+    size_t sizes[][2] = {{sh->heads, 0}, {sh->kv_heads, 0}, {sh->intermediate, 0}};
+    const char *names[] = {"num_heads", "num_kv_heads", "intermediate_size"};
+    for (int i = 0; i < 3; i++)
+        if (sizes[i][0] % (size_t)n != 0)
+            return harness_host->fail(ctx, "tensor_parallel: %s (%zu) is not a multiple of the job's %d ranks",
+                                      names[i], sizes[i][0], n);
+    size_t total = 0;
+    for (int i = 0; i < TB_N_WEIGHTS; i++)
+        total += transformer_block_tp_slice_elems(sh, i, n);
+    if (!(s->tp_w = harness_host->alloc(ctx, total * sizeof(float), "tp_weights")))
+        return -1;
+    float *at = s->tp_w;
+    for (int i = 0; i < TB_N_WEIGHTS; i++) {
+        transformer_block_tp_slice(sh, i, r, n, s->block.w[i], at);
+        s->block.w[i] = at;
+        at += transformer_block_tp_slice_elems(sh, i, n);
+    }
+    s->block.tp_rank = r;
+    s->block.tp_size = n;
+    s->block.all_reduce = tp_all_reduce;
+    return 0;
+}
 
 static void release(harness_ctx *ctx, tb_state *s)
 {
-    void **all[] = {&s->x, &s->y, (void **)&s->w32};
+    void **all[] = {&s->x, &s->y, (void **)&s->w32, (void **)&s->tp_w};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (*all[i])
             harness_host->free(ctx, *all[i]);
@@ -204,6 +250,11 @@ static int tb_create(harness_ctx *ctx, void **state)
             s->block.w[i] = s->w[i];
         }
     }
+    if (harness_host->param_bool(ctx, "tensor_parallel") && harness_host->world_size(ctx) > 1 &&
+        setup_tensor_parallel(ctx, s) != 0) {
+        release(ctx, s);
+        return -1;
+    }
     memcpy(s->block.buf, s->buf, sizeof s->buf);
     s->block.x = s->x;
     s->block.y = s->y;
@@ -221,8 +272,8 @@ static int tb_step(harness_ctx *ctx, void *state)
 {
     tb_state *s = state;
     s->block.regions.user = ctx;
-    transformer_block_forward(&s->block);
-    return 0;
+    s->block.comm_user = ctx;
+    return transformer_block_forward(&s->block) == 0 ? 0 : -1;   /* the all-reduce recorded why */
 }
 
 /* FLOPs: 2 per multiply-add of the six projections, i.e. 2 x tokens x the
@@ -238,8 +289,10 @@ static void tb_cost(void *state, harness_cost *out)
     double weights = 0.0;
     for (int i = 0; i < TB_N_WEIGHTS; i++)
         weights += (double)s->sizes.weight_elems[i];
-    out->flops = transformer_block_flops(&s->block.shape);
-    out->bytes = weights * sizeof(float) + 2.0 * (double)s->sizes.x_bytes;
+    /* Per rank: a tensor-parallel rank does its share of the GEMMs and attention. */
+    double share = s->block.tp_size > 1 ? 1.0 / s->block.tp_size : 1.0;
+    out->flops = transformer_block_flops(&s->block.shape) * share;
+    out->bytes = weights * sizeof(float) * share + 2.0 * (double)s->sizes.x_bytes;
 }
 
 static int tb_check(harness_ctx *ctx, void *state, harness_check *out)

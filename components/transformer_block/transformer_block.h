@@ -114,7 +114,26 @@ typedef struct transformer_block {
     void *y;                       /* [tokens][hidden], dtype; must not overlap x */
     void *buf[TB_N_BUFS];          /* transformer_block_sizes().buf_bytes each, 64-byte aligned */
     transformer_block_regions regions;
+    /* Tensor parallelism as Megatron-LM splits a block (tp_size > 1): this
+     * rank computes heads / tp_size query heads (kv_heads / tp_size kv
+     * heads) and intermediate / tp_size MLP columns. w[] then holds this
+     * rank's slices (transformer_block_tp_slice): Wq, Wk, Wv, Wgate, Wup
+     * their rows (column-parallel), Wo and Wdown their columns
+     * (row-parallel), the norms whole. The two row-parallel projections give
+     * partial sums that all_reduce adds up over the ranks, once after
+     * attention and once after the MLP; rank 0 alone carries the residual
+     * into them. tp_size 0 or 1: the whole block, all_reduce unused. */
+    int tp_rank, tp_size;
+    int (*all_reduce)(void *user, float *buf, size_t n); /* in place, sum; 0 or nonzero */
+    void *comm_user;
 } transformer_block;
+
+/* Rank tp_rank's slice of the whole fp32 weight `which` into dst (the
+ * layouts above, with heads, kv_heads and intermediate divided by
+ * tp_size); elements: transformer_block_tp_slice_elems. */
+size_t transformer_block_tp_slice_elems(const transformer_block_shape *s, int which, int tp_size);
+void transformer_block_tp_slice(const transformer_block_shape *s, int which, int tp_rank, int tp_size,
+                                const float *whole, float *dst);
 
 /* Checks a shape; on failure returns -1 and writes a message that starts with
  * the offending parameter's name (batch_size, seq_len, hidden_size, num_heads,
@@ -142,7 +161,8 @@ void transformer_block_blas_setup(void);
 
 /* One forward step: y from x. Buffers and weights as described above; the
  * rope table must have been written. */
-void transformer_block_forward(const transformer_block *b);
+/* 0, or the all_reduce callback's nonzero result (tensor parallelism). */
+int transformer_block_forward(const transformer_block *b);
 
 /* gate[i] = SiLU(gate[i]) * up[i], SiLU(g) = g / (1 + e^-g), within ~2e-7
  * relative of the exact value for finite gate (the step's swiglu). */

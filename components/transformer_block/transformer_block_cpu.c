@@ -260,15 +260,37 @@ static void pop(const transformer_block *b)
         b->regions.pop(b->regions.user);
 }
 
-void transformer_block_forward(const transformer_block *b)
+/* Tensor parallelism: each rank's share of the heads and MLP columns. */
+static size_t tp_of(const transformer_block *b)
+{
+    return b->tp_size > 1 ? (size_t)b->tp_size : 1;
+}
+
+/* The partial sums of a row-parallel projection, added up over the ranks
+ * into h: every rank but 0 starts from zero, so the residual that h holds
+ * on entry counts once. */
+static void tp_zero_residual(const transformer_block *b, float *h, size_t n)
+{
+    if (tp_of(b) > 1 && b->tp_rank != 0)
+        memset(h, 0, n * sizeof *h);
+}
+
+static int tp_sum(const transformer_block *b, float *h, size_t n)
+{
+    return tp_of(b) > 1 ? b->all_reduce(b->comm_user, h, n) : 0;
+}
+
+int transformer_block_forward(const transformer_block *b)
 {
     const transformer_block_shape *s = &b->shape;
-    size_t t = s->batch * s->seq, hid = s->hidden, d = hid / s->heads, kv = s->kv_heads * d;
-    size_t inter = s->intermediate, n = t * hid;
+    size_t tp = tp_of(b), heads = s->heads / tp, kv_heads = s->kv_heads / tp;
+    size_t t = s->batch * s->seq, hid = s->hidden, d = hid / s->heads, qw = heads * d, kv = kv_heads * d;
+    size_t inter = s->intermediate / tp, n = t * hid;
     float *h = b->dtype == TB_BF16 ? b->buf[TB_BUF_RESIDUAL] : b->y;
     float *norm = b->buf[TB_BUF_NORM], *q = b->buf[TB_BUF_Q], *k = b->buf[TB_BUF_K], *v = b->buf[TB_BUF_V];
     float *attn = b->buf[TB_BUF_ATTN], *gate = b->buf[TB_BUF_GATE], *up = b->buf[TB_BUF_UP];
     const float *const *w = b->w;
+    int rc = 0;
 
     push(b, 0);                                   /* attn_norm */
     if (b->dtype == TB_BF16)
@@ -279,25 +301,28 @@ void transformer_block_forward(const transformer_block *b)
     pop(b);
 
     push(b, 1);                                   /* qkv_proj */
-    linear(t, hid, hid, norm, w[TB_WQ], 0.0f, q);
+    linear(t, qw, hid, norm, w[TB_WQ], 0.0f, q);
     linear(t, kv, hid, norm, w[TB_WK], 0.0f, k);
     linear(t, kv, hid, norm, w[TB_WV], 0.0f, v);
     pop(b);
 
     push(b, 2);                                   /* rope */
-    transformer_block_rope(s, b->buf[TB_BUF_ROPE], q, s->heads);
-    transformer_block_rope(s, b->buf[TB_BUF_ROPE], k, s->kv_heads);
+    transformer_block_rope(s, b->buf[TB_BUF_ROPE], q, heads);
+    transformer_block_rope(s, b->buf[TB_BUF_ROPE], k, kv_heads);
     pop(b);
 
     push(b, 3);                                   /* attention */
-    attention_shape as = {s->batch, s->heads, s->kv_heads, s->seq, s->seq, d, s->causal,
-                          (float)(1.0 / sqrt((double)d))};
+    attention_shape as = {s->batch, heads, kv_heads, s->seq, s->seq, d, s->causal, (float)(1.0 / sqrt((double)d))};
     attention_f32(&as, q, k, v, attn, b->buf[TB_BUF_ATTN_SCRATCH]);
     pop(b);
 
     push(b, 4);                                   /* out_proj: h = x + Wo · attn */
-    linear(t, hid, hid, attn, w[TB_WO], 1.0f, h);
+    tp_zero_residual(b, h, n);
+    linear(t, hid, qw, attn, w[TB_WO], 1.0f, h);
+    rc = tp_sum(b, h, n);
     pop(b);
+    if (rc != 0)
+        return rc;
 
     push(b, 5);                                   /* mlp_norm */
     rms_norm_f32(h, w[TB_MLP_NORM], norm, t, hid, s->eps);
@@ -313,8 +338,55 @@ void transformer_block_forward(const transformer_block *b)
     pop(b);
 
     push(b, 8);                                   /* down_proj: y = h + Wdown · act */
+    tp_zero_residual(b, h, n);
     linear(t, hid, inter, gate, w[TB_W_DOWN], 1.0f, h);
-    if (b->dtype == TB_BF16)
+    rc = tp_sum(b, h, n);
+    if (rc == 0 && b->dtype == TB_BF16)
         f32_to_bf16_all(h, b->y, n);
     pop(b);
+    return rc;
+}
+
+/* ---- tensor-parallel slices ------------------------------------------------ */
+
+/* Weight `which` as [rows][cols] of the whole block, and how it splits:
+ * by rows (column-parallel), by columns (row-parallel), or not at all. */
+typedef enum { TP_WHOLE, TP_ROWS, TP_COLS } tp_split;
+
+static tp_split split_of(const transformer_block_shape *s, int which, size_t *rows, size_t *cols)
+{
+    size_t d = s->hidden / s->heads, hid = s->hidden;
+    switch (which) {
+    case TB_WQ: *rows = s->heads * d, *cols = hid; return TP_ROWS;
+    case TB_WK: case TB_WV: *rows = s->kv_heads * d, *cols = hid; return TP_ROWS;
+    case TB_W_GATE: case TB_W_UP: *rows = s->intermediate, *cols = hid; return TP_ROWS;
+    case TB_WO: *rows = hid, *cols = s->heads * d; return TP_COLS;
+    case TB_W_DOWN: *rows = hid, *cols = s->intermediate; return TP_COLS;
+    default: *rows = 1, *cols = hid; return TP_WHOLE;
+    }
+}
+
+size_t transformer_block_tp_slice_elems(const transformer_block_shape *s, int which, int tp_size)
+{
+    size_t rows, cols;
+    tp_split how = split_of(s, which, &rows, &cols);
+    return how == TP_WHOLE ? rows * cols : rows * cols / (size_t)tp_size;
+}
+
+void transformer_block_tp_slice(const transformer_block_shape *s, int which, int tp_rank, int tp_size,
+                                const float *whole, float *dst)
+{
+    size_t rows, cols, r = (size_t)tp_rank, n = (size_t)tp_size;
+    switch (split_of(s, which, &rows, &cols)) {
+    case TP_WHOLE:
+        memcpy(dst, whole, rows * cols * sizeof *dst);
+        break;
+    case TP_ROWS:                                 /* rows r·rows/n .. (r+1)·rows/n: contiguous */
+        memcpy(dst, whole + r * (rows / n) * cols, rows / n * cols * sizeof *dst);
+        break;
+    case TP_COLS:                                 /* columns r·cols/n .. of every row */
+        for (size_t i = 0; i < rows; i++)
+            memcpy(dst + i * (cols / n), whole + i * cols + r * (cols / n), cols / n * sizeof *dst);
+        break;
+    }
 }

@@ -74,5 +74,8 @@ int harness_cmd_validate(int argc, char **argv);
 int harness_cmd_list(int argc, char **argv);
 int harness_cmd_compare(int argc, char **argv);
 int harness_cmd_calibrate(int argc, char **argv);
+int harness_cmd_record(int argc, char **argv);
+int harness_cmd_history(int argc, char **argv);
+int harness_cmd_ab(int argc, char **argv);
 
 #endif

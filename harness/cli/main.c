@@ -17,6 +17,9 @@ static void usage(FILE *f)
           "  list              list the variants the plugins provide\n"
           "  compare BASE CAND compare two experiment folders; exit 1 on a regression\n"
           "  calibrate         measure this machine's peaks for the roofline\n"
+          "  record EXP... --db FILE   keep runs in a results database (SQLite)\n"
+          "  history --db FILE         series of recorded runs and their change points\n"
+          "  ab BASE_CFG CAND_CFG      interleaved A/B rounds and their paired verdict\n"
           "\n"
           "  harness <command> --help   options of a command\n"
           "  harness --version          version and plugin ABI\n",
@@ -49,7 +52,13 @@ static int dispatch(int argc, char **argv)
         return harness_cmd_compare(argc - 1, argv + 1);
     if (strcmp(cmd, "calibrate") == 0)
         return harness_cmd_calibrate(argc - 1, argv + 1);
-    fprintf(stderr, "harness: unknown command '%s'; commands are run, validate, list, compare and calibrate (see harness --help)\n", cmd);
+    if (strcmp(cmd, "record") == 0)
+        return harness_cmd_record(argc - 1, argv + 1);
+    if (strcmp(cmd, "history") == 0)
+        return harness_cmd_history(argc - 1, argv + 1);
+    if (strcmp(cmd, "ab") == 0)
+        return harness_cmd_ab(argc - 1, argv + 1);
+    fprintf(stderr, "harness: unknown command '%s'; commands are run, validate, list, compare, calibrate, record, history and ab (see harness --help)\n", cmd);
     return 2;
 }
 

@@ -42,6 +42,9 @@ void harness_run_summary_free(harness_run_summary *r)
     free(r->status);
     free(r->error);
     free(r->samples);
+    free(r->window_medians);
+    free(r->noise);
+    free(r->host);
     memset(r, 0, sizeof *r);
 }
 
@@ -226,7 +229,9 @@ static int parse_root(const cJSON *root, const char *path, harness_run_summary *
     out->validation_failed = cJSON_IsFalse(passed) ||
                              (cJSON_IsString(vstatus) && strcmp(vstatus->valuestring, "failed") == 0) ||
                              strcmp(out->status, "validation_failed") == 0;
-    return parse_timing(root, path, out, err);
+    if (parse_timing(root, path, out, err) != 0)
+        return err->code;
+    return harness_cmp_parse_replicates(root, path, out, err);
 }
 
 int harness_run_summary_parse(const char *path, const char *text, size_t len, harness_run_summary *out,

@@ -9,10 +9,11 @@
 #include "compare/compare.h"
 #include "util/format.h"
 
-#define N_COLS 10
+#define N_COLS 11
+#define COL_VERDICT (N_COLS - 1)
 
-static const char *const headers[N_COLS] = {"variant", "config", "rank", "base median", "cand median",
-                                            "ratio", "95% CI", "change", "p", "verdict"};
+static const char *const headers[N_COLS] = {"variant", "config", "rank", "base median", "cand median", "ratio",
+                                            "interval (coverage)", "change", "replicates", "p", "verdict"};
 
 static const char *fmt_time(double ns, char *buf, size_t cap)
 {
@@ -31,12 +32,13 @@ static const char *fmt_ratio(double r, char *buf, size_t cap)
     return buf;
 }
 
-static const char *fmt_ci(double lo, double hi, char *buf, size_t cap)
+/* "[0.981, 1.032] 96.8%": the interval with the coverage it really has. */
+static const char *fmt_ci(double lo, double hi, double coverage, char *buf, size_t cap)
 {
     char a[32], b[32];
     if (isnan(lo) || isnan(hi))
         return "-";
-    snprintf(buf, cap, "[%s, %s]", fmt_ratio(lo, a, sizeof a), fmt_ratio(hi, b, sizeof b));
+    snprintf(buf, cap, "[%s, %s] %.1f%%", fmt_ratio(lo, a, sizeof a), fmt_ratio(hi, b, sizeof b), coverage * 100.0);
     return buf;
 }
 
@@ -60,7 +62,7 @@ static const char *fmt_p(double p, char *buf, size_t cap)
 
 /* The cells of one pair's row, in the order of `headers`. */
 typedef struct row {
-    char rank[32], base[32], cand[32], ratio[32], ci[80], change[32], p[32];
+    char rank[32], base[32], cand[32], ratio[32], ci[96], change[32], reps[64], p[32];
     const char *cell[N_COLS];
 } row;
 
@@ -74,10 +76,12 @@ static void make_row(const harness_compare_pair *pr, row *r)
     r->cell[3] = fmt_time(s->base_median, r->base, sizeof r->base);
     r->cell[4] = fmt_time(s->cand_median, r->cand, sizeof r->cand);
     r->cell[5] = fmt_ratio(s->ratio, r->ratio, sizeof r->ratio);
-    r->cell[6] = fmt_ci(s->ratio_lo, s->ratio_hi, r->ci, sizeof r->ci);
+    r->cell[6] = fmt_ci(s->ratio_lo, s->ratio_hi, s->coverage, r->ci, sizeof r->ci);
     r->cell[7] = fmt_change(s->ratio, r->change, sizeof r->change);
-    r->cell[8] = fmt_p(s->p, r->p, sizeof r->p);
-    r->cell[9] = harness_verdict_label(s->verdict);
+    snprintf(r->reps, sizeof r->reps, "%zu/%zu %s", s->n_base, s->n_cand, s->unit ? s->unit : "windows");
+    r->cell[8] = r->reps;
+    r->cell[9] = fmt_p(s->p, r->p, sizeof r->p);
+    r->cell[COL_VERDICT] = harness_verdict_label(s->verdict);
 }
 
 static const char *plural(size_t n, const char *one, const char *many)
@@ -85,14 +89,16 @@ static const char *plural(size_t n, const char *one, const char *many)
     return n == 1 ? one : many;
 }
 
-/* "1 regression, 0 improvements, 2 no change, 1 failed, 1 unmatched" */
+/* "1 regression, 0 improvements, 2 same, 1 ambiguous, 1 failed, 1 unmatched" */
 static void counts_line(FILE *f, const harness_comparison *c)
 {
     const size_t *k = c->counts;
     size_t unmatched = c->n_unmatched_base + c->n_unmatched_cand;
-    fprintf(f, "%zu %s, %zu %s, %zu no change", k[HARNESS_VERDICT_REGRESSION],
+    fprintf(f, "%zu %s, %zu %s, %zu same", k[HARNESS_VERDICT_REGRESSION],
             plural(k[HARNESS_VERDICT_REGRESSION], "regression", "regressions"), k[HARNESS_VERDICT_IMPROVEMENT],
-            plural(k[HARNESS_VERDICT_IMPROVEMENT], "improvement", "improvements"), k[HARNESS_VERDICT_NO_CHANGE]);
+            plural(k[HARNESS_VERDICT_IMPROVEMENT], "improvement", "improvements"), k[HARNESS_VERDICT_SAME]);
+    if (k[HARNESS_VERDICT_AMBIGUOUS])
+        fprintf(f, ", %zu ambiguous", k[HARNESS_VERDICT_AMBIGUOUS]);
     if (k[HARNESS_VERDICT_FAILED])
         fprintf(f, ", %zu failed", k[HARNESS_VERDICT_FAILED]);
     if (unmatched)
@@ -101,7 +107,8 @@ static void counts_line(FILE *f, const harness_comparison *c)
 
 static void params_line(FILE *f, const harness_comparison *c)
 {
-    fprintf(f, "threshold %g%%, alpha %g", c->opts.threshold * 100.0, c->opts.alpha);
+    fprintf(f, "threshold %g%%, alpha %g, ambiguous %s", c->opts.threshold * 100.0, c->opts.alpha,
+            c->opts.ambiguous_fails ? "fails" : "passes");
 }
 
 static const char *root_of(const harness_compare_side *s)
@@ -114,9 +121,24 @@ static const char *side_kind(const harness_compare_side *s)
     return s->is_parent ? "folder of experiments" : "experiment folder";
 }
 
-static const char method_text[] =
-    "ratio = cand median / base median; its 95% CI is conservative, [cand_lo / base_hi, cand_hi / base_lo] "
-    "from the two medians' order-statistic CIs; p: two-sided Mann-Whitney U test on the per-step samples";
+static const char ab_method_text[] =
+    "replicates: interleaved A/B rounds, base and cand back to back in each (the order alternating); ratio: "
+    "Hodges-Lehmann estimate of the paired ratio cand_i / base_i (median of the Walsh averages of the log "
+    "ratios); interval: Tukey, with its exact coverage; p: two-sided exact Wilcoxon signed-rank test on the "
+    "rounds";
+
+static const char method_text_[] =
+    "replicates: the windows of one run (schedule.repeat), or the runs when a side holds several of one key; "
+    "never per-step samples. ratio: Hodges-Lehmann estimate of cand / base (median of the pairwise ratios of "
+    "replicate medians); interval: Moses, with its exact coverage; p: two-sided exact Wilcoxon-Mann-Whitney "
+    "rank-sum test on the replicates";
+
+/* The method of a comparison: A/B rounds or replicates of runs. */
+static const char *method_of(const harness_comparison *c)
+{
+    return c->n_pairs && c->pairs[0].s.unit && strcmp(c->pairs[0].s.unit, "rounds") == 0 ? ab_method_text
+                                                                                            : method_text_;
+}
 
 /* ---- text --------------------------------------------------------------------- */
 
@@ -138,14 +160,14 @@ static void text_report(FILE *f, const harness_comparison *c)
                 width[j] = strlen(r.cell[j]);
     }
     for (int j = 0; j < N_COLS; j++)   /* names and configs left, numbers right, verdict left */
-        fprintf(f, j < 2 || j == N_COLS - 1 ? "%-*s%s" : "%*s%s", j == N_COLS - 1 ? 0 : (int)width[j], headers[j],
-                j == N_COLS - 1 ? "\n" : "  ");
+        fprintf(f, j < 2 || j == COL_VERDICT ? "%-*s%s" : "%*s%s", j == COL_VERDICT ? 0 : (int)width[j], headers[j],
+                j == COL_VERDICT ? "\n" : "  ");
     for (size_t i = 0; i < c->n_pairs; i++) {
         row r;
         make_row(&c->pairs[i], &r);
         for (int j = 0; j < N_COLS; j++)
-            fprintf(f, j < 2 || j == N_COLS - 1 ? "%-*s%s" : "%*s%s", j == N_COLS - 1 ? 0 : (int)width[j],
-                    r.cell[j], j == N_COLS - 1 ? "\n" : "  ");
+            fprintf(f, j < 2 || j == COL_VERDICT ? "%-*s%s" : "%*s%s", j == COL_VERDICT ? 0 : (int)width[j],
+                    r.cell[j], j == COL_VERDICT ? "\n" : "  ");
     }
 
     int gap = 0;
@@ -155,6 +177,12 @@ static void text_report(FILE *f, const harness_comparison *c)
             continue;
         fprintf(f, "%sFAILED: %s {%s} rank %d/%d: %s\n", gap++ ? "" : "\n", p->base->variant_key,
                 p->base->config_text, p->base->rank, p->base->world_size, p->reason);
+    }
+    for (size_t i = 0; i < c->n_pairs; i++) {
+        const harness_compare_pair *p = &c->pairs[i];
+        if (p->s.verdict == HARNESS_VERDICT_AMBIGUOUS)
+            fprintf(f, "%sAMBIGUOUS: %s {%s} rank %d/%d: %s\n", gap++ ? "" : "\n", p->base->variant_key,
+                    p->base->config_text, p->base->rank, p->base->world_size, p->s.why);
     }
     for (size_t i = 0; i < c->n_notes; i++)
         fprintf(f, "%snote: %s\n", gap++ ? "" : "\n", c->notes[i]);
@@ -171,7 +199,7 @@ static void text_report(FILE *f, const harness_comparison *c)
     counts_line(f, c);
     fputs(" (", f);
     params_line(f, c);
-    fprintf(f, ")\n%s\n", method_text);
+    fprintf(f, ")\n%s\n", method_of(c));
 }
 
 /* ---- markdown ----------------------------------------------------------------- */
@@ -222,18 +250,19 @@ static void markdown_report(FILE *f, const harness_comparison *c)
     params_line(f, c);
     fputs(")\n\n", f);
 
-    fputs("| verdict | variant | config | rank | base median | cand median | ratio | 95% CI | change | p |\n"
-          "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+    fputs("| verdict | variant | config | rank | base median | cand median | ratio | interval (coverage) | change "
+          "| replicates | p |\n"
+          "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
           f);
     for (size_t i = 0; i < c->n_pairs; i++) {
         row r;
         make_row(&c->pairs[i], &r);
         harness_verdict v = c->pairs[i].s.verdict;
-        fprintf(f, v == HARNESS_VERDICT_NO_CHANGE ? "| %s | " : "| **%s** | ", r.cell[9]);
+        fprintf(f, v == HARNESS_VERDICT_SAME ? "| %s | " : "| **%s** | ", r.cell[COL_VERDICT]);
         md_code(f, r.cell[0]);
         fputs(" | ", f);
         md_code(f, r.cell[1]);
-        for (int j = 2; j < 9; j++) {
+        for (int j = 2; j < COL_VERDICT; j++) {
             fputs(" | ", f);
             md_text(f, r.cell[j]);
         }
@@ -249,6 +278,16 @@ static void markdown_report(FILE *f, const harness_comparison *c)
         md_run(f, p->base);
         fputs(": ", f);
         md_text(f, p->reason);
+        fputc('\n', f);
+    }
+    for (size_t i = 0; i < c->n_pairs; i++) {
+        const harness_compare_pair *p = &c->pairs[i];
+        if (p->s.verdict != HARNESS_VERDICT_AMBIGUOUS)
+            continue;
+        fputs(gap++ ? "- **AMBIGUOUS** " : "\n- **AMBIGUOUS** ", f);
+        md_run(f, p->base);
+        fputs(": ", f);
+        md_text(f, p->s.why);
         fputc('\n', f);
     }
     for (int side = 0; side < 2; side++) {
@@ -270,7 +309,7 @@ static void markdown_report(FILE *f, const harness_comparison *c)
     fputs(", cand ", f);
     md_code(f, root_of(&c->cand));
     fputs(". ", f);
-    md_text(f, method_text);
+    md_text(f, method_of(c));
     fputs(".</sub>\n", f);
 }
 
@@ -331,8 +370,9 @@ static char *json_report(const harness_comparison *c)
     cJSON_AddStringToObject(root, "schema", HARNESS_COMPARE_SCHEMA);
     cJSON_AddStringToObject(root, "base", root_of(&c->base));
     cJSON_AddStringToObject(root, "cand", root_of(&c->cand));
-    cJSON_AddNumberToObject(root, "threshold", c->opts.threshold);
+    cJSON_AddNumberToObject(root, "threshold_pct", c->opts.threshold * 100.0);   /* percent, as on the CLI */
     cJSON_AddNumberToObject(root, "alpha", c->opts.alpha);
+    cJSON_AddStringToObject(root, "on_ambiguous", c->opts.ambiguous_fails ? "fail" : "pass");
     cJSON_AddStringToObject(root, "matched_by", c->by_rank ? "rank" : "variant_key,config,rank,world_size");
     cJSON_AddStringToObject(root, "verdict", harness_verdict_token(c->overall));
     cJSON_AddNumberToObject(root, "exit_code", harness_comparison_exit_code(c));
@@ -354,10 +394,18 @@ static char *json_report(const harness_comparison *c)
         cJSON_AddItemToObject(o, "base", run_json(p->base, s->base_median, s->base_lo, s->base_hi));
         cJSON_AddItemToObject(o, "cand", run_json(p->cand, s->cand_median, s->cand_lo, s->cand_hi));
         add_num(o, "ratio", s->ratio);
-        add_pair_array(o, "ratio_ci95", s->ratio_lo, s->ratio_hi);
+        add_pair_array(o, "ratio_interval", s->ratio_lo, s->ratio_hi);
+        add_num(o, "ratio_interval_coverage", s->coverage);
         add_num(o, "change_pct", (s->ratio - 1.0) * 100.0);
+        cJSON *reps = cJSON_AddObjectToObject(o, "replicates");
+        cJSON_AddStringToObject(reps, "unit", s->unit ? s->unit : "windows");
+        cJSON_AddNumberToObject(reps, "base", (double)s->n_base);
+        cJSON_AddNumberToObject(reps, "cand", (double)s->n_cand);
         add_num(o, "p", s->p);
+        add_num(o, "min_p", s->min_p);
         cJSON_AddStringToObject(o, "verdict", harness_verdict_token(s->verdict));
+        if (s->why[0])
+            cJSON_AddStringToObject(o, "why", s->why);
         if (p->reason[0])
             cJSON_AddStringToObject(o, "reason", p->reason);
         cJSON_AddItemToArray(pairs, o);
@@ -376,7 +424,7 @@ static char *json_report(const harness_comparison *c)
     cJSON *notes = cJSON_AddArrayToObject(root, "notes");
     for (size_t i = 0; i < c->n_notes; i++)
         cJSON_AddItemToArray(notes, cJSON_CreateString(c->notes[i]));
-    cJSON_AddStringToObject(root, "method", method_text);
+    cJSON_AddStringToObject(root, "method", method_of(c));
 
     char *text = cJSON_Print(root);
     cJSON_Delete(root);

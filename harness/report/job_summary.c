@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "run/comm_log.h"
 #include "util/stats.h"
 
 void harness_rank_figures_of(const harness_summary *s, harness_rank_figures *out)
@@ -20,6 +21,12 @@ void harness_rank_figures_of(const harness_summary *s, harness_rank_figures *out
     if (out->median_ns > 0) {
         out->gb_per_s = s->cost.bytes / out->median_ns;
         out->gflop_per_s = s->cost.flops / out->median_ns;
+    }
+    for (size_t i = 0; s->comm && s->clock && i < s->comm->n; i++) {
+        const harness_comm_record *c = &s->comm->records[i];
+        out->comm_calls++;
+        out->comm_bytes += (double)c->bytes;
+        out->comm_ns += harness_clock_ns(s->clock, c->t1 - c->t0);
     }
     size_t w = s->run ? s->run->n_windows : 0;
     out->n_windows = (int)(w < HARNESS_JOB_MAX_WINDOWS ? w : HARNESS_JOB_MAX_WINDOWS);
@@ -114,6 +121,10 @@ char *harness_job_summary_json(const harness_rank_figures *r, int n, const char 
         cJSON_AddNumberToObject(o, "p90_ns", r[i].p90_ns);
         cJSON_AddNumberToObject(o, "gb_per_s", r[i].gb_per_s);
         cJSON_AddNumberToObject(o, "gflop_per_s", r[i].gflop_per_s);
+        cJSON *comm = cJSON_AddObjectToObject(o, "communication");
+        cJSON_AddNumberToObject(comm, "calls", (double)r[i].comm_calls);
+        cJSON_AddNumberToObject(comm, "bytes", r[i].comm_bytes);
+        cJSON_AddNumberToObject(comm, "total_ns", r[i].comm_ns);
         cJSON_AddNumberToObject(o, "clock_offset_ns", (double)r[i].clock_offset_ns);
         if (r[i].clock_rtt_ns >= 0)
             cJSON_AddNumberToObject(o, "clock_rtt_ns", r[i].clock_rtt_ns);
@@ -177,6 +188,10 @@ char *harness_job_summary_text(const harness_rank_figures *r, int n, const char 
         int who = slowest_in_window(r, n, w, &ns);
         fprintf(f, "window %d: slowest rank %d (median %.1f ns)\n", w, who, ns);
     }
+    for (int i = 0; i < n; i++)
+        if (r[i].comm_calls)
+            fprintf(f, "rank %d communication: %zu calls, %.0f bytes, %.3f ms in collectives\n", r[i].rank,
+                    r[i].comm_calls, r[i].comm_bytes, r[i].comm_ns / 1e6);
     if (stragglers) {
         fputs("synchronized steps (sync_steps): the slowest rank of each step, how often:", f);
         for (int i = 0; i < n; i++)

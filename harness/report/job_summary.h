@@ -21,6 +21,8 @@ typedef struct harness_rank_figures {
     double gb_per_s, gflop_per_s;  /* at its median; 0 when unknown */
     int n_windows;
     double window_median_ns[HARNESS_JOB_MAX_WINDOWS];
+    size_t comm_calls;             /* the component's collectives, every call of the run */
+    double comm_bytes, comm_ns;
     /* Filled by the caller from the job (dist) and the profiler: */
     int64_t clock_offset_ns;       /* this rank's clock minus rank 0's */
     double clock_rtt_ns;           /* the round trip that estimate rests on; -1 on rank 0 */

@@ -18,7 +18,8 @@
 
 #include "assert_near.h"
 
-static const harness_compare_options defaults = {HARNESS_COMPARE_DEFAULT_THRESHOLD, HARNESS_COMPARE_DEFAULT_ALPHA};
+static const harness_compare_options defaults = {HARNESS_COMPARE_DEFAULT_THRESHOLD, HARNESS_COMPARE_DEFAULT_ALPHA,
+                                                 1};
 
 /* Deterministic noise in [-1, 1): a 64-bit LCG's top bits. */
 static double noise(uint64_t *s)
@@ -41,31 +42,33 @@ static harness_compare_stats compare(const double *b, size_t nb, const double *c
                                      const harness_compare_options *o)
 {
     harness_compare_stats s;
-    assert_int_equal(harness_compare_samples(b, nb, c, nc, o, &s), 0);
+    assert_int_equal(harness_compare_replicates(b, nb, c, nc, o, &s), 0);
     return s;
 }
 
-/* ---- verdicts ----------------------------------------------------------------- */
+/* ---- verdicts on replicates ------------------------------------------------------ */
 
-static void test_identical_is_no_change(void **state)
+static void test_identical_is_same(void **state)
 {
     (void)state;
-    double *a = samples(200, 50000, 0.02, 1);
-    harness_compare_stats s = compare(a, 200, a, 200, &defaults);
-    assert_near(s.ratio, 1.0, 0);
+    double *a = samples(8, 50000, 0.01, 1);
+    harness_compare_stats s = compare(a, 8, a, 8, &defaults);
+    assert_near(s.ratio, 1.0, 1e-12);
     assert_near(s.p, 1.0, 1e-12);
-    assert_int_equal(s.verdict, HARNESS_VERDICT_NO_CHANGE);
+    assert_int_equal(s.verdict, HARNESS_VERDICT_SAME);
     assert_true(s.ratio_lo <= 1.0 && s.ratio_hi >= 1.0);
+    assert_true(s.ratio_lo >= 0.95 && s.ratio_hi <= 1.05);
+    assert_string_equal(s.why, "");
     free(a);
 }
 
 static void test_slower_by_20pct_is_regression(void **state)
 {
     (void)state;
-    double *a = samples(200, 50000, 0.02, 1), *b = samples(200, 60000, 0.02, 2);
-    harness_compare_stats s = compare(a, 200, b, 200, &defaults);
-    assert_near(s.ratio, 1.2, 0.01);
-    assert_true(s.p < 1e-20);
+    double *a = samples(6, 50000, 0.02, 1), *b = samples(6, 60000, 0.02, 2);
+    harness_compare_stats s = compare(a, 6, b, 6, &defaults);
+    assert_near(s.ratio, 1.2, 0.03);
+    assert_near(s.p, 2.0 / 924.0, 1e-12);      /* complete separation: 2 / C(12, 6) */
     assert_int_equal(s.verdict, HARNESS_VERDICT_REGRESSION);
     assert_true(s.ratio_lo > 1.05 && s.ratio_lo <= s.ratio && s.ratio <= s.ratio_hi);
     free(a);
@@ -75,104 +78,118 @@ static void test_slower_by_20pct_is_regression(void **state)
 static void test_faster_by_20pct_is_improvement(void **state)
 {
     (void)state;
-    double *a = samples(200, 50000, 0.02, 1), *b = samples(200, 40000, 0.02, 3);
-    harness_compare_stats s = compare(a, 200, b, 200, &defaults);
-    assert_near(s.ratio, 0.8, 0.01);
-    assert_true(s.p < 1e-20);
+    double *a = samples(6, 50000, 0.02, 1), *b = samples(6, 40000, 0.02, 3);
+    harness_compare_stats s = compare(a, 6, b, 6, &defaults);
+    assert_near(s.ratio, 0.8, 0.02);
     assert_int_equal(s.verdict, HARNESS_VERDICT_IMPROVEMENT);
     free(a);
     free(b);
 }
 
-/* Significant but small: under the threshold, so no change. */
+/* Significant but small, the interval inside the band: SAME; under a 2%
+ * threshold the same replicates are a regression. */
 static void test_small_shift_under_threshold(void **state)
 {
     (void)state;
-    double *a = samples(500, 50000, 0.001, 1), *b = samples(500, 51500, 0.001, 4);
-    harness_compare_stats s = compare(a, 500, b, 500, &defaults);
-    assert_near(s.ratio, 1.03, 0.002);
-    assert_true(s.p < 1e-50);
-    assert_int_equal(s.verdict, HARNESS_VERDICT_NO_CHANGE);
-    /* ... and a regression under a 2% threshold. */
-    harness_compare_options tight = {0.02, 0.05};
-    assert_int_equal(compare(a, 500, b, 500, &tight).verdict, HARNESS_VERDICT_REGRESSION);
+    double *a = samples(8, 50000, 0.001, 1), *b = samples(8, 51500, 0.001, 4);
+    harness_compare_stats s = compare(a, 8, b, 8, &defaults);
+    assert_near(s.ratio, 1.03, 0.003);
+    assert_true(s.p < 0.001);
+    assert_int_equal(s.verdict, HARNESS_VERDICT_SAME);
+    harness_compare_options tight = {0.02, 0.05, 1};
+    assert_int_equal(compare(a, 8, b, 8, &tight).verdict, HARNESS_VERDICT_REGRESSION);
     free(a);
     free(b);
 }
 
-/* Big but not significant: a few samples drowned in noise. */
-static void test_large_shift_in_noise(void **state)
+/* Big but not significant: windows drowned in noise. The interval reaches
+ * past the threshold, so the answer is "cannot tell", not "no change". */
+static void test_large_shift_in_noise_is_ambiguous(void **state)
 {
     (void)state;
     const double a[5] = {20000, 90000, 40000, 70000, 50000};
-    const double b[5] = {30000, 100000, 60000, 85000, 25000};   /* median 60000: +20% */
+    const double b[5] = {30000, 100000, 60000, 85000, 25000};
     harness_compare_stats s = compare(a, 5, b, 5, &defaults);
-    assert_near(s.ratio, 1.2, 1e-12);
     assert_false(s.p < 0.05);
-    assert_int_equal(s.verdict, HARNESS_VERDICT_NO_CHANGE);
+    assert_int_equal(s.verdict, HARNESS_VERDICT_AMBIGUOUS);
+    assert_non_null(strstr(s.why, "reaches beyond the threshold"));
+    assert_non_null(strstr(s.why, "not significant"));
 }
 
-static void test_verdict_edges(void **state)
+/* asv's check: 3 windows against 3 can reach p = 0.1 at best, so at alpha
+ * 0.05 even a 2x slowdown is AMBIGUOUS, and the message says how many. */
+static void test_too_few_replicates(void **state)
 {
     (void)state;
-    harness_compare_options o = {0.05, 0.05};
-    assert_int_equal(harness_compare_verdict(1.06, 0.01, &o), HARNESS_VERDICT_REGRESSION);
-    assert_int_equal(harness_compare_verdict(1.04, 0.01, &o), HARNESS_VERDICT_NO_CHANGE);
-    assert_int_equal(harness_compare_verdict(1.06, 0.05, &o), HARNESS_VERDICT_NO_CHANGE);  /* p < alpha, strictly */
-    assert_int_equal(harness_compare_verdict(0.94, 0.01, &o), HARNESS_VERDICT_IMPROVEMENT);
-    assert_int_equal(harness_compare_verdict(0.96, 0.01, &o), HARNESS_VERDICT_NO_CHANGE);
-    assert_int_equal(harness_compare_verdict(NAN, 0.01, &o), HARNESS_VERDICT_NO_CHANGE);
-    assert_int_equal(harness_compare_verdict(2.0, NAN, &o), HARNESS_VERDICT_NO_CHANGE);
-    assert_int_equal(harness_compare_verdict(INFINITY, 0.01, &o), HARNESS_VERDICT_REGRESSION);
-    assert_string_equal(harness_verdict_label(HARNESS_VERDICT_REGRESSION), "REGRESSION");
-    assert_string_equal(harness_verdict_token(HARNESS_VERDICT_NO_CHANGE), "no_change");
+    const double a[3] = {100, 101, 99}, b[3] = {200, 202, 198};
+    harness_compare_stats s = compare(a, 3, b, 3, &defaults);
+    assert_near(s.min_p, 0.1, 1e-12);
+    assert_int_equal(s.verdict, HARNESS_VERDICT_AMBIGUOUS);
+    assert_non_null(strstr(s.why, "too few replicates"));
+    assert_non_null(strstr(s.why, "4 or more"));
+    /* at alpha 0.1 the same three are enough */
+    harness_compare_options loose = {0.05, 0.1, 1};
+    assert_int_equal(compare(a, 3, b, 3, &loose).verdict, HARNESS_VERDICT_REGRESSION);
+    /* one window a side (repeat: 1) never decides */
+    assert_int_equal(compare(a, 1, b, 1, &defaults).verdict, HARNESS_VERDICT_AMBIGUOUS);
+    /* no replicate at all */
+    harness_compare_stats e = compare(NULL, 0, b, 3, &defaults);
+    assert_int_equal(e.verdict, HARNESS_VERDICT_AMBIGUOUS);
+    assert_true(isnan(e.ratio) && isnan(e.p));
 }
 
-/* ---- the ratio's CI ------------------------------------------------------------ */
+static harness_compare_stats decided(double ratio, double lo, double hi, double p, const char *bnoise,
+                                     const char *cnoise)
+{
+    harness_compare_stats s;
+    memset(&s, 0, sizeof s);
+    s.unit = "windows";
+    s.n_base = s.n_cand = 5;
+    s.min_p = 2.0 / 252.0;
+    s.ratio = ratio;
+    s.ratio_lo = lo;
+    s.ratio_hi = hi;
+    s.coverage = 0.968;
+    s.p = p;
+    harness_compare_decide(&s, &defaults, bnoise, cnoise);
+    return s;
+}
 
-static void test_ratio_ci(void **state)
+static void test_decide_edges(void **state)
 {
     (void)state;
-    /* 1..20 and 2..40: medians 10.5 and 21. For n = 20 the order-statistic
-     * CI of the median is [x(6), x(15)] (1-based): [6, 15] and [12, 30]. */
-    double a[20], b[20];
-    for (int i = 0; i < 20; i++) {
-        a[19 - i] = i + 1;         /* out of order on purpose */
-        b[i] = 2.0 * (i + 1);
-    }
-    size_t lo, hi;
-    harness_median_ci_indices(20, &lo, &hi);
-    assert_int_equal(lo, 5);
-    assert_int_equal(hi, 14);
-    harness_compare_stats s = compare(a, 20, b, 20, &defaults);
-    assert_near(s.base_median, 10.5, 1e-12);
-    assert_near(s.cand_median, 21, 1e-12);
-    assert_near(s.base_lo, 6, 0);
-    assert_near(s.base_hi, 15, 0);
-    assert_near(s.cand_lo, 12, 0);
-    assert_near(s.cand_hi, 30, 0);
-    assert_near(s.ratio, 2.0, 1e-12);
-    assert_near(s.ratio_lo, 12.0 / 15.0, 1e-12);  /* cand_lo / base_hi */
-    assert_near(s.ratio_hi, 30.0 / 6.0, 1e-12);   /* cand_hi / base_lo */
-    assert_true(s.ratio_lo <= s.ratio && s.ratio <= s.ratio_hi);
+    assert_int_equal(decided(1.06, 1.04, 1.08, 0.01, NULL, NULL).verdict, HARNESS_VERDICT_REGRESSION);
+    assert_int_equal(decided(1.06, 1.04, 1.08, 0.05, NULL, NULL).verdict, HARNESS_VERDICT_REGRESSION); /* p <= alpha */
+    assert_int_equal(decided(1.06, 0.99, 1.10, 0.06, NULL, NULL).verdict, HARNESS_VERDICT_AMBIGUOUS);
+    assert_int_equal(decided(1.04, 1.02, 1.06, 0.01, NULL, NULL).verdict, HARNESS_VERDICT_AMBIGUOUS);
+    assert_int_equal(decided(1.04, 1.02, 1.05, 0.01, NULL, NULL).verdict, HARNESS_VERDICT_SAME);
+    assert_int_equal(decided(0.94, 0.92, 0.96, 0.01, NULL, NULL).verdict, HARNESS_VERDICT_IMPROVEMENT);
+    assert_int_equal(decided(1.00, 0.97, 1.03, 0.90, NULL, NULL).verdict, HARNESS_VERDICT_SAME);
+    assert_int_equal(decided(NAN, NAN, NAN, NAN, NULL, NULL).verdict, HARNESS_VERDICT_AMBIGUOUS);
+    assert_int_equal(decided(INFINITY, 2, INFINITY, 0.01, NULL, NULL).verdict, HARNESS_VERDICT_REGRESSION);
+    /* A busy machine turns a change into AMBIGUOUS, naming the side, and
+     * leaves a measured SAME alone. */
+    harness_compare_stats s = decided(1.71, 1.6, 1.8, 0.008, NULL, "oversubscribed: load average 3.00");
+    assert_int_equal(s.verdict, HARNESS_VERDICT_AMBIGUOUS);
+    assert_non_null(strstr(s.why, "machine too busy to decide a +71.0% change: cand run: oversubscribed"));
+    assert_int_equal(decided(1.0, 0.99, 1.01, 0.8, "oversubscribed", NULL).verdict, HARNESS_VERDICT_SAME);
+    assert_string_equal(harness_verdict_label(HARNESS_VERDICT_AMBIGUOUS), "AMBIGUOUS");
+    assert_string_equal(harness_verdict_token(HARNESS_VERDICT_SAME), "same");
 }
 
-static void test_empty_and_zero(void **state)
+static void test_zero_replicate(void **state)
 {
     (void)state;
     const double zero[3] = {0, 0, 0}, one[3] = {1, 1, 1};
-    harness_compare_stats s = compare(zero, 3, zero, 3, &defaults);
-    assert_near(s.ratio, 1.0, 0);               /* 0 / 0: no change */
-    s = compare(zero, 3, one, 3, &defaults);
-    assert_true(isinf(s.ratio));
-    s = compare(NULL, 0, one, 3, &defaults);
-    assert_true(isnan(s.ratio) && isnan(s.p) && isnan(s.base_median));
-    assert_int_equal(s.verdict, HARNESS_VERDICT_NO_CHANGE);
+    harness_compare_stats s;
+    assert_int_equal(harness_compare_replicates(zero, 3, one, 3, &defaults, &s), -2);
 }
 
 /* ---- summaries ---------------------------------------------------------------- */
 
-/* A summary's text: samples center * (1 + 0.01 noise). */
+/* A summary's text: samples center * (1 + 0.01 noise), five windows with
+ * medians likewise, and `warnings` (a JSON array) when not NULL. */
+static const char *summary_warnings;
 static char *summary_text(const char *key, const char *config, int rank, int world, const char *status,
                           double center, size_t n, uint64_t seed)
 {
@@ -187,7 +204,10 @@ static char *summary_text(const char *key, const char *config, int rank, int wor
             status, rank, world, key, config);
     for (size_t i = 0; i < n; i++)
         fprintf(f, "%s%.17g", i ? ", " : "", center * (1.0 + 0.01 * noise(&seed)));
-    fputs("]}}", f);
+    fputs("], \"windows\": [", f);
+    for (int w = 0; w < 5; w++)
+        fprintf(f, "%s{\"n\": 8, \"median\": %.17g}", w ? ", " : "", center * (1.0 + 0.01 * noise(&seed)));
+    fprintf(f, "]}%s%s}", summary_warnings ? ", \"warnings\": " : "", summary_warnings ? summary_warnings : "");
     assert_int_equal(fclose(f), 0);
     return buf;
 }
@@ -263,7 +283,9 @@ static void test_matching(void **state)
     assert_string_equal(c.pairs[0].base->config_text, "hidden_size=4096, dtype=fp32");
     assert_int_equal(c.pairs[0].base->rank, 0);
     assert_int_equal(c.pairs[0].cand->rank, 0);
-    assert_int_equal(c.pairs[0].s.verdict, HARNESS_VERDICT_NO_CHANGE);
+    assert_int_equal(c.pairs[0].s.verdict, HARNESS_VERDICT_SAME);
+    assert_string_equal(c.pairs[0].s.unit, "windows");
+    assert_int_equal(c.pairs[0].s.n_base, 5);
     assert_int_equal(c.pairs[1].base->rank, 1);
     assert_int_equal(c.pairs[1].cand->rank, 1);
     assert_int_equal(c.pairs[1].s.verdict, HARNESS_VERDICT_REGRESSION);
@@ -293,30 +315,93 @@ static void test_matching(void **state)
     assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "unmatched")), 3);
     cJSON *p1 = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "pairs"), 1);
     assert_near(cJSON_GetObjectItem(p1, "ratio")->valuedouble, 1.5, 0.02);
-    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(p1, "ratio_ci95")), 2);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(p1, "ratio_interval")), 2);
+    assert_near(cJSON_GetObjectItem(p1, "ratio_interval_coverage")->valuedouble, 0.9682539682539683, 1e-12);
+    assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(p1, "replicates"), "unit")->valuestring, "windows");
+    assert_near(cJSON_GetObjectItem(j, "threshold_pct")->valuedouble, 5, 1e-12);
     cJSON_Delete(j);
     free(json);
     harness_comparison_free(&c);
 }
 
-/* Several runs of one key: the newest folder wins ("-10" after "-2"), with a note. */
+/* Several runs of one key: the newest folder ("-10" after "-2") is shown,
+ * and the runs' medians are the side's replicates, with a note. */
 static void test_newest_duplicate(void **state)
 {
     (void)state;
     harness_compare_side base = {.is_parent = 1}, cand = {.is_parent = 1};
     add_run(&base, "b/2026-01-01__00-00-00_aaaa-10/summary_ranks_2_rank_0.json", "spin/cpu", "{}", 0, "ok", 1000);
-    add_run(&base, "b/2026-01-01__00-00-00_aaaa-2/summary_ranks_2_rank_0.json", "spin/cpu", "{}", 0, "ok", 2000);
-    add_run(&base, "b/2025-12-31__23-59-59_aaaa/summary_ranks_2_rank_0.json", "spin/cpu", "{}", 0, "ok", 3000);
+    add_run(&base, "b/2026-01-01__00-00-00_aaaa-2/summary_ranks_2_rank_0.json", "spin/cpu", "{}", 0, "ok", 1010);
+    add_run(&base, "b/2025-12-31__23-59-59_aaaa/summary_ranks_2_rank_0.json", "spin/cpu", "{}", 0, "ok", 990);
     add_run(&cand, "c/x/summary_ranks_2_rank_0.json", "spin/cpu", "{}", 0, "ok", 1000);
     harness_comparison c;
     harness_error err = {0};
     assert_int_equal(harness_compare_sides(&base, &cand, &defaults, &c, &err), 0);
     assert_int_equal(c.n_pairs, 1);
     assert_string_equal(c.pairs[0].base->folder, "b/2026-01-01__00-00-00_aaaa-10");
-    assert_int_equal(c.pairs[0].s.verdict, HARNESS_VERDICT_NO_CHANGE);
+    assert_string_equal(c.pairs[0].s.unit, "runs/windows");
+    assert_int_equal(c.pairs[0].s.n_base, 3);
+    assert_int_equal(c.pairs[0].s.n_cand, 5);
+    assert_int_equal(c.pairs[0].s.verdict, HARNESS_VERDICT_SAME);
     assert_int_equal(c.n_unmatched_base, 0);
-    assert_int_equal(c.n_notes, 1);
+    assert_int_equal(c.n_notes, 2);
     assert_non_null(strstr(c.notes[0], "3 runs of spin/cpu"));
+    assert_non_null(strstr(c.notes[1], "replicates are runs/windows"));
+    harness_comparison_free(&c);
+}
+
+/* Five runs a side, the candidate 10% slower: the runs are the unit. */
+static void test_runs_as_replicates(void **state)
+{
+    (void)state;
+    harness_compare_side base = {.is_parent = 1}, cand = {.is_parent = 1};
+    char path[128];
+    for (int i = 0; i < 5; i++) {
+        snprintf(path, sizeof path, "b/2026-01-0%d__00-00-00_aaaa/summary_ranks_2_rank_0.json", i + 1);
+        add_run(&base, path, "spin/cpu", "{}", 0, "ok", 1000 + 5 * i);
+        snprintf(path, sizeof path, "c/2026-02-0%d__00-00-00_aaaa/summary_ranks_2_rank_0.json", i + 1);
+        add_run(&cand, path, "spin/cpu", "{}", 0, "ok", 1100 + 5 * i);
+    }
+    harness_comparison c;
+    harness_error err = {0};
+    assert_int_equal(harness_compare_sides(&base, &cand, &defaults, &c, &err), 0);
+    assert_int_equal(c.n_pairs, 1);
+    assert_string_equal(c.pairs[0].s.unit, "runs");
+    assert_int_equal(c.pairs[0].s.n_base, 5);
+    assert_near(c.pairs[0].s.ratio, 1.1, 0.02);
+    assert_int_equal(c.pairs[0].s.verdict, HARNESS_VERDICT_REGRESSION);
+    assert_int_equal(harness_comparison_exit_code(&c), 1);
+    harness_comparison_free(&c);
+}
+
+/* A load warning in a summary: the 50% slowdown is AMBIGUOUS, and
+ * --on-ambiguous decides the exit code. */
+static void test_busy_machine_is_ambiguous(void **state)
+{
+    (void)state;
+    harness_compare_side base = {0}, cand = {0};
+    add_run(&base, "b/summary_ranks_2_rank_0.json", "spin/cpu", "{}", 0, "ok", 1000);
+    summary_warnings = "[\"oversubscribed: load average 2.10 from other work\", \"windows disagree: x\"]";
+    add_run(&cand, "c/summary_ranks_2_rank_0.json", "spin/cpu", "{}", 0, "ok", 1500);
+    summary_warnings = NULL;
+    harness_comparison c;
+    harness_error err = {0};
+    assert_int_equal(harness_compare_sides(&base, &cand, &defaults, &c, &err), 0);
+    assert_int_equal(c.pairs[0].s.verdict, HARNESS_VERDICT_AMBIGUOUS);
+    assert_non_null(strstr(c.pairs[0].s.why, "machine too busy"));
+    assert_non_null(strstr(c.pairs[0].s.why, "cand run: oversubscribed: load average 2.10"));
+    assert_int_equal(c.overall, HARNESS_VERDICT_AMBIGUOUS);
+    assert_int_equal(harness_comparison_exit_code(&c), 1);
+    c.opts.ambiguous_fails = 0;
+    assert_int_equal(harness_comparison_exit_code(&c), 0);
+    int noted = 0;
+    for (size_t i = 0; i < c.n_notes; i++)
+        noted += strstr(c.notes[i], "cand run's windows disagree") != NULL;
+    assert_int_equal(noted, 1);
+    char *text = harness_compare_report(&c, HARNESS_COMPARE_TEXT);
+    assert_non_null(strstr(text, "AMBIGUOUS: spin/cpu {-} rank 0/2: machine too busy"));
+    assert_non_null(strstr(text, "verdict: AMBIGUOUS: 0 regressions, 0 improvements, 0 same, 1 ambiguous"));
+    free(text);
     harness_comparison_free(&c);
 }
 
@@ -494,7 +579,7 @@ static void test_folders(void **state)
     harness_comparison_free(&c);
     assert_int_equal(harness_compare_dirs(p, p, &defaults, &c, &err), 0);
     assert_int_equal(c.n_pairs, 1);
-    assert_int_equal(c.pairs[0].s.verdict, HARNESS_VERDICT_NO_CHANGE);
+    assert_int_equal(c.pairs[0].s.verdict, HARNESS_VERDICT_SAME);
     assert_near(c.pairs[0].s.p, 1.0, 1e-12);
     harness_comparison_free(&c);
 
@@ -506,17 +591,19 @@ static void test_folders(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_identical_is_no_change),
+        cmocka_unit_test(test_identical_is_same),
         cmocka_unit_test(test_slower_by_20pct_is_regression),
         cmocka_unit_test(test_faster_by_20pct_is_improvement),
         cmocka_unit_test(test_small_shift_under_threshold),
-        cmocka_unit_test(test_large_shift_in_noise),
-        cmocka_unit_test(test_verdict_edges),
-        cmocka_unit_test(test_ratio_ci),
-        cmocka_unit_test(test_empty_and_zero),
+        cmocka_unit_test(test_large_shift_in_noise_is_ambiguous),
+        cmocka_unit_test(test_too_few_replicates),
+        cmocka_unit_test(test_decide_edges),
+        cmocka_unit_test(test_zero_replicate),
         cmocka_unit_test(test_parse_summary),
         cmocka_unit_test(test_matching),
         cmocka_unit_test(test_newest_duplicate),
+        cmocka_unit_test(test_runs_as_replicates),
+        cmocka_unit_test(test_busy_machine_is_ambiguous),
         cmocka_unit_test(test_two_folders_pair_by_rank),
         cmocka_unit_test(test_failed_runs),
         cmocka_unit_test(test_nothing_matches),
