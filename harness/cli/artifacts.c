@@ -18,35 +18,60 @@ static int write_text(const harness_experiment *exp, const char *name, const cha
     return harness_write_atomic(harness_experiment_path(exp, name, path, sizeof path), text, strlen(text), err);
 }
 
+/* The copy keeps the config's file name unless that name is one of the
+ * folder's own (resolved_config.yaml, status.json, a summary, a profiler
+ * file) or hidden: then it would replace an artifact or be missed. */
+static const char *copy_name(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    static const char *const prefixes[] = {"summary", "profiler_", "status.json", "resolved_config.yaml", "."};
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (strncmp(base, prefixes[i], strlen(prefixes[i])) == 0)
+            return "config_as_given.yaml";
+    return *base ? base : "config_as_given.yaml";
+}
+
 int harness_write_config_copies(const harness_experiment *exp, const harness_prepared *p, harness_error *err)
 {
-    char *original = NULL;
-    size_t len = 0;
-    if (harness_read_file(p->cfg->path, &original, &len, err) != 0)
+    const char *original;
+    size_t len;
+    if (harness_config_source(p->cfg->path, &original, &len, err) != 0)
         return err->code;
-    const char *base = strrchr(p->cfg->path, '/');
-    base = base ? base + 1 : p->cfg->path;
     char path[4200];
-    int rc = harness_write_atomic(harness_experiment_path(exp, base, path, sizeof path), original, len, err);
-    free(original);
+    int rc = harness_write_atomic(harness_experiment_path(exp, copy_name(p->cfg->path), path, sizeof path),
+                                  original, len, err);
     if (rc == 0)
         rc = write_text(exp, "resolved_config.yaml", p->resolved_yaml, err);
+    return rc;
+}
+
+/* Each failed write is said as it happens (a full disk usually fails
+ * several); the first one is kept in err for the folder's status. */
+static int note(int rc, const harness_error *e, harness_error *first)
+{
+    if (rc == 0)
+        return 0;
+    harness_error_report(e);
+    if (!first->code)
+        *first = *e;
     return rc;
 }
 
 static int write_summaries(const harness_experiment *exp, const harness_summary *s, harness_error *err)
 {
     char name[256];
+    harness_error e = {0};
     char *text = harness_summary_text(s);
-    int rc = write_text(exp, harness_rank_file(name, sizeof name, "profiler_summary", s->world_size, s->rank, "txt"),
-                        text, err);
+    int rc = note(write_text(exp, harness_rank_file(name, sizeof name, "profiler_summary", s->world_size, s->rank,
+                                                    "txt"), text, &e), &e, err);
     free(text);
-    if (rc != 0)
-        return rc;
     char *json = harness_summary_json(s);
-    rc = write_text(exp, harness_rank_file(name, sizeof name, "summary", s->world_size, s->rank, "json"), json, err);
+    e = (harness_error){0};
+    int rc_json = note(write_text(exp, harness_rank_file(name, sizeof name, "summary", s->world_size, s->rank,
+                                                         "json"), json, &e), &e, err);
     free(json);
-    return rc;
+    return rc ? rc : rc_json;
 }
 
 static int write_memory_report(const harness_experiment *exp, const harness_summary *s,
@@ -76,10 +101,11 @@ int harness_write_artifacts(const harness_experiment *exp, harness_summary *s, c
                             harness_error *err)
 {
     char name[256], path[4400];
+    harness_error e = {0};
     int rc = 0;
     if (prof->memory_enabled)
-        rc = write_memory_report(exp, s, prof, err);
-    if (rc == 0 && prof->trace_enabled) {
+        rc = note(write_memory_report(exp, s, prof, &e), &e, err);
+    if (prof->trace_enabled) {
         harness_trace_meta meta = {.rank = s->rank, .world_size = s->world_size, .variant_key = s->variant_key,
                                    .device_name = s->device_name, .harness_version = s->env.version,
                                    .gpu = s->gpu_activity, .comm = s->comm};
@@ -88,15 +114,13 @@ int harness_write_artifacts(const harness_experiment *exp, harness_summary *s, c
             meta.n_gpu_devices = 1;
         }
         harness_rank_file(name, sizeof name, "profiler_trace", s->world_size, s->rank, "json");
-        rc = harness_trace_write(prof, &meta, harness_experiment_path(exp, name, path, sizeof path), err);
+        e = (harness_error){0};
+        int rc_trace = note(harness_trace_write(prof, &meta, harness_experiment_path(exp, name, path, sizeof path),
+                                                &e), &e, err);
+        rc = rc ? rc : rc_trace;
     }
     if (rc != 0 && strcmp(s->status, "ok") == 0)
         harness_summary_mark(s, "failed", err->msg);
-    harness_error summary_err = {0};
-    if (write_summaries(exp, s, &summary_err) != 0 && rc == 0) {
-        *err = summary_err;
-        rc = err->code;
-    }
-    return rc;
+    int rc_summaries = write_summaries(exp, s, err);
+    return rc ? rc : rc_summaries;
 }
-

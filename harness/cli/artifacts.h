@@ -11,7 +11,8 @@
 int harness_write_config_copies(const harness_experiment *exp, const harness_prepared *p, harness_error *err);
 
 /* Trace and memory report where profiled, then the summaries on every rank;
- * when an artifact cannot be written the summaries still are, saying so. */
+ * when an artifact cannot be written the summaries still are, saying so.
+ * Every failed write is reported on stderr here; err keeps the first. */
 int harness_write_artifacts(const harness_experiment *exp, harness_summary *s, const harness_profiler *prof,
                             harness_error *err);
 

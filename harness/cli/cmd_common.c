@@ -1,5 +1,7 @@
 /* What run and validate share: options and the preparation of a config. */
+#include <errno.h>
 #include <getopt.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +9,7 @@
 #include "cli/commands.h"
 #include "backend/backend.h"
 #include "run/instance.h"
+#include "util/input_file.h"
 
 enum { OPT_SET = 's', OPT_PLUGIN_PATH = 'P', OPT_OUTPUT_DIR = 'o', OPT_DEVICE = 'd', OPT_QUIET = 'q',
        OPT_HELP = 'h', OPT_JSON = 'j' };
@@ -76,8 +79,17 @@ int harness_load_plugins(harness_registry *reg, const harness_cli_opts *opts, co
     size_t n = 0;
     for (size_t i = 0; i < opts->n_plugin_paths; i++)
         extra[n++] = opts->plugin_paths[i];
-    for (size_t i = 0; cfg && i < cfg->n_plugin_path && n < 2 * HARNESS_MAX_OPTS; i++)
+    for (size_t i = 0; cfg && i < cfg->n_plugin_path && n < 2 * HARNESS_MAX_OPTS; i++) {
+        /* A wrong path in the config is the config's error: say where. */
+        struct stat st;
+        int missing = stat(cfg->plugin_path[i], &st) != 0;
+        if (missing || !S_ISDIR(st.st_mode))
+            return harness_config_fail(cfg, HARNESS_EXIT_USAGE, "plugin_path", err,
+                                       "plugin directory %s: %s; relative entries are relative to the config "
+                                       "file's folder", cfg->plugin_path[i],
+                                       missing ? strerror(errno) : "not a directory");
         extra[n++] = cfg->plugin_path[i];
+    }
     return harness_registry_load_search_path(reg, extra, n, err);
 }
 
@@ -137,10 +149,44 @@ int harness_prepare(const harness_cli_opts *opts, harness_prepared *p, harness_e
     return harness_prepare_point(opts, 0, p, err);
 }
 
+/* The config file's bytes, read once per process: every sweep point is
+ * parsed from them and the folder's copy is of them, so a FIFO is never
+ * read twice and an edit during a sweep changes nothing. Kept to the end. */
+static struct {
+    char *path, *text;
+    size_t len;
+} source;
+
+int harness_config_source(const char *path, const char **text, size_t *len, harness_error *err)
+{
+    if (!source.path || strcmp(source.path, path) != 0) {
+        char *t = NULL;
+        size_t n = 0;
+        if (harness_read_input_file(path, "config", HARNESS_MAX_INPUT_BYTES, HARNESS_EXIT_USAGE, &t, &n, err) != 0)
+            return err->code;
+        char *copy = strdup(path);
+        if (!copy) {
+            free(t);
+            return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
+        }
+        free(source.path);
+        free(source.text);
+        source.path = copy;
+        source.text = t;
+        source.len = n;
+    }
+    *text = source.text;
+    *len = source.len;
+    return 0;
+}
+
 int harness_prepare_point(const harness_cli_opts *opts, size_t point, harness_prepared *p, harness_error *err)
 {
     memset(p, 0, sizeof *p);
-    if (harness_config_load_point(opts->config_path, opts->sets, opts->n_sets, point, &p->cfg, err) != 0)
+    const char *text;
+    size_t len;
+    if (harness_config_source(opts->config_path, &text, &len, err) != 0 ||
+        harness_config_load_text(opts->config_path, text, len, opts->sets, opts->n_sets, point, &p->cfg, err) != 0)
         return err->code;
     if (apply_cli_overrides(p->cfg, opts, err) != 0)
         return err->code;

@@ -30,7 +30,8 @@ static void usage(FILE *f)
           "  --plugin-path DIR   look for plugins in DIR first (repeatable)\n"
           "  --quiet             print only the experiment folder's path (one per point)\n"
           "\n"
-          "exit: 0 ok, 1 validation mismatch, 2 usage or config error, 3 runtime failure, 130 interrupted\n",
+          "exit: 0 ok, 1 validation mismatch, 2 usage or config error, 3 runtime failure (a crashed or\n"
+          "      hung plugin too), 128+signal interrupted (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP)\n",
           f);
 }
 
@@ -127,7 +128,7 @@ static int run_sweep(harness_session *session, harness_prepared *first)
         worst = code > worst ? code : worst;
         if (i > 0)
             harness_prepared_free(&q);
-        if (code == HARNESS_EXIT_INTERRUPTED)
+        if (code >= 128)           /* 128 + the signal that stopped it */
             break;
     }
     if (!opts->quiet && done > 0 && session->dist.rank == 0) {

@@ -40,6 +40,10 @@ typedef struct harness_prepared {
 int harness_parse_opts(int argc, char **argv, const char *command, void (*usage)(FILE *),
                        harness_cli_opts *opts, harness_error *err);
 
+/* The bytes of the config file at `path`, read on first use and the same
+ * for the rest of the process (what was parsed is what the folder copies). */
+int harness_config_source(const char *path, const char **text, size_t *len, harness_error *err);
+
 int harness_prepare(const harness_cli_opts *opts, harness_prepared *p, harness_error *err);
 /* The same for one point of the config's sweep (0 when it has none). On
  * failure *p may hold parts: free it with harness_prepared_free. */

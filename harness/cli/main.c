@@ -1,4 +1,5 @@
 /* harness: benchmark and profile steppable components. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -25,7 +26,7 @@ static void usage(FILE *f)
           f);
 }
 
-int main(int argc, char **argv)
+static int dispatch(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
@@ -59,4 +60,18 @@ int main(int argc, char **argv)
         return harness_cmd_ab(argc - 1, argv + 1);
     fprintf(stderr, "harness: unknown command '%s'; commands are run, validate, list, compare, calibrate, record, history and ab (see harness --help)\n", cmd);
     return 2;
+}
+
+/* What a command printed must have reached stdout (a full disk, /dev/full,
+ * a closed pipe): a lost listing or table is a failure, not a success. */
+int main(int argc, char **argv)
+{
+    int code = dispatch(argc, argv);
+    errno = 0;
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        int e = errno;
+        fprintf(stderr, "harness: cannot write to standard output%s%s\n", e ? ": " : "", e ? strerror(e) : "");
+        return code ? code : 3;
+    }
+    return code;
 }

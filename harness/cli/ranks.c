@@ -88,8 +88,7 @@ int harness_ranks_make_folder(harness_dist *d, const harness_prepared *p, harnes
 {
     int failed = 0;
     if (d->rank == 0)
-        failed = harness_experiment_create(exp, p->cfg->output_dir, time(NULL), p->hash8, err) != 0 ||
-                 harness_write_config_copies(exp, p, err) != 0;
+        failed = harness_experiment_create(exp, p->cfg->output_dir, time(NULL), p->hash8, err) != 0;
     if (d->world_size == 1)
         return failed ? err->code : 0;
     /* "" tells the other ranks that rank 0 failed, so they stop too. */

@@ -14,8 +14,8 @@
  * err (exit 2) on every rank, naming the ranks that differ from rank 0. */
 int harness_ranks_agree(harness_dist *d, const harness_prepared *p, harness_error *err);
 
-/* Rank 0 creates the folder and writes the config copies; every rank gets
- * its path in exp. 0 or err on every rank. */
+/* Rank 0 creates the folder; every rank gets its path in exp. 0 or err on
+ * every rank. (The config copies follow the folder's status.json: cli/run_point.c.) */
 int harness_ranks_make_folder(harness_dist *d, const harness_prepared *p, harness_experiment *exp,
                               harness_error *err);
 

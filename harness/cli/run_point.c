@@ -5,19 +5,25 @@
  * written into the summary as status "failed". */
 #include "cli/run_point.h"
 
+#include <setjmp.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "backend/gpu_probe.h"
 #include "cli/artifacts.h"
 #include "cli/ranks.h"
+#include "cli/ranks.h"
 #include "report/experiment.h"
+#include "report/output_root.h"
 #include "report/summary.h"
 #include "run/datagen.h"
+#include "run/guard.h"
 #include "run/instance.h"
+#include "util/status_file.h"
 
 /* The component instance the runner steps. */
 typedef struct instance {
@@ -39,10 +45,18 @@ static int regions_closed(instance *in, const char *callback, int rc)
     return rc;
 }
 
+/* A service misused inside step() (a failed allocation, a foreign free, a
+ * pop without push) records a failure in the context: it fails the run as
+ * it would fail create or check, even when step() returns 0. */
 static int step_instance(void *arg)
 {
     instance *in = arg;
-    return regions_closed(in, "step", in->v->step(&in->inst.ctx, in->state));
+    harness_guard_step_begin();
+    int rc = in->v->step(&in->inst.ctx, in->state);
+    harness_guard_step_end();
+    if (rc == 0 && in->inst.ctx.failed)
+        rc = -1;
+    return regions_closed(in, "step", rc);
 }
 
 /* cuda_graph: each step launches the graph of one captured step. */
@@ -98,6 +112,7 @@ static int observe_step_begin(void *arg, int window, int64_t index, harness_erro
 static int observe_phase_begin(void *arg, harness_phase phase, int window, harness_error *err)
 {
     schedule_observers *o = arg;
+    harness_guard_phase(phase, window);
     if (phase == HARNESS_PHASE_MEASURE && harness_dist_barrier(o->dist, err) != 0)
         return -1;
     return o->profiler.phase_begin(o->profiler.arg, phase, window, err);
@@ -145,7 +160,9 @@ static int run_component(const harness_prepared *p, instance *in, harness_summar
                          harness_session *session, harness_profiler *prof, harness_error *err)
 {
     const harness_variant *v = in->v;
+    harness_guard_enter("create");
     int rc = v->create(&in->inst.ctx, &in->state);
+    harness_guard_leave();
     in->created = rc == 0;         /* destroy runs whatever fails next, open regions included */
     rc = regions_closed(in, "create", rc);
     if (rc != 0 || in->inst.ctx.failed) {
@@ -155,11 +172,16 @@ static int run_component(const harness_prepared *p, instance *in, harness_summar
         return err->code;
     }
     s->cost = (harness_cost){.size = sizeof s->cost};
+    harness_guard_enter("cost");
     v->cost(in->state, &s->cost);
+    harness_guard_leave();
 
     if (p->cfg->validate && v->check) {
         s->check.size = sizeof s->check;
-        if (regions_closed(in, "check", v->check(&in->inst.ctx, in->state, &s->check)) != 0 || in->inst.ctx.failed) {
+        harness_guard_enter("check");
+        rc = v->check(&in->inst.ctx, in->state, &s->check);
+        harness_guard_leave();
+        if (regions_closed(in, "check", rc) != 0 || in->inst.ctx.failed) {
             harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s: reference check could not run: %s", v->key,
                               harness_ctx_message(&in->inst.ctx, "no message given"));
             harness_summary_mark(s, "failed", err->msg);
@@ -185,14 +207,18 @@ static int run_component(const harness_prepared *p, instance *in, harness_summar
     harness_runner_hooks hooks = observer_hooks(&obs, (int)p->cfg->sync_steps);
     harness_step_fn step = step_instance;
     const harness_backend *b = &session->backend;
+    harness_guard_enter("step");
     if (b->opts.cuda_graph && b->ops->capture) {
         if (b->ops->capture(b, step_instance, in, err) != 0) {
+            harness_guard_leave();
             harness_summary_mark(s, "failed", err->msg);
             return err->code;
         }
         step = replay_graph;
     }
-    if (harness_runner_run(&sched, b, step, in, &hooks, run, err) != 0) {
+    rc = harness_runner_run(&sched, b, step, in, &hooks, run, err);
+    harness_guard_leave();
+    if (rc != 0) {
         harness_summary_mark(s, "failed", err->msg);
         return err->code;
     }
@@ -206,133 +232,326 @@ static int run_component(const harness_prepared *p, instance *in, harness_summar
         return err->code;
     }
     if (run->interrupted) {
-        harness_error_set(err, HARNESS_EXIT_INTERRUPTED, "interrupted after %zu measured steps; partial results kept",
-                          run->n_samples);
+        int sig = harness_interrupt_requested;
+        harness_error_set(err, sig > 0 ? 128 + sig : HARNESS_EXIT_INTERRUPTED,
+                          "interrupted after %zu measured steps (%s); partial results kept", run->n_samples,
+                          sig > 0 ? strsignal(sig) : "signal");
         harness_summary_mark(s, "interrupted", err->msg);
         return err->code;
     }
     return 0;
 }
 
+/* Everything one point owns, in one place: the guard's landing and its
+ * exit() path reach it through a pointer (run/guard.h). */
+typedef struct point {
+    harness_session *session;
+    const harness_prepared *p;
+    harness_point_result *res;
+    harness_backend *b;
+    harness_experiment exp;
+    harness_status_file status;
+    harness_summary s;
+    harness_alloc_tracker mem, device_mem;
+    int on_device;
+    harness_datagen gen;
+    harness_profiler prof;
+    instance in;
+    harness_run_result run;
+    harness_comm_log comm;
+    harness_error err;
+    int code;
+    int crashed;                   /* the guard landed: the plugin is never called again */
+    char leaks[512];               /* what destroy left allocated, for the summaries' warnings */
+} point;
+
+/* After a crash, a timeout or an exit() in a callback: what was measured
+ * becomes the summary, marked so no tool takes it for a complete run. */
+static void landed(point *pt)
+{
+    harness_guard_report r = harness_guard_what_happened();
+    char where[512];
+    harness_guard_describe(&r, where, sizeof where);
+    pt->crashed = 1;
+    pt->err = (harness_error){0};
+    harness_error_set(&pt->err, HARNESS_EXIT_RUNTIME, "%s: %s; the folder keeps what was measured, marked %s",
+                      pt->in.v->key, where, r.outcome == HARNESS_GUARD_TIMED_OUT ? "timed_out" : "crashed");
+    /* Said now: writing the summaries may not survive what the plugin did. */
+    harness_error_report(&pt->err);
+    fflush(stderr);
+    if (r.callback && strcmp(r.callback, "step") == 0 && pt->run.window_start) {
+        harness_runner_salvage(&pt->run, r.phase && strcmp(r.phase, "measurement") == 0 ? "crashed" : NULL);
+        pt->s.run = &pt->run;
+    }
+    harness_summary_mark(&pt->s, r.outcome == HARNESS_GUARD_TIMED_OUT ? "timed_out" : "crashed", pt->err.msg);
+    pt->code = HARNESS_EXIT_RUNTIME;
+}
+
+/* The component's life inside the guard. The landing is set here, in a
+ * frame that lives as long as any callback; after a jump nothing but `pt`
+ * (unchanged since sigsetjmp) is read. */
+static void guarded_run(point *pt)
+{
+    if (sigsetjmp(harness_guard_landing, 1) != 0) {
+        landed(pt);
+        return;
+    }
+    harness_backend *b = pt->b;
+    pt->code = run_component(pt->p, &pt->in, &pt->s, &pt->run, pt->session, &pt->prof, &pt->err);
+    if (b->gpu_activity && b->ops->activity_flush(b))
+        pt->s.gpu_activity = b->gpu_activity;
+    if (pt->in.created) {
+        harness_guard_enter("destroy");
+        pt->in.v->destroy(&pt->in.inst.ctx, pt->in.state);
+        harness_guard_leave();
+    }
+}
+
+/* Tracked memory destroy() did not free is a leak of the plugin's: said in
+ * the summaries' warnings (by tag), then freed by the harness. */
+static void note_leaks(point *pt, const harness_alloc_tracker *t, const char *kind)
+{
+    if (!t->n_live || !pt->in.created)
+        return;
+    size_t used = strlen(pt->leaks), bytes = 0;
+    for (size_t i = 0; i < t->n_live; i++)
+        bytes += t->live[i].bytes;
+    used += (size_t)snprintf(pt->leaks + used, sizeof pt->leaks - used,
+                             "%sleak: %s left %zu tracked %s allocation(s) of %zu bytes after destroy (tags:",
+                             used ? "; " : "", pt->in.v->key, t->n_live, kind, bytes);
+    for (size_t i = 0; i < t->n_live && i < 8 && used < sizeof pt->leaks; i++)
+        used += (size_t)snprintf(pt->leaks + used, sizeof pt->leaks - used, " %s", t->live[i].tag);
+    if (used < sizeof pt->leaks)
+        snprintf(pt->leaks + used, sizeof pt->leaks - used, "%s); free them in destroy",
+                 t->n_live > 8 ? " ..." : "");
+}
+
+static int file_exists(const harness_experiment *exp, const char *name)
+{
+    char path[4400];
+    struct stat st;
+    return stat(harness_experiment_path(exp, name, path, sizeof path), &st) == 0;
+}
+
+/* Statistics, artifacts, the final status.json and the printed table. */
+static void finish_point(point *pt)
+{
+    harness_summary *s = &pt->s;
+    harness_env_capture_end(&s->env);
+    harness_error werr = {0};
+    if (harness_summary_compute(s) != 0) {
+        harness_error_set(&werr, HARNESS_EXIT_RUNTIME, "out of memory computing statistics");
+        harness_error_report(&werr);
+    } else {
+        if (pt->leaks[0])
+            harness_warnings_add(&s->warnings, "%s", pt->leaks);
+        if (harness_write_artifacts(&pt->exp, s, &pt->prof, &werr) == 0 && pt->session->dist.rank == 0) {
+            /* Rank 0 speaks for a job on stdout; every rank's figures are in its files. */
+            if (pt->session->opts->quiet)
+                printf("%s\n", pt->exp.dir);
+            else {
+                harness_summary_print_short(s, stdout);
+                printf("experiment: %s\n", pt->exp.dir);
+            }
+            fflush(stdout);
+            /* Once, on stderr, even with --quiet: they qualify every figure. */
+            harness_warnings_print(&s->warnings, stderr);
+        }
+    }
+    if (pt->code != 0 && !pt->crashed)
+        harness_error_report(&pt->err);
+    if (werr.code) {  /* reported where it happened (cli/artifacts.c) */
+        pt->code = pt->code ? pt->code : werr.code;
+        if (!pt->err.code)
+            pt->err = werr;        /* the reason status.json gives */
+    }
+}
+
+/* status.json's last word: what the summary says, and where a crash hit. */
+static void write_final_status(point *pt)
+{
+    harness_summary *s = &pt->s;
+    char name[256], txt[256];
+    harness_rank_file(name, sizeof name, "summary", s->world_size, s->rank, "json");
+    harness_rank_file(txt, sizeof txt, "profiler_summary", s->world_size, s->rank, "txt");
+    int ok = pt->code == 0 && strcmp(s->status, "ok") == 0;
+    harness_status st = {
+        .status = ok ? "ok" : strcmp(s->status, "ok") == 0 ? "failed" : s->status,
+        .exit_code = pt->code, .signal = pt->run.interrupted ? harness_interrupt_requested : 0,
+        .error = s->error[0] ? s->error : pt->err.code ? pt->err.msg : NULL,
+        .variant_key = s->variant_key, .step = -1,
+        .summaries = file_exists(&pt->exp, name) && file_exists(&pt->exp, txt),
+    };
+    harness_guard_report r = harness_guard_what_happened();
+    if (pt->crashed) {
+        st.callback = r.callback;
+        st.phase = r.phase;
+        st.step = r.step;
+        st.signal = r.signal;
+    }
+    int e = harness_status_file_write(&pt->status, &st, 1);
+    if (e != 0) {
+        fprintf(stderr, "harness: cannot write %s: %s\n", pt->status.path, strerror(e));
+        pt->code = pt->code ? pt->code : HARNESS_EXIT_RUNTIME;
+    }
+}
+
+/* After a crash the plugin's state (its heap, its threads) is beyond
+ * repair: the process ends here rather than run it again or tear it down;
+ * in a multi-rank job the others are stopped too, naming this rank. */
+static void end_after_crash(point *pt)
+{
+    fflush(NULL);
+    harness_dist *d = &pt->session->dist;
+    if (d->world_size > 1)
+        d->ops->abort(d, pt->code, "this rank's component crashed (the error above)");
+    _exit(pt->code);
+}
+
+/* The guard's exit() path: the callback never returns, so finish here. */
+static void salvage(void *arg, harness_guard_outcome outcome)
+{
+    (void)outcome;
+    point *pt = arg;
+    landed(pt);
+    finish_point(pt);
+    write_final_status(pt);
+    end_after_crash(pt);
+}
+
 static int run_point_here(harness_session *session, const harness_prepared *p, harness_point_result *res)
 {
-    harness_error err = {0};
     *res = (harness_point_result){.status = "not run"};
+    /* Static, not on the stack: the exit() path reads it from inside a
+     * callback, and it is large. One point runs at a time. */
+    static point pt;
+    memset(&pt, 0, sizeof pt);
+    pt.session = session;
+    pt.p = p;
+    pt.res = res;
+    harness_error *err = &pt.err;
     const harness_config *c = p->cfg;
+    if (harness_output_root_check(c->output_dir, err) != 0)
+        return harness_error_report(err);
     harness_backend_options bopts = {.device_index = (int)c->device_index,
                                      .batch_timing = strcmp(c->timing, "batch") == 0,
                                      .flush_l2 = c->flush_l2, .cuda_graph = c->cuda_graph,
                                      .gpu_activity = c->cupti && is_profiled(c, session->dist.rank),
                                      .local_rank = session->dist.local_rank};
-    harness_backend *b = harness_session_backend(session, p->device, &bopts, &err);
+    harness_backend *b = harness_session_backend(session, p->device, &bopts, err);
     if (!b)
-        return harness_error_report(&err);
+        return harness_error_report(err);
+    pt.b = b;
     if (strcmp(c->device, "auto") == 0 && strcmp(p->device, "cpu") == 0)
         /* Once per point, on stderr even with --quiet: it decides what the figures mean. */
         fprintf(stderr, "harness: device auto: running on the CPU (%s)\n",
                 harness_gpu_probe()->count > 0 ? "the variant has no CUDA version" : harness_gpu_probe()->why_none);
-    harness_summary s = {.status = "ok", .rank = session->dist.rank, .world_size = session->dist.world_size,
-                         .cfg = p->cfg, .variant_key = p->entry->variant.key, .device = p->device,
-                         .backend = b, .clock = &b->clock};
-    harness_env_capture(&s.env);
-    harness_env_note_clock(&s.env, &b->clock);
-    s.device_name = strcmp(p->device, "cuda") == 0 ? s.env.gpu : s.env.cpu_model;
-    s.plugin_path = p->registry.plugins[p->entry->plugin].path;
+    harness_summary *s = &pt.s;
+    *s = (harness_summary){.status = "ok", .rank = session->dist.rank, .world_size = session->dist.world_size,
+                           .cfg = p->cfg, .variant_key = p->entry->variant.key, .device = p->device,
+                           .backend = b, .clock = &b->clock};
+    harness_env_capture(&s->env);
+    harness_env_note_clock(&s->env, &b->clock);
+    s->device_name = strcmp(p->device, "cuda") == 0 ? s->env.gpu : s->env.cpu_model;
+    s->plugin_path = p->registry.plugins[p->entry->plugin].path;
 
-    harness_experiment exp;
-    if (harness_ranks_agree(&session->dist, p, &err) != 0 ||
-        harness_ranks_make_folder(&session->dist, p, &exp, &err) != 0)
-        return harness_error_report(&err);
-    res->dir = strdup(exp.dir);
+    if (harness_ranks_agree(&session->dist, p, err) != 0 ||
+        harness_ranks_make_folder(&session->dist, p, &pt.exp, err) != 0)
+        return harness_error_report(err);
+    /* status.json next: from here on the folder says what became of the
+     * run. Each rank has its own (rank 0's is status.json), so ranks never
+     * write one file. */
+    char status_name[256] = "status.json";
+    if (s->world_size > 1 && s->rank != 0)
+        harness_rank_file(status_name, sizeof status_name, "status", s->world_size, s->rank, "json");
+    if (harness_status_file_create(&pt.status, pt.exp.dir, status_name, s->variant_key, err) != 0) {
+        if (s->rank == 0)
+            rmdir(pt.exp.dir);     /* empty: a folder that says nothing must not stay */
+        return harness_error_report(err);
+    }
+    res->dir = strdup(pt.exp.dir);
+    if (s->rank == 0 && harness_write_config_copies(&pt.exp, p, err) != 0) {
+        harness_status st = {.status = "failed", .exit_code = err->code, .error = err->msg,
+                             .variant_key = s->variant_key, .step = -1};
+        harness_status_file_write(&pt.status, &st, 1);
+        return harness_error_report(err);
+    }
 
-    harness_alloc_tracker mem, device_mem;
-    harness_alloc_tracker_init(&mem, b->allocator);
-    int on_device = b->device_allocator.alloc != NULL;
-    if (on_device)
-        harness_alloc_tracker_init(&device_mem, b->device_allocator);
-    harness_datagen gen;
-    harness_datagen_init(&gen, p->cfg->generator, p->cfg->seed);
-    harness_profiler prof;
+    harness_alloc_tracker_init(&pt.mem, b->allocator);
+    pt.on_device = b->device_allocator.alloc != NULL;
+    if (pt.on_device)
+        harness_alloc_tracker_init(&pt.device_mem, b->device_allocator);
+    harness_datagen_init(&pt.gen, p->cfg->generator, p->cfg->seed);
     /* On a GPU the memory the profiler follows is the device's. */
-    start_profiler(&prof, p->cfg, b, on_device ? &device_mem : &mem, is_profiled(p->cfg, s.rank),
+    start_profiler(&pt.prof, p->cfg, b, pt.on_device ? &pt.device_mem : &pt.mem, is_profiled(p->cfg, s->rank),
                    session->opts->quiet);
-    instance in = {.v = &p->entry->variant};
-    harness_instance_init(&in.inst, in.v, p->cfg, &mem, &gen);
-    in.inst.rank = session->dist.rank;
-    in.inst.world_size = session->dist.world_size;
-    in.inst.profiler = &prof;
-    in.inst.nvtx = p->cfg->nvtx && on_device;
-    in.inst.backend = b;
-    in.inst.device_mem = on_device ? &device_mem : NULL;
-    harness_comm_log comm = {0};
-    in.inst.dist = &session->dist;
-    in.inst.comm = &comm;
-    s.comm = &comm;
-    s.mem = &mem;
-    s.device_mem = on_device ? &device_mem : NULL;
-    s.profiler = &prof;
-    harness_run_result run = {0};
+    instance *in = &pt.in;
+    in->v = &p->entry->variant;
+    harness_instance_init(&in->inst, in->v, p->cfg, &pt.mem, &pt.gen);
+    in->inst.rank = session->dist.rank;
+    in->inst.world_size = session->dist.world_size;
+    in->inst.profiler = &pt.prof;
+    in->inst.nvtx = p->cfg->nvtx && pt.on_device;
+    in->inst.backend = b;
+    in->inst.device_mem = pt.on_device ? &pt.device_mem : NULL;
+    in->inst.dist = &session->dist;
+    in->inst.comm = &pt.comm;
+    s->comm = &pt.comm;
+    s->mem = &pt.mem;
+    s->device_mem = pt.on_device ? &pt.device_mem : NULL;
+    s->profiler = &pt.prof;
 
     if (b->gpu_activity)  /* a session's backend serves several points */
         harness_gpu_activity_list_clear(b->gpu_activity);
-    int code = run_component(p, &in, &s, &run, session, &prof, &err);
-    if (b->gpu_activity && b->ops->activity_flush(b))
-        s.gpu_activity = b->gpu_activity;
-    if (in.created)
-        in.v->destroy(&in.inst.ctx, in.state);
-    if (mem.n_live)  /* what the plugin forgot to free: not ours to leak */
-        harness_alloc_tracker_release_all(&mem);
-    if (on_device && device_mem.n_live)
-        harness_alloc_tracker_release_all(&device_mem);
-
-    harness_env_capture_end(&s.env);
-    harness_error werr = {0};
-    if (harness_summary_compute(&s) != 0) {
-        harness_error_set(&werr, HARNESS_EXIT_RUNTIME, "out of memory computing statistics");
-    } else if (harness_write_artifacts(&exp, &s, &prof, &werr) == 0 && session->dist.rank == 0) {
-        /* Rank 0 speaks for a job on stdout; every rank's figures are in its files. */
-        if (session->opts->quiet)
-            printf("%s\n", exp.dir);
-        else {
-            harness_summary_print_short(&s, stdout);
-            printf("experiment: %s\n", exp.dir);
+    if (harness_guard_begin(&pt.status, s->variant_key, c->step_timeout_s, salvage, &pt, err) != 0) {
+        pt.code = err->code;
+        harness_summary_mark(s, "failed", err->msg);
+    } else {
+        guarded_run(&pt);
+    }
+    if (!pt.crashed) {
+        note_leaks(&pt, &pt.mem, "host");
+        if (pt.on_device)
+            note_leaks(&pt, &pt.device_mem, "device");
+        if (pt.mem.n_live)  /* what the plugin forgot to free: not ours to leak */
+            harness_alloc_tracker_release_all(&pt.mem);
+        if (pt.on_device && pt.device_mem.n_live)
+            harness_alloc_tracker_release_all(&pt.device_mem);
+    }
+    finish_point(&pt);
+    if (pt.code == 0 && !pt.crashed) {
+        harness_error jerr = {0};
+        if (harness_ranks_write_job_summary(&session->dist, s, &pt.exp, &jerr) != 0) {
+            harness_error_report(&jerr);
+            pt.code = jerr.code;
+            harness_summary_mark(s, "failed", jerr.msg);
         }
-        fflush(stdout);
-        /* Once, on stderr, even with --quiet: they qualify every figure. */
-        harness_warnings_print(&s.warnings, stderr);
     }
-    if (code != 0)
-        harness_error_report(&err);
-    if (werr.code) {
-        harness_error_report(&werr);
-        code = code ? code : werr.code;
+    write_final_status(&pt);
+    harness_guard_end();
+    if (pt.crashed)
+        end_after_crash(&pt);
+    res->status = s->status;
+    if (s->overall.n && s->overall.median > 0) {
+        res->median_ns = s->overall.median;
+        res->gbps = s->cost.bytes > 0 ? s->cost.bytes / s->overall.median : 0;
+        res->gflops = s->cost.flops > 0 ? s->cost.flops / s->overall.median : 0;
     }
-    if (code == 0 && harness_ranks_write_job_summary(&session->dist, &s, &exp, &werr) != 0) {
-        harness_error_report(&werr);
-        code = werr.code;
-    }
-    res->status = s.status;
-    if (s.overall.n && s.overall.median > 0) {
-        res->median_ns = s.overall.median;
-        res->gbps = s.cost.bytes > 0 ? s.cost.bytes / s.overall.median : 0;
-        res->gflops = s.cost.flops > 0 ? s.cost.flops / s.overall.median : 0;
-    }
-    harness_summary_release(&s);
-    harness_run_result_free(&run);
-    harness_profiler_free(&prof);
-    harness_comm_log_free(&comm);
-    harness_alloc_tracker_destroy(&mem);
-    if (on_device)
-        harness_alloc_tracker_destroy(&device_mem);
-    return code;
+    harness_summary_release(s);
+    harness_run_result_free(&pt.run);
+    harness_profiler_free(&pt.prof);
+    harness_comm_log_free(&pt.comm);
+    harness_alloc_tracker_destroy(&pt.mem);
+    if (pt.on_device)
+        harness_alloc_tracker_destroy(&pt.device_mem);
+    return pt.code;
 }
-
 
 int harness_run_point(harness_session *session, const harness_prepared *p, harness_point_result *res)
 {
     int code = run_point_here(session, p, res);
     harness_dist *d = &session->dist;
-    if (code != 0 && code != HARNESS_EXIT_INTERRUPTED && d->world_size > 1) {
+    if (code != 0 && code < 128 && d->world_size > 1) {
         /* The other ranks would wait for this one at their next barrier:
          * stop the job now, naming this rank (its error is printed above,
          * its folder files say failed). */

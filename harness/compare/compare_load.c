@@ -23,6 +23,8 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "util/json_strict.h"
+
 #define MAX_DEPTH 4                /* folders below the root searched for experiment folders */
 
 /* ---- one summary ------------------------------------------------------------- */
@@ -238,6 +240,13 @@ int harness_run_summary_parse(const char *path, const char *text, size_t len, ha
     memset(out, 0, sizeof *out);
     if (len == 0)
         return bad(err, path, "empty file; not a harness summary");
+    harness_json_problem problem;
+    if (harness_json_check_strict(text, len, &problem) != 0) {
+        int line, col;
+        line_col(text, problem.offset, &line, &col);
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "%s:%d:%d: invalid JSON (%s); not a harness summary",
+                                 path, line, col, problem.why);
+    }
     cJSON *root = cJSON_ParseWithLength(text, len);
     if (!root) {
         const char *at = cJSON_GetErrorPtr();

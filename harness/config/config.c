@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "config/config_internal.h"
+#include "config/config_limits.h"
 #include "config/config_tree.h"
 #include "util/suggest.h"
 
@@ -44,6 +45,7 @@ static const harness_cfg_key_spec schedule_keys[] = {
     {"measurement_steps", K_STEPS, AT(measurement_steps), 1, NULL, NULL},
     {"repeat", K_INT, AT(repeat), 1, NULL, NULL},
     {"stopping", K_SECTION, 0, 0, NULL, stopping_keys},
+    {"step_timeout_s", K_INT, AT(step_timeout_s), 0, NULL, NULL},
     {"sync_steps", K_BOOL, AT(sync_steps), 0, NULL, NULL},
     /* CUDA only (a config error on the CPU: cli/cmd_common.c). */
     {"timing", K_CHOICE_TEXT, AT(timing), 0, timings, NULL},
@@ -480,7 +482,7 @@ static int check_whole(const harness_config *cfg, harness_error *err)
                                  "expected an integer <= max_steps (%" PRId64 "), got %" PRId64,
                                  cfg->stop_max_steps, cfg->stop_min_steps);
     }
-    return 0;
+    return harness_config_check_limits(cfg, err);
 }
 
 /* "configs/rms_norm.yaml" -> "rms_norm" */
@@ -502,6 +504,7 @@ static int set_defaults(harness_config *cfg)
     cfg->wait_steps = 5;
     cfg->measurement_steps = 100;
     cfg->repeat = 1;
+    cfg->step_timeout_s = 60;
     cfg->stop_max_rel_ci = 0.01;
     cfg->stop_min_steps = 10;
     cfg->stop_max_steps = 100000;
@@ -649,6 +652,12 @@ static int apply_sweep_point(harness_config *cfg, const harness_node *sweep, siz
 int harness_config_load_point(const char *path, const char *const *sets, size_t n_sets, size_t point,
                               harness_config **out, harness_error *err)
 {
+    return harness_config_load_text(path, NULL, 0, sets, n_sets, point, out, err);
+}
+
+int harness_config_load_text(const char *path, const char *text, size_t len, const char *const *sets,
+                             size_t n_sets, size_t point, harness_config **out, harness_error *err)
+{
     harness_config *cfg = calloc(1, sizeof *cfg);
     if (!cfg)
         return harness_cfg_out_of_memory(err);
@@ -658,7 +667,8 @@ int harness_config_load_point(const char *path, const char *const *sets, size_t 
     int rc = (cfg->path = strdup(path)) && set_defaults(cfg) == 0 ? 0
                                                                    : harness_cfg_out_of_memory(err);
     if (!rc)
-        rc = harness_tree_load(path, &cfg->tree, err);
+        rc = text ? harness_tree_load_text(path, text, len, &cfg->tree, err)
+                  : harness_tree_load(path, &cfg->tree, err);
     if (!rc) {
         const harness_node_entry *se = harness_node_find(cfg->tree->root, "sweep");
         if (se)

@@ -47,6 +47,7 @@ typedef struct harness_config {
     char *timing;                  /* CUDA: "per_step" (default) | "batch" */
     int flush_l2;                  /* CUDA: write an L2-sized buffer between steps; default false */
     int cuda_graph;                /* CUDA: time launches of a graph of one step; default false */
+    int64_t step_timeout_s;        /* a step() running longer ends the run (timed_out); default 60, 0: never */
     int sync_steps;                /* multi-rank: a barrier before every measured step; default false */
 
     /* profiling */
@@ -99,6 +100,10 @@ int harness_config_load(const char *path, const char *const *sets, size_t n_sets
  * of a key inside or around one) is an error, as is --set sweep.... */
 int harness_config_load_point(const char *path, const char *const *sets, size_t n_sets, size_t point,
                               harness_config **out, harness_error *err);
+/* The same from the file's bytes, read once by the caller (NULL: read
+ * `path`), so every sweep point and the folder's copy are of one reading. */
+int harness_config_load_text(const char *path, const char *text, size_t len, const char *const *sets,
+                             size_t n_sets, size_t point, harness_config **out, harness_error *err);
 
 /* Check component.config against a variant's schema: unknown names (with a
  * did-you-mean), types, ranges and enums; fill defaults; a parameter without

@@ -3,6 +3,7 @@
  * tags and duplicate keys are refused where they are written. */
 #include "config/config_tree.h"
 #include "config/config_internal.h"
+#include "util/input_file.h"
 
 #include <errno.h>
 #include <math.h>
@@ -416,58 +417,27 @@ int harness_cfg_parse_text(harness_config_tree *tree, const char *origin, const 
 
 /* ---- files -------------------------------------------------------------- */
 
-static int read_file(const char *path, char **text, size_t *len, harness_error *err)
-{
-    FILE *f = fopen(path, "rb");
-    char *buf = NULL;
-    size_t n = 0, cap = 0;
-    int bad = !f;
-
-    while (!bad) {
-        if (n == cap) {
-            char *p = realloc(buf, cap = cap ? 2 * cap : 4096);
-            if (!p) {
-                free(buf);
-                fclose(f);
-                return out_of_memory(err);
-            }
-            buf = p;
-        }
-        n += fread(buf + n, 1, cap - n, f);
-        if (ferror(f))
-            bad = 1;
-        else if (feof(f))
-            break;
-    }
-    int saved_errno = errno;
-    if (f)
-        fclose(f);
-    if (bad) {
-        free(buf);
-        return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: cannot read config: %s", path,
-                                 strerror(saved_errno));
-    }
-    *text = buf;
-    *len = n;
-    return 0;
-}
-
 int harness_tree_load(const char *path, harness_config_tree **out, harness_error *err)
 {
     char *text = NULL;
     size_t len = 0;
-    int rc = read_file(path, &text, &len, err);
+    int rc = harness_read_input_file(path, "config", HARNESS_MAX_INPUT_BYTES, HARNESS_EXIT_USAGE, &text, &len, err);
     if (rc)
         return rc;
+    rc = harness_tree_load_text(path, text, len, out, err);
+    free(text);
+    return rc;
+}
 
+int harness_tree_load_text(const char *path, const char *text, size_t len, harness_config_tree **out,
+                           harness_error *err)
+{
     harness_config_tree *tree = calloc(1, sizeof *tree);
     if (!tree || !(tree->path = strdup(path))) {
         free(tree);
-        free(text);
         return out_of_memory(err);
     }
-    rc = harness_cfg_parse_text(tree, NULL, "", 0, text, len, &tree->root, err);
-    free(text);
+    int rc = harness_cfg_parse_text(tree, NULL, "", 0, text, len, &tree->root, err);
     if (rc) {
         harness_tree_free(tree);
         return rc;

@@ -53,6 +53,9 @@ typedef struct harness_config_tree {
 
 /* Parse the file at `path`. */
 int harness_tree_load(const char *path, harness_config_tree **out, harness_error *err);
+/* The same from bytes already read (`path` names them in messages). */
+int harness_tree_load_text(const char *path, const char *text, size_t len, harness_config_tree **out,
+                           harness_error *err);
 
 /* Apply one "a.b.c=VALUE" override: VALUE is parsed as YAML (so [0, 1] is
  * a list and an empty VALUE is null) and replaces or creates a.b.c, creating

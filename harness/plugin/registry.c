@@ -1,5 +1,6 @@
 /* Plugin loading with libltdl and the table of variants by key. */
 #include "plugin/registry.h"
+#include "plugin/plugin_file.h"
 
 #include <dirent.h>
 #include <errno.h>
@@ -267,10 +268,15 @@ int harness_registry_load_dir(harness_registry *reg, const char *dir, int must_e
         }
         free(name);
         if (!skip) {
-            char path[4096];
+            char path[4096], why[256];
             snprintf(path, sizeof path, "%s/%s", dir, files[i]);
-            if (harness_registry_load_file(reg, path, err) != 0)
+            /* Looked at before it is loaded: loading runs its initialisers. */
+            if (!harness_plugin_file_looks_right(path, why, sizeof why)) {
+                harness_error_set(err, HARNESS_EXIT_RUNTIME, "cannot load plugin %s: %s; not loaded", path, why);
+                rc = remember_broken(reg, path, err);
+            } else if (harness_registry_load_file(reg, path, err) != 0) {
                 rc = reg->duplicate ? err->code : remember_broken(reg, path, err);
+            }
         }
     }
     for (size_t i = 0; i < n; i++)

@@ -9,6 +9,7 @@
 #include "report/comm_report.h"
 #include "report/gpu_trace.h"
 #include "report/roofline.h"
+#include "report/sample_array.h"
 #include "report/summary.h"
 
 /* JSON has no NaN or infinity: such a value is unknown, so null. */
@@ -124,7 +125,7 @@ static cJSON *timing_json(const harness_summary *s)
     cJSON_AddStringToObject(o, "clock_why", s->clock ? s->clock->why : "");
     add_stats(o, &s->overall);
     const harness_run_result *r = s->run;
-    cJSON_AddItemToObject(o, "samples", r && r->n_samples ? cJSON_CreateDoubleArray(r->samples_ns, (int)r->n_samples)
+    cJSON_AddItemToObject(o, "samples", r && r->n_samples ? harness_sample_array_json(r->samples_ns, r->n_samples)
                                                           : cJSON_CreateArray());
     cJSON *windows = cJSON_AddArrayToObject(o, "windows");
     for (size_t w = 0; r && w < r->n_windows; w++) {

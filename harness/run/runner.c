@@ -4,24 +4,32 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "run/guard.h"
 #include "run/nvtx_ranges.h"
 #include "util/stats.h"
 
 volatile sig_atomic_t harness_interrupt_requested = 0;
 
-static void on_sigint(int sig)
+/* The first stop request is noted and honoured after the current step; a
+ * second one means the user will not wait (run/guard.c leaves at once). */
+static void on_stop(int sig)
 {
-    (void)sig;
-    harness_interrupt_requested = 1;
+    if (harness_interrupt_requested)
+        harness_guard_leave_now(sig);
+    harness_interrupt_requested = sig;
 }
 
 void harness_runner_catch_sigint(void)
 {
+    static const int stops[] = {SIGINT, SIGTERM, SIGHUP};
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_sigint;
+    sa.sa_handler = on_stop;
     sigemptyset(&sa.sa_mask);
-    sigaction(SIGINT, &sa, NULL);
+    for (size_t i = 0; i < sizeof stops / sizeof stops[0]; i++)
+        sigaddset(&sa.sa_mask, stops[i]);
+    for (size_t i = 0; i < sizeof stops / sizeof stops[0]; i++)
+        sigaction(stops[i], &sa, NULL);
 }
 
 /* Room for `need` samples (and as many host samples on a device). */
@@ -336,6 +344,23 @@ int harness_runner_run(const harness_schedule *s, const harness_backend *b, harn
     out->window_start[out->n_windows] = out->n_samples;
     out->wall_s = (double)(b->ops->wall_ns(b) - t0) * 1e-9;
     return err->code;
+}
+
+void harness_runner_salvage(harness_run_result *r, const char *why)
+{
+    if (!r->window_start)
+        return;
+    /* A device window's steps whose time was never collected are 0: keep
+     * only those measured (the first unknown one ends the known ones). */
+    if (r->host_samples_ns)
+        for (size_t i = r->n_windows ? r->window_start[r->n_windows - 1] : 0; i < r->n_samples; i++)
+            if (r->samples_ns[i] <= 0) {
+                r->n_samples = i;
+                break;
+            }
+    if (r->n_windows && why)
+        r->stop_reason[r->n_windows - 1] = why;
+    r->window_start[r->n_windows] = r->n_samples;
 }
 
 size_t harness_window_size(const harness_run_result *r, size_t w)

@@ -55,16 +55,22 @@ typedef struct harness_run_result {
     double *window_wall_ns;        /* per window: wall time of its measured steps, overheads included */
     double *window_cpu_ns;         /* per window: CPU time of the process (all threads) meanwhile */
     int64_t warmup_steps_run, wait_steps_run;
-    int interrupted;               /* SIGINT arrived: stopped after the current step */
+    int interrupted;               /* SIGINT, SIGTERM or SIGHUP: stopped after the current step */
     int step_failed;               /* a step returned nonzero */
     harness_phase failed_phase;
     int64_t failed_step;           /* index within its phase */
     double wall_s;                 /* whole schedule */
 } harness_run_result;
 
-/* Set by the SIGINT handler; the runner stops after the current step. */
+/* The signal (SIGINT, SIGTERM, SIGHUP) that asked the run to stop, or 0;
+ * the runner stops after the current step. A second one leaves at once. */
 extern volatile sig_atomic_t harness_interrupt_requested;
 void harness_runner_catch_sigint(void);
+
+/* Make a run that was left by a crash (run/guard.h) consistent: the last
+ * window ends at the last sample measured, its stop reason `why` (NULL:
+ * left as it is, for a crash outside a measurement window). */
+void harness_runner_salvage(harness_run_result *r, const char *why);
 
 /* Runs the schedule, timing steps with the backend's timer: the host clock
  * around each call on the CPU; on a device, the backend's events (marked

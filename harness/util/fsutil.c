@@ -1,11 +1,48 @@
 #include "util/fsutil.h"
 
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <pthread.h>
 #include <unistd.h>
+
+/* The temporary file being written, if any, for a signal handler that must
+ * leave at once (harness_atomic_remove_pending). Artifacts are written by
+ * one thread, one at a time, so one slot is enough. */
+static char pending[4096];
+static volatile sig_atomic_t has_pending;
+
+/* The signals after which the process may leave without returning here:
+ * blocked while `pending` changes, so it always names the file on disk. */
+static void block_stops(sigset_t *old)
+{
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, SIGINT);
+    sigaddset(&s, SIGTERM);
+    sigaddset(&s, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &s, old);
+}
+
+static void forget_pending(const char *tmp)
+{
+    sigset_t old;
+    block_stops(&old);
+    if (has_pending && strcmp(pending, tmp) == 0)
+        has_pending = 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+void harness_atomic_remove_pending(void)
+{
+    if (has_pending) {
+        unlink(pending);
+        has_pending = 0;
+    }
+}
 
 FILE *harness_atomic_open(const char *path, char *tmp, harness_error *err)
 {
@@ -13,7 +50,14 @@ FILE *harness_atomic_open(const char *path, char *tmp, harness_error *err)
         harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s: path too long", path);
         return NULL;
     }
+    sigset_t old;
+    block_stops(&old);
     int fd = mkstemp(tmp);
+    if (fd >= 0) {
+        memcpy(pending, tmp, strlen(tmp) + 1);
+        has_pending = 1;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
     if (fd < 0) {
         harness_error_set(err, HARNESS_EXIT_RUNTIME, "cannot create %s: %s", tmp, strerror(errno));
         return NULL;
@@ -24,6 +68,7 @@ FILE *harness_atomic_open(const char *path, char *tmp, harness_error *err)
         harness_error_set(err, HARNESS_EXIT_RUNTIME, "cannot open %s: %s", tmp, strerror(errno));
         close(fd);
         unlink(tmp);
+        forget_pending(tmp);
     }
     return f;
 }
@@ -36,11 +81,14 @@ int harness_atomic_commit(FILE *f, const char *tmp, const char *path, harness_er
         failed = 1;
         e = errno;
     }
-    if (!failed && rename(tmp, path) == 0)
+    if (!failed && rename(tmp, path) == 0) {
+        forget_pending(tmp);
         return 0;
+    }
     if (!failed)
         e = errno;
     unlink(tmp);
+    forget_pending(tmp);
     return harness_error_set(err, HARNESS_EXIT_RUNTIME, "cannot write %s: %s", path, strerror(e));
 }
 
@@ -48,6 +96,7 @@ void harness_atomic_abort(FILE *f, const char *tmp)
 {
     fclose(f);
     unlink(tmp);
+    forget_pending(tmp);
 }
 
 int harness_write_atomic(const char *path, const void *data, size_t len, harness_error *err)

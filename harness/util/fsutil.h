@@ -18,6 +18,10 @@ FILE *harness_atomic_open(const char *path, char *tmp, harness_error *err);
 int harness_atomic_commit(FILE *f, const char *tmp, const char *path, harness_error *err);
 void harness_atomic_abort(FILE *f, const char *tmp);
 
+/* Remove the temporary file of a write in progress, if any: for a signal
+ * handler about to _exit (async-signal-safe). */
+void harness_atomic_remove_pending(void);
+
 /* Read a whole file (NUL-terminated; *len excludes the NUL). */
 int harness_read_file(const char *path, char **data, size_t *len, harness_error *err);
 

@@ -968,6 +968,7 @@ static const char golden[] =
     "    min_steps: 10\n"
     "    max_steps: 100000\n"
     "    max_time_s: 30.0\n"
+    "  step_timeout_s: 60\n"
     "  sync_steps: false\n"
     "  timing: per_step\n"
     "  flush_l2: false\n"
