@@ -91,11 +91,14 @@ static int out_of_memory(harness_ctx *ctx, att_cuda_state *s)
     release(ctx, s);               /* first, so that what is free is free */
     if (cudaMemGetInfo(&free_b, &total) != cudaSuccess)
         free_b = total = 0;
+    char extra_text[48] = "";
+    if (extra)
+        snprintf(extra_text, sizeof extra_text, " + %zu", extra);
     return harness_host->fail(ctx, "%s: q, k, v and o%s need %zu bytes of device memory "
-                              "(2 x %zu + 2 x %zu%s%zu); the device has %zu free of %zu: reduce batch_size, seq_len, "
+                              "(2 x %zu + 2 x %zu%s); the device has %zu free of %zu: reduce batch_size, seq_len, "
                               "kv_seq_len, num_heads or head_dim",
                               key, extra ? ", the scores and cuBLAS's workspace" : "", 2 * qb + 2 * kvb + extra, qb,
-                              kvb, extra ? " + " : "", extra, free_b, total);
+                              kvb, extra_text, free_b, total);
 }
 
 static int create_common(harness_ctx *ctx, void **state, int cublas)

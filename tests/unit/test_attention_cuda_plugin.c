@@ -26,11 +26,13 @@
 
 int attention_cuda_LTX_harness_plugin_init(const harness_services *svc, harness_ctx *ctx);
 
-/* The plugin asks the runtime how much memory is free only to say so when an
- * allocation fails; there is no runtime here. */
+/* The plugin asks the runtime how much memory is free before it allocates
+ * (and says so when a shape cannot fit); there is no runtime here. */
+static size_t fake_free_bytes = (size_t)1 << 40, fake_total_bytes = (size_t)1 << 41;
+
 cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
 {
-    *free_bytes = 1000, *total_bytes = 4000;
+    *free_bytes = fake_free_bytes, *total_bytes = fake_total_bytes;
     return cudaSuccess;
 }
 
@@ -266,6 +268,7 @@ static void test_out_of_device_memory(void **state)
 {
     (void)state;
     static const char *const p[] = {"dtype", "bf16", "num_heads", "2", "seq_len", "64", "head_dim", "64", NULL};
+    fake_free_bytes = 1000, fake_total_bytes = 4000;
     harness_ctx *c = open_plugin("attention/cuda", p, 40 << 10);
     void *st = NULL;
     assert_int_equal(c->variant->create(c, &st), -1);
@@ -279,6 +282,13 @@ static void test_out_of_device_memory(void **state)
     assert_int_equal(c->variant->create(c, &st), -1);
     assert_non_null(strstr(c->why, "attention/cublas: q, k, v and o, the scores and cuBLAS's workspace need "
                                    "33669120 bytes"));
+    assert_int_equal(c->device_used, 0);
+    free(c);
+    /* The runtime says there is room, yet an allocation fails: the same message. */
+    fake_free_bytes = (size_t)1 << 40, fake_total_bytes = (size_t)1 << 41;
+    c = open_plugin("attention/cuda", p, 40 << 10);
+    assert_int_equal(c->variant->create(c, &st), -1);
+    assert_non_null(strstr(c->why, "need 65536 bytes of device memory (2 x 16384 + 2 x 16384)"));
     assert_int_equal(c->device_used, 0);
     free(c);
 }
