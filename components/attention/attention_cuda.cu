@@ -19,8 +19,9 @@
  * instead, so that no -inf - -inf makes a NaN.
  *
  * Kernels (attention_cuda_plan.c chooses):
- *   attention_tc        bf16/fp16, head_dim 64/128: a block of 4 warps owns 64
- *                       queries, each warp 16 of them; K and V tiles of 64 keys
+ *   attention_tc        bf16/fp16, head_dim 64/128: a block of 4 warps owns 128
+ *                       queries, each warp 32 of them (64 and 16 on small grids);
+ *                       K and V tiles of 64 keys (32 at head_dim 128)
  *                       in shared memory; S = Q K^T and O += P V on tensor cores
  *                       (mma.sync m16n8k16, ldmatrix: common/mma_sync.cuh), the
  *                       softmax in fp32 registers. P is rounded to 16 bits for
@@ -65,7 +66,7 @@ struct att_args {
     float scale_log2;             /* scale x log2(e) */
 };
 
-template <typename T, int D> __global__ void attention_tc(att_args<T> a);
+template <typename T, int D, int MT> __global__ void attention_tc(att_args<T> a);
 template <int D> __global__ void attention_simt(att_args<float> a);
 template <typename T> __global__ void attention_fallback(att_args<T> a);
 
@@ -76,8 +77,10 @@ static int launch_typed(const attention_cuda_geometry *g, const att_args<T> &a, 
 {
     void (*kernel)(att_args<T>) = attention_fallback<T>;
     if constexpr (sizeof(T) == 2) {
-        if (g->kernel == ATTENTION_CUDA_TENSOR_CORE)
-            kernel = g->head_dim == 64 ? attention_tc<T, 64> : attention_tc<T, 128>;
+        if (g->kernel == ATTENTION_CUDA_TENSOR_CORE && g->m_tiles == 1)
+            kernel = g->head_dim == 64 ? attention_tc<T, 64, 1> : attention_tc<T, 128, 1>;
+        else if (g->kernel == ATTENTION_CUDA_TENSOR_CORE)
+            kernel = g->head_dim == 64 ? attention_tc<T, 64, 2> : attention_tc<T, 128, 2>;
     } else {
         if (g->kernel == ATTENTION_CUDA_SIMT)
             kernel = g->head_dim == 64 ? attention_simt<64> : attention_simt<128>;
@@ -108,7 +111,7 @@ extern "C" int attention_cuda_launch(const attention_cuda_geometry *g, const att
     attention_cuda_geometry want;
     if (attention_cuda_plan_kernel(s, dtype, g->kernel, q, k, v, o, &want) != 0 || want.head_dim != g->head_dim ||
         want.threads != g->threads || want.grid_x != g->grid_x || want.grid_y != g->grid_y ||
-        want.grid_z != g->grid_z || want.smem != g->smem)
+        want.grid_z != g->grid_z || want.smem != g->smem || want.m_tiles != g->m_tiles)
         return ATTENTION_CUDA_EINVAL;
     if (g->grid_x == 0)
         return 0;
@@ -165,15 +168,20 @@ __device__ __forceinline__ bool tile_needs_mask(int k0, int bk, int q0, int seq_
     return k0 + bk > seq_k || (causal && k0 + bk - 1 > q0 + seq_k - seq_q);
 }
 
-/* Tensor cores. Warp w owns queries q0 + 16w .. q0 + 16w + 15, as the rows of
- * its m16 fragments: lane (g, t) holds, for every 8-column n-tile, rows g and
- * g + 8, columns 2t and 2t + 1 (mma_sync.cuh). Per key tile:
- *   S (16 x 64)  = Q (16 x D) K^T (D x 64):   8 n-tiles x D/16 k-steps of mma
- *   O (16 x D)  += P (16 x 64) V (64 x D):    D/8 n-tiles x 4 k-steps of mma
- * with Q's fragments loaded once and S's accumulators reused as P's A
- * fragments. Shared memory: the Q tile (once), one K and one V tile, 16-byte
- * chunks XOR-swizzled by row (swz) so that ldmatrix's eight row reads hit
- * distinct banks; 48 KiB at head_dim 128, no opt-in needed.
+/* Tensor cores. Warp w owns MT (1 or 2, the plan's m_tiles) m16 tiles of queries,
+ * rows r0 = 16 MT w .. r0 + 16 MT - 1 of the block; in each tile lane (g, t)
+ * holds, for every 8-column n-tile, rows g and g + 8, columns 2t and 2t + 1
+ * (mma_sync.cuh). Per key tile:
+ *   S (16 MT x 64)  = Q (16 MT x D) K^T (D x 64):   8 n-tiles x D/16 k-steps of mma per m-tile
+ *   O (16 MT x D)  += P (16 MT x 64) V (64 x D):    D/8 n-tiles x 4 k-steps of mma per m-tile
+ * Each K or V fragment a warp reads from shared memory feeds MT mma, so MT = 2
+ * halves the shared-memory traffic per FLOP of one tile per warp (which bounds
+ * mma.sync there; small grids take MT = 1, see attention_cuda.h). Q's fragments are read from shared memory again for each
+ * key tile: kept in registers beside 2 x 16 x D accumulators they would spill.
+ * S's accumulators are reused as P's A fragments. Shared memory: the Q tile,
+ * one K and one V tile, 16-byte chunks XOR-swizzled by row (swz) so that
+ * ldmatrix's eight row reads hit distinct banks; at most 48 KiB (head_dim
+ * 128), within the default limit.
  *
  * Loads overlap compute (cp.async, as FlashAttention-2 does with one buffer
  * each): V of tile t is fetched while S = Q K_t^T is computed, K of tile
@@ -183,98 +191,118 @@ __device__ __forceinline__ bool tile_needs_mask(int k0, int bk, int q0, int seq_
  *
  * Causal: query blocks run in reverse (the last, which see the most keys,
  * first), so that the short blocks fill the tail of the grid. */
-template <typename T, int D>
+template <typename T, int D, int MT>
 __global__ void __launch_bounds__(32 * ATTENTION_CUDA_TC_WARPS, 1)
 attention_tc(att_args<T> a)
 {
-    constexpr int BQ = ATTENTION_CUDA_TC_BQ, BK = ATTENTION_CUDA_TC_BK, THREADS = 32 * ATTENTION_CUDA_TC_WARPS;
+    constexpr int BQ = ATTENTION_CUDA_TC_BQ(MT), BK = ATTENTION_CUDA_TC_BK(D, MT);
+    constexpr int THREADS = 32 * ATTENTION_CUDA_TC_WARPS;
     CUDA_DYNAMIC_SHARED(T, smem);
     T *qs = smem, *ks = qs + BQ * D, *vs = ks + BK * D;
     const int warp = threadIdx.x / 32, lane = threadIdx.x % 32, g = lane / 4, t = lane % 4;
     const int qblock = a.causal ? (int)(gridDim.x - 1 - blockIdx.x) : (int)blockIdx.x;
-    const int q0 = qblock * BQ, h = blockIdx.y, b = blockIdx.z, hk = h / a.group;
+    const int q0 = qblock * BQ, r0 = warp * 16 * MT, h = blockIdx.y, b = blockIdx.z, hk = h / a.group;
     const idx_t q_stride = (idx_t)a.heads * D, kv_stride = (idx_t)a.kv_heads * D;
     const T *qg = a.q + ((idx_t)b * a.seq_q * a.heads + h) * D;
     const T *kg = a.k + ((idx_t)b * a.seq_k * a.kv_heads + hk) * D;
     const T *vg = a.v + ((idx_t)b * a.seq_k * a.kv_heads + hk) * D;
     const int tiles = key_tiles(q0, BQ, BK, a.seq_q, a.seq_k, a.causal);
 
-    /* Q and the first K tile; then Q's A fragments for this warp's 16 rows:
-     * per 16-column step, matrices (rows 0-7, cols 0-7), (8-15, 0-7),
-     * (0-7, 8-15), (8-15, 8-15). */
     load_tile_async<T, D, BQ, THREADS>(qs, qg, q_stride, q0, a.seq_q);
     if (tiles > 0)
         load_tile_async<T, D, BK, THREADS>(ks, kg, kv_stride, 0, a.seq_k);
     cp_async_commit();
-    cp_async_wait_all();
-    __syncthreads();
-    uint32_t qf[D / 16][4];
-#pragma unroll
-    for (int kk = 0; kk < D / 16; kk++)
-        ldmatrix_x4(qf[kk], qs + swz<D>(warp * 16 + (lane & 15), kk * 16 + (lane >> 4) * 8));
 
-    float acc[D / 8][4] = {};
-    float m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};   /* rows g, g + 8; l: this lane's columns */
+    /* acc: O's C fragments; lsum: P's row sums, as the C fragment of P times
+     * a matrix of ones (every column the sum of its row: rows g and g + 8 in
+     * elements 0 and 2); m: the running max of rows g and g + 8. */
+    float acc[MT][D / 8][4] = {}, lsum[MT][4] = {};
+    float m[MT][2];
+    const uint32_t ones = pack2<T>(1.0f, 1.0f);
+#pragma unroll
+    for (int mt = 0; mt < MT; mt++)
+        m[mt][0] = m[mt][1] = -INFINITY;
 #pragma unroll 1
     for (int kt = 0; kt < tiles; kt++) {
         const int k0 = kt * BK;
-        if (kt > 0) {
-            cp_async_wait_all();               /* K_t, fetched during P V_{t-1} */
-            __syncthreads();
-        }
+        cp_async_wait_all();                   /* K_t (with Q on the first tile), fetched during P V_{t-1} */
+        __syncthreads();
         load_tile_async<T, D, BK, THREADS>(vs, vg, kv_stride, k0, a.seq_k);
         cp_async_commit();
 
-        /* S = Q K^T. K is row-major [key][d], i.e. K^T column-major: plain
-         * ldmatrix gives B fragments; one x4 covers two n-tiles (16 keys) of
-         * one k-step: matrices (keys 0-7, d 0-7), (0-7, 8-15), (8-15, 0-7),
-         * (8-15, 8-15). */
-        float s[BK / 8][4] = {};
+        /* S = Q K^T. Q's A fragments per m-tile and 16-column step: matrices
+         * (rows 0-7, cols 0-7), (8-15, 0-7), (0-7, 8-15), (8-15, 8-15). K is
+         * row-major [key][d], i.e. K^T column-major: plain ldmatrix gives B
+         * fragments; one x4 covers two n-tiles (16 keys) of one k-step:
+         * matrices (keys 0-7, d 0-7), (0-7, 8-15), (8-15, 0-7), (8-15, 8-15). */
+        float s[MT][BK / 8][4] = {};
+#pragma unroll 4   /* not 8: fully unrolled, the hoisted addresses spill at head_dim 128 on sm_90 */
+        for (int kk = 0; kk < D / 16; kk++) {
+            uint32_t qa[MT][4];
 #pragma unroll
-        for (int np = 0; np < BK / 16; np++)
+            for (int mt = 0; mt < MT; mt++)
+                ldmatrix_x4(qa[mt], qs + swz<D>(r0 + mt * 16 + (lane & 15), kk * 16 + (lane >> 4) * 8));
 #pragma unroll
-            for (int kk = 0; kk < D / 16; kk++) {
+            for (int np = 0; np < BK / 16; np++) {
                 uint32_t r[4];
                 ldmatrix_x4(r, ks + swz<D>(np * 16 + (lane & 7) + (lane >> 4) * 8, kk * 16 + ((lane >> 3) & 1) * 8));
-                mma_16816<T>(s[2 * np], qf[kk], r[0], r[1]);
-                mma_16816<T>(s[2 * np + 1], qf[kk], r[2], r[3]);
-            }
-
-        /* x = c S, masked to -inf where the key is past Sk or the causal limit. */
-        const bool masked = tile_needs_mask(k0, BK, q0, a.seq_q, a.seq_k, a.causal);
 #pragma unroll
-        for (int nt = 0; nt < BK / 8; nt++)
-#pragma unroll
-            for (int e = 0; e < 4; e++) {
-                s[nt][e] *= a.scale_log2;
-                if (masked) {
-                    int j = k0 + nt * 8 + 2 * t + (e & 1), i = q0 + warp * 16 + g + (e >> 1) * 8;
-                    if (j >= a.seq_k || (a.causal && j > i + a.seq_k - a.seq_q))
-                        s[nt][e] = -INFINITY;
+                for (int mt = 0; mt < MT; mt++) {
+                    mma_16816<T>(s[mt][2 * np], qa[mt], r[0], r[1]);
+                    mma_16816<T>(s[mt][2 * np + 1], qa[mt], r[2], r[3]);
                 }
             }
+        }
+
+        /* S masked to -inf where the key is past Sk or the causal limit:
+         * row i sees keys j <= last, last = min(Sk - 1, i + Sk - Sq). */
+        if (tile_needs_mask(k0, BK, q0, a.seq_q, a.seq_k, a.causal)) {
+#pragma unroll
+            for (int mt = 0; mt < MT; mt++)
+#pragma unroll
+                for (int row = 0; row < 2; row++) {
+                    const int i = q0 + r0 + mt * 16 + g + row * 8;
+                    int last = a.seq_k - 1;
+                    if (a.causal && i + a.seq_k - a.seq_q < last)
+                        last = i + a.seq_k - a.seq_q;
+                    const int j0 = k0 + 2 * t;
+#pragma unroll
+                    for (int nt = 0; nt < BK / 8; nt++) {
+                        if (j0 + nt * 8 > last)
+                            s[mt][nt][2 * row] = -INFINITY;
+                        if (j0 + nt * 8 + 1 > last)
+                            s[mt][nt][2 * row + 1] = -INFINITY;
+                    }
+                }
+        }
 
         /* Online softmax per row (see the top): the row's max over its four
-         * lanes, alpha applied to acc and l, s turned into p in place. */
+         * lanes, alpha applied to acc and l, s turned into p in place. x = c S
+         * is never stored: the plan takes this kernel only for c > 0, so
+         * max x = c max S, and 2^(x - m) is one FMA and an exp2. */
 #pragma unroll
-        for (int row = 0; row < 2; row++) {
-            float mx = m[row];
+        for (int mt = 0; mt < MT; mt++)
 #pragma unroll
-            for (int nt = 0; nt < BK / 8; nt++)
-                mx = fmaxf(mx, fmaxf(s[nt][2 * row], s[nt][2 * row + 1]));
-            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 1));
-            mx = fmaxf(mx, __shfl_xor_sync(0xffffffffu, mx, 2));
-            const float base = mx == -INFINITY ? 0.0f : mx;
-            const float alpha = exp2f(m[row] - base);
-            m[row] = mx;
-            l[row] *= alpha;
+            for (int row = 0; row < 2; row++) {
+                float smax = -INFINITY;
 #pragma unroll
-            for (int nt = 0; nt < D / 8; nt++)
-                acc[nt][2 * row] *= alpha, acc[nt][2 * row + 1] *= alpha;
+                for (int nt = 0; nt < BK / 8; nt++)
+                    smax = fmaxf(smax, fmaxf(s[mt][nt][2 * row], s[mt][nt][2 * row + 1]));
+                smax = fmaxf(smax, __shfl_xor_sync(0xffffffffu, smax, 1));
+                smax = fmaxf(smax, __shfl_xor_sync(0xffffffffu, smax, 2));
+                const float mx = fmaxf(m[mt][row], smax * a.scale_log2);
+                const float base = mx == -INFINITY ? 0.0f : mx;
+                const float alpha = exp2f(m[mt][row] - base);
+                m[mt][row] = mx;
+                lsum[mt][2 * row] *= alpha, lsum[mt][2 * row + 1] *= alpha;
 #pragma unroll
-            for (int nt = 0; nt < BK / 8; nt++)
-                s[nt][2 * row] = exp2f(s[nt][2 * row] - base), s[nt][2 * row + 1] = exp2f(s[nt][2 * row + 1] - base);
-        }
+                for (int nt = 0; nt < D / 8; nt++)
+                    acc[mt][nt][2 * row] *= alpha, acc[mt][nt][2 * row + 1] *= alpha;
+#pragma unroll
+                for (int nt = 0; nt < BK / 8; nt++)
+                    s[mt][nt][2 * row] = exp2f(fmaf(s[mt][nt][2 * row], a.scale_log2, -base)),
+                    s[mt][nt][2 * row + 1] = exp2f(fmaf(s[mt][nt][2 * row + 1], a.scale_log2, -base));
+            }
 
         cp_async_wait_all();                   /* V_t */
         __syncthreads();
@@ -284,44 +312,52 @@ attention_tc(att_args<T> a)
         }
 
         /* O += P V. P's A fragment for keys 16kc..16kc+15 is S's C fragments
-         * of n-tiles 2kc and 2kc + 1, packed to 16 bits. V is row-major
+         * of n-tiles 2kc and 2kc + 1, packed to 16 bits; the row sums add up
+         * those rounded weights (P times ones, one more mma), so that o stays
+         * a convex combination of v. V is row-major
          * [key][d]: ldmatrix .trans gives B fragments; one x4 covers two
          * n-tiles (16 columns of d): matrices (keys 0-7, d 0-7), (8-15, 0-7),
          * (0-7, 8-15), (8-15, 8-15). */
 #pragma unroll
         for (int kc = 0; kc < BK / 16; kc++) {
-            uint32_t pa[4] = {pack2<T>(s[2 * kc][0], s[2 * kc][1]), pack2<T>(s[2 * kc][2], s[2 * kc][3]),
-                              pack2<T>(s[2 * kc + 1][0], s[2 * kc + 1][1]),
-                              pack2<T>(s[2 * kc + 1][2], s[2 * kc + 1][3])};
-            l[0] += (unpack_lo<T>(pa[0]) + unpack_hi<T>(pa[0])) + (unpack_lo<T>(pa[2]) + unpack_hi<T>(pa[2]));
-            l[1] += (unpack_lo<T>(pa[1]) + unpack_hi<T>(pa[1])) + (unpack_lo<T>(pa[3]) + unpack_hi<T>(pa[3]));
+            uint32_t pa[MT][4];
+#pragma unroll
+            for (int mt = 0; mt < MT; mt++) {
+                const float(*sp)[4] = s[mt] + 2 * kc;
+                pa[mt][0] = pack2<T>(sp[0][0], sp[0][1]), pa[mt][1] = pack2<T>(sp[0][2], sp[0][3]);
+                pa[mt][2] = pack2<T>(sp[1][0], sp[1][1]), pa[mt][3] = pack2<T>(sp[1][2], sp[1][3]);
+                mma_16816<T>(lsum[mt], pa[mt], ones, ones);
+            }
 #pragma unroll
             for (int dp = 0; dp < D / 16; dp++) {
                 uint32_t r[4];
                 ldmatrix_x4_trans(r, vs + swz<D>(kc * 16 + (lane & 7) + ((lane >> 3) & 1) * 8, dp * 16 + (lane >> 4) * 8));
-                mma_16816<T>(acc[2 * dp], pa, r[0], r[1]);
-                mma_16816<T>(acc[2 * dp + 1], pa, r[2], r[3]);
+#pragma unroll
+                for (int mt = 0; mt < MT; mt++) {
+                    mma_16816<T>(acc[mt][2 * dp], pa[mt], r[0], r[1]);
+                    mma_16816<T>(acc[mt][2 * dp + 1], pa[mt], r[2], r[3]);
+                }
             }
         }
     }
+    cp_async_wait_all();                       /* nothing left pending when no tile ran */
 
-    /* o = acc / l: l summed over the row's four lanes (the same bits in each:
-     * a butterfly), then two adjacent columns per 32-bit store. */
+    /* o = acc / (row sum), two adjacent columns per 32-bit store. */
 #pragma unroll
-    for (int row = 0; row < 2; row++) {
-        float sum = l[row];
-        sum += __shfl_xor_sync(0xffffffffu, sum, 1);
-        sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-        const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
-        const int i = q0 + warp * 16 + g + row * 8;
-        if (i < a.seq_q) {
-            T *orow = a.o + ((idx_t)b * a.seq_q + i) * a.heads * D + (idx_t)h * D;
+    for (int mt = 0; mt < MT; mt++)
 #pragma unroll
-            for (int nt = 0; nt < D / 8; nt++)
-                *reinterpret_cast<uint32_t *>(orow + nt * 8 + 2 * t) =
-                    pack2<T>(acc[nt][2 * row] * inv, acc[nt][2 * row + 1] * inv);
+        for (int row = 0; row < 2; row++) {
+            const float sum = lsum[mt][2 * row];
+            const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
+            const int i = q0 + r0 + mt * 16 + g + row * 8;
+            if (i < a.seq_q) {
+                T *orow = a.o + ((idx_t)b * a.seq_q + i) * a.heads * D + (idx_t)h * D;
+#pragma unroll
+                for (int nt = 0; nt < D / 8; nt++)
+                    *reinterpret_cast<uint32_t *>(orow + nt * 8 + 2 * t) =
+                        pack2<T>(acc[mt][nt][2 * row] * inv, acc[mt][nt][2 * row + 1] * inv);
+            }
         }
-    }
 }
 
 /* fp32 on the SIMT cores, with attention_tc's load pipeline and causal

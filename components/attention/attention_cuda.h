@@ -35,11 +35,16 @@ typedef enum attention_cuda_kernel {
     ATTENTION_CUDA_FALLBACK,
 } attention_cuda_kernel;
 
-/* Tensor-core kernel: a block of ATTENTION_CUDA_TC_WARPS warps owns
- * 16 x warps queries and walks the keys ATTENTION_CUDA_TC_BK at a time. */
+/* Tensor-core kernel: a block of ATTENTION_CUDA_TC_WARPS warps, each owning
+ * mt = 1 or 2 m16 tiles of queries (ATTENTION_CUDA_TC_BQ(mt) a block), walks
+ * the keys ATTENTION_CUDA_TC_BK(head_dim, mt) at a time. Two m-tiles a warp
+ * halve the shared-memory reads per FLOP, but make blocks twice as big: the
+ * plan takes one when two would leave fewer than ATTENTION_CUDA_TC_MIN_BLOCKS
+ * blocks (two per SM of an H100's 132) to spread over the GPU. */
 #define ATTENTION_CUDA_TC_WARPS 4
-#define ATTENTION_CUDA_TC_BQ (16 * ATTENTION_CUDA_TC_WARPS)
-#define ATTENTION_CUDA_TC_BK 64
+#define ATTENTION_CUDA_TC_BQ(mt) (16 * (mt) * ATTENTION_CUDA_TC_WARPS)
+#define ATTENTION_CUDA_TC_BK(d, mt) ((mt) == 2 && (d) >= 128 ? 32 : 64)
+#define ATTENTION_CUDA_TC_MIN_BLOCKS 264
 /* SIMT kernel: 4 threads per query, ATTENTION_CUDA_SIMT_BQ queries per block
  * of 128 threads, ATTENTION_CUDA_SIMT_BK keys per tile. */
 #define ATTENTION_CUDA_SIMT_BQ 32
@@ -55,6 +60,7 @@ typedef struct attention_cuda_geometry {
     unsigned threads;           /* per block */
     unsigned grid_x, grid_y, grid_z;   /* query blocks, heads, batch */
     size_t smem;                /* dynamic shared memory bytes */
+    unsigned m_tiles;           /* TENSOR_CORE: m16 query tiles per warp (1 or 2), else 0 */
 } attention_cuda_geometry;
 
 /* The geometry of `kernel` for the shape, or -1 when that kernel cannot run

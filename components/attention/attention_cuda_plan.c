@@ -45,18 +45,23 @@ int attention_cuda_plan_kernel(const attention_shape *s, attention_cuda_dtype dt
 {
     if (!valid(s, dtype))
         return -1;
-    attention_cuda_geometry g = {kernel, 0, 0, 0, (unsigned)s->heads, (unsigned)s->batch, 0};
+    attention_cuda_geometry g = {kernel, 0, 0, 0, (unsigned)s->heads, (unsigned)s->batch, 0, 0};
     size_t rows_per_block, d = s->head_dim;
     switch (kernel) {
     case ATTENTION_CUDA_TENSOR_CORE:
-        if (dtype == ATTENTION_CUDA_F32 || !fast_ok(s, q, k, v, o))
+        /* The kernel folds the scale into its exponent's FMA, which needs scale > 0. */
+        if (dtype == ATTENTION_CUDA_F32 || !fast_ok(s, q, k, v, o) || !(s->scale > 0.0f))
             return -1;
         /* Q, K and V tiles of 16-bit elements: 48 KiB at head_dim 128, the
          * most a launch gets without opting in. */
         g.head_dim = (unsigned)d;
         g.threads = 32 * ATTENTION_CUDA_TC_WARPS;
-        g.smem = (ATTENTION_CUDA_TC_BQ + 2 * ATTENTION_CUDA_TC_BK) * d * 2;
-        rows_per_block = ATTENTION_CUDA_TC_BQ;
+        g.m_tiles = 2;
+        if (((s->seq_q + ATTENTION_CUDA_TC_BQ(2) - 1) / ATTENTION_CUDA_TC_BQ(2)) * s->heads * s->batch <
+            ATTENTION_CUDA_TC_MIN_BLOCKS)
+            g.m_tiles = 1;
+        g.smem = (ATTENTION_CUDA_TC_BQ(g.m_tiles) + 2 * ATTENTION_CUDA_TC_BK(d, g.m_tiles)) * d * 2;
+        rows_per_block = ATTENTION_CUDA_TC_BQ(g.m_tiles);
         break;
     case ATTENTION_CUDA_SIMT:
         if (dtype != ATTENTION_CUDA_F32 || !fast_ok(s, q, k, v, o))

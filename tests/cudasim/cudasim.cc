@@ -19,6 +19,7 @@
 
 #include <cstdio>
 #include <cstdlib>
+#include <map>
 #include <vector>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -331,13 +332,23 @@ cudaError_t take_error()
     return e;
 }
 
-void run_grid(dim3 grid, dim3 block, size_t smem, const std::function<void()> &body)
+/* Each kernel's opt-in past the default 48 KiB of dynamic shared memory. */
+static std::map<const void *, size_t> max_dynamic_shared;
+
+void set_max_dynamic_shared(const void *kernel, int bytes)
+{
+    max_dynamic_shared[kernel] = (size_t)bytes;
+}
+
+void run_grid(const void *kernel, dim3 grid, dim3 block, size_t smem, const std::function<void()> &body)
 {
     /* CUDA's limits (compute capability 8.0 and 9.0): the launch fails and
      * cudaGetLastError says so, as it would on a GPU. */
     size_t threads = (size_t)block.x * block.y * block.z;
+    auto opted = max_dynamic_shared.find(kernel);
+    size_t smem_limit = opted != max_dynamic_shared.end() && opted->second > (48u << 10) ? opted->second : 48u << 10;
     if (threads == 0 || threads > 1024 || block.z > 64 || grid.x == 0 || grid.y == 0 ||
-        grid.z == 0 || grid.y > 65535 || grid.z > 65535 || smem > (227u << 10)) {
+        grid.z == 0 || grid.y > 65535 || grid.z > 65535 || smem > smem_limit) {
         last_error = cudaErrorInvalidConfiguration;
         return;
     }

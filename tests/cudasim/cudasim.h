@@ -85,8 +85,11 @@ unsigned active_mask();
 void *dynamic_shared();
 
 /* Runs body once per thread of the grid; sets the error cudaGetLastError
- * returns when the configuration is one CUDA would refuse. */
-void run_grid(dim3 grid, dim3 block, size_t smem, const std::function<void()> &body);
+ * returns when the configuration is one CUDA would refuse: among them more
+ * than 48 KiB of dynamic shared memory for a kernel that did not opt in
+ * (set_max_dynamic_shared, what cudaFuncSetAttribute does). */
+void run_grid(const void *kernel, dim3 grid, dim3 block, size_t smem, const std::function<void()> &body);
+void set_max_dynamic_shared(const void *kernel, int bytes);
 cudaError_t take_error();
 
 template <typename... P, typename... A>
@@ -94,7 +97,7 @@ void launch(void (*kernel)(P...), dim3 grid, dim3 block, size_t smem, cudaStream
 {
     /* Converted once to the parameter types, as a real launch copies them. */
     std::tuple<P...> params(static_cast<P>(std::forward<A>(args))...);
-    run_grid(grid, block, smem, [&] { std::apply(kernel, params); });
+    run_grid(reinterpret_cast<const void *>(kernel), grid, block, smem, [&] { std::apply(kernel, params); });
 }
 
 template <typename T>
@@ -268,6 +271,15 @@ static inline __half __float2half(float f) { return __float2half_rn(f); }
 /* ---- runtime calls the launchers make --------------------------------- */
 
 static inline cudaError_t cudaGetLastError() { return cudasim::take_error(); }
+enum cudaFuncAttribute { cudaFuncAttributeMaxDynamicSharedMemorySize = 8 };
+template <typename F>
+static inline cudaError_t cudaFuncSetAttribute(F *kernel, cudaFuncAttribute attr, int value)
+{
+    if (attr != cudaFuncAttributeMaxDynamicSharedMemorySize || value < 0 || value > (227 << 10))
+        return cudaErrorInvalidValue;
+    cudasim::set_max_dynamic_shared(reinterpret_cast<const void *>(kernel), value);
+    return cudaSuccess;
+}
 static inline const char *cudaGetErrorString(cudaError_t e)
 {
     return e == cudaSuccess ? "no error" : "cudasim: invalid launch configuration";

@@ -8,7 +8,7 @@
 #   env:   HARNESS_DEPS_DEBS=DIR  .deb files from tests/gpu/fetch_deps.sh, for a
 #                                 machine without the -dev packages or a registry
 #          JOBS=N                 build parallelism (default: nproc)
-#          SKIP="check sanitize"  parts to leave out (a second call, when a first one's
+#          SKIP="check sanitize perf"  parts to leave out (a second call, when a first one's
 #                                 time ran out: make check and compute-sanitizer are the long ones)
 #
 # Run from a source tree with ./configure (a `make dist` tarball, unpacked;
@@ -139,6 +139,14 @@ print(f"trace {sys.argv[1].split('/')[-3]}: {len(kernels)} kernel events, {len(f
 sys.exit(0 if kernels else 1)
 PY
 then note "trace has kernel events"; else bad "no kernel events in a trace"; fi
+
+# ---- attention's goals: FlashAttention-2's shapes beside cuBLAS and PyTorch ----
+if ! skip perf; then
+    mkdir -p "$out/attention_perf"
+    tests/gpu/attention_perf.sh "$out/attention_perf" >"$out/attention_perf.md" 2>"$out/attention_perf.err" \
+        || bad "tests/gpu/attention_perf.sh (attention_perf.err)"
+    cat "$out/attention_perf.md"
+fi
 
 # ---- the table ---------------------------------------------------------------
 python3 "$top/tests/gpu/table.py" "$out/exp" >"$out/table.md" || bad "table"

@@ -9,10 +9,10 @@ grep -q '^#define HAVE_CUDA 1' "$top_builddir/build_config.h" || { echo "no CUDA
 
 # Each kernel file: its ptxas log, its object, how many kernels it has.
 #   rms_norm_cuda:  2 kernels x 3 types x (vector, scalar)
-#   attention_cuda: tensor cores 2 types x 2 head_dims, SIMT 2 head_dims,
+#   attention_cuda: tensor cores 2 types x 2 head_dims x 1 or 2 m-tiles, SIMT 2 head_dims,
 #                   fallback 3 types
 #   attention_softmax: fp32 and bf16 output
-for entry in "rms_norm/rms_norm_cuda 12" "attention/attention_cuda 9" "attention/attention_softmax 2"; do
+for entry in "rms_norm/rms_norm_cuda 12" "attention/attention_cuda 13" "attention/attention_softmax 2"; do
     stem=${entry% *} want=${entry#* }
     log="$top_builddir/components/$stem.ptxas"
     obj="$top_builddir/components/$(dirname "$stem")/.libs/$(basename "$stem").o"

@@ -155,8 +155,10 @@ static const attention_cuda_kernel TC = ATTENTION_CUDA_TENSOR_CORE, SIMT = ATTEN
                                    FB = ATTENTION_CUDA_FALLBACK;
 static const attention_cuda_dtype F32 = ATTENTION_CUDA_F32, BF16 = ATTENTION_CUDA_BF16, F16 = ATTENTION_CUDA_F16;
 
-/* Tensor cores: 65 queries are a full block of 64 and one more, 65 keys a
- * full tile and one more; 3 and 1 are partial everything. Causal with
+/* Tensor cores: 65 queries fill a warp's first m-tiles and part of the
+ * next, 65 keys are full tiles and one more (tiles of 64 at head_dim 64, 32
+ * at 128); 3 and 1 are partial everything; 130 and 257 queries take more
+ * than one block of 128. Causal with
  * Sq < Sk (the last queries see all keys) and Sq > Sk (the first see none:
  * zeros); grouped-query heads (2 and 4 query heads per kv head); scale 1
  * makes scores large, so the running max moves and alpha matters. */
@@ -171,6 +173,9 @@ static void test_tensor_core(void **state)
         {BF16, 1, 2, 1, 70, 129, 64, 1, 1.0f, TC, 1},
         {F16, 1, 2, 1, 65, 65, 64, 1, 0, TC, 1},
         {F16, 1, 1, 1, 3, 65, 128, 0, 0, TC, 1},
+        /* Past one block of 128 queries: causal blocks in reverse, Sq != Sk. */
+        {BF16, 1, 2, 1, 130, 161, 128, 1, 0, TC, 1},
+        {F16, 1, 1, 1, 257, 200, 64, 1, 0, TC, 1},
     };
     for (const tcase &c : cases)
         run_case(c);
@@ -273,14 +278,15 @@ static void test_plan(void **state)
     attention_cuda_geometry g;
     attention_shape s = {2, 32, 8, 4096, 4096, 128, 1, 0.088f};
 
-    /* bf16 head_dim 128: tensor cores, 64 queries a block, Q + K + V tiles
-     * of 64 rows x 128 x 2 bytes = 48 KiB; grid (queries / 64, heads, batch). */
+    /* bf16 head_dim 128: tensor cores, 128 queries a block, a Q tile of 128
+     * rows and K and V tiles of 32, x 128 x 2 bytes = 48 KiB; grid
+     * (queries / 128, heads, batch). */
     assert_int_equal(attention_cuda_plan(&s, BF16, a, a, a, a, &g), 0);
     assert_int_equal(g.kernel, TC);
     assert_int_equal(g.head_dim, 128);
     assert_int_equal(g.threads, 128);
     assert_int_equal(g.smem, 49152);
-    assert_int_equal(g.grid_x, 64);
+    assert_int_equal(g.grid_x, 32);
     assert_int_equal(g.grid_y, 32);
     assert_int_equal(g.grid_z, 2);
     /* fp32: SIMT, 32 queries a block, K and V tiles of 32 x 128 floats. */
@@ -301,7 +307,7 @@ static void test_plan(void **state)
     assert_int_equal(attention_cuda_plan_kernel(&s, F32, TC, a, a, a, a, &g), -1);
     assert_int_equal(attention_cuda_plan_kernel(&s, BF16, SIMT, a, a, a, a, &g), -1);
     assert_int_equal(attention_cuda_plan_kernel(&s, BF16, TC, a, a, a, a, &g), 0);
-    assert_int_equal(g.smem, 24576);
+    assert_int_equal(g.smem, 32768);      /* 128 + 64 + 64 rows x 64 x 2 bytes */
 
     /* Refusals: heads not a multiple of kv_heads, no kv heads, a grid past
      * CUDA's limits; no queries is a plan with nothing to launch. */
