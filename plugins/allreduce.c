@@ -1,6 +1,7 @@
-/* allreduce/cpu: one all-reduce (sum) of `bytes` per step through the
- * harness's collectives (MPI between ranks; a copy in a job of one), in
- * place or out of place. As nccl-tests does, every run checks the result:
+/* allreduce/cpu and allreduce/cuda: one all-reduce (sum) of `bytes` per
+ * step through the harness's collectives, of host buffers (MPI between
+ * ranks; a copy in a job of one) or of device buffers (NCCL, CUDA builds),
+ * in place or out of place. As nccl-tests does, every run checks the result:
  * rank r contributes (r + 1) x ((i mod 7) + 1) at element i, so the sum is
  * exact in every dtype offered for up to a few hundred ranks, and any wrong
  * element is counted (#wrong). The throughput it reports is algbw (bytes
@@ -11,13 +12,16 @@
 
 #include <harness/plugin.h>
 
+#include "build_config.h"
 #include "common/bf16.h"
 
 typedef struct allreduce_state {
     size_t bytes, count, elem;
     harness_dtype dtype;
     int in_place;
+    int device;                    /* allreduce/cuda: send and recv are device memory */
     void *send, *recv;
+    void *stage;                   /* allreduce/cuda: the host copy the check writes and reads */
 } allreduce_state;
 
 static const char *const dtypes[] = {"fp32", "bf16", "fp64", "int32", NULL};
@@ -61,32 +65,58 @@ static void ar_destroy(harness_ctx *ctx, void *state)
     allreduce_state *s = state;
     if (!s)
         return;
+    void (*release)(harness_ctx *, void *) = s->device ? harness_host->device_free : harness_host->free;
     if (s->send)
-        harness_host->free(ctx, s->send);
+        release(ctx, s->send);
     if (s->recv)
-        harness_host->free(ctx, s->recv);
+        release(ctx, s->recv);
+    if (s->stage)
+        harness_host->free(ctx, s->stage);
     harness_host->free(ctx, s);
 }
 
-static int ar_create(harness_ctx *ctx, void **state)
+static int create(harness_ctx *ctx, void **state, int device)
 {
     allreduce_state *s = harness_host->alloc(ctx, sizeof *s, "allreduce state");
     if (!s)
         return -1;
     memset(s, 0, sizeof *s);
     *state = s;
+    s->device = device;
     s->dtype = dtype_of(harness_host->param_string(ctx, "dtype"), &s->elem);
     s->bytes = (size_t)harness_host->param_int(ctx, "bytes");
     s->count = s->bytes / s->elem;
     s->in_place = harness_host->param_bool(ctx, "in_place");
-    s->recv = harness_host->alloc(ctx, s->bytes, "recv");
-    s->send = s->in_place ? NULL : harness_host->alloc(ctx, s->bytes, "send");
-    if (!s->recv || (!s->in_place && !s->send))
+    if (!device) {
+        s->recv = harness_host->alloc(ctx, s->bytes, "recv");
+        s->send = s->in_place ? NULL : harness_host->alloc(ctx, s->bytes, "send");
+        if (!s->recv || (!s->in_place && !s->send))
+            return -1;
+        memset(s->recv, 0, s->bytes);
+        if (s->send)
+            memset(s->send, 0, s->bytes);
+        return 0;
+    }
+    s->stage = harness_host->alloc(ctx, s->bytes, "host copy for the check");
+    s->recv = harness_host->device_alloc(ctx, s->bytes, "recv");
+    s->send = s->in_place ? NULL : harness_host->device_alloc(ctx, s->bytes, "send");
+    if (!s->stage || !s->recv || (!s->in_place && !s->send))
         return -1;
-    memset(s->recv, 0, s->bytes);
-    if (s->send)
-        memset(s->send, 0, s->bytes);
+    memset(s->stage, 0, s->bytes);
+    if (harness_host->copy_to_device(ctx, s->recv, s->stage, s->bytes) != 0 ||
+        (s->send && harness_host->copy_to_device(ctx, s->send, s->stage, s->bytes) != 0))
+        return -1;
     return 0;
+}
+
+static int ar_create_cpu(harness_ctx *ctx, void **state)
+{
+    return create(ctx, state, 0);
+}
+
+static int ar_create_cuda(harness_ctx *ctx, void **state)
+{
+    return create(ctx, state, 1);
 }
 
 static int ar_step(harness_ctx *ctx, void *state)
@@ -134,15 +164,24 @@ static int ar_check(harness_ctx *ctx, void *state, harness_check *out)
     allreduce_state *s = state;
     int rank = harness_host->rank(ctx), n = harness_host->world_size(ctx);
     void *input = s->in_place ? s->recv : s->send;
+    void *host_input = s->device ? s->stage : input;
     for (size_t i = 0; i < s->count; i++)
-        put(s, input, i, contribution(rank, i));
+        put(s, host_input, i, contribution(rank, i));
+    if (s->device && harness_host->copy_to_device(ctx, input, s->stage, s->bytes) != 0)
+        return -1;
     if (ar_step(ctx, s) != 0)
         return -1;
+    const void *result = s->recv;
+    if (s->device) {
+        if (harness_host->copy_to_host(ctx, s->stage, s->recv, s->bytes) != 0)
+            return -1;
+        result = s->stage;
+    }
     uint64_t wrong = 0;
     size_t first_bad = 0;
     double ranks_sum = (double)n * (n + 1) / 2.0;
     for (size_t i = 0; i < s->count; i++) {
-        double want = ranks_sum * (double)(i % 7 + 1), got = get(s, s->recv, i);
+        double want = ranks_sum * (double)(i % 7 + 1), got = get(s, result, i);
         if (got != want && wrong++ == 0)
             first_bad = i;
     }
@@ -162,11 +201,28 @@ static const harness_variant allreduce_cpu = {
     .size = sizeof(harness_variant), .key = "allreduce/cpu", .family = "allreduce", .device = "cpu",
     .summary = "all-reduce (sum) of a host buffer among the ranks (MPI), checked exactly",
     .params = params, .n_params = sizeof params / sizeof params[0],
-    .create = ar_create, .step = ar_step, .cost = ar_cost, .check = ar_check, .destroy = ar_destroy,
+    .create = ar_create_cpu, .step = ar_step, .cost = ar_cost, .check = ar_check, .destroy = ar_destroy,
     .validate = ar_validate,
 };
 
+#ifdef HAVE_CUDA
+/* Registered in CUDA builds; the collective itself needs NCCL in the build,
+ * and its first call says so when it is missing. */
+static const harness_variant allreduce_cuda = {
+    .size = sizeof(harness_variant), .key = "allreduce/cuda", .family = "allreduce", .device = "cuda",
+    .summary = "all-reduce (sum) of a device buffer among the ranks (NCCL), checked exactly",
+    .params = params, .n_params = sizeof params / sizeof params[0],
+    .create = ar_create_cuda, .step = ar_step, .cost = ar_cost, .check = ar_check, .destroy = ar_destroy,
+    .validate = ar_validate,
+};
+#endif
+
 HARNESS_PLUGIN_INIT(allreduce, svc, ctx)
 {
-    return svc->register_variant(ctx, &allreduce_cpu);
+    int rc = svc->register_variant(ctx, &allreduce_cpu);
+#ifdef HAVE_CUDA
+    if (rc == 0)
+        rc = svc->register_variant(ctx, &allreduce_cuda);
+#endif
+    return rc;
 }

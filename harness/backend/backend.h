@@ -29,6 +29,8 @@ typedef struct harness_peaks {
 } harness_peaks;
 
 typedef struct harness_backend harness_backend;
+struct harness_dist;                /* dist/dist.h */
+struct harness_collective;
 
 typedef struct harness_backend_ops {
     /* Step timer: a stamp right before and right after each measured step
@@ -84,6 +86,14 @@ typedef struct harness_backend_ops {
      * run's records; 0: no timeline (off, or CUPTI refused us because
      * another profiler holds it; stderr said so). NULL on the CPU. */
     int (*activity_flush)(const harness_backend *b);
+
+    /* The plugin collectives on device buffers; NULL on the CPU. Whether p
+     * is device memory; and the collective among d's ranks on the
+     * component's stream, waited for (so the time logged around it is its
+     * own): NULL in a build without NCCL. 0, or nonzero with err. */
+    int (*is_device_memory)(const harness_backend *b, const void *p);
+    int (*device_collective)(const harness_backend *b, struct harness_dist *d, const struct harness_collective *c,
+                             harness_error *err);
 } harness_backend_ops;
 
 /* What the summary's env says of a GPU (zero on the CPU). */

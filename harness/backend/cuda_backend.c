@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "backend/backend.h"
+#include "backend/cuda_collectives.h"
 #include "backend/event_timer.h"
 #ifdef HAVE_CUPTI
 #include "backend/cupti_collector.h"
@@ -31,6 +32,9 @@ typedef struct cuda_state {
     cudaGraphExec_t graph_exec;
     harness_gpu_activity_list activity; /* the kernel timeline's records */
     int collecting;                /* the CUPTI collector is started */
+#ifdef HAVE_NCCL
+    cuda_collectives *nccl;        /* the communicator, from the first device collective on */
+#endif
 } cuda_state;
 
 __attribute__((visibility("default"))) int cuda_backend_LTX_harness_cuda_backend_open(harness_backend *b,
@@ -266,6 +270,9 @@ static void cu_close(harness_backend *b)
         cupti_collector_stop();
 #endif
     harness_gpu_activity_list_free(&st->activity);
+#ifdef HAVE_NCCL
+    cuda_nccl_close(st->nccl);
+#endif
     if (st->timer_ready)
         harness_event_timer_destroy(&st->timer);
     if (st->graph_exec)
@@ -280,6 +287,21 @@ static void cu_close(harness_backend *b)
     b->impl = NULL;
     b->gpu_activity = NULL;
 }
+
+static int cu_is_device_memory(const harness_backend *b, const void *p)
+{
+    (void)b;
+    return cuda_is_device_memory(p);
+}
+
+#ifdef HAVE_NCCL
+static int cu_device_collective(const harness_backend *b, harness_dist *d, const harness_collective *c,
+                                harness_error *err)
+{
+    cuda_state *st = state_of(b);
+    return cuda_nccl_collective(&st->nccl, st->stream, d, c, err);
+}
+#endif
 
 static const harness_backend_ops cuda_ops = {
     .stamp = NULL, /* the host clock, inline: the launch time of each step() */
@@ -299,6 +321,10 @@ static const harness_backend_ops cuda_ops = {
     .capture = cu_capture,
     .replay = cu_replay,
     .activity_flush = cu_activity_flush,
+    .is_device_memory = cu_is_device_memory,
+#ifdef HAVE_NCCL
+    .device_collective = cu_device_collective,
+#endif
 };
 
 static void version_text(int v, char *out, size_t cap)

@@ -17,9 +17,25 @@ static int run_collective(harness_ctx *ctx, const char *service, const harness_c
         return harness_svc_fail(ctx, "%s: a NULL buffer for %zu elements", service, c->count);
     if (c->kind == HARNESS_COLL_BROADCAST && (c->root < 0 || c->root >= in->world_size))
         return harness_svc_fail(ctx, "broadcast: root %d is not a rank of this job of %d", c->root, in->world_size);
+    const harness_backend_ops *bo = in->backend->ops;
+    int on_device = 0;
+    if (bo->is_device_memory) {
+        int send_dev = c->send && bo->is_device_memory(in->backend, c->send);
+        int recv_dev = c->recv && bo->is_device_memory(in->backend, c->recv);
+        if (c->kind != HARNESS_COLL_BROADCAST && c->send && c->recv && send_dev != recv_dev)
+            return harness_svc_fail(ctx, "%s: send is %s memory and recv %s memory; both must be on the device "
+                                    "(NCCL) or both on the host (MPI)", service, send_dev ? "device" : "host",
+                                    recv_dev ? "device" : "host");
+        on_device = send_dev || recv_dev;
+        if (on_device && !bo->device_collective)
+            return harness_svc_fail(ctx, "%s on device buffers needs NCCL, and this harness was built without "
+                                    "it: install NCCL (libnccl-dev, or the CUDA toolkit's) and run ./configure "
+                                    "again, or copy the buffers to the host", service);
+    }
     harness_error err = {0};
     uint64_t t0 = harness_clock_ticks(&in->backend->clock);
-    int rc = in->dist->ops->collective(in->dist, c, &err);
+    int rc = on_device ? bo->device_collective(in->backend, in->dist, c, &err)
+                       : in->dist->ops->collective(in->dist, c, &err);
     uint64_t t1 = harness_clock_ticks(&in->backend->clock);
     if (rc != 0)
         return harness_svc_fail(ctx, "%s: %s", service, err.msg);

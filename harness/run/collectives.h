@@ -1,7 +1,8 @@
 /* collectives.h - the collective services of ABI 2.2 (harness/plugin.h):
  * checked, timed on the backend's host clock, logged in the instance's
  * communication log, and carried out by the job's dist (MPI, or a world of
- * one). */
+ * one) for host buffers, by the CUDA backend (NCCL, on the component's
+ * stream, waited for) for device buffers. */
 #ifndef HARNESS_RUN_COLLECTIVES_H
 #define HARNESS_RUN_COLLECTIVES_H
 

@@ -69,7 +69,10 @@ for v in json.load(open(sys.argv[1]))["variants"]:
 PY
 [ -s "$out/variants.txt" ] || bad "no CUDA variant listed"
 while read -r key family dtypes; do
+    # The family's example config; tests/gpu/configs/ has one where that
+    # example is a sweep.
     config=$top/configs/$family.yaml
+    [ -f "$top/tests/gpu/configs/$family.yaml" ] && config=$top/tests/gpu/configs/$family.yaml
     [ -f "$config" ] || { bad "$key: no configs/$family.yaml"; continue; }
     for dt in $dtypes; do
         tag=$(echo "$key" | tr / _)_$dt
@@ -84,6 +87,7 @@ while read -r key family dtypes; do
     # compute-sanitizer, each tool, a short schedule of each dtype (each may
     # run another kernel: attention/cuda's fp32 and bf16 do).
     skip sanitize && continue
+    case $key in allreduce/*) note "$key: no compute-sanitizer (its kernels are NCCL's)"; continue;; esac
     for dt in $dtypes; do
     for tool in memcheck racecheck initcheck synccheck; do
         set -- --set component.variant_key="$key" --set schedule.warmup_steps=1 --set schedule.wait_steps=0 \

@@ -1,5 +1,6 @@
 /* The communication log's table (nccl-tests' sizes and bus factors), the
- * collectives of a job of one, and the bf16/fp16 reductions. */
+ * collectives of a job of one, the bf16/fp16 reductions, and the services'
+ * choice between host (dist) and device (backend: NCCL) collectives. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -11,7 +12,9 @@
 #include "common/bf16.h"
 #include "common/f16.h"
 #include "dist/collective.h"
+#include "run/collectives.h"
 #include "run/comm_log.h"
+#include "run/instance.h"
 
 static void test_factors_and_sizes(void **state)
 {
@@ -96,6 +99,66 @@ static void test_half_reductions(void **state)
     assert_true(bf16_to_f32(io) == -3.0f);
 }
 
+/* A fake device: pointers into device_mem are "device memory"; the fake
+ * device collective counts its calls and copies like a world of one. */
+static char device_mem[256];
+static int device_calls;
+
+static int fake_is_device(const harness_backend *b, const void *p)
+{
+    (void)b;
+    return (const char *)p >= device_mem && (const char *)p < device_mem + sizeof device_mem;
+}
+
+static int fake_device_collective(const harness_backend *b, harness_dist *d, const harness_collective *c,
+                                  harness_error *err)
+{
+    (void)b, (void)d;
+    device_calls++;
+    return harness_collective_alone(c, err);
+}
+
+static void test_device_routing(void **state)
+{
+    (void)state;
+    harness_backend cpu;
+    harness_cpu_backend_init(&cpu, 1);
+    harness_backend_ops ops = *cpu.ops;
+    ops.is_device_memory = fake_is_device;
+    ops.device_collective = fake_device_collective;
+    cpu.ops = &ops;
+    harness_dist single;
+    harness_dist_single_init(&single);
+    harness_instance in;
+    memset(&in, 0, sizeof in);
+    in.ctx.kind = HARNESS_CTX_INSTANCE;
+    in.backend = &cpu;
+    in.dist = &single;
+    in.world_size = 1;
+
+    /* Both buffers on the device: the backend's collective. */
+    float host[4] = {1, 2, 3, 4}, out[4] = {0};
+    device_calls = 0;
+    assert_int_equal(harness_svc_all_reduce(&in.ctx, device_mem, device_mem + 64, 4, HARNESS_DTYPE_F32,
+                                            HARNESS_REDUCE_SUM), 0);
+    assert_int_equal(device_calls, 1);
+    /* Both on the host: the dist's (a copy in a world of one). */
+    assert_int_equal(harness_svc_all_reduce(&in.ctx, host, out, 4, HARNESS_DTYPE_F32, HARNESS_REDUCE_SUM), 0);
+    assert_int_equal(device_calls, 1);
+    assert_memory_equal(host, out, sizeof host);
+    /* One of each: refused, naming which is where. */
+    assert_int_not_equal(harness_svc_all_reduce(&in.ctx, host, device_mem, 4, HARNESS_DTYPE_F32,
+                                                HARNESS_REDUCE_SUM), 0);
+    assert_non_null(strstr(in.ctx.message, "send is host memory and recv device memory"));
+    /* A build without NCCL: device buffers are refused with what to do. */
+    in.ctx.failed = 0, in.ctx.message[0] = 0;
+    ops.device_collective = NULL;
+    assert_int_not_equal(harness_svc_broadcast(&in.ctx, device_mem, 4, HARNESS_DTYPE_F32, 0), 0);
+    assert_non_null(strstr(in.ctx.message, "needs NCCL"));
+    assert_int_equal(device_calls, 1);
+    cpu.ops->close(&cpu);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -103,6 +166,7 @@ int main(void)
         cmocka_unit_test(test_table),
         cmocka_unit_test(test_alone),
         cmocka_unit_test(test_half_reductions),
+        cmocka_unit_test(test_device_routing),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -134,7 +134,7 @@ static void test_reused_name_buffer_keeps_each_name(void **state)
         const cJSON *cat = cJSON_GetObjectItem(e, "cat");
         if (!cJSON_IsString(cat) || strcmp(cat->valuestring, "region") != 0)
             continue;
-        char want[16];
+        char want[24];
         snprintf(want, sizeof want, "layer_%d", found++);
         assert_string_equal(cJSON_GetObjectItem(e, "name")->valuestring, want);
     }

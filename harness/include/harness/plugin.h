@@ -241,7 +241,10 @@ typedef struct harness_services {
     int (*device_synchronize)(harness_ctx *ctx);
 
     /* ---- ABI 2.2: collectives among the job's ranks --------------------
-     * Host buffers over MPI (a world of one copies). Every rank calls the
+     * Host buffers over MPI (a world of one copies); device buffers (from
+     * device_alloc) over NCCL on the component's stream, in CUDA builds
+     * with NCCL; the call returns when the collective is done, so a step
+     * holding one is timed with it. Every rank calls the
      * same collective with the same count, dtype and op, in the same order.
      * Each call is timed and logged: the trace's "communication" thread and
      * the summaries' table per operation and size (algbw, busbw as
