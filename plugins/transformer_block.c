@@ -27,6 +27,7 @@
 #include <harness/plugin.h>
 
 #include "check_verdict.h"
+#include "transformer_block_params.h"
 
 #include "transformer_block/transformer_block.h"
 #include "common/bf16.h"
@@ -53,32 +54,6 @@ typedef struct tb_state {
  * covers every token of configs/transformer_block.yaml (6 GFLOP); larger
  * shapes check a subset of tokens (see transformer_block_check). */
 #define CHECK_REF_FLOPS 12e9
-
-static const char *const dtypes[] = {"fp32", "bf16", NULL};
-
-static const harness_param params[] = {
-    {sizeof(harness_param), "batch_size", HARNESS_PARAM_INT, "1", HARNESS_PARAM_MIN, 1, 0, NULL, "sequences per step"},
-    {sizeof(harness_param), "seq_len", HARNESS_PARAM_INT, "256", HARNESS_PARAM_MIN, 1, 0, NULL,
-     "tokens per sequence (positions 0..seq_len-1 for RoPE)"},
-    {sizeof(harness_param), "hidden_size", HARNESS_PARAM_INT, "1024", HARNESS_PARAM_MIN, 1, 0, NULL,
-     "model width; must equal num_heads x head_dim with head_dim even"},
-    {sizeof(harness_param), "num_heads", HARNESS_PARAM_INT, "16", HARNESS_PARAM_MIN, 1, 0, NULL, "query heads"},
-    {sizeof(harness_param), "num_kv_heads", HARNESS_PARAM_INT, "0", HARNESS_PARAM_MIN, 0, 0, NULL,
-     "key/value heads (grouped-query attention); 0 = num_heads; must divide num_heads"},
-    {sizeof(harness_param), "intermediate_size", HARNESS_PARAM_INT, "2816", HARNESS_PARAM_MIN, 1, 0, NULL,
-     "width of the SwiGLU MLP"},
-    {sizeof(harness_param), "rope_theta",
-     HARNESS_PARAM_FLOAT, "10000", HARNESS_PARAM_MIN | HARNESS_PARAM_MAX, DBL_MIN, DBL_MAX, NULL,
-     "RoPE base: pair i of a head turns by position x rope_theta^(-2i/head_dim)"},
-    {sizeof(harness_param), "eps",
-     HARNESS_PARAM_FLOAT, "1e-5", HARNESS_PARAM_MIN | HARNESS_PARAM_MAX, FLT_MIN, FLT_MAX, NULL,
-     "RMSNorm's eps, added to mean(x^2) under the square root; > 0"},
-    {sizeof(harness_param), "causal", HARNESS_PARAM_BOOL, "true", 0, 0, 0, NULL, "token i attends to tokens 0..i only"},
-    {sizeof(harness_param), "dtype", HARNESS_PARAM_ENUM, "fp32", 0, 0, 0, dtypes,
-     "storage of x, y and the weights; bf16 computes in fp32 on an fp32 copy of the weights"},
-    {sizeof(harness_param), "tensor_parallel", HARNESS_PARAM_BOOL, "false", 0, 0, 0, NULL,
-     "split heads and MLP columns over the job's ranks (Megatron-style), two all-reduces per step"},
-};
 
 static int tp_all_reduce(void *user, float *buf, size_t n)
 {
@@ -141,64 +116,13 @@ static void region_pop(void *user)
     harness_host->region_pop(user);
 }
 
-/* Weight i from the generator, shaped as described at the top; in place, in
- * the stored dtype (bf16 values are rounded back after scaling). */
-static int fill_weight(harness_ctx *ctx, tb_state *s, int i, int bf16)
-{
-    size_t n = s->sizes.weight_elems[i];
-    if (harness_host->fill(ctx, s->w[i], n, bf16 ? HARNESS_DTYPE_BF16 : HARNESS_DTYPE_F32) != 0)
-        return -1;
-    const transformer_block_shape *sh = &s->block.shape;
-    int norm = i == TB_ATTN_NORM || i == TB_MLP_NORM;
-    float scale = (float)(1.0 / sqrt((double)(i == TB_W_DOWN ? sh->intermediate : sh->hidden)));
-    for (size_t j = 0; j < n; j++) {
-        float v = bf16 ? bf16_to_f32(((uint16_t *)s->w[i])[j]) : ((float *)s->w[i])[j];
-        v = norm ? 1.0f + 0.1f * v : v * scale;
-        if (bf16)
-            ((uint16_t *)s->w[i])[j] = f32_to_bf16(v);
-        else
-            ((float *)s->w[i])[j] = v;
-    }
-    return 0;
-}
-
-/* The shape from the parameters (num_kv_heads 0 means num_heads), checked:
- * the combinations the schema cannot express, and sizes that overflow.
- * Fails with a message that starts with the parameters' names. */
-static int read_shape(harness_ctx *ctx, transformer_block_shape *sh, int *bf16, transformer_block_sizes *sizes,
-                      size_t *weights)
-{
-    const harness_services *H = harness_host;
-    int64_t p[6] = {H->param_int(ctx, "batch_size"),  H->param_int(ctx, "seq_len"),
-                    H->param_int(ctx, "hidden_size"), H->param_int(ctx, "num_heads"),
-                    H->param_int(ctx, "num_kv_heads"), H->param_int(ctx, "intermediate_size")};
-    *bf16 = strcmp(H->param_string(ctx, "dtype"), "bf16") == 0;
-    *sh = (transformer_block_shape){
-        (size_t)p[0], (size_t)p[1], (size_t)p[2], (size_t)p[3], (size_t)(p[4] == 0 ? p[3] : p[4]),
-        (size_t)p[5], H->param_float(ctx, "rope_theta"), (float)H->param_float(ctx, "eps"),
-        H->param_bool(ctx, "causal"),
-    };
-    char msg[256];
-    if (transformer_block_check_shape(sh, msg, sizeof msg) != 0 ||
-        transformer_block_sizes_of(sh, *bf16 ? TB_BF16 : TB_F32, H->num_threads(ctx), sizes, msg,
-                                   sizeof msg) != 0)
-        return H->fail(ctx, "%s", msg);
-    *weights = 0;
-    for (int i = 0; i < TB_N_WEIGHTS; i++)
-        if (__builtin_add_overflow(*weights, sizes->weight_elems[i], weights) ||
-            *weights > SIZE_MAX / sizeof(float))
-            return H->fail(ctx, "hidden_size (%zu) and intermediate_size (%zu) give more weights than size_t "
-                           "can count; choose smaller sizes", sh->hidden, sh->intermediate);
-    return 0;
-}
-
 static int tb_validate(harness_ctx *ctx)
 {
     transformer_block_shape sh;
     transformer_block_sizes sizes;
     size_t weights;
     int bf16;
-    return read_shape(ctx, &sh, &bf16, &sizes, &weights);
+    return tb_read_shape(ctx, harness_host->num_threads(ctx), &sh, &bf16, &sizes, &weights);
 }
 
 static int tb_create(harness_ctx *ctx, void **state)
@@ -209,7 +133,7 @@ static int tb_create(harness_ctx *ctx, void **state)
     tb_state *s = calloc(1, sizeof *s);
     if (!s)
         return harness_host->fail(ctx, "out of memory for the instance state");
-    if (read_shape(ctx, &sh, &bf16, &s->sizes, &total) != 0) {
+    if (tb_read_shape(ctx, harness_host->num_threads(ctx), &sh, &bf16, &s->sizes, &total) != 0) {
         free(s);
         return -1;
     }
@@ -235,7 +159,7 @@ static int tb_create(harness_ctx *ctx, void **state)
 
     ok = harness_host->fill(ctx, s->x, s->sizes.tokens * sh.hidden, bf16 ? HARNESS_DTYPE_BF16 : HARNESS_DTYPE_F32) == 0;
     for (int i = 0; ok && i < TB_N_WEIGHTS; i++)
-        ok = fill_weight(ctx, s, i, bf16) == 0;
+        ok = tb_fill_weight(ctx, &sh, i, bf16, s->w[i], s->sizes.weight_elems[i]) == 0;
     if (!ok) {
         release(ctx, s);
         return -1;      /* fill recorded why */
@@ -321,8 +245,8 @@ static const harness_variant transformer_block_cpu = {
     .device = "cpu",
     .summary = "Llama decoder block forward: RMSNorm, GQA attention with RoPE, SwiGLU MLP "
                "(OpenBLAS sgemm, OpenMP)",
-    .params = params,
-    .n_params = sizeof params / sizeof params[0],
+    .params = tb_params,
+    .n_params = sizeof tb_params / sizeof tb_params[0],
     .create = tb_create,
     .step = tb_step,
     .cost = tb_cost,

@@ -203,4 +203,16 @@ int transformer_block_check(const transformer_block_shape *s, transformer_block_
                             const void *const w[TB_N_WEIGHTS], const void *y, double max_ref_flops,
                             transformer_block_check_result *out);
 
+/* The fp32 path's bound above, 64 sqrt(K) 2^-24 with K the longest dot
+ * product (max of hidden, intermediate, seq): transformer_block_check's atol,
+ * and its rtol less the bf16 rounding of y. */
+double transformer_block_fp32_tol(const transformer_block_shape *s);
+
+/* transformer_block_check with the caller's tolerance: |y_i - ref_i| <=
+ * rtol |ref_i| + atol rms(ref row), for a block whose arithmetic differs from
+ * the CPU's (transformer_block/cuda keeps its activations in bf16). */
+int transformer_block_check_tol(const transformer_block_shape *s, transformer_block_dtype dtype, const void *x,
+                                const void *const w[TB_N_WEIGHTS], const void *y, double max_ref_flops, double rtol,
+                                double atol, transformer_block_check_result *out);
+
 #endif

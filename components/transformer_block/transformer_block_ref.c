@@ -215,9 +215,25 @@ static size_t pick_rows(const transformer_block_shape *s, size_t stride, size_t 
  * head, a missed mask) move the output by O(rms(row)), 1000x over it.
  * bf16: y is additionally rounded to bf16 once (relative error <= 2^-8),
  * which goes into RTOL; everything before is the fp32 path. */
+double transformer_block_fp32_tol(const transformer_block_shape *s)
+{
+    size_t kmax = s->hidden > s->intermediate ? s->hidden : s->intermediate;
+    kmax = kmax > s->seq ? kmax : s->seq;
+    return 64.0 * sqrt((double)kmax) * 0x1p-24;
+}
+
 int transformer_block_check(const transformer_block_shape *s, transformer_block_dtype dtype, const void *x,
                             const void *const w[TB_N_WEIGHTS], const void *y, double max_ref_flops,
                             transformer_block_check_result *out)
+{
+    double fp32_tol = transformer_block_fp32_tol(s);
+    return transformer_block_check_tol(s, dtype, x, w, y, max_ref_flops, fp32_tol + (dtype == TB_BF16 ? 0x1p-8 : 0.0),
+                                       fp32_tol, out);
+}
+
+int transformer_block_check_tol(const transformer_block_shape *s, transformer_block_dtype dtype, const void *x,
+                                const void *const w[TB_N_WEIGHTS], const void *y, double max_ref_flops, double rtol,
+                                double atol, transformer_block_check_result *out)
 {
     size_t tokens = s->batch * s->seq, hid = s->hidden, stride = 1;
     int bf16 = dtype == TB_BF16;
@@ -241,10 +257,6 @@ int transformer_block_check(const transformer_block_shape *s, transformer_block_
         return -1;
     }
 
-    size_t kmax = hid > s->intermediate ? hid : s->intermediate;
-    kmax = kmax > s->seq ? kmax : s->seq;
-    double fp32_tol = 64.0 * sqrt((double)kmax) * 0x1p-24;
-    double rtol = fp32_tol + (bf16 ? 0x1p-8 : 0.0), atol = fp32_tol;
     char which[96] = "all";
     if (stride > 1)
         snprintf(which, sizeof which, "1 in %zu + last of each sequence; K, V from all, attention exact",

@@ -1,0 +1,103 @@
+/* transformer_block_gpu.h - the Llama decoder block of transformer_block.h
+ * on an NVIDIA GPU (transformer_block_gpu.c), plain C over device pointers:
+ *
+ *   attn_norm     n = RMSNorm(x)                     rms_norm/cuda's kernel
+ *   qkv_proj      q, k, v = n Wq^T, n Wk^T, n Wv^T   cuBLASLt (linear_cublaslt.h)
+ *   rope          q, k rotated in place               transformer_block_cuda.h, one launch
+ *   attention     a = attention(q, k, v)              attention/cuda's kernel, fed the
+ *                                                     projections' layout as is; GQA reads
+ *                                                     the shared kv heads, no copies
+ *   out_proj      h = x + a Wo^T                      cuBLASLt, the residual as C (beta 1)
+ *   mlp_norm      n = RMSNorm(h)                      rms_norm/cuda's kernel
+ *   gate_up_proj  g, u = n Wgate^T, n Wup^T           cuBLASLt
+ *   swiglu        g = SiLU(g) * u                     transformer_block_cuda.h
+ *   down_proj     y = h + g Wdown^T                   cuBLASLt, the residual as C
+ *
+ * Every tensor is stored in the block's dtype: with bf16, x, y, the weights
+ * and every activation (h included) are bf16, as a bf16 model in PyTorch
+ * keeps them; every kernel computes in fp32 and rounds once per stored value.
+ * (The CPU block instead keeps its activations in fp32: see the tolerance in
+ * plugins/transformer_block_cuda.c.) With fp32, everything is fp32 and the
+ * GEMMs true fp32 (no TF32).
+ *
+ * The regions are the CPU block's (transformer_block_region_names), pushed
+ * and popped around each sub-operation's launches, so a host that turns them
+ * into NVTX ranges groups the GPU timeline's kernels by sub-operation. */
+#ifndef COMPONENTS_TRANSFORMER_BLOCK_GPU_H
+#define COMPONENTS_TRANSFORMER_BLOCK_GPU_H
+
+#include <stddef.h>
+
+#include "transformer_block.h"
+#include "linear_cublaslt.h"
+#include "attention/attention_cuda.h"
+
+/* Device buffers of a step, in the order a host allocates them. */
+enum {
+    TB_GPU_RESIDUAL,               /* [tokens][hidden] h */
+    TB_GPU_NORM,                   /* [tokens][hidden] RMSNorm output, both norms */
+    TB_GPU_Q,                      /* [tokens][heads][D] */
+    TB_GPU_K,                      /* [tokens][kv_heads][D] */
+    TB_GPU_V,                      /* [tokens][kv_heads][D] */
+    TB_GPU_ATTN,                   /* [tokens][heads][D] attention output */
+    TB_GPU_GATE,                   /* [tokens][intermediate]; SwiGLU's result overwrites it */
+    TB_GPU_UP,                     /* [tokens][intermediate] */
+    TB_GPU_ROPE,                   /* fp32 [seq][D/2] cos, then sin: transformer_block_rope_table */
+    TB_GPU_N_BUFS
+};
+/* "residual", "norm_out", "q", "k", "v", "attn_out", "gate", "up", "rope_table" */
+extern const char *const transformer_block_gpu_buf_names[TB_GPU_N_BUFS];
+
+/* cuBLASLt's workspace: what NVIDIA advises for Hopper (32 MiB). */
+#define TB_GPU_WORKSPACE_BYTES ((size_t)32 << 20)
+
+typedef struct transformer_block_gpu_sizes {
+    size_t tokens, head_dim, elem; /* elem: bytes per stored value (2 or 4) */
+    size_t x_bytes;                /* x and y, each */
+    size_t weight_bytes[TB_N_WEIGHTS];
+    size_t buf_bytes[TB_GPU_N_BUFS];
+    size_t total;                  /* x, y, weights, buffers and the workspace */
+} transformer_block_gpu_sizes;
+
+/* The sizes of a shape valid for transformer_block_check_shape; -1 with a
+ * message when they overflow size_t. */
+int transformer_block_gpu_sizes_of(const transformer_block_shape *s, int bf16, transformer_block_gpu_sizes *out,
+                                   char *msg, size_t msg_size);
+
+/* Checks what the GPU kernels add to transformer_block_check_shape's rules
+ * (attention's grid: batch and heads at most 65535). -1 with a message that
+ * names the parameter. */
+int transformer_block_gpu_check_shape(const transformer_block_shape *s, int bf16, char *msg, size_t msg_size);
+
+typedef struct transformer_block_gpu {
+    transformer_block_shape shape;
+    int bf16;
+    const void *x;                 /* device, [tokens][hidden] */
+    void *y;                       /* device, [tokens][hidden]; not overlapping x */
+    const void *w[TB_N_WEIGHTS];   /* device, transformer_block.h's layouts, stored dtype */
+    void *buf[TB_GPU_N_BUFS];      /* device, transformer_block_gpu_sizes_of's sizes, 256-byte aligned */
+    void *workspace;               /* device, TB_GPU_WORKSPACE_BYTES, for cuBLASLt */
+    transformer_block_regions regions;
+    /* Set by transformer_block_gpu_prepare: */
+    linear_cublaslt *gemm;
+    int plan_q, plan_kv, plan_gate_up, plan_down;  /* Wo shares Wq's shape: plan_q */
+    attention_cuda_geometry attention;
+} transformer_block_gpu;
+
+/* Opens cuBLASLt, asks its heuristic for each GEMM shape once, and plans the
+ * attention kernel for the buffers' addresses. Call after the pointers are
+ * set; 0, or -1 with why filled. */
+int transformer_block_gpu_prepare(transformer_block_gpu *b, char *why, size_t why_size);
+
+/* One forward step, y from x, enqueued on stream (a cudaStream_t); does not
+ * synchronize. The rope table must hold transformer_block_rope_table's
+ * values. 0, or -1 with why filled (which launch failed and how). */
+int transformer_block_gpu_forward(const transformer_block_gpu *b, void *stream, char *why, size_t why_size);
+
+/* What prepare made (the cuBLASLt handle and plans); not the buffers. */
+void transformer_block_gpu_release(transformer_block_gpu *b);
+
+/* The attention kernel prepare chose, in words. */
+const char *transformer_block_gpu_attention_kernel(const transformer_block_gpu *b);
+
+#endif

@@ -1,0 +1,478 @@
+/* test_transformer_block_cuda_plugin.c - transformer_block/cuda
+ * (plugins/transformer_block_cuda.c and the GPU block it drives,
+ * components/transformer_block/transformer_block_gpu.c) end to end without a
+ * GPU: the kernels (rms_norm/cuda's, attention/cuda's, the block's RoPE and
+ * SwiGLU) are tests/cudasim's CPU builds of their .cu files, cuBLASLt is
+ * fake_cublaslt.c (the GEMMs on the CPU, with cuBLASLt's argument checks and
+ * a log of calls), and the host is a fake service table whose "device"
+ * memory is host memory (with a limit, to run out of). So the whole forward
+ * step runs in make check and is held to the CPU block's double reference,
+ * in fp32 and bf16, on small odd shapes that reach all three attention
+ * kernels. Also: the GEMMs' order, shapes and operands (residuals as C), one
+ * heuristic query per GEMM shape at create and none per step, the regions,
+ * the config errors, the out-of-memory message, and that the bf16 tolerance
+ * still catches a wrong block. */
+#include <harness/plugin.h>
+
+#include <cuda_runtime_api.h>
+
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "fake_cublaslt.h"
+#include "transformer_block/transformer_block.h"
+
+int transformer_block_cuda_LTX_harness_plugin_init(const harness_services *svc, harness_ctx *ctx);
+
+/* The plugin asks the runtime how much memory is free before it allocates;
+ * there is no runtime here. */
+static size_t fake_free_bytes = (size_t)1 << 40, fake_total_bytes = (size_t)1 << 41;
+
+cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
+{
+    *free_bytes = fake_free_bytes, *total_bytes = fake_total_bytes;
+    return cudaSuccess;
+}
+
+/* ---- the fake host ----------------------------------------------------- */
+
+#define MAX_TAGS 32
+#define MAX_REGIONS 64
+
+struct harness_ctx {
+    const char *const *params;     /* name, value, name, value, ..., NULL */
+    const harness_variant *variant;
+    char why[512];
+    int world_size;
+    size_t device_used, device_limit;
+    uint32_t rng;
+    /* Device allocations by tag, for the test to look at. */
+    const char *tags[MAX_TAGS];
+    void *tagged[MAX_TAGS];
+    int n_tags;
+    const char *regions[MAX_REGIONS];
+    int n_regions, depth;
+};
+
+static const char *param(harness_ctx *c, const char *name)
+{
+    for (const char *const *p = c->params; *p; p += 2)
+        if (strcmp(p[0], name) == 0)
+            return p[1];
+    const harness_variant *v = c->variant;
+    for (size_t i = 0; i < v->n_params; i++)
+        if (strcmp(v->params[i].name, name) == 0)
+            return v->params[i].default_value;
+    fail_msg("the plugin read an unknown parameter %s", name);
+    return NULL;
+}
+
+static int64_t p_int(harness_ctx *c, const char *n) { return strtoll(param(c, n), NULL, 10); }
+static double p_float(harness_ctx *c, const char *n) { return strtod(param(c, n), NULL); }
+static int p_bool(harness_ctx *c, const char *n) { return strcmp(param(c, n), "true") == 0; }
+static const char *p_string(harness_ctx *c, const char *n) { return param(c, n); }
+
+static int reg(harness_ctx *c, const harness_variant *v)
+{
+    if (c->variant)
+        return -1;
+    c->variant = v;
+    return 0;
+}
+
+static void log_(harness_ctx *c, int level, const char *fmt, ...)
+{
+    (void)c, (void)level, (void)fmt;
+}
+
+static int fail_(harness_ctx *c, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->why, sizeof c->why, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+static void *alloc_(harness_ctx *c, size_t bytes, const char *tag)
+{
+    (void)c, (void)tag;
+    void *p = NULL;
+    return posix_memalign(&p, 64, bytes ? bytes : 1) == 0 ? p : NULL;
+}
+static void free_(harness_ctx *c, void *p)
+{
+    (void)c;
+    free(p);
+}
+
+/* Values in [-2, 2) of the requested type (fp32 or bf16). */
+static int fill_(harness_ctx *c, void *buf, size_t n, harness_dtype dt)
+{
+    for (size_t i = 0; i < n; i++) {
+        c->rng = c->rng * 1664525u + 1013904223u;
+        float f = -2.0f + 4.0f * (float)(c->rng >> 8) / (float)(1u << 24);
+        if (dt == HARNESS_DTYPE_F32) {
+            ((float *)buf)[i] = f;
+        } else {
+            uint32_t u;
+            memcpy(&u, &f, sizeof u);
+            ((uint16_t *)buf)[i] = (uint16_t)(u >> 16);   /* truncation: any bf16 value will do */
+        }
+    }
+    return 0;
+}
+
+/* "Device" memory: host memory, at most device_limit bytes in use, 256-byte
+ * aligned as the real service gives it; the size is kept in front. */
+static void *dev_alloc(harness_ctx *c, size_t bytes, const char *tag)
+{
+    if (c->device_used + bytes > c->device_limit) {
+        fail_(c, "out of device memory allocating %zu bytes for '%s'", bytes, tag);
+        return NULL;
+    }
+    char *p = NULL;
+    if (posix_memalign((void **)&p, 256, bytes + 256) != 0)
+        return NULL;
+    memcpy(p, &bytes, sizeof bytes);
+    c->device_used += bytes;
+    if (c->n_tags < MAX_TAGS)
+        c->tags[c->n_tags] = tag, c->tagged[c->n_tags++] = p + 256;
+    return p + 256;
+}
+static void dev_free(harness_ctx *c, void *ptr)
+{
+    char *p = (char *)ptr - 256;
+    size_t bytes;
+    memcpy(&bytes, p, sizeof bytes);
+    c->device_used -= bytes;
+    for (int i = 0; i < c->n_tags; i++)
+        if (c->tagged[i] == ptr)
+            c->tagged[i] = NULL;
+    free(p);
+}
+static void *tagged(harness_ctx *c, const char *tag)
+{
+    for (int i = c->n_tags - 1; i >= 0; i--)
+        if (c->tagged[i] && strcmp(c->tags[i], tag) == 0)
+            return c->tagged[i];
+    fail_msg("no device buffer tagged %s", tag);
+    return NULL;
+}
+static int copy_(harness_ctx *c, void *dst, const void *src, size_t bytes)
+{
+    (void)c;
+    memcpy(dst, src, bytes);
+    return 0;
+}
+static void region_push_(harness_ctx *c, const char *name)
+{
+    assert_int_equal(c->depth, 0);               /* the block's regions never nest */
+    c->depth++;
+    if (c->n_regions < MAX_REGIONS)
+        c->regions[c->n_regions++] = name;
+}
+static void region_pop_(harness_ctx *c)
+{
+    assert_int_equal(c->depth, 1);
+    c->depth--;
+}
+static int rank_(harness_ctx *c)
+{
+    (void)c;
+    return 0;
+}
+static int world_size_(harness_ctx *c)
+{
+    return c->world_size;
+}
+static int threads_(harness_ctx *c)
+{
+    (void)c;
+    return 1;
+}
+static void *stream_(harness_ctx *c)
+{
+    (void)c;
+    return NULL;
+}
+static int sync_(harness_ctx *c)
+{
+    (void)c;
+    return 0;
+}
+
+static const harness_services services = {
+    .size = sizeof(harness_services), .abi_major = HARNESS_ABI_MAJOR, .abi_minor = HARNESS_ABI_MINOR,
+    .register_variant = reg, .log = log_, .fail = fail_,
+    .param_int = p_int, .param_float = p_float, .param_bool = p_bool, .param_string = p_string,
+    .alloc = alloc_, .free = free_, .fill = fill_, .region_push = region_push_, .region_pop = region_pop_,
+    .rank = rank_, .world_size = world_size_, .num_threads = threads_,
+    .device_alloc = dev_alloc, .device_free = dev_free, .copy_to_device = copy_, .copy_to_host = copy_,
+    .device_fill = fill_, .stream = stream_, .device_synchronize = sync_,
+};
+
+static harness_ctx *open_plugin(const char *const *params, size_t device_limit)
+{
+    harness_ctx *c = calloc(1, sizeof *c);
+    assert_non_null(c);
+    c->params = params;
+    c->device_limit = device_limit;
+    c->world_size = 1;
+    c->rng = 5;
+    assert_int_equal(transformer_block_cuda_LTX_harness_plugin_init(&services, c), 0);
+    assert_non_null(c->variant);
+    assert_string_equal(c->variant->key, "transformer_block/cuda");
+    assert_string_equal(c->variant->family, "transformer_block");
+    return c;
+}
+
+/* The shape a parameter list describes (defaults as the plugin's table). */
+static transformer_block_shape shape_of(harness_ctx *c)
+{
+    size_t heads = (size_t)p_int(c, "num_heads"), kv = (size_t)p_int(c, "num_kv_heads");
+    return (transformer_block_shape){(size_t)p_int(c, "batch_size"), (size_t)p_int(c, "seq_len"),
+                                     (size_t)p_int(c, "hidden_size"), heads, kv ? kv : heads,
+                                     (size_t)p_int(c, "intermediate_size"), p_float(c, "rope_theta"),
+                                     (float)p_float(c, "eps"), p_bool(c, "causal")};
+}
+
+/* The GEMMs of one step, in order: Q, K, V from the normalized input; O
+ * onto the residual x into h; gate and up; down onto h into y. m, n, k are
+ * cuBLASLt's column-major view (out, tokens, in). */
+static void check_gemms(harness_ctx *c, const transformer_block_shape *s)
+{
+    size_t t = s->batch * s->seq, hid = s->hidden, kv = s->kv_heads * (hid / s->heads), inter = s->intermediate;
+    const struct {
+        size_t m, k;
+        const char *w, *act, *c, *d;
+    } want[] = {
+        {hid, hid, "wq", "norm_out", NULL, "q"},        {kv, hid, "wk", "norm_out", NULL, "k"},
+        {kv, hid, "wv", "norm_out", NULL, "v"},         {hid, hid, "wo", "attn_out", "x", "residual"},
+        {inter, hid, "w_gate", "norm_out", NULL, "gate"}, {inter, hid, "w_up", "norm_out", NULL, "up"},
+        {hid, inter, "w_down", "gate", "residual", "y"},
+    };
+    int n;
+    const fake_cublaslt_call *log = fake_cublaslt_log(&n);
+    assert_int_equal(n, 7);
+    for (int i = 0; i < 7; i++) {
+        assert_int_equal(log[i].m, want[i].m);
+        assert_int_equal(log[i].n, t);
+        assert_int_equal(log[i].k, want[i].k);
+        assert_ptr_equal(log[i].a, tagged(c, want[i].w));
+        assert_ptr_equal(log[i].b, tagged(c, want[i].act));
+        assert_ptr_equal(log[i].d, tagged(c, want[i].d));
+        if (want[i].c) {
+            assert_true(log[i].beta == 1.0f);
+            assert_ptr_equal(log[i].c, tagged(c, want[i].c));
+        } else {
+            assert_true(log[i].beta == 0.0f);
+        }
+    }
+}
+
+/* validate, create, check (one step against the double reference), a step,
+ * cost, destroy. Returns nothing; fails the test on any mismatch. */
+static void run_config(const char *const *params, const char *kernel)
+{
+    harness_ctx *c = open_plugin(params, (size_t)1 << 30);
+    const harness_variant *v = c->variant;
+    transformer_block_shape s = shape_of(c);
+    size_t hid = s.hidden, kv = s.kv_heads * (hid / s.heads);
+    assert_int_equal(v->validate(c), 0);
+    void *state = NULL;
+    fake_cublaslt_reset();
+    if (v->create(c, &state) != 0)
+        fail_msg("create: %s", c->why);
+    /* One heuristic query per distinct GEMM shape, at create. */
+    int shapes = 2 + (kv != hid) + (s.intermediate != hid);
+    assert_int_equal(fake_cublaslt_heuristic_calls(), shapes);
+    harness_check chk;
+    memset(&chk, 0, sizeof chk);
+    chk.size = sizeof chk;
+    fake_cublaslt_reset();
+    if (v->check(c, state, &chk) != 0)
+        fail_msg("check: %s", c->why);
+    if (!chk.passed)
+        print_error("check failed: %s\n", chk.detail);
+    assert_true(chk.passed);
+    assert_int_equal(chk.checked, s.batch * s.seq * hid);
+    assert_non_null(strstr(chk.detail, kernel));
+    print_message("    %s: max |err| %.3g, loosest bound %.3g\n", param(c, "dtype"), chk.max_abs_err,
+                  chk.tolerance);
+    check_gemms(c, &s);
+
+    /* A step: the same GEMMs again, no heuristic query, the CPU block's regions. */
+    fake_cublaslt_reset();
+    c->n_regions = 0;
+    assert_int_equal(v->step(c, state), 0);
+    assert_int_equal(fake_cublaslt_heuristic_calls(), 0);
+    check_gemms(c, &s);
+    assert_int_equal(c->n_regions, TB_N_REGIONS);
+    for (int i = 0; i < TB_N_REGIONS; i++)
+        assert_string_equal(c->regions[i], transformer_block_region_names[i]);
+
+    harness_cost cost = {sizeof cost, 0, 0};
+    v->cost(state, &cost);
+    assert_true(cost.flops == transformer_block_flops(&s));
+    assert_true(cost.bytes > 0);
+    v->destroy(c, state);
+    assert_int_equal(c->device_used, 0);         /* every device buffer freed */
+    assert_int_equal(fake_cublaslt_open_handles(), 0);
+    free(c);
+}
+
+static void test_forward_matches_reference(void **state)
+{
+    (void)state;
+    /* bf16, head_dim 64: the tensor-core attention; GQA, causal, seq 65
+     * (a partial key tile), odd intermediate (scalar SwiGLU). */
+    static const char *const bf16_gqa[] = {"dtype", "bf16", "batch_size", "1", "seq_len", "65", "hidden_size",
+                                           "128", "num_heads", "2", "num_kv_heads", "1", "intermediate_size", "97",
+                                           NULL};
+    /* bf16, head_dim 128, seq 1 over three sequences, kv heads = heads,
+     * intermediate a whole number of 16-byte vectors. */
+    static const char *const bf16_seq1[] = {"dtype", "bf16", "batch_size", "3", "seq_len", "1", "hidden_size",
+                                            "256", "num_heads", "2", "intermediate_size", "64", NULL};
+    /* fp32, head_dim 128: the SIMT attention; not causal, seq 3 x 2. */
+    static const char *const fp32_mha[] = {"batch_size", "2", "seq_len", "3", "hidden_size", "256", "num_heads",
+                                           "2", "intermediate_size", "40", "causal", "false", NULL};
+    /* fp32, head_dim 6: the fallback attention; GQA 3 of 1, a big theta. */
+    static const char *const fp32_odd[] = {"batch_size", "2", "seq_len", "5", "hidden_size", "18", "num_heads", "3",
+                                           "num_kv_heads", "1", "intermediate_size", "7", "rope_theta", "500000",
+                                           NULL};
+    /* bf16, head_dim 6: the fallback attention in bf16, seq 3. */
+    static const char *const bf16_odd[] = {"dtype", "bf16", "batch_size", "1", "seq_len", "3", "hidden_size", "12",
+                                           "num_heads", "2", "intermediate_size", "9", NULL};
+    run_config(bf16_gqa, "tensor-core");
+    run_config(bf16_seq1, "tensor-core");
+    run_config(fp32_mha, "SIMT");
+    run_config(fp32_odd, "fallback");
+    run_config(bf16_odd, "fallback");
+}
+
+/* The bf16 tolerance (plugins/transformer_block_cuda.c: the CPU bf16 block's
+ * plus 2^-5 rms(row) for the bf16 activations) still fails blocks that are
+ * wrong: y of a non-causal block held to the causal reference, y of one
+ * theta held to another's, y held to a reference without the MLP's
+ * residual... each as the plugin would hold it. */
+static void test_bf16_tolerance_catches_wrong_blocks(void **state)
+{
+    (void)state;
+    static const char *const p[] = {"dtype", "bf16", "batch_size", "1", "seq_len", "65", "hidden_size", "128",
+                                    "num_heads", "2", "num_kv_heads", "1", "intermediate_size", "97", "causal",
+                                    "false", NULL};
+    harness_ctx *c = open_plugin(p, (size_t)1 << 30);
+    const harness_variant *v = c->variant;
+    void *st = NULL;
+    if (v->create(c, &st) != 0)
+        fail_msg("create: %s", c->why);
+    assert_int_equal(v->step(c, st), 0);
+    transformer_block_shape s = shape_of(c);
+    const void *w[TB_N_WEIGHTS];
+    for (int i = 0; i < TB_N_WEIGHTS; i++)
+        w[i] = tagged(c, transformer_block_weight_names[i]);
+    const void *x = tagged(c, "x"), *y = tagged(c, "y");
+    double fp32_tol = transformer_block_fp32_tol(&s), rtol = fp32_tol + 0x1p-8, atol = fp32_tol + 0x1p-5;
+    transformer_block_check_result r;
+    assert_int_equal(transformer_block_check_tol(&s, TB_BF16, x, w, y, 0x1p60, rtol, atol, &r), 0);
+    assert_true(r.passed);                       /* the right reference */
+    transformer_block_shape wrong = s;
+    wrong.causal = 1;
+    assert_int_equal(transformer_block_check_tol(&wrong, TB_BF16, x, w, y, 0x1p60, rtol, atol, &r), 0);
+    assert_false(r.passed);
+    wrong = s;
+    wrong.rope_theta = 100.0;
+    assert_int_equal(transformer_block_check_tol(&wrong, TB_BF16, x, w, y, 0x1p60, rtol, atol, &r), 0);
+    assert_false(r.passed);
+    /* A subtle one: the two norms' weights exchanged (both near 1). */
+    const void *swapped[TB_N_WEIGHTS];
+    memcpy(swapped, w, sizeof w);
+    swapped[TB_ATTN_NORM] = w[TB_MLP_NORM], swapped[TB_MLP_NORM] = w[TB_ATTN_NORM];
+    assert_int_equal(transformer_block_check_tol(&s, TB_BF16, x, swapped, y, 0x1p60, rtol, atol, &r), 0);
+    assert_false(r.passed);
+    v->destroy(c, st);
+    free(c);
+}
+
+static void expect_config_error(const char *const *params, int world_size, const char *names)
+{
+    harness_ctx *c = open_plugin(params, (size_t)1 << 30);
+    c->world_size = world_size;
+    assert_int_equal(c->variant->validate(c), -1);
+    if (!strstr(c->why, names))
+        fail_msg("expected a message naming %s, got: %s", names, c->why);
+    free(c);
+}
+
+static void test_config_errors(void **state)
+{
+    (void)state;
+    static const char *const kv3[] = {"num_heads", "8", "num_kv_heads", "3", "hidden_size", "64", NULL};
+    static const char *const odd_d[] = {"num_heads", "3", "hidden_size", "9", NULL};
+    static const char *const grid[] = {"batch_size", "70000", "seq_len", "1", "hidden_size", "16", "num_heads", "1",
+                                       "intermediate_size", "4", NULL};
+    static const char *const tp[] = {"tensor_parallel", "true", NULL};
+    expect_config_error(kv3, 1, "num_kv_heads");
+    expect_config_error(odd_d, 1, "hidden_size");
+    expect_config_error(grid, 1, "batch_size");
+    expect_config_error(tp, 2, "tensor_parallel");
+    /* On one rank tensor_parallel changes nothing, as on the CPU. */
+    harness_ctx *c = open_plugin(tp, (size_t)1 << 30);
+    assert_int_equal(c->variant->validate(c), 0);
+    free(c);
+}
+
+/* The default shape (256 tokens, hidden 1024, 16 heads of 64, kv heads as
+ * many, intermediate 2816) in bf16 needs: x and y, 256 x 1024 x 2 each;
+ * weights (4 x 1024^2 + 3 x 2816 x 1024 + 2 x 1024) x 2; buffers
+ * (6 x 256 x 1024 + 2 x 256 x 2816) x 2 and the fp32 rope table 256 x 64 x 4;
+ * cuBLASLt's 32 MiB. */
+static void test_out_of_device_memory(void **state)
+{
+    (void)state;
+    static const char *const p[] = {"dtype", "bf16", NULL};
+    size_t x = 256 * 1024 * 2, weights = (4 * 1024 * 1024 + 3 * 2816 * 1024 + 2 * 1024) * 2;
+    size_t bufs = (6 * 256 * 1024 + 2 * 256 * 2816) * 2 + 256 * 64 * 4;
+    size_t need = 2 * x + weights + bufs + ((size_t)32 << 20);
+    char want[160];
+    snprintf(want, sizeof want, "need %zu bytes of device memory (2 x %zu + %zu + %zu + %zu)", need, x, weights,
+             bufs, (size_t)32 << 20);
+
+    fake_free_bytes = 1000, fake_total_bytes = 4000;
+    harness_ctx *c = open_plugin(p, (size_t)1 << 30);
+    void *st = NULL;
+    assert_int_equal(c->variant->create(c, &st), -1);
+    if (!strstr(c->why, want) || !strstr(c->why, "1000 free of 4000"))
+        fail_msg("expected \"%s\" and what is free, got: %s", want, c->why);
+    assert_int_equal(c->device_used, 0);
+    free(c);
+    /* The runtime says there is room, yet an allocation fails: the same
+     * message, and what was allocated is given back. */
+    fake_free_bytes = (size_t)1 << 40, fake_total_bytes = (size_t)1 << 41;
+    c = open_plugin(p, need - 1);
+    assert_int_equal(c->variant->create(c, &st), -1);
+    if (!strstr(c->why, want))
+        fail_msg("expected \"%s\", got: %s", want, c->why);
+    assert_int_equal(c->device_used, 0);
+    free(c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_forward_matches_reference),
+        cmocka_unit_test(test_bf16_tolerance_catches_wrong_blocks),
+        cmocka_unit_test(test_config_errors),
+        cmocka_unit_test(test_out_of_device_memory),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
