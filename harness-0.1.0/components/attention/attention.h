@@ -1,0 +1,87 @@
+/* attention.h - scaled-dot-product attention forward, flash-style on the CPU:
+ *   O = softmax(Q K^T * scale [+ causal mask]) V
+ * computed a tile of queries against a tile of keys at a time with an online
+ * softmax, so the Sq x Sk score matrix never exists in memory.
+ *
+ * Layouts, row-major, token-major (what a QKV projection produces):
+ *   q, o: [batch][seq_q][heads][head_dim]
+ *   k, v: [batch][seq_k][kv_heads][head_dim]
+ * Grouped-query attention: query head h reads kv head h / (heads / kv_heads);
+ * heads must be a multiple of kv_heads.
+ *
+ * Causal masking is bottom-right aligned (as in FlashAttention 2.1+ and KV-cache
+ * decoding): query i may see key j when j <= i + (seq_k - seq_q). A query that
+ * sees no key (seq_q > seq_k) outputs zeros. */
+#ifndef COMPONENTS_ATTENTION_H
+#define COMPONENTS_ATTENTION_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "common/check.h"
+
+typedef struct attention_shape {
+    size_t batch, heads, kv_heads, seq_q, seq_k, head_dim;
+    int causal;
+    float scale;                   /* usually 1 / sqrt(head_dim) */
+} attention_shape;
+
+/* Scratch the kernels need for `threads` OpenMP threads, so no allocation
+ * happens inside a step. */
+size_t attention_workspace_bytes(const attention_shape *s, int threads);
+
+/* workspace: attention_workspace_bytes(s, omp_get_max_threads()) bytes, 64-byte aligned. */
+void attention_f32(const attention_shape *s, const float *q, const float *k, const float *v, float *o,
+                   void *workspace);
+/* bf16 storage, fp32 math, outputs rounded to nearest even. */
+void attention_bf16(const attention_shape *s, const uint16_t *q, const uint16_t *k, const uint16_t *v, uint16_t *o,
+                    void *workspace);
+
+/* FLOPs of one forward pass: 4 x head_dim per visible (query, key) pair and
+ * head (2 for Q K^T, 2 for P V), counted exactly under the causal mask. */
+double attention_flops(const attention_shape *s);
+
+/* Naive reference in double precision, output in the q layout. `bf16` says
+ * whether q, k, v hold uint16_t bf16 (else float). */
+void attention_ref(const attention_shape *s, const void *q, const void *k, const void *v, int bf16, double *o);
+
+/* ---- additions for tests, the plugin and benchmarks ----------------------- */
+
+/* Threading: attention_f32/bf16 open their own OpenMP team and give thread t
+ * slice t of the workspace. Call them from outside a parallel region; calls
+ * that may run at the same time need workspaces of their own. */
+
+/* The instruction set is picked at first use: the best this CPU supports out
+ * of "avx512", "avx2", "portable". Forcing one (NULL or "auto": back to the
+ * best) returns 0, or -1 when the name is unknown or the CPU lacks it, which
+ * leaves the choice unchanged. Call it outside of a running kernel. */
+int attention_set_isa(const char *name);
+const char *attention_isa(void);
+
+/* y[i] = 2^x[i] as the current instruction set's kernels compute it, so that
+ * the tests can measure its error. */
+void attention_exp2(const float *x, float *y, size_t n);
+
+/* The reference for one (batch b, head h): row i of the output (head_dim
+ * values) at o + i * o_stride. attention_ref is this over every pair. */
+void attention_ref_head(const attention_shape *s, const void *q, const void *k, const void *v, int bf16,
+                        size_t b, size_t h, double *o, size_t o_stride);
+
+typedef struct attention_check_result {
+    COMPONENT_CHECK_FIELDS
+    size_t pairs_checked, pairs;   /* (batch, head) pairs compared, out of */
+    size_t rows_checked;           /* query rows compared per pair (seq_q unless subset) */
+} attention_check_result;
+
+/* Compares a kernel's output o (q layout, bf16 or float) with the double
+ * reference. When checking everything would take more than `budget`
+ * multiply-adds of reference work (0: no limit), a deterministic, evenly
+ * spread subset is checked: whole (batch, head) pairs while at least 4 fit,
+ * else 4 pairs with a subset of their query rows; the first and the last
+ * pair and row are always among them. Returns 0 with *out filled, whatever
+ * the verdict, or -1 (out->detail says why) when its scratch cannot be
+ * allocated or the shape is invalid. */
+int attention_check(const attention_shape *s, const void *q, const void *k, const void *v, const void *o,
+                    int bf16, double budget, attention_check_result *out);
+
+#endif

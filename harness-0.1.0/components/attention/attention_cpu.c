@@ -1,0 +1,303 @@
+/* attention_cpu.c - flash-style attention forward on the CPU: AVX-512,
+ * AVX2+FMA and portable C tile kernels, one picked at run time, OpenMP over
+ * (batch, head, query tile).
+ *
+ * One work item is a tile of up to BQ = 64 queries of one head against all the
+ * keys they may see, BK = 96 keys at a time, with an online softmax: with x
+ * the scores in log2 units, m the running max and l the running sum,
+ *
+ *   per key tile t:  m'    = max(m, max_j x_ij)
+ *                    p_ij  = 2^(x_ij - m')
+ *                    alpha = 2^(m - m')                  (1 when the max stays)
+ *                    l     = l * alpha + sum_j p_ij
+ *                    acc_i = acc_i * alpha + sum_j p_ij v_j
+ *   at the end:      o_i   = acc_i / l
+ *
+ * which equals softmax(x) V exactly in real arithmetic: every term of acc and
+ * l carries the same factor 2^(-final max). Working in log2 units (Q scaled
+ * by scale * log2(e) once, when the tile is packed) turns each exp into an
+ * exp2, whose vector form is a polynomial and an exponent add.
+ *
+ * The tiles are kept transposed, queries along the vector lanes:
+ *   qt [d][i]  Q^T of the tile (packed once per tile)
+ *   st [j][i]  scores x_ij = sum_d k_jd qt_di, then the probabilities p_ij
+ *   ot [d][i]  the accumulator acc^T
+ * so that K and V are read straight from their row-major input (one key row,
+ * head_dim contiguous floats, broadcast an element at a time), the softmax's
+ * max and sum over keys are element-wise vector ops over the rows of st (no
+ * horizontal reductions), and alpha scales the columns of ot. Both products
+ * are register-blocked outer products: 6 rows (keys, or head_dim entries) by
+ * up to 64 lanes, 24 AVX-512 accumulators.
+ *
+ * A partial query tile is rounded up to a multiple of 16 lanes (the padding
+ * holds zeros and is never stored). bf16 inputs are widened to fp32, a key
+ * tile at a time, into the workspace; outputs are rounded to nearest even.
+ * The tile kernels live in attention_{avx512,avx2,portable}.c; this file
+ * picks one at run time and drives them. Without x86-64 only the portable
+ * kernels are built. */
+#include "attention.h"
+#include "attention_internal.h"
+#include "common/bf16.h"
+#include "common/isa.h"
+
+#include <math.h>
+#include <omp.h>
+#include <stddef.h>
+#include <string.h>
+
+#define BQ ATTENTION_BQ
+#define BK ATTENTION_BK
+#define CHUNK ATTENTION_CHUNK
+
+#define LOG2E 1.4426950408889634
+
+/* Below this many FLOPs a fork/join of the team costs more than the work. */
+#define PARALLEL_MIN_FLOPS 1e6
+
+/* ---- dispatch --------------------------------------------------------- */
+
+static const attention_kernels *const isas[] = {     /* best first */
+#if defined(__x86_64__)
+    &attention_avx512_kernels,
+    &attention_avx2_kernels,
+#endif
+    &attention_portable_kernels,
+};
+
+static isa_dispatch dispatch = ISA_DISPATCH(isas);
+
+static const attention_kernels *current_isa(void)
+{
+    return isa_current(&dispatch);
+}
+
+int attention_set_isa(const char *name)
+{
+    return isa_select(&dispatch, name);
+}
+
+const char *attention_isa(void)
+{
+    return current_isa()->name;
+}
+
+void attention_exp2(const float *x, float *y, size_t n)
+{
+    current_isa()->exp2(x, y, n);
+}
+
+/* ---- workspace -------------------------------------------------------- */
+
+/* One thread's slice, in floats, each array starting on a 64-byte line:
+ *   qt, ot   d x BQ        st   BK x BQ        m, l, alpha   BQ each
+ *   kf, vf   BK x d        (bf16 only: the widened key and value tile) */
+typedef struct slice {
+    float *qt, *ot, *st, *m, *l, *alpha, *kf, *vf;
+} slice;
+
+#define LINE_FLOATS 16
+
+static size_t lines(size_t floats)
+{
+    return (floats + LINE_FLOATS - 1) / LINE_FLOATS * LINE_FLOATS;
+}
+
+/* Floats per thread, or 0 when that overflows. */
+static size_t slice_floats(size_t d)
+{
+    if (d > SIZE_MAX / 8 / (BQ + BK))
+        return 0;
+    return 2 * lines(d * BQ) + lines((size_t)BK * BQ) + 3 * lines(BQ) + 2 * lines((size_t)BK * d);
+}
+
+static slice slice_at(float *base, size_t d)
+{
+    slice s;
+    s.qt = base, base += lines(d * BQ);
+    s.ot = base, base += lines(d * BQ);
+    s.st = base, base += lines((size_t)BK * BQ);
+    s.m = base, base += lines(BQ);
+    s.l = base, base += lines(BQ);
+    s.alpha = base, base += lines(BQ);
+    s.kf = base, base += lines((size_t)BK * d);
+    s.vf = base;
+    return s;
+}
+
+size_t attention_workspace_bytes(const attention_shape *s, int threads)
+{
+    size_t per = slice_floats(s->head_dim), n = threads > 0 ? (size_t)threads : 1, bytes;
+    if (per == 0 || __builtin_mul_overflow(per * sizeof(float), n, &bytes))
+        return SIZE_MAX;       /* no allocation can satisfy it */
+    return bytes;
+}
+
+/* ---- FLOPs -------------------------------------------------------------- */
+
+/* Visible (query, key) pairs of one head. Causal, with off = Sk - Sq, query i
+ * sees keys j <= i + off: a_i = i + off + 1 of them when positive (never more
+ * than Sk, since i <= Sq - 1). Sq <= Sk: every a_i >= 1 and
+ *   sum_{i<Sq} (i + Sk - Sq + 1) = Sq Sk - Sq (Sq - 1) / 2;
+ * Sq > Sk: the positive a_i are 1, 2, ..., Sk, summing to Sk (Sk + 1) / 2. */
+static double visible_pairs(const attention_shape *s)
+{
+    double sq = (double)s->seq_q, sk = (double)s->seq_k;
+    if (!s->causal)
+        return sq * sk;
+    return sq <= sk ? sq * sk - sq * (sq - 1) / 2 : sk * (sk + 1) / 2;
+}
+
+double attention_flops(const attention_shape *s)
+{
+    return 4.0 * (double)s->batch * (double)s->heads * (double)s->head_dim * visible_pairs(s);
+}
+
+/* ---- the driver --------------------------------------------------------- */
+
+typedef struct job {
+    const attention_shape *s;
+    const void *q, *k, *v;
+    void *o;
+    int bf16;
+    float qscale;                  /* scale * log2(e): scores in log2 units */
+    size_t tiles;                  /* query tiles per head */
+    const attention_kernels *x;
+} job;
+
+/* Work item -> (batch, head, query tile). Causal tiles further down the
+ * sequence see more keys; handing them out first (longest first) leaves
+ * the short ones to even out the threads' finishing times. Without a mask
+ * all tiles weigh the same, and a head's tiles run back to back, sharing
+ * its keys and values in cache. */
+static void item_coords(const job *jb, size_t item, size_t *b, size_t *h, size_t *t)
+{
+    size_t bh;
+    if (jb->s->causal) {
+        size_t heads = jb->s->batch * jb->s->heads;
+        *t = jb->tiles - 1 - item / heads;
+        bh = item % heads;
+    } else {
+        *t = item % jb->tiles;
+        bh = item / jb->tiles;
+    }
+    *b = bh / jb->s->heads;
+    *h = bh % jb->s->heads;
+}
+
+static void pack_q(const job *jb, size_t b, size_t h, size_t i0, size_t nq, size_t lanes, float *qt)
+{
+    const attention_shape *s = jb->s;
+    size_t d = s->head_dim, stride = s->heads * d;
+    size_t first = ((b * s->seq_q + i0) * s->heads + h) * d;
+    for (size_t i = 0; i < nq; i++) {
+        size_t row = first + i * stride;
+        if (jb->bf16)
+            for (size_t c = 0; c < d; c++)
+                qt[c * BQ + i] = bf16_to_f32(((const uint16_t *)jb->q)[row + c]) * jb->qscale;
+        else
+            for (size_t c = 0; c < d; c++)
+                qt[c * BQ + i] = ((const float *)jb->q)[row + c] * jb->qscale;
+    }
+    for (size_t c = 0; c < d; c++)
+        for (size_t i = nq; i < lanes; i++)
+            qt[c * BQ + i] = 0.0f;
+}
+
+static void store_o(const job *jb, size_t b, size_t h, size_t i0, size_t nq, const slice *w)
+{
+    const attention_shape *s = jb->s;
+    size_t d = s->head_dim, stride = s->heads * d;
+    size_t first = ((b * s->seq_q + i0) * s->heads + h) * d;
+    for (size_t i = 0; i < nq; i++) {
+        float inv = w->l[i] > 0.0f ? 1.0f / w->l[i] : 0.0f;   /* no visible key: zeros */
+        size_t row = first + i * stride;
+        if (jb->bf16)
+            for (size_t c = 0; c < d; c++)
+                ((uint16_t *)jb->o)[row + c] = f32_to_bf16(w->ot[c * BQ + i] * inv);
+        else
+            for (size_t c = 0; c < d; c++)
+                ((float *)jb->o)[row + c] = w->ot[c * BQ + i] * inv;
+    }
+}
+
+static void run_item(const job *jb, size_t item, const slice *w)
+{
+    const attention_shape *s = jb->s;
+    const attention_kernels *x = jb->x;
+    size_t b, h, t;
+    item_coords(jb, item, &b, &h, &t);
+    size_t d = s->head_dim, kvh = h / (s->heads / s->kv_heads);
+    size_t i0 = t * BQ, nq = s->seq_q - i0 < BQ ? s->seq_q - i0 : BQ;
+    size_t nchunks = (nq + CHUNK - 1) / CHUNK, lanes = nchunks * CHUNK;
+    ptrdiff_t off = (ptrdiff_t)s->seq_k - (ptrdiff_t)s->seq_q;
+
+    /* Keys [0, end) are visible to some query of the tile: under the mask the
+     * tile's last query sees up to key i0 + nq - 1 + off. */
+    size_t end = s->seq_k;
+    if (s->causal) {
+        ptrdiff_t e = (ptrdiff_t)(i0 + nq) + off;
+        end = e <= 0 ? 0 : (size_t)e < end ? (size_t)e : end;
+    }
+
+    pack_q(jb, b, h, i0, nq, lanes, w->qt);
+    for (size_t i = 0; i < lanes; i++)
+        w->m[i] = -INFINITY, w->l[i] = 0.0f;
+    for (size_t c = 0; c < d; c++)
+        memset(w->ot + c * BQ, 0, lanes * sizeof(float));
+
+    size_t kv_stride = s->kv_heads * d;
+    for (size_t j0 = 0; j0 < end; j0 += BK) {
+        size_t nk = end - j0 < BK ? end - j0 : BK;
+        size_t first = ((b * s->seq_k + j0) * s->kv_heads + kvh) * d;
+        const float *kt, *vt;
+        size_t stride;
+        if (jb->bf16) {
+            for (size_t j = 0; j < nk; j++) {
+                x->widen(w->kf + j * d, (const uint16_t *)jb->k + first + j * kv_stride, d);
+                x->widen(w->vf + j * d, (const uint16_t *)jb->v + first + j * kv_stride, d);
+            }
+            kt = w->kf, vt = w->vf, stride = d;
+        } else {
+            kt = (const float *)jb->k + first, vt = (const float *)jb->v + first, stride = kv_stride;
+        }
+        x->scores(w->qt, kt, stride, nk, d, nchunks, w->st);
+        /* The mask matters when the tile's last key is hidden from its first
+         * query: key j0 + j is visible to query i0 + i when j0 + j <= i0 + i + off. */
+        attention_mask mk = {0, 0};
+        if (s->causal && (ptrdiff_t)(j0 + nk - 1) > (ptrdiff_t)i0 + off)
+            mk = (attention_mask){1, (ptrdiff_t)j0 - (ptrdiff_t)i0 - off};
+        x->softmax(w->st, nk, nchunks, mk, w->m, w->l, w->alpha);
+        x->accumulate(w->ot, w->st, vt, stride, nk, d, nchunks, w->alpha);
+    }
+    store_o(jb, b, h, i0, nq, w);
+}
+
+static void run(const attention_shape *s, const void *q, const void *k, const void *v, void *o,
+                int bf16, void *workspace)
+{
+    if (s->batch == 0 || s->heads == 0 || s->seq_q == 0 || s->head_dim == 0 || s->kv_heads == 0 ||
+        s->heads % s->kv_heads != 0)
+        return;
+    job jb = {s, q, k, v, o, bf16, (float)((double)s->scale * LOG2E),
+              (s->seq_q + BQ - 1) / BQ, current_isa()};
+    size_t items = s->batch * s->heads * jb.tiles, per = slice_floats(s->head_dim);
+#pragma omp parallel if (attention_flops(s) >= PARALLEL_MIN_FLOPS)
+    {
+        slice w = slice_at((float *)workspace + (size_t)omp_get_thread_num() * per, s->head_dim);
+#pragma omp for schedule(dynamic, 1)
+        for (size_t it = 0; it < items; it++)
+            run_item(&jb, it, &w);
+    }
+}
+
+void attention_f32(const attention_shape *s, const float *q, const float *k, const float *v, float *o,
+                   void *workspace)
+{
+    run(s, q, k, v, o, 0, workspace);
+}
+
+void attention_bf16(const attention_shape *s, const uint16_t *q, const uint16_t *k, const uint16_t *v,
+                    uint16_t *o, void *workspace)
+{
+    run(s, q, k, v, o, 1, workspace);
+}

@@ -1,0 +1,92 @@
+/* attention_cuda.h - scaled-dot-product attention forward on an NVIDIA GPU
+ * (attention_cuda.cu), plain C. Same shapes, layouts, causal alignment and
+ * grouped-query rule as the CPU kernels (attention.h).
+ *
+ * Three kernels, chosen by the plan (attention_cuda_plan.c, host logic only,
+ * unit-tested on any machine):
+ *   TENSOR_CORE  bf16/fp16, head_dim 64 or 128: FlashAttention-2 on mma.sync
+ *   SIMT         fp32, head_dim 64 or 128: the same algorithm on fp32 FMAs
+ *   FALLBACK     any dtype and head_dim: a warp per query row, simple and slow
+ * The first two need 16-byte aligned q, k, v, o (16-byte row loads). */
+#ifndef COMPONENTS_ATTENTION_CUDA_H
+#define COMPONENTS_ATTENTION_CUDA_H
+
+/* attention.h is a C header without linkage guards; its system headers come
+ * first, outside extern "C", so that C++ sees them as usual. */
+#include <math.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#include "attention.h"
+
+typedef enum attention_cuda_dtype {
+    ATTENTION_CUDA_F32,
+    ATTENTION_CUDA_BF16,
+    ATTENTION_CUDA_F16,
+} attention_cuda_dtype;
+
+typedef enum attention_cuda_kernel {
+    ATTENTION_CUDA_TENSOR_CORE,
+    ATTENTION_CUDA_SIMT,
+    ATTENTION_CUDA_FALLBACK,
+} attention_cuda_kernel;
+
+/* Tensor-core kernel: a block of ATTENTION_CUDA_TC_WARPS warps owns
+ * 16 x warps queries and walks the keys ATTENTION_CUDA_TC_BK at a time. */
+#define ATTENTION_CUDA_TC_WARPS 4
+#define ATTENTION_CUDA_TC_BQ (16 * ATTENTION_CUDA_TC_WARPS)
+#define ATTENTION_CUDA_TC_BK 64
+/* SIMT kernel: 4 threads per query, ATTENTION_CUDA_SIMT_BQ queries per block
+ * of 128 threads, ATTENTION_CUDA_SIMT_BK keys per tile. */
+#define ATTENTION_CUDA_SIMT_BQ 32
+#define ATTENTION_CUDA_SIMT_BK 32
+/* Fallback: a warp per query row, ATTENTION_CUDA_FB_ROWS rows per block; each
+ * pass over the keys accumulates 32 x ATTENTION_CUDA_FB_COLS output columns. */
+#define ATTENTION_CUDA_FB_ROWS 4
+#define ATTENTION_CUDA_FB_COLS 4
+
+typedef struct attention_cuda_geometry {
+    attention_cuda_kernel kernel;
+    unsigned head_dim;          /* the kernel's compile-time head_dim (TENSOR_CORE, SIMT), else 0 */
+    unsigned threads;           /* per block */
+    unsigned grid_x, grid_y, grid_z;   /* query blocks, heads, batch */
+    size_t smem;                /* dynamic shared memory bytes */
+} attention_cuda_geometry;
+
+/* The geometry of `kernel` for the shape, or -1 when that kernel cannot run
+ * it (wrong dtype or head_dim, misaligned pointers, a grid past CUDA's
+ * limits, an invalid shape). FALLBACK takes every valid shape whose grid fits. */
+int attention_cuda_plan_kernel(const attention_shape *s, attention_cuda_dtype dtype, attention_cuda_kernel kernel,
+                               const void *q, const void *k, const void *v, const void *o,
+                               attention_cuda_geometry *out);
+
+/* The fastest kernel that takes the shape: TENSOR_CORE, SIMT, else FALLBACK.
+ * Returns 0, or -1 (no kernel can: invalid shape or grid too large). A shape
+ * with no query (seq_q, batch or heads 0) plans grid_x = 0: nothing to launch. */
+int attention_cuda_plan(const attention_shape *s, attention_cuda_dtype dtype,
+                        const void *q, const void *k, const void *v, const void *o,
+                        attention_cuda_geometry *out);
+
+#define ATTENTION_CUDA_EINVAL (-1)
+
+/* O = softmax(Q K^T scale [+ causal]) V on device pointers (o not
+ * overlapping q, k, v), enqueued on stream (a cudaStream_t; NULL: the
+ * default stream) with the geometry a plan made for this shape and these
+ * pointers. Returns 0, ATTENTION_CUDA_EINVAL for a geometry that does not fit
+ * the shape, or the cudaError_t of a failed launch. Does not synchronize. */
+int attention_cuda_launch(const attention_cuda_geometry *g, const attention_shape *s, attention_cuda_dtype dtype,
+                          const void *q, const void *k, const void *v, void *o, void *stream);
+
+/* attention_cuda_plan, then attention_cuda_launch. */
+int attention_cuda(const attention_shape *s, attention_cuda_dtype dtype, const void *q, const void *k,
+                   const void *v, void *o, void *stream);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif

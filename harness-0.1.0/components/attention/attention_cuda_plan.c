@@ -1,0 +1,96 @@
+/* attention_cuda_plan.c - which attention kernel attention_cuda.cu runs for a
+ * shape and with what launch geometry: host logic only, no CUDA. */
+#include "attention_cuda.h"
+
+/* gridDim limits: x up to 2^31 - 1, y and z up to 65535. */
+#define MAX_GRID_X 2147483647ull
+#define MAX_GRID_YZ 65535ull
+
+static size_t elem_size(attention_cuda_dtype dtype)
+{
+    switch (dtype) {
+    case ATTENTION_CUDA_F32:
+        return 4;
+    case ATTENTION_CUDA_BF16:
+    case ATTENTION_CUDA_F16:
+        return 2;
+    }
+    return 0;
+}
+
+static int aligned16(const void *p)
+{
+    return ((uintptr_t)p & 15u) == 0;
+}
+
+static int valid(const attention_shape *s, attention_cuda_dtype dtype)
+{
+    return elem_size(dtype) != 0 && s->kv_heads > 0 && s->heads % s->kv_heads == 0 && s->head_dim > 0 &&
+           s->head_dim <= 0x7fffffff && s->seq_q <= 0x7fffffff && s->seq_k <= 0x7fffffff;
+}
+
+/* The tiled kernels load whole rows 16 bytes at a time: every row of q, k, v
+ * and o starts at base + (token x heads + head) x head_dim elements, so all
+ * are aligned exactly when the bases are (head_dim x element size being a
+ * multiple of 16 for head_dim 64 and 128). */
+static int fast_ok(const attention_shape *s, const void *q, const void *k, const void *v, const void *o)
+{
+    return (s->head_dim == 64 || s->head_dim == 128) && aligned16(q) && aligned16(k) && aligned16(v) &&
+           aligned16(o);
+}
+
+int attention_cuda_plan_kernel(const attention_shape *s, attention_cuda_dtype dtype, attention_cuda_kernel kernel,
+                               const void *q, const void *k, const void *v, const void *o,
+                               attention_cuda_geometry *out)
+{
+    if (!valid(s, dtype))
+        return -1;
+    attention_cuda_geometry g = {kernel, 0, 0, 0, (unsigned)s->heads, (unsigned)s->batch, 0};
+    size_t rows_per_block, d = s->head_dim;
+    switch (kernel) {
+    case ATTENTION_CUDA_TENSOR_CORE:
+        if (dtype == ATTENTION_CUDA_F32 || !fast_ok(s, q, k, v, o))
+            return -1;
+        /* Q, K and V tiles of 16-bit elements: 48 KiB at head_dim 128, the
+         * most a launch gets without opting in. */
+        g.head_dim = (unsigned)d;
+        g.threads = 32 * ATTENTION_CUDA_TC_WARPS;
+        g.smem = (ATTENTION_CUDA_TC_BQ + 2 * ATTENTION_CUDA_TC_BK) * d * 2;
+        rows_per_block = ATTENTION_CUDA_TC_BQ;
+        break;
+    case ATTENTION_CUDA_SIMT:
+        if (dtype != ATTENTION_CUDA_F32 || !fast_ok(s, q, k, v, o))
+            return -1;
+        g.head_dim = (unsigned)d;
+        g.threads = 4 * ATTENTION_CUDA_SIMT_BQ;
+        g.smem = 2 * ATTENTION_CUDA_SIMT_BK * d * 4;      /* K and V tiles, fp32 */
+        rows_per_block = ATTENTION_CUDA_SIMT_BQ;
+        break;
+    case ATTENTION_CUDA_FALLBACK:
+        g.threads = 32 * ATTENTION_CUDA_FB_ROWS;
+        rows_per_block = ATTENTION_CUDA_FB_ROWS;
+        break;
+    default:
+        return -1;
+    }
+    size_t blocks = (s->seq_q + rows_per_block - 1) / rows_per_block;
+    if (s->heads == 0 || s->batch == 0)
+        blocks = 0;
+    if (blocks > MAX_GRID_X || s->heads > MAX_GRID_YZ || s->batch > MAX_GRID_YZ)
+        return -1;
+    g.grid_x = (unsigned)blocks;
+    *out = g;
+    return 0;
+}
+
+int attention_cuda_plan(const attention_shape *s, attention_cuda_dtype dtype,
+                        const void *q, const void *k, const void *v, const void *o,
+                        attention_cuda_geometry *out)
+{
+    static const attention_cuda_kernel order[] = {ATTENTION_CUDA_TENSOR_CORE, ATTENTION_CUDA_SIMT,
+                                                  ATTENTION_CUDA_FALLBACK};
+    for (size_t i = 0; i < sizeof order / sizeof order[0]; i++)
+        if (attention_cuda_plan_kernel(s, dtype, order[i], q, k, v, o, out) == 0)
+            return 0;
+    return -1;
+}

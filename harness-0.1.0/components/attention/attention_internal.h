@@ -1,0 +1,86 @@
+/* attention_internal.h - what the parts of the CPU attention agree on: the
+ * tile sizes (they also bound the kernels' summation error, which the checker
+ * in attention_ref.c relies on), the exp2's accuracy, and the tile kernels
+ * each instruction set provides to the driver in attention_cpu.c. Not for
+ * callers. */
+#ifndef COMPONENTS_ATTENTION_INTERNAL_H
+#define COMPONENTS_ATTENTION_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* Queries per tile: the lanes of the transposed tiles. Four AVX-512 vectors,
+ * and a multiple of CHUNK. */
+#define ATTENTION_BQ 64
+
+/* Lanes the kernels work on at once: a partial query tile is rounded up to a
+ * whole number of chunks, never to a whole tile. */
+#define ATTENTION_CHUNK 16
+
+/* Keys per tile: the rows of the score tile. A multiple of the microkernels'
+ * row block, so that full tiles need no remainder code. */
+#define ATTENTION_BK 96
+
+/* Rows (keys, or head_dim entries) of a register block. */
+#define ATTENTION_MR 6
+
+/* Max relative error of the vectorized exp2 over its whole domain: the
+ * polynomial's 1.9e-9 plus fp32 evaluation, 7.7e-8 as measured by
+ * test_attention, with margin. The portable path's exp2f is within an ulp. */
+#define ATTENTION_EXP2_MAX_REL_ERR 2.0e-7
+
+/* 2^f on [-1/2, 1/2]: minimax for relative error (Remez exchange, degree 6),
+ * 1.9e-9 before fp32 evaluation. With n = round(x) and f = x - n (exact),
+ * 2^x = 2^n p(f). */
+#define ATTENTION_EXP2_C0 1.0000000006f
+#define ATTENTION_EXP2_C1 0.69314720574f
+#define ATTENTION_EXP2_C2 0.24022646891f
+#define ATTENTION_EXP2_C3 0.055503287770f
+#define ATTENTION_EXP2_C4 0.0096184889571f
+#define ATTENTION_EXP2_C5 0.0013399931219f
+#define ATTENTION_EXP2_C6 0.00015345812004f
+
+/* Causal mask of one score tile: key row j is visible to lane i when
+ * i >= first + j (first: the first visible lane of row 0, any sign). */
+typedef struct attention_mask {
+    int on;
+    ptrdiff_t first;
+} attention_mask;
+
+/* Row j's lanes i >= limit are visible, as an int the vector compares take:
+ * 0 when every lane is, BQ when none is. */
+static inline int attention_lane_limit(ptrdiff_t first, size_t j)
+{
+    ptrdiff_t t = first + (ptrdiff_t)j;
+    return t < 0 ? 0 : t > ATTENTION_BQ ? ATTENTION_BQ : (int)t;
+}
+
+/* One instruction set's tile kernels. Tiles are transposed, queries along
+ * the lanes, rows ATTENTION_BQ floats apart and 64-byte aligned; nchunks
+ * (1 .. BQ / CHUNK) says how many 16-lane chunks are in use. */
+typedef struct attention_kernels {
+    const char *name;              /* first: common/isa.h reads it */
+    /* st[j][i] = sum_c k[j * ks + c] qt[c][i] for keys j < nk */
+    void (*scores)(const float *qt, const float *k, size_t ks, size_t nk, size_t d, size_t nchunks,
+                   float *st);
+    /* Masks st, turns its scores (log2 units) into weights relative to the
+     * new running max m, and updates m and l; alpha gets the factor, 2^(old m -
+     * new m), by which the earlier sums shrink. */
+    void (*softmax)(float *st, size_t nk, size_t nchunks, attention_mask mk, float *m, float *l,
+                    float *alpha);
+    /* ot[c][i] = ot[c][i] alpha[i] + sum_j v[j * vs + c] pt[j][i] for c < d */
+    void (*accumulate)(float *ot, const float *pt, const float *v, size_t vs, size_t nk, size_t d,
+                       size_t nchunks, const float *alpha);
+    /* bf16 -> f32 */
+    void (*widen)(float *dst, const uint16_t *src, size_t n);
+    /* y = 2^x, as softmax computes it */
+    void (*exp2)(const float *x, float *y, size_t n);
+} attention_kernels;
+
+extern const attention_kernels attention_portable_kernels;
+#if defined(__x86_64__)
+extern const attention_kernels attention_avx512_kernels;
+extern const attention_kernels attention_avx2_kernels;
+#endif
+
+#endif

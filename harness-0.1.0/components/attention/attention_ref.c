@@ -1,0 +1,370 @@
+/* attention_ref.c - what the attention kernels are checked against.
+ *
+ * The reference is the definition, row by row, in double precision from the
+ * kernel's own inputs (bf16 inputs are exact in double):
+ *   s_j = scale * q . k_j   for the visible keys j,
+ *   o   = sum_j exp(s_j - max s) v_j / sum_j exp(s_j - max s).
+ * It takes two passes over the keys (the max, then the weighted sums), so it
+ * needs no scratch; its own error is ~1e-15 relative, and any difference is
+ * the kernel's. Rows are independent, so the checker can afford a subset of
+ * them (and of the heads) on shapes whose full reference would take long. */
+#include "attention.h"
+#include "attention_internal.h"
+#include "common/bf16.h"
+#include "common/check.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define U32 0x1p-24                /* unit roundoff of fp32 */
+#define LOG2E 1.4426950408889634
+
+static double load(const void *p, size_t i, int bf16)
+{
+    return bf16 ? (double)bf16_to_f32(((const uint16_t *)p)[i]) : (double)((const float *)p)[i];
+}
+
+static double dot(const void *a, size_t ia, const void *b, size_t ib, size_t n, int bf16)
+{
+    double acc = 0.0;
+    if (bf16) {
+        const uint16_t *x = (const uint16_t *)a + ia, *y = (const uint16_t *)b + ib;
+        for (size_t c = 0; c < n; c++)
+            acc += (double)bf16_to_f32(x[c]) * bf16_to_f32(y[c]);
+    } else {
+        const float *x = (const float *)a + ia, *y = (const float *)b + ib;
+        for (size_t c = 0; c < n; c++)
+            acc += (double)x[c] * y[c];
+    }
+    return acc;
+}
+
+/* Keys visible to query i: all, or under the bottom-right causal mask the
+ * first i + (Sk - Sq) + 1 of them (none when that is not positive). */
+static size_t visible(const attention_shape *s, size_t i)
+{
+    if (!s->causal)
+        return s->seq_k;
+    ptrdiff_t n = (ptrdiff_t)i + (ptrdiff_t)s->seq_k - (ptrdiff_t)s->seq_q + 1;
+    return n <= 0 ? 0 : (size_t)n;
+}
+
+/* Offsets of row i of (b, h) in q and o, and of key 0 of its kv head. */
+static size_t q_at(const attention_shape *s, size_t b, size_t h, size_t i)
+{
+    return ((b * s->seq_q + i) * s->heads + h) * s->head_dim;
+}
+
+static size_t kv_at(const attention_shape *s, size_t b, size_t h)
+{
+    return (b * s->seq_k * s->kv_heads + h / (s->heads / s->kv_heads)) * s->head_dim;
+}
+
+static int valid(const attention_shape *s)
+{
+    return s->kv_heads > 0 && s->heads % s->kv_heads == 0;
+}
+
+/* Output row i of (b, h), head_dim values. */
+static void ref_row(const attention_shape *s, const void *q, const void *k, const void *v, int bf16,
+                    size_t b, size_t h, size_t i, double *out)
+{
+    size_t d = s->head_dim, stride = s->kv_heads * d, k0 = kv_at(s, b, h), qi = q_at(s, b, h, i);
+    size_t n = visible(s, i);
+    for (size_t c = 0; c < d; c++)
+        out[c] = 0.0;
+    if (n == 0)
+        return;
+    double mx = -INFINITY;
+    for (size_t j = 0; j < n; j++)
+        mx = fmax(mx, s->scale * dot(q, qi, k, k0 + j * stride, d, bf16));
+    double l = 0.0;
+    for (size_t j = 0; j < n; j++) {
+        double p = exp(s->scale * dot(q, qi, k, k0 + j * stride, d, bf16) - mx);
+        l += p;
+        for (size_t c = 0; c < d; c++)
+            out[c] += p * load(v, k0 + j * stride + c, bf16);
+    }
+    for (size_t c = 0; c < d; c++)
+        out[c] /= l;
+}
+
+void attention_ref_head(const attention_shape *s, const void *q, const void *k, const void *v, int bf16,
+                        size_t b, size_t h, double *o, size_t o_stride)
+{
+    if (!valid(s))
+        return;
+    for (size_t i = 0; i < s->seq_q; i++)
+        ref_row(s, q, k, v, bf16, b, h, i, o + i * o_stride);
+}
+
+void attention_ref(const attention_shape *s, const void *q, const void *k, const void *v, int bf16, double *o)
+{
+    for (size_t b = 0; b < s->batch; b++)
+        for (size_t h = 0; h < s->heads; h++)
+            attention_ref_head(s, q, k, v, bf16, b, h, o + q_at(s, b, h, 0), s->heads * s->head_dim);
+}
+
+static float round_bf16(float f)
+{
+    return bf16_to_f32(f32_to_bf16(f));
+}
+
+/* Row i of (b, h) the way a bf16 framework computes it from basic ops without
+ * upcasting (q @ k^T, * scale, masked softmax, @ v on bf16 tensors): every
+ * op's result rounded to bf16, the reductions inside an op (the dot products,
+ * the softmax's max and sum) in fp32. Its error against the double reference
+ * is what bf16 arithmetic inherently costs. p: seq_k floats of scratch. */
+static void bf16_arith_row(const attention_shape *s, const uint16_t *q, const uint16_t *k,
+                           const uint16_t *v, size_t b, size_t h, size_t i, float *p, float *out)
+{
+    size_t d = s->head_dim, stride = s->kv_heads * d, n = visible(s, i);
+    const uint16_t *qi = q + q_at(s, b, h, i), *kh = k + kv_at(s, b, h), *vh = v + kv_at(s, b, h);
+    float mx = -INFINITY, sum = 0.0f;
+    for (size_t j = 0; j < n; j++) {
+        float acc = 0.0f;
+        for (size_t c = 0; c < d; c++)
+            acc += bf16_to_f32(qi[c]) * bf16_to_f32(kh[j * stride + c]);
+        p[j] = round_bf16(round_bf16(acc) * s->scale);
+        mx = fmaxf(mx, p[j]);
+    }
+    for (size_t j = 0; j < n; j++)
+        sum += p[j] = expf(p[j] - mx);
+    for (size_t j = 0; j < n; j++)
+        p[j] = round_bf16(p[j] / sum);
+    for (size_t c = 0; c < d; c++) {
+        float acc = 0.0f;
+        for (size_t j = 0; j < n; j++)
+            acc += p[j] * bf16_to_f32(vh[j * stride + c]);
+        out[c] = round_bf16(acc);
+    }
+}
+
+/* ---- the tolerance ---------------------------------------------------------
+ *
+ * fp32, per output row i (query i of one head), with u = 2^-24, D = head_dim,
+ * n_i its visible keys, T_i = ceil(n_i / BK) its key tiles, Vmax = max |v| and
+ * Kmax = max ||k_j|| over the kv head's keys:
+ *
+ *   X_i   = |scale| log2(e) ||q_i|| Kmax   bounds every |x_ij| and scale log2(e)
+ *                                          sum_d |q_d k_jd| (Cauchy-Schwarz)
+ *   delta = ln(2) (D + 4) u X_i            the relative error of each weight p_ij:
+ *         + (T_i + 2) E                    its score's (a D-term dot product, q's
+ *                                          two scalings, the max subtracted) and
+ *                                          the exp2s' (E = ATTENTION_EXP2_MAX_
+ *                                          REL_ERR, one per weight and one per
+ *                                          rescale by alpha)
+ *   tol_i = Vmax (2 delta + 2 (min(n_i, BK) + T_i + 3) u)
+ *
+ * Weights perturbed by relative delta move a weighted mean of the v by at most
+ * 2 delta Vmax. The numerator and the denominator are each sums of <= BK terms
+ * per tile plus one term per tile (the kernel joins each tile's partial sum to
+ * the running one): error (min(n, BK) + T) u relative to sum |p v| <= Vmax l.
+ * The final 1 / l and the product add 2u. These are worst-case bounds, so
+ * random data sits far below them (1e-7 against 1e-4 relative, typically), yet
+ * a wrong mask, tile or rescale moves outputs by a good fraction of Vmax.
+ *
+ * bf16, per (batch, head) pair, the policy of common/check.h: tol =
+ * CHECK_BF16_FACTOR E16 + CHECK_BF16_ATOL + 2^-8 |ref| + the fp32 tol_i, with E16
+ * the max error of bf16_arith_row (a bf16-arithmetic framework) over the
+ * pair's checked rows. The 2^-8 |ref| (the kernel's own rounding, doubled)
+ * covers tiny heads whose few outputs can leave E16 below one output's
+ * rounding. */
+
+/* Max ||k_j|| and max |v| over the keys of the kv head of (b, h). */
+static void kv_bounds(const attention_shape *s, const void *k, const void *v, int bf16, size_t b, size_t h,
+                      double *kmax, double *vmax)
+{
+    size_t d = s->head_dim, stride = s->kv_heads * d, k0 = kv_at(s, b, h);
+    *kmax = *vmax = 0.0;
+    for (size_t j = 0; j < s->seq_k; j++) {
+        size_t r = k0 + j * stride;
+        *kmax = fmax(*kmax, sqrt(dot(k, r, k, r, d, bf16)));
+        for (size_t c = 0; c < d; c++)
+            *vmax = fmax(*vmax, fabs(load(v, r + c, bf16)));
+    }
+}
+
+static double fp32_tol(const attention_shape *s, const void *q, int bf16, size_t qrow, size_t n,
+                       double kmax, double vmax)
+{
+    if (n == 0)
+        return 0.0;
+    double d = (double)s->head_dim, tiles = ceil((double)n / ATTENTION_BK);
+    double x = fabs((double)s->scale) * LOG2E * sqrt(dot(q, qrow, q, qrow, s->head_dim, bf16)) * kmax;
+    double delta = M_LN2 * (d + 4) * U32 * x + (tiles + 2) * ATTENTION_EXP2_MAX_REL_ERR;
+    double terms = fmin((double)n, ATTENTION_BK) + tiles + 3;
+    return vmax * (2 * delta + 2 * terms * U32);
+}
+
+/* Element `which` of `count` spread evenly over 0 .. total-1, both ends
+ * included: distinct, since count <= total. */
+static size_t spread(size_t which, size_t count, size_t total)
+{
+    return count <= 1 ? 0 : (size_t)((double)which * (double)(total - 1) / (double)(count - 1) + 0.5);
+}
+
+typedef struct pair_result {
+    uint64_t mismatches;
+    double max_abs, max_rel, tol, e16;
+    size_t first_i, first_c;       /* the first mismatch */
+    double first_y, first_ref;
+} pair_result;
+
+/* Checks `rows` query rows of (b, h), spread over the sequence. Scratch: ref,
+ * head_dim doubles; for bf16 also emu, head_dim floats, and p, seq_k floats.
+ * bf16 needs E16 over all the rows before any verdict, so it runs twice. */
+static void check_pair(const attention_shape *s, const void *q, const void *k, const void *v, const void *o,
+                       int bf16, size_t b, size_t h, size_t rows, double *ref, float *emu, float *p,
+                       pair_result *r)
+{
+    size_t d = s->head_dim;
+    double kmax, vmax;
+    memset(r, 0, sizeof *r);
+    kv_bounds(s, k, v, bf16, b, h, &kmax, &vmax);
+    if (bf16)
+        for (size_t w = 0; w < rows; w++) {
+            size_t i = spread(w, rows, s->seq_q);
+            ref_row(s, q, k, v, 1, b, h, i, ref);
+            bf16_arith_row(s, q, k, v, b, h, i, p, emu);
+            for (size_t c = 0; c < d; c++)
+                r->e16 = fmax(r->e16, check_abs_err(emu[c], ref[c]));
+        }
+    for (size_t w = 0; w < rows; w++) {
+        size_t i = spread(w, rows, s->seq_q), row = q_at(s, b, h, i);
+        double tol = fp32_tol(s, q, bf16, row, visible(s, i), kmax, vmax);
+        ref_row(s, q, k, v, bf16, b, h, i, ref);
+        for (size_t c = 0; c < d; c++) {
+            double want = ref[c], y = load(o, row + c, bf16), err = check_abs_err(y, want);
+            double bound = bf16 ? tol + CHECK_BF16_FACTOR * r->e16 + CHECK_BF16_ATOL + 0x1p-8 * fabs(want) : tol;
+            r->max_abs = fmax(r->max_abs, err);
+            if (want != 0.0)
+                r->max_rel = fmax(r->max_rel, err / fabs(want));
+            r->tol = fmax(r->tol, bound);
+            if (err == 0.0 || err <= bound)     /* a NaN bound (NaN ref) passes only equal */
+                continue;
+            if (r->mismatches++ == 0)
+                r->first_i = i, r->first_c = c, r->first_y = y, r->first_ref = want;
+        }
+    }
+}
+
+/* Pairs and rows per pair to check within `budget` multiply-adds: all of
+ * them if they fit; else as many whole pairs as fit; else at least MIN_PAIRS
+ * pairs (grouped heads and batches differ in where they read) with as many
+ * rows each as fit, the first and the last row included. One row of one pair
+ * is the floor. Work per row: two score passes and the weighted sum, 3 x
+ * head_dim per visible key; bf16 counts 12 x (the reference twice, the
+ * emulation's two passes, and its roundings, which cost as much again). */
+#define MIN_PAIRS 4
+
+static void plan(const attention_shape *s, int bf16, double budget, size_t *pairs, size_t *rows)
+{
+    size_t total = s->batch * s->heads;
+    double per_key = (double)s->head_dim * (bf16 ? 12 : 3);
+    double pair = attention_flops(s) / (4.0 * (double)total * (double)s->head_dim) * per_key;
+    *pairs = total, *rows = s->seq_q;
+    if (budget <= 0 || pair * (double)total <= budget)
+        return;
+    if (budget >= pair * MIN_PAIRS || total <= 1) {
+        double fit = floor(budget / pair);
+        *pairs = fit < 1 ? 1 : fit < (double)total ? (size_t)fit : total;
+        if (fit >= 1)
+            return;
+    } else {
+        *pairs = total < MIN_PAIRS ? total : MIN_PAIRS;
+    }
+    double fit = floor(budget / ((double)*pairs * pair / (double)s->seq_q));
+    *rows = fit < 1 ? 1 : fit < (double)s->seq_q ? (size_t)fit : s->seq_q;
+}
+
+int attention_check(const attention_shape *s, const void *q, const void *k, const void *v, const void *o,
+                    int bf16, double budget, attention_check_result *out)
+{
+    memset(out, 0, sizeof *out);
+    size_t total = s->batch * s->heads, d = s->head_dim;
+    out->pairs = total;
+    if (!valid(s)) {
+        snprintf(out->detail, sizeof out->detail, "invalid shape: heads (%zu) is not a multiple of kv_heads (%zu)",
+                 s->heads, s->kv_heads);
+        return -1;
+    }
+    if (total == 0 || s->seq_q == 0 || d == 0) {
+        out->passed = 1;
+        snprintf(out->detail, sizeof out->detail, "empty shape: nothing to compare");
+        return 0;
+    }
+    size_t count, rows;
+    plan(s, bf16, budget, &count, &rows);
+    pair_result *res = calloc(count, sizeof *res);
+    if (!res) {
+        snprintf(out->detail, sizeof out->detail, "cannot allocate the checker's bookkeeping");
+        return -1;
+    }
+
+    int failed = 0;
+#pragma omp parallel reduction(| : failed)
+    {
+        double *ref = malloc(d * sizeof *ref);
+        float *emu = bf16 ? malloc(d * sizeof *emu) : NULL;
+        float *p = bf16 ? malloc((s->seq_k ? s->seq_k : 1) * sizeof *p) : NULL;
+        int mine = !ref || (bf16 && (!emu || !p));
+#pragma omp for schedule(dynamic, 1)
+        for (size_t w = 0; w < count; w++) {
+            size_t pair = spread(w, count, total);
+            if (!mine)
+                check_pair(s, q, k, v, o, bf16, pair / s->heads, pair % s->heads, rows, ref, emu, p, &res[w]);
+        }
+        failed |= mine;
+        free(ref);
+        free(emu);
+        free(p);
+    }
+    if (failed) {
+        free(res);
+        snprintf(out->detail, sizeof out->detail, "cannot allocate the reference's scratch (%zu keys)", s->seq_k);
+        return -1;
+    }
+
+    double e16 = 0.0;
+    const pair_result *first = NULL;
+    size_t first_pair = 0;
+    for (size_t w = 0; w < count; w++) {
+        const pair_result *r = &res[w];
+        out->mismatches += r->mismatches;
+        out->max_abs_err = fmax(out->max_abs_err, r->max_abs);
+        out->max_rel_err = fmax(out->max_rel_err, r->max_rel);
+        out->tolerance = fmax(out->tolerance, r->tol);
+        e16 = fmax(e16, r->e16);
+        if (r->mismatches && !first)
+            first = r, first_pair = spread(w, count, total);
+    }
+    out->checked = (uint64_t)count * rows * d;
+    out->pairs_checked = count;
+    out->rows_checked = rows;
+    out->passed = out->mismatches == 0;
+
+    char subset[64] = "";
+    if (rows < s->seq_q)
+        snprintf(subset, sizeof subset, ", %zu/%zu rows each", rows, s->seq_q);
+    int len;
+    if (bf16)
+        len = snprintf(out->detail, sizeof out->detail,
+                       "bf16 vs double ref, %zu/%zu (batch,head) pairs%s: |o-ref| <= %g E16 (bf16-arith ref's "
+                       "error, <= %.3g) + %g + 2^-8|ref| + fp32 bound", count, total, subset, CHECK_BF16_FACTOR, e16,
+                       CHECK_BF16_ATOL);
+    else
+        len = snprintf(out->detail, sizeof out->detail,
+                       "fp32 vs double ref, %zu/%zu (batch,head) pairs%s: |o-ref| <= max|v| (2 delta + "
+                       "2 (min(n,%d)+tiles+3) 2^-24), delta: scores' and exp2's error", count, total, subset,
+                       ATTENTION_BK);
+    if (first && len > 0 && (size_t)len < sizeof out->detail)
+        snprintf(out->detail + len, sizeof out->detail - (size_t)len,
+                 "; first mismatch: batch %zu head %zu query %zu col %zu: o=%.7g ref=%.7g",
+                 first_pair / s->heads, first_pair % s->heads, first->first_i, first->first_c, first->first_y,
+                 first->first_ref);
+    free(res);
+    return 0;
+}

@@ -1,0 +1,159 @@
+/* backend.h - where a component runs, behind one interface: the step timer,
+ * the allocator, the memory probe and the device's peaks.
+ *
+ * The runner times steps only through the timer here, the allocation
+ * services allocate only through the allocator, and the profiler reads
+ * "reserved" memory only through the probe; so a second backend (CUDA:
+ * events, device memory, used device memory) slots in without touching
+ * them. The CPU backend is always built; the CUDA runtime is never linked
+ * into the core (backend/gpu_probe.h loads it lazily). */
+#ifndef HARNESS_BACKEND_H
+#define HARNESS_BACKEND_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend/alloc_tracker.h"
+#include "backend/clock.h"
+#include "backend/gpu_activity.h"
+#include "util/error.h"
+
+/* What the device can do at best, for the roofline; 0 when unknown. */
+typedef struct harness_peaks {
+    double bytes_per_s;            /* memory bandwidth */
+    double flops_per_s;            /* fp32 FMA throughput (2 flops per FMA) */
+    double fp16_flops_per_s;       /* dense fp16 / bf16 (tensor cores on a GPU); 0 when unknown */
+    double bf16_flops_per_s;
+    char source[512];              /* where they came from (the machine file) */
+    char missing[512];             /* why they are unknown, when they are */
+} harness_peaks;
+
+typedef struct harness_backend harness_backend;
+
+typedef struct harness_backend_ops {
+    /* Step timer: a stamp right before and right after each measured step
+     * (host clock ticks, also the trace's timeline), and the step's
+     * duration from the two. NULL stamp: the runner reads `clock` inline,
+     * so the timed interval holds the step's call and no call of ours, and
+     * converts ticks with it (the CPU backend; a device timer that records
+     * events sets both). */
+    uint64_t (*stamp)(const harness_backend *b);
+    double (*step_ns)(const harness_backend *b, uint64_t t0, uint64_t t1);
+    /* Wall and CPU time for whole windows and schedules, in ns. */
+    uint64_t (*wall_ns)(const harness_backend *b);
+    uint64_t (*cpu_ns)(const harness_backend *b);
+    /* Memory probe: what the device has reserved now (the process's resident
+     * set on the CPU), 0 when unknown. */
+    uint64_t (*reserved_bytes)(const harness_backend *b);
+    void (*close)(harness_backend *b);
+
+    /* Device timer; all NULL on the CPU. A device runs steps asynchronously,
+     * so a step's time is known only after the host waits: the runner marks
+     * each measured step (step_begin/step_end, no host wait between steps),
+     * and `collect` waits once and hands over the durations (ns, in step
+     * order) of every step marked since its last call, up to max; it returns
+     * how many, or -1 with err set. The runner calls it at the window's end
+     * and at each stopping check of measurement_steps: auto. window_begin
+     * and window_end frame each measurement window (timing: batch records
+     * its event pair there). between_steps runs before each measured step,
+     * outside the timed region (flush_l2). Each returns 0 or -1 with err. */
+    int (*window_begin)(const harness_backend *b, harness_error *err);
+    int (*step_begin)(const harness_backend *b, harness_error *err);
+    int (*step_end)(const harness_backend *b, harness_error *err);
+    int (*window_end)(const harness_backend *b, harness_error *err);
+    long (*collect)(const harness_backend *b, double *out, size_t max, harness_error *err);
+    int (*between_steps)(const harness_backend *b, harness_error *err);
+
+    /* Device memory for plugins (ABI 2.1), NULL on the CPU: copies between
+     * host and device (dir: 1 host to device, 0 device to host; they wait
+     * for the stream first, so the plugin's results are complete), and a
+     * wait until the stream's work is done. */
+    int (*copy)(const harness_backend *b, void *dst, const void *src, size_t bytes, int to_device,
+                harness_error *err);
+    int (*synchronize)(const harness_backend *b, harness_error *err);
+
+    /* cuda_graph: capture one call of step into a graph (stream capture on
+     * the component's stream), then replay launches it, in place of step. */
+    int (*capture)(const harness_backend *b, int (*step)(void *), void *arg, harness_error *err);
+    int (*replay)(const harness_backend *b, harness_error *err);
+
+    /* The kernel timeline (options.gpu_activity): the device's records are
+     * taken during the measurement windows only (window_begin to
+     * window_end) into b->gpu_activity; this hands over whatever the
+     * device still holds, before the list is read. 1: the list holds the
+     * run's records; 0: no timeline (off, or CUPTI refused us because
+     * another profiler holds it; stderr said so). NULL on the CPU. */
+    int (*activity_flush)(const harness_backend *b);
+} harness_backend_ops;
+
+/* What the summary's env says of a GPU (zero on the CPU). */
+typedef struct harness_device_info {
+    int index;                     /* device_index */
+    int cc_major, cc_minor;
+    int sm_count;
+    double sm_clock_mhz, mem_clock_mhz;
+    int bus_width_bits;
+    uint64_t total_bytes;          /* device memory */
+    uint64_t l2_bytes;
+    char driver[32], runtime[32];  /* CUDA versions, "13.0" */
+    char arch[48];                 /* from the peak table, "unknown" when not in it */
+} harness_device_info;
+
+/* What a run asks of its backend beyond the device's name (config keys). */
+typedef struct harness_backend_options {
+    int device_index;              /* device_index, default 0 */
+    int batch_timing;              /* schedule.timing: batch */
+    int flush_l2;                  /* schedule.flush_l2 */
+    int cuda_graph;                /* schedule.cuda_graph */
+    int gpu_activity;              /* profiling.cupti on a profiled rank: the kernel timeline */
+    int local_rank;                /* this rank's place on its node: GPU device_index + local_rank */
+} harness_backend_options;
+
+struct harness_backend {
+    const char *name;              /* "cpu" | "cuda" */
+    char device_name[256];
+    const harness_backend_ops *ops;
+    harness_allocator allocator;   /* raw memory for the tracked allocator */
+    harness_clock clock;           /* the host clock behind stamps */
+    harness_peaks peaks;
+    harness_device_info info;
+    harness_backend_options opts;
+    harness_allocator device_allocator; /* device memory; alloc NULL on the CPU */
+    void *stream;                  /* the component's stream (cudaStream_t); NULL on the CPU */
+    harness_gpu_device_props gpu_props; /* the trace header's deviceProperties (CUDA) */
+    /* The records of the measurement windows, when options.gpu_activity is
+     * set and the build has CUPTI; NULL otherwise. Owned by the backend;
+     * the caller clears it before a run. */
+    harness_gpu_activity_list *gpu_activity;
+    void *impl;                    /* the backend's own state */
+};
+
+/* Whether steps are timed by device events (the runner's second path). */
+static inline int harness_backend_has_device_timer(const harness_backend *b)
+{
+    return b->ops->step_begin != NULL;
+}
+
+/* Open the backend for a resolved device ("cpu" or "cuda"; opts may be
+ * NULL: the defaults). On the CPU this calibrates the clock (~20 ms); for
+ * "cuda" it loads the CUDA backend module (backend/cuda_backend.la), the
+ * only code of the harness that links the CUDA runtime. */
+int harness_backend_open(harness_backend *b, const char *device, const harness_backend_options *opts,
+                         harness_error *err);
+
+/* The CUDA module's entry point (cuda_backend.c); the host clock is already
+ * calibrated in b->clock. */
+typedef int (*harness_cuda_backend_open_fn)(harness_backend *b, harness_error *err);
+void harness_backend_close(harness_backend *b);
+
+/* The peaks of an opened CUDA backend from b->info (backend/cuda_peaks.h). */
+void harness_backend_cuda_peaks(harness_backend *b);
+
+/* The CPU backend; `force_gettime` skips the TSC (tests). */
+void harness_cpu_backend_init(harness_backend *b, int force_gettime);
+
+/* "auto" -> "cuda" when a GPU is visible, else "cpu"; "cpu" and "cuda" are
+ * checked. *out is a static string. */
+int harness_device_resolve(const char *wanted, const char **out, harness_error *err);
+
+#endif

@@ -1,0 +1,32 @@
+/* cpu_peaks.h - measuring what this CPU can do at best, for the roofline:
+ * fp32 FMA throughput and copy bandwidth, over the threads a run will use.
+ * `harness calibrate` measures once and writes the machine file
+ * (backend/machine_file.h); runs read the file instead of measuring. */
+#ifndef HARNESS_CPU_PEAKS_H
+#define HARNESS_CPU_PEAKS_H
+
+#include <stddef.h>
+
+typedef struct harness_cpu_peaks_opts {
+    int threads;                   /* OpenMP threads to measure with; <= 0: omp_get_max_threads() */
+    int quick;                     /* smaller buffers, fewer repetitions: well under a second */
+} harness_cpu_peaks_opts;
+
+typedef struct harness_cpu_peaks {
+    int threads;                   /* threads actually used */
+    double flops_per_s;            /* fp32 FMA, 2 flops per FMA, best repetition */
+    const char *flops_isa;         /* "avx512" | "avx2" | "scalar" (static string) */
+    int flops_reps;
+    double bytes_per_s;            /* copy: bytes read + bytes written, best repetition */
+    size_t copy_buffer_bytes;      /* size of each of the two buffers */
+    int copy_reps;
+} harness_cpu_peaks;
+
+/* Measure both. 0, or -1 when the copy buffers could not be allocated. */
+int harness_cpu_peaks_measure(const harness_cpu_peaks_opts *opts, harness_cpu_peaks *out);
+
+/* The parts alone (tests, benchmarks). */
+double harness_cpu_fma_peak(int threads, double seconds_per_rep, int reps, const char **isa);
+double harness_cpu_copy_peak(int threads, size_t buffer_bytes, int reps);
+
+#endif

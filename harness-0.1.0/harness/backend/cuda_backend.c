@@ -1,0 +1,422 @@
+/* The CUDA backend: a libtool module (backend/cuda_backend.la), the only
+ * code of the harness linked with the CUDA runtime, loaded by
+ * harness_backend_open("cuda") when a run uses a GPU. It times steps with
+ * event pairs on the component's stream (backend/event_timer.h keeps the
+ * books), allocates device memory for the tracked allocator, copies, and
+ * reports the device's properties; the core computes the peaks from them
+ * (backend/cuda_peaks.h). */
+#include <cuda_runtime_api.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "backend/backend.h"
+#include "backend/event_timer.h"
+#ifdef HAVE_CUPTI
+#include "backend/cupti_collector.h"
+#endif
+
+/* Events per pool: read (one host wait) every 4096 steps at most. */
+#define EVENT_POOL_PAIRS 4096
+
+typedef struct cuda_state {
+    int device;
+    cudaStream_t stream;
+    harness_event_timer timer;
+    int timer_ready;
+    void *l2_buf;                  /* flush_l2: written between steps */
+    size_t l2_flush_bytes;
+    unsigned flushes;
+    cudaGraph_t graph;             /* cuda_graph: one captured step */
+    cudaGraphExec_t graph_exec;
+    harness_gpu_activity_list activity; /* the kernel timeline's records */
+    int collecting;                /* the CUPTI collector is started */
+} cuda_state;
+
+__attribute__((visibility("default"))) int cuda_backend_LTX_harness_cuda_backend_open(harness_backend *b,
+                                                                                      harness_error *err);
+
+static cuda_state *state_of(const harness_backend *b)
+{
+    return b->impl;
+}
+
+static int cuda_fail(harness_error *err, cudaError_t rc, const char *what)
+{
+    return harness_error_set(err, HARNESS_EXIT_RUNTIME, "cuda: %s: %s (%s)", what, cudaGetErrorString(rc),
+                             cudaGetErrorName(rc)) ? -1 : -1;
+}
+
+/* ---- events, for the timer ------------------------------------------------ */
+
+static int ev_create(void *self, void **ev)
+{
+    (void)self;
+    return cudaEventCreate((cudaEvent_t *)ev) == cudaSuccess ? 0 : -1;
+}
+static void ev_destroy(void *self, void *ev)
+{
+    (void)self;
+    cudaEventDestroy((cudaEvent_t)ev);
+}
+static int ev_record(void *self, void *ev)
+{
+    return cudaEventRecord((cudaEvent_t)ev, ((cuda_state *)self)->stream) == cudaSuccess ? 0 : -1;
+}
+static int ev_sync(void *self, void *ev)
+{
+    (void)self;
+    return cudaEventSynchronize((cudaEvent_t)ev) == cudaSuccess ? 0 : -1;
+}
+static int ev_elapsed(void *self, void *a, void *b, float *ms)
+{
+    (void)self;
+    return cudaEventElapsedTime(ms, (cudaEvent_t)a, (cudaEvent_t)b) == cudaSuccess ? 0 : -1;
+}
+
+/* The timer's message, with the runtime's last error when there is one. */
+static int timer_fail(harness_error *err, cuda_state *st)
+{
+    cudaError_t rc = cudaGetLastError();
+    return harness_error_set(err, HARNESS_EXIT_RUNTIME, "cuda event timer: %s%s%s", st->timer.error,
+                             rc != cudaSuccess ? ": " : "", rc != cudaSuccess ? cudaGetErrorString(rc) : "") ? -1 : -1;
+}
+
+/* ---- the kernel timeline (CUPTI), during the windows only ------------------ *
+ * CUPTI serves one tool per process: under nsys or compute-sanitizer it
+ * refuses us. That costs the timeline, not the run: the collector is given
+ * up with a note on stderr and the summaries say no kernel table. */
+
+static void activity_give_up(cuda_state *st, const char *msg)
+{
+#ifdef HAVE_CUPTI
+    fprintf(stderr, "harness: no kernel timeline: %s (another CUDA profiler, such as nsys or compute-sanitizer, "
+            "may hold CUPTI; profiling.cupti: false skips it)\n", msg);
+    cupti_collector_stop();
+#endif
+    (void)msg;
+    st->collecting = 0;
+}
+
+static void activity_resume(cuda_state *st)
+{
+#ifdef HAVE_CUPTI
+    char msg[512] = "";
+    if (st->collecting && cupti_collector_resume(msg, sizeof msg) != 0)
+        activity_give_up(st, msg);
+#endif
+    (void)st;
+}
+
+/* A kernel's record is complete only once it has run: wait for the stream
+ * before recording stops (the window's steps are over, nothing is timed). */
+static int activity_pause(cuda_state *st, harness_error *err)
+{
+#ifdef HAVE_CUPTI
+    char msg[512] = "";
+    if (!st->collecting)
+        return 0;
+    cudaError_t rc = cudaStreamSynchronize(st->stream);
+    if (rc != cudaSuccess)
+        return cuda_fail(err, rc, "waiting for the window's kernels");
+    if (cupti_collector_pause(msg, sizeof msg) != 0)
+        activity_give_up(st, msg);
+#endif
+    (void)st, (void)err;
+    return 0;
+}
+
+static int cu_activity_flush(const harness_backend *b)
+{
+    cuda_state *st = state_of(b);
+#ifdef HAVE_CUPTI
+    char msg[512] = "";
+    if (st->collecting && cupti_collector_flush(msg, sizeof msg) != 0)
+        activity_give_up(st, msg);
+#endif
+    return st->collecting;
+}
+
+static int cu_window_begin(const harness_backend *b, harness_error *err)
+{
+    cuda_state *st = state_of(b);
+    activity_resume(st);
+    return harness_event_timer_window_begin(&st->timer) == 0 ? 0 : timer_fail(err, st);
+}
+static int cu_window_end(const harness_backend *b, harness_error *err)
+{
+    cuda_state *st = state_of(b);
+    if (harness_event_timer_window_end(&st->timer) != 0)
+        return timer_fail(err, st);
+    return activity_pause(st, err);
+}
+static int cu_step_begin(const harness_backend *b, harness_error *err)
+{
+    cuda_state *st = state_of(b);
+    return harness_event_timer_step_begin(&st->timer) == 0 ? 0 : timer_fail(err, st);
+}
+static int cu_step_end(const harness_backend *b, harness_error *err)
+{
+    cuda_state *st = state_of(b);
+    return harness_event_timer_step_end(&st->timer) == 0 ? 0 : timer_fail(err, st);
+}
+static long cu_collect(const harness_backend *b, double *out, size_t max, harness_error *err)
+{
+    cuda_state *st = state_of(b);
+    if (harness_event_timer_drain(&st->timer) != 0)
+        return timer_fail(err, st);
+    return (long)harness_event_timer_take(&st->timer, out, max);
+}
+
+/* Cold cache: overwrite twice the L2's size on the stream before the step's
+ * start event, so the flush is never inside the timed pair. */
+static int cu_between_steps(const harness_backend *b, harness_error *err)
+{
+    cuda_state *st = state_of(b);
+    if (!st->l2_buf)
+        return 0;
+    cudaError_t rc = cudaMemsetAsync(st->l2_buf, (int)(++st->flushes & 0xff), st->l2_flush_bytes, st->stream);
+    return rc == cudaSuccess ? 0 : cuda_fail(err, rc, "flushing L2 between steps");
+}
+
+/* ---- memory ------------------------------------------------------------- */
+
+static void *cu_alloc(void *self, size_t bytes)
+{
+    (void)self;
+    void *p = NULL;
+    return cudaMalloc(&p, bytes) == cudaSuccess ? p : NULL;
+}
+static void cu_free(void *self, void *p)
+{
+    (void)self;
+    cudaFree(p);
+}
+
+/* Ordered after the stream's work, and complete when it returns. */
+static int cu_copy(const harness_backend *b, void *dst, const void *src, size_t bytes, int to_device,
+                   harness_error *err)
+{
+    cuda_state *st = state_of(b);
+    cudaError_t rc = cudaMemcpyAsync(dst, src, bytes, to_device ? cudaMemcpyHostToDevice : cudaMemcpyDeviceToHost,
+                                     st->stream);
+    if (rc == cudaSuccess)
+        rc = cudaStreamSynchronize(st->stream);
+    return rc == cudaSuccess ? 0 : cuda_fail(err, rc, to_device ? "copy to the device" : "copy to the host");
+}
+static int cu_synchronize(const harness_backend *b, harness_error *err)
+{
+    cudaError_t rc = cudaStreamSynchronize(state_of(b)->stream);
+    return rc == cudaSuccess ? 0 : cuda_fail(err, rc, "synchronizing the stream");
+}
+
+static uint64_t cu_reserved_bytes(const harness_backend *b)
+{
+    (void)b;
+    size_t free_b = 0, total = 0;
+    return cudaMemGetInfo(&free_b, &total) == cudaSuccess ? (uint64_t)(total - free_b) : 0;
+}
+
+/* ---- CUDA graphs ---------------------------------------------------------- */
+
+static int cu_capture(const harness_backend *b, int (*step)(void *), void *arg, harness_error *err)
+{
+    cuda_state *st = state_of(b);
+    cudaError_t rc = cudaStreamBeginCapture(st->stream, cudaStreamCaptureModeThreadLocal);
+    if (rc != cudaSuccess)
+        return cuda_fail(err, rc, "cuda_graph: beginning stream capture");
+    int step_rc = step(arg);
+    rc = cudaStreamEndCapture(st->stream, &st->graph);
+    if (step_rc != 0)
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "cuda_graph: the step failed while being captured") ? -1 : -1;
+    if (rc != cudaSuccess)
+        return cuda_fail(err, rc, "cuda_graph: capturing one step (a step that synchronizes or copies cannot be captured)");
+    rc = cudaGraphInstantiate(&st->graph_exec, st->graph, 0);
+    return rc == cudaSuccess ? 0 : cuda_fail(err, rc, "cuda_graph: instantiating the captured step");
+}
+static int cu_replay(const harness_backend *b, harness_error *err)
+{
+    cuda_state *st = state_of(b);
+    cudaError_t rc = cudaGraphLaunch(st->graph_exec, st->stream);
+    return rc == cudaSuccess ? 0 : cuda_fail(err, rc, "cuda_graph: launching the graph");
+}
+
+/* ---- the backend ---------------------------------------------------------- */
+
+static uint64_t host_wall_ns(const harness_backend *b);
+static uint64_t host_cpu_ns(const harness_backend *b);
+static const harness_backend_ops *host_ops;  /* the CPU backend's, for wall and CPU time */
+
+static uint64_t host_wall_ns(const harness_backend *b)
+{
+    return host_ops->wall_ns(b);
+}
+static uint64_t host_cpu_ns(const harness_backend *b)
+{
+    return host_ops->cpu_ns(b);
+}
+
+static void cu_close(harness_backend *b)
+{
+    cuda_state *st = state_of(b);
+    if (!st)
+        return;
+#ifdef HAVE_CUPTI
+    if (st->collecting)
+        cupti_collector_stop();
+#endif
+    harness_gpu_activity_list_free(&st->activity);
+    if (st->timer_ready)
+        harness_event_timer_destroy(&st->timer);
+    if (st->graph_exec)
+        cudaGraphExecDestroy(st->graph_exec);
+    if (st->graph)
+        cudaGraphDestroy(st->graph);
+    if (st->l2_buf)
+        cudaFree(st->l2_buf);
+    if (st->stream)
+        cudaStreamDestroy(st->stream);
+    free(st);
+    b->impl = NULL;
+    b->gpu_activity = NULL;
+}
+
+static const harness_backend_ops cuda_ops = {
+    .stamp = NULL, /* the host clock, inline: the launch time of each step() */
+    .step_ns = NULL,
+    .wall_ns = host_wall_ns,
+    .cpu_ns = host_cpu_ns,
+    .reserved_bytes = cu_reserved_bytes,
+    .close = cu_close,
+    .window_begin = cu_window_begin,
+    .step_begin = cu_step_begin,
+    .step_end = cu_step_end,
+    .window_end = cu_window_end,
+    .collect = cu_collect,
+    .between_steps = cu_between_steps,
+    .copy = cu_copy,
+    .synchronize = cu_synchronize,
+    .capture = cu_capture,
+    .replay = cu_replay,
+    .activity_flush = cu_activity_flush,
+};
+
+static void version_text(int v, char *out, size_t cap)
+{
+    snprintf(out, cap, "%d.%d", v / 1000, v % 1000 / 10);
+}
+
+static int attr(enum cudaDeviceAttr a, int dev)
+{
+    int v = 0;
+    return cudaDeviceGetAttribute(&v, a, dev) == cudaSuccess ? v : 0;
+}
+
+/* The trace header's deviceProperties, with the names Kineto gives them. */
+static void device_props(harness_gpu_device_props *d, const struct cudaDeviceProp *p, int dev)
+{
+    d->id = (uint32_t)dev;
+    snprintf(d->name, sizeof d->name, "%s", p->name);
+    d->compute_major = p->major;
+    d->compute_minor = p->minor;
+    d->total_global_mem = p->totalGlobalMem;
+    d->num_sms = (uint32_t)p->multiProcessorCount;
+    d->max_threads_per_block = (uint32_t)p->maxThreadsPerBlock;
+    d->max_threads_per_sm = (uint32_t)p->maxThreadsPerMultiProcessor;
+    d->regs_per_block = (uint32_t)p->regsPerBlock;
+    d->regs_per_sm = (uint32_t)p->regsPerMultiprocessor;
+    d->warp_size = (uint32_t)p->warpSize;
+    d->shared_mem_per_block = p->sharedMemPerBlock;
+    d->shared_mem_per_sm = p->sharedMemPerMultiprocessor;
+    d->shared_mem_per_block_optin = p->sharedMemPerBlockOptin;
+}
+
+/* Starts the CUPTI collector, paused until the first window. A build
+ * without CUPTI runs without the timeline (configure said so). */
+static void start_activity(harness_backend *b, cuda_state *st)
+{
+#ifdef HAVE_CUPTI
+    char msg[512] = "";
+    harness_gpu_activity_list_init(&st->activity);
+    st->collecting = 1;
+    if (cupti_collector_start(&st->activity, NULL, msg, sizeof msg) != 0) {
+        st->collecting = 0;
+        fprintf(stderr, "harness: no kernel timeline: %s\n", msg);
+        return;
+    }
+    b->gpu_activity = &st->activity;
+#endif
+    (void)b, (void)st;
+}
+
+int cuda_backend_LTX_harness_cuda_backend_open(harness_backend *b, harness_error *err)
+{
+    int n = 0, dev = b->opts.device_index;
+    cudaError_t rc = cudaGetDeviceCount(&n);
+    if (rc != cudaSuccess || n == 0)
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "device cuda: no CUDA device is visible (%s); use "
+                                 "--device cpu or auto", rc != cudaSuccess ? cudaGetErrorString(rc) : "none found");
+    if (dev < 0 || dev >= n)
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "device_index %d: %d CUDA device%s visible (0..%d); "
+                                 "choose one of them, or check CUDA_VISIBLE_DEVICES", dev, n, n == 1 ? " is" : "s are",
+                                 n - 1);
+    /* The ranks of a node take the GPUs in turn from device_index on. */
+    dev = (dev + b->opts.local_rank) % n;
+    if ((rc = cudaSetDevice(dev)) != cudaSuccess)
+        return cuda_fail(err, rc, "selecting the device");
+    cuda_state *st = calloc(1, sizeof *st);
+    if (!st)
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
+    st->device = dev;
+    host_ops = b->ops;
+    b->impl = st;
+    b->name = "cuda";
+    b->ops = &cuda_ops;
+    b->device_allocator = (harness_allocator){st, cu_alloc, cu_free};
+    if ((rc = cudaStreamCreateWithFlags(&st->stream, cudaStreamNonBlocking)) != cudaSuccess) {
+        cu_close(b);
+        return cuda_fail(err, rc, "creating the component's stream");
+    }
+    b->stream = st->stream;
+    harness_event_ops ev = {st, ev_create, ev_destroy, ev_record, ev_sync, ev_elapsed};
+    if (harness_event_timer_init(&st->timer, &ev, b->opts.batch_timing ? HARNESS_TIMING_BATCH : HARNESS_TIMING_PER_STEP,
+                                 EVENT_POOL_PAIRS) != 0) {
+        timer_fail(err, st);
+        cu_close(b);
+        return -1;
+    }
+    st->timer_ready = 1;
+
+    struct cudaDeviceProp prop;
+    if ((rc = cudaGetDeviceProperties(&prop, dev)) != cudaSuccess) {
+        cu_close(b);
+        return cuda_fail(err, rc, "reading the device's properties");
+    }
+    harness_device_info *i = &b->info;
+    snprintf(b->device_name, sizeof b->device_name, "%s", prop.name);
+    i->index = dev;
+    i->cc_major = prop.major;
+    i->cc_minor = prop.minor;
+    i->sm_count = prop.multiProcessorCount;
+    i->sm_clock_mhz = attr(cudaDevAttrClockRate, dev) / 1e3;
+    i->mem_clock_mhz = attr(cudaDevAttrMemoryClockRate, dev) / 1e3;
+    i->bus_width_bits = attr(cudaDevAttrGlobalMemoryBusWidth, dev);
+    i->total_bytes = prop.totalGlobalMem;
+    i->l2_bytes = (uint64_t)prop.l2CacheSize;
+    int v = 0;
+    version_text(cudaDriverGetVersion(&v) == cudaSuccess ? v : 0, i->driver, sizeof i->driver);
+    version_text(cudaRuntimeGetVersion(&v) == cudaSuccess ? v : 0, i->runtime, sizeof i->runtime);
+
+    device_props(&b->gpu_props, &prop, dev);
+    if (b->opts.gpu_activity)
+        start_activity(b, st);
+
+    if (b->opts.flush_l2) {
+        st->l2_flush_bytes = 2 * (size_t)(prop.l2CacheSize > 0 ? prop.l2CacheSize : 64 << 20);
+        if ((rc = cudaMalloc(&st->l2_buf, st->l2_flush_bytes)) != cudaSuccess) {
+            cu_close(b);
+            return cuda_fail(err, rc, "flush_l2: allocating twice the L2's size");
+        }
+    }
+    return 0;
+}

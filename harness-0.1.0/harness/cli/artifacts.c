@@ -1,0 +1,126 @@
+/* Writing the experiment folder's files: each to a temporary name, then
+ * renamed (util/fsutil.h), so none is ever half written. */
+#include "cli/artifacts.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/memory_report.h"
+#include "report/trace_writer.h"
+#include "util/fsutil.h"
+
+static int write_text(const harness_experiment *exp, const char *name, const char *text, harness_error *err)
+{
+    char path[4200];
+    if (!text)
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory writing %s", name);
+    return harness_write_atomic(harness_experiment_path(exp, name, path, sizeof path), text, strlen(text), err);
+}
+
+/* The copy keeps the config's file name unless that name is one of the
+ * folder's own (resolved_config.yaml, status.json, a summary, a profiler
+ * file) or hidden: then it would replace an artifact or be missed. */
+static const char *copy_name(const char *path)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    static const char *const prefixes[] = {"summary", "profiler_", "status.json", "resolved_config.yaml", "."};
+    for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
+        if (strncmp(base, prefixes[i], strlen(prefixes[i])) == 0)
+            return "config_as_given.yaml";
+    return *base ? base : "config_as_given.yaml";
+}
+
+int harness_write_config_copies(const harness_experiment *exp, const harness_prepared *p, harness_error *err)
+{
+    const char *original;
+    size_t len;
+    if (harness_config_source(p->cfg->path, &original, &len, err) != 0)
+        return err->code;
+    char path[4200];
+    int rc = harness_write_atomic(harness_experiment_path(exp, copy_name(p->cfg->path), path, sizeof path),
+                                  original, len, err);
+    if (rc == 0)
+        rc = write_text(exp, "resolved_config.yaml", p->resolved_yaml, err);
+    return rc;
+}
+
+/* Each failed write is said as it happens (a full disk usually fails
+ * several); the first one is kept in err for the folder's status. */
+static int note(int rc, const harness_error *e, harness_error *first)
+{
+    if (rc == 0)
+        return 0;
+    harness_error_report(e);
+    if (!first->code)
+        *first = *e;
+    return rc;
+}
+
+static int write_summaries(const harness_experiment *exp, const harness_summary *s, harness_error *err)
+{
+    char name[256];
+    harness_error e = {0};
+    char *text = harness_summary_text(s);
+    int rc = note(write_text(exp, harness_rank_file(name, sizeof name, "profiler_summary", s->world_size, s->rank,
+                                                    "txt"), text, &e), &e, err);
+    free(text);
+    char *json = harness_summary_json(s);
+    e = (harness_error){0};
+    int rc_json = note(write_text(exp, harness_rank_file(name, sizeof name, "summary", s->world_size, s->rank,
+                                                         "json"), json, &e), &e, err);
+    free(json);
+    return rc ? rc : rc_json;
+}
+
+static int write_memory_report(const harness_experiment *exp, const harness_summary *s,
+                               const harness_profiler *prof, harness_error *err)
+{
+    char title[512], subtitle[1024], name[256];
+    snprintf(title, sizeof title, "%s - rank %d of %d", s->variant_key, s->rank, s->world_size);
+    snprintf(subtitle, sizeof subtitle, "%s on %s (%s), started %s; memory sampled every %lld steps and at each "
+             "phase edge", s->cfg->name, s->env.host, s->device_name, s->env.started_at,
+             (long long)s->cfg->memory_log_steps);
+    /* A GPU run's report is of device memory, as its profiler followed. */
+    const harness_alloc_tracker *mem = s->device_mem ? s->device_mem : s->mem;
+    harness_memory_report_input in = {
+        .title = title, .device = s->device, .subtitle = subtitle, .log = &prof->memory,
+        .peak_allocated = mem->peak_bytes, .peak_reserved = prof->memory.peak_reserved,
+        .at_peak = mem->at_peak, .n_at_peak = mem->n_at_peak,
+        .device_total = s->device_mem && s->backend ? s->backend->info.total_bytes : 0,
+    };
+    char *html = harness_memory_report_html(&in);
+    int rc = write_text(exp, harness_rank_file(name, sizeof name, "profiler_memory", s->world_size, s->rank, "html"),
+                        html, err);
+    free(html);
+    return rc;
+}
+
+int harness_write_artifacts(const harness_experiment *exp, harness_summary *s, const harness_profiler *prof,
+                            harness_error *err)
+{
+    char name[256], path[4400];
+    harness_error e = {0};
+    int rc = 0;
+    if (prof->memory_enabled)
+        rc = note(write_memory_report(exp, s, prof, &e), &e, err);
+    if (prof->trace_enabled) {
+        harness_trace_meta meta = {.rank = s->rank, .world_size = s->world_size, .variant_key = s->variant_key,
+                                   .device_name = s->device_name, .harness_version = s->env.version,
+                                   .gpu = s->gpu_activity, .comm = s->comm};
+        if (s->backend && s->backend->gpu_props.name[0]) {
+            meta.gpu_devices = &s->backend->gpu_props;
+            meta.n_gpu_devices = 1;
+        }
+        harness_rank_file(name, sizeof name, "profiler_trace", s->world_size, s->rank, "json");
+        e = (harness_error){0};
+        int rc_trace = note(harness_trace_write(prof, &meta, harness_experiment_path(exp, name, path, sizeof path),
+                                                &e), &e, err);
+        rc = rc ? rc : rc_trace;
+    }
+    if (rc != 0 && strcmp(s->status, "ok") == 0)
+        harness_summary_mark(s, "failed", err->msg);
+    int rc_summaries = write_summaries(exp, s, err);
+    return rc ? rc : rc_summaries;
+}

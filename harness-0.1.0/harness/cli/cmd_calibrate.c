@@ -1,0 +1,137 @@
+/* harness calibrate: measure this machine's peaks once and write the machine
+ * file that runs read for their roofline (backend/machine_file.h). */
+#include <errno.h>
+#include <getopt.h>
+#include <limits.h>
+#include <omp.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "backend/cpu_peaks.h"
+#include "backend/machine_file.h"
+#include "cli/commands.h"
+
+static void usage(FILE *f)
+{
+    fputs("usage: harness calibrate [--quick] [--output FILE] [--threads N]\n"
+          "\n"
+          "Measure this machine's fp32 FMA peak (register-resident FMAs, the widest ISA\n"
+          "the CPU has) and copy bandwidth (memcpy of buffers far larger than the cache,\n"
+          "bytes read + written), on all threads a run uses, and write them with the\n"
+          "machine's identity (CPU model, logical CPUs, threads) to the machine file.\n"
+          "`harness run` reads it for the roofline (percent of peak) in its summaries.\n"
+          "\n"
+          "  --quick          smaller buffers, fewer repetitions (~0.5 s instead of ~3 s)\n"
+          "  --output FILE    where to write (default: $HARNESS_MACHINE_FILE, else\n"
+          "                   $XDG_CONFIG_HOME/harness/machine.json, else\n"
+          "                   ~/.config/harness/machine.json)\n"
+          "  --threads N      measure with N threads (default: OpenMP's, as runs use;\n"
+          "                   runs with another thread count ignore the file)\n"
+          "\n"
+          "exit: 0 written, 2 usage error, 3 measurement or I/O failure\n",
+          f);
+}
+
+typedef struct calibrate_opts {
+    int quick;
+    const char *output;
+    int threads;
+} calibrate_opts;
+
+/* -1 after --help, else 0 or an exit code with err set. */
+static int parse(int argc, char **argv, calibrate_opts *o, harness_error *err)
+{
+    static const struct option longopts[] = {
+        {"quick", no_argument, NULL, 'q'},
+        {"output", required_argument, NULL, 'o'},
+        {"threads", required_argument, NULL, 't'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    memset(o, 0, sizeof *o);
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "qo:t:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'q': o->quick = 1; break;
+        case 'o': o->output = optarg; break;
+        case 't': {
+            char *end;
+            errno = 0;
+            long n = strtol(optarg, &end, 10);
+            if (end == optarg || *end || errno || n < 1 || n > 4096)
+                return harness_error_set(err, HARNESS_EXIT_USAGE,
+                                         "calibrate: --threads: expected a whole number from 1 to 4096, got '%s'",
+                                         optarg);
+            o->threads = (int)n;
+            break;
+        }
+        case 'h': usage(stdout); return -1;
+        default:
+            return harness_error_set(err, HARNESS_EXIT_USAGE,
+                                     "calibrate: unknown option, or an option without its value: '%s'; "
+                                     "see harness calibrate --help", argv[optind - 1]);
+        }
+    }
+    if (optind < argc)
+        return harness_error_set(err, HARNESS_EXIT_USAGE,
+                                 "calibrate: unexpected argument '%s'; see harness calibrate --help", argv[optind]);
+    return 0;
+}
+
+static void fill_machine(harness_machine *m, const harness_cpu_peaks *pk, int quick)
+{
+    memset(m, 0, sizeof *m);
+    harness_machine_identity_here(&m->id, pk->threads);
+    if (gethostname(m->host, sizeof m->host - 1) != 0)
+        snprintf(m->host, sizeof m->host, "unknown");
+    m->flops_per_s = pk->flops_per_s;
+    m->bytes_per_s = pk->bytes_per_s;
+    snprintf(m->flops_isa, sizeof m->flops_isa, "%s", pk->flops_isa);
+    m->copy_buffer_bytes = (double)pk->copy_buffer_bytes;
+    m->quick = quick;
+    time_t now = time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(m->measured_at, sizeof m->measured_at, "%Y-%m-%dT%H:%M:%SZ", &tm);
+    snprintf(m->harness_version, sizeof m->harness_version, "%s", PACKAGE_VERSION);
+}
+
+int harness_cmd_calibrate(int argc, char **argv)
+{
+    calibrate_opts o;
+    harness_error err = {0};
+    int code = parse(argc, argv, &o, &err);
+    if (code == -1)
+        return 0;
+    if (code)
+        return harness_error_report(&err);
+
+    char path[4096];
+    if (o.output)
+        snprintf(path, sizeof path, "%s", o.output);
+    else
+        harness_machine_file_path(path, sizeof path);
+
+    harness_cpu_peaks_opts popts = {.threads = o.threads, .quick = o.quick};
+    harness_cpu_peaks pk;
+    if (harness_cpu_peaks_measure(&popts, &pk) != 0) {
+        harness_error_set(&err, HARNESS_EXIT_RUNTIME, "calibrate: could not allocate 2 x %zu MiB for the copy "
+                          "measurement; try --quick", pk.copy_buffer_bytes >> 20);
+        return harness_error_report(&err);
+    }
+    harness_machine m;
+    fill_machine(&m, &pk, o.quick);
+    printf("machine: %s, %d logical CPUs, %d threads\n", m.id.cpu_model, m.id.logical_cpus, m.id.threads);
+    printf("fp32 FMA peak:  %8.1f GFLOP/s  (%s, best of %d)\n", pk.flops_per_s / 1e9, pk.flops_isa, pk.flops_reps);
+    printf("copy bandwidth: %8.1f GB/s     (2 x %zu MiB, bytes read + written, best of %d)\n",
+           pk.bytes_per_s / 1e9, pk.copy_buffer_bytes >> 20, pk.copy_reps);
+    if (harness_machine_file_write(path, &m, &err) != 0)
+        return harness_error_report(&err);
+    printf("wrote %s\n", path);
+    return 0;
+}

@@ -1,0 +1,234 @@
+/* harness compare BASE CAND: is the candidate slower than the base? */
+#include <errno.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "compare/baseline_db.h"
+#include "compare/compare.h"
+
+static void usage(FILE *f)
+{
+    fputs("usage: harness compare BASE CAND [--threshold PCT] [--alpha A] [--on-ambiguous fail|pass]\n"
+          "                             [--format text|markdown|json]\n"
+          "       harness compare --baseline-db FILE [--baseline-branch NAME] CAND [options]\n"
+          "\n"
+          "Is the candidate slower than the base? BASE and CAND are experiment folders\n"
+          "written by `harness run`, or folders holding many of them (a CI job's\n"
+          "experiments/): runs are then matched by variant key, component config, rank\n"
+          "and world size. Two experiment folders are compared rank by rank.\n"
+          "\n"
+          "The unit of replication is never a step (steps are autocorrelated and share\n"
+          "their run's offset) but a replicate median: the windows of one run\n"
+          "(schedule.repeat; 4 or more a side for alpha 0.05), or the runs when a side\n"
+          "holds several runs of one key. Per pair: the Hodges-Lehmann ratio cand/base\n"
+          "of the replicate medians, its Moses interval labelled with the coverage it\n"
+          "really has (discrete: 5 against 5 windows give 96.8% at alpha 0.05), and the\n"
+          "exact two-sided Wilcoxon-Mann-Whitney p on the replicates.\n"
+          "\n"
+          "Verdicts:\n"
+          "  REGRESSION    p <= alpha and ratio > 1 + threshold                   exit 1\n"
+          "  IMPROVEMENT   p <= alpha and ratio < 1 - threshold                   exit 0\n"
+          "  SAME          the interval lies within 1 +- threshold                exit 0\n"
+          "  AMBIGUOUS     too few replicates to reach alpha; an interval across  exit 1\n"
+          "                the threshold; or a change on a busy machine (a load   (0 with\n"
+          "                warning in a summary)                                  --on-ambiguous pass)\n"
+          "  FAILED        a run not ok, or failed validation, on either side     exit 1\n"
+          "\n"
+          "  --threshold PCT       smallest change that counts, in percent: 5 or 5% (default 5).\n"
+          "                        A bare number below 1 (0.05) is refused: write 5 or 0.05%\n"
+          "  --alpha A             significance level, in (0, 1) (default 0.05)\n"
+          "  --on-ambiguous fail|pass  exit code of AMBIGUOUS: fail (1, default) or pass (0)\n"
+          "  --format F            text (default), markdown (for a pull-request comment) or json\n"
+          "  --baseline-db FILE    the base is the results database (harness record): for each\n"
+          "                        run of CAND, the runs of its series (variant, config, world\n"
+          "                        size, rank, host) on the baseline branch since the series'\n"
+          "                        last change point; their medians are the base's replicates\n"
+          "  --baseline-branch B   the branch of the baseline (default main)\n"
+          "\n"
+          "exit: 0 no regression (SAME, IMPROVEMENT; AMBIGUOUS with --on-ambiguous pass),\n"
+          "      1 REGRESSION, FAILED or AMBIGUOUS, 2 usage error or bad input (no folder,\n"
+          "      no summary, invalid summary, no matching runs), 3 runtime failure\n",
+          f);
+}
+
+enum {
+    OPT_THRESHOLD = 't', OPT_ALPHA = 'a', OPT_FORMAT = 'f', OPT_HELP = 'h',
+    OPT_ON_AMBIGUOUS = 1000, OPT_BASELINE_DB, OPT_BASELINE_BRANCH
+};
+
+/* A whole finite number, nothing after it but `suffix` (if given). */
+static int parse_number(const char *s, const char *suffix, double *out)
+{
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno != 0 || !isfinite(v))
+        return -1;
+    if (suffix && strcmp(end, suffix) == 0)
+        end += strlen(end);
+    if (*end != '\0')
+        return -1;
+    *out = v;
+    return 0;
+}
+
+typedef struct compare_opts {
+    const char *base, *cand;
+    const char *baseline_db, *baseline_branch;
+    harness_compare_options o;
+    harness_compare_format format;
+} compare_opts;
+
+/* -1 after --help, else 0 or an exit code with err set. */
+static int parse(int argc, char **argv, compare_opts *opts, harness_error *err)
+{
+    static const struct option longopts[] = {
+        {"threshold", required_argument, NULL, OPT_THRESHOLD},
+        {"alpha", required_argument, NULL, OPT_ALPHA},
+        {"format", required_argument, NULL, OPT_FORMAT},
+        {"on-ambiguous", required_argument, NULL, OPT_ON_AMBIGUOUS},
+        {"baseline-db", required_argument, NULL, OPT_BASELINE_DB},
+        {"baseline-branch", required_argument, NULL, OPT_BASELINE_BRANCH},
+        {"help", no_argument, NULL, OPT_HELP},
+        {NULL, 0, NULL, 0},
+    };
+    opts->o.threshold = HARNESS_COMPARE_DEFAULT_THRESHOLD;
+    opts->o.alpha = HARNESS_COMPARE_DEFAULT_ALPHA;
+    opts->o.ambiguous_fails = 1;
+    opts->format = HARNESS_COMPARE_TEXT;
+    opterr = 0;
+    optind = 1;
+    int c;
+    double v;
+    while ((c = getopt_long(argc, argv, "t:a:f:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case OPT_THRESHOLD:
+            if (parse_number(optarg, "%", &v) != 0 || v < 0)
+                return harness_error_set(err, HARNESS_EXIT_USAGE, "--threshold: expected a percentage >= 0 such "
+                                         "as 5 or 5%%, got '%s'", optarg);
+            /* One unit everywhere, percent: a fraction such as 0.05 would
+             * silently mean 0.05%, so it needs its % sign to count. */
+            if (v > 0 && v < 1 && !strchr(optarg, '%'))
+                return harness_error_set(err, HARNESS_EXIT_USAGE, "--threshold %s: the unit is percent, so this "
+                                         "is %s%%; write %g for %g%%, or %s%% if you mean it", optarg, optarg,
+                                         v * 100, v * 100, optarg);
+            opts->o.threshold = v / 100.0;
+            break;
+        case OPT_BASELINE_DB: opts->baseline_db = optarg; break;
+        case OPT_BASELINE_BRANCH: opts->baseline_branch = optarg; break;
+        case OPT_ON_AMBIGUOUS:
+            if (strcmp(optarg, "fail") == 0)
+                opts->o.ambiguous_fails = 1;
+            else if (strcmp(optarg, "pass") == 0)
+                opts->o.ambiguous_fails = 0;
+            else
+                return harness_error_set(err, HARNESS_EXIT_USAGE, "--on-ambiguous: expected fail or pass, got '%s'",
+                                         optarg);
+            break;
+        case OPT_ALPHA:
+            if (parse_number(optarg, NULL, &v) != 0 || !(v > 0 && v < 1))
+                return harness_error_set(err, HARNESS_EXIT_USAGE, "--alpha: expected a number in (0, 1) such as "
+                                         "0.05, got '%s'", optarg);
+            opts->o.alpha = v;
+            break;
+        case OPT_FORMAT:
+            if (strcmp(optarg, "text") == 0)
+                opts->format = HARNESS_COMPARE_TEXT;
+            else if (strcmp(optarg, "markdown") == 0 || strcmp(optarg, "md") == 0)
+                opts->format = HARNESS_COMPARE_MARKDOWN;
+            else if (strcmp(optarg, "json") == 0)
+                opts->format = HARNESS_COMPARE_JSON;
+            else
+                return harness_error_set(err, HARNESS_EXIT_USAGE, "--format: expected text, markdown or json, "
+                                         "got '%s'", optarg);
+            break;
+        case OPT_HELP: usage(stdout); return -1;
+        default:
+            return harness_error_set(err, HARNESS_EXIT_USAGE, "compare: %s option '%s'; see `harness compare --help`",
+                                     optopt ? "option needs a value or is unknown:" : "unknown", argv[optind - 1]);
+        }
+    }
+    int positional = argc - optind;
+    if (opts->baseline_db) {
+        if (positional != 1)
+            return harness_error_set(err, HARNESS_EXIT_USAGE, "compare --baseline-db: expected one CAND folder, got "
+                                     "%d arguments; see `harness compare --help`", positional);
+        opts->cand = argv[optind];
+        if (!opts->baseline_branch)
+            opts->baseline_branch = "main";
+        return 0;
+    }
+    if (opts->baseline_branch)
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "compare: --baseline-branch needs --baseline-db");
+    if (positional != 2)
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "compare: expected BASE and CAND folders, got %d "
+                                 "argument%s; see `harness compare --help`", positional, positional == 1 ? "" : "s");
+    opts->base = argv[optind];
+    opts->cand = argv[optind + 1];
+    return 0;
+}
+
+/* CAND against its recorded history. */
+static int compare_with_db(const compare_opts *opts, harness_comparison *cmp, harness_error *err)
+{
+    memset(cmp, 0, sizeof *cmp);
+    harness_compare_side cand, base;
+    if (harness_compare_side_load(opts->cand, &cand, err) != 0)
+        return err->code;
+    harness_db *db;
+    if (harness_db_open(opts->baseline_db, 0, &db, err) != 0) {
+        harness_compare_side_free(&cand);
+        return err->code;
+    }
+    int rc = harness_compare_side_from_db(db, &cand, opts->baseline_branch, &base, err);
+    harness_db_close(db);
+    if (rc != 0) {
+        harness_compare_side_free(&cand);
+        return rc;
+    }
+    /* the candidate is matched by key, never by rank alone: the base is many runs */
+    cand.is_parent = 1;
+    return harness_compare_sides(&base, &cand, &opts->o, cmp, err);
+}
+
+int harness_cmd_compare(int argc, char **argv)
+{
+    harness_error err = {0};
+    compare_opts opts;
+    memset(&opts, 0, sizeof opts);
+    int rc = parse(argc, argv, &opts, &err);
+    if (rc == -1)
+        return 0;
+    if (rc != 0)
+        return harness_error_report(&err);
+
+    harness_comparison cmp;
+    if (opts.baseline_db) {
+        rc = compare_with_db(&opts, &cmp, &err);
+    } else {
+        rc = harness_compare_dirs(opts.base, opts.cand, &opts.o, &cmp, &err);
+    }
+    if (rc != 0) {
+        harness_comparison_free(&cmp);
+        return harness_error_report(&err);
+    }
+    char *report = harness_compare_report(&cmp, opts.format);
+    if (!report) {
+        harness_comparison_free(&cmp);
+        harness_error_set(&err, HARNESS_EXIT_RUNTIME, "out of memory writing the report");
+        return harness_error_report(&err);
+    }
+    fputs(report, stdout);
+    free(report);
+    int code = harness_comparison_exit_code(&cmp);
+    harness_comparison_free(&cmp);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        harness_error_set(&err, HARNESS_EXIT_RUNTIME, "cannot write the report: %s", strerror(errno));
+        return harness_error_report(&err);
+    }
+    return code;
+}

@@ -1,0 +1,161 @@
+/* harness list [--json]: every variant the search path provides. */
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "cli/commands.h"
+#include "config/config_tree.h"
+#include "run/instance.h"
+
+static void usage(FILE *f)
+{
+    fputs("usage: harness list [--json] [--plugin-path DIR]...\n"
+          "\n"
+          "List every registered variant: key, device, summary, plugin and parameters\n"
+          "(name, type, default, range or choices, help).\n",
+          f);
+}
+
+static const char *type_name(harness_param_type t)
+{
+    switch (t) {
+    case HARNESS_PARAM_INT: return "int";
+    case HARNESS_PARAM_FLOAT: return "float";
+    case HARNESS_PARAM_BOOL: return "bool";
+    case HARNESS_PARAM_STRING: return "string";
+    case HARNESS_PARAM_ENUM: return "enum";
+    }
+    return "?";
+}
+
+/* "[1, 65536]", ">= 0", "fp32|bf16" or "" */
+static void constraint(const harness_param *p, char *buf, size_t cap)
+{
+    buf[0] = '\0';
+    if (p->type == HARNESS_PARAM_ENUM) {
+        size_t len = 0;
+        for (size_t i = 0; p->choices[i] && len < cap; i++)
+            len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? "|" : "", p->choices[i]);
+    } else if ((p->bounds & HARNESS_PARAM_MIN) && (p->bounds & HARNESS_PARAM_MAX)) {
+        snprintf(buf, cap, "[%g, %g]", p->min, p->max);
+    } else if (p->bounds & HARNESS_PARAM_MIN) {
+        snprintf(buf, cap, ">= %g", p->min);
+    } else if (p->bounds & HARNESS_PARAM_MAX) {
+        snprintf(buf, cap, "<= %g", p->max);
+    }
+}
+
+static void print_text(const harness_registry *reg)
+{
+    for (size_t i = 0; i < reg->n_variants; i++) {
+        const harness_variant *v = &reg->variants[i].variant;
+        printf("%s%s  (%s)  %s\n", i ? "\n" : "", v->key, v->device, v->summary ? v->summary : "");
+        printf("  plugin: %s\n", reg->plugins[reg->variants[i].plugin].path);
+        if (v->n_params == 0)
+            printf("  no parameters\n");
+        for (uint32_t j = 0; j < v->n_params; j++) {
+            const harness_param *p = &v->params[j];
+            char range[256];
+            constraint(p, range, sizeof range);
+            printf("  %-18s %-6s default %-10s %-16s %s\n", p->name, type_name(p->type),
+                   p->default_value ? p->default_value : "(required)", range, p->help ? p->help : "");
+        }
+    }
+}
+
+/* The default as the JSON type of min and max: numbers for INT and FLOAT,
+ * booleans for BOOL, strings otherwise (and for text that does not parse,
+ * which binding a config would reject anyway). */
+static cJSON *typed_default(const harness_param *p)
+{
+    int64_t i;
+    double f;
+    int b;
+    if (!p->default_value)
+        return cJSON_CreateNull();
+    if (p->type == HARNESS_PARAM_INT && harness_parse_int(p->default_value, &i) == 0)
+        return cJSON_CreateNumber((double)i);
+    if (p->type == HARNESS_PARAM_FLOAT && harness_parse_float(p->default_value, &f) == 0)
+        return cJSON_CreateNumber(f);
+    if (p->type == HARNESS_PARAM_BOOL && harness_parse_bool(p->default_value, &b) == 0)
+        return cJSON_CreateBool(b);
+    return cJSON_CreateString(p->default_value);
+}
+
+static int print_json(const harness_registry *reg)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON *variants = cJSON_AddArrayToObject(root, "variants");
+    for (size_t i = 0; i < reg->n_variants; i++) {
+        const harness_variant *v = &reg->variants[i].variant;
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "key", v->key);
+        cJSON_AddStringToObject(o, "family", v->family);
+        cJSON_AddStringToObject(o, "device", v->device);
+        cJSON_AddStringToObject(o, "summary", v->summary ? v->summary : "");
+        cJSON_AddStringToObject(o, "plugin", reg->plugins[reg->variants[i].plugin].path);
+        cJSON_AddBoolToObject(o, "has_reference", v->check != NULL);
+        cJSON *params = cJSON_AddArrayToObject(o, "params");
+        for (uint32_t j = 0; j < v->n_params; j++) {
+            const harness_param *p = &v->params[j];
+            cJSON *po = cJSON_CreateObject();
+            cJSON_AddStringToObject(po, "name", p->name);
+            cJSON_AddStringToObject(po, "type", type_name(p->type));
+            cJSON_AddItemToObject(po, "default", typed_default(p));
+            if (p->bounds & HARNESS_PARAM_MIN)
+                cJSON_AddNumberToObject(po, "min", p->min);
+            if (p->bounds & HARNESS_PARAM_MAX)
+                cJSON_AddNumberToObject(po, "max", p->max);
+            if (p->type == HARNESS_PARAM_ENUM) {
+                cJSON *choices = cJSON_AddArrayToObject(po, "choices");
+                for (size_t k = 0; p->choices[k]; k++)
+                    cJSON_AddItemToArray(choices, cJSON_CreateString(p->choices[k]));
+            }
+            cJSON_AddStringToObject(po, "help", p->help ? p->help : "");
+            cJSON_AddItemToArray(params, po);
+        }
+        cJSON_AddItemToArray(variants, o);
+    }
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!text)
+        return HARNESS_EXIT_RUNTIME;
+    puts(text);
+    free(text);
+    return 0;
+}
+
+int harness_cmd_list(int argc, char **argv)
+{
+    harness_error err = {0};
+    harness_cli_opts opts;
+    int rc = harness_parse_opts(argc, argv, "list", usage, &opts, &err);
+    if (rc < 0)
+        return 0;
+    if (rc > 0)
+        return harness_error_report(&err);
+    harness_registry reg;
+    if (harness_registry_init(&reg, harness_host_services(), &err) != 0)
+        return harness_error_report(&err);
+    if (harness_load_plugins(&reg, &opts, NULL, &err) != 0) {
+        harness_registry_free(&reg);
+        return harness_error_report(&err);
+    }
+    harness_warn_broken_plugins(&reg);
+    if (reg.n_variants == 0) {
+        /* A config or environment problem (the search path), so the usage exit code. */
+        fprintf(stderr, "harness: list: no plugin found; searched:\n");
+        for (size_t i = 0; i < reg.n_searched; i++)
+            fprintf(stderr, "  %s\n", reg.searched[i]);
+        fprintf(stderr, "add directories with --plugin-path DIR or HARNESS_PLUGIN_PATH\n");
+        harness_registry_free(&reg);
+        return HARNESS_EXIT_USAGE;
+    }
+    rc = 0;
+    if (opts.json)
+        rc = print_json(&reg);
+    else
+        print_text(&reg);
+    harness_registry_free(&reg);
+    return rc;
+}

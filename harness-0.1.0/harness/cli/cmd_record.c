@@ -1,0 +1,85 @@
+/* harness record EXPERIMENT... --db FILE: keep runs in the results database. */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "compare/results_db.h"
+
+static void usage(FILE *f)
+{
+    fputs("usage: harness record EXPERIMENT... --db FILE [--commit SHA] [--branch NAME]\n"
+          "\n"
+          "Store the runs of experiment folders written by `harness run` in an SQLite\n"
+          "results database (created when absent): per rank, the machine (host, CPU, GPU),\n"
+          "git commit and branch, harness version, variant key, config hash and resolved\n"
+          "config, world size, rank, status, statistics, window medians and every\n"
+          "per-step sample. `harness history` plots the series and finds change points.\n"
+          "\n"
+          "All folders are stored in one transaction, or none: a bad folder or a failure\n"
+          "while writing leaves the database as it was. A run already stored (the same\n"
+          "summary bytes) is not stored again. A database written by a newer harness is\n"
+          "refused.\n"
+          "\n"
+          "  --db FILE       the results database\n"
+          "  --commit SHA    the commit measured (default: the summary's env.git_commit)\n"
+          "  --branch NAME   its branch (default: unknown); history's baseline is main's\n"
+          "\n"
+          "exit: 0 recorded, 2 usage error, a folder that is not an experiment, a file\n"
+          "      that is not a results database or one from a newer schema, 3 I/O or a\n"
+          "      locked database\n",
+          f);
+}
+
+int harness_cmd_record(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"db", required_argument, NULL, 'd'},
+        {"commit", required_argument, NULL, 'c'},
+        {"branch", required_argument, NULL, 'b'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    harness_error err = {0};
+    const char *db_path = NULL;
+    harness_record_options o = {NULL, NULL};
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "d:c:b:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'd': db_path = optarg; break;
+        case 'c': o.commit = optarg; break;
+        case 'b': o.branch = optarg; break;
+        case 'h': usage(stdout); return 0;
+        default:
+            harness_error_set(&err, HARNESS_EXIT_USAGE, "record: %s '%s'; see `harness record --help`",
+                              optopt ? "option needs a value or is unknown:" : "unknown option", argv[optind - 1]);
+            return harness_error_report(&err);
+        }
+    }
+    if (!db_path) {
+        harness_error_set(&err, HARNESS_EXIT_USAGE, "record: --db FILE is required; see `harness record --help`");
+        return harness_error_report(&err);
+    }
+    if (optind >= argc) {
+        harness_error_set(&err, HARNESS_EXIT_USAGE, "record: expected one or more experiment folders; see "
+                          "`harness record --help`");
+        return harness_error_report(&err);
+    }
+    harness_db *db;
+    if (harness_db_open(db_path, 1, &db, &err) != 0)
+        return harness_error_report(&err);
+    harness_record_result res;
+    size_t n = (size_t)(argc - optind);
+    int rc = harness_db_record(db, (const char *const *)argv + optind, n, &o, &res, &err);
+    harness_db_close(db);
+    if (rc != 0)
+        return harness_error_report(&err);
+    printf("recorded %zu run%s from %zu experiment folder%s into %s", res.added, res.added == 1 ? "" : "s", n,
+           n == 1 ? "" : "s", db_path);
+    if (res.already)
+        printf(" (%zu already stored)", res.already);
+    putchar('\n');
+    return 0;
+}

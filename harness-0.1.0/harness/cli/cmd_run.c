@@ -1,0 +1,174 @@
+/* harness run CONFIG: prepare the config, then run it in a session
+ * (cli/run_point.c). With a sweep: every point is prepared first, so one
+ * bad point is refused before anything runs; then each runs in turn and a
+ * table of all points ends the output. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli/commands.h"
+#include "cli/run_point.h"
+#include "cli/session.h"
+#include "run/runner.h"
+#include "util/format.h"
+
+static void usage(FILE *f)
+{
+    fputs("usage: harness run CONFIG [--set KEY=VALUE]... [--output-dir DIR] [--device auto|cpu|cuda]\n"
+          "                   [--plugin-path DIR]... [--quiet]\n"
+          "\n"
+          "Validate CONFIG, load its component, check it against the reference, run the\n"
+          "warmup / wait / measurement schedule and write an experiment folder under\n"
+          "experiment.output_dir (default experiments/). With a sweep: check every point,\n"
+          "then run each in turn (one folder each) and print a table of all points.\n"
+          "\n"
+          "  --set KEY=VALUE     override a config key, e.g. --set component.config.dtype=bf16\n"
+          "  --output-dir DIR    root for the experiment folder (experiment.output_dir)\n"
+          "  --device D          auto, cpu or cuda (device)\n"
+          "  --plugin-path DIR   look for plugins in DIR first (repeatable)\n"
+          "  --quiet             print only the experiment folder's path (one per point)\n"
+          "\n"
+          "exit: 0 ok, 1 validation mismatch, 2 usage or config error, 3 runtime failure (a crashed or\n"
+          "      hung plugin too), 128+signal interrupted (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP)\n",
+          f);
+}
+
+/* One row per point: its values, status, median, throughput and folder. */
+static void print_sweep_table(const harness_config *cfg, char **const *values, const harness_point_result *res,
+                              size_t n)
+{
+    printf("\nsweep of %zu points:\n", cfg->n_sweep_points);
+    printf("%-6s", "point");
+    for (size_t k = 0; k < cfg->n_sweep_keys; k++) {
+        const char *dot = strrchr(cfg->sweep_keys[k], '.');
+        printf(" %-12s", dot ? dot + 1 : cfg->sweep_keys[k]);
+    }
+    printf(" %-17s %11s %13s  %s\n", "status", "median", "throughput", "experiment");
+    for (size_t i = 0; i < n; i++) {
+        char pt[32], med[32], tput[48];
+        snprintf(pt, sizeof pt, "%zu/%zu", i + 1, cfg->n_sweep_points);
+        printf("%-6s", pt);
+        for (size_t k = 0; k < cfg->n_sweep_keys; k++)
+            printf(" %-12s", values[i] && values[i][k] ? values[i][k] : "?");
+        if (res[i].median_ns > 0)
+            harness_format_ns(res[i].median_ns, med, sizeof med);
+        else
+            snprintf(med, sizeof med, "-");
+        if (res[i].gbps > 0)
+            snprintf(tput, sizeof tput, "%.2f GB/s", res[i].gbps);
+        else if (res[i].gflops > 0)
+            snprintf(tput, sizeof tput, "%.2f GFLOP/s", res[i].gflops);
+        else
+            snprintf(tput, sizeof tput, "-");
+        printf(" %-17s %11s %13s  %s\n", res[i].status, med, tput, res[i].dir ? res[i].dir : "-");
+    }
+}
+
+static void free_values(char **values, size_t n)
+{
+    for (size_t k = 0; values && k < n; k++)
+        free(values[k]);
+    free(values);
+}
+
+/* Copies of a point's swept values, for the final table (its config is freed before). */
+static char **copy_values(const harness_config *cfg)
+{
+    char **v = calloc(cfg->n_sweep_keys ? cfg->n_sweep_keys : 1, sizeof *v);
+    for (size_t k = 0; v && k < cfg->n_sweep_keys; k++)
+        v[k] = strdup(cfg->sweep_values[k]);
+    return v;
+}
+
+/* Every point validated first, then run one after the other; *first
+ * (point 0, prepared) is freed here. */
+static int run_sweep(harness_session *session, harness_prepared *first)
+{
+    const harness_cli_opts *opts = session->opts;
+    harness_error err = {0};
+    size_t n = first->cfg->n_sweep_points, n_keys = first->cfg->n_sweep_keys;
+    harness_point_result *res = calloc(n, sizeof *res);
+    char ***values = calloc(n, sizeof *values);
+    int worst = 0;
+    if (!res || !values)
+        worst = harness_error_set(&err, HARNESS_EXIT_RUNTIME, "out of memory");
+    else
+        worst = harness_prepare_sweep(opts, first, &err);
+    if (worst != 0) {
+        free(res);
+        free(values);
+        harness_prepared_free(first);
+        return harness_error_report(&err);
+    }
+    harness_runner_catch_sigint();
+    size_t done = 0;
+    for (size_t i = 0; i < n; i++) {
+        harness_prepared q, *cur = first;
+        if (i > 0) {
+            if (harness_prepare_point(opts, i, &q, &err) != 0) { /* the file changed meanwhile */
+                harness_prepared_free(&q);
+                int code = harness_error_report(&err);
+                worst = code > worst ? code : worst;
+                break;
+            }
+            cur = &q;
+        }
+        if (!opts->quiet && session->dist.rank == 0) {  /* rank 0 speaks for a job */
+            if (i > 0)
+                putchar('\n');
+            harness_sweep_point_label(cur->cfg, stdout);
+            putchar('\n');
+            fflush(stdout);
+        }
+        values[i] = copy_values(cur->cfg);
+        int code = harness_run_point(session, cur, &res[i]);
+        done = i + 1;
+        worst = code > worst ? code : worst;
+        if (i > 0)
+            harness_prepared_free(&q);
+        if (code >= 128)           /* 128 + the signal that stopped it */
+            break;
+    }
+    if (!opts->quiet && done > 0 && session->dist.rank == 0) {
+        print_sweep_table(first->cfg, values, res, done);
+        fflush(stdout);
+    }
+    harness_prepared_free(first);
+    for (size_t i = 0; i < n; i++) {
+        free_values(values[i], n_keys);
+        free(res[i].dir);
+    }
+    free(values);
+    free(res);
+    return worst;
+}
+
+int harness_cmd_run(int argc, char **argv)
+{
+    harness_cli_opts opts;
+    harness_prepared p;
+    int code;
+    if (harness_cli_prepare(argc, argv, "run", usage, &opts, &p, &code) != 0)
+        return code;
+    harness_session session;
+    harness_error err = {0};
+    if (harness_session_init(&session, &opts, &err) != 0) {
+        harness_prepared_free(&p);
+        return harness_error_report(&err);
+    }
+    if (p.cfg->n_sweep_keys > 0) {
+        code = run_sweep(&session, &p);
+    } else {
+        /* From here on Ctrl-C is ours: whatever happens next, the folder
+         * gets a summary saying the run was interrupted. */
+        harness_runner_catch_sigint();
+        harness_point_result res;
+        code = harness_run_point(&session, &p, &res);
+        free(res.dir);
+        harness_prepared_free(&p);
+    }
+    harness_session_end(&session);
+    return code;
+}

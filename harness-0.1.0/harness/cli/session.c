@@ -1,0 +1,75 @@
+#include "cli/session.h"
+
+#include <stdlib.h>
+#include <string.h>
+#ifdef _OPENMP
+#include <omp.h>
+#endif
+
+#include "dist/launcher.h"
+
+static const char *getenv_text(const char *name)
+{
+    return getenv(name);
+}
+
+/* Ranks on one node share its cores: unless the user chose (OMP_NUM_THREADS),
+ * each rank's OpenMP team gets its share, so N ranks do not run N x cores
+ * threads. */
+static void share_cores(const harness_dist *d)
+{
+#ifdef _OPENMP
+    if (d->local_size > 1 && !getenv("OMP_NUM_THREADS")) {
+        int share = omp_get_num_procs() / d->local_size;
+        omp_set_num_threads(share > 0 ? share : 1);
+    }
+#else
+    (void)d;
+#endif
+}
+
+int harness_session_init(harness_session *s, const harness_cli_opts *opts, harness_error *err)
+{
+    memset(s, 0, sizeof *s);
+    s->opts = opts;
+    harness_launch l = harness_launch_detect(getenv_text);
+    if (l.world_size == 1) {
+        harness_dist_single_init(&s->dist);
+        return 0;
+    }
+#ifdef HAVE_MPI
+    if (harness_dist_mpi_init(&s->dist, err) != 0)
+        return err->code;
+    harness_error_set_rank(s->dist.rank, s->dist.world_size);
+    share_cores(&s->dist);
+    return 0;
+#else
+    return harness_error_set(err, HARNESS_EXIT_USAGE, "started as one of %d ranks (%s=%d), but this harness was "
+                             "built without MPI, so every rank would run alone into the same folder; install "
+                             "Open MPI (scripts/setup does) and rebuild (./configure --with-mpi)", l.world_size,
+                             l.variable, l.world_size);
+#endif
+}
+
+harness_backend *harness_session_backend(harness_session *s, const char *device, const harness_backend_options *opts,
+                                        harness_error *err)
+{
+    /* Reused across sweep points while the device and its options stay. */
+    if (s->backend_open && strcmp(s->backend.name, device) == 0 && memcmp(&s->backend.opts, opts, sizeof *opts) == 0)
+        return &s->backend;
+    if (s->backend_open)
+        harness_backend_close(&s->backend);
+    s->backend_open = 0;
+    if (harness_backend_open(&s->backend, device, opts, err) != 0)
+        return NULL;
+    s->backend_open = 1;
+    return &s->backend;
+}
+
+void harness_session_end(harness_session *s)
+{
+    if (s->backend_open)
+        harness_backend_close(&s->backend);
+    s->dist.ops->finalize(&s->dist);
+    memset(s, 0, sizeof *s);
+}

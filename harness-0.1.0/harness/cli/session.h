@@ -1,0 +1,30 @@
+/* session.h - what one `harness run` process sets up once and every sweep
+ * point shares: its options, its place among the ranks, and the backend
+ * (opened on first use; the CPU's clock is calibrated once). */
+#ifndef HARNESS_CLI_SESSION_H
+#define HARNESS_CLI_SESSION_H
+
+#include "backend/backend.h"
+#include "cli/commands.h"
+#include "dist/dist.h"
+
+typedef struct harness_session {
+    const harness_cli_opts *opts;
+    harness_dist dist;
+    harness_backend backend;
+    int backend_open;
+} harness_session;
+
+/* Finds this process's place among the ranks: alone, or an MPI rank when a
+ * launcher started several. 0, or err: exit 2 when a launcher started ranks
+ * that this build (without MPI) cannot join, 3 when MPI fails. */
+int harness_session_init(harness_session *s, const harness_cli_opts *opts, harness_error *err);
+
+/* The backend for a resolved device, opened (or reopened for another
+ * device) on demand. NULL with err set when it cannot be opened. */
+harness_backend *harness_session_backend(harness_session *s, const char *device, const harness_backend_options *opts,
+                                        harness_error *err);
+
+void harness_session_end(harness_session *s);
+
+#endif

@@ -1,0 +1,48 @@
+/* changepoint.h - change points in a series of run medians: E-divisive
+ * means (Matteson and James, "A nonparametric approach for multiple change
+ * point analysis of multivariate data", JASA 2014) with its permutation
+ * test, as MongoDB's CI (Daly et al., ICPE 2020) and Apache Otava use it.
+ *
+ * The divergence of a split at tau of the segment x[0..n) is (alpha = 1)
+ *     Q(tau) = tau (n - tau) / n * ( 2/(tau (n-tau)) sum_{i<tau<=j} |x_i - x_j|
+ *              - 1/C(tau,2) sum_{i<k<tau} |x_i - x_k| - 1/C(n-tau,2) sum_{tau<=j<k} |x_j - x_k| )
+ * the energy distance between the two sides, weighted to favour balanced
+ * splits. The best split of every segment is found; the best of those is
+ * tested by permuting its segment's values (the share of permutations whose
+ * best Q reaches the observed one is its p); a significant split divides
+ * the segment and the search repeats, until a test fails. Distribution-free
+ * and needs no threshold on the step's size, which is why those CI systems
+ * chose it over fixed-threshold alerts. */
+#ifndef HARNESS_CHANGEPOINT_H
+#define HARNESS_CHANGEPOINT_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef struct harness_cp_options {
+    double alpha;                  /* significance of each permutation test (0.01) */
+    int permutations;              /* per test (499: p resolves to 0.002) */
+    size_t min_size;               /* fewest points on either side of a split (3) */
+    uint64_t seed;                 /* the permutations' PRNG: the same series gives the same answer */
+} harness_cp_options;
+
+/* alpha 0.01 rather than 0.05: every accepted split opens further tests
+ * (each at alpha) on its two halves, and a series of a hundred commits is
+ * read again on every commit; Apache Otava defaults stricter still (0.001). */
+#define HARNESS_CP_DEFAULTS {0.01, 499, 3, 0x5eed}
+
+typedef struct harness_change_point {
+    size_t index;                  /* first point of the new level */
+    double p;                      /* permutation p of its split */
+    double before, after;          /* medians of the segments on either side (between neighbouring change points) */
+} harness_change_point;
+
+/* Change points of x[0..n), sorted by index, into a malloc'ed *out (NULL
+ * when none). 0, or -1 out of memory. */
+int harness_changepoints(const double *x, size_t n, const harness_cp_options *o, harness_change_point **out,
+                         size_t *n_out);
+
+/* The best split of x[0..n) (min_size on each side) and its Q; 0 when none fits. */
+size_t harness_cp_best_split(const double *x, size_t n, size_t min_size, double *q);
+
+#endif

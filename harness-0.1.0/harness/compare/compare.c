@@ -1,0 +1,438 @@
+/* compare.c - match runs, judge pairs (DESIGN.md section 8). Loading the
+ * summaries is in compare_load.c, the reports in compare_report.c. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE                /* vasprintf, before any system header */
+#endif
+#include "compare/compare.h"
+#include "compare/compare_internal.h"
+#include "compare/rank_shift.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int harness_cmp_oom(harness_error *err)
+{
+    return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
+}
+
+/* ---- statistics and verdicts ------------------------------------------------- */
+
+const char *harness_verdict_label(harness_verdict v)
+{
+    static const char *const names[] = {"SAME", "IMPROVEMENT", "REGRESSION", "AMBIGUOUS", "FAILED"};
+    return v < HARNESS_VERDICT_COUNT ? names[v] : "?";
+}
+
+const char *harness_verdict_token(harness_verdict v)
+{
+    static const char *const names[] = {"same", "improvement", "regression", "ambiguous", "failed"};
+    return v < HARNESS_VERDICT_COUNT ? names[v] : "?";
+}
+
+/* The fewest replicates a side needs (both sides alike) to reach alpha. */
+static size_t replicates_needed(double alpha)
+{
+    size_t k = 1;
+    while (k < 64 && harness_rank_min_p(k, k) > alpha)
+        k++;
+    return k;
+}
+
+void harness_compare_decide(harness_compare_stats *s, const harness_compare_options *o, const char *base_noise,
+                            const char *cand_noise)
+{
+    s->why[0] = '\0';
+    s->verdict = HARNESS_VERDICT_AMBIGUOUS;
+    if (s->n_base == 0 || s->n_cand == 0 || isnan(s->p)) {
+        snprintf(s->why, sizeof s->why, "no replicates (%zu base, %zu cand %s)", s->n_base, s->n_cand,
+                 s->unit ? s->unit : "windows");
+        return;
+    }
+    if (s->min_p > o->alpha) {
+        snprintf(s->why, sizeof s->why,
+                 "too few replicates: %zu base against %zu cand %s can reach p = %.3g at best, above alpha %g; "
+                 "give each side %zu or more (schedule.repeat, or more runs)",
+                 s->n_base, s->n_cand, s->unit, s->min_p, o->alpha, replicates_needed(o->alpha));
+        return;
+    }
+    int significant = s->p <= o->alpha;
+    if (significant && (s->ratio > 1.0 + o->threshold || s->ratio < 1.0 - o->threshold)) {
+        const char *noise = base_noise ? base_noise : cand_noise;
+        if (noise) {
+            /* Load from other work slows a whole run, every window alike, so
+             * the windows cannot tell it from a change of the code. */
+            snprintf(s->why, sizeof s->why, "machine too busy to decide a %+.1f%% change: %s run: %.380s",
+                     (s->ratio - 1.0) * 100.0, base_noise ? "base" : "cand", noise);
+            return;
+        }
+        s->verdict = s->ratio > 1.0 ? HARNESS_VERDICT_REGRESSION : HARNESS_VERDICT_IMPROVEMENT;
+        return;
+    }
+    if (s->ratio_lo >= 1.0 - o->threshold && s->ratio_hi <= 1.0 + o->threshold) {
+        s->verdict = HARNESS_VERDICT_SAME;
+        return;
+    }
+    snprintf(s->why, sizeof s->why,
+             "the ratio's %.1f%% interval [%.3f, %.3f] reaches beyond the threshold 1 %s %g%%%s",
+             s->coverage * 100.0, s->ratio_lo, s->ratio_hi, s->ratio_hi > 1.0 + o->threshold ? "+" : "-",
+             o->threshold * 100.0, significant ? "" : " and the change is not significant");
+}
+
+/* Fill the replicate statistics of *s (not the display medians). 0, -1 out
+ * of memory, -2 a replicate <= 0. */
+int harness_cmp_replicate_stats(const double *base, size_t nb, const double *cand, size_t nc,
+                           const harness_compare_options *o, harness_compare_stats *s)
+{
+    harness_rank_shift rs;
+    int rc = harness_rank_shift_compute(base, nb, cand, nc, o->alpha, &rs);
+    if (rc != 0)
+        return rc;
+    s->n_base = nb;
+    s->n_cand = nc;
+    s->ratio = rs.ratio;
+    s->ratio_lo = rs.ratio_lo;
+    s->ratio_hi = rs.ratio_hi;
+    s->coverage = rs.coverage;
+    s->p = rs.p;
+    s->min_p = rs.min_p;
+    return 0;
+}
+
+int harness_compare_replicates(const double *base, size_t nb, const double *cand, size_t nc,
+                               const harness_compare_options *o, harness_compare_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    out->base_median = out->base_lo = out->base_hi = NAN;
+    out->cand_median = out->cand_lo = out->cand_hi = NAN;
+    out->unit = "windows";
+    int rc = harness_cmp_replicate_stats(base, nb, cand, nc, o, out);
+    if (rc != 0)
+        return rc;
+    harness_compare_decide(out, o, NULL, NULL);
+    return 0;
+}
+
+/* ---- matching ---------------------------------------------------------------- */
+
+int harness_cmp_add_note(harness_comparison *c, harness_error *err, const char *fmt, ...)
+{
+    char **grown = realloc(c->notes, (c->n_notes + 1) * sizeof *grown);
+    if (!grown)
+        return harness_cmp_oom(err);
+    c->notes = grown;
+    va_list ap;
+    va_start(ap, fmt);
+    int rc = vasprintf(&c->notes[c->n_notes], fmt, ap);
+    va_end(ap);
+    if (rc < 0)
+        return harness_cmp_oom(err);
+    c->n_notes++;
+    return 0;
+}
+
+static int same_key(const harness_run_summary *a, const harness_run_summary *b, int by_rank)
+{
+    if (a->rank != b->rank || a->world_size != b->world_size)
+        return 0;
+    if (by_rank)
+        return 1;
+    return strcmp(a->variant_key, b->variant_key) == 0 && cJSON_Compare(a->config, b->config, 1);
+}
+
+static const char *base_name(const char *path)
+{
+    const char *s = strrchr(path, '/');
+    return s && s[1] ? s + 1 : path;
+}
+
+/* Newer: the greater folder name (timestamps, then the "-2" suffixes), then path. */
+static int newer(const harness_run_summary *a, const harness_run_summary *b)
+{
+    int c = harness_cmp_natural_cmp(base_name(a->folder), base_name(b->folder));
+    if (c == 0)
+        c = strcmp(a->path, b->path);
+    return c > 0;
+}
+
+/* Sort order of the report: variant, config, world size, rank. */
+static int run_order(const void *pa, const void *pb)
+{
+    const harness_run_summary *a = *(const harness_run_summary *const *)pa;
+    const harness_run_summary *b = *(const harness_run_summary *const *)pb;
+    int c = strcmp(a->variant_key, b->variant_key);
+    if (c == 0)
+        c = harness_cmp_natural_cmp(a->config_text, b->config_text);
+    if (c == 0)
+        c = (a->world_size > b->world_size) - (a->world_size < b->world_size);
+    if (c == 0)
+        c = (a->rank > b->rank) - (a->rank < b->rank);
+    if (c == 0)
+        c = strcmp(a->path, b->path);
+    return c;
+}
+
+/* The newest run of each key on one side, sorted; notes for the others. */
+static int pick_newest(harness_comparison *c, const harness_compare_side *side, const char *label,
+                       const harness_run_summary ***out, size_t *n_out, harness_error *err)
+{
+    *n_out = 0;
+    *out = malloc((side->n_runs ? side->n_runs : 1) * sizeof **out);
+    if (!*out)
+        return harness_cmp_oom(err);
+    for (size_t i = 0; i < side->n_runs; i++) {
+        const harness_run_summary *r = &side->runs[i];
+        size_t same = 0, newer_ones = 0;
+        for (size_t j = 0; j < side->n_runs; j++) {
+            if (!same_key(r, &side->runs[j], 0))
+                continue;
+            same++;
+            newer_ones += j != i && newer(&side->runs[j], r);
+        }
+        if (newer_ones)
+            continue;
+        (*out)[(*n_out)++] = r;
+        if (same > 1 && harness_cmp_add_note(c, err, "%s: %zu runs of %s {%s} rank %d/%d; their medians are the replicates, "
+                                 "the newest by folder name is shown, %s",
+                                 label, same, r->variant_key, r->config_text, r->rank, r->world_size,
+                                 r->folder) != 0)
+            return err->code;
+    }
+    qsort(*out, *n_out, sizeof **out, run_order);
+    return 0;
+}
+
+void harness_cmp_judge_failed(harness_compare_pair *p)
+{
+    const harness_run_summary *sides[2] = {p->base, p->cand};
+    static const char *const labels[2] = {"base", "cand"};
+    size_t len = 0;
+    for (int i = 0; i < 2; i++) {
+        const harness_run_summary *r = sides[i];
+        const char *why = NULL;
+        if (strcmp(r->status, "ok") != 0)
+            why = r->status;
+        else if (r->validation_failed)
+            why = "validation failed";
+        if (!why || len >= sizeof p->reason)
+            continue;
+        len += (size_t)snprintf(p->reason + len, sizeof p->reason - len, "%s%s %s%s%s%.400s", len ? "; " : "",
+                                labels[i], strcmp(r->status, "ok") != 0 ? "status " : "", why,
+                                r->error ? " (" : "", r->error ? r->error : "");
+        if (r->error && len < sizeof p->reason)
+            len += (size_t)snprintf(p->reason + len, sizeof p->reason - len, ")");
+    }
+    if (p->reason[0])
+        p->s.verdict = HARNESS_VERDICT_FAILED;
+}
+
+/* One side's replicates for the pair of run r: the medians of every
+ * usable run of r's key when the side holds two or more (runs differ by more
+ * than windows of one run do, so they are the better unit), else the
+ * medians of r's windows. *noise: the first busy-machine warning among the
+ * runs used. 0, or -1 out of memory. */
+static int side_replicates(const harness_compare_side *side, const harness_run_summary *r, int by_rank,
+                           double **vals, size_t *n, const char **unit, const char **noise)
+{
+    *vals = malloc((side->n_runs + r->n_windows + 1) * sizeof **vals);
+    *n = 0;
+    *noise = NULL;
+    if (!*vals)
+        return -1;
+    for (size_t i = 0; i < side->n_runs; i++) {
+        const harness_run_summary *x = &side->runs[i];
+        if (!same_key(r, x, by_rank) || strcmp(x->status, "ok") != 0 || x->validation_failed || !x->n_samples)
+            continue;
+        (*vals)[(*n)++] = x->stats.median;
+        if (!*noise)
+            *noise = x->noise;
+    }
+    *unit = "runs";
+    if (*n >= 2)
+        return 0;
+    memcpy(*vals, r->window_medians, r->n_windows * sizeof **vals);
+    *n = r->n_windows;
+    *unit = "windows";
+    *noise = r->noise;
+    return 0;
+}
+
+static const char *unit_of(const char *b, const char *k)
+{
+    if (strcmp(b, k) == 0)
+        return b;
+    return strcmp(b, "runs") == 0 ? "runs/windows" : "windows/runs";
+}
+
+static int judge(harness_comparison *c, harness_compare_pair *p, harness_error *err)
+{
+    const harness_run_summary *b = p->base, *k = p->cand;
+    harness_compare_stats *s = &p->s;
+    memset(s, 0, sizeof *s);
+    s->base_median = b->n_samples ? b->stats.median : NAN;
+    s->base_lo = b->n_samples ? b->stats.ci95_lo : NAN;
+    s->base_hi = b->n_samples ? b->stats.ci95_hi : NAN;
+    s->cand_median = k->n_samples ? k->stats.median : NAN;
+    s->cand_lo = k->n_samples ? k->stats.ci95_lo : NAN;
+    s->cand_hi = k->n_samples ? k->stats.ci95_hi : NAN;
+    s->ratio = s->ratio_lo = s->ratio_hi = s->coverage = s->p = NAN;
+    s->min_p = 1;
+
+    double *bv = NULL, *kv = NULL;
+    size_t nb = 0, nk = 0;
+    const char *bu = "windows", *ku = "windows", *bnoise = NULL, *knoise = NULL;
+    if (side_replicates(&c->base, b, c->by_rank, &bv, &nb, &bu, &bnoise) != 0 ||
+        side_replicates(&c->cand, k, c->by_rank, &kv, &nk, &ku, &knoise) != 0) {
+        free(bv);
+        free(kv);
+        return harness_cmp_oom(err);
+    }
+    s->unit = unit_of(bu, ku);
+    int rc = harness_cmp_replicate_stats(bv, nb, kv, nk, &c->opts, s);
+    free(bv);
+    free(kv);
+    if (rc == -1)
+        return harness_cmp_oom(err);
+    if (rc == -2) {
+        s->verdict = HARNESS_VERDICT_AMBIGUOUS;
+        snprintf(s->why, sizeof s->why, "a replicate's median is 0 ns: below what the clock resolves");
+    } else {
+        harness_compare_decide(s, &c->opts, bnoise, knoise);
+    }
+    harness_cmp_judge_failed(p);
+    if (strchr(s->unit, '/') &&
+        harness_cmp_add_note(c, err, "%s {%s} rank %d/%d: replicates are %s (base/cand): runs carry run-to-run offsets that "
+                 "windows of one run do not", b->variant_key, b->config_text, b->rank, b->world_size, s->unit) != 0)
+        return err->code;
+    for (int side = 0; side < 2; side++) {
+        const harness_run_summary *r = side ? k : b;
+        if (r->windows_disagree && s->verdict != HARNESS_VERDICT_FAILED &&
+            harness_cmp_add_note(c, err, "%s {%s} rank %d/%d: the %s run's windows disagree; the interval is as wide as that "
+                     "disagreement (%s)", b->variant_key, b->config_text, b->rank, b->world_size,
+                     side ? "cand" : "base", r->folder) != 0)
+            return err->code;
+    }
+    if (c->by_rank && (strcmp(b->variant_key, k->variant_key) != 0 || !cJSON_Compare(b->config, k->config, 1)) &&
+        harness_cmp_add_note(c, err, "rank %d/%d: base is %s {%s}, cand is %s {%s}; compared as given (two experiment folders)",
+                 b->rank, b->world_size, b->variant_key, b->config_text, k->variant_key, k->config_text) != 0)
+        return err->code;
+    if (b->device_name && k->device_name && strcmp(b->device_name, k->device_name) != 0 &&
+        harness_cmp_add_note(c, err, "%s {%s} rank %d/%d: base ran on %s, cand on %s", b->variant_key, b->config_text, b->rank,
+                 b->world_size, b->device_name, k->device_name) != 0)
+        return err->code;
+    return 0;
+}
+
+static int match(harness_comparison *c, harness_error *err)
+{
+    const harness_run_summary **base = NULL, **cand = NULL;
+    size_t nb = 0, nc = 0;
+    int rc = pick_newest(c, &c->base, "base", &base, &nb, err);
+    if (rc == 0)
+        rc = pick_newest(c, &c->cand, "cand", &cand, &nc, err);
+    char *taken = rc == 0 ? calloc(nc ? nc : 1, 1) : NULL;
+    c->pairs = rc == 0 ? malloc((nb ? nb : 1) * sizeof *c->pairs) : NULL;
+    c->unmatched_base = rc == 0 ? malloc((nb ? nb : 1) * sizeof *c->unmatched_base) : NULL;
+    c->unmatched_cand = rc == 0 ? malloc((nc ? nc : 1) * sizeof *c->unmatched_cand) : NULL;
+    if (rc == 0 && (!taken || !c->pairs || !c->unmatched_base || !c->unmatched_cand))
+        rc = harness_cmp_oom(err);
+    for (size_t i = 0; rc == 0 && i < nb; i++) {
+        size_t j = 0;
+        while (j < nc && (taken[j] || !same_key(base[i], cand[j], c->by_rank)))
+            j++;
+        if (j == nc) {
+            c->unmatched_base[c->n_unmatched_base++] = base[i];
+            continue;
+        }
+        taken[j] = 1;
+        harness_compare_pair *p = &c->pairs[c->n_pairs++];
+        memset(p, 0, sizeof *p);
+        p->base = base[i];
+        p->cand = cand[j];
+        rc = judge(c, p, err);
+    }
+    for (size_t j = 0; rc == 0 && j < nc; j++)
+        if (!taken[j])
+            c->unmatched_cand[c->n_unmatched_cand++] = cand[j];
+    free(taken);
+    free(base);
+    free(cand);
+    return rc;
+}
+
+int harness_compare_sides(harness_compare_side *base, harness_compare_side *cand, const harness_compare_options *o,
+                          harness_comparison *out, harness_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->opts = *o;
+    out->base = *base;
+    out->cand = *cand;
+    memset(base, 0, sizeof *base);
+    memset(cand, 0, sizeof *cand);
+    out->by_rank = !out->base.is_parent && !out->cand.is_parent;
+    if (match(out, err) != 0)
+        return err->code;
+    if (out->n_pairs == 0)
+        return harness_error_set(err, HARNESS_EXIT_USAGE,
+                                 "%s: no run matches a run of %s (%zu and %zu runs; runs match by variant key, "
+                                 "component config, rank and world size); nothing to compare",
+                                 out->cand.root ? out->cand.root : "CAND", out->base.root ? out->base.root : "BASE",
+                                 out->cand.n_runs, out->base.n_runs);
+    harness_cmp_tally(out);
+    return 0;
+}
+
+void harness_cmp_tally(harness_comparison *out)
+{
+    out->overall = HARNESS_VERDICT_SAME;
+    for (size_t i = 0; i < out->n_pairs; i++)
+        out->counts[out->pairs[i].s.verdict]++;
+    if (out->counts[HARNESS_VERDICT_REGRESSION])
+        out->overall = HARNESS_VERDICT_REGRESSION;
+    else if (out->counts[HARNESS_VERDICT_FAILED])
+        out->overall = HARNESS_VERDICT_FAILED;
+    else if (out->counts[HARNESS_VERDICT_AMBIGUOUS])
+        out->overall = HARNESS_VERDICT_AMBIGUOUS;
+    else if (out->counts[HARNESS_VERDICT_IMPROVEMENT])
+        out->overall = HARNESS_VERDICT_IMPROVEMENT;
+}
+
+int harness_compare_dirs(const char *base, const char *cand, const harness_compare_options *o,
+                         harness_comparison *out, harness_error *err)
+{
+    memset(out, 0, sizeof *out);
+    harness_compare_side b, c;
+    if (harness_compare_side_load(base, &b, err) != 0)
+        return err->code;
+    if (harness_compare_side_load(cand, &c, err) != 0) {
+        harness_compare_side_free(&b);
+        return err->code;
+    }
+    return harness_compare_sides(&b, &c, o, out, err);
+}
+
+int harness_comparison_exit_code(const harness_comparison *c)
+{
+    if (c->counts[HARNESS_VERDICT_REGRESSION] || c->counts[HARNESS_VERDICT_FAILED] ||
+        (c->opts.ambiguous_fails && c->counts[HARNESS_VERDICT_AMBIGUOUS]))
+        return HARNESS_EXIT_VERDICT;
+    return HARNESS_EXIT_OK;
+}
+
+void harness_comparison_free(harness_comparison *c)
+{
+    if (!c)
+        return;
+    harness_compare_side_free(&c->base);
+    harness_compare_side_free(&c->cand);
+    free(c->pairs);
+    free(c->unmatched_base);
+    free(c->unmatched_cand);
+    for (size_t i = 0; i < c->n_notes; i++)
+        free(c->notes[i]);
+    free(c->notes);
+    memset(c, 0, sizeof *c);
+}

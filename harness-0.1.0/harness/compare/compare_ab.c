@@ -1,0 +1,130 @@
+/* compare_ab.c - the verdict of an interleaved A/B run: round i ran base
+ * and candidate back to back, so the pairs (base_i, cand_i) share the
+ * round's machine state and the paired statistics of signed_rank.h judge
+ * them. The result is an ordinary harness_comparison with one pair, so the
+ * reports of compare_report.c serve both commands. */
+#include "compare/compare.h"
+#include "compare/compare_internal.h"
+#include "compare/signed_rank.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int harness_compare_paired(const double *base, const double *cand, size_t n, const harness_compare_options *o,
+                           harness_compare_stats *out)
+{
+    memset(out, 0, sizeof *out);
+    out->base_median = out->base_lo = out->base_hi = NAN;
+    out->cand_median = out->cand_lo = out->cand_hi = NAN;
+    out->unit = "rounds";
+    harness_signed_rank sr;
+    int rc = harness_signed_rank_compute(base, cand, n, o->alpha, &sr);
+    if (rc != 0)
+        return rc;
+    out->n_base = out->n_cand = n;
+    out->ratio = sr.ratio;
+    out->ratio_lo = sr.ratio_lo;
+    out->ratio_hi = sr.ratio_hi;
+    out->coverage = sr.coverage;
+    out->p = sr.p;
+    out->min_p = sr.min_p;
+    return 0;
+}
+
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The median of v[0..n) (reordered). */
+static double median(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_double);
+    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+}
+
+int harness_compare_rounds(harness_compare_side *base, harness_compare_side *cand, const harness_compare_options *o,
+                           harness_comparison *out, harness_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->opts = *o;
+    out->base = *base;
+    out->cand = *cand;
+    memset(base, 0, sizeof *base);
+    memset(cand, 0, sizeof *cand);
+    out->by_rank = 1;
+    size_t n = out->base.n_runs;
+    if (n == 0 || n != out->cand.n_runs)
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "A/B: %zu base rounds and %zu candidate rounds; "
+                                 "expected as many of each", n, out->cand.n_runs);
+    out->pairs = calloc(1, sizeof *out->pairs);
+    double *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
+    if (!out->pairs || !b || !c) {
+        free(b);
+        free(c);
+        return harness_cmp_oom(err);
+    }
+    out->n_pairs = 1;
+    harness_compare_pair *p = &out->pairs[0];
+    p->base = &out->base.runs[n - 1];
+    p->cand = &out->cand.runs[n - 1];
+    size_t busy = 0;
+    int usable = 1;
+    for (size_t i = 0; i < n; i++) {
+        const harness_run_summary *rb = &out->base.runs[i], *rc = &out->cand.runs[i];
+        /* a failed round is the pair's FAILED; show that round */
+        if (strcmp(rb->status, "ok") != 0 || rb->validation_failed || !rb->n_samples ||
+            strcmp(rc->status, "ok") != 0 || rc->validation_failed || !rc->n_samples) {
+            p->base = rb;
+            p->cand = rc;
+            usable = 0;
+            break;
+        }
+        b[i] = rb->stats.median;
+        c[i] = rc->stats.median;
+        busy += rb->noise || rc->noise;
+    }
+    int rc = 0;
+    if (usable) {
+        rc = harness_compare_paired(b, c, n, o, &p->s);
+        if (rc == -2) {
+            p->s.verdict = HARNESS_VERDICT_AMBIGUOUS;
+            strcpy(p->s.why, "a round's median is 0 ns: below what the clock resolves");
+            rc = 0;
+        } else if (rc == 0) {
+            /* No busy-machine veto here: load that lasts a round slows both
+             * of its halves, which is what the pairing divides out; load
+             * that comes and goes widens the interval instead. */
+            harness_compare_decide(&p->s, o, NULL, NULL);
+        }
+        /* display: the medians of the rounds' medians */
+        p->s.base_median = median(b, n);
+        p->s.cand_median = median(c, n);
+    } else {
+        memset(&p->s, 0, sizeof p->s);
+        p->s.unit = "rounds";
+        p->s.ratio = p->s.ratio_lo = p->s.ratio_hi = p->s.coverage = p->s.p = NAN;
+        p->s.base_median = p->s.cand_median = NAN;
+        p->s.verdict = HARNESS_VERDICT_AMBIGUOUS;   /* replaced by FAILED below, naming the run */
+        snprintf(p->s.why, sizeof p->s.why, "a round measured nothing");
+    }
+    p->s.base_lo = p->s.base_hi = p->s.cand_lo = p->s.cand_hi = NAN;
+    free(b);
+    free(c);
+    if (rc != 0)
+        return harness_cmp_oom(err);
+    harness_cmp_judge_failed(p);
+    if ((strcmp(p->base->variant_key, p->cand->variant_key) != 0 || !cJSON_Compare(p->base->config, p->cand->config, 1)) &&
+        harness_cmp_add_note(out, err, "base is %s {%s}, cand is %s {%s}", p->base->variant_key,
+                             p->base->config_text, p->cand->variant_key, p->cand->config_text) != 0)
+        return err->code;
+    if (busy && harness_cmp_add_note(out, err, "%zu of %zu rounds ran on a busy machine (load warnings); the "
+                                     "pairs divide out load that lasts a round", busy, n) != 0)
+        return err->code;
+    harness_cmp_tally(out);
+    return 0;
+}

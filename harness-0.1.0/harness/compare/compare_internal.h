@@ -1,0 +1,34 @@
+/* compare_internal.h - private to compare/: the helpers that both the
+ * loading and the matching side of `harness compare` need. Nothing else in
+ * the harness should include it. */
+#ifndef HARNESS_COMPARE_INTERNAL_H
+#define HARNESS_COMPARE_INTERNAL_H
+
+#include "compare/compare.h"
+#include "util/error.h"
+
+/* compare.c: set err to "out of memory" and return exit code 3. */
+int harness_cmp_oom(harness_error *err);
+
+/* compare_load.c: strcmp, except that runs of digits compare as numbers:
+ * "x-10" > "x-2". Orders folder names, so the newest comes last. */
+int harness_cmp_natural_cmp(const char *a, const char *b);
+
+/* compare.c, for compare_ab.c: a note (printf-style; 0 or 3 out of
+ * memory), FAILED when either run is not ok, the replicate statistics of
+ * rank_shift.h into *s (0, -1 out of memory, -2 a value <= 0), the counts
+ * and overall verdict of the pairs. */
+int harness_cmp_add_note(harness_comparison *c, harness_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+void harness_cmp_judge_failed(harness_compare_pair *p);
+int harness_cmp_replicate_stats(const double *base, size_t nb, const double *cand, size_t nc,
+                                const harness_compare_options *o, harness_compare_stats *s);
+void harness_cmp_tally(harness_comparison *c);
+
+/* compare_replicates.c: the window medians and the noise warnings of a
+ * parsed summary's root into *out. 0, or 2 (a mistyped key, named) or 3. */
+struct cJSON;
+int harness_cmp_parse_replicates(const struct cJSON *root, const char *path, harness_run_summary *out,
+                                 harness_error *err);
+
+#endif

@@ -1,0 +1,504 @@
+/* compare_load.c - the reading side of `harness compare` (DESIGN.md section 8):
+ * loading one summary_ranks_N_rank_r.json and checking that it is a complete
+ * harness summary (naming the bad key, or the line and column of bad JSON),
+ * and finding the summaries of one side: an experiment folder or a folder of
+ * them, searched to a few levels with folder names in natural order (digit
+ * runs compared as numbers, so that newer folders sort later). Matching runs
+ * and judging them is in compare.c. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE                /* open_memstream, strndup, before any system header */
+#endif
+#include "compare/compare.h"
+#include "compare/compare_internal.h"
+
+#include <cjson/cJSON.h>
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "util/json_strict.h"
+
+#define MAX_DEPTH 4                /* folders below the root searched for experiment folders */
+
+/* ---- one summary ------------------------------------------------------------- */
+
+void harness_run_summary_free(harness_run_summary *r)
+{
+    if (!r)
+        return;
+    free(r->path);
+    free(r->folder);
+    free(r->variant_key);
+    cJSON_Delete(r->config);
+    free(r->config_text);
+    free(r->device_name);
+    free(r->status);
+    free(r->error);
+    free(r->samples);
+    free(r->window_medians);
+    free(r->noise);
+    free(r->host);
+    memset(r, 0, sizeof *r);
+}
+
+/* 1-based line and column of byte `off` of text. */
+static void line_col(const char *text, size_t off, int *line, int *col)
+{
+    *line = 1;
+    *col = 1;
+    for (size_t i = 0; i < off; i++) {
+        if (text[i] == '\n') {
+            ++*line;
+            *col = 1;
+        } else {
+            ++*col;
+        }
+    }
+}
+
+static int bad(harness_error *err, const char *path, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+static int bad(harness_error *err, const char *path, const char *fmt, ...)
+{
+    char msg[1536];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: %s", path, msg);
+}
+
+static const char *type_name(const cJSON *j)
+{
+    if (!j) return "missing";
+    if (cJSON_IsObject(j)) return "an object";
+    if (cJSON_IsArray(j)) return "an array";
+    if (cJSON_IsString(j)) return "a string";
+    if (cJSON_IsNumber(j)) return "a number";
+    if (cJSON_IsBool(j)) return "a boolean";
+    if (cJSON_IsNull(j)) return "null";
+    return "invalid";
+}
+
+/* A required member of the given kind; its dotted name in messages. */
+static const cJSON *need(const cJSON *obj, const char *key, const char *dotted, cJSON_bool (*is)(const cJSON *),
+                         const char *kind, const char *path, harness_error *err)
+{
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(obj, key);
+    if (!j) {
+        bad(err, path, "%s: missing; not a complete harness summary", dotted);
+        return NULL;
+    }
+    if (!is(j)) {
+        bad(err, path, "%s: expected %s, got %s", dotted, kind, type_name(j));
+        return NULL;
+    }
+    return j;
+}
+
+static int need_int(const cJSON *obj, const char *key, int min, const char *path, int *out, harness_error *err)
+{
+    const cJSON *j = need(obj, key, key, cJSON_IsNumber, "an integer", path, err);
+    if (!j)
+        return err->code;
+    double v = j->valuedouble;
+    if (!(v >= min && v <= INT32_MAX) || v != floor(v))
+        return bad(err, path, "%s: expected an integer >= %d, got %g", key, min, v);
+    *out = (int)v;
+    return 0;
+}
+
+/* "k=v, k=v": strings bare, anything else as compact JSON. */
+static char *config_text(const cJSON *config)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    int first = 1;
+    for (const cJSON *c = config->child; c; c = c->next) {
+        fprintf(f, "%s%s=", first ? "" : ", ", c->string ? c->string : "?");
+        first = 0;
+        if (cJSON_IsString(c)) {
+            fputs(c->valuestring, f);
+        } else {
+            char *v = cJSON_PrintUnformatted(c);
+            fputs(v ? v : "?", f);
+            free(v);
+        }
+    }
+    if (first)
+        fputs("-", f);
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+static int parse_timing(const cJSON *root, const char *path, harness_run_summary *out, harness_error *err)
+{
+    const cJSON *timing = need(root, "timing", "timing", cJSON_IsObject, "an object", path, err);
+    if (!timing)
+        return err->code;
+    const cJSON *samples = need(timing, "samples", "timing.samples", cJSON_IsArray, "an array of ns", path, err);
+    if (!samples)
+        return err->code;
+    int n = cJSON_GetArraySize(samples);
+    if (n > 0) {
+        out->samples = malloc((size_t)n * sizeof *out->samples);
+        if (!out->samples)
+            return harness_cmp_oom(err);
+    }
+    size_t i = 0;
+    for (const cJSON *s = samples->child; s && i < (size_t)n; s = s->next, i++) {
+        if (!cJSON_IsNumber(s) || !isfinite(s->valuedouble) || s->valuedouble < 0)
+            return bad(err, path, "timing.samples[%zu]: expected a duration in ns (a number >= 0), got %s", i,
+                       cJSON_IsNumber(s) ? "a negative number" : type_name(s));
+        out->samples[i] = s->valuedouble;
+    }
+    out->n_samples = i;
+    if (out->n_samples == 0 && strcmp(out->status, "ok") == 0)
+        return bad(err, path, "timing.samples: empty in a run whose status is \"ok\"; nothing to compare");
+    if (harness_stats_compute(out->samples, out->n_samples, &out->stats) != 0)
+        return harness_cmp_oom(err);
+    return 0;
+}
+
+static int parse_root(const cJSON *root, const char *path, harness_run_summary *out, harness_error *err)
+{
+    if (!cJSON_IsObject(root))
+        return bad(err, path, "expected a JSON object, got %s; not a harness summary", type_name(root));
+    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
+    if (!schema)
+        return bad(err, path, "no \"schema\" key; not a harness summary (expected \"%s\")", HARNESS_SUMMARY_SCHEMA);
+    if (!cJSON_IsString(schema) || strcmp(schema->valuestring, HARNESS_SUMMARY_SCHEMA) != 0) {
+        if (cJSON_IsString(schema))
+            return bad(err, path, "schema \"%.200s\" is not \"%s\"; written by another version of harness?",
+                       schema->valuestring, HARNESS_SUMMARY_SCHEMA);
+        return bad(err, path, "schema: expected the string \"%s\", got %s", HARNESS_SUMMARY_SCHEMA,
+                   type_name(schema));
+    }
+    if (need_int(root, "world_size", 1, path, &out->world_size, err) != 0 ||
+        need_int(root, "rank", 0, path, &out->rank, err) != 0)
+        return err->code;
+    if (out->rank >= out->world_size)
+        return bad(err, path, "rank %d is not below world_size %d", out->rank, out->world_size);
+
+    const cJSON *comp = need(root, "component", "component", cJSON_IsObject, "an object", path, err);
+    if (!comp)
+        return err->code;
+    const cJSON *key = need(comp, "variant_key", "component.variant_key", cJSON_IsString, "a string", path, err);
+    if (!key)
+        return err->code;
+    const cJSON *config = need(comp, "config", "component.config", cJSON_IsObject, "an object", path, err);
+    if (!config)
+        return err->code;
+    const cJSON *status = need(root, "status", "status", cJSON_IsString, "a string", path, err);
+    if (!status)
+        return err->code;
+    const cJSON *error = cJSON_GetObjectItemCaseSensitive(root, "error");
+    const cJSON *device = cJSON_GetObjectItemCaseSensitive(root, "device");
+    const cJSON *device_name = cJSON_IsObject(device) ? cJSON_GetObjectItemCaseSensitive(device, "name") : NULL;
+
+    out->variant_key = strdup(key->valuestring);
+    out->status = strdup(status->valuestring);
+    out->config = cJSON_Duplicate(config, 1);
+    out->config_text = out->config ? config_text(out->config) : NULL;
+    if (cJSON_IsString(error) && error->valuestring[0])
+        out->error = strdup(error->valuestring);
+    if (cJSON_IsString(device_name))
+        out->device_name = strdup(device_name->valuestring);
+    if (!out->variant_key || !out->status || !out->config || !out->config_text ||
+        (cJSON_IsString(error) && error->valuestring[0] && !out->error) ||
+        (cJSON_IsString(device_name) && !out->device_name))
+        return harness_cmp_oom(err);
+
+    const cJSON *val = cJSON_GetObjectItemCaseSensitive(root, "validation");
+    if (val && !cJSON_IsObject(val))
+        return bad(err, path, "validation: expected an object, got %s", type_name(val));
+    const cJSON *passed = val ? cJSON_GetObjectItemCaseSensitive(val, "passed") : NULL;
+    const cJSON *vstatus = val ? cJSON_GetObjectItemCaseSensitive(val, "status") : NULL;
+    out->validation_failed = cJSON_IsFalse(passed) ||
+                             (cJSON_IsString(vstatus) && strcmp(vstatus->valuestring, "failed") == 0) ||
+                             strcmp(out->status, "validation_failed") == 0;
+    if (parse_timing(root, path, out, err) != 0)
+        return err->code;
+    return harness_cmp_parse_replicates(root, path, out, err);
+}
+
+int harness_run_summary_parse(const char *path, const char *text, size_t len, harness_run_summary *out,
+                              harness_error *err)
+{
+    memset(out, 0, sizeof *out);
+    if (len == 0)
+        return bad(err, path, "empty file; not a harness summary");
+    harness_json_problem problem;
+    if (harness_json_check_strict(text, len, &problem) != 0) {
+        int line, col;
+        line_col(text, problem.offset, &line, &col);
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "%s:%d:%d: invalid JSON (%s); not a harness summary",
+                                 path, line, col, problem.why);
+    }
+    cJSON *root = cJSON_ParseWithLength(text, len);
+    if (!root) {
+        const char *at = cJSON_GetErrorPtr();
+        size_t off = at && at >= text && at <= text + len ? (size_t)(at - text) : 0;
+        int line, col;
+        line_col(text, off, &line, &col);
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "%s:%d:%d: invalid JSON; not a harness summary", path,
+                                 line, col);
+    }
+    out->path = strdup(path);
+    const char *slash = strrchr(path, '/');
+    out->folder = slash ? strndup(path, slash == path ? 1 : (size_t)(slash - path)) : strdup(".");
+    int rc = out->path && out->folder ? parse_root(root, path, out, err) : harness_cmp_oom(err);
+    cJSON_Delete(root);
+    if (rc != 0)
+        harness_run_summary_free(out);
+    return rc;
+}
+
+int harness_run_summary_load(const char *path, harness_run_summary *out, harness_error *err)
+{
+    memset(out, 0, sizeof *out);
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return bad(err, path, "cannot read: %s", strerror(errno));
+    char *buf = NULL;
+    size_t len = 0, cap = 0;
+    int failed = 0;
+    for (;;) {
+        if (cap - len < 65536) {
+            size_t ncap = cap ? cap * 2 : 65536;
+            char *grown = realloc(buf, ncap + 1);
+            if (!grown) {
+                failed = 1;
+                break;
+            }
+            buf = grown;
+            cap = ncap;
+        }
+        size_t got = fread(buf + len, 1, cap - len, f);
+        len += got;
+        if (got == 0)
+            break;
+    }
+    int read_error = ferror(f);
+    int e = errno;
+    fclose(f);
+    if (failed) {
+        free(buf);
+        return harness_cmp_oom(err);
+    }
+    if (read_error) {
+        free(buf);
+        return bad(err, path, "cannot read: %s", strerror(e));
+    }
+    buf[len] = '\0';
+    int rc = harness_run_summary_parse(path, buf, len, out, err);
+    free(buf);
+    return rc;
+}
+
+/* ---- one side: a folder of summaries, or of experiment folders --------------- */
+
+int harness_compare_side_add(harness_compare_side *side, harness_run_summary *run, harness_error *err)
+{
+    if (side->n_runs == side->cap) {
+        size_t ncap = side->cap ? side->cap * 2 : 8;
+        harness_run_summary *grown = realloc(side->runs, ncap * sizeof *grown);
+        if (!grown)
+            return harness_cmp_oom(err);
+        side->runs = grown;
+        side->cap = ncap;
+    }
+    side->runs[side->n_runs++] = *run;
+    memset(run, 0, sizeof *run);
+    return 0;
+}
+
+void harness_compare_side_free(harness_compare_side *side)
+{
+    if (!side)
+        return;
+    for (size_t i = 0; i < side->n_runs; i++)
+        harness_run_summary_free(&side->runs[i]);
+    free(side->runs);
+    free(side->root);
+    memset(side, 0, sizeof *side);
+}
+
+/* strcmp, except that runs of digits compare as numbers: "x-10" > "x-2". */
+int harness_cmp_natural_cmp(const char *a, const char *b)
+{
+    while (*a && *b) {
+        if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
+            while (*a == '0' && isdigit((unsigned char)a[1]))
+                a++;
+            while (*b == '0' && isdigit((unsigned char)b[1]))
+                b++;
+            size_t la = 0, lb = 0;
+            while (isdigit((unsigned char)a[la]))
+                la++;
+            while (isdigit((unsigned char)b[lb]))
+                lb++;
+            if (la != lb)
+                return la < lb ? -1 : 1;
+            int c = strncmp(a, b, la);
+            if (c)
+                return c;
+            a += la;
+            b += lb;
+            continue;
+        }
+        if (*a != *b)
+            return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
+        a++;
+        b++;
+    }
+    return (*a != 0) - (*b != 0);
+}
+
+static int natural_cmp_qsort(const void *pa, const void *pb)
+{
+    return harness_cmp_natural_cmp(*(char *const *)pa, *(char *const *)pb);
+}
+
+static int is_summary_name(const char *name)
+{
+    int ws, rank, end = 0;
+    if (sscanf(name, "summary_ranks_%d_rank_%d.json%n", &ws, &rank, &end) != 2)
+        return 0;
+    return end > 0 && name[end] == '\0';
+}
+
+static char *join(const char *dir, const char *name)
+{
+    size_t ld = strlen(dir);
+    int slash = ld > 0 && dir[ld - 1] == '/';
+    char *p = malloc(ld + strlen(name) + 2);
+    if (p)
+        sprintf(p, "%s%s%s", dir, slash ? "" : "/", name);
+    return p;
+}
+
+/* The entries of dir (no hidden ones), in natural order. */
+static int list_dir(const char *dir, char ***names, size_t *n, harness_error *err)
+{
+    *names = NULL;
+    *n = 0;
+    DIR *d = opendir(dir);
+    if (!d)
+        return bad(err, dir, "cannot open folder: %s", strerror(errno));
+    size_t cap = 0;
+    int rc = 0;
+    struct dirent *e;
+    while ((e = readdir(d)) != NULL) {
+        if (e->d_name[0] == '.')
+            continue;
+        if (*n == cap) {
+            size_t ncap = cap ? cap * 2 : 16;
+            char **grown = realloc(*names, ncap * sizeof *grown);
+            if (!grown) {
+                rc = harness_cmp_oom(err);
+                break;
+            }
+            *names = grown;
+            cap = ncap;
+        }
+        if (!((*names)[*n] = strdup(e->d_name))) {
+            rc = harness_cmp_oom(err);
+            break;
+        }
+        ++*n;
+    }
+    closedir(d);
+    if (*n > 1)
+        qsort(*names, *n, sizeof **names, natural_cmp_qsort);
+    return rc;
+}
+
+static void free_names(char **names, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
+/* Load the summaries in dir; when it has none, look in its subfolders.
+ * *found: whether dir itself held summaries. */
+static int scan(harness_compare_side *side, const char *dir, int depth, int *found, harness_error *err)
+{
+    char **names;
+    size_t n;
+    *found = 0;
+    if (list_dir(dir, &names, &n, err) != 0) {
+        free_names(names, n);
+        return err->code;
+    }
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        if (!is_summary_name(names[i]))
+            continue;
+        char *path = join(dir, names[i]);
+        struct stat st;
+        if (!path) {
+            rc = harness_cmp_oom(err);
+        } else if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+            harness_run_summary run;
+            rc = harness_run_summary_load(path, &run, err);
+            if (rc == 0) {
+                *found = 1;
+                rc = harness_compare_side_add(side, &run, err);
+                harness_run_summary_free(&run);
+            }
+        }
+        free(path);
+    }
+    for (size_t i = 0; i < n && rc == 0 && !*found && depth < MAX_DEPTH; i++) {
+        char *path = join(dir, names[i]);
+        struct stat st;
+        int sub;
+        if (!path)
+            rc = harness_cmp_oom(err);
+        else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+            rc = scan(side, path, depth + 1, &sub, err);
+        free(path);
+    }
+    free_names(names, n);
+    return rc;
+}
+
+int harness_compare_side_load(const char *root, harness_compare_side *side, harness_error *err)
+{
+    memset(side, 0, sizeof *side);
+    struct stat st;
+    if (stat(root, &st) != 0)
+        return bad(err, root, "%s; expected an experiment folder written by `harness run` or a folder of them",
+                   errno == ENOENT ? "no such folder" : strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return bad(err, root, "not a folder; expected an experiment folder written by `harness run` or a folder "
+                   "of them");
+    if (!(side->root = strdup(root)))
+        return harness_cmp_oom(err);
+    int found;
+    if (scan(side, root, 0, &found, err) != 0) {
+        harness_compare_side_free(side);
+        return err->code;
+    }
+    side->is_parent = !found;
+    if (side->n_runs == 0) {
+        harness_compare_side_free(side);
+        return bad(err, root, "no summary_ranks_N_rank_r.json in this folder or its subfolders (to depth %d); "
+                   "expected an experiment folder written by `harness run` or a folder of them", MAX_DEPTH);
+    }
+    return 0;
+}

@@ -1,0 +1,82 @@
+/* compare_replicates.c - what `harness compare` reads of a summary beyond
+ * its samples: the window medians (the replicates of a single run), the
+ * warnings that say the machine was too busy to trust a shift, and the host
+ * (the series of --baseline-db). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE                /* strdup */
+#endif
+#include "compare/compare.h"
+#include "compare/compare_internal.h"
+
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The run's windows: timing.windows[i].median for every window that measured
+ * a step (an interrupted run's last window may hold none). A summary from
+ * before windows were written has none: its pair is then AMBIGUOUS. */
+static int parse_windows(const cJSON *timing, const char *path, harness_run_summary *out, harness_error *err)
+{
+    const cJSON *windows = cJSON_GetObjectItemCaseSensitive(timing, "windows");
+    if (!windows)
+        return 0;
+    if (!cJSON_IsArray(windows))
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: timing.windows: expected an array", path);
+    int n = cJSON_GetArraySize(windows);
+    if (n == 0)
+        return 0;
+    if (!(out->window_medians = malloc((size_t)n * sizeof *out->window_medians)))
+        return harness_cmp_oom(err);
+    size_t i = 0;
+    for (const cJSON *w = windows->child; w; w = w->next, i++) {
+        const cJSON *wn = cJSON_IsObject(w) ? cJSON_GetObjectItemCaseSensitive(w, "n") : NULL;
+        const cJSON *med = cJSON_IsObject(w) ? cJSON_GetObjectItemCaseSensitive(w, "median") : NULL;
+        if (!cJSON_IsNumber(wn) || wn->valuedouble < 0)
+            return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: timing.windows[%zu].n: expected a count >= 0",
+                                     path, i);
+        if (wn->valuedouble == 0)
+            continue;
+        if (!cJSON_IsNumber(med) || !isfinite(med->valuedouble) || med->valuedouble < 0)
+            return harness_error_set(err, HARNESS_EXIT_USAGE,
+                                     "%s: timing.windows[%zu].median: expected a duration in ns (a number >= 0)",
+                                     path, i);
+        out->window_medians[out->n_windows++] = med->valuedouble;
+    }
+    return 0;
+}
+
+/* Warnings are free text for people; two of them matter to a verdict and
+ * are recognised by the words they start with (report/warnings.c). */
+static int parse_warnings(const cJSON *root, const char *path, harness_run_summary *out, harness_error *err)
+{
+    const cJSON *warnings = cJSON_GetObjectItemCaseSensitive(root, "warnings");
+    if (!warnings)
+        return 0;
+    if (!cJSON_IsArray(warnings))
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: warnings: expected an array of strings", path);
+    for (const cJSON *w = warnings->child; w; w = w->next) {
+        if (!cJSON_IsString(w))
+            return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: warnings: expected an array of strings", path);
+        if (strncmp(w->valuestring, "oversubscribed", 14) == 0 && !out->noise) {
+            if (!(out->noise = strdup(w->valuestring)))
+                return harness_cmp_oom(err);
+        } else if (strncmp(w->valuestring, "windows disagree", 16) == 0) {
+            out->windows_disagree = 1;
+        }
+    }
+    return 0;
+}
+
+int harness_cmp_parse_replicates(const cJSON *root, const char *path, harness_run_summary *out, harness_error *err)
+{
+    const cJSON *timing = cJSON_GetObjectItemCaseSensitive(root, "timing");
+    if (cJSON_IsObject(timing) && parse_windows(timing, path, out, err) != 0)
+        return err->code;
+    /* the machine, for --baseline-db's series */
+    const cJSON *env = cJSON_GetObjectItemCaseSensitive(root, "env");
+    const cJSON *host = cJSON_IsObject(env) ? cJSON_GetObjectItemCaseSensitive(env, "host") : NULL;
+    if (cJSON_IsString(host) && host->valuestring[0] && !(out->host = strdup(host->valuestring)))
+        return harness_cmp_oom(err);
+    return parse_warnings(root, path, out, err);
+}

@@ -1,0 +1,462 @@
+/* compare_report.c - the reports of `harness compare`: an aligned text table,
+ * a markdown table for a pull-request comment, and JSON for tools. */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "compare/compare.h"
+#include "util/format.h"
+
+#define N_COLS 11
+#define COL_VERDICT (N_COLS - 1)
+
+static const char *const headers[N_COLS] = {"variant", "config", "rank", "base median", "cand median", "ratio",
+                                            "interval (coverage)", "change", "replicates", "p", "verdict"};
+
+static const char *fmt_time(double ns, char *buf, size_t cap)
+{
+    if (isnan(ns))
+        return "-";
+    return harness_format_ns(ns, buf, cap);
+}
+
+static const char *fmt_ratio(double r, char *buf, size_t cap)
+{
+    if (isnan(r))
+        return "-";
+    if (isinf(r))
+        return "inf";
+    snprintf(buf, cap, "%.3f", r);
+    return buf;
+}
+
+/* "[0.981, 1.032] 96.8%": the interval with the coverage it really has. */
+static const char *fmt_ci(double lo, double hi, double coverage, char *buf, size_t cap)
+{
+    char a[32], b[32];
+    if (isnan(lo) || isnan(hi))
+        return "-";
+    snprintf(buf, cap, "[%s, %s] %.1f%%", fmt_ratio(lo, a, sizeof a), fmt_ratio(hi, b, sizeof b), coverage * 100.0);
+    return buf;
+}
+
+static const char *fmt_change(double r, char *buf, size_t cap)
+{
+    if (isnan(r))
+        return "-";
+    if (isinf(r))
+        return "+inf%";
+    snprintf(buf, cap, "%+.1f%%", (r - 1.0) * 100.0);
+    return buf;
+}
+
+static const char *fmt_p(double p, char *buf, size_t cap)
+{
+    if (isnan(p))
+        return "-";
+    snprintf(buf, cap, "%.3g", p);
+    return buf;
+}
+
+/* The cells of one pair's row, in the order of `headers`. */
+typedef struct row {
+    char rank[32], base[32], cand[32], ratio[32], ci[96], change[32], reps[64], p[32];
+    const char *cell[N_COLS];
+} row;
+
+static void make_row(const harness_compare_pair *pr, row *r)
+{
+    const harness_compare_stats *s = &pr->s;
+    snprintf(r->rank, sizeof r->rank, "%d/%d", pr->base->rank, pr->base->world_size);
+    r->cell[0] = pr->base->variant_key;
+    r->cell[1] = pr->base->config_text;
+    r->cell[2] = r->rank;
+    r->cell[3] = fmt_time(s->base_median, r->base, sizeof r->base);
+    r->cell[4] = fmt_time(s->cand_median, r->cand, sizeof r->cand);
+    r->cell[5] = fmt_ratio(s->ratio, r->ratio, sizeof r->ratio);
+    r->cell[6] = fmt_ci(s->ratio_lo, s->ratio_hi, s->coverage, r->ci, sizeof r->ci);
+    r->cell[7] = fmt_change(s->ratio, r->change, sizeof r->change);
+    snprintf(r->reps, sizeof r->reps, "%zu/%zu %s", s->n_base, s->n_cand, s->unit ? s->unit : "windows");
+    r->cell[8] = r->reps;
+    r->cell[9] = fmt_p(s->p, r->p, sizeof r->p);
+    r->cell[COL_VERDICT] = harness_verdict_label(s->verdict);
+}
+
+static const char *plural(size_t n, const char *one, const char *many)
+{
+    return n == 1 ? one : many;
+}
+
+/* "1 regression, 0 improvements, 2 same, 1 ambiguous, 1 failed, 1 unmatched" */
+static void counts_line(FILE *f, const harness_comparison *c)
+{
+    const size_t *k = c->counts;
+    size_t unmatched = c->n_unmatched_base + c->n_unmatched_cand;
+    fprintf(f, "%zu %s, %zu %s, %zu same", k[HARNESS_VERDICT_REGRESSION],
+            plural(k[HARNESS_VERDICT_REGRESSION], "regression", "regressions"), k[HARNESS_VERDICT_IMPROVEMENT],
+            plural(k[HARNESS_VERDICT_IMPROVEMENT], "improvement", "improvements"), k[HARNESS_VERDICT_SAME]);
+    if (k[HARNESS_VERDICT_AMBIGUOUS])
+        fprintf(f, ", %zu ambiguous", k[HARNESS_VERDICT_AMBIGUOUS]);
+    if (k[HARNESS_VERDICT_FAILED])
+        fprintf(f, ", %zu failed", k[HARNESS_VERDICT_FAILED]);
+    if (unmatched)
+        fprintf(f, ", %zu unmatched", unmatched);
+}
+
+static void params_line(FILE *f, const harness_comparison *c)
+{
+    fprintf(f, "threshold %g%%, alpha %g, ambiguous %s", c->opts.threshold * 100.0, c->opts.alpha,
+            c->opts.ambiguous_fails ? "fails" : "passes");
+}
+
+static const char *root_of(const harness_compare_side *s)
+{
+    return s->root ? s->root : "-";
+}
+
+static const char *side_kind(const harness_compare_side *s)
+{
+    return s->is_parent ? "folder of experiments" : "experiment folder";
+}
+
+static const char ab_method_text[] =
+    "replicates: interleaved A/B rounds, base and cand back to back in each (the order alternating); ratio: "
+    "Hodges-Lehmann estimate of the paired ratio cand_i / base_i (median of the Walsh averages of the log "
+    "ratios); interval: Tukey, with its exact coverage; p: two-sided exact Wilcoxon signed-rank test on the "
+    "rounds";
+
+static const char method_text_[] =
+    "replicates: the windows of one run (schedule.repeat), or the runs when a side holds several of one key; "
+    "never per-step samples. ratio: Hodges-Lehmann estimate of cand / base (median of the pairwise ratios of "
+    "replicate medians); interval: Moses, with its exact coverage; p: two-sided exact Wilcoxon-Mann-Whitney "
+    "rank-sum test on the replicates";
+
+/* The method of a comparison: A/B rounds or replicates of runs. */
+static const char *method_of(const harness_comparison *c)
+{
+    return c->n_pairs && c->pairs[0].s.unit && strcmp(c->pairs[0].s.unit, "rounds") == 0 ? ab_method_text
+                                                                                            : method_text_;
+}
+
+/* ---- text --------------------------------------------------------------------- */
+
+static void text_report(FILE *f, const harness_comparison *c)
+{
+    fprintf(f, "base: %s (%s, %zu %s)\n", root_of(&c->base), side_kind(&c->base), c->base.n_runs,
+            plural(c->base.n_runs, "run", "runs"));
+    fprintf(f, "cand: %s (%s, %zu %s)\n\n", root_of(&c->cand), side_kind(&c->cand), c->cand.n_runs,
+            plural(c->cand.n_runs, "run", "runs"));
+
+    size_t width[N_COLS];
+    for (int j = 0; j < N_COLS; j++)
+        width[j] = strlen(headers[j]);
+    for (size_t i = 0; i < c->n_pairs; i++) {
+        row r;
+        make_row(&c->pairs[i], &r);
+        for (int j = 0; j < N_COLS; j++)
+            if (strlen(r.cell[j]) > width[j])
+                width[j] = strlen(r.cell[j]);
+    }
+    for (int j = 0; j < N_COLS; j++)   /* names and configs left, numbers right, verdict left */
+        fprintf(f, j < 2 || j == COL_VERDICT ? "%-*s%s" : "%*s%s", j == COL_VERDICT ? 0 : (int)width[j], headers[j],
+                j == COL_VERDICT ? "\n" : "  ");
+    for (size_t i = 0; i < c->n_pairs; i++) {
+        row r;
+        make_row(&c->pairs[i], &r);
+        for (int j = 0; j < N_COLS; j++)
+            fprintf(f, j < 2 || j == COL_VERDICT ? "%-*s%s" : "%*s%s", j == COL_VERDICT ? 0 : (int)width[j],
+                    r.cell[j], j == COL_VERDICT ? "\n" : "  ");
+    }
+
+    int gap = 0;
+    for (size_t i = 0; i < c->n_pairs; i++) {
+        const harness_compare_pair *p = &c->pairs[i];
+        if (p->s.verdict != HARNESS_VERDICT_FAILED)
+            continue;
+        fprintf(f, "%sFAILED: %s {%s} rank %d/%d: %s\n", gap++ ? "" : "\n", p->base->variant_key,
+                p->base->config_text, p->base->rank, p->base->world_size, p->reason);
+    }
+    for (size_t i = 0; i < c->n_pairs; i++) {
+        const harness_compare_pair *p = &c->pairs[i];
+        if (p->s.verdict == HARNESS_VERDICT_AMBIGUOUS)
+            fprintf(f, "%sAMBIGUOUS: %s {%s} rank %d/%d: %s\n", gap++ ? "" : "\n", p->base->variant_key,
+                    p->base->config_text, p->base->rank, p->base->world_size, p->s.why);
+    }
+    for (size_t i = 0; i < c->n_notes; i++)
+        fprintf(f, "%snote: %s\n", gap++ ? "" : "\n", c->notes[i]);
+    for (int side = 0; side < 2; side++) {
+        const harness_run_summary *const *u = side ? c->unmatched_cand : c->unmatched_base;
+        size_t n = side ? c->n_unmatched_cand : c->n_unmatched_base;
+        for (size_t i = 0; i < n; i++)
+            fprintf(f, "%sunmatched (%s only): %s {%s} rank %d/%d: %s\n", gap++ ? "" : "\n",
+                    side ? "cand" : "base", u[i]->variant_key, u[i]->config_text, u[i]->rank, u[i]->world_size,
+                    u[i]->path);
+    }
+
+    fprintf(f, "\nverdict: %s: ", harness_verdict_label(c->overall));
+    counts_line(f, c);
+    fputs(" (", f);
+    params_line(f, c);
+    fprintf(f, ")\n%s\n", method_of(c));
+}
+
+/* ---- markdown ----------------------------------------------------------------- */
+
+/* Text in a table cell or a list: markdown's specials escaped, one line. */
+static void md_text(FILE *f, const char *s)
+{
+    for (; *s; s++) {
+        if (*s == '\n' || *s == '\r' || *s == '\t')
+            fputc(' ', f);
+        else if (strchr("\\`*_[]<>|#~", *s))
+            fprintf(f, "\\%c", *s);
+        else
+            fputc(*s, f);
+    }
+}
+
+/* A code span: only '|' (which ends a table cell even there) and '`' need care. */
+static void md_code(FILE *f, const char *s)
+{
+    fputc('`', f);
+    for (; *s; s++) {
+        if (*s == '\n' || *s == '\r' || *s == '\t')
+            fputc(' ', f);
+        else if (*s == '|')
+            fputs("\\|", f);
+        else if (*s == '`')
+            fputc('\'', f);
+        else
+            fputc(*s, f);
+    }
+    fputc('`', f);
+}
+
+static void md_run(FILE *f, const harness_run_summary *r)
+{
+    md_code(f, r->variant_key);
+    fputs(" ", f);
+    md_code(f, r->config_text);
+    fprintf(f, " rank %d/%d", r->rank, r->world_size);
+}
+
+static void markdown_report(FILE *f, const harness_comparison *c)
+{
+    fprintf(f, "**harness compare: %s**: ", harness_verdict_label(c->overall));
+    counts_line(f, c);
+    fputs(" (", f);
+    params_line(f, c);
+    fputs(")\n\n", f);
+
+    fputs("| verdict | variant | config | rank | base median | cand median | ratio | interval (coverage) | change "
+          "| replicates | p |\n"
+          "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
+          f);
+    for (size_t i = 0; i < c->n_pairs; i++) {
+        row r;
+        make_row(&c->pairs[i], &r);
+        harness_verdict v = c->pairs[i].s.verdict;
+        fprintf(f, v == HARNESS_VERDICT_SAME ? "| %s | " : "| **%s** | ", r.cell[COL_VERDICT]);
+        md_code(f, r.cell[0]);
+        fputs(" | ", f);
+        md_code(f, r.cell[1]);
+        for (int j = 2; j < COL_VERDICT; j++) {
+            fputs(" | ", f);
+            md_text(f, r.cell[j]);
+        }
+        fputs(" |\n", f);
+    }
+
+    int gap = 0;
+    for (size_t i = 0; i < c->n_pairs; i++) {
+        const harness_compare_pair *p = &c->pairs[i];
+        if (p->s.verdict != HARNESS_VERDICT_FAILED)
+            continue;
+        fputs(gap++ ? "- **FAILED** " : "\n- **FAILED** ", f);
+        md_run(f, p->base);
+        fputs(": ", f);
+        md_text(f, p->reason);
+        fputc('\n', f);
+    }
+    for (size_t i = 0; i < c->n_pairs; i++) {
+        const harness_compare_pair *p = &c->pairs[i];
+        if (p->s.verdict != HARNESS_VERDICT_AMBIGUOUS)
+            continue;
+        fputs(gap++ ? "- **AMBIGUOUS** " : "\n- **AMBIGUOUS** ", f);
+        md_run(f, p->base);
+        fputs(": ", f);
+        md_text(f, p->s.why);
+        fputc('\n', f);
+    }
+    for (int side = 0; side < 2; side++) {
+        const harness_run_summary *const *u = side ? c->unmatched_cand : c->unmatched_base;
+        size_t n = side ? c->n_unmatched_cand : c->n_unmatched_base;
+        for (size_t i = 0; i < n; i++) {
+            fprintf(f, "%s- unmatched (%s only): ", gap++ ? "" : "\n", side ? "cand" : "base");
+            md_run(f, u[i]);
+            fputc('\n', f);
+        }
+    }
+    for (size_t i = 0; i < c->n_notes; i++) {
+        fputs(gap++ ? "- note: " : "\n- note: ", f);
+        md_text(f, c->notes[i]);
+        fputc('\n', f);
+    }
+    fputs("\n<sub>base ", f);
+    md_code(f, root_of(&c->base));
+    fputs(", cand ", f);
+    md_code(f, root_of(&c->cand));
+    fputs(". ", f);
+    md_text(f, method_of(c));
+    fputs(".</sub>\n", f);
+}
+
+/* ---- JSON --------------------------------------------------------------------- */
+
+static void add_num(cJSON *o, const char *key, double v)
+{
+    if (isfinite(v))
+        cJSON_AddNumberToObject(o, key, v);
+    else
+        cJSON_AddNullToObject(o, key);
+}
+
+static void add_pair_array(cJSON *o, const char *key, double lo, double hi)
+{
+    if (isnan(lo) && isnan(hi)) {          /* no samples */
+        cJSON_AddNullToObject(o, key);
+    } else if (isfinite(lo) && isfinite(hi)) {
+        double v[2] = {lo, hi};
+        cJSON_AddItemToObject(o, key, cJSON_CreateDoubleArray(v, 2));
+    } else {
+        cJSON *a = cJSON_AddArrayToObject(o, key);
+        cJSON_AddItemToArray(a, isfinite(lo) ? cJSON_CreateNumber(lo) : cJSON_CreateNull());
+        cJSON_AddItemToArray(a, isfinite(hi) ? cJSON_CreateNumber(hi) : cJSON_CreateNull());
+    }
+}
+
+static cJSON *run_json(const harness_run_summary *r, double median, double lo, double hi)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "path", r->path);
+    cJSON_AddStringToObject(o, "folder", r->folder);
+    cJSON_AddStringToObject(o, "status", r->status);
+    if (r->error)
+        cJSON_AddStringToObject(o, "error", r->error);
+    else
+        cJSON_AddNullToObject(o, "error");
+    cJSON_AddBoolToObject(o, "validation_failed", r->validation_failed);
+    cJSON_AddNumberToObject(o, "n", (double)r->n_samples);
+    add_num(o, "median", median);
+    add_pair_array(o, "ci95_median", lo, hi);
+    return o;
+}
+
+static cJSON *key_json(const harness_run_summary *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "variant_key", r->variant_key);
+    cJSON_AddItemToObject(o, "config", cJSON_Duplicate(r->config, 1));
+    cJSON_AddNumberToObject(o, "rank", r->rank);
+    cJSON_AddNumberToObject(o, "world_size", r->world_size);
+    return o;
+}
+
+static char *json_report(const harness_comparison *c)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "schema", HARNESS_COMPARE_SCHEMA);
+    cJSON_AddStringToObject(root, "base", root_of(&c->base));
+    cJSON_AddStringToObject(root, "cand", root_of(&c->cand));
+    cJSON_AddNumberToObject(root, "threshold_pct", c->opts.threshold * 100.0);   /* percent, as on the CLI */
+    cJSON_AddNumberToObject(root, "alpha", c->opts.alpha);
+    cJSON_AddStringToObject(root, "on_ambiguous", c->opts.ambiguous_fails ? "fail" : "pass");
+    cJSON_AddStringToObject(root, "matched_by", c->by_rank ? "rank" : "variant_key,config,rank,world_size");
+    cJSON_AddStringToObject(root, "verdict", harness_verdict_token(c->overall));
+    cJSON_AddNumberToObject(root, "exit_code", harness_comparison_exit_code(c));
+    cJSON *counts = cJSON_AddObjectToObject(root, "counts");
+    for (int v = 0; v < HARNESS_VERDICT_COUNT; v++)
+        cJSON_AddNumberToObject(counts, harness_verdict_token((harness_verdict)v), (double)c->counts[v]);
+    cJSON_AddNumberToObject(counts, "unmatched_base", (double)c->n_unmatched_base);
+    cJSON_AddNumberToObject(counts, "unmatched_cand", (double)c->n_unmatched_cand);
+
+    cJSON *pairs = cJSON_AddArrayToObject(root, "pairs");
+    for (size_t i = 0; i < c->n_pairs; i++) {
+        const harness_compare_pair *p = &c->pairs[i];
+        const harness_compare_stats *s = &p->s;
+        cJSON *o = key_json(p->base);
+        if (c->by_rank) {   /* paired by rank alone: the candidate's own key */
+            cJSON_AddStringToObject(o, "cand_variant_key", p->cand->variant_key);
+            cJSON_AddItemToObject(o, "cand_config", cJSON_Duplicate(p->cand->config, 1));
+        }
+        cJSON_AddItemToObject(o, "base", run_json(p->base, s->base_median, s->base_lo, s->base_hi));
+        cJSON_AddItemToObject(o, "cand", run_json(p->cand, s->cand_median, s->cand_lo, s->cand_hi));
+        add_num(o, "ratio", s->ratio);
+        add_pair_array(o, "ratio_interval", s->ratio_lo, s->ratio_hi);
+        add_num(o, "ratio_interval_coverage", s->coverage);
+        add_num(o, "change_pct", (s->ratio - 1.0) * 100.0);
+        cJSON *reps = cJSON_AddObjectToObject(o, "replicates");
+        cJSON_AddStringToObject(reps, "unit", s->unit ? s->unit : "windows");
+        cJSON_AddNumberToObject(reps, "base", (double)s->n_base);
+        cJSON_AddNumberToObject(reps, "cand", (double)s->n_cand);
+        add_num(o, "p", s->p);
+        add_num(o, "min_p", s->min_p);
+        cJSON_AddStringToObject(o, "verdict", harness_verdict_token(s->verdict));
+        if (s->why[0])
+            cJSON_AddStringToObject(o, "why", s->why);
+        if (p->reason[0])
+            cJSON_AddStringToObject(o, "reason", p->reason);
+        cJSON_AddItemToArray(pairs, o);
+    }
+    cJSON *unmatched = cJSON_AddArrayToObject(root, "unmatched");
+    for (int side = 0; side < 2; side++) {
+        const harness_run_summary *const *u = side ? c->unmatched_cand : c->unmatched_base;
+        size_t n = side ? c->n_unmatched_cand : c->n_unmatched_base;
+        for (size_t i = 0; i < n; i++) {
+            cJSON *o = key_json(u[i]);
+            cJSON_AddStringToObject(o, "side", side ? "cand" : "base");
+            cJSON_AddStringToObject(o, "path", u[i]->path);
+            cJSON_AddItemToArray(unmatched, o);
+        }
+    }
+    cJSON *notes = cJSON_AddArrayToObject(root, "notes");
+    for (size_t i = 0; i < c->n_notes; i++)
+        cJSON_AddItemToArray(notes, cJSON_CreateString(c->notes[i]));
+    cJSON_AddStringToObject(root, "method", method_of(c));
+
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    if (!text)
+        return NULL;
+    size_t len = strlen(text);
+    char *out = realloc(text, len + 2);   /* end with a newline, like the other formats */
+    if (!out) {
+        free(text);
+        return NULL;
+    }
+    out[len] = '\n';
+    out[len + 1] = '\0';
+    return out;
+}
+
+char *harness_compare_report(const harness_comparison *c, harness_compare_format fmt)
+{
+    if (fmt == HARNESS_COMPARE_JSON)
+        return json_report(c);
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    if (fmt == HARNESS_COMPARE_MARKDOWN)
+        markdown_report(f, c);
+    else
+        text_report(f, c);
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}

@@ -1,0 +1,391 @@
+/* db_record.c - `harness record`: read experiment folders, check them all,
+ * then store their runs in one transaction (results_db.h). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE                /* strdup */
+#endif
+#include "compare/compare.h"
+#include "compare/results_db.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <math.h>
+#include <sqlite3.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "util/fsutil.h"
+#include "util/sha256.h"
+
+typedef struct rec_run {
+    harness_run_summary s;
+    char sha[65];                  /* of the summary's bytes */
+    char *host, *cpu, *gpu, *commit, *version, *started_at;
+} rec_run;
+
+typedef struct rec_folder {
+    const char *path;
+    const char *name;              /* the folder's last component */
+    char *resolved;                /* resolved_config.yaml */
+    char config_hash[65];
+    rec_run *runs;
+    size_t n;
+} rec_folder;
+
+static void hex(const uint8_t d[32], char out[65])
+{
+    for (int i = 0; i < 32; i++)
+        sprintf(out + 2 * i, "%02x", d[i]);
+}
+
+/* The series key's config hash: the resolved config without its top-level
+ * experiment: block (a name and an output folder say where results went,
+ * not what was measured, and would split one series per output folder). */
+static void config_hash(const char *yaml, char out[65])
+{
+    harness_sha256 h;
+    harness_sha256_init(&h);
+    int skipping = 0;
+    for (const char *line = yaml; *line;) {
+        const char *eol = strchr(line, '\n');
+        size_t len = eol ? (size_t)(eol - line + 1) : strlen(line);
+        if (line[0] != ' ' && line[0] != '\n' && line[0] != '#')
+            skipping = strncmp(line, "experiment:", 11) == 0;
+        if (!skipping && line[0] != '#')
+            harness_sha256_update(&h, line, len);
+        line += len;
+    }
+    uint8_t d[32];
+    harness_sha256_final(&h, d);
+    hex(d, out);
+}
+
+static void free_run(rec_run *r)
+{
+    harness_run_summary_free(&r->s);
+    free(r->host);
+    free(r->cpu);
+    free(r->gpu);
+    free(r->commit);
+    free(r->version);
+    free(r->started_at);
+}
+
+static void free_folder(rec_folder *f)
+{
+    for (size_t i = 0; i < f->n; i++)
+        free_run(&f->runs[i]);
+    free(f->runs);
+    free(f->resolved);
+    memset(f, 0, sizeof *f);
+}
+
+/* env.KEY as a new string; "" when absent (a summary from an older harness). */
+static char *env_string(const cJSON *env, const char *key)
+{
+    const cJSON *j = cJSON_IsObject(env) ? cJSON_GetObjectItemCaseSensitive(env, key) : NULL;
+    return strdup(cJSON_IsString(j) ? j->valuestring : "");
+}
+
+static int load_run(const char *path, rec_run *r, harness_error *err)
+{
+    memset(r, 0, sizeof *r);
+    char *text;
+    size_t len;
+    if (harness_read_file(path, &text, &len, err) != 0)
+        return err->code;
+    int rc = harness_run_summary_parse(path, text, len, &r->s, err);
+    if (rc == 0) {
+        uint8_t d[32];
+        harness_sha256_digest(text, len, d);
+        hex(d, r->sha);
+        cJSON *root = cJSON_ParseWithLength(text, len);
+        const cJSON *env = root ? cJSON_GetObjectItemCaseSensitive(root, "env") : NULL;
+        r->host = env_string(env, "host");
+        r->cpu = env_string(env, "cpu");
+        r->gpu = env_string(env, "gpu");
+        r->commit = env_string(env, "git_commit");
+        r->version = env_string(env, "harness_version");
+        r->started_at = env_string(env, "started_at");
+        cJSON_Delete(root);
+        if (!r->host || !r->cpu || !r->gpu || !r->commit || !r->version || !r->started_at)
+            rc = harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
+    }
+    free(text);
+    return rc;
+}
+
+static int is_summary_name(const char *name)
+{
+    int ws, rank, end = 0;
+    return sscanf(name, "summary_ranks_%d_rank_%d.json%n", &ws, &rank, &end) == 2 && end > 0 && name[end] == '\0';
+}
+
+static int load_folder(const char *path, rec_folder *f, harness_error *err)
+{
+    memset(f, 0, sizeof *f);
+    f->path = path;
+    const char *slash = strrchr(path, '/');
+    while (slash && slash[1] == '\0' && slash > path) {   /* "dir/" */
+        const char *p = slash - 1;
+        while (p > path && *p != '/')
+            p--;
+        slash = *p == '/' ? p : NULL;
+    }
+    f->name = slash ? slash + 1 : path;
+    struct stat st;
+    if (stat(path, &st) != 0)
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: %s; expected an experiment folder written by "
+                                 "`harness run`", path, strerror(errno));
+    if (!S_ISDIR(st.st_mode))
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: not a folder; expected an experiment folder "
+                                 "written by `harness run`", path);
+    char file[4096];
+    snprintf(file, sizeof file, "%s/resolved_config.yaml", path);
+    size_t len;
+    harness_error ignored = {0};
+    if (harness_read_file(file, &f->resolved, &len, &ignored) != 0)
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: not an experiment folder: cannot read "
+                                 "resolved_config.yaml (%s)", path, ignored.msg);
+    config_hash(f->resolved, f->config_hash);
+
+    DIR *d = opendir(path);
+    if (!d)
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: cannot open folder: %s", path, strerror(errno));
+    int rc = 0;
+    size_t cap = 0;
+    struct dirent *e;
+    while (rc == 0 && (e = readdir(d)) != NULL) {
+        if (!is_summary_name(e->d_name))
+            continue;
+        if (f->n == cap) {
+            cap = cap ? cap * 2 : 4;
+            rec_run *grown = realloc(f->runs, cap * sizeof *grown);
+            if (!grown) {
+                rc = harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
+                break;
+            }
+            f->runs = grown;
+        }
+        snprintf(file, sizeof file, "%s/%s", path, e->d_name);
+        rc = load_run(file, &f->runs[f->n], err);
+        if (rc == 0)
+            f->n++;
+        else
+            free_run(&f->runs[f->n]);
+    }
+    closedir(d);
+    if (rc == 0 && f->n == 0)
+        rc = harness_error_set(err, HARNESS_EXIT_USAGE, "%s: not an experiment folder: no "
+                               "summary_ranks_N_rank_r.json", path);
+    return rc;
+}
+
+/* ---- writing --------------------------------------------------------------------- */
+
+typedef struct writer {
+    harness_db *db;
+    sqlite3 *h;
+    harness_error *err;
+} writer;
+
+static int fail(writer *w, const char *doing)
+{
+    int rc = sqlite3_extended_errcode(w->h) & 0xff;
+    return harness_error_set(w->err, rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB ? HARNESS_EXIT_USAGE
+                                                                                 : HARNESS_EXIT_RUNTIME,
+                             "%s: %s: %s; nothing recorded", harness_db_path(w->db), doing, sqlite3_errmsg(w->h));
+}
+
+static void bind_text_or_null(sqlite3_stmt *st, int i, const char *s)
+{
+    if (s && s[0])
+        sqlite3_bind_text(st, i, s, -1, SQLITE_TRANSIENT);
+    else
+        sqlite3_bind_null(st, i);
+}
+
+static void bind_real(sqlite3_stmt *st, int i, double v)
+{
+    if (isfinite(v))
+        sqlite3_bind_double(st, i, v);
+    else
+        sqlite3_bind_null(st, i);
+}
+
+/* Run one prepared statement to completion; *id: the last rowid. */
+static int step_done(writer *w, sqlite3_stmt *st, const char *doing)
+{
+    int rc = sqlite3_step(st);
+    sqlite3_reset(st);
+    return rc == SQLITE_DONE ? 0 : fail(w, doing);
+}
+
+static int stored(writer *w, const char *sha, int *out)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(w->h, "SELECT 1 FROM runs WHERE summary_sha256 = ?", -1, &st, NULL) != SQLITE_OK)
+        return fail(w, "looking up a run");
+    sqlite3_bind_text(st, 1, sha, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    sqlite3_finalize(st);
+    if (rc != SQLITE_ROW && rc != SQLITE_DONE)
+        return fail(w, "looking up a run");
+    *out = rc == SQLITE_ROW;
+    return 0;
+}
+
+static int machine_id(writer *w, const rec_run *r, sqlite3_int64 *id)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(w->h, "INSERT INTO machines (host, cpu, gpu) VALUES (?, ?, ?) "
+                           "ON CONFLICT (host, cpu, gpu) DO UPDATE SET host = excluded.host RETURNING id",
+                           -1, &st, NULL) != SQLITE_OK)
+        return fail(w, "storing the machine");
+    sqlite3_bind_text(st, 1, r->host, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, r->cpu, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, r->gpu, -1, SQLITE_STATIC);
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW)
+        *id = sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return rc == SQLITE_ROW ? 0 : fail(w, "storing the machine");
+}
+
+static int insert_experiment(writer *w, const rec_folder *f, const rec_run *r, const harness_record_options *o,
+                             sqlite3_int64 *id)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(w->h, "INSERT INTO experiments (name, path, config_hash, resolved_config, git_commit, "
+                           "git_branch, harness_version, started_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                           -1, &st, NULL) != SQLITE_OK)
+        return fail(w, "storing the experiment");
+    sqlite3_bind_text(st, 1, f->name, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, f->path, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, f->config_hash, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, f->resolved, -1, SQLITE_STATIC);
+    bind_text_or_null(st, 5, o && o->commit ? o->commit : r->commit);
+    bind_text_or_null(st, 6, o ? o->branch : NULL);
+    bind_text_or_null(st, 7, r->version);
+    bind_text_or_null(st, 8, r->started_at);
+    int rc = step_done(w, st, "storing the experiment");
+    sqlite3_finalize(st);
+    *id = sqlite3_last_insert_rowid(w->h);
+    return rc;
+}
+
+static int insert_series(writer *w, const char *sql, sqlite3_int64 run, const double *v, size_t n,
+                         const char *doing)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(w->h, sql, -1, &st, NULL) != SQLITE_OK)
+        return fail(w, doing);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        sqlite3_bind_int64(st, 1, run);
+        sqlite3_bind_int64(st, 2, (sqlite3_int64)i);
+        sqlite3_bind_double(st, 3, v[i]);
+        rc = step_done(w, st, doing);
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
+static int insert_run(writer *w, const rec_run *r, sqlite3_int64 experiment, sqlite3_int64 machine)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(w->h, "INSERT INTO runs (experiment_id, machine_id, summary_sha256, variant_key, "
+                           "component_config, world_size, rank, status, validation_failed, n, median, ci_lo, "
+                           "ci_hi, ci_level, mean, stddev, min, p90, p99, max) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                           -1, &st, NULL) != SQLITE_OK)
+        return fail(w, "storing a run");
+    const harness_run_summary *s = &r->s;
+    const harness_stats *t = &s->stats;
+    char *config = cJSON_PrintUnformatted(s->config);
+    sqlite3_bind_int64(st, 1, experiment);
+    sqlite3_bind_int64(st, 2, machine);
+    sqlite3_bind_text(st, 3, r->sha, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 4, s->variant_key, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 5, config ? config : "{}", -1, SQLITE_TRANSIENT);
+    sqlite3_bind_int(st, 6, s->world_size);
+    sqlite3_bind_int(st, 7, s->rank);
+    sqlite3_bind_text(st, 8, s->status, -1, SQLITE_STATIC);
+    sqlite3_bind_int(st, 9, s->validation_failed);
+    sqlite3_bind_int64(st, 10, (sqlite3_int64)s->n_samples);
+    int has = s->n_samples > 0;
+    double vals[] = {t->median, t->ci95_lo, t->ci95_hi, t->ci_level, t->mean, t->stddev, t->min, t->p90, t->p99,
+                     t->max};
+    for (int i = 0; i < 10; i++)
+        bind_real(st, 11 + i, has ? vals[i] : NAN);
+    free(config);
+    int rc = step_done(w, st, "storing a run");
+    sqlite3_finalize(st);
+    if (rc != 0)
+        return rc;
+    sqlite3_int64 id = sqlite3_last_insert_rowid(w->h);
+    if (insert_series(w, "INSERT INTO windows (run_id, idx, median) VALUES (?, ?, ?)", id, s->window_medians,
+                      s->n_windows, "storing a run's windows") != 0)
+        return w->err->code;
+    return insert_series(w, "INSERT INTO samples (run_id, idx, ns) VALUES (?, ?, ?)", id, s->samples, s->n_samples,
+                         "storing a run's samples");
+}
+
+static int write_folder(writer *w, const rec_folder *f, const harness_record_options *o,
+                        harness_record_result *res)
+{
+    sqlite3_int64 experiment = 0;
+    for (size_t i = 0; i < f->n; i++) {
+        const rec_run *r = &f->runs[i];
+        int have = 0;
+        if (stored(w, r->sha, &have) != 0)
+            return w->err->code;
+        if (have) {
+            res->already++;
+            continue;
+        }
+        sqlite3_int64 machine = 0;
+        if (machine_id(w, r, &machine) != 0)
+            return w->err->code;
+        if (!experiment && insert_experiment(w, f, r, o, &experiment) != 0)
+            return w->err->code;
+        if (insert_run(w, r, experiment, machine) != 0)
+            return w->err->code;
+        res->added++;
+    }
+    return 0;
+}
+
+int harness_db_record(harness_db *db, const char *const *folders, size_t n, const harness_record_options *o,
+                      harness_record_result *res, harness_error *err)
+{
+    memset(res, 0, sizeof *res);
+    rec_folder *f = calloc(n ? n : 1, sizeof *f);
+    if (!f)
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++)
+        rc = load_folder(folders[i], &f[i], err);
+    writer w = {db, harness_db_handle(db), err};
+    if (rc == 0) {
+        if (sqlite3_exec(w.h, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
+            rc = fail(&w, "starting the record");
+        } else {
+            for (size_t i = 0; i < n && rc == 0; i++)
+                rc = write_folder(&w, &f[i], o, res);
+            if (rc == 0 && sqlite3_exec(w.h, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
+                rc = fail(&w, "committing the record");
+            if (rc != 0) {
+                sqlite3_exec(w.h, "ROLLBACK", NULL, NULL, NULL);
+                memset(res, 0, sizeof *res);
+            }
+        }
+    }
+    for (size_t i = 0; i < n; i++)
+        free_folder(&f[i]);
+    free(f);
+    return rc;
+}

@@ -1,0 +1,207 @@
+/* history.c - series and change points from the results database (history.h). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE                /* strdup */
+#endif
+#include "compare/history.h"
+
+#include <math.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ok runs that passed validation and measured something; the series key
+ * first, then record order (the experiment's id) within a series. */
+static const char query[] =
+    "SELECT m.host, m.cpu, m.gpu, r.variant_key, e.config_hash, r.component_config, r.world_size, r.rank,"
+    "       e.name, e.git_commit, e.git_branch, r.median, r.ci_lo, r.ci_hi, r.n"
+    "  FROM runs r JOIN experiments e ON e.id = r.experiment_id JOIN machines m ON m.id = r.machine_id"
+    " WHERE r.status = 'ok' AND r.validation_failed = 0 AND r.n > 0 AND r.median IS NOT NULL"
+    "   AND (?1 IS NULL OR r.variant_key = ?1) AND (?2 IS NULL OR m.host = ?2)"
+    "   AND (?3 IS NULL OR e.git_branch = ?3) AND (?4 IS NULL OR substr(e.config_hash, 1, length(?4)) = ?4)"
+    "   AND (?5 < 0 OR r.world_size = ?5) AND (?6 < 0 OR r.rank = ?6)"
+    " ORDER BY m.id, r.variant_key, e.config_hash, r.world_size, r.rank, e.id, r.id";
+
+static char *col_dup(sqlite3_stmt *st, int i)
+{
+    const unsigned char *t = sqlite3_column_text(st, i);
+    return t ? strdup((const char *)t) : NULL;
+}
+
+static double col_real(sqlite3_stmt *st, int i)
+{
+    return sqlite3_column_type(st, i) == SQLITE_NULL ? NAN : sqlite3_column_double(st, i);
+}
+
+static int same_series(const harness_series *s, sqlite3_stmt *st)
+{
+    const char *cols[5] = {s->host, s->cpu, s->gpu, s->variant_key, s->config_hash};
+    for (int i = 0; i < 5; i++) {
+        const unsigned char *t = sqlite3_column_text(st, i);
+        if (!t || !cols[i] || strcmp((const char *)t, cols[i]) != 0)
+            return 0;
+    }
+    return sqlite3_column_int(st, 6) == s->world_size && sqlite3_column_int(st, 7) == s->rank;
+}
+
+static void free_series(harness_series *s)
+{
+    for (size_t i = 0; i < s->n_points; i++) {
+        free(s->points[i].experiment);
+        free(s->points[i].commit);
+        free(s->points[i].branch);
+    }
+    free(s->points);
+    free(s->cps);
+    free(s->host);
+    free(s->cpu);
+    free(s->gpu);
+    free(s->variant_key);
+    free(s->config_hash);
+    free(s->config);
+}
+
+void harness_history_free(harness_history *h)
+{
+    if (!h)
+        return;
+    for (size_t i = 0; i < h->n_series; i++)
+        free_series(&h->series[i]);
+    free(h->series);
+    memset(h, 0, sizeof *h);
+}
+
+static int oom(harness_error *err)
+{
+    return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
+}
+
+static int add_row(harness_history *h, sqlite3_stmt *st, size_t *cap_series, size_t *cap_points,
+                   harness_error *err)
+{
+    harness_series *s = h->n_series ? &h->series[h->n_series - 1] : NULL;
+    if (!s || !same_series(s, st)) {
+        if (h->n_series == *cap_series) {
+            size_t cap = *cap_series ? *cap_series * 2 : 8;
+            harness_series *grown = realloc(h->series, cap * sizeof *grown);
+            if (!grown)
+                return oom(err);
+            h->series = grown;
+            *cap_series = cap;
+        }
+        s = &h->series[h->n_series++];
+        memset(s, 0, sizeof *s);
+        *cap_points = 0;
+        s->host = col_dup(st, 0);
+        s->cpu = col_dup(st, 1);
+        s->gpu = col_dup(st, 2);
+        s->variant_key = col_dup(st, 3);
+        s->config_hash = col_dup(st, 4);
+        s->config = col_dup(st, 5);
+        s->world_size = sqlite3_column_int(st, 6);
+        s->rank = sqlite3_column_int(st, 7);
+        if (!s->host || !s->cpu || !s->gpu || !s->variant_key || !s->config_hash || !s->config)
+            return oom(err);
+    }
+    if (s->n_points == *cap_points) {
+        size_t cap = *cap_points ? *cap_points * 2 : 16;
+        harness_history_point *grown = realloc(s->points, cap * sizeof *grown);
+        if (!grown)
+            return oom(err);
+        s->points = grown;
+        *cap_points = cap;
+    }
+    harness_history_point *p = &s->points[s->n_points++];
+    p->experiment = col_dup(st, 8);
+    p->commit = col_dup(st, 9);
+    p->branch = col_dup(st, 10);
+    p->median = col_real(st, 11);
+    p->ci_lo = col_real(st, 12);
+    p->ci_hi = col_real(st, 13);
+    p->n = sqlite3_column_int64(st, 14);
+    return p->experiment ? 0 : oom(err);
+}
+
+/* ", what" onto buf. */
+static void append(char *buf, size_t cap, const char *what, const char *value)
+{
+    size_t len = strlen(buf);
+    if (len < cap)
+        snprintf(buf + len, cap - len, "%s%s %s", len ? ", " : "", what, value);
+}
+
+static void describe(const harness_history_filter *f, char *buf, size_t cap)
+{
+    char num[32];
+    buf[0] = '\0';
+    if (f->variant_key)
+        append(buf, cap, "variant", f->variant_key);
+    if (f->host)
+        append(buf, cap, "machine", f->host);
+    if (f->branch)
+        append(buf, cap, "branch", f->branch);
+    if (f->config_hash)
+        append(buf, cap, "config hash", f->config_hash);
+    if (f->world_size >= 0) {
+        snprintf(num, sizeof num, "%d", f->world_size);
+        append(buf, cap, "world size", num);
+    }
+    if (f->rank >= 0) {
+        snprintf(num, sizeof num, "%d", f->rank);
+        append(buf, cap, "rank", num);
+    }
+    if (!buf[0])
+        snprintf(buf, cap, "no filter");
+}
+
+int harness_history_load(harness_db *db, const harness_history_filter *f, const harness_cp_options *cp,
+                         harness_history *out, harness_error *err)
+{
+    memset(out, 0, sizeof *out);
+    out->db_path = harness_db_path(db);
+    out->cp = *cp;
+    sqlite3 *h = harness_db_handle(db);
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(h, query, -1, &st, NULL) != SQLITE_OK)
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s: reading the runs: %s", out->db_path,
+                                 sqlite3_errmsg(h));
+    const char *texts[4] = {f->variant_key, f->host, f->branch, f->config_hash};
+    for (int i = 0; i < 4; i++) {
+        if (texts[i])
+            sqlite3_bind_text(st, i + 1, texts[i], -1, SQLITE_STATIC);
+        else
+            sqlite3_bind_null(st, i + 1);
+    }
+    sqlite3_bind_int(st, 5, f->world_size);
+    sqlite3_bind_int(st, 6, f->rank);
+    size_t cap_series = 0, cap_points = 0;
+    int rc = 0, step;
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW)
+        rc = add_row(out, st, &cap_series, &cap_points, err);
+    if (rc == 0 && step != SQLITE_DONE) {
+        int code = (sqlite3_extended_errcode(h) & 0xff) == SQLITE_CORRUPT ? HARNESS_EXIT_USAGE : HARNESS_EXIT_RUNTIME;
+        rc = harness_error_set(err, code, "%s: reading the runs: %s", out->db_path, sqlite3_errmsg(h));
+    }
+    sqlite3_finalize(st);
+    if (rc != 0)
+        return rc;
+    if (out->n_series == 0) {
+        char what[512];
+        describe(f, what, sizeof what);
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: no recorded run matches (%s); see the series with "
+                                 "no filter, or record runs first (harness record)", out->db_path, what);
+    }
+    for (size_t i = 0; i < out->n_series; i++) {
+        harness_series *s = &out->series[i];
+        double *x = malloc(s->n_points * sizeof *x);
+        if (!x)
+            return oom(err);
+        for (size_t k = 0; k < s->n_points; k++)
+            x[k] = s->points[k].median;
+        int cr = harness_changepoints(x, s->n_points, cp, &s->cps, &s->n_cps);
+        free(x);
+        if (cr != 0)
+            return oom(err);
+    }
+    return 0;
+}

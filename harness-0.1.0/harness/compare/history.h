@@ -1,0 +1,59 @@
+/* history.h - `harness history`: the recorded runs of a results database
+ * as series, one per (machine, variant key, config hash, world size, rank),
+ * each point a run's median with its CI in commit order (the order the runs
+ * were recorded: CI records main commit after commit), and the change points
+ * E-divisive finds in each (changepoint.h). Reports in history_report.c. */
+#ifndef HARNESS_HISTORY_H
+#define HARNESS_HISTORY_H
+
+#include <stddef.h>
+
+#include "compare/changepoint.h"
+#include "compare/results_db.h"
+#include "util/error.h"
+
+typedef struct harness_history_point {
+    char *experiment;              /* the folder's name */
+    char *commit, *branch;         /* NULL when unknown */
+    double median, ci_lo, ci_hi;   /* ns */
+    long long n;                   /* steps */
+} harness_history_point;
+
+typedef struct harness_series {
+    char *host, *cpu, *gpu;
+    char *variant_key, *config_hash, *config;   /* config: component.config as compact JSON */
+    int world_size, rank;
+    harness_history_point *points;
+    size_t n_points;
+    harness_change_point *cps;
+    size_t n_cps;
+} harness_series;
+
+/* NULL / -1: any. */
+typedef struct harness_history_filter {
+    const char *variant_key, *host, *branch, *config_hash;   /* config_hash: a prefix */
+    int world_size, rank;
+} harness_history_filter;
+
+typedef struct harness_history {
+    const char *db_path;
+    harness_cp_options cp;
+    harness_series *series;
+    size_t n_series;
+} harness_history;
+
+/* Read the ok runs that pass the filter, in series, and find their change
+ * points. A filter that matches nothing: 2, naming the database and the
+ * filter. *out is always safe to free. */
+int harness_history_load(harness_db *db, const harness_history_filter *f, const harness_cp_options *cp,
+                         harness_history *out, harness_error *err);
+void harness_history_free(harness_history *h);
+
+typedef enum { HARNESS_HISTORY_TEXT, HARNESS_HISTORY_MARKDOWN, HARNESS_HISTORY_JSON, HARNESS_HISTORY_HTML }
+    harness_history_format;
+
+/* malloc'ed; NULL out of memory. HTML is one self-contained page: an inline
+ * SVG chart per series, no script, nothing fetched. */
+char *harness_history_report(const harness_history *h, harness_history_format f);
+
+#endif

@@ -1,0 +1,58 @@
+/* results_db.h - the results database of `harness record` (SQLite): one row
+ * per recorded run (a rank of an experiment), with its machine, commit,
+ * variant, config, statistics, windows and every per-step sample, so that
+ * history and compare --baseline-db can judge runs, not steps.
+ *
+ * The schema has a version (table schema_version) and a list of migrations;
+ * opening a database brings an older one up to date in one transaction and
+ * refuses a newer one. Foreign keys are on, the journal is WAL (readers do
+ * not block the recorder), and a record is one transaction: all of its runs
+ * or none. */
+#ifndef HARNESS_RESULTS_DB_H
+#define HARNESS_RESULTS_DB_H
+
+#include <stddef.h>
+
+#include "util/error.h"
+
+/* The schema this harness writes. */
+#define HARNESS_DB_SCHEMA_VERSION 1
+
+typedef struct harness_db harness_db;
+
+/* Open (creating it when `create` and absent) and migrate. Errors: a path
+ * that cannot be opened or created (3), a file that is not an SQLite
+ * database or is corrupt (2), a schema newer than this harness (2), a
+ * database locked by another writer past the busy timeout (3). Every
+ * message names the path. */
+int harness_db_open(const char *path, int create, harness_db **out, harness_error *err);
+void harness_db_close(harness_db *db);
+
+/* The version stored in the database (0 for an empty file). */
+int harness_db_schema_version(harness_db *db);
+
+/* What `record` stores beside the summaries. NULL: unknown. */
+typedef struct harness_record_options {
+    const char *commit;            /* default: the summary's env.git_commit */
+    const char *branch;
+} harness_record_options;
+
+typedef struct harness_record_result {
+    size_t added;                  /* runs (ranks) stored */
+    size_t already;                /* runs found already stored (same summary bytes) */
+} harness_record_result;
+
+/* Record the experiment folders (each holds resolved_config.yaml and its
+ * summary_ranks_N_rank_r.json files) in one transaction: every folder is
+ * read and checked first, so a bad folder (2, naming it) stores nothing, and
+ * a failure while writing rolls everything back (3). A run whose summary
+ * bytes are already stored is counted in `already` and not stored again. */
+int harness_db_record(harness_db *db, const char *const *folders, size_t n, const harness_record_options *o,
+                      harness_record_result *res, harness_error *err);
+
+/* The underlying handle, for readers in compare/ (history) and tests. */
+struct sqlite3;
+struct sqlite3 *harness_db_handle(harness_db *db);
+const char *harness_db_path(const harness_db *db);
+
+#endif

@@ -1,0 +1,74 @@
+/* config_internal.h - private to config.c, config_bind.c, config_dump.c,
+ * config_tree.c and config_set.c: the table of keys that both validation
+ * (config.c) and the canonical dump (config_dump.c) walk, and the few helpers
+ * that more than one of those files needs. Nothing else in the harness should
+ * include it. */
+#ifndef HARNESS_CONFIG_INTERNAL_H
+#define HARNESS_CONFIG_INTERNAL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "config/config.h"
+#include "config/config_tree.h"
+
+/* ---- the table of keys ---------------------------------------------------
+ * One table drives both validation and the dump, so the dump's key order is
+ * the table's order and no key can be checked but not written (or back). */
+
+typedef enum {
+    K_SECTION,      /* a map of further keys */
+    K_INT,          /* int64_t >= min */
+    K_POSITIVE,     /* double > 0 */
+    K_BOOL,         /* int 0/1 */
+    K_STRING,       /* char *, not empty */
+    K_CHOICE_TEXT,  /* char *, one of `choices` */
+    K_CHOICE_INDEX, /* harness_generator, index into `choices` */
+    K_STEPS,        /* measurement_steps: int64_t >= 1, or auto (0) */
+    K_RANKS,        /* profiled_ranks */
+    K_PATHS,        /* plugin_path */
+    K_PARAMS,       /* component.config: checked by harness_config_bind_params */
+    K_SWEEP         /* sweep: taken out of the tree by the loader (config.c) */
+} harness_cfg_key_kind;
+
+typedef struct harness_cfg_key_spec {
+    const char *name;
+    harness_cfg_key_kind kind;
+    size_t offset;                                 /* of the member in harness_config */
+    int64_t min;                                   /* K_INT */
+    const char *const *choices;                    /* K_CHOICE_*, NULL-terminated */
+    const struct harness_cfg_key_spec *children;   /* K_SECTION, ended by a NULL name */
+} harness_cfg_key_spec;
+
+/* The top level of the config, ended by a NULL name; defined in config.c. */
+extern const harness_cfg_key_spec harness_cfg_top_keys[];
+
+/* ---- shared helpers ------------------------------------------------------
+ * Each is described where it is defined. */
+
+/* config.c */
+int harness_cfg_out_of_memory(harness_error *err);
+void harness_cfg_join(char *buf, size_t size, const char *const *words);
+harness_where harness_cfg_nearest(const harness_config *cfg, const char *path);
+
+/* config_bind.c */
+void harness_cfg_free_params(harness_param_value *values, size_t n);
+
+/* config_dump.c */
+void harness_cfg_format_double(double v, char *buf, size_t size);
+
+/* config_tree.c, also used by the tree editing in config_set.c */
+
+/* Deeper than any config needs; bounds the recursion of the parser and the
+ * depth of a --set KEY. */
+#define HARNESS_CFG_TREE_MAX_DEPTH 64
+
+harness_node *harness_cfg_node_new(harness_node_kind kind, harness_where at);
+int harness_cfg_grow(void **array, size_t n, size_t elem);
+int harness_cfg_list_append(harness_node *list, harness_node *item);
+int harness_cfg_map_append(harness_node *map, char *key, harness_where at, harness_node *value);
+int harness_cfg_parse_text(harness_config_tree *tree, const char *origin, const char *key_path,
+                           int depth, const char *text, size_t len, harness_node **out,
+                           harness_error *err);
+
+#endif

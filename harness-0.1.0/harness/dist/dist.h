@@ -1,0 +1,82 @@
+/* dist.h - the ranks of a run: who this process is, and the few collective
+ * steps the harness itself needs (a barrier before each window, the
+ * experiment folder's name from rank 0, every rank's result at rank 0, and
+ * an abort that takes the whole job down with a message naming the rank).
+ *
+ * One process is a world of one (dist_single.c); an MPI implementation
+ * plugs in behind the same table. Every collective returns 0 or fills err:
+ * a broken barrier is an error the run reports, not a hang or a crash. */
+#ifndef HARNESS_DIST_H
+#define HARNESS_DIST_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "harness/plugin.h"
+#include "util/error.h"
+
+typedef struct harness_dist harness_dist;
+
+/* A collective of the plugin API (harness/plugin.h, ABI 2.2). */
+typedef enum harness_coll_kind {
+    HARNESS_COLL_ALL_REDUCE = 1,
+    HARNESS_COLL_ALL_GATHER,
+    HARNESS_COLL_REDUCE_SCATTER,
+    HARNESS_COLL_BROADCAST,
+    HARNESS_COLL_BARRIER
+} harness_coll_kind;
+
+typedef struct harness_collective {
+    harness_coll_kind kind;
+    const void *send;
+    void *recv;                    /* broadcast: the buffer */
+    size_t count;                  /* elements, as the service was given it */
+    harness_dtype dtype;
+    harness_reduce_op op;          /* reductions */
+    int root;                      /* broadcast */
+} harness_collective;
+
+/* Bytes of one element of dtype; 0 for an unknown dtype. */
+size_t harness_dtype_size(harness_dtype dtype);
+
+typedef struct harness_dist_ops {
+    int (*barrier)(harness_dist *d, harness_error *err);
+    /* root's buf (cap bytes, a NUL-terminated string) to every rank. */
+    int (*broadcast_string)(harness_dist *d, int root, char *buf, size_t cap, harness_error *err);
+    /* Each rank's `bytes` at `mine`; at rank 0 `all` receives world_size of
+     * them in rank order (other ranks may pass NULL). */
+    int (*gather)(harness_dist *d, const void *mine, size_t bytes, void *all, harness_error *err);
+    /* Stop every rank: the message names this rank. Does not return when
+     * there are other ranks to stop; returns after printing in a world of one. */
+    /* A plugin's collective (harness_collective above). */
+    int (*collective)(harness_dist *d, const harness_collective *c, harness_error *err);
+    void (*abort)(harness_dist *d, int code, const char *msg);
+    void (*finalize)(harness_dist *d);
+} harness_dist_ops;
+
+struct harness_dist {
+    int rank, world_size, local_rank;
+    int local_size;                /* ranks on this node (they share its cores and GPUs) */
+    /* This rank's monotonic clock minus rank 0's (harness_monotonic_ns),
+     * estimated at start from the ping-pong with the smallest round trip;
+     * its error is at most half that round trip. 0 on rank 0. */
+    int64_t clock_offset_ns;
+    double clock_rtt_ns;
+    const char *name;              /* "single", "mpi" */
+    const harness_dist_ops *ops;
+    void *impl;
+};
+
+/* A world of one process. */
+void harness_dist_single_init(harness_dist *d);
+
+/* The ranks of an MPI job (HAVE_MPI builds): MPI_Init_thread, the world and
+ * this node's ranks. 0, or err (exit 3). */
+int harness_dist_mpi_init(harness_dist *d, harness_error *err);
+
+static inline int harness_dist_barrier(harness_dist *d, harness_error *err)
+{
+    return d->ops->barrier(d, err);
+}
+
+#endif

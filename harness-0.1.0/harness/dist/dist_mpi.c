@@ -1,0 +1,243 @@
+/* Ranks over MPI (HAVE_MPI): the world is MPI_COMM_WORLD, the local rank is
+ * the rank among the processes of this node (MPI_Comm_split_type shared),
+ * and every collective returns MPI's error text rather than aborting:
+ * MPI_ERRORS_RETURN on the communicators, so a broken barrier is an error
+ * the run reports. Only the main thread calls MPI (MPI_THREAD_FUNNELED:
+ * OpenMP threads inside components never do). */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include "dist/collective.h"
+#include "util/monotonic.h"
+
+typedef struct mpi_state {
+    MPI_Comm local;                /* this node's ranks */
+    MPI_Datatype half;             /* 2 bytes: bf16 and fp16, which MPI has no type for */
+    MPI_Op half_ops[2][3];         /* [bf16, fp16][sum, max, min]: reduce in fp32 */
+} mpi_state;
+
+static int mpi_fail(harness_error *err, int rc, const harness_dist *d, const char *what)
+{
+    char text[MPI_MAX_ERROR_STRING];
+    int len = 0;
+    if (MPI_Error_string(rc, text, &len) != MPI_SUCCESS)
+        snprintf(text, sizeof text, "MPI error %d", rc);
+    return harness_error_set(err, HARNESS_EXIT_RUNTIME, "rank %d of %d: %s: %s", d->rank, d->world_size, what, text);
+}
+
+static int mpi_barrier(harness_dist *d, harness_error *err)
+{
+    int rc = MPI_Barrier(MPI_COMM_WORLD);
+    return rc == MPI_SUCCESS ? 0 : mpi_fail(err, rc, d, "barrier");
+}
+
+static int mpi_broadcast_string(harness_dist *d, int root, char *buf, size_t cap, harness_error *err)
+{
+    if (cap > (size_t)1 << 30)
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "broadcast of %zu bytes: too large", cap);
+    int rc = MPI_Bcast(buf, (int)cap, MPI_CHAR, root, MPI_COMM_WORLD);
+    if (rc != MPI_SUCCESS)
+        return mpi_fail(err, rc, d, "broadcast");
+    buf[cap - 1] = '\0';
+    return 0;
+}
+
+static int mpi_gather(harness_dist *d, const void *mine, size_t bytes, void *all, harness_error *err)
+{
+    if (bytes > (size_t)1 << 30)
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "gather of %zu bytes per rank: too large", bytes);
+    int rc = MPI_Gather(mine, (int)bytes, MPI_BYTE, all, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
+    return rc == MPI_SUCCESS ? 0 : mpi_fail(err, rc, d, "gather");
+}
+
+/* ---- plugin collectives ------------------------------------------------ */
+
+/* MPI's user ops carry no context: one function per (dtype, op). */
+#define HALF_OP(NAME, DTYPE, OP)                                                         \
+    static void NAME(void *in, void *inout, int *len, MPI_Datatype *type)               \
+    {                                                                                    \
+        (void)type;                                                                      \
+        harness_reduce_half(DTYPE, OP, in, inout, (size_t)*len);                          \
+    }
+HALF_OP(bf16_sum, HARNESS_DTYPE_BF16, HARNESS_REDUCE_SUM)
+HALF_OP(bf16_max, HARNESS_DTYPE_BF16, HARNESS_REDUCE_MAX)
+HALF_OP(bf16_min, HARNESS_DTYPE_BF16, HARNESS_REDUCE_MIN)
+HALF_OP(f16_sum, HARNESS_DTYPE_F16, HARNESS_REDUCE_SUM)
+HALF_OP(f16_max, HARNESS_DTYPE_F16, HARNESS_REDUCE_MAX)
+HALF_OP(f16_min, HARNESS_DTYPE_F16, HARNESS_REDUCE_MIN)
+
+static int create_half_ops(mpi_state *st)
+{
+    static MPI_User_function *const fns[2][3] = {{bf16_sum, bf16_max, bf16_min}, {f16_sum, f16_max, f16_min}};
+    int rc = MPI_Type_contiguous(2, MPI_BYTE, &st->half);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Type_commit(&st->half);
+    for (int t = 0; t < 2 && rc == MPI_SUCCESS; t++)
+        for (int o = 0; o < 3 && rc == MPI_SUCCESS; o++)
+            rc = MPI_Op_create(fns[t][o], 1, &st->half_ops[t][o]);
+    return rc;
+}
+
+static MPI_Datatype mpi_type(const mpi_state *st, harness_dtype dtype)
+{
+    switch (dtype) {
+    case HARNESS_DTYPE_F32: return MPI_FLOAT;
+    case HARNESS_DTYPE_F64: return MPI_DOUBLE;
+    case HARNESS_DTYPE_I32: return MPI_INT32_T;
+    case HARNESS_DTYPE_BF16: case HARNESS_DTYPE_F16: return st->half;
+    }
+    return MPI_DATATYPE_NULL;
+}
+
+static MPI_Op mpi_op(const mpi_state *st, harness_dtype dtype, harness_reduce_op op)
+{
+    int o = op == HARNESS_REDUCE_MAX ? 1 : op == HARNESS_REDUCE_MIN ? 2 : 0;
+    if (dtype == HARNESS_DTYPE_BF16 || dtype == HARNESS_DTYPE_F16)
+        return st->half_ops[dtype == HARNESS_DTYPE_F16][o];
+    return o == 1 ? MPI_MAX : o == 2 ? MPI_MIN : MPI_SUM;
+}
+
+static int mpi_collective(harness_dist *d, const harness_collective *c, harness_error *err)
+{
+    const mpi_state *st = d->impl;
+    size_t elem = harness_dtype_size(c->dtype);
+    if (c->count > (size_t)INT32_MAX)
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "a collective of %zu elements: MPI counts stop at %d",
+                                 c->count, INT32_MAX);
+    int n = (int)c->count, rc;
+    MPI_Datatype t = mpi_type(st, c->dtype);
+    MPI_Op op = mpi_op(st, c->dtype, c->op);
+    const void *send = c->send;
+    switch (c->kind) {
+    case HARNESS_COLL_ALL_REDUCE:
+        rc = MPI_Allreduce(send == c->recv ? MPI_IN_PLACE : send, c->recv, n, t, op, MPI_COMM_WORLD);
+        break;
+    case HARNESS_COLL_ALL_GATHER:
+        if (send == (const char *)c->recv + (size_t)d->rank * c->count * elem)
+            send = MPI_IN_PLACE;
+        rc = MPI_Allgather(send, n, t, c->recv, n, t, MPI_COMM_WORLD);
+        break;
+    case HARNESS_COLL_REDUCE_SCATTER:
+        rc = MPI_Reduce_scatter_block(send == c->recv ? MPI_IN_PLACE : send, c->recv, n, t, op, MPI_COMM_WORLD);
+        break;
+    case HARNESS_COLL_BROADCAST:
+        rc = MPI_Bcast(c->recv, n, t, c->root, MPI_COMM_WORLD);
+        break;
+    case HARNESS_COLL_BARRIER:
+        rc = MPI_Barrier(MPI_COMM_WORLD);
+        break;
+    default:
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "unknown collective %d", (int)c->kind);
+    }
+    return rc == MPI_SUCCESS ? 0 : mpi_fail(err, rc, d, "collective");
+}
+
+static void mpi_abort(harness_dist *d, int code, const char *msg)
+{
+    fprintf(stderr, "harness: rank %d of %d: %s; stopping every rank\n", d->rank, d->world_size, msg);
+    fflush(stderr);
+    MPI_Abort(MPI_COMM_WORLD, code);
+}
+
+static void mpi_finalize(harness_dist *d)
+{
+    mpi_state *st = d->impl;
+    if (st) {
+        for (int t = 0; t < 2; t++)
+            for (int o = 0; o < 3; o++)
+                if (st->half_ops[t][o] != MPI_OP_NULL)
+                    MPI_Op_free(&st->half_ops[t][o]);
+        if (st->half != MPI_DATATYPE_NULL)
+            MPI_Type_free(&st->half);
+        MPI_Comm_free(&st->local);
+        free(st);
+        d->impl = NULL;
+    }
+    int done = 0;
+    MPI_Finalized(&done);
+    if (!done)
+        MPI_Finalize();
+}
+
+static const harness_dist_ops mpi_ops = {
+    .barrier = mpi_barrier,
+    .broadcast_string = mpi_broadcast_string,
+    .gather = mpi_gather,
+    .collective = mpi_collective,
+    .abort = mpi_abort,
+    .finalize = mpi_finalize,
+};
+
+/* Clock offsets to rank 0, as NTP does it on a LAN: rank r sends, rank 0
+ * answers with its clock, and r takes rank 0's time to be at the middle of
+ * the round trip; of PINGS tries the one with the shortest trip wins, since
+ * its middle is the least uncertain. Rank 0 serves the ranks in turn. */
+#define PINGS 16
+
+static int estimate_clock_offsets(harness_dist *d)
+{
+    int rc = MPI_SUCCESS;
+    if (d->rank == 0) {
+        for (int r = 1; r < d->world_size && rc == MPI_SUCCESS; r++)
+            for (int i = 0; i < PINGS && rc == MPI_SUCCESS; i++) {
+                char ping;
+                rc = MPI_Recv(&ping, 1, MPI_CHAR, r, 7, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                uint64_t now = harness_monotonic_ns();
+                if (rc == MPI_SUCCESS)
+                    rc = MPI_Send(&now, 1, MPI_UINT64_T, r, 8, MPI_COMM_WORLD);
+            }
+        return rc;
+    }
+    double best = -1;
+    for (int i = 0; i < PINGS && rc == MPI_SUCCESS; i++) {
+        char ping = 0;
+        uint64_t theirs = 0, t0 = harness_monotonic_ns();
+        rc = MPI_Send(&ping, 1, MPI_CHAR, 0, 7, MPI_COMM_WORLD);
+        if (rc == MPI_SUCCESS)
+            rc = MPI_Recv(&theirs, 1, MPI_UINT64_T, 0, 8, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        uint64_t t1 = harness_monotonic_ns();
+        if (rc == MPI_SUCCESS && (best < 0 || (double)(t1 - t0) < best)) {
+            best = (double)(t1 - t0);
+            d->clock_offset_ns = (int64_t)(t0 + (t1 - t0) / 2) - (int64_t)theirs;
+        }
+    }
+    d->clock_rtt_ns = best;
+    return rc;
+}
+
+int harness_dist_mpi_init(harness_dist *d, harness_error *err)
+{
+    int provided = 0;
+    if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "MPI_Init_thread failed");
+    MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
+    mpi_state *st = calloc(1, sizeof *st);
+    *d = (harness_dist){.name = "mpi", .ops = &mpi_ops, .impl = st};
+    MPI_Comm_rank(MPI_COMM_WORLD, &d->rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &d->world_size);
+    if (st) {
+        st->half = MPI_DATATYPE_NULL;
+        for (int t = 0; t < 2; t++)
+            for (int o = 0; o < 3; o++)
+                st->half_ops[t][o] = MPI_OP_NULL;
+    }
+    int rc = st ? MPI_Comm_split_type(MPI_COMM_WORLD, MPI_COMM_TYPE_SHARED, d->rank, MPI_INFO_NULL, &st->local)
+                : MPI_ERR_NO_MEM;
+    if (rc == MPI_SUCCESS)
+        rc = create_half_ops(st);
+    if (rc != MPI_SUCCESS) {
+        mpi_fail(err, rc, d, "finding the ranks of this node");
+        free(st);
+        d->impl = NULL;
+        MPI_Finalize();
+        return err->code;
+    }
+    MPI_Comm_set_errhandler(st->local, MPI_ERRORS_RETURN);
+    MPI_Comm_rank(st->local, &d->local_rank);
+    MPI_Comm_size(st->local, &d->local_size);
+    if ((rc = estimate_clock_offsets(d)) != MPI_SUCCESS)
+        return mpi_fail(err, rc, d, "estimating the clock offset to rank 0");
+    return 0;
+}

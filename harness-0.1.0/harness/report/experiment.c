@@ -1,0 +1,47 @@
+#include "report/experiment.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "util/fsutil.h"
+
+int harness_experiment_create(harness_experiment *exp, const char *output_dir, time_t when, const char *hash8,
+                              harness_error *err)
+{
+    if (harness_mkdirs(output_dir, err) != 0)
+        return err->code;
+    struct tm tm;
+    localtime_r(&when, &tm);
+    char stamp[32];
+    strftime(stamp, sizeof stamp, "%Y-%m-%d__%H-%M-%S", &tm);
+    /* mkdir is atomic: whoever creates the name owns it, so concurrent runs
+     * in the same second cannot share a folder. */
+    for (int n = 1; n < 10000; n++) {
+        int len = n == 1 ? snprintf(exp->dir, sizeof exp->dir, "%s/%s_%s", output_dir, stamp, hash8)
+                         : snprintf(exp->dir, sizeof exp->dir, "%s/%s_%s-%d", output_dir, stamp, hash8, n);
+        if (len < 0 || (size_t)len >= sizeof exp->dir)
+            return harness_error_set(err, HARNESS_EXIT_RUNTIME, "experiment.output_dir %s: path too long",
+                                     output_dir);
+        if (mkdir(exp->dir, 0755) == 0)
+            return 0;
+        if (errno != EEXIST)
+            return harness_error_set(err, HARNESS_EXIT_RUNTIME, "cannot create experiment folder %s: %s",
+                                     exp->dir, strerror(errno));
+    }
+    return harness_error_set(err, HARNESS_EXIT_RUNTIME, "too many experiment folders named %s/%s_%s-*",
+                             output_dir, stamp, hash8);
+}
+
+const char *harness_experiment_path(const harness_experiment *exp, const char *name, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%s/%s", exp->dir, name);
+    return buf;
+}
+
+const char *harness_rank_file(char *buf, size_t cap, const char *prefix, int world_size, int rank, const char *ext)
+{
+    snprintf(buf, cap, "%s_ranks_%d_rank_%d.%s", prefix, world_size, rank, ext);
+    return buf;
+}

@@ -1,0 +1,205 @@
+/* The cross-rank summary; see job_summary.h. */
+#include "report/job_summary.h"
+
+#include <cjson/cJSON.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run/comm_log.h"
+#include "util/stats.h"
+
+void harness_rank_figures_of(const harness_summary *s, harness_rank_figures *out)
+{
+    memset(out, 0, sizeof *out);
+    out->rank = s->rank;
+    snprintf(out->status, sizeof out->status, "%.23s", s->status);
+    snprintf(out->host, sizeof out->host, "%.63s", s->env.host);
+    out->n = s->overall.n;
+    out->median_ns = s->overall.median;
+    out->p90_ns = s->overall.p90;
+    if (out->median_ns > 0) {
+        out->gb_per_s = s->cost.bytes / out->median_ns;
+        out->gflop_per_s = s->cost.flops / out->median_ns;
+    }
+    for (size_t i = 0; s->comm && s->clock && i < s->comm->n; i++) {
+        const harness_comm_record *c = &s->comm->records[i];
+        out->comm_calls++;
+        out->comm_bytes += (double)c->bytes;
+        out->comm_ns += harness_clock_ns(s->clock, c->t1 - c->t0);
+    }
+    size_t w = s->run ? s->run->n_windows : 0;
+    out->n_windows = (int)(w < HARNESS_JOB_MAX_WINDOWS ? w : HARNESS_JOB_MAX_WINDOWS);
+    for (int i = 0; i < out->n_windows; i++)
+        out->window_median_ns[i] = s->windows[i].median;
+}
+
+void harness_job_stragglers(const double *samples, int ranks, size_t n, size_t *counts)
+{
+    for (int r = 0; r < ranks; r++)
+        counts[r] = 0;
+    for (size_t i = 0; i < n && ranks > 0; i++) {
+        int slowest = 0;
+        for (int r = 1; r < ranks; r++)
+            if (samples[(size_t)r * n + i] > samples[(size_t)slowest * n + i])
+                slowest = r;
+        counts[slowest]++;
+    }
+}
+
+/* Across the ranks that measured something. */
+typedef struct across {
+    int n;                         /* ranks with a median */
+    double min, median, max, skew;
+    int slowest, fastest;          /* rank numbers; -1 when n is 0 */
+} across;
+
+static across across_ranks(const harness_rank_figures *r, int n)
+{
+    across a = {0, 0, 0, 0, 0, -1, -1};
+    double *m = malloc(sizeof *m * (size_t)(n > 0 ? n : 1));
+    for (int i = 0; m && i < n; i++) {
+        if (r[i].median_ns <= 0)
+            continue;
+        if (a.slowest < 0 || r[i].median_ns > a.max)
+            a.max = r[i].median_ns, a.slowest = r[i].rank;
+        if (a.fastest < 0 || r[i].median_ns < a.min)
+            a.min = r[i].median_ns, a.fastest = r[i].rank;
+        m[a.n++] = r[i].median_ns;
+    }
+    harness_stats st;
+    if (m && a.n > 0 && harness_stats_compute(m, (size_t)a.n, &st) == 0)
+        a.median = st.median;
+    a.skew = a.min > 0 ? a.max / a.min : 0;
+    free(m);
+    return a;
+}
+
+/* The rank with the longest median in window w; -1 when no rank has it. */
+static int slowest_in_window(const harness_rank_figures *r, int n, int w, double *ns)
+{
+    int who = -1;
+    *ns = 0;
+    for (int i = 0; i < n; i++)
+        if (w < r[i].n_windows && r[i].window_median_ns[w] > *ns)
+            *ns = r[i].window_median_ns[w], who = r[i].rank;
+    return who;
+}
+
+static int max_windows(const harness_rank_figures *r, int n)
+{
+    int w = 0;
+    for (int i = 0; i < n; i++)
+        w = r[i].n_windows > w ? r[i].n_windows : w;
+    return w;
+}
+
+static void add_rank_or_null(cJSON *o, const char *key, int rank)
+{
+    if (rank >= 0)
+        cJSON_AddNumberToObject(o, key, rank);
+    else
+        cJSON_AddNullToObject(o, key);
+}
+
+char *harness_job_summary_json(const harness_rank_figures *r, int n, const char *variant_key,
+                               const size_t *stragglers)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "schema", "harness.job_summary/1");
+    cJSON_AddStringToObject(root, "variant_key", variant_key);
+    cJSON_AddNumberToObject(root, "world_size", n);
+    int failed = 0;
+    cJSON *ranks = cJSON_AddArrayToObject(root, "ranks");
+    for (int i = 0; i < n; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "rank", r[i].rank);
+        cJSON_AddStringToObject(o, "status", r[i].status);
+        cJSON_AddStringToObject(o, "host", r[i].host);
+        cJSON_AddNumberToObject(o, "n", (double)r[i].n);
+        cJSON_AddNumberToObject(o, "median_ns", r[i].median_ns);
+        cJSON_AddNumberToObject(o, "p90_ns", r[i].p90_ns);
+        cJSON_AddNumberToObject(o, "gb_per_s", r[i].gb_per_s);
+        cJSON_AddNumberToObject(o, "gflop_per_s", r[i].gflop_per_s);
+        cJSON *comm = cJSON_AddObjectToObject(o, "communication");
+        cJSON_AddNumberToObject(comm, "calls", (double)r[i].comm_calls);
+        cJSON_AddNumberToObject(comm, "bytes", r[i].comm_bytes);
+        cJSON_AddNumberToObject(comm, "total_ns", r[i].comm_ns);
+        cJSON_AddNumberToObject(o, "clock_offset_ns", (double)r[i].clock_offset_ns);
+        if (r[i].clock_rtt_ns >= 0)
+            cJSON_AddNumberToObject(o, "clock_rtt_ns", r[i].clock_rtt_ns);
+        else
+            cJSON_AddNullToObject(o, "clock_rtt_ns");
+        if (stragglers)
+            cJSON_AddNumberToObject(o, "straggler_steps", (double)stragglers[i]);
+        else
+            cJSON_AddNullToObject(o, "straggler_steps");
+        cJSON_AddItemToArray(ranks, o);
+        failed |= strcmp(r[i].status, "ok") != 0;
+    }
+    cJSON_AddStringToObject(root, "status", failed ? "failed" : "ok");
+    across a = across_ranks(r, n);
+    cJSON *x = cJSON_AddObjectToObject(root, "across_ranks");
+    cJSON_AddStringToObject(x, "unit", "ns");
+    cJSON_AddNumberToObject(x, "ranks_measured", a.n);
+    cJSON_AddNumberToObject(x, "min_median", a.min);
+    cJSON_AddNumberToObject(x, "median_median", a.median);
+    cJSON_AddNumberToObject(x, "max_median", a.max);
+    cJSON_AddNumberToObject(x, "skew", a.skew);
+    add_rank_or_null(x, "slowest_rank", a.slowest);
+    add_rank_or_null(x, "fastest_rank", a.fastest);
+    cJSON *win = cJSON_AddArrayToObject(root, "windows");
+    for (int w = 0; w < max_windows(r, n); w++) {
+        double ns;
+        int who = slowest_in_window(r, n, w, &ns);
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "window", w);
+        add_rank_or_null(o, "slowest_rank", who);
+        cJSON_AddNumberToObject(o, "slowest_median_ns", ns);
+        cJSON_AddItemToArray(win, o);
+    }
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    return text;
+}
+
+char *harness_job_summary_text(const harness_rank_figures *r, int n, const char *variant_key,
+                               const size_t *stragglers)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    fprintf(f, "%s on %d ranks\n\n%6s  %-10s %-20s %14s %14s %10s %10s\n", variant_key, n, "rank", "status", "host",
+            "median ns", "p90 ns", "GB/s", "GFLOP/s");
+    for (int i = 0; i < n; i++)
+        fprintf(f, "%6d  %-10s %-20.20s %14.1f %14.1f %10.2f %10.2f\n", r[i].rank, r[i].status, r[i].host,
+                r[i].median_ns, r[i].p90_ns, r[i].gb_per_s, r[i].gflop_per_s);
+    across a = across_ranks(r, n);
+    if (a.n > 0)
+        fprintf(f, "\nacross %d rank%s: median of the ranks' medians %.1f ns, min %.1f (rank %d), max %.1f (rank %d); "
+                "skew (max / min) %.3f\n", a.n, a.n == 1 ? "" : "s", a.median, a.min, a.fastest, a.max, a.slowest,
+                a.skew);
+    else
+        fputs("\nno rank measured a step\n", f);
+    for (int w = 0; w < max_windows(r, n); w++) {
+        double ns;
+        int who = slowest_in_window(r, n, w, &ns);
+        fprintf(f, "window %d: slowest rank %d (median %.1f ns)\n", w, who, ns);
+    }
+    for (int i = 0; i < n; i++)
+        if (r[i].comm_calls)
+            fprintf(f, "rank %d communication: %zu calls, %.0f bytes, %.3f ms in collectives\n", r[i].rank,
+                    r[i].comm_calls, r[i].comm_bytes, r[i].comm_ns / 1e6);
+    if (stragglers) {
+        fputs("synchronized steps (sync_steps): the slowest rank of each step, how often:", f);
+        for (int i = 0; i < n; i++)
+            fprintf(f, " rank %d %zu%s", r[i].rank, stragglers[i], i + 1 < n ? "," : "\n");
+    }
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}

@@ -1,0 +1,37 @@
+/* roofline.h - how close a run came to the machine's limits: the step's
+ * declared cost (bytes, flops) over the median step time, as a percent of
+ * the backend's peak bandwidth and peak FLOP/s (backend/machine_file.h on
+ * the CPU; the device's attributes and cuda_peaks.h's table on a GPU, where
+ * the percent of the dense fp16 and bf16 tensor peaks is given too). Unknown peaks or costs give NaN and a reason, never a guess. */
+#ifndef HARNESS_ROOFLINE_H
+#define HARNESS_ROOFLINE_H
+
+#include <stdio.h>
+
+#include "report/summary.h"
+
+struct cJSON;
+
+typedef struct harness_roofline {
+    double peak_bytes_per_s, peak_flops_per_s;        /* NaN when unknown */
+    double percent_of_peak_bandwidth;                 /* NaN when peak, cost or time unknown */
+    double percent_of_peak_flops;                     /* of the fp32 peak */
+    double peak_fp16_flops_per_s, peak_bf16_flops_per_s; /* NaN when unknown (the CPU) */
+    double percent_of_peak_fp16_flops, percent_of_peak_bf16_flops;
+    const char *source;            /* where the peaks came from, or NULL */
+    const char *missing;           /* why they are unknown, or NULL */
+} harness_roofline;
+
+void harness_roofline_compute(const harness_summary *s, harness_roofline *out);
+
+/* achieved / peak in percent: cost per step over a step of median_ns; NaN
+ * when any of them is unknown (<= 0 or NaN). */
+double harness_roofline_percent(double per_step, double median_ns, double peak_per_s);
+
+/* The summary JSON's "roofline" object (a new cJSON item). */
+struct cJSON *harness_roofline_json(const harness_summary *s);
+
+/* The text summary's roofline line(s); nothing when there is no timing. */
+void harness_roofline_print(FILE *f, const harness_summary *s);
+
+#endif

@@ -1,0 +1,16 @@
+/* sample_array.h - a long array of per-step samples as JSON text in one
+ * pass, for the summary: a cJSON node per sample costs about 64 bytes and
+ * a slow print, which made a million-sample summary take seconds. The
+ * numbers are written as cJSON writes them (15 significant digits when
+ * they read back to within DBL_EPSILON, else 17), so the file is the same
+ * as before. */
+#ifndef HARNESS_SAMPLE_ARRAY_H
+#define HARNESS_SAMPLE_ARRAY_H
+
+#include <cjson/cJSON.h>
+#include <stddef.h>
+
+/* A raw cJSON item holding "[a, b, ...]"; NULL when out of memory. */
+cJSON *harness_sample_array_json(const double *v, size_t n);
+
+#endif

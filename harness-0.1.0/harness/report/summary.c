@@ -1,0 +1,110 @@
+#include "report/summary.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Per-region statistics from the recorded trace events (regions are timed
+ * only while tracing). Events of one name are gathered into one array. */
+static int compute_regions(harness_summary *s)
+{
+    const harness_profiler *p = s->profiler;
+    if (!p || !p->trace_enabled || p->n_names == 0)
+        return 0;
+    size_t n = p->n_names;
+    s->regions = calloc(n, sizeof *s->regions);
+    size_t *count = calloc(n, sizeof *count);
+    double *durations = malloc((p->n_events ? p->n_events : 1) * sizeof *durations);
+    size_t *start = calloc(n + 1, sizeof *start);
+    int rc = s->regions && count && durations && start ? 0 : -1;
+    double step_total = 0;
+    for (size_t i = 0; rc == 0 && i < p->n_events; i++) {
+        const harness_trace_event *e = &p->events[i];
+        if (e->kind == HARNESS_EVENT_REGION)
+            count[e->name]++;
+        else
+            step_total += harness_clock_ns(p->clk, e->t1 - e->t0);
+    }
+    for (size_t k = 0; rc == 0 && k < n; k++)
+        start[k + 1] = start[k] + count[k];
+    for (size_t k = 0; rc == 0 && k < n; k++)
+        count[k] = 0;
+    for (size_t i = 0; rc == 0 && i < p->n_events; i++) {
+        const harness_trace_event *e = &p->events[i];
+        if (e->kind == HARNESS_EVENT_REGION)
+            durations[start[e->name] + count[e->name]++] = harness_clock_ns(p->clk, e->t1 - e->t0);
+    }
+    for (size_t k = 0; rc == 0 && k < n; k++) {
+        if (count[k] == 0)
+            continue;  /* named only in steps the cap dropped */
+        harness_region_stats *r = &s->regions[s->n_regions++];
+        r->name = p->names[k];
+        rc = harness_stats_compute(durations + start[k], count[k], &r->per_call);
+        r->total_ns = r->per_call.mean * (double)count[k];
+        r->share_of_steps = step_total > 0 ? r->total_ns / step_total : 0;
+    }
+    free(count);
+    free(durations);
+    free(start);
+    return rc;
+}
+
+/* The windows' medians as samples of their own: the CI across windows. */
+static int compute_across_windows(harness_summary *s)
+{
+    size_t n = s->run->n_windows;
+    memset(&s->across_windows, 0, sizeof s->across_windows);
+    if (n == 0)
+        return 0;
+    double *medians = malloc(n * sizeof *medians);
+    if (!medians)
+        return -1;
+    size_t m = 0;
+    for (size_t w = 0; w < n; w++)
+        if (s->windows[w].n)
+            medians[m++] = s->windows[w].median;
+    int rc = harness_stats_compute(medians, m, &s->across_windows);
+    free(medians);
+    return rc;
+}
+
+int harness_summary_compute(harness_summary *s)
+{
+    s->windows = NULL;
+    memset(&s->across_windows, 0, sizeof s->across_windows);
+    s->regions = NULL;
+    s->n_regions = 0;
+    if (compute_regions(s) != 0)
+        return -1;
+    memset(&s->overall, 0, sizeof s->overall);
+    if (!s->run) {
+        harness_warnings_collect(s);
+        return 0;
+    }
+    const harness_run_result *r = s->run;
+    if (harness_stats_compute(r->samples_ns, r->n_samples, &s->overall) != 0)
+        return -1;
+    s->windows = calloc(r->n_windows ? r->n_windows : 1, sizeof *s->windows);
+    if (!s->windows)
+        return -1;
+    for (size_t w = 0; w < r->n_windows; w++)
+        if (harness_stats_compute(r->samples_ns + r->window_start[w], harness_window_size(r, w), &s->windows[w]) != 0)
+            return -1;
+    if (compute_across_windows(s) != 0)
+        return -1;
+    harness_warnings_collect(s);
+    return 0;
+}
+
+void harness_summary_release(harness_summary *s)
+{
+    free(s->windows);
+    free(s->regions);
+    s->windows = NULL;
+    s->regions = NULL;
+}
+
+void harness_summary_mark(harness_summary *s, const char *status, const char *why)
+{
+    s->status = status;
+    snprintf(s->error, sizeof s->error, "%s", why);
+}

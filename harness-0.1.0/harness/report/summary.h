@@ -1,0 +1,88 @@
+/* summary.h - everything one rank knows at the end of a run, and the two
+ * writers of it: profiler_summary_*.txt for people, summary_*.json for tools. */
+#ifndef HARNESS_SUMMARY_H
+#define HARNESS_SUMMARY_H
+
+#include <stdio.h>
+
+#include "backend/alloc_tracker.h"
+#include "backend/backend.h"
+#include "backend/gpu_activity.h"
+#include "config/config.h"
+#include "report/env.h"
+#include "report/warnings.h"
+#include "run/profiler.h"
+#include "run/runner.h"
+#include "util/format.h"
+#include "util/stats.h"
+
+typedef enum {
+    HARNESS_VALIDATION_SKIPPED,    /* validate: false, or the variant has no reference */
+    HARNESS_VALIDATION_PASSED,
+    HARNESS_VALIDATION_FAILED
+} harness_validation;
+
+/* Where a step's time goes: one component region over the traced steps. */
+typedef struct harness_region_stats {
+    const char *name;
+    harness_stats per_call;        /* ns per occurrence */
+    double total_ns;
+    double share_of_steps;         /* total_ns / the traced steps' total time */
+} harness_region_stats;
+
+typedef struct harness_summary {
+    const char *status;            /* "ok" | "failed" | "interrupted" | "validation_failed" */
+    char error[2048];              /* why, when not ok */
+    int rank, world_size;
+
+    const harness_config *cfg;
+    const char *variant_key;
+    const char *plugin_path;
+    const char *device;            /* "cpu" | "cuda" */
+    const char *device_name;       /* CPU model or GPU name */
+    harness_env env;
+    const harness_backend *backend; /* timer, device, peaks */
+    const harness_clock *clock;    /* the backend's host clock */
+
+    harness_validation validation;
+    harness_check check;
+
+    const harness_run_result *run; /* NULL when the run never started */
+    harness_stats overall;
+    harness_stats *windows;        /* run->n_windows entries */
+    /* Over the windows' medians: the window is the unit of replication here
+     * (steps within a window share the machine's state, so are not
+     * independent); n = windows, so its CI is below 95% for n < 6. */
+    harness_stats across_windows;
+    harness_region_stats *regions; /* from the trace, in order of first appearance */
+    size_t n_regions;
+
+    harness_cost cost;
+    const harness_alloc_tracker *mem;
+    const harness_alloc_tracker *device_mem; /* tracked device memory; NULL on the CPU */
+    const harness_profiler *profiler; /* memory samples, trace bookkeeping */
+    harness_warnings warnings;     /* reasons to doubt the figures (report/warnings.h) */
+    /* CUPTI's records of the measurement windows (CUDA runs with
+     * profiling.cupti on a profiled rank); NULL otherwise: then the per-kernel
+     * table is left out of the text and null in the JSON. */
+    const harness_gpu_activity_list *gpu_activity;
+    /* The collectives the component called (ABI 2.2); NULL or empty: none. */
+    const struct harness_comm_log *comm;
+} harness_summary;
+
+/* Statistics per window, across windows and overall from s->run, then the
+ * warnings (s->env must hold the end-of-run load). 0, or -1 out of memory. */
+int harness_summary_compute(harness_summary *s);
+void harness_summary_release(harness_summary *s);
+
+/* The JSON text (schema "harness.summary/1"); malloc'ed, NULL out of memory. */
+char *harness_summary_json(const harness_summary *s);
+/* The full human summary; malloc'ed. */
+char *harness_summary_text(const harness_summary *s);
+/* The short table `harness run` prints on stdout. */
+void harness_summary_print_short(const harness_summary *s, FILE *out);
+
+/* Set the summary's status ("failed", ...) and the reason. */
+void harness_summary_mark(harness_summary *s, const char *status, const char *why);
+
+#endif

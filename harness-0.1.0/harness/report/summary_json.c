@@ -1,0 +1,386 @@
+/* summary_ranks_N_rank_r.json: the keys of DESIGN.md section 7 (never
+ * rename them; add freely), with every measured sample. */
+#include <cjson/cJSON.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "report/device_report.h"
+#include "report/comm_report.h"
+#include "report/gpu_trace.h"
+#include "report/roofline.h"
+#include "report/sample_array.h"
+#include "report/summary.h"
+
+/* JSON has no NaN or infinity: such a value is unknown, so null. */
+static void add_num(cJSON *o, const char *key, double v)
+{
+    if (isfinite(v))
+        cJSON_AddNumberToObject(o, key, v);
+    else
+        cJSON_AddNullToObject(o, key);
+}
+
+static void add_stats(cJSON *o, const harness_stats *st)
+{
+    int empty = st->n == 0;
+    cJSON_AddNumberToObject(o, "n", (double)st->n);
+    const struct { const char *key; double v; } fields[] = {
+        {"median", st->median}, {"mean", st->mean}, {"stddev", st->stddev}, {"cv", st->cv},
+        {"min", st->min},       {"p5", st->p5},     {"p25", st->p25},       {"p75", st->p75},
+        {"p90", st->p90},       {"p95", st->p95},   {"p99", st->p99},       {"max", st->max},
+        {"iqr", st->iqr},
+    };
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        add_num(o, fields[i].key, empty ? NAN : fields[i].v);
+    cJSON_AddNumberToObject(o, "outliers", (double)st->outliers);
+    if (empty) {
+        cJSON_AddNullToObject(o, "ci95_median");
+    } else {
+        double ci[2] = {st->ci95_lo, st->ci95_hi};
+        cJSON_AddItemToObject(o, "ci95_median", cJSON_CreateDoubleArray(ci, 2));
+    }
+    /* ci95_median keeps its name for compatibility; this is its true level. */
+    add_num(o, "ci_level", empty ? NAN : st->ci_level);
+}
+
+/* One window's CPU and wall time: cpu/wall near the thread count says the
+ * threads were busy, well below says they waited (for cores, locks, I/O). */
+static void add_window_times(cJSON *win, const harness_run_result *r, size_t w)
+{
+    add_num(win, "wall_ns", r->window_wall_ns[w]);
+    add_num(win, "cpu_ns", r->window_cpu_ns[w]);
+    add_num(win, "cpu_per_wall", r->window_wall_ns[w] > 0 ? r->window_cpu_ns[w] / r->window_wall_ns[w] : NAN);
+}
+
+/* Whether an auto window met its CI target; null for a fixed step count. */
+static void add_converged(cJSON *win, const harness_summary *s, const char *stop_reason)
+{
+    if (s->cfg->measurement_steps != 0)
+        cJSON_AddNullToObject(win, "converged");
+    else
+        cJSON_AddBoolToObject(win, "converged", strcmp(stop_reason, "converged") == 0);
+}
+
+/* The windows' medians as the samples: the window is the unit of replication. */
+static cJSON *across_windows_json(const harness_summary *s)
+{
+    const harness_stats *a = &s->across_windows;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "unit_of_replication", "window");
+    cJSON_AddNumberToObject(o, "n", (double)a->n);
+    add_num(o, "median_of_window_medians", a->n ? a->median : NAN);
+    if (a->n) {
+        double ci[2] = {a->ci95_lo, a->ci95_hi};
+        cJSON_AddItemToObject(o, "ci_median", cJSON_CreateDoubleArray(ci, 2));
+    } else {
+        cJSON_AddNullToObject(o, "ci_median");
+    }
+    add_num(o, "ci_level", a->n ? a->ci_level : NAN);
+    return o;
+}
+
+static cJSON *params_json(const harness_config *cfg)
+{
+    cJSON *o = cJSON_CreateObject();
+    for (size_t i = 0; i < cfg->n_params; i++) {
+        const harness_param_value *p = &cfg->params[i];
+        switch (p->spec->type) {
+        case HARNESS_PARAM_INT: cJSON_AddNumberToObject(o, p->spec->name, (double)p->i); break;
+        case HARNESS_PARAM_FLOAT: add_num(o, p->spec->name, p->f); break;
+        case HARNESS_PARAM_BOOL: cJSON_AddBoolToObject(o, p->spec->name, p->i != 0); break;
+        default: cJSON_AddStringToObject(o, p->spec->name, p->s ? p->s : ""); break;
+        }
+    }
+    return o;
+}
+
+static cJSON *validation_json(const harness_summary *s)
+{
+    static const char *const names[] = {"skipped", "passed", "failed"};
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddBoolToObject(o, "enabled", s->cfg->validate);
+    cJSON_AddStringToObject(o, "status", names[s->validation]);
+    if (s->validation == HARNESS_VALIDATION_SKIPPED) {
+        cJSON_AddNullToObject(o, "passed");
+        return o;
+    }
+    cJSON_AddBoolToObject(o, "passed", s->validation == HARNESS_VALIDATION_PASSED);
+    cJSON_AddNumberToObject(o, "checked", (double)s->check.checked);
+    cJSON_AddNumberToObject(o, "mismatches", (double)s->check.mismatches);
+    add_num(o, "max_abs_err", s->check.max_abs_err);
+    add_num(o, "max_rel_err", s->check.max_rel_err);
+    add_num(o, "tolerance", s->check.tolerance);
+    cJSON_AddStringToObject(o, "detail", s->check.detail);
+    return o;
+}
+
+static cJSON *timing_json(const harness_summary *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "unit", "ns");
+    cJSON_AddStringToObject(o, "clock", s->clock ? s->clock->name : "none");
+    add_num(o, "clock_read_overhead_ns", s->clock ? s->clock->read_overhead_ns : NAN);
+    add_num(o, "clock_resolution_ns", s->clock ? s->clock->resolution_ns : NAN);
+    cJSON_AddStringToObject(o, "clock_why", s->clock ? s->clock->why : "");
+    add_stats(o, &s->overall);
+    const harness_run_result *r = s->run;
+    cJSON_AddItemToObject(o, "samples", r && r->n_samples ? harness_sample_array_json(r->samples_ns, r->n_samples)
+                                                          : cJSON_CreateArray());
+    cJSON *windows = cJSON_AddArrayToObject(o, "windows");
+    for (size_t w = 0; r && w < r->n_windows; w++) {
+        cJSON *win = cJSON_CreateObject();
+        cJSON_AddNumberToObject(win, "index", (double)w);
+        cJSON_AddNumberToObject(win, "first_sample", (double)r->window_start[w]);
+        cJSON_AddStringToObject(win, "stop_reason", r->stop_reason[w]);
+        add_converged(win, s, r->stop_reason[w]);
+        add_stats(win, &s->windows[w]);
+        add_window_times(win, r, w);
+        cJSON_AddItemToArray(windows, win);
+    }
+    cJSON_AddItemToObject(o, "across_windows", across_windows_json(s));
+    return o;
+}
+
+static cJSON *schedule_json(const harness_summary *s)
+{
+    const harness_config *c = s->cfg;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "warmup_steps", (double)c->warmup_steps);
+    cJSON_AddNumberToObject(o, "wait_steps", (double)c->wait_steps);
+    if (c->measurement_steps == 0)
+        cJSON_AddStringToObject(o, "measurement_steps", "auto");
+    else
+        cJSON_AddNumberToObject(o, "measurement_steps", (double)c->measurement_steps);
+    cJSON_AddNumberToObject(o, "repeat", (double)c->repeat);
+    const harness_run_result *r = s->run;
+    cJSON_AddNumberToObject(o, "warmup_steps_run", r ? (double)r->warmup_steps_run : 0);
+    cJSON_AddNumberToObject(o, "wait_steps_run", r ? (double)r->wait_steps_run : 0);
+    cJSON_AddNumberToObject(o, "measured_steps", r ? (double)r->n_samples : 0);
+    add_num(o, "wall_s", r ? r->wall_s : NAN);
+    return o;
+}
+
+static cJSON *throughput_json(const harness_summary *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    double median = s->overall.n ? s->overall.median : NAN;
+    cJSON_AddNumberToObject(o, "bytes_per_step", s->cost.bytes);
+    cJSON_AddNumberToObject(o, "flops_per_step", s->cost.flops);
+    /* bytes per ns is GB/s (1e9 bytes per second); flops per ns is GFLOP/s. */
+    add_num(o, "gb_per_s", median > 0 && s->cost.bytes > 0 ? s->cost.bytes / median : NAN);
+    add_num(o, "gflop_per_s", median > 0 && s->cost.flops > 0 ? s->cost.flops / median : NAN);
+    cJSON_AddStringToObject(o, "at", "median");
+    return o;
+}
+
+static cJSON *memory_samples_json(const harness_memory_log *log)
+{
+    static const char *const phases[] = {"warmup", "wait", "measure"};
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; log && i < log->n; i++) {
+        const harness_memory_sample *m = &log->samples[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "t_us", m->t_us);
+        cJSON_AddNumberToObject(o, "step", (double)m->step);
+        cJSON_AddStringToObject(o, "phase", phases[m->phase]);
+        cJSON_AddNumberToObject(o, "window", m->window);
+        cJSON_AddNumberToObject(o, "allocated_bytes", (double)m->allocated);
+        cJSON_AddNumberToObject(o, "peak_allocated_bytes", (double)m->peak_allocated);
+        cJSON_AddNumberToObject(o, "reserved_bytes", (double)m->reserved);
+        cJSON_AddItemToArray(a, o);
+    }
+    return a;
+}
+
+static cJSON *memory_json(const harness_summary *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    const harness_alloc_tracker *m = s->mem;
+    const harness_memory_log *log = s->profiler && s->profiler->memory_enabled ? &s->profiler->memory : NULL;
+    cJSON_AddStringToObject(o, "allocated_means", "bytes live through the harness's tracked allocator");
+    cJSON_AddStringToObject(o, "reserved_means", strcmp(s->device, "cuda") == 0 ? "device memory in use"
+                                                                                : "resident set of the process");
+    cJSON_AddNumberToObject(o, "peak_allocated_bytes", m ? (double)m->peak_bytes : 0);
+    if (log)
+        cJSON_AddNumberToObject(o, "peak_reserved_bytes", (double)log->peak_reserved);
+    else
+        cJSON_AddNullToObject(o, "peak_reserved_bytes");
+    cJSON_AddNumberToObject(o, "log_every_steps", (double)s->cfg->memory_log_steps);
+    cJSON_AddItemToObject(o, "samples", memory_samples_json(log));
+    cJSON_AddNumberToObject(o, "allocations", m ? (double)m->n_allocs : 0);
+    cJSON *tags = cJSON_AddArrayToObject(o, "live_at_peak");
+    for (size_t i = 0; m && i < m->n_at_peak; i++) {
+        cJSON *a = cJSON_CreateObject();
+        cJSON_AddStringToObject(a, "tag", m->at_peak[i].tag);
+        cJSON_AddStringToObject(a, "owner", m->at_peak[i].owner);
+        cJSON_AddNumberToObject(a, "bytes", (double)m->at_peak[i].bytes);
+        cJSON_AddItemToArray(tags, a);
+    }
+    return o;
+}
+
+static cJSON *trace_json(const harness_summary *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    const harness_profiler *p = s->profiler;
+    int on = p && p->trace_enabled;
+    cJSON_AddBoolToObject(o, "written", on);
+    cJSON_AddNumberToObject(o, "events", on ? (double)p->n_events : 0);
+    cJSON_AddNumberToObject(o, "max_events", (double)s->cfg->max_trace_events);
+    cJSON_AddNumberToObject(o, "steps_not_traced", on ? (double)p->dropped_steps : 0);
+    cJSON_AddBoolToObject(o, "truncated", on && p->dropped_steps > 0);
+    return o;
+}
+
+static cJSON *regions_json(const harness_summary *s)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; i < s->n_regions; i++) {
+        const harness_region_stats *r = &s->regions[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", r->name);
+        cJSON_AddNumberToObject(o, "count", (double)r->per_call.n);
+        add_num(o, "total_ns", r->total_ns);
+        add_num(o, "median_ns", r->per_call.median);
+        add_num(o, "mean_ns", r->per_call.mean);
+        add_num(o, "share_of_steps", r->share_of_steps);
+        cJSON_AddItemToArray(a, o);
+    }
+    return a;
+}
+
+/* The per-kernel table (report/gpu_trace.h), longest total first; null
+ * without GPU records. */
+static cJSON *gpu_kernels_json(const harness_summary *s)
+{
+    harness_gpu_kernel_row *rows;
+    size_t n;
+    if (!s->gpu_activity || harness_gpu_kernel_table(s->gpu_activity, &rows, &n, NULL) != 0)
+        return cJSON_CreateNull();
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; i < n; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", rows[i].name);
+        cJSON_AddNumberToObject(o, "calls", (double)rows[i].calls);
+        cJSON_AddNumberToObject(o, "total_ns", rows[i].total_ns);
+        cJSON_AddNumberToObject(o, "mean_ns", rows[i].mean_ns);
+        cJSON_AddNumberToObject(o, "min_ns", rows[i].min_ns);
+        cJSON_AddNumberToObject(o, "max_ns", rows[i].max_ns);
+        cJSON_AddNumberToObject(o, "share", rows[i].share);
+        cJSON_AddItemToArray(a, o);
+    }
+    free(rows);
+    return a;
+}
+
+static cJSON *load_json(const double load[3])
+{
+    return cJSON_CreateDoubleArray(load, 3);
+}
+
+/* The CPU itself: what decides whether two figures are comparable at all. */
+static void add_cpu_env(cJSON *o, const harness_env *e)
+{
+    cJSON_AddStringToObject(o, "cpu", e->cpu_model);
+    cJSON_AddStringToObject(o, "cpu_family", e->cpu_family);
+    cJSON_AddStringToObject(o, "cpu_model_number", e->cpu_model_number);
+    cJSON_AddStringToObject(o, "cpu_stepping", e->cpu_stepping);
+    cJSON *caches = cJSON_AddObjectToObject(o, "caches");
+    cJSON_AddStringToObject(caches, "l1d", e->cache_l1d);
+    cJSON_AddStringToObject(caches, "l1i", e->cache_l1i);
+    cJSON_AddStringToObject(caches, "l2", e->cache_l2);
+    cJSON_AddStringToObject(caches, "l3", e->cache_l3);
+    cJSON_AddStringToObject(o, "scaling_governor", e->governor);
+    cJSON_AddNumberToObject(o, "logical_cpus", e->logical_cpus);
+    cJSON_AddNumberToObject(o, "affinity_cpus", e->affinity_cpus);
+    cJSON_AddNumberToObject(o, "omp_threads", e->omp_threads);
+    cJSON *loads = cJSON_AddObjectToObject(o, "load_average");
+    cJSON_AddItemToObject(loads, "start", load_json(e->load_start));
+    cJSON_AddItemToObject(loads, "end", load_json(e->load_end));
+}
+
+static void add_build_env(cJSON *o, const harness_env *e)
+{
+    cJSON_AddStringToObject(o, "compiler", e->compiler);
+    cJSON_AddStringToObject(o, "cflags", e->cflags);
+    cJSON_AddStringToObject(o, "sanitizers", e->sanitizers);
+    cJSON_AddStringToObject(o, "configure_args", e->configure_args);
+    cJSON_AddStringToObject(o, "executable", e->executable);
+    cJSON_AddStringToObject(o, "git_commit", e->git_commit);
+    cJSON_AddStringToObject(o, "harness_version", e->version);
+}
+
+static cJSON *env_json(const harness_env *e)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "host", e->host);
+    cJSON_AddStringToObject(o, "os", e->os);
+    add_cpu_env(o, e);
+    cJSON_AddStringToObject(o, "gpu", e->gpu);
+    cJSON_AddStringToObject(o, "driver", e->driver);
+    cJSON_AddStringToObject(o, "cuda", e->cuda);
+    add_build_env(o, e);
+    cJSON_AddStringToObject(o, "clock", e->clock);
+    cJSON_AddStringToObject(o, "kernel_clocksource", e->kernel_clocksource);
+    add_num(o, "clock_resolution_ns", e->clock_resolution_ns);
+    cJSON_AddStringToObject(o, "started_at", e->started_at);
+    return o;
+}
+
+static cJSON *warnings_json(const harness_warnings *w)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; i < w->n; i++)
+        cJSON_AddItemToArray(a, cJSON_CreateString(w->text[i]));
+    return a;
+}
+
+char *harness_summary_json(const harness_summary *s)
+{
+    cJSON *root = cJSON_CreateObject();
+    cJSON_AddStringToObject(root, "schema", "harness.summary/1");
+    cJSON_AddStringToObject(root, "status", s->status);
+    if (s->error[0])
+        cJSON_AddStringToObject(root, "error", s->error);
+    else
+        cJSON_AddNullToObject(root, "error");
+    cJSON_AddBoolToObject(root, "interrupted", s->run && s->run->interrupted);
+    cJSON_AddNumberToObject(root, "rank", s->rank);
+    cJSON_AddNumberToObject(root, "world_size", s->world_size);
+
+    cJSON *comp = cJSON_AddObjectToObject(root, "component");
+    cJSON_AddStringToObject(comp, "variant_key", s->variant_key);
+    cJSON_AddStringToObject(comp, "requested", s->cfg->variant_key);
+    cJSON_AddStringToObject(comp, "plugin", s->plugin_path ? s->plugin_path : "");
+    cJSON_AddItemToObject(comp, "config", params_json(s->cfg));
+
+    cJSON *dev = cJSON_AddObjectToObject(root, "device");
+    cJSON_AddStringToObject(dev, "type", s->device);
+    cJSON_AddStringToObject(dev, "name", s->device_name);
+
+    cJSON_AddItemToObject(root, "validation", validation_json(s));
+    cJSON_AddItemToObject(root, "schedule", schedule_json(s));
+    cJSON *timing = timing_json(s);
+    cJSON_AddItemToObject(root, "timing", timing);
+    cJSON_AddItemToObject(root, "throughput", throughput_json(s));
+    cJSON_AddItemToObject(root, "roofline", harness_roofline_json(s));
+    cJSON_AddItemToObject(root, "regions", regions_json(s));
+    cJSON *memory = memory_json(s);
+    cJSON_AddItemToObject(root, "memory", memory);
+    cJSON_AddItemToObject(root, "trace", trace_json(s));
+    cJSON_AddItemToObject(root, "communication", harness_comm_json(s));
+    cJSON_AddItemToObject(root, "gpu_kernels", gpu_kernels_json(s));
+    if (s->gpu_activity)
+        cJSON_AddNumberToObject(root, "gpu_activity_dropped", (double)s->gpu_activity->dropped);
+    else
+        cJSON_AddNullToObject(root, "gpu_activity_dropped");
+    cJSON *env = env_json(&s->env);
+    cJSON_AddItemToObject(root, "env", env);
+    harness_device_report_json(s, timing, memory, env);
+    cJSON_AddItemToObject(root, "warnings", warnings_json(&s->warnings));
+
+    char *text = cJSON_Print(root);
+    cJSON_Delete(root);
+    return text;
+}

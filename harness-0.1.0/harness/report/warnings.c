@@ -1,0 +1,159 @@
+#include "report/warnings.h"
+
+#include <math.h>
+#include <stdarg.h>
+#include <string.h>
+
+#include "report/summary.h"
+#include "util/format.h"
+
+void harness_warnings_add(harness_warnings *w, const char *fmt, ...)
+{
+    if (w->n >= HARNESS_MAX_WARNINGS)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(w->text[w->n++], HARNESS_WARNING_LEN, fmt, ap);
+    va_end(ap);
+}
+
+int harness_warn_oversubscribed(const harness_load_facts *f, char *msg, size_t cap)
+{
+    if (f->affinity_cpus > 0 && f->omp_threads > f->affinity_cpus) {
+        snprintf(msg, cap, "oversubscribed: %d OpenMP threads on %d CPUs available to the process "
+                 "(affinity mask); threads share cores and the timings include their waits. "
+                 "Set OMP_NUM_THREADS to at most %d", f->omp_threads, f->affinity_cpus, f->affinity_cpus);
+        return 1;
+    }
+    /* The run's own threads are in the end load; taking them all off gives
+     * a lower bound on the others', so the end can only add evidence. A
+     * thread busy 90% of the time still holds a core: round up. */
+    int busy = f->busy_threads > 0 ? (int)ceil(f->busy_threads - 0.1) : f->omp_threads;
+    if (busy < 1)
+        busy = 1;
+    double own = f->own_cpu_s_start > 0 ? f->own_cpu_s_start / 60.0 : 0.0;
+    double others = f->load_start - own;
+    double end_others = f->load_end - (double)busy;
+    if (isnan(others) || (!isnan(end_others) && end_others > others))
+        others = end_others;
+    int free_cores = f->logical_cpus - busy;
+    if (free_cores < 0)
+        free_cores = 0;
+    if (isnan(others) || others <= (double)free_cores + HARNESS_WARN_LOAD_SLACK)
+        return 0;
+    snprintf(msg, cap, "oversubscribed: load average %.2f from other work (1-minute load at start %.2f, at end %.2f) "
+             "above the %d core%s the run's %d busy thread%s leave%s free on %d CPUs; other processes "
+             "competed for the cores", others, f->load_start, f->load_end, free_cores, free_cores == 1 ? "" : "s",
+             busy, busy == 1 ? "" : "s", busy == 1 ? "s" : "", f->logical_cpus);
+    return 1;
+}
+
+int harness_warn_windows_disagree(const harness_stats *windows, size_t n, char *msg, size_t cap)
+{
+    /* Some pair is disjoint iff the lowest upper end lies below the highest
+     * lower end, so one pass finds the most disjoint pair. */
+    size_t lowest_hi = n, highest_lo = n;
+    for (size_t w = 0; w < n; w++) {
+        const harness_stats *st = &windows[w];
+        if (st->n == 0 || !(st->ci_level >= HARNESS_WARN_MIN_CI_LEVEL))
+            continue;
+        if (lowest_hi == n || st->ci95_hi < windows[lowest_hi].ci95_hi)
+            lowest_hi = w;
+        if (highest_lo == n || st->ci95_lo > windows[highest_lo].ci95_lo)
+            highest_lo = w;
+    }
+    if (lowest_hi == n || !(windows[lowest_hi].ci95_hi < windows[highest_lo].ci95_lo))
+        return 0;
+    const harness_stats *a = &windows[lowest_hi], *b = &windows[highest_lo];
+    char alo[32], ahi[32], blo[32], bhi[32];
+    snprintf(msg, cap, "windows disagree: window %zu's CI of the median [%s, %s] and window %zu's [%s, %s] "
+             "do not overlap; the machine changed between windows (frequency, load, placement), so one "
+             "window's CI understates the run-to-run spread", lowest_hi + 1,
+             harness_format_ns(a->ci95_lo, alo, sizeof alo), harness_format_ns(a->ci95_hi, ahi, sizeof ahi),
+             highest_lo + 1, harness_format_ns(b->ci95_lo, blo, sizeof blo),
+             harness_format_ns(b->ci95_hi, bhi, sizeof bhi));
+    return 1;
+}
+
+int harness_warn_near_resolution(double median_ns, double resolution_ns, char *msg, size_t cap)
+{
+    if (!(resolution_ns > 0) || !(median_ns >= 0) || median_ns >= HARNESS_WARN_MIN_TICKS * resolution_ns)
+        return 0;
+    char med[32], res[32];
+    snprintf(msg, cap, "median step %s is within %.0f ticks of the clock's resolution %s (%.1f ticks): "
+             "the figure is mostly clock; time more work per step", harness_format_ns(median_ns, med, sizeof med),
+             HARNESS_WARN_MIN_TICKS, harness_format_ns(resolution_ns, res, sizeof res), median_ns / resolution_ns);
+    return 1;
+}
+
+int harness_warn_not_converged(size_t window, const char *stop_reason, const harness_stats *st, double max_rel_ci,
+                               char *msg, size_t cap)
+{
+    if (!stop_reason || (strcmp(stop_reason, "max_steps") != 0 && strcmp(stop_reason, "max_time") != 0))
+        return 0;
+    double reached = st->n && st->median > 0 ? (st->ci95_hi - st->ci95_lo) / 2 / st->median : NAN;
+    snprintf(msg, cap, "window %zu did not converge: it stopped on %s after %zu steps with the CI of the median "
+             "at +-%.3g%% of it, not the +-%.3g%% asked (schedule.stopping.max_rel_ci)", window + 1, stop_reason,
+             st->n, 100 * reached, 100 * max_rel_ci);
+    return 1;
+}
+
+/* CPU over wall time of all measured windows: how many threads the run
+ * actually kept busy (0 when unknown). */
+static double busy_threads(const harness_run_result *r)
+{
+    double cpu = 0, wall = 0;
+    for (size_t w = 0; r && w < r->n_windows; w++) {
+        cpu += r->window_cpu_ns[w];
+        wall += r->window_wall_ns[w];
+    }
+    return wall > 0 ? cpu / wall : 0;
+}
+
+static void collect_oversubscribed(harness_summary *s)
+{
+    const harness_env *e = &s->env;
+    harness_load_facts f = {.logical_cpus = e->logical_cpus, .affinity_cpus = e->affinity_cpus,
+                            .omp_threads = e->omp_threads, .busy_threads = busy_threads(s->run), .load_start = e->load_start[0],
+                            .load_end = e->load_end[0], .own_cpu_s_start = e->own_cpu_s_start};
+    char msg[HARNESS_WARNING_LEN];
+    if (harness_warn_oversubscribed(&f, msg, sizeof msg))
+        harness_warnings_add(&s->warnings, "%s", msg);
+}
+
+static void collect_windows(harness_summary *s)
+{
+    const harness_run_result *r = s->run;
+    char msg[HARNESS_WARNING_LEN];
+    if (!r)
+        return;
+    if (s->cfg->measurement_steps == 0)
+        for (size_t w = 0; w < r->n_windows; w++)
+            if (harness_warn_not_converged(w, r->stop_reason[w], &s->windows[w], s->cfg->stop_max_rel_ci, msg,
+                                           sizeof msg))
+                harness_warnings_add(&s->warnings, "%s", msg);
+    if (harness_warn_windows_disagree(s->windows, r->n_windows, msg, sizeof msg))
+        harness_warnings_add(&s->warnings, "%s", msg);
+}
+
+static void collect_resolution(harness_summary *s)
+{
+    char msg[HARNESS_WARNING_LEN];
+    if (s->overall.n && s->clock && harness_warn_near_resolution(s->overall.median, s->clock->resolution_ns, msg,
+                                                                  sizeof msg))
+        harness_warnings_add(&s->warnings, "%s", msg);
+}
+
+void harness_warnings_collect(harness_summary *s)
+{
+    s->warnings.n = 0;
+    collect_oversubscribed(s);
+    collect_windows(s);
+    collect_resolution(s);
+}
+
+void harness_warnings_print(const harness_warnings *w, FILE *f)
+{
+    for (size_t i = 0; i < w->n; i++)
+        fprintf(f, "harness: warning: %s\n", w->text[i]);
+}

@@ -1,0 +1,83 @@
+/* warnings.h - reasons not to trust a run's figures, found after the run:
+ * printed once on stderr and listed in both summaries.
+ *
+ * Each rule is a pure function of the facts it needs (unit-tested in
+ * tests/unit/test_warnings.c); harness_warnings_collect applies them all to
+ * a summary. The thresholds are the HARNESS_WARN_* constants below. */
+#ifndef HARNESS_WARNINGS_H
+#define HARNESS_WARNINGS_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "util/stats.h"
+
+enum {
+    HARNESS_MAX_WARNINGS = 16,
+    HARNESS_WARNING_LEN = 512
+};
+
+/* Other work's load average may exceed the cores the run leaves free by
+ * this much before the run is called oversubscribed: one busy process
+ * (load 1.0) on a machine the run fills trips it, an idle desktop's
+ * background (~0.1-0.3) does not. */
+#define HARNESS_WARN_LOAD_SLACK 0.5
+/* A median closer than this many clock resolutions to zero is mostly clock. */
+#define HARNESS_WARN_MIN_TICKS 10.0
+/* Windows are compared only when their CIs cover the median this often
+ * (n >= 5 steps): a 1-step window's "CI" is a point, always disjoint. */
+#define HARNESS_WARN_MIN_CI_LEVEL 0.9
+
+typedef struct harness_warnings {
+    size_t n;
+    char text[HARNESS_MAX_WARNINGS][HARNESS_WARNING_LEN];
+} harness_warnings;
+
+/* printf-style; a warning past HARNESS_MAX_WARNINGS is dropped. */
+void harness_warnings_add(harness_warnings *w, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* What decides oversubscription. Loads are 1-minute load averages of the
+ * whole machine (NAN: unknown). */
+typedef struct harness_load_facts {
+    int logical_cpus;              /* online CPUs of the machine */
+    int affinity_cpus;             /* CPUs this process may use */
+    int omp_threads;
+    double busy_threads;           /* threads the run kept busy (its CPU / wall time); <= 0: omp_threads */
+    double load_start, load_end;
+    double own_cpu_s_start;        /* this process's CPU seconds before the run (a sweep's earlier points) */
+} harness_load_facts;
+
+/* Oversubscribed when the run's OpenMP threads outnumber the CPUs it may
+ * use, or when other work's load exceeds the free cores (logical_cpus -
+ * the run's busy threads, rounded up) by more than HARNESS_WARN_LOAD_SLACK:
+ * a single-threaded component leaves the other cores free however many
+ * OpenMP threads exist. Other work's load is
+ * the load at the start less this process's own share in it, or, if larger,
+ * the load at the end less the run's busy threads (a lower bound). The own
+ * share at the start is at most own_cpu_s_start / 60 s (a thread that ran
+ * d seconds adds 1 - e^(-d/60) <= d/60 to the 1-minute average), so a
+ * sweep's earlier points are not taken for other work. Returns 1 and writes
+ * msg when it fires. */
+int harness_warn_oversubscribed(const harness_load_facts *f, char *msg, size_t cap);
+
+/* Two windows disagree when their CIs of the median are disjoint: the
+ * run-to-run change exceeds what each window's own spread explains. Only
+ * windows with ci_level >= HARNESS_WARN_MIN_CI_LEVEL take part. Returns 1
+ * and names the two windows (1-based) when some pair is disjoint. */
+int harness_warn_windows_disagree(const harness_stats *windows, size_t n, char *msg, size_t cap);
+
+/* A median step within HARNESS_WARN_MIN_TICKS clock resolutions. */
+int harness_warn_near_resolution(double median_ns, double resolution_ns, char *msg, size_t cap);
+
+/* An auto window (measurement_steps: auto) that stopped on max_steps or
+ * max_time before its CI reached max_rel_ci of the median. */
+int harness_warn_not_converged(size_t window, const char *stop_reason, const harness_stats *st, double max_rel_ci,
+                               char *msg, size_t cap);
+
+struct harness_summary;
+/* Apply every rule to a computed summary, into s->warnings. */
+void harness_warnings_collect(struct harness_summary *s);
+/* Each warning on its own "harness: warning: " line. */
+void harness_warnings_print(const harness_warnings *w, FILE *f);
+
+#endif

@@ -1,0 +1,352 @@
+/* The crash, hang and exit guard around plugin callbacks; why it is built
+ * this way is in guard.h. The handlers below call only async-signal-safe
+ * functions until they siglongjmp to the landing or _exit. */
+#define _GNU_SOURCE                /* on_exit: the exit path wants the plugin's status */
+#include "run/guard.h"
+
+#include <errno.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "util/fsutil.h"
+
+harness_guard_state harness_guard;
+sigjmp_buf harness_guard_landing;
+
+static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS};
+/* What the watchdog sends the main thread; only acted on when it fired. */
+#define WATCHDOG_SIGNAL SIGALRM
+
+static struct {
+    int installed;
+    pthread_t main;
+    harness_status_file *status;   /* NULL when no folder is being written */
+    const char *variant_key;
+    harness_guard_salvage_fn salvage;
+    void *salvage_arg;
+    volatile sig_atomic_t landing;     /* 1 while harness_guard_landing is valid */
+    volatile sig_atomic_t salvaging;   /* the summaries are being written after a crash */
+    volatile sig_atomic_t outcome;     /* harness_guard_outcome */
+    volatile sig_atomic_t signal;
+    volatile sig_atomic_t exit_status;
+    volatile sig_atomic_t on_worker;
+    volatile sig_atomic_t timeout_fired;
+    /* The watchdog. */
+    pthread_t watchdog;
+    int watchdog_running;
+    pthread_mutex_t lock;
+    pthread_cond_t wake;
+    int stop;
+    int64_t timeout_s;
+} g = {.lock = PTHREAD_MUTEX_INITIALIZER};
+
+static const char *const phase_names[] = {"warmup", "wait", "measurement"};
+
+/* ---- async-signal-safe helpers -------------------------------------------- */
+
+static void say(const char *s)
+{
+    size_t n = strlen(s);
+    while (n) {
+        ssize_t k = write(STDERR_FILENO, s, n);
+        if (k <= 0)
+            return;
+        s += k;
+        n -= (size_t)k;
+    }
+}
+
+static const char *signal_name(int sig)
+{
+    switch (sig) {
+    case SIGSEGV: return "SIGSEGV";
+    case SIGBUS: return "SIGBUS";
+    case SIGFPE: return "SIGFPE";
+    case SIGILL: return "SIGILL";
+    case SIGABRT: return "SIGABRT";
+    case SIGSYS: return "SIGSYS";
+    case SIGINT: return "SIGINT";
+    case SIGTERM: return "SIGTERM";
+    case SIGHUP: return "SIGHUP";
+    case SIGALRM: return "SIGALRM";
+    default: return "a fatal signal";
+    }
+}
+
+static int64_t current_step(void)
+{
+    return harness_guard.callback && strcmp(harness_guard.callback, "step") == 0
+               ? (int64_t)(harness_guard.steps_started - harness_guard.phase_first) - 1
+               : -1;
+}
+
+/* status.json as the crash left it; the summaries may follow. */
+static void mark(const char *status, int sig, const char *error, int final)
+{
+    if (!g.status)
+        return;
+    int in_step = harness_guard.callback && strcmp(harness_guard.callback, "step") == 0;
+    harness_status st = {
+        .status = status, .exit_code = final ? HARNESS_EXIT_RUNTIME : -1, .signal = sig, .error = error,
+        .variant_key = g.variant_key, .callback = harness_guard.callback,
+        .phase = in_step ? phase_names[harness_guard.phase] : NULL, .step = current_step(),
+    };
+    harness_status_file_write(g.status, &st, final);
+}
+
+/* A fatal signal outside any callback is the harness's own fault: mark the
+ * folder, then die of the signal as if nothing had caught it (core dump). */
+static void die_of(int sig)
+{
+    harness_atomic_remove_pending();
+    mark("crashed", sig, g.salvaging ? "crashed again while writing the summaries after a crash"
+                                     : "the harness itself crashed", 1);
+    say("harness: fatal signal ");
+    say(signal_name(sig));
+    say(g.salvaging ? " while writing the summaries after a crash; status.json says crashed\n"
+                    : " outside any plugin callback (a harness bug); status.json says crashed\n");
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void on_fatal(int sig, siginfo_t *info, void *uc)
+{
+    (void)info;
+    (void)uc;
+    if (sig == WATCHDOG_SIGNAL && !g.timeout_fired)
+        return;                    /* not ours */
+    if (!harness_guard.armed || !g.landing || g.salvaging) {
+        if (sig == WATCHDOG_SIGNAL)
+            return;                /* the step ended just in time */
+        die_of(sig);
+        return;
+    }
+    if (!pthread_equal(pthread_self(), g.main)) {
+        /* The landing belongs to the main thread's stack: hand the crash
+         * over and keep this thread out of the way for good. */
+        if (!g.outcome) {
+            g.signal = sig;
+            g.on_worker = 1;
+            g.outcome = HARNESS_GUARD_CRASHED;
+        }
+        pthread_kill(g.main, sig);
+        for (;;)
+            pause();
+    }
+    if (!g.outcome) {
+        g.outcome = sig == WATCHDOG_SIGNAL ? HARNESS_GUARD_TIMED_OUT : HARNESS_GUARD_CRASHED;
+        g.signal = sig == WATCHDOG_SIGNAL ? 0 : sig;
+    }
+    harness_guard.armed = 0;
+    g.salvaging = 1;
+    harness_atomic_remove_pending();
+    mark(g.outcome == HARNESS_GUARD_TIMED_OUT ? "timed_out" : "crashed", g.signal,
+         g.outcome == HARNESS_GUARD_TIMED_OUT ? "a step did not return within schedule.step_timeout_s"
+                                              : "a plugin callback crashed", 0);
+    siglongjmp(harness_guard_landing, 1);
+}
+
+/* exit() inside a callback: ordinary context, so the summaries can be
+ * written right here; then the process ends with 3, not the plugin's code. */
+static void on_process_exit(int status, void *arg)
+{
+    (void)arg;
+    if (!harness_guard.armed || g.salvaging)
+        return;
+    harness_guard.armed = 0;
+    g.salvaging = 1;
+    g.outcome = HARNESS_GUARD_EXITED;
+    g.exit_status = status;
+    if (!pthread_equal(pthread_self(), g.main) || !g.salvage) {
+        /* The main thread is still inside the plugin: its data cannot be read safely. */
+        g.on_worker = !pthread_equal(pthread_self(), g.main);
+        mark("crashed", 0, "a plugin called exit() on a worker thread; the summaries were not written", 1);
+        say("harness: a plugin called exit() on a worker thread during a callback; status.json says crashed\n");
+    } else {
+        mark("crashed", 0, "a plugin callback called exit()", 0);
+        g.salvage(g.salvage_arg, HARNESS_GUARD_EXITED);
+    }
+    fflush(NULL);
+    _exit(HARNESS_EXIT_RUNTIME);
+}
+
+void harness_guard_leave_now(int sig)
+{
+    harness_atomic_remove_pending();
+    if (g.status) {
+        harness_status st = {.status = "interrupted", .exit_code = 128 + sig, .signal = sig,
+                             .error = "a second interrupt: left at once, without writing the summaries",
+                             .variant_key = g.variant_key, .step = -1};
+        harness_status_file_write(g.status, &st, 1);
+    }
+    say("harness: second ");
+    say(signal_name(sig));
+    say(": leaving at once; the folder is marked interrupted\n");
+    _exit(128 + sig);
+}
+
+/* ---- the watchdog ----------------------------------------------------------- */
+
+static int64_t monotonic_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
+}
+
+static void *watch(void *arg)
+{
+    (void)arg;
+    /* Checked eight times per timeout: a hang is caught within 1.125 x it. */
+    int64_t period_ns = g.timeout_s * 1000000000LL / 8, limit_ns = g.timeout_s * 1000000000LL;
+    uint64_t seen = harness_guard.steps_started;
+    int64_t since = monotonic_ns();  /* when `seen` was last seen to change */
+    pthread_mutex_lock(&g.lock);
+    while (!g.stop) {
+        int64_t wake_ns = monotonic_ns() + period_ns;
+        struct timespec until = {.tv_sec = wake_ns / 1000000000LL, .tv_nsec = wake_ns % 1000000000LL};
+        while (!g.stop && pthread_cond_timedwait(&g.wake, &g.lock, &until) != ETIMEDOUT)
+            ;
+        if (g.stop)
+            break;
+        uint64_t now = harness_guard.steps_started;
+        if (!harness_guard.in_step || now != seen) {
+            seen = now;
+            since = monotonic_ns();
+            continue;
+        }
+        if (monotonic_ns() - since >= limit_ns) {
+            g.timeout_fired = 1;
+            pthread_kill(g.main, WATCHDOG_SIGNAL);
+            break;
+        }
+    }
+    pthread_mutex_unlock(&g.lock);
+    return NULL;
+}
+
+/* ---- setup ------------------------------------------------------------------ */
+
+static void install(void)
+{
+    if (g.installed)
+        return;
+    g.installed = 1;
+    /* Its own stack, so a stack overflow in a step still reaches the handler. */
+    static char alt[1 << 16];
+    stack_t ss = {.ss_sp = alt, .ss_size = sizeof alt};
+    sigaltstack(&ss, NULL);
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_sigaction = on_fatal;
+    sa.sa_flags = SA_SIGINFO | SA_ONSTACK;
+    sigemptyset(&sa.sa_mask);
+    /* Stops wait while a crash is handled: the landing writes the folder. */
+    sigaddset(&sa.sa_mask, SIGINT);
+    sigaddset(&sa.sa_mask, SIGTERM);
+    sigaddset(&sa.sa_mask, SIGHUP);
+    for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
+        sigaction(fatal_signals[i], &sa, NULL);
+    sigaction(WATCHDOG_SIGNAL, &sa, NULL);
+    on_exit(on_process_exit, NULL);
+    /* The watchdog's deadlines are on the monotonic clock: a change of the
+     * wall clock must neither fire nor delay it. */
+    pthread_condattr_t ca;
+    pthread_condattr_init(&ca);
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    pthread_cond_init(&g.wake, &ca);
+    pthread_condattr_destroy(&ca);
+}
+
+int harness_guard_begin(harness_status_file *status, const char *variant_key, int64_t step_timeout_s,
+                        harness_guard_salvage_fn salvage, void *salvage_arg, harness_error *err)
+{
+    g.main = pthread_self();
+    install();
+    memset((void *)&harness_guard, 0, sizeof harness_guard);
+    g.status = status;
+    g.variant_key = variant_key;
+    g.salvage = salvage;
+    g.salvage_arg = salvage_arg;
+    g.outcome = HARNESS_GUARD_NONE;
+    g.signal = g.exit_status = g.on_worker = g.timeout_fired = 0;
+    g.salvaging = 0;
+    g.landing = 1;
+    g.stop = 0;
+    g.timeout_s = step_timeout_s;
+    g.watchdog_running = 0;
+    if (step_timeout_s > 0) {
+        int rc = pthread_create(&g.watchdog, NULL, watch, NULL);
+        if (rc != 0)
+            return harness_error_set(err, HARNESS_EXIT_RUNTIME, "cannot start the step watchdog: %s", strerror(rc));
+        g.watchdog_running = 1;
+    }
+    return 0;
+}
+
+void harness_guard_end(void)
+{
+    harness_guard.armed = 0;
+    g.landing = 0;
+    if (g.watchdog_running) {
+        pthread_mutex_lock(&g.lock);
+        g.stop = 1;
+        pthread_cond_signal(&g.wake);
+        pthread_mutex_unlock(&g.lock);
+        pthread_join(g.watchdog, NULL);
+        g.watchdog_running = 0;
+    }
+    /* A crash from here on is the harness's, and status.json is final. */
+    g.status = NULL;
+    g.salvage = NULL;
+}
+
+void harness_guard_phase(harness_phase phase, int window)
+{
+    harness_guard.phase = (int)phase;
+    harness_guard.window = window;
+    harness_guard.phase_first = harness_guard.steps_started;
+}
+
+harness_guard_report harness_guard_what_happened(void)
+{
+    int in_step = harness_guard.callback && strcmp(harness_guard.callback, "step") == 0;
+    return (harness_guard_report){
+        .outcome = (harness_guard_outcome)g.outcome, .signal = g.signal, .exit_status = g.exit_status,
+        .on_worker_thread = g.on_worker, .callback = harness_guard.callback,
+        .phase = in_step ? phase_names[harness_guard.phase] : NULL, .window = harness_guard.window,
+        .step = current_step(),
+    };
+}
+
+const char *harness_guard_describe(const harness_guard_report *r, char *buf, size_t cap)
+{
+    char what[160], where[160] = "";
+    const char *cb = r->callback ? r->callback : "a callback";
+    switch (r->outcome) {
+    case HARNESS_GUARD_CRASHED:
+        snprintf(what, sizeof what, "%s crashed with %s (%s)%s", cb, signal_name(r->signal), strsignal(r->signal),
+                 r->on_worker_thread ? " on a worker thread" : "");
+        break;
+    case HARNESS_GUARD_TIMED_OUT:
+        snprintf(what, sizeof what, "%s did not return within schedule.step_timeout_s (%lld s)", cb,
+                 (long long)g.timeout_s);
+        break;
+    case HARNESS_GUARD_EXITED:
+        snprintf(what, sizeof what, "%s called exit(%d)", cb, r->exit_status);
+        break;
+    default:
+        snprintf(what, sizeof what, "%s ended normally", cb);
+    }
+    if (r->phase && r->window >= 0)
+        snprintf(where, sizeof where, " in the %s phase, window %d, step %lld", r->phase, r->window,
+                 (long long)r->step);
+    else if (r->phase)
+        snprintf(where, sizeof where, " in the %s phase, step %lld", r->phase, (long long)r->step);
+    snprintf(buf, cap, "%s%s", what, where);
+    return buf;
+}

@@ -1,0 +1,128 @@
+/* guard.h - what happens when a plugin callback crashes, hangs or exits,
+ * and when the user stops a run: the measurements so far are kept.
+ *
+ * The design is in-process, not a supervising parent. A parent that forks
+ * the run would have to fork after the CUDA runtime is initialised (which
+ * CUDA does not support) or run everything in the child, and under mpirun
+ * each rank must stay the process the launcher started. So each process
+ * guards itself:
+ *
+ *  - status.json (util/status_file.h) says "running" from the moment the
+ *    folder exists; nothing that dies can leave a folder that looks complete.
+ *  - A fatal signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS) raised
+ *    while a callback runs rewrites status.json as "crashed" with only
+ *    async-signal-safe calls, then siglongjmps to the landing the run point
+ *    set before its first callback; from there ordinary code writes both
+ *    summaries with the samples measured so far. The plugin is never called
+ *    again (no destroy: its state is suspect), and the process ends after the
+ *    folder is written. A crash on another thread (an OpenMP worker) is
+ *    handed to the main thread, which owns the landing. If writing the
+ *    summaries crashes too, status.json already says "crashed".
+ *  - exit() inside a callback runs the guard's on_exit hook, which writes the
+ *    summaries the same way and ends the process with exit code 3.
+ *  - A watchdog thread (schedule.step_timeout_s) sends the main thread
+ *    SIGALRM when one step() has not returned for that long: the same path,
+ *    status "timed_out". It reads a counter the step wrapper bumps, so a
+ *    measured step costs no clock read or syscall more.
+ *  - SIGINT, SIGTERM and SIGHUP stop the run after the current step; a second
+ *    one leaves at once, marking status.json "interrupted" and removing a
+ *    half-written temporary file.
+ *
+ * One run point at a time per process. */
+#ifndef HARNESS_RUN_GUARD_H
+#define HARNESS_RUN_GUARD_H
+
+#include <setjmp.h>
+#include <signal.h>
+#include <stdint.h>
+
+#include "run/runner.h"
+#include "util/status_file.h"
+
+/* How the guard saw the run end, for the run point's summary. */
+typedef enum {
+    HARNESS_GUARD_NONE,            /* no callback misbehaved */
+    HARNESS_GUARD_CRASHED,         /* a fatal signal */
+    HARNESS_GUARD_TIMED_OUT,       /* step_timeout_s passed */
+    HARNESS_GUARD_EXITED,          /* exit() from a callback */
+} harness_guard_outcome;
+
+/* What the guard shares with the step wrapper; volatile because handlers
+ * and the watchdog read it while the main thread writes it. */
+typedef struct harness_guard_state {
+    volatile sig_atomic_t armed;   /* a callback is running on the main thread */
+    volatile sig_atomic_t in_step;
+    volatile uint64_t steps_started;
+    volatile uint64_t phase_first;  /* steps_started when the current phase began */
+    volatile int phase;             /* harness_phase */
+    volatile int window;
+    const char *volatile callback;
+} harness_guard_state;
+
+extern harness_guard_state harness_guard;
+
+/* Where a crash lands: harness_run_point's sigsetjmp. */
+extern sigjmp_buf harness_guard_landing;
+
+/* Called on the exit() path (in normal context) to write what was measured;
+ * it must write the summaries and the final status.json. */
+typedef void (*harness_guard_salvage_fn)(void *arg, harness_guard_outcome outcome);
+
+/* Install the handlers (once per process) and start guarding a run point
+ * whose folder has `status`; step_timeout_s 0 disables the watchdog.
+ * Returns nonzero (err set) when the watchdog cannot start. */
+int harness_guard_begin(harness_status_file *status, const char *variant_key, int64_t step_timeout_s,
+                        harness_guard_salvage_fn salvage, void *salvage_arg, harness_error *err);
+
+/* Stop guarding (the watchdog ends); the run point's folder is done. */
+void harness_guard_end(void);
+
+/* Around each callback (the landing must be set). */
+static inline void harness_guard_enter(const char *callback)
+{
+    harness_guard.callback = callback;
+    harness_guard.armed = 1;
+}
+static inline void harness_guard_leave(void)
+{
+    harness_guard.armed = 0;
+}
+
+/* Around each step() call, inside harness_guard_enter("step"). */
+static inline void harness_guard_step_begin(void)
+{
+    harness_guard.steps_started = harness_guard.steps_started + 1;
+    harness_guard.in_step = 1;
+}
+static inline void harness_guard_step_end(void)
+{
+    harness_guard.in_step = 0;
+}
+
+/* A phase of the schedule begins (between steps). */
+void harness_guard_phase(harness_phase phase, int window);
+
+/* After landing: what happened, and where ("step" in the measurement phase,
+ * step 12 of window 0). `signal` is the fatal signal or 0. */
+typedef struct harness_guard_report {
+    harness_guard_outcome outcome;
+    int signal;
+    int exit_status;               /* HARNESS_GUARD_EXITED: the plugin's exit() argument */
+    int on_worker_thread;
+    const char *callback;
+    const char *phase;             /* NULL unless the callback was step */
+    int window;
+    int64_t step;                  /* index within the phase, or -1 */
+} harness_guard_report;
+
+harness_guard_report harness_guard_what_happened(void);
+
+/* "step crashed with SIGSEGV (segmentation fault) in the measurement phase,
+ * window 0, step 12" into buf. */
+const char *harness_guard_describe(const harness_guard_report *r, char *buf, size_t cap);
+
+/* A second SIGINT/SIGTERM/SIGHUP: mark the folder interrupted, remove any
+ * half-written temporary file, and _exit(128 + sig). Async-signal-safe. */
+void harness_guard_leave_now(int sig);
+
+#endif

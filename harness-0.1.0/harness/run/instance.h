@@ -1,0 +1,38 @@
+/* instance.h - one component instance as plugins see it through their
+ * context, and the full service table handed to plugins. */
+#ifndef HARNESS_RUN_INSTANCE_H
+#define HARNESS_RUN_INSTANCE_H
+
+#include "backend/alloc_tracker.h"
+#include "backend/backend.h"
+#include "config/config.h"
+#include "harness/plugin.h"
+#include "plugin/context.h"
+#include "dist/dist.h"
+#include "run/comm_log.h"
+#include "run/datagen.h"
+#include "run/profiler.h"
+
+typedef struct harness_instance {
+    harness_ctx ctx;               /* first: a service turns its ctx back into the instance */
+    const harness_config *cfg;
+    harness_alloc_tracker *mem;    /* NULL while only validating parameters */
+    harness_datagen *gen;          /* likewise */
+    int rank, world_size, threads;
+    int region_depth;              /* pushes minus pops, to catch unbalanced regions */
+    harness_profiler *profiler;    /* NULL when this rank records nothing */
+    int nvtx;                      /* also emit NVTX ranges (CUDA builds) */
+    const harness_backend *backend;/* device services (ABI 2.1); NULL while validating */
+    harness_alloc_tracker *device_mem; /* tracked device memory; NULL on the CPU */
+    harness_dist *dist;            /* the job's ranks, for collectives (ABI 2.2); NULL while validating */
+    harness_comm_log *comm;        /* where collectives are logged; NULL: not logged */
+} harness_instance;
+
+/* The table plugins get: registration, logging and failing (plugin/context.h)
+ * and the instance services below. */
+const harness_services *harness_host_services(void);
+
+void harness_instance_init(harness_instance *in, const harness_variant *variant, const harness_config *cfg,
+                           harness_alloc_tracker *mem, harness_datagen *gen);
+
+#endif

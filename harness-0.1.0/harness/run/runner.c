@@ -1,0 +1,380 @@
+#include "run/runner.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "run/guard.h"
+#include "run/nvtx_ranges.h"
+#include "util/stats.h"
+
+volatile sig_atomic_t harness_interrupt_requested = 0;
+
+/* The first stop request is noted and honoured after the current step; a
+ * second one means the user will not wait (run/guard.c leaves at once). */
+static void on_stop(int sig)
+{
+    if (harness_interrupt_requested)
+        harness_guard_leave_now(sig);
+    harness_interrupt_requested = sig;
+}
+
+void harness_runner_catch_sigint(void)
+{
+    static const int stops[] = {SIGINT, SIGTERM, SIGHUP};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof stops / sizeof stops[0]; i++)
+        sigaddset(&sa.sa_mask, stops[i]);
+    for (size_t i = 0; i < sizeof stops / sizeof stops[0]; i++)
+        sigaction(stops[i], &sa, NULL);
+}
+
+/* Room for `need` samples (and as many host samples on a device). */
+static int reserve(harness_run_result *r, size_t *cap, size_t need, int device)
+{
+    if (need <= *cap)
+        return 0;
+    size_t grown = *cap ? *cap : 1024;
+    while (grown < need)
+        grown *= 2;
+    double *s = realloc(r->samples_ns, grown * sizeof *s);
+    if (!s)
+        return -1;
+    r->samples_ns = s;
+    if (device) {
+        double *h = realloc(r->host_samples_ns, grown * sizeof *h);
+        if (!h)
+            return -1;
+        r->host_samples_ns = h;
+    }
+    *cap = grown;
+    return 0;
+}
+
+static const harness_runner_hooks no_hooks;
+
+/* A phase_begin hook failed: its error, or a generic one if it left none. */
+static int hook_failed(harness_error *err, harness_phase phase)
+{
+    if (!err->code)
+        harness_error_set(err, HARNESS_EXIT_RUNTIME, "the runner's hook before phase %d failed", (int)phase);
+    return 1;
+}
+
+/* The backend's stamp; its host clock inline when it has no stamp of its
+ * own, so timing a CPU step costs two clock reads and nothing more. */
+static inline uint64_t step_stamp(const harness_backend *b)
+{
+    return b->ops->stamp ? b->ops->stamp(b) : harness_clock_ticks(&b->clock);
+}
+
+static inline double step_duration_ns(const harness_backend *b, uint64_t t0, uint64_t t1)
+{
+    return b->ops->stamp ? b->ops->step_ns(b, t0, t1) : harness_clock_ns(&b->clock, t1 - t0);
+}
+
+/* Untimed steps; returns nonzero when the run must stop. */
+static int run_untimed(harness_run_result *r, harness_phase phase, int window, int64_t n, harness_step_fn step,
+                       void *arg, const harness_runner_hooks *h, int64_t *counter, harness_error *err)
+{
+    if (h->phase_begin && h->phase_begin(h->arg, phase, window, err) != 0)
+        return hook_failed(err, phase);
+    for (int64_t i = 0; i < n; i++) {
+        if (harness_interrupt_requested) {
+            r->interrupted = 1;
+            return 1;
+        }
+        if (step(arg) != 0) {
+            r->step_failed = 1;
+            r->failed_phase = phase;
+            r->failed_step = i;
+            return 1;
+        }
+        (*counter)++;
+        if (h->step_end)
+            h->step_end(h->arg, phase, window, i, 0, 0);
+    }
+    return 0;
+}
+
+/* Whether an auto window has measured enough. Sorting is O(n log n), so it
+ * is checked only each time n has grown by ~10%: the total stays O(n log n). */
+static const char *auto_verdict(const harness_schedule *s, const double *samples, size_t n, double elapsed_s)
+{
+    if ((int64_t)n >= s->max_steps)
+        return "max_steps";
+    if (elapsed_s >= s->max_time_s)
+        return "max_time";
+    if ((int64_t)n < s->min_steps)
+        return NULL;
+    harness_stats st;
+    if (harness_stats_compute(samples, n, &st) != 0 || st.median <= 0)
+        return NULL;
+    double half_width = (st.ci95_hi - st.ci95_lo) / 2;
+    return half_width / st.median <= s->max_rel_ci ? "converged" : NULL;
+}
+
+/* One measurement window; returns nonzero when the run must stop. */
+static int run_window(harness_run_result *r, size_t *cap, const harness_schedule *s, const harness_backend *b,
+                      harness_step_fn step, void *arg, const harness_runner_hooks *h, harness_error *err)
+{
+    const harness_backend_ops *t = b->ops;
+    int window = (int)r->n_windows - 1;
+    int fixed = s->measurement_steps > 0;
+    size_t start = r->n_samples;
+    /* Room for the whole window up front, so the loop rarely grows the
+     * array; capped, so a huge step count is not a huge allocation. */
+    size_t expected = fixed && s->measurement_steps < (1 << 20) ? (size_t)s->measurement_steps : 1 << 20;
+    if (reserve(r, cap, start + expected, 0) != 0)
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory for %zu samples", expected);
+    if (h->phase_begin && h->phase_begin(h->arg, HARNESS_PHASE_MEASURE, window, err) != 0)
+        return hook_failed(err, HARNESS_PHASE_MEASURE);
+    uint64_t wall0 = t->wall_ns(b);
+    size_t next_check = start + (size_t)(s->min_steps > 0 ? s->min_steps : 1);
+    int64_t limit = fixed ? s->measurement_steps : s->max_steps;
+    const char *why = "steps";
+    for (int64_t i = 0; i < limit; i++) {
+        if (harness_interrupt_requested) {
+            r->interrupted = 1;
+            return 1;
+        }
+        if (reserve(r, cap, r->n_samples + 1, 0) != 0)
+            return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory for samples");
+        if (h->step_begin && h->step_begin(h->arg, window, i, err) != 0)
+            return hook_failed(err, HARNESS_PHASE_MEASURE);
+        uint64_t t0 = step_stamp(b);
+        int rc = step(arg);
+        uint64_t t1 = step_stamp(b);
+        if (rc != 0) {
+            r->step_failed = 1;
+            r->failed_phase = HARNESS_PHASE_MEASURE;
+            r->failed_step = i;
+            r->stop_reason[window] = "step_failed";
+            return 1;
+        }
+        r->samples_ns[r->n_samples++] = step_duration_ns(b, t0, t1);
+        if (h->step_end)
+            h->step_end(h->arg, HARNESS_PHASE_MEASURE, window, i, t0, t1);
+        if (!fixed && r->n_samples >= next_check) {
+            size_t n = r->n_samples - start;
+            double elapsed = (double)(t->wall_ns(b) - wall0) * 1e-9;
+            const char *verdict = auto_verdict(s, r->samples_ns + start, n, elapsed);
+            if (verdict) {
+                why = verdict;
+                break;
+            }
+            next_check = r->n_samples + (n / 10 > 0 ? n / 10 : 1);
+        }
+    }
+    /* An auto window that reached max_steps between two checks. */
+    if (!fixed && strcmp(why, "steps") == 0)
+        why = "max_steps";
+    r->stop_reason[window] = why;
+    return 0;
+}
+
+/* Device-timed steps: hand over what the backend has measured since the
+ * last call, into the samples from *resolved on. */
+static int collect_device(harness_run_result *r, size_t *resolved, const harness_backend *b, harness_error *err)
+{
+    size_t want = r->n_samples - *resolved;
+    if (want == 0)
+        return 0;
+    long got = b->ops->collect(b, r->samples_ns + *resolved, want, err);
+    if (got < 0)
+        return -1;
+    *resolved += (size_t)got;
+    if (*resolved != r->n_samples)
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "the device timer gave %zu of %zu step times",
+                                 *resolved - (r->n_samples - want), want);
+    return 0;
+}
+
+/* Closes a device window however it ended, and keeps only the steps whose
+ * device time is known (an interrupted or failed window keeps what it
+ * measured). Returns nonzero when the device failed. */
+static int finish_device_window(harness_run_result *r, size_t *resolved, const harness_backend *b,
+                                harness_error *err)
+{
+    harness_error local = {0};
+    harness_error *e = err->code ? &local : err;    /* the first error wins */
+    int rc = b->ops->window_end(b, e) != 0 || collect_device(r, resolved, b, e) != 0;
+    r->n_samples = *resolved;
+    return rc;
+}
+
+/* One measurement window timed by the device (the CPU path is run_window,
+ * whose timed region this function leaves alone). Between steps the host
+ * never waits: the backend marks each step on the device's stream, and
+ * the durations are collected at the window's end and at each stopping
+ * check of an auto window. The host clock times each step() call: the
+ * launch cost, kept beside the device time. */
+static int run_device_window(harness_run_result *r, size_t *cap, const harness_schedule *s, const harness_backend *b,
+                             harness_step_fn step, void *arg, const harness_runner_hooks *h, harness_error *err)
+{
+    const harness_backend_ops *t = b->ops;
+    int window = (int)r->n_windows - 1;
+    int fixed = s->measurement_steps > 0;
+    size_t start = r->n_samples, resolved = start;
+    size_t expected = fixed && s->measurement_steps < (1 << 20) ? (size_t)s->measurement_steps : 1 << 20;
+    if (reserve(r, cap, start + expected, 1) != 0)
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory for %zu samples", expected);
+    if (h->phase_begin && h->phase_begin(h->arg, HARNESS_PHASE_MEASURE, window, err) != 0)
+        return hook_failed(err, HARNESS_PHASE_MEASURE);
+    char label[32];
+    snprintf(label, sizeof label, "window %d", window);
+    harness_nvtx_push(s->nvtx, label);
+    int stop = 0;
+    if (t->window_begin(b, err) != 0) {
+        harness_nvtx_pop(s->nvtx);
+        return 1;
+    }
+    uint64_t wall0 = t->wall_ns(b);
+    size_t next_check = start + (size_t)(s->min_steps > 0 ? s->min_steps : 1);
+    int64_t limit = fixed ? s->measurement_steps : s->max_steps;
+    const char *why = "steps";
+    for (int64_t i = 0; i < limit && !stop; i++) {
+        if (harness_interrupt_requested) {
+            r->interrupted = 1;
+            stop = 1;
+            break;
+        }
+        if (reserve(r, cap, r->n_samples + 1, 1) != 0) {
+            harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory for samples");
+            stop = 1;
+            break;
+        }
+        if (t->between_steps && t->between_steps(b, err) != 0) {
+            stop = 1;
+            break;
+        }
+        if (h->step_begin && h->step_begin(h->arg, window, i, err) != 0) {
+            hook_failed(err, HARNESS_PHASE_MEASURE);
+            stop = 1;
+            break;
+        }
+        harness_nvtx_push(s->nvtx, "step");
+        if (t->step_begin(b, err) != 0) {
+            harness_nvtx_pop(s->nvtx);
+            stop = 1;
+            break;
+        }
+        uint64_t t0 = harness_clock_ticks(&b->clock);
+        int rc = step(arg);
+        uint64_t t1 = harness_clock_ticks(&b->clock);
+        int marked = t->step_end(b, err);
+        harness_nvtx_pop(s->nvtx);
+        if (rc != 0) {
+            r->step_failed = 1;
+            r->failed_phase = HARNESS_PHASE_MEASURE;
+            r->failed_step = i;
+            r->stop_reason[window] = "step_failed";
+            stop = 1;
+            break;
+        }
+        if (marked != 0) {
+            stop = 1;
+            break;
+        }
+        r->samples_ns[r->n_samples] = 0;   /* known once collected */
+        r->host_samples_ns[r->n_samples++] = harness_clock_ns(&b->clock, t1 - t0);
+        if (h->step_end)
+            h->step_end(h->arg, HARNESS_PHASE_MEASURE, window, i, t0, t1);
+        if (!fixed && r->n_samples >= next_check) {
+            if (collect_device(r, &resolved, b, err) != 0) {
+                stop = 1;
+                break;
+            }
+            size_t n = r->n_samples - start;
+            double elapsed = (double)(t->wall_ns(b) - wall0) * 1e-9;
+            const char *verdict = auto_verdict(s, r->samples_ns + start, n, elapsed);
+            if (verdict) {
+                why = verdict;
+                break;
+            }
+            next_check = r->n_samples + (n / 10 > 0 ? n / 10 : 1);
+        }
+    }
+    if (finish_device_window(r, &resolved, b, err) != 0 || err->code)
+        stop = 1;
+    harness_nvtx_pop(s->nvtx);
+    if (stop)
+        return 1;
+    if (!fixed && strcmp(why, "steps") == 0)
+        why = "max_steps";
+    r->stop_reason[window] = why;
+    return 0;
+}
+
+int harness_runner_run(const harness_schedule *s, const harness_backend *b, harness_step_fn step, void *arg,
+                       const harness_runner_hooks *hooks, harness_run_result *out, harness_error *err)
+{
+    const harness_runner_hooks *h = hooks ? hooks : &no_hooks;
+    memset(out, 0, sizeof *out);
+    size_t windows = (size_t)(s->repeat > 0 ? s->repeat : 1);
+    out->window_start = calloc(windows + 1, sizeof *out->window_start);
+    out->stop_reason = calloc(windows, sizeof *out->stop_reason);
+    out->window_wall_ns = calloc(windows, sizeof *out->window_wall_ns);
+    out->window_cpu_ns = calloc(windows, sizeof *out->window_cpu_ns);
+    if (!out->window_start || !out->stop_reason || !out->window_wall_ns || !out->window_cpu_ns)
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
+    size_t cap = 0;
+    uint64_t t0 = b->ops->wall_ns(b);
+
+    int stop = run_untimed(out, HARNESS_PHASE_WARMUP, -1, s->warmup_steps, step, arg, h, &out->warmup_steps_run,
+                           err);
+    for (size_t w = 0; w < windows && !stop && !err->code; w++) {
+        stop = run_untimed(out, HARNESS_PHASE_WAIT, (int)w, s->wait_steps, step, arg, h, &out->wait_steps_run, err);
+        if (stop)
+            break;
+        out->window_start[w] = out->n_samples;
+        out->n_windows = w + 1;
+        out->stop_reason[w] = "interrupted";
+        uint64_t wall0 = b->ops->wall_ns(b), cpu0 = b->ops->cpu_ns(b);
+        stop = harness_backend_has_device_timer(b) ? run_device_window(out, &cap, s, b, step, arg, h, err)
+                                                   : run_window(out, &cap, s, b, step, arg, h, err);
+        out->window_wall_ns[w] = (double)(b->ops->wall_ns(b) - wall0);
+        out->window_cpu_ns[w] = (double)(b->ops->cpu_ns(b) - cpu0);
+    }
+    if (h->run_end)
+        h->run_end(h->arg);
+    out->window_start[out->n_windows] = out->n_samples;
+    out->wall_s = (double)(b->ops->wall_ns(b) - t0) * 1e-9;
+    return err->code;
+}
+
+void harness_runner_salvage(harness_run_result *r, const char *why)
+{
+    if (!r->window_start)
+        return;
+    /* A device window's steps whose time was never collected are 0: keep
+     * only those measured (the first unknown one ends the known ones). */
+    if (r->host_samples_ns)
+        for (size_t i = r->n_windows ? r->window_start[r->n_windows - 1] : 0; i < r->n_samples; i++)
+            if (r->samples_ns[i] <= 0) {
+                r->n_samples = i;
+                break;
+            }
+    if (r->n_windows && why)
+        r->stop_reason[r->n_windows - 1] = why;
+    r->window_start[r->n_windows] = r->n_samples;
+}
+
+size_t harness_window_size(const harness_run_result *r, size_t w)
+{
+    return r->window_start[w + 1] - r->window_start[w];
+}
+
+void harness_run_result_free(harness_run_result *r)
+{
+    free(r->samples_ns);
+    free(r->host_samples_ns);
+    free(r->window_start);
+    free(r->stop_reason);
+    free(r->window_wall_ns);
+    free(r->window_cpu_ns);
+    memset(r, 0, sizeof *r);
+}

@@ -1,0 +1,87 @@
+/* runner.h - the schedule (DESIGN.md section 6):
+ *   warmup_steps x step()                      untimed
+ *   repeat x { wait_steps x step()             untimed
+ *              measurement_steps x step() }    each timed
+ * measurement_steps 0 means "auto": measure until the 95% CI of the median
+ * is within max_rel_ci of it (half-width / median), or until max_steps or
+ * max_time_s, and never fewer than min_steps nor more than max_steps. */
+#ifndef HARNESS_RUNNER_H
+#define HARNESS_RUNNER_H
+
+#include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "backend/backend.h"
+#include "util/error.h"
+
+typedef struct harness_schedule {
+    int64_t warmup_steps, wait_steps, measurement_steps, repeat;
+    double max_rel_ci;
+    int64_t min_steps, max_steps;
+    double max_time_s;
+    int nvtx;                      /* NVTX ranges around windows and steps (device-timed runs) */
+} harness_schedule;
+
+/* One unit of work; nonzero stops the run (the caller holds the message). */
+typedef int (*harness_step_fn)(void *arg);
+
+typedef enum { HARNESS_PHASE_WARMUP, HARNESS_PHASE_WAIT, HARNESS_PHASE_MEASURE } harness_phase;
+
+/* Observers of the schedule (the profiler, the ranks' barrier); every member
+ * may be NULL. They run between steps, outside the timed region. A hook
+ * that fails (a barrier that broke) stops the run with its error. */
+typedef struct harness_runner_hooks {
+    void *arg;
+    /* Before the first step of a phase; window is -1 during warmup. */
+    int (*phase_begin)(void *arg, harness_phase phase, int window, harness_error *err);
+    /* Before each measured step, outside its timed region (sync_steps: the
+     * ranks' barrier). */
+    int (*step_begin)(void *arg, int window, int64_t index, harness_error *err);
+    /* After each step; t0, t1 are its timer stamps when measured, else 0. */
+    void (*step_end)(void *arg, harness_phase phase, int window, int64_t index, uint64_t t0, uint64_t t1);
+    /* After the last step, however the run ended. */
+    void (*run_end)(void *arg);
+} harness_runner_hooks;
+
+typedef struct harness_run_result {
+    double *samples_ns;            /* every measured step, in order: the device's time on a GPU */
+    double *host_samples_ns;       /* device-timed runs: the host's time in each step() call
+                                    * (launch cost), beside samples_ns; NULL on the CPU */
+    size_t n_samples;
+    size_t *window_start;          /* window w: samples [window_start[w], window_start[w+1]) */
+    size_t n_windows;              /* windows begun (the last may be cut short) */
+    const char **stop_reason;      /* per window: "steps", "converged", "max_steps", "max_time" */
+    double *window_wall_ns;        /* per window: wall time of its measured steps, overheads included */
+    double *window_cpu_ns;         /* per window: CPU time of the process (all threads) meanwhile */
+    int64_t warmup_steps_run, wait_steps_run;
+    int interrupted;               /* SIGINT, SIGTERM or SIGHUP: stopped after the current step */
+    int step_failed;               /* a step returned nonzero */
+    harness_phase failed_phase;
+    int64_t failed_step;           /* index within its phase */
+    double wall_s;                 /* whole schedule */
+} harness_run_result;
+
+/* The signal (SIGINT, SIGTERM, SIGHUP) that asked the run to stop, or 0;
+ * the runner stops after the current step. A second one leaves at once. */
+extern volatile sig_atomic_t harness_interrupt_requested;
+void harness_runner_catch_sigint(void);
+
+/* Make a run that was left by a crash (run/guard.h) consistent: the last
+ * window ends at the last sample measured, its stop reason `why` (NULL:
+ * left as it is, for a crash outside a measurement window). */
+void harness_runner_salvage(harness_run_result *r, const char *why);
+
+/* Runs the schedule, timing steps with the backend's timer: the host clock
+ * around each call on the CPU; on a device, the backend's events (marked
+ * around each call, collected after the window and at stopping checks),
+ * with the host's time of each call kept in host_samples_ns. Returns 0 when
+ * it ran to the end, or was interrupted or a step failed (see the flags);
+ * nonzero when out of memory or a hook failed (err says why). */
+int harness_runner_run(const harness_schedule *s, const harness_backend *b, harness_step_fn step, void *arg,
+                       const harness_runner_hooks *hooks, harness_run_result *out, harness_error *err);
+
+size_t harness_window_size(const harness_run_result *r, size_t w);
+void harness_run_result_free(harness_run_result *r);
+
+#endif

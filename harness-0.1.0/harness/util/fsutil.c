@@ -1,0 +1,168 @@
+#include "util/fsutil.h"
+
+#include <errno.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <pthread.h>
+#include <unistd.h>
+
+/* The temporary file being written, if any, for a signal handler that must
+ * leave at once (harness_atomic_remove_pending). Artifacts are written by
+ * one thread, one at a time, so one slot is enough. */
+static char pending[4096];
+static volatile sig_atomic_t has_pending;
+
+/* The signals after which the process may leave without returning here:
+ * blocked while `pending` changes, so it always names the file on disk. */
+static void block_stops(sigset_t *old)
+{
+    sigset_t s;
+    sigemptyset(&s);
+    sigaddset(&s, SIGINT);
+    sigaddset(&s, SIGTERM);
+    sigaddset(&s, SIGHUP);
+    pthread_sigmask(SIG_BLOCK, &s, old);
+}
+
+static void forget_pending(const char *tmp)
+{
+    sigset_t old;
+    block_stops(&old);
+    if (has_pending && strcmp(pending, tmp) == 0)
+        has_pending = 0;
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+}
+
+void harness_atomic_remove_pending(void)
+{
+    if (has_pending) {
+        unlink(pending);
+        has_pending = 0;
+    }
+}
+
+FILE *harness_atomic_open(const char *path, char *tmp, harness_error *err)
+{
+    if ((size_t)snprintf(tmp, 4096, "%s.tmp.XXXXXX", path) >= 4096) {
+        harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s: path too long", path);
+        return NULL;
+    }
+    sigset_t old;
+    block_stops(&old);
+    int fd = mkstemp(tmp);
+    if (fd >= 0) {
+        memcpy(pending, tmp, strlen(tmp) + 1);
+        has_pending = 1;
+    }
+    pthread_sigmask(SIG_SETMASK, &old, NULL);
+    if (fd < 0) {
+        harness_error_set(err, HARNESS_EXIT_RUNTIME, "cannot create %s: %s", tmp, strerror(errno));
+        return NULL;
+    }
+    fchmod(fd, 0644);  /* mkstemp makes 0600 files; artifacts are for sharing */
+    FILE *f = fdopen(fd, "w");
+    if (!f) {
+        harness_error_set(err, HARNESS_EXIT_RUNTIME, "cannot open %s: %s", tmp, strerror(errno));
+        close(fd);
+        unlink(tmp);
+        forget_pending(tmp);
+    }
+    return f;
+}
+
+int harness_atomic_commit(FILE *f, const char *tmp, const char *path, harness_error *err)
+{
+    int failed = ferror(f) || fflush(f) != 0 || fsync(fileno(f)) != 0;
+    int e = errno;
+    if (fclose(f) != 0 && !failed) {
+        failed = 1;
+        e = errno;
+    }
+    if (!failed && rename(tmp, path) == 0) {
+        forget_pending(tmp);
+        return 0;
+    }
+    if (!failed)
+        e = errno;
+    unlink(tmp);
+    forget_pending(tmp);
+    return harness_error_set(err, HARNESS_EXIT_RUNTIME, "cannot write %s: %s", path, strerror(e));
+}
+
+void harness_atomic_abort(FILE *f, const char *tmp)
+{
+    fclose(f);
+    unlink(tmp);
+    forget_pending(tmp);
+}
+
+int harness_write_atomic(const char *path, const void *data, size_t len, harness_error *err)
+{
+    char tmp[4096];
+    FILE *f = harness_atomic_open(path, tmp, err);
+    if (!f)
+        return err->code;
+    if (len && fwrite(data, 1, len, f) != len) {
+        harness_atomic_abort(f, tmp);
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "cannot write %s: %s", path, strerror(errno));
+    }
+    return harness_atomic_commit(f, tmp, path, err);
+}
+
+int harness_read_file(const char *path, char **data, size_t *len, harness_error *err)
+{
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "cannot read %s: %s", path, strerror(errno));
+    size_t cap = 4096, n = 0;
+    char *buf = malloc(cap);
+    while (buf) {
+        n += fread(buf + n, 1, cap - n - 1, f);
+        if (n < cap - 1)
+            break;
+        char *grown = realloc(buf, cap *= 2);
+        if (!grown) {
+            free(buf);
+            buf = NULL;
+        } else {
+            buf = grown;
+        }
+    }
+    int failed = ferror(f);
+    fclose(f);
+    if (!buf || failed) {
+        free(buf);
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "cannot read %s", path);
+    }
+    buf[n] = '\0';
+    *data = buf;
+    if (len)
+        *len = n;
+    return 0;
+}
+
+int harness_mkdirs(const char *path, harness_error *err)
+{
+    char buf[4096];
+    if ((size_t)snprintf(buf, sizeof buf, "%s", path) >= sizeof buf)
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s: path too long", path);
+    for (char *p = buf + 1; *p; p++) {
+        if (*p != '/')
+            continue;
+        *p = '\0';
+        if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+            return harness_error_set(err, HARNESS_EXIT_RUNTIME, "cannot create directory %s: %s", buf,
+                                     strerror(errno));
+        *p = '/';
+    }
+    if (mkdir(buf, 0755) != 0 && errno != EEXIST)
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "cannot create directory %s: %s", buf,
+                                 strerror(errno));
+    struct stat st;
+    if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode))
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s exists and is not a directory", buf);
+    return 0;
+}

@@ -1,0 +1,210 @@
+/* status.json, written without malloc or stdio so that the signal handlers
+ * of run/guard.c can call it (see status_file.h). */
+#include "util/status_file.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <unistd.h>
+
+/* A bounded buffer that silently stops at its end; the caller checks
+ * `full` once. No snprintf: it is not async-signal-safe. */
+typedef struct out {
+    char buf[6144];
+    size_t n;
+    int full;
+} out;
+
+static void put(out *o, const char *s)
+{
+    for (; *s; s++) {
+        if (o->n + 1 >= sizeof o->buf) {
+            o->full = 1;
+            return;
+        }
+        o->buf[o->n++] = *s;
+    }
+}
+
+/* A JSON string. Bytes outside printable ASCII become '?' or an escape:
+ * the message may come from a plugin, and the file must parse regardless. */
+static void put_string(out *o, const char *s)
+{
+    if (!s) {
+        put(o, "null");
+        return;
+    }
+    put(o, "\"");
+    static const char hex[] = "0123456789abcdef";
+    for (; *s; s++) {
+        unsigned char c = (unsigned char)*s;
+        char esc[7] = {0};
+        if (c == '"' || c == '\\') {
+            esc[0] = '\\';
+            esc[1] = (char)c;
+        } else if (c == '\n') {
+            memcpy(esc, "\\n", 3);
+        } else if (c < 0x20) {
+            memcpy(esc, "\\u00", 4);
+            esc[4] = hex[c >> 4];
+            esc[5] = hex[c & 15];
+        } else {
+            esc[0] = c < 0x80 ? (char)c : '?';
+        }
+        put(o, esc);
+    }
+    put(o, "\"");
+}
+
+static void put_int(out *o, int64_t v)
+{
+    char digits[24];
+    int n = 0;
+    uint64_t u = v < 0 ? (uint64_t)0 - (uint64_t)v : (uint64_t)v;
+    do {
+        digits[n++] = (char)('0' + u % 10);
+        u /= 10;
+    } while (u);
+    char text[26];
+    size_t k = 0;
+    if (v < 0)
+        text[k++] = '-';
+    while (n)
+        text[k++] = digits[--n];
+    text[k] = '\0';
+    put(o, text);
+}
+
+static void put_field(out *o, const char *name, int first)
+{
+    put(o, first ? "\n  \"" : ",\n  \"");
+    put(o, name);
+    put(o, "\": ");
+}
+
+static int write_all(int fd, const char *p, size_t n)
+{
+    while (n) {
+        ssize_t k = write(fd, p, n);
+        if (k < 0 && errno == EINTR)
+            continue;
+        if (k <= 0)
+            return k < 0 ? errno : ENOSPC;
+        p += k;
+        n -= (size_t)k;
+    }
+    return 0;
+}
+
+int harness_status_file_write(harness_status_file *f, const harness_status *st, int final)
+{
+    if (!f->path[0])
+        return EINVAL;
+    int saved_errno = errno;       /* a signal handler must leave errno as it found it */
+    if (final && f->has_reserve) {
+        unlink(f->reserve);
+        f->has_reserve = 0;
+    }
+    out o = {.n = 0};
+    put(&o, "{");
+    put_field(&o, "schema", 1);
+    put_string(&o, "harness.status/1");
+    put_field(&o, "status", 0);
+    put_string(&o, st->status);
+    put_field(&o, "complete", 0);
+    put(&o, st->status && strcmp(st->status, "ok") == 0 ? "true" : "false");
+    put_field(&o, "exit_code", 0);
+    if (st->exit_code < 0)
+        put(&o, "null");
+    else
+        put_int(&o, st->exit_code);
+    put_field(&o, "signal", 0);
+    if (st->signal)
+        put_int(&o, st->signal);
+    else
+        put(&o, "null");
+    put_field(&o, "pid", 0);
+    put_int(&o, (int64_t)getpid());
+    put_field(&o, "variant_key", 0);
+    put_string(&o, st->variant_key);
+    put_field(&o, "callback", 0);
+    put_string(&o, st->callback);
+    put_field(&o, "phase", 0);
+    put_string(&o, st->phase);
+    put_field(&o, "step", 0);
+    if (st->step >= 0)
+        put_int(&o, st->step);
+    else
+        put(&o, "null");
+    put_field(&o, "summaries_written", 0);
+    put(&o, st->summaries ? "true" : "false");
+    put_field(&o, "error", 0);
+    put_string(&o, st->error);
+    /* A message too long for the buffer is cut, not the JSON: close it. */
+    if (o.full) {
+        o.n = o.n > 200 ? o.n - 200 : 0;
+        o.full = 0;
+        while (o.n && o.buf[o.n - 1] != ',')
+            o.n--;
+        if (o.n)
+            o.n--;
+        put(&o, ",\n  \"error\": \"(message too long)\"");
+    }
+    put(&o, "\n}\n");
+
+    int fd = open(f->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    int rc = fd < 0 ? errno : write_all(fd, o.buf, o.n);
+    if (fd >= 0) {
+        if (rc == 0 && fsync(fd) != 0)
+            rc = errno;
+        if (close(fd) != 0 && rc == 0)
+            rc = errno;
+    }
+    if (rc == 0 && rename(f->tmp, f->path) != 0)
+        rc = errno;
+    if (rc != 0)
+        unlink(f->tmp);
+    errno = saved_errno;
+    return rc;
+}
+
+/* Claim `bytes` of disk for the reserve; any failure just means no reserve. */
+static int make_reserve(const char *path, size_t bytes)
+{
+    int fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+    if (fd < 0)
+        return 0;
+    int ok = posix_fallocate(fd, 0, (off_t)bytes) == 0;
+    if (!ok) {                     /* file systems without fallocate: real zeros */
+        static const char zeros[4096];
+        ok = 1;
+        for (size_t done = 0; ok && done < bytes; done += sizeof zeros)
+            ok = write_all(fd, zeros, sizeof zeros) == 0;
+        ok = ok && fsync(fd) == 0;
+    }
+    close(fd);
+    if (!ok)
+        unlink(path);
+    return ok;
+}
+
+int harness_status_file_create(harness_status_file *f, const char *dir, const char *name, const char *variant_key,
+                               harness_error *err)
+{
+    memset(f, 0, sizeof *f);
+    if ((size_t)snprintf(f->path, sizeof f->path, "%s/%s", dir, name) >= sizeof f->path ||
+        (size_t)snprintf(f->tmp, sizeof f->tmp, "%s/.%s.tmp", dir, name) >= sizeof f->tmp ||
+        (size_t)snprintf(f->reserve, sizeof f->reserve, "%s/.%s.reserve", dir, name) >= sizeof f->reserve) {
+        f->path[0] = '\0';
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s: path too long", dir);
+    }
+    harness_status st = {.status = "running", .exit_code = -1, .variant_key = variant_key, .step = -1};
+    int rc = harness_status_file_write(f, &st, 0);
+    if (rc != 0) {
+        f->path[0] = '\0';
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "cannot write %s/%s: %s", dir, name, strerror(rc));
+    }
+    f->has_reserve = make_reserve(f->reserve, HARNESS_STATUS_RESERVE_BYTES);
+    return 0;
+}

@@ -1,0 +1,48 @@
+/* status_file.h - the experiment folder's status.json: written the moment
+ * the folder exists ("running") and rewritten when the run ends, so a folder
+ * whose process died says so to any tool that reads it, whatever else is
+ * missing. Everything here is async-signal-safe once the file is set up: a
+ * crash handler, a second Ctrl-C or an exit() from a plugin rewrite it with
+ * open/write/rename only, no malloc and no stdio. */
+#ifndef HARNESS_STATUS_FILE_H
+#define HARNESS_STATUS_FILE_H
+
+#include <stdint.h>
+
+#include "util/error.h"
+
+/* What status.json holds; strings may be NULL (written as null). */
+typedef struct harness_status {
+    const char *status;            /* running | ok | failed | validation_failed | interrupted | crashed | timed_out */
+    int exit_code;                 /* -1 while running */
+    int signal;                    /* the signal that ended the run, or 0 */
+    const char *error;             /* why, when not ok */
+    const char *variant_key;
+    const char *callback;          /* create | check | step | destroy, for crashes and timeouts */
+    const char *phase;             /* warmup | wait | measurement, when callback is step */
+    int64_t step;                  /* index within the phase, or -1 */
+    int summaries;                 /* the summaries were written (with whatever was measured) */
+} harness_status;
+
+/* Bytes kept free next to status.json, so that the final status can be
+ * written on a full disk (harness_status_file_write frees them first). */
+#define HARNESS_STATUS_RESERVE_BYTES (64 * 1024)
+
+typedef struct harness_status_file {
+    char path[4400];               /* <dir>/<name>: status.json, or one per rank */
+    char tmp[4416];                /* <dir>/.<name>.tmp */
+    char reserve[4416];            /* <dir>/.<name>.reserve, removed before the final write */
+    int has_reserve;
+} harness_status_file;
+
+/* Name the files in `dir` (`name`: "status.json", or a rank's own), claim
+ * the reserve, and write status "running". Fails (err set) when the folder
+ * cannot take even that. */
+int harness_status_file_create(harness_status_file *f, const char *dir, const char *name, const char *variant_key,
+                               harness_error *err);
+
+/* Rewrite status.json (async-signal-safe). `final` releases the reserve
+ * first. Returns 0, or the errno of the write that failed. */
+int harness_status_file_write(harness_status_file *f, const harness_status *st, int final);
+
+#endif

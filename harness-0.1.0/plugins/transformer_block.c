@@ -1,0 +1,337 @@
+/* transformer_block.c - the transformer_block plugin: registers
+ * transformer_block/cpu, the Llama decoder block of
+ * components/transformer_block behind the harness ABI.
+ *
+ * Data, generated once at create time: x from the data generator as is; each
+ * projection weight from the generator, then scaled by 1/sqrt(fan_in) (its
+ * in_features), the usual initialisation, so that every projection keeps the
+ * activations' scale. Unscaled std-1 weights would grow them by sqrt(fan_in)
+ * per projection (y ~ 5e4 at the default shape) and push attention scores to
+ * ~1e4, turning every softmax row one-hot: nothing like a model. RMSNorm
+ * weights are 1 + generator / 10: near one, as in a trained model, yet not all
+ * equal, so a kernel that ignored them would fail the check.
+ *
+ * dtype bf16: x, y and the weights are stored in bf16 (tags "x", "y", "wq",
+ * ...). cblas has no bf16 GEMM (and Debian's OpenBLAS 0.3.21 is built without
+ * sbgemm), so create converts all weights once into one packed fp32 copy
+ * ("weights_fp32") that the GEMMs read: 4 more bytes per parameter, i.e. bf16
+ * mode holds 6 bytes per parameter against fp32 mode's 4. The reference
+ * reads the bf16 weights themselves, so the check covers the conversion.
+ *
+ * tensor_parallel: true splits the block over the job's ranks as Megatron-LM
+ * does (components/transformer_block/transformer_block.h): every rank
+ * generates the whole weights from the same seed, keeps its slices
+ * ("tp_weights", fp32) for the step, and all-reduces twice per step through
+ * the harness's collectives. The check holds the gathered y to the
+ * single-rank reference, so it proves the split equals the whole block. */
+#include <harness/plugin.h>
+
+#include "check_verdict.h"
+
+#include "transformer_block/transformer_block.h"
+#include "common/bf16.h"
+
+#include <float.h>
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+
+typedef struct tb_state {
+    transformer_block block;
+    transformer_block_sizes sizes;
+    void *x, *y;
+    void *w[TB_N_WEIGHTS];         /* as stored, in dtype */
+    float *w32;                    /* bf16 only: packed fp32 copy of all weights */
+    float *tp_w;                   /* tensor_parallel: this rank's slices, packed fp32 */
+    void *buf[TB_N_BUFS];
+} tb_state;
+
+/* Bounds the check's double reference: it runs at ~3 GFLOP/s per core on
+ * this project's 2-core test machine, so 12 GFLOP is ~2 s there, which
+ * covers every token of configs/transformer_block.yaml (6 GFLOP); larger
+ * shapes check a subset of tokens (see transformer_block_check). */
+#define CHECK_REF_FLOPS 12e9
+
+static const char *const dtypes[] = {"fp32", "bf16", NULL};
+
+static const harness_param params[] = {
+    {sizeof(harness_param), "batch_size", HARNESS_PARAM_INT, "1", HARNESS_PARAM_MIN, 1, 0, NULL, "sequences per step"},
+    {sizeof(harness_param), "seq_len", HARNESS_PARAM_INT, "256", HARNESS_PARAM_MIN, 1, 0, NULL,
+     "tokens per sequence (positions 0..seq_len-1 for RoPE)"},
+    {sizeof(harness_param), "hidden_size", HARNESS_PARAM_INT, "1024", HARNESS_PARAM_MIN, 1, 0, NULL,
+     "model width; must equal num_heads x head_dim with head_dim even"},
+    {sizeof(harness_param), "num_heads", HARNESS_PARAM_INT, "16", HARNESS_PARAM_MIN, 1, 0, NULL, "query heads"},
+    {sizeof(harness_param), "num_kv_heads", HARNESS_PARAM_INT, "0", HARNESS_PARAM_MIN, 0, 0, NULL,
+     "key/value heads (grouped-query attention); 0 = num_heads; must divide num_heads"},
+    {sizeof(harness_param), "intermediate_size", HARNESS_PARAM_INT, "2816", HARNESS_PARAM_MIN, 1, 0, NULL,
+     "width of the SwiGLU MLP"},
+    {sizeof(harness_param), "rope_theta",
+     HARNESS_PARAM_FLOAT, "10000", HARNESS_PARAM_MIN | HARNESS_PARAM_MAX, DBL_MIN, DBL_MAX, NULL,
+     "RoPE base: pair i of a head turns by position x rope_theta^(-2i/head_dim)"},
+    {sizeof(harness_param), "eps",
+     HARNESS_PARAM_FLOAT, "1e-5", HARNESS_PARAM_MIN | HARNESS_PARAM_MAX, FLT_MIN, FLT_MAX, NULL,
+     "RMSNorm's eps, added to mean(x^2) under the square root; > 0"},
+    {sizeof(harness_param), "causal", HARNESS_PARAM_BOOL, "true", 0, 0, 0, NULL, "token i attends to tokens 0..i only"},
+    {sizeof(harness_param), "dtype", HARNESS_PARAM_ENUM, "fp32", 0, 0, 0, dtypes,
+     "storage of x, y and the weights; bf16 computes in fp32 on an fp32 copy of the weights"},
+    {sizeof(harness_param), "tensor_parallel", HARNESS_PARAM_BOOL, "false", 0, 0, 0, NULL,
+     "split heads and MLP columns over the job's ranks (Megatron-style), two all-reduces per step"},
+};
+
+static int tp_all_reduce(void *user, float *buf, size_t n)
+{
+    return harness_host->all_reduce(user, buf, buf, n, HARNESS_DTYPE_F32, HARNESS_REDUCE_SUM);
+}
+
+/* tensor_parallel: this rank's slices of the fp32 weights into one tracked
+ * buffer, and the block pointed at them. */
+static int setup_tensor_parallel(harness_ctx *ctx, tb_state *s)
+{
+    const transformer_block_shape *sh = &s->block.shape;
+    int n = harness_host->world_size(ctx), r = harness_host->rank(ctx);
+    if (!HARNESS_HAS_SERVICE(harness_host, all_reduce))
+        return harness_host->fail(ctx, "tensor_parallel needs a harness with collectives (plugin ABI 2.2)");
+    size_t sizes[][2] = {{sh->heads, 0}, {sh->kv_heads, 0}, {sh->intermediate, 0}};
+    const char *names[] = {"num_heads", "num_kv_heads", "intermediate_size"};
+    for (int i = 0; i < 3; i++)
+        if (sizes[i][0] % (size_t)n != 0)
+            return harness_host->fail(ctx, "tensor_parallel: %s (%zu) is not a multiple of the job's %d ranks",
+                                      names[i], sizes[i][0], n);
+    size_t total = 0;
+    for (int i = 0; i < TB_N_WEIGHTS; i++)
+        total += transformer_block_tp_slice_elems(sh, i, n);
+    if (!(s->tp_w = harness_host->alloc(ctx, total * sizeof(float), "tp_weights")))
+        return -1;
+    float *at = s->tp_w;
+    for (int i = 0; i < TB_N_WEIGHTS; i++) {
+        transformer_block_tp_slice(sh, i, r, n, s->block.w[i], at);
+        s->block.w[i] = at;
+        at += transformer_block_tp_slice_elems(sh, i, n);
+    }
+    s->block.tp_rank = r;
+    s->block.tp_size = n;
+    s->block.all_reduce = tp_all_reduce;
+    return 0;
+}
+
+static void release(harness_ctx *ctx, tb_state *s)
+{
+    void **all[] = {&s->x, &s->y, (void **)&s->w32, (void **)&s->tp_w};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+        if (*all[i])
+            harness_host->free(ctx, *all[i]);
+    for (int i = 0; i < TB_N_WEIGHTS; i++)
+        if (s->w[i])
+            harness_host->free(ctx, s->w[i]);
+    for (int i = 0; i < TB_N_BUFS; i++)
+        if (s->buf[i])
+            harness_host->free(ctx, s->buf[i]);
+    free(s);
+}
+
+static void region_push(void *user, const char *name)
+{
+    harness_host->region_push(user, name);
+}
+
+static void region_pop(void *user)
+{
+    harness_host->region_pop(user);
+}
+
+/* Weight i from the generator, shaped as described at the top; in place, in
+ * the stored dtype (bf16 values are rounded back after scaling). */
+static int fill_weight(harness_ctx *ctx, tb_state *s, int i, int bf16)
+{
+    size_t n = s->sizes.weight_elems[i];
+    if (harness_host->fill(ctx, s->w[i], n, bf16 ? HARNESS_DTYPE_BF16 : HARNESS_DTYPE_F32) != 0)
+        return -1;
+    const transformer_block_shape *sh = &s->block.shape;
+    int norm = i == TB_ATTN_NORM || i == TB_MLP_NORM;
+    float scale = (float)(1.0 / sqrt((double)(i == TB_W_DOWN ? sh->intermediate : sh->hidden)));
+    for (size_t j = 0; j < n; j++) {
+        float v = bf16 ? bf16_to_f32(((uint16_t *)s->w[i])[j]) : ((float *)s->w[i])[j];
+        v = norm ? 1.0f + 0.1f * v : v * scale;
+        if (bf16)
+            ((uint16_t *)s->w[i])[j] = f32_to_bf16(v);
+        else
+            ((float *)s->w[i])[j] = v;
+    }
+    return 0;
+}
+
+/* The shape from the parameters (num_kv_heads 0 means num_heads), checked:
+ * the combinations the schema cannot express, and sizes that overflow.
+ * Fails with a message that starts with the parameters' names. */
+static int read_shape(harness_ctx *ctx, transformer_block_shape *sh, int *bf16, transformer_block_sizes *sizes,
+                      size_t *weights)
+{
+    const harness_services *H = harness_host;
+    int64_t p[6] = {H->param_int(ctx, "batch_size"),  H->param_int(ctx, "seq_len"),
+                    H->param_int(ctx, "hidden_size"), H->param_int(ctx, "num_heads"),
+                    H->param_int(ctx, "num_kv_heads"), H->param_int(ctx, "intermediate_size")};
+    *bf16 = strcmp(H->param_string(ctx, "dtype"), "bf16") == 0;
+    *sh = (transformer_block_shape){
+        (size_t)p[0], (size_t)p[1], (size_t)p[2], (size_t)p[3], (size_t)(p[4] == 0 ? p[3] : p[4]),
+        (size_t)p[5], H->param_float(ctx, "rope_theta"), (float)H->param_float(ctx, "eps"),
+        H->param_bool(ctx, "causal"),
+    };
+    char msg[256];
+    if (transformer_block_check_shape(sh, msg, sizeof msg) != 0 ||
+        transformer_block_sizes_of(sh, *bf16 ? TB_BF16 : TB_F32, H->num_threads(ctx), sizes, msg,
+                                   sizeof msg) != 0)
+        return H->fail(ctx, "%s", msg);
+    *weights = 0;
+    for (int i = 0; i < TB_N_WEIGHTS; i++)
+        if (__builtin_add_overflow(*weights, sizes->weight_elems[i], weights) ||
+            *weights > SIZE_MAX / sizeof(float))
+            return H->fail(ctx, "hidden_size (%zu) and intermediate_size (%zu) give more weights than size_t "
+                           "can count; choose smaller sizes", sh->hidden, sh->intermediate);
+    return 0;
+}
+
+static int tb_validate(harness_ctx *ctx)
+{
+    transformer_block_shape sh;
+    transformer_block_sizes sizes;
+    size_t weights;
+    int bf16;
+    return read_shape(ctx, &sh, &bf16, &sizes, &weights);
+}
+
+static int tb_create(harness_ctx *ctx, void **state)
+{
+    transformer_block_shape sh;
+    size_t total;
+    int bf16;
+    tb_state *s = calloc(1, sizeof *s);
+    if (!s)
+        return harness_host->fail(ctx, "out of memory for the instance state");
+    if (read_shape(ctx, &sh, &bf16, &s->sizes, &total) != 0) {
+        free(s);
+        return -1;
+    }
+    s->block.shape = sh;
+    s->block.dtype = bf16 ? TB_BF16 : TB_F32;
+    size_t elem = bf16 ? sizeof(uint16_t) : sizeof(float);
+    int threads = harness_host->num_threads(ctx);
+
+    /* Any allocation failure has recorded its message (tag and size). */
+    const harness_services *H = harness_host;
+    int ok = (s->x = H->alloc(ctx, s->sizes.x_bytes, "x")) && (s->y = H->alloc(ctx, s->sizes.x_bytes, "y"));
+    for (int i = 0; ok && i < TB_N_WEIGHTS; i++)
+        ok = (s->w[i] = H->alloc(ctx, s->sizes.weight_elems[i] * elem, transformer_block_weight_names[i])) != NULL;
+    if (ok && bf16)
+        ok = (s->w32 = harness_host->alloc(ctx, total * sizeof(float), "weights_fp32")) != NULL;
+    for (int i = 0; ok && i < TB_N_BUFS; i++)
+        if (s->sizes.buf_bytes[i] > 0)
+            ok = (s->buf[i] = harness_host->alloc(ctx, s->sizes.buf_bytes[i], transformer_block_buf_names[i])) != NULL;
+    if (!ok) {
+        release(ctx, s);
+        return -1;
+    }
+
+    ok = harness_host->fill(ctx, s->x, s->sizes.tokens * sh.hidden, bf16 ? HARNESS_DTYPE_BF16 : HARNESS_DTYPE_F32) == 0;
+    for (int i = 0; ok && i < TB_N_WEIGHTS; i++)
+        ok = fill_weight(ctx, s, i, bf16) == 0;
+    if (!ok) {
+        release(ctx, s);
+        return -1;      /* fill recorded why */
+    }
+    float *packed = s->w32;
+    for (int i = 0; i < TB_N_WEIGHTS; i++) {
+        if (bf16) {
+            transformer_block_bf16_to_f32(s->w[i], packed, s->sizes.weight_elems[i]);
+            s->block.w[i] = packed;
+            packed += s->sizes.weight_elems[i];
+        } else {
+            s->block.w[i] = s->w[i];
+        }
+    }
+    if (harness_host->param_bool(ctx, "tensor_parallel") && harness_host->world_size(ctx) > 1 &&
+        setup_tensor_parallel(ctx, s) != 0) {
+        release(ctx, s);
+        return -1;
+    }
+    memcpy(s->block.buf, s->buf, sizeof s->buf);
+    s->block.x = s->x;
+    s->block.y = s->y;
+    s->block.regions = (transformer_block_regions){region_push, region_pop, NULL};
+    transformer_block_rope_table(&sh, s->buf[TB_BUF_ROPE]);
+    transformer_block_blas_setup();
+    harness_host->log(ctx, HARNESS_LOG_DEBUG, "%zu tokens, hidden %zu, %zu/%zu heads of %zu, intermediate %zu, %s; "
+                      "%d OpenMP threads, each GEMM split among them", s->sizes.tokens, sh.hidden, sh.heads,
+                      sh.kv_heads, s->sizes.head_dim, sh.intermediate, bf16 ? "bf16" : "fp32", threads);
+    *state = s;
+    return 0;
+}
+
+static int tb_step(harness_ctx *ctx, void *state)
+{
+    tb_state *s = state;
+    s->block.regions.user = ctx;
+    s->block.comm_user = ctx;
+    return transformer_block_forward(&s->block) == 0 ? 0 : -1;   /* the all-reduce recorded why */
+}
+
+/* FLOPs: 2 per multiply-add of the six projections, i.e. 2 x tokens x the
+ * GEMM weights, plus the attention kernel's exact count (causal mask
+ * included); the O(tokens x (hidden + intermediate)) elementwise work is left
+ * out. Bytes: what must cross memory at least once per step: the weights the
+ * GEMMs read (fp32 in both dtypes: in bf16 mode that is the fp32 copy), the
+ * norms' weights, x read and y written in the block's dtype. Intermediate
+ * activations are left out: they are produced and consumed inside the step. */
+static void tb_cost(void *state, harness_cost *out)
+{
+    const tb_state *s = state;
+    double weights = 0.0;
+    for (int i = 0; i < TB_N_WEIGHTS; i++)
+        weights += (double)s->sizes.weight_elems[i];
+    /* Per rank: a tensor-parallel rank does its share of the GEMMs and attention. */
+    double share = s->block.tp_size > 1 ? 1.0 / s->block.tp_size : 1.0;
+    out->flops = transformer_block_flops(&s->block.shape) * share;
+    out->bytes = weights * sizeof(float) * share + 2.0 * (double)s->sizes.x_bytes;
+}
+
+static int tb_check(harness_ctx *ctx, void *state, harness_check *out)
+{
+    tb_state *s = state;
+    if (tb_step(ctx, s) != 0)
+        return -1;
+    transformer_block_check_result r;
+    const void *const *w = (const void *const *)s->w;
+    if (transformer_block_check(&s->block.shape, s->block.dtype, s->x, w, s->y, CHECK_REF_FLOPS, &r) != 0)
+        return harness_host->fail(ctx, "%s", r.detail);
+    COPY_CHECK_VERDICT(out, r);
+    return 0;
+}
+
+static void tb_destroy(harness_ctx *ctx, void *state)
+{
+    if (state)
+        release(ctx, state);
+}
+
+static const harness_variant transformer_block_cpu = {
+    .size = sizeof(harness_variant),
+    .key = "transformer_block/cpu",
+    .family = "transformer_block",
+    .device = "cpu",
+    .summary = "Llama decoder block forward: RMSNorm, GQA attention with RoPE, SwiGLU MLP "
+               "(OpenBLAS sgemm, OpenMP)",
+    .params = params,
+    .n_params = sizeof params / sizeof params[0],
+    .create = tb_create,
+    .step = tb_step,
+    .cost = tb_cost,
+    .check = tb_check,
+    .destroy = tb_destroy,
+    .validate = tb_validate,
+};
+
+HARNESS_PLUGIN_INIT(transformer_block, svc, ctx)
+{
+    return svc->register_variant(ctx, &transformer_block_cpu);
+}

@@ -1,0 +1,276 @@
+/* cudasim.h - runs the project's CUDA C kernels on the CPU, for make check.
+ *
+ * Force-included (g++ -include tests/cudasim/cudasim.h, with
+ * -I tests/cudasim/include for the stub <cuda_runtime.h>, <cuda_bf16.h>,
+ * <cuda_fp16.h>) into a .cu file compiled as host C++. It supplies what such
+ * a kernel uses: the qualifiers, dim3 and the vector types, threadIdx & co.,
+ * __syncthreads, the warp collectives, atomics, bf16/fp16 and a few math
+ * intrinsics; common/cuda_launch.h turns CUDA_LAUNCH into cudasim::launch.
+ * The scheduler (one block at a time, its threads as fibers) is cudasim.cc;
+ * README.md says how it works and what it does not do. */
+#ifndef TESTS_CUDASIM_H
+#define TESTS_CUDASIM_H
+
+#ifndef __cplusplus
+#error "cudasim.h is for kernels compiled as C++"
+#endif
+
+#define CUDASIM 1
+
+#include <cmath>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <functional>
+#include <tuple>
+#include <utility>
+
+/* ---- qualifiers ---------------------------------------------------------- */
+
+#define __global__
+#define __device__
+#define __host__
+#define __forceinline__ inline
+#define __noinline__ __attribute__((noinline))
+#define __launch_bounds__(...)
+#define __align__(n) __attribute__((aligned(n)))
+/* The scheduler runs one block at a time on one OS thread, so a function's
+ * static variable is exactly one block's shared copy. It is not reset between
+ * blocks (README: limits); ASan still puts redzones around it. */
+#define __shared__ static
+#define __constant__ static
+
+/* ---- types ---------------------------------------------------------------- */
+
+struct dim3 {
+    unsigned x, y, z;
+    constexpr dim3(unsigned vx = 1, unsigned vy = 1, unsigned vz = 1) : x(vx), y(vy), z(vz) {}
+};
+typedef dim3 uint3;
+
+struct __align__(16) uint4 { unsigned x, y, z, w; };
+struct __align__(16) int4 { int x, y, z, w; };
+struct __align__(16) float4 { float x, y, z, w; };
+struct __align__(8) float2 { float x, y; };
+struct __align__(8) uint2 { unsigned x, y; };
+static inline float4 make_float4(float x, float y, float z, float w) { return {x, y, z, w}; }
+static inline float2 make_float2(float x, float y) { return {x, y}; }
+static inline uint4 make_uint4(unsigned x, unsigned y, unsigned z, unsigned w) { return {x, y, z, w}; }
+
+typedef struct cudasim_stream *cudaStream_t;
+enum cudaError_t { cudaSuccess = 0, cudaErrorInvalidValue = 1, cudaErrorInvalidConfiguration = 9 };
+
+/* ---- the running thread ----------------------------------------------- */
+
+namespace cudasim {
+
+/* Where the running fiber is; set by the scheduler before every switch. */
+struct thread_pos {
+    dim3 thread_idx, block_idx, block_dim, grid_dim;
+};
+extern const thread_pos *current;
+
+enum order { FORWARD, REVERSED };
+/* The order in which a block's runnable threads are resumed after every
+ * barrier (README: how a missing __syncthreads shows). Default FORWARD. */
+void set_order(order o);
+
+void syncthreads();
+/* Waits for the lanes of mask (all in this warp, this lane among them) at a
+ * warp collective; posts mine and returns the 32 values posted there, valid
+ * until this lane's next collective. */
+const uint64_t *warp_exchange(unsigned mask, uint64_t mine);
+unsigned lane_id();
+unsigned active_mask();
+void *dynamic_shared();
+
+/* Runs body once per thread of the grid; sets the error cudaGetLastError
+ * returns when the configuration is one CUDA would refuse. */
+void run_grid(dim3 grid, dim3 block, size_t smem, const std::function<void()> &body);
+cudaError_t take_error();
+
+template <typename... P, typename... A>
+void launch(void (*kernel)(P...), dim3 grid, dim3 block, size_t smem, cudaStream_t, A &&...args)
+{
+    /* Converted once to the parameter types, as a real launch copies them. */
+    std::tuple<P...> params(static_cast<P>(std::forward<A>(args))...);
+    run_grid(grid, block, smem, [&] { std::apply(kernel, params); });
+}
+
+template <typename T>
+static inline uint64_t to_bits(T v)
+{
+    static_assert(sizeof(T) <= 8, "warp collectives move at most 8 bytes");
+    uint64_t u = 0;
+    std::memcpy(&u, &v, sizeof v);
+    return u;
+}
+
+template <typename T>
+static inline T from_bits(uint64_t u)
+{
+    T v;
+    std::memcpy(&v, &u, sizeof v);
+    return v;
+}
+
+/* Lane src of this lane's width-wide segment, or this lane when src falls
+ * outside it (the CUDA rule for shfl_up/down/xor). */
+template <typename T>
+static inline T shfl_from(unsigned mask, T v, int src, int width, bool clamp_to_self)
+{
+    const uint64_t *all = warp_exchange(mask, to_bits(v));
+    int lane = (int)lane_id(), base = lane / width * width;
+    if (clamp_to_self && (src < base || src >= base + width))
+        src = lane;
+    return from_bits<T>(all[base + ((src - base) % width + width) % width]);
+}
+
+}  // namespace cudasim
+
+#define threadIdx (cudasim::current->thread_idx)
+#define blockIdx (cudasim::current->block_idx)
+#define blockDim (cudasim::current->block_dim)
+#define gridDim (cudasim::current->grid_dim)
+#define warpSize 32
+
+static inline void __syncthreads() { cudasim::syncthreads(); }
+static inline void __syncwarp(unsigned mask = 0xffffffffu) { cudasim::warp_exchange(mask, 0); }
+static inline void __threadfence() {}
+static inline void __threadfence_block() {}
+static inline unsigned __activemask() { return cudasim::active_mask(); }
+
+/* ---- warp collectives (converged warps; README) -------------------------- */
+
+template <typename T>
+static inline T __shfl_sync(unsigned mask, T v, int src, int width = 32)
+{
+    return cudasim::shfl_from(mask, v, (int)cudasim::lane_id() / width * width + src % width, width,
+                              false);
+}
+template <typename T>
+static inline T __shfl_xor_sync(unsigned mask, T v, int lane_mask, int width = 32)
+{
+    return cudasim::shfl_from(mask, v, (int)cudasim::lane_id() ^ lane_mask, width, true);
+}
+template <typename T>
+static inline T __shfl_down_sync(unsigned mask, T v, unsigned delta, int width = 32)
+{
+    return cudasim::shfl_from(mask, v, (int)(cudasim::lane_id() + delta), width, true);
+}
+template <typename T>
+static inline T __shfl_up_sync(unsigned mask, T v, unsigned delta, int width = 32)
+{
+    return cudasim::shfl_from(mask, v, (int)cudasim::lane_id() - (int)delta, width, true);
+}
+
+static inline unsigned __ballot_sync(unsigned mask, int pred)
+{
+    const uint64_t *all = cudasim::warp_exchange(mask, pred != 0);
+    unsigned bits = 0;
+    for (int l = 0; l < 32; l++)
+        if ((mask >> l & 1u) && all[l])
+            bits |= 1u << l;
+    return bits;
+}
+static inline int __any_sync(unsigned mask, int pred) { return __ballot_sync(mask, pred) != 0; }
+static inline int __all_sync(unsigned mask, int pred) { return __ballot_sync(mask, pred) == mask; }
+static inline unsigned __reduce_add_sync(unsigned mask, unsigned v)
+{
+    const uint64_t *all = cudasim::warp_exchange(mask, v);
+    unsigned s = 0;
+    for (int l = 0; l < 32; l++)
+        if (mask >> l & 1u)
+            s += (unsigned)all[l];
+    return s;
+}
+
+/* ---- atomics: fibers never switch inside one, so plain read-modify-writes
+ * are atomic here ------------------------------------------------------------ */
+
+template <typename T> static inline T atomicAdd(T *p, T v) { T old = *p; *p = old + v; return old; }
+template <typename T> static inline T atomicSub(T *p, T v) { T old = *p; *p = old - v; return old; }
+template <typename T> static inline T atomicMax(T *p, T v) { T old = *p; *p = old < v ? v : old; return old; }
+template <typename T> static inline T atomicMin(T *p, T v) { T old = *p; *p = v < old ? v : old; return old; }
+template <typename T> static inline T atomicExch(T *p, T v) { T old = *p; *p = v; return old; }
+template <typename T> static inline T atomicCAS(T *p, T cmp, T v)
+{
+    T old = *p;
+    if (old == cmp)
+        *p = v;
+    return old;
+}
+
+/* ---- math intrinsics: the precise libm function stands in for the fast
+ * hardware one (README: numerics) ------------------------------------------- */
+
+static inline float rsqrtf(float x) { return 1.0f / std::sqrt(x); }
+static inline float __frsqrt_rn(float x) { return 1.0f / std::sqrt(x); }
+static inline float __fdividef(float a, float b) { return a / b; }
+static inline float __frcp_rn(float x) { return 1.0f / x; }
+/* __expf and __logf: glibc's <math.h> already declares them (its own exp and
+ * log under reserved names), with the same meaning. */
+static inline float __fmaf_rn(float a, float b, float c) { return std::fma(a, b, c); }
+static inline float __saturatef(float x) { return x < 0.0f ? 0.0f : x > 1.0f ? 1.0f : x; }
+template <typename T> static inline T __ldg(const T *p) { return *p; }
+
+/* ---- bf16 and fp16: storage types, conversions round to nearest even ---- */
+
+struct __nv_bfloat16 {
+    unsigned short __x;
+    __nv_bfloat16() = default;
+};
+struct __half {
+    unsigned short __x;
+    __half() = default;
+};
+
+static inline float __bfloat162float(__nv_bfloat16 h)
+{
+    uint32_t u = (uint32_t)h.__x << 16;
+    float f;
+    std::memcpy(&f, &u, sizeof f);
+    return f;
+}
+static inline __nv_bfloat16 __float2bfloat16_rn(float f)
+{
+    __nv_bfloat16 h;
+    if (std::isnan(f)) {
+        h.__x = 0x7fff;                       /* the canonical NaN cuda_bf16.h returns */
+        return h;
+    }
+    uint32_t u;
+    std::memcpy(&u, &f, sizeof u);
+    u += 0x7fffu + ((u >> 16) & 1u);          /* half to even: see common/bf16.h */
+    h.__x = (unsigned short)(u >> 16);
+    return h;
+}
+static inline __nv_bfloat16 __float2bfloat16(float f) { return __float2bfloat16_rn(f); }
+
+/* gcc's _Float16 (x86-64, aarch64) converts with IEEE round-to-nearest-even
+ * in libgcc: an implementation independent of the project's common/f16.h,
+ * which the reference uses, so the two check each other. */
+static inline float __half2float(__half h)
+{
+    _Float16 v;
+    std::memcpy(&v, &h.__x, sizeof v);
+    return (float)v;
+}
+static inline __half __float2half_rn(float f)
+{
+    _Float16 v = (_Float16)f;
+    __half h;
+    std::memcpy(&h.__x, &v, sizeof v);
+    return h;
+}
+static inline __half __float2half(float f) { return __float2half_rn(f); }
+
+/* ---- runtime calls the launchers make --------------------------------- */
+
+static inline cudaError_t cudaGetLastError() { return cudasim::take_error(); }
+static inline const char *cudaGetErrorString(cudaError_t e)
+{
+    return e == cudaSuccess ? "no error" : "cudasim: invalid launch configuration";
+}
+
+#endif

@@ -1,0 +1,169 @@
+#!/bin/sh
+# harness compare on real runs: a 50 us spin against itself, against 80 us and
+# back, on 5 windows a run (the unit of replication); one window a run is
+# AMBIGUOUS; a busy machine is AMBIGUOUS; the three formats; folders of
+# experiments (runs as replicates); bad inputs (exit 2).
+. "$top_builddir/tests/setup"
+
+# spin DIR DURATION_NS [REPEAT]: run spin_tiny into $SCRATCH/DIR with REPEAT
+# windows (default 5); prints the experiment folder. The machine that runs
+# make check is shared with other builds, so its load warnings are removed
+# from the summaries: the verdicts of a quiet machine are tested here, the
+# busy machine's below with a warning put back in.
+spin() {
+    dir=$("$HARNESS" run "$CONFIGS/spin_tiny.yaml" --output-dir "$SCRATCH/$1" --quiet \
+        --set component.config.duration_ns="$2" --set schedule.measurement_steps=30 \
+        --set schedule.repeat="${3:-5}" --set profiling.trace=false --set profiling.memory=false) || return 1
+    python3 - "$dir"/summary_ranks_1_rank_0.json <<'PY' || return 1
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["warnings"] = [w for w in s["warnings"] if not w.startswith("oversubscribed")]
+json.dump(s, open(sys.argv[1], "w"))
+PY
+    echo "$dir"
+}
+base=$(spin base 50000) || fail "base run"
+same=$(spin same 50000) || fail "second 50 us run"
+slow=$(spin slow 80000) || fail "80 us run"
+same2=$(spin same2 50000) || fail "third 50 us run"
+
+# Two runs of one spin differ by noise only: a generous threshold.
+expect_exit 0 "50 us vs 50 us" "$HARNESS" compare "$base" "$same" --threshold 20%
+grep -q "spin/cpu .*5/5 windows .*SAME$" "$SCRATCH/out" || fail "50 vs 50: no SAME line on 5/5 windows"
+grep -q "^verdict: SAME" "$SCRATCH/out" || fail "50 vs 50: overall verdict"
+
+expect_exit 1 "50 us vs 80 us" "$HARNESS" compare "$base" "$slow"
+grep -q "spin/cpu .*REGRESSION$" "$SCRATCH/out" || fail "50 vs 80: no REGRESSION line"
+grep -q "^verdict: REGRESSION" "$SCRATCH/out" || fail "50 vs 80: overall verdict"
+grep -q "^note: rank 0/1: base is spin/cpu {duration_ns=50000}, cand is spin/cpu {duration_ns=80000}" \
+    "$SCRATCH/out" || fail "50 vs 80: note on the differing configs"
+
+expect_exit 0 "80 us vs 50 us" "$HARNESS" compare "$slow" "$base"
+grep -q "spin/cpu .*IMPROVEMENT$" "$SCRATCH/out" || fail "80 vs 50: no IMPROVEMENT line"
+
+expect_exit 1 "markdown" "$HARNESS" compare "$base" "$slow" --format markdown
+head -1 "$SCRATCH/out" | grep -q '^\*\*harness compare: REGRESSION\*\*: 1 regression' || fail "markdown headline"
+grep -q '^| \*\*REGRESSION\*\* | `spin/cpu` | `duration_ns=50000` | 0/1 |' "$SCRATCH/out" || fail "markdown row"
+grep -q '^| --- | --- |' "$SCRATCH/out" || fail "markdown table header"
+
+expect_exit 1 "json" "$HARNESS" compare "$base" "$slow" --format=json --alpha 0.01
+python3 - "$SCRATCH/out" <<'PY' || fail "json report"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["schema"] == "harness.compare/2"
+assert r["verdict"] == "regression" and r["exit_code"] == 1, r["verdict"]
+assert r["threshold_pct"] == 5 and r["alpha"] == 0.01 and r["on_ambiguous"] == "fail"
+assert r["counts"]["regression"] == 1
+(p,) = r["pairs"]
+assert p["verdict"] == "regression"
+assert p["variant_key"] == "spin/cpu" and p["config"] == {"duration_ns": 50000}
+assert p["cand_config"] == {"duration_ns": 80000}
+assert p["base"]["n"] == 150 and p["cand"]["n"] == 150
+assert p["replicates"] == {"unit": "windows", "base": 5, "cand": 5}, p["replicates"]
+assert 1.3 < p["ratio"] < 1.9, p["ratio"]
+lo, hi = p["ratio_interval"]
+assert lo <= p["ratio"] <= hi
+# 5 against 5 windows: the Moses interval's coverage at alpha 0.01 is
+# 1 - 2/252 (k = 1), and complete separation gives the smallest p, 2/252.
+assert abs(p["ratio_interval_coverage"] - (1 - 2 / 252)) < 1e-12, p["ratio_interval_coverage"]
+assert abs(p["p"] - 2 / 252) < 1e-12 and abs(p["min_p"] - 2 / 252) < 1e-12, p["p"]
+assert abs(p["change_pct"] - (p["ratio"] - 1) * 100) < 1e-9
+PY
+
+# One window a run (repeat: 1) cannot reach alpha 0.05 however far apart:
+# AMBIGUOUS, exit 1, or 0 with --on-ambiguous pass.
+one_b=$(spin one_b 50000 1) || fail "one-window base run"
+one_c=$(spin one_c 80000 1) || fail "one-window cand run"
+expect_exit 1 "one window a side" "$HARNESS" compare "$one_b" "$one_c"
+grep -q "^AMBIGUOUS: spin/cpu {duration_ns=50000} rank 0/1: too few replicates: 1 base against 1 cand windows" \
+    "$SCRATCH/out" || fail "one window: the reason"
+grep -q "give each side 4 or more" "$SCRATCH/out" || fail "one window: how many are needed"
+expect_exit 0 "one window a side, --on-ambiguous pass" "$HARNESS" compare "$one_b" "$one_c" --on-ambiguous pass
+grep -q "^verdict: AMBIGUOUS" "$SCRATCH/out" || fail "one window, pass: overall verdict"
+
+# A load warning in the candidate's summary: the slowdown is not trusted.
+cp -R "$slow" "$SCRATCH/busy"
+python3 - "$SCRATCH/busy/summary_ranks_1_rank_0.json" <<'PY' || fail "marking a run busy"
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["warnings"].append("oversubscribed: load average 3.00 from other work (test)")
+json.dump(s, open(sys.argv[1], "w"))
+PY
+expect_exit 1 "a busy candidate" "$HARNESS" compare "$base" "$SCRATCH/busy" --format markdown
+grep -q '^\*\*harness compare: AMBIGUOUS\*\*' "$SCRATCH/out" || fail "busy: markdown headline"
+grep -q 'machine too busy to decide a +[0-9.]*% change: cand run: oversubscribed: load average 3.00' \
+    "$SCRATCH/out" || fail "busy: the reason"
+
+# Folders of experiments, as a CI job leaves them: matched by variant and
+# config; three base runs of one key (their medians are the replicates, the
+# newest is shown), an unmatched run.
+mkdir -p "$SCRATCH/ci_base" "$SCRATCH/ci_cand/nested"
+cp -R "$base" "$SCRATCH/ci_base/2026-01-01__00-00-00_00000000"
+cp -R "$same2" "$SCRATCH/ci_base/2025-12-31__00-00-00_00000000"
+cp -R "$same" "$SCRATCH/ci_base/2026-01-01__00-00-00_00000000-2"
+cp -R "$same" "$SCRATCH/ci_cand/nested/2026-01-02__00-00-00_00000000"
+cp -R "$slow" "$SCRATCH/ci_cand/2026-01-02__00-00-00_11111111"
+expect_exit 0 "folders of experiments" "$HARNESS" compare "$SCRATCH/ci_base" "$SCRATCH/ci_cand" --threshold 20 \
+    --format json
+python3 - "$SCRATCH/out" <<'PY' || fail "folders of experiments: json"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["matched_by"] == "variant_key,config,rank,world_size"
+(p,) = r["pairs"]
+assert p["config"] == {"duration_ns": 50000} and p["verdict"] == "same", p
+assert p["replicates"] == {"unit": "runs/windows", "base": 3, "cand": 5}, p["replicates"]
+assert p["base"]["folder"].endswith("00000000-2"), p["base"]["folder"]
+(u,) = r["unmatched"]
+assert u["side"] == "cand" and u["config"] == {"duration_ns": 80000}
+assert r["counts"]["unmatched_cand"] == 1
+assert any("3 runs of spin/cpu" in n for n in r["notes"]), r["notes"]
+PY
+expect_exit 0 "folders of experiments: text" "$HARNESS" compare "$SCRATCH/ci_base" "$SCRATCH/ci_cand" --threshold 20
+grep -q "^unmatched (cand only): spin/cpu {duration_ns=80000}" "$SCRATCH/out" || fail "text: unmatched line"
+
+# A failed run on one side: FAILED, exit 1.
+cp -R "$same" "$SCRATCH/failed"
+python3 - "$SCRATCH/failed/summary_ranks_1_rank_0.json" <<'PY' || fail "marking a run failed"
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["status"], s["error"] = "failed", "step 7 of the measurement phase failed"
+json.dump(s, open(sys.argv[1], "w"))
+PY
+expect_exit 1 "a failed candidate" "$HARNESS" compare "$base" "$SCRATCH/failed" --threshold 20
+grep -q "^FAILED: spin/cpu {duration_ns=50000} rank 0/1: cand status failed (step 7" "$SCRATCH/out" ||
+    fail "failed candidate: reason"
+
+# Bad input: exit 2, the message names the path.
+bad() {  # bad MESSAGE DESC ARGS...
+    msg=$1; desc=$2; shift 2
+    expect_exit 2 "$desc" "$HARNESS" compare "$@"
+    expect_err "$msg" "$desc: message"
+    grep -q '^harness: ' "$SCRATCH/err" || fail "$desc: message starts with 'harness: '"
+}
+bad "harness: $SCRATCH/nope: no such folder" "missing folder" "$base" "$SCRATCH/nope"
+mkdir "$SCRATCH/empty"
+bad "harness: $SCRATCH/empty: no summary_ranks_N_rank_r.json" "folder without summaries" "$SCRATCH/empty" "$base"
+cp -R "$same" "$SCRATCH/corrupt"
+printf '{"schema": "harness.summary/1",\n "rank": 0,,' >"$SCRATCH/corrupt/summary_ranks_1_rank_0.json"
+bad "harness: $SCRATCH/corrupt/summary_ranks_1_rank_0.json:2:" "invalid JSON" "$base" "$SCRATCH/corrupt"
+printf '{"schema": "harness.trace/1"}' >"$SCRATCH/corrupt/summary_ranks_1_rank_0.json"
+bad "summary_ranks_1_rank_0.json: schema \"harness.trace/1\" is not \"harness.summary/1\"" "wrong schema" \
+    "$base" "$SCRATCH/corrupt"
+mkdir "$SCRATCH/other"
+cp -R "$slow" "$SCRATCH/other/exp"
+bad "no run matches a run of" "nothing matches" "$SCRATCH/ci_base" "$SCRATCH/other"
+bad "expected BASE and CAND" "one folder" "$base"
+bad "--threshold: expected a percentage" "bad threshold" "$base" "$same" --threshold five
+bad "--threshold 0.05: the unit is percent, so this is 0.05%; write 5 for 5%" "a fraction as threshold" \
+    "$base" "$same" --threshold 0.05
+expect_exit 0 "0.5% said with its sign" "$HARNESS" compare "$base" "$base" --threshold 0.5%
+bad "--on-ambiguous: expected fail or pass, got 'maybe'" "bad --on-ambiguous" "$base" "$same" --on-ambiguous maybe
+bad "--alpha: expected a number in (0, 1)" "bad alpha" "$base" "$same" --alpha 1.5
+bad "--format: expected text, markdown or json" "bad format" "$base" "$same" --format xml
+bad "compare: unknown option" "unknown option" "$base" "$same" --frobnicate
+
+expect_exit 0 "--help" "$HARNESS" compare --help
+grep -q "^usage: harness compare BASE CAND" "$SCRATCH/out" || fail "--help: usage"
+grep -q "AMBIGUOUS .*exit 1" "$SCRATCH/out" || fail "--help: AMBIGUOUS's exit code"
+grep -q "unit of replication" "$SCRATCH/out" || fail "--help: the unit of replication"
+finish

@@ -1,0 +1,68 @@
+#!/bin/sh
+# The nvcc build of the CUDA kernels (components/cuda.am): ptxas compiled
+# every kernel of every kernel file for sm_80 and sm_90 without spilling or
+# using local memory, and an object carries sm_80 and sm_90 machine code plus
+# sm_90 PTX. Skipped without CUDA.
+. "$top_builddir/tests/setup"
+
+grep -q '^#define HAVE_CUDA 1' "$top_builddir/build_config.h" || { echo "no CUDA toolkit: skipped"; exit 77; }
+
+# Each kernel file: its ptxas log, its object, how many kernels it has.
+#   rms_norm_cuda:  2 kernels x 3 types x (vector, scalar)
+#   attention_cuda: tensor cores 2 types x 2 head_dims, SIMT 2 head_dims,
+#                   fallback 3 types
+#   attention_softmax: fp32 and bf16 output
+for entry in "rms_norm/rms_norm_cuda 12" "attention/attention_cuda 9" "attention/attention_softmax 2"; do
+    stem=${entry% *} want=${entry#* }
+    log="$top_builddir/components/$stem.ptxas"
+    obj="$top_builddir/components/$(dirname "$stem")/.libs/$(basename "$stem").o"
+    [ -s "$log" ] || { fail "no ptxas log at $log"; continue; }
+    [ -s "$obj" ] || { fail "no object at $obj"; continue; }
+
+    # ptxas -v: one "Compiling entry function" per kernel and arch, each
+    # followed by its "N bytes stack frame, N bytes spill stores, N bytes
+    # spill loads".
+    for arch in sm_80 sm_90; do
+        n=$(grep -c "Compiling entry function .* for '$arch'" "$log")
+        if [ "$n" -eq "$want" ]; then pass "$stem: ptxas compiled $want kernels for $arch"
+        else fail "$stem: ptxas compiled $n kernels for $arch, expected $want"; fi
+    done
+    frames=$(grep -c 'bytes spill stores' "$log")
+    clean=$(grep -c ' 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads' "$log")
+    if [ "$frames" -eq $((2 * want)) ] && [ "$clean" -eq $((2 * want)) ]; then
+        pass "$stem: no kernel spills or has a stack frame"
+    else
+        fail "$stem: spills or stack frames: $(grep 'spill stores' "$log" | grep -v ' 0 bytes spill stores' | head -3)"
+    fi
+    grep -qi 'local memory\|warning\|error' "$log" &&
+        fail "$stem: ptxas warned: $(grep -i 'local memory\|warning\|error' "$log" | head -3)"
+done
+obj="$top_builddir/components/rms_norm/.libs/rms_norm_cuda.o"
+[ -s "$obj" ] || finish
+
+# The fatbin: embedded cubins are ELF files whose e_flags carry the SM in
+# bits 8-15 (CUDA's ELF ABI v8, nvcc 12.8 and later); the PTX is text
+# (--compress-mode=none). No cuobjdump is needed.
+if ! command -v python3 >/dev/null; then
+    pass "python3 absent: fatbin contents not checked"
+    finish
+fi
+objcopy -O binary --only-section=.nv_fatbin "$obj" "$SCRATCH/fatbin" 2>"$SCRATCH/err" ||
+    { fail "no .nv_fatbin section in $obj: $(cat "$SCRATCH/err")"; finish; }
+python3 - "$SCRATCH/fatbin" >"$SCRATCH/out" <<'PY'
+import struct, sys
+data = open(sys.argv[1], 'rb').read()
+i = data.find(b'\x7fELF')
+while i >= 0:
+    print('cubin sm_%d' % (struct.unpack_from('<I', data, i + 48)[0] >> 8 & 0xff))
+    i = data.find(b'\x7fELF', i + 4)
+for line in data.split(b'\n'):
+    if line.startswith(b'.target '):
+        print('ptx ' + line.split()[1].decode())
+PY
+if [ "$(sort "$SCRATCH/out" | tr '\n' ' ')" = "cubin sm_80 cubin sm_90 ptx sm_90 " ]; then
+    pass "the fatbin holds sm_80 and sm_90 cubins and sm_90 PTX"
+else
+    fail "the fatbin holds: $(tr '\n' ' ' < "$SCRATCH/out")"
+fi
+finish

@@ -1,0 +1,53 @@
+#!/bin/sh
+# The CUDA side of the harness as a machine without a GPU sees it: the
+# variant is listed in a CUDA build, --device cuda is refused in one line
+# with what to do and no folder, auto runs on the CPU and says so, and the
+# CUDA-only keys are config errors there.
+. "$top_builddir/tests/setup"
+out="$SCRATCH/exp"
+TINY="$CONFIGS/rms_norm_tiny.yaml"
+
+if grep -q '^#define HAVE_CUDA 1' "$top_builddir/build_config.h"; then
+    expect_exit 0 "list in a CUDA build" "$HARNESS" list
+    grep -q 'rms_norm/cuda' "$SCRATCH/out" || fail "list does not show rms_norm/cuda"
+    # attention/cuda and attention/cublas take attention/cpu's config unchanged.
+    "$HARNESS" list --json >"$SCRATCH/list.json" || fail "list --json"
+    python3 - "$SCRATCH/list.json" <<'PY' && pass "attention/cuda and /cublas have attention/cpu's parameters" || fail "attention/cuda's or /cublas's parameters differ from attention/cpu's"
+import json, sys
+v = {x["key"]: x for x in json.load(open(sys.argv[1]))["variants"]}
+assert v["attention/cuda"]["family"] == "attention" and v["attention/cuda"]["device"] == "cuda"
+for key in ("attention/cuda", "attention/cublas"):
+    assert v[key]["params"] == v["attention/cpu"]["params"], key
+PY
+fi
+
+# tests/setup hides every GPU from this test (CUDA_VISIBLE_DEVICES is empty).
+expect_exit 3 "--device cuda without a GPU" "$HARNESS" run "$TINY" --device cuda --output-dir "$out"
+expect_err "device cuda: " "names the device"
+expect_err "--device cpu" "says how to run on the CPU"
+[ "$(wc -l <"$SCRATCH/err")" -eq 1 ] || fail "--device cuda: more than one line on stderr"
+[ ! -e "$out" ] || { fail "--device cuda left $out behind"; rm -rf "$out"; }
+
+expect_exit 0 "device auto without a GPU" "$HARNESS" run "$TINY" --device auto --output-dir "$out" --quiet
+expect_err "device auto: running on the CPU" "auto says where it ran"
+rm -rf "$out"
+
+for kv in schedule.timing=batch schedule.flush_l2=true schedule.cuda_graph=true device_index=1; do
+    key=${kv%%=*}
+    expect_exit 2 "$kv on the CPU" "$HARNESS" run "$TINY" --set "$kv" --output-dir "$out"
+    expect_err "$key: applies to CUDA runs only" "$kv: names the key"
+    [ ! -e "$out" ] || { fail "$kv left $out behind"; rm -rf "$out"; }
+done
+# Their defaults are fine anywhere.
+expect_exit 0 "defaults of the CUDA keys on the CPU" "$HARNESS" run "$TINY" --set schedule.timing=per_step \
+    --set schedule.flush_l2=false --set device_index=0 --output-dir "$out" --quiet
+rm -rf "$out"
+
+# Wherever it runs: batch has no per-step samples for the auto stopping rule.
+expect_exit 2 "timing: batch with measurement_steps: auto" "$HARNESS" run "$TINY" --set schedule.timing=batch \
+    --set schedule.measurement_steps=auto --output-dir "$out"
+expect_err "schedule.timing: batch times whole windows" "batch and auto: names the key"
+expect_exit 2 "an unknown timing" "$HARNESS" run "$TINY" --set schedule.timing=sometimes --output-dir "$out"
+expect_err "schedule.timing" "unknown timing: names the key"
+[ ! -e "$out" ] || fail "config errors left $out behind"
+finish

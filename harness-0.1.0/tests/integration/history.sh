@@ -1,0 +1,178 @@
+#!/bin/sh
+# harness record + history on real runs: twelve runs of one spin config on
+# "main", the last five slower (a slower build of the same config, made by
+# running the spin 20% longer and labelling the runs with the base config);
+# history finds the change point at the first slower commit in every format;
+# recording twice stores once; bad input (exit 2 or 3, the database
+# unchanged).
+. "$top_builddir/tests/setup"
+
+# spin N DURATION_NS: one 5-window run, recorded as commit cN on main with
+# the 50 us config whatever DURATION_NS is.
+spin() {
+    dir=$("$HARNESS" run "$CONFIGS/spin_tiny.yaml" --output-dir "$SCRATCH/exp$1" --quiet \
+        --set component.config.duration_ns="$2" --set schedule.measurement_steps=20 --set schedule.repeat=3 \
+        --set profiling.trace=false --set profiling.memory=false) || return 1
+    python3 - "$dir" <<'PY' || return 1
+import json, sys, os
+d = sys.argv[1]
+s = json.load(open(os.path.join(d, "summary_ranks_1_rank_0.json")))
+s["component"]["config"]["duration_ns"] = 50000
+json.dump(s, open(os.path.join(d, "summary_ranks_1_rank_0.json"), "w"))
+p = os.path.join(d, "resolved_config.yaml")
+open(p, "w").write("\n".join("    duration_ns: 50000" if l.strip().startswith("duration_ns:") else l
+                             for l in open(p).read().split("\n")))
+PY
+    "$HARNESS" record "$dir" --db "$SCRATCH/results.sqlite" --commit "c$1" --branch main >/dev/null || return 1
+    echo "$dir"
+}
+i=1
+while [ $i -le 12 ]; do
+    if [ $i -le 7 ]; then d=50000; else d=60000; fi
+    spin $i $d >"$SCRATCH/last" || fail "run and record $i"
+    i=$((i + 1))
+done
+last=$(cat "$SCRATCH/last")
+
+expect_exit 0 "history: text" "$HARNESS" history --db "$SCRATCH/results.sqlite"
+grep -q "^series 1: spin/cpu {\"duration_ns\":50000} config [0-9a-f]\{8\}, rank 0/1, on .*: 12 runs, 1 change point$" \
+    "$SCRATCH/out" || fail "text: the series line"
+grep -q "^  change at #8 (commit c8): .* -> .* (+[12][0-9]\.[0-9]%), p = " "$SCRATCH/out" || fail "text: the change point"
+
+expect_exit 0 "history: json" "$HARNESS" history --db "$SCRATCH/results.sqlite" --format json
+python3 - "$SCRATCH/out" <<'PY' || fail "json report"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["schema"] == "harness.history/1"
+(s,) = r["series"]
+assert s["variant_key"] == "spin/cpu" and s["world_size"] == 1 and s["rank"] == 0
+assert [p["commit"] for p in s["points"]] == ["c%d" % i for i in range(1, 13)]
+assert all(p["ci95_median"][0] <= p["median"] <= p["ci95_median"][1] for p in s["points"])
+(cp,) = s["change_points"]
+assert cp["index"] == 7 and cp["commit"] == "c8", cp
+assert 12 < cp["change_pct"] < 28, cp
+assert cp["p"] <= 0.01
+PY
+
+expect_exit 0 "history: html" "$HARNESS" history --db "$SCRATCH/results.sqlite" --format html
+python3 - "$SCRATCH/out" <<'PY' || fail "html report"
+import sys, xml.dom.minidom
+t = open(sys.argv[1]).read()
+assert t.startswith("<!DOCTYPE html>") and t.rstrip().endswith("</html>")
+assert "<script" not in t and "http://" not in t.replace('xmlns="http://www.w3.org/2000/svg"', "")
+assert "https://" not in t
+svg = t[t.index("<svg"):t.index("</svg>") + 6]
+doc = xml.dom.minidom.parseString(svg)          # well-formed
+assert len(doc.getElementsByTagName("circle")) == 12
+assert len([l for l in doc.getElementsByTagName("line") if l.getAttribute("class") == "ci"]) == 12
+assert len([l for l in doc.getElementsByTagName("line") if l.getAttribute("class") == "change"]) == 1
+PY
+
+expect_exit 0 "history: markdown" "$HARNESS" history --db "$SCRATCH/results.sqlite" --format markdown
+grep -q '^| 8 | `c8` | ' "$SCRATCH/out" || fail "markdown: the change point row"
+
+expect_exit 0 "history: filters" "$HARNESS" history --db "$SCRATCH/results.sqlite" --variant spin/cpu --branch main \
+    --rank 0 --world-size 1
+
+# compare --baseline-db: the base is the series since its last change point
+# (c8..c12, the slower level), five runs as replicates.
+spin_unrecorded() {  # spin_unrecorded DIR DURATION_NS: a 50 us-labelled run, not recorded
+    d=$("$HARNESS" run "$CONFIGS/spin_tiny.yaml" --output-dir "$SCRATCH/$1" --quiet \
+        --set component.config.duration_ns="$2" --set schedule.measurement_steps=20 --set schedule.repeat=3 \
+        --set profiling.trace=false --set profiling.memory=false) || return 1
+    python3 - "$d/summary_ranks_1_rank_0.json" <<'PY' || return 1
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["component"]["config"]["duration_ns"] = 50000
+s["warnings"] = [w for w in s["warnings"] if not w.startswith("oversubscribed")]
+json.dump(s, open(sys.argv[1], "w"))
+PY
+    echo "$d"
+}
+fast=$(spin_unrecorded fast 50000) || fail "a fast candidate"
+expect_exit 0 "compare --baseline-db: faster than the current level" "$HARNESS" compare --baseline-db \
+    "$SCRATCH/results.sqlite" "$fast" --format json
+python3 - "$SCRATCH/out" <<'PY' || fail "compare --baseline-db: json"
+import json, sys
+r = json.load(open(sys.argv[1]))
+(p,) = r["pairs"]
+assert p["replicates"] == {"unit": "runs/windows", "base": 5, "cand": 3}, p["replicates"]
+assert p["verdict"] == "improvement", p
+assert 0.75 < p["ratio"] < 0.92, p["ratio"]
+assert r["base"].endswith("results.sqlite (branch main)"), r["base"]
+PY
+slower=$(spin_unrecorded slower 75000) || fail "a slow candidate"
+expect_exit 1 "compare --baseline-db: slower than the current level" "$HARNESS" compare --baseline-db \
+    "$SCRATCH/results.sqlite" "$slower"
+grep -q "spin/cpu .*5/3 runs/windows .*REGRESSION$" "$SCRATCH/out" || fail "compare --baseline-db: REGRESSION row"
+expect_exit 2 "compare --baseline-db: a branch with no runs" "$HARNESS" compare --baseline-db \
+    "$SCRATCH/results.sqlite" --baseline-branch nope "$slower"
+expect_err "results.sqlite: no run recorded on branch nope matches a run of $slower" "a branch with no runs: message"
+
+# Recording again stores nothing new.
+expect_exit 0 "record twice" "$HARNESS" record "$last" --db "$SCRATCH/results.sqlite"
+grep -q "recorded 0 runs from 1 experiment folder into .* (1 already stored)" "$SCRATCH/out" || fail "record twice"
+
+# Bad input: exit 2 or 3 naming the culprit, the database unchanged.
+sum() { cksum <"$SCRATCH/results.sqlite"; }
+before=$(sum)
+bad() {  # bad CODE MESSAGE DESC ARGS...
+    code=$1; msg=$2; desc=$3; shift 3
+    expect_exit "$code" "$desc" "$HARNESS" "$@"
+    expect_err "$msg" "$desc: message"
+}
+bad 2 "no recorded run matches (variant nope/cpu, branch main)" "a filter that matches nothing" \
+    history --db "$SCRATCH/results.sqlite" --variant nope/cpu --branch main
+mkdir "$SCRATCH/plain"
+bad 2 "$SCRATCH/plain: not an experiment folder" "a folder that is not an experiment" \
+    record "$last" "$SCRATCH/plain" --db "$SCRATCH/results.sqlite"
+cp -R "$last" "$SCRATCH/corrupt"
+printf '{"schema": "harness.summary/1", ' >"$SCRATCH/corrupt/summary_ranks_1_rank_0.json"
+bad 2 "$SCRATCH/corrupt/summary_ranks_1_rank_0.json:1:" "a corrupt summary" \
+    record "$SCRATCH/corrupt" --db "$SCRATCH/results.sqlite"
+[ "$(sum)" = "$before" ] || fail "the database changed after bad input"
+printf 'not a database, only some text that is long enough for a header..............\n' >"$SCRATCH/text.sqlite"
+bad 2 "$SCRATCH/text.sqlite: " "a file that is not a database" history --db "$SCRATCH/text.sqlite"
+bad 2 "$SCRATCH/text.sqlite: " "recording into a file that is not a database" \
+    record "$last" --db "$SCRATCH/text.sqlite"
+# a damaged database: a clean copy (the backup API folds the WAL in), then
+# pages 3-8 (machines, experiments, runs) overwritten
+python3 - "$SCRATCH/results.sqlite" "$SCRATCH/damaged.sqlite" <<'PY' || fail "making a damaged database"
+import sqlite3, sys
+src, dst = sqlite3.connect(sys.argv[1]), sqlite3.connect(sys.argv[2])
+src.backup(dst)
+dst.execute("PRAGMA journal_mode = DELETE")
+dst.close()
+b = bytearray(open(sys.argv[2], "rb").read())
+page = int.from_bytes(b[16:18], "big")
+for i in range(2 * page, min(len(b), 8 * page)):
+    b[i] = 0xA5
+open(sys.argv[2], "wb").write(b)
+PY
+bad 2 "$SCRATCH/damaged.sqlite: reading the runs: database disk image is malformed" "a damaged database" \
+    history --db "$SCRATCH/damaged.sqlite"
+bad 2 "$SCRATCH/absent.sqlite: No such file" "history of no database" history --db "$SCRATCH/absent.sqlite"
+[ ! -e "$SCRATCH/absent.sqlite" ] || fail "history created a database"
+cp "$SCRATCH/results.sqlite" "$SCRATCH/newer.sqlite"
+python3 -c "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('UPDATE schema_version SET version = 7'); c.commit()" \
+    "$SCRATCH/newer.sqlite" || fail "making a newer database"
+bad 2 "written by a newer harness (schema version 7; this harness reads up to 1)" "a newer schema" \
+    record "$last" --db "$SCRATCH/newer.sqlite"
+# locked: another writer holds it past the busy timeout
+python3 - "$SCRATCH/results.sqlite" "$HARNESS" "$last" <<'PY' || fail "locked database"
+import sqlite3, subprocess, sys
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute("BEGIN EXCLUSIVE")
+r = subprocess.run([sys.argv[2], "record", sys.argv[3], "--db", sys.argv[1]], capture_output=True, text=True)
+assert r.returncode == 3, (r.returncode, r.stderr)
+assert "database is locked" in r.stderr and sys.argv[1] in r.stderr, r.stderr
+c.execute("ROLLBACK")
+PY
+[ "$(sum)" = "$before" ] || fail "the database changed after a locked record"
+bad 2 "record: --db FILE is required" "record without --db" record "$last"
+bad 2 "history: --db FILE is required" "history without --db" history
+
+expect_exit 0 "record --help" "$HARNESS" record --help
+expect_exit 0 "history --help" "$HARNESS" history --help
+grep -q "E-divisive" "$SCRATCH/out" || fail "history --help: the method"
+finish

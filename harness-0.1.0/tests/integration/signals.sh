@@ -1,0 +1,97 @@
+#!/bin/sh
+# SIGTERM and SIGHUP stop a run like SIGINT: exit 128 + the signal, what was
+# measured written, status interrupted. A signal at any moment leaves either
+# no folder or one whose every file parses and whose status.json is final,
+# with no temporary file. A second signal leaves at once, marking the folder.
+. "$top_builddir/tests/setup"
+
+# check_folder DIR CODE SIG: the folder agrees with exit CODE after signal SIG.
+check_folder() {
+    python3 - "$@" <<'PY'
+import glob, json, os, sys
+d, code, sig = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+left = [f for f in os.listdir(d) if ".tmp" in f]
+assert not left, "temporary files left: %s" % left
+for f in glob.glob(os.path.join(d, "*.json")):
+    json.load(open(f))
+st = json.load(open(os.path.join(d, "status.json")))
+assert st["exit_code"] == code, (st, code)
+if code == 0:
+    assert st["status"] == "ok" and st["complete"] is True, st
+else:
+    assert code == 128 + sig, code
+    assert st["status"] == "interrupted" and st["complete"] is False and st["signal"] == sig, st
+    s = json.load(open(os.path.join(d, "summary_ranks_1_rank_0.json")))
+    assert s["status"] == "interrupted" and s["interrupted"] is True, s["status"]
+    assert len(s["timing"]["samples"]) == s["timing"]["n"]
+PY
+}
+
+signum() { case $1 in INT) echo 2 ;; TERM) echo 15 ;; HUP) echo 1 ;; esac; }
+start_run() {
+    dir=$1; shift
+    "$HARNESS" run "$CONFIGS/spin_tiny.yaml" --output-dir "$dir" --quiet "$@" >"$SCRATCH/out" 2>"$SCRATCH/err" &
+    pid=$!
+}
+wait_for_folder() {
+    i=0
+    while ! ls "$1"/*/status.json >/dev/null 2>&1 && [ $i -lt 100 ]; do sleep 0.05; i=$((i + 1)); done
+}
+
+# Each signal while measuring: 128 + signal, partial results kept.
+for sig in INT TERM HUP; do
+    num=$(signum $sig)
+    out="$SCRATCH/$sig"
+    start_run "$out" --set schedule.measurement_steps=100000000
+    wait_for_folder "$out"
+    sleep 0.3
+    kill -$sig $pid
+    wait $pid
+    code=$?
+    [ $code -eq $((128 + num)) ] && pass "SIG$sig: exit $code" || fail "SIG$sig: exit $code, expected $((128 + num))"
+    grep -q "interrupted after [0-9]* measured steps (" "$SCRATCH/err" || fail "SIG$sig: says it was interrupted"
+    check_folder "$out"/* $code $num && pass "SIG$sig: folder marked interrupted" || fail "SIG$sig: folder"
+done
+
+# At random moments, writing the artifacts included (a long trace makes that
+# window wide): no half file, no temporary file, status.json final.
+trials=${HARNESS_SIGNAL_TRIALS:-12}
+t=0
+bad=0
+while [ $t -lt $trials ]; do
+    sig=$(echo "INT TERM HUP" | cut -d' ' -f$((t % 3 + 1)))
+    num=$(signum $sig)
+    out="$SCRATCH/random$t"
+    start_run "$out" --set schedule.measurement_steps=200000 --set component.config.duration_ns=1000
+    delay=$(python3 -c "import random; print(round(random.uniform(0.05, 1.2), 3))")
+    sleep "$delay"
+    kill -$sig $pid 2>/dev/null
+    wait $pid
+    code=$?
+    if [ -d "$out" ] && ls "$out"/* >/dev/null 2>&1; then
+        check_folder "$out"/* $code $num || { bad=$((bad + 1)); echo "trial $t: SIG$sig after ${delay}s, exit $code"; }
+    elif [ $code -ne $((128 + num)) ]; then
+        bad=$((bad + 1)); echo "trial $t: no folder, exit $code"
+    fi
+    t=$((t + 1))
+done
+[ $bad -eq 0 ] && pass "$trials signals at random moments" || fail "$bad of $trials random signals"
+
+# A second Ctrl-C gets out at once, even from a hung step, marking the folder.
+out="$SCRATCH/twice"
+"$HARNESS" run "$CONFIGS/crashy.yaml" --plugin-path "$top_builddir/tests/fixtures/crashy" --output-dir "$out" \
+    --set component.variant_key=crashy_hang --set schedule.step_timeout_s=0 >"$SCRATCH/out" 2>"$SCRATCH/err" &
+pid=$!
+wait_for_folder "$out"
+sleep 0.3
+kill -INT $pid
+sleep 0.3
+kill -INT $pid
+wait $pid
+code=$?
+[ $code -eq 130 ] && pass "second SIGINT: exit 130" || fail "second SIGINT: exit $code"
+grep -q "second SIGINT: leaving at once" "$SCRATCH/err" && pass "says it left at once" || fail "message"
+python3 -c "import json,sys; st=json.load(open(sys.argv[1])); \
+assert st['status']=='interrupted' and st['complete'] is False and st['summaries_written'] is False, st" \
+    "$out"/*/status.json && pass "second SIGINT: folder marked interrupted" || fail "second SIGINT: status.json"
+finish

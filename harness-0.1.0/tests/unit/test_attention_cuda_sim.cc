@@ -1,0 +1,341 @@
+/* test_attention_cuda_sim.cc - the attention/cuda kernels run on the CPU
+ * under tests/cudasim against the double reference of attention/cpu: the
+ * tensor-core kernel (its mma.sync and ldmatrix simulated from the PTX
+ * fragment layouts), the fp32 SIMT kernel and the fallback, on small odd
+ * shapes (partial tiles, seq 1/3/65, head_dim 1/3/64/128/130, causal with
+ * Sq != Sk both ways, grouped-query heads), each in forward and reversed
+ * thread order, the two results identical to the bit; attention/cublas's
+ * softmax kernel; and the host plan.
+ * Built as C++ with cudasim.h force-included (tests/cudasim/build.am). */
+#include "attention/attention_cuda.h"
+#include "attention/attention_softmax.h"
+#include "common/bf16.h"
+#include "common/f16.h"
+
+#include <climits>
+#include <cmath>
+#include <cstdarg>
+#include <cstddef>
+#include <csetjmp>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+extern "C" {
+#include <cmocka.h>
+}
+
+static uint32_t rng = 5;
+
+static float uniform(float lo, float hi)
+{
+    rng = rng * 1664525u + 1013904223u;
+    return lo + (hi - lo) * (float)(rng >> 8) / (float)(1u << 24);
+}
+
+static size_t elem_size(attention_cuda_dtype dt) { return dt == ATTENTION_CUDA_F32 ? 4 : 2; }
+
+static void put(attention_cuda_dtype dt, void *p, size_t i, float v)
+{
+    if (dt == ATTENTION_CUDA_F32)
+        static_cast<float *>(p)[i] = v;
+    else
+        static_cast<uint16_t *>(p)[i] = dt == ATTENTION_CUDA_BF16 ? f32_to_bf16(v) : f32_to_f16(v);
+}
+
+static float get(attention_cuda_dtype dt, const void *p, size_t i)
+{
+    if (dt == ATTENTION_CUDA_F32)
+        return static_cast<const float *>(p)[i];
+    uint16_t u = static_cast<const uint16_t *>(p)[i];
+    return dt == ATTENTION_CUDA_BF16 ? bf16_to_f32(u) : f16_to_f32(u);
+}
+
+/* Exact-size, 16-byte aligned: ASan flags any access past the end. */
+static void *alloc_exact(size_t bytes)
+{
+    void *p = nullptr;
+    assert_int_equal(posix_memalign(&p, 16, bytes ? bytes : 16), 0);
+    return p;
+}
+
+struct tcase {
+    attention_cuda_dtype dt;
+    size_t batch, heads, kv_heads, seq_q, seq_k, head_dim;
+    int causal;
+    float scale;                  /* 0: 1 / sqrt(head_dim) */
+    attention_cuda_kernel kernel; /* the one to run; the plan's own choice is checked by `planned` */
+    int planned;                  /* 1: attention_cuda_plan must choose `kernel` itself */
+};
+
+static const char *dt_name(attention_cuda_dtype dt)
+{
+    return dt == ATTENTION_CUDA_F32 ? "fp32" : dt == ATTENTION_CUDA_BF16 ? "bf16" : "fp16";
+}
+
+/* fp16 has no checker of its own (attention/cpu has no fp16): the inputs
+ * are exact in fp32, so the double reference of the float copies is the
+ * true result, and the kernel's error is its weights' rounding to fp16
+ * (2^-11 relative, each: at most 2 x 2^-11 max|v| on the output), the
+ * output's (2^-11 |ref|) and fp32 arithmetic, far smaller. Returns the
+ * mismatches. */
+static size_t check_f16(const attention_shape *s, const void *q, const void *k, const void *v, const void *o)
+{
+    size_t nq = s->batch * s->seq_q * s->heads * s->head_dim, nkv = s->batch * s->seq_k * s->kv_heads * s->head_dim;
+    float *qf = static_cast<float *>(alloc_exact(nq * 4)), *kf = static_cast<float *>(alloc_exact(nkv * 4));
+    float *vf = static_cast<float *>(alloc_exact(nkv * 4));
+    double *ref = static_cast<double *>(alloc_exact(nq * 8)), vmax = 0.0;
+    for (size_t i = 0; i < nq; i++)
+        qf[i] = get(ATTENTION_CUDA_F16, q, i);
+    for (size_t i = 0; i < nkv; i++) {
+        kf[i] = get(ATTENTION_CUDA_F16, k, i);
+        vf[i] = get(ATTENTION_CUDA_F16, v, i);
+        vmax = fmax(vmax, fabs(vf[i]));
+    }
+    attention_ref(s, qf, kf, vf, 0, ref);
+    size_t bad = 0;
+    for (size_t i = 0; i < nq; i++) {
+        double y = get(ATTENTION_CUDA_F16, o, i), tol = 0x1p-9 * vmax + 0x1p-10 * fabs(ref[i]);
+        if (!(fabs(y - ref[i]) <= tol) && bad++ == 0)
+            print_error("fp16 element %zu: o=%.7g ref=%.7g tol=%.3g\n", i, y, ref[i], tol);
+    }
+    free(qf), free(kf), free(vf), free(ref);
+    return bad;
+}
+
+static void run_case(const tcase &c)
+{
+    attention_shape s = {c.batch, c.heads, c.kv_heads, c.seq_q, c.seq_k, c.head_dim, c.causal,
+                         c.scale > 0 ? c.scale : (float)(1.0 / sqrt((double)c.head_dim))};
+    size_t es = elem_size(c.dt), nq = c.batch * c.seq_q * c.heads * c.head_dim;
+    size_t nkv = c.batch * c.seq_k * c.kv_heads * c.head_dim;
+    void *q = alloc_exact(nq * es), *k = alloc_exact(nkv * es), *v = alloc_exact(nkv * es);
+    void *o[2] = {alloc_exact(nq * es), alloc_exact(nq * es)};
+    for (size_t i = 0; i < nq; i++)
+        put(c.dt, q, i, uniform(-2.0f, 2.0f));
+    for (size_t i = 0; i < nkv; i++) {
+        put(c.dt, k, i, uniform(-2.0f, 2.0f));
+        put(c.dt, v, i, uniform(-1.0f, 1.0f));
+    }
+    attention_cuda_geometry g;
+    if (c.planned) {
+        assert_int_equal(attention_cuda_plan(&s, c.dt, q, k, v, o[0], &g), 0);
+        assert_int_equal(g.kernel, c.kernel);
+    }
+    assert_int_equal(attention_cuda_plan_kernel(&s, c.dt, c.kernel, q, k, v, o[0], &g), 0);
+    for (int ord = 0; ord < 2; ord++) {
+        cudasim::set_order(ord ? cudasim::REVERSED : cudasim::FORWARD);
+        memset(o[ord], 0xff, nq * es);   /* NaN: an element never written fails */
+        assert_int_equal(attention_cuda_launch(&g, &s, c.dt, q, k, v, o[ord], nullptr), 0);
+        const char *what = ord ? "reversed" : "forward";
+        if (c.dt == ATTENTION_CUDA_F16) {
+            size_t bad = check_f16(&s, q, k, v, o[ord]);
+            if (bad)
+                print_error("fp16 kernel %d b%zu h%zu/%zu sq%zu sk%zu d%zu causal %d %s: %zu mismatches\n",
+                            (int)c.kernel, c.batch, c.heads, c.kv_heads, c.seq_q, c.seq_k, c.head_dim, c.causal,
+                            what, bad);
+            assert_int_equal(bad, 0);
+            continue;
+        }
+        attention_check_result r;
+        assert_int_equal(attention_check(&s, q, k, v, o[ord], c.dt == ATTENTION_CUDA_BF16, 0, &r), 0);
+        if (!r.passed)
+            print_error("%s kernel %d b%zu h%zu/%zu sq%zu sk%zu d%zu causal %d %s: %s\n", dt_name(c.dt),
+                        (int)c.kernel, c.batch, c.heads, c.kv_heads, c.seq_q, c.seq_k, c.head_dim, c.causal,
+                        what, r.detail);
+        assert_true(r.passed);
+        assert_int_equal(r.checked, nq);
+    }
+    assert_memory_equal(o[0], o[1], nq * es);
+    cudasim::set_order(cudasim::FORWARD);
+    free(q), free(k), free(v), free(o[0]), free(o[1]);
+}
+
+static const attention_cuda_kernel TC = ATTENTION_CUDA_TENSOR_CORE, SIMT = ATTENTION_CUDA_SIMT,
+                                   FB = ATTENTION_CUDA_FALLBACK;
+static const attention_cuda_dtype F32 = ATTENTION_CUDA_F32, BF16 = ATTENTION_CUDA_BF16, F16 = ATTENTION_CUDA_F16;
+
+/* Tensor cores: 65 queries are a full block of 64 and one more, 65 keys a
+ * full tile and one more; 3 and 1 are partial everything. Causal with
+ * Sq < Sk (the last queries see all keys) and Sq > Sk (the first see none:
+ * zeros); grouped-query heads (2 and 4 query heads per kv head); scale 1
+ * makes scores large, so the running max moves and alpha matters. */
+static void test_tensor_core(void **state)
+{
+    (void)state;
+    static const tcase cases[] = {
+        {BF16, 1, 2, 1, 65, 65, 64, 1, 0, TC, 1},
+        {BF16, 2, 2, 2, 3, 65, 128, 1, 0, TC, 1},
+        {BF16, 1, 4, 1, 65, 3, 128, 1, 0, TC, 1},
+        {BF16, 1, 1, 1, 1, 130, 64, 0, 0, TC, 1},
+        {BF16, 1, 2, 1, 70, 129, 64, 1, 1.0f, TC, 1},
+        {F16, 1, 2, 1, 65, 65, 64, 1, 0, TC, 1},
+        {F16, 1, 1, 1, 3, 65, 128, 0, 0, TC, 1},
+    };
+    for (const tcase &c : cases)
+        run_case(c);
+}
+
+/* fp32 SIMT: blocks of 32 queries, tiles of 32 keys. */
+static void test_simt(void **state)
+{
+    (void)state;
+    static const tcase cases[] = {
+        {F32, 1, 2, 1, 65, 65, 64, 1, 0, SIMT, 1},
+        {F32, 2, 2, 2, 3, 65, 128, 1, 0, SIMT, 1},
+        {F32, 1, 2, 2, 65, 3, 64, 1, 0, SIMT, 1},
+        {F32, 1, 1, 1, 1, 33, 128, 0, 1.0f, SIMT, 1},
+    };
+    for (const tcase &c : cases)
+        run_case(c);
+}
+
+/* Any head_dim: 1, 3 and 130 (two passes of 128 columns) in every dtype,
+ * and the fast paths' head_dims forced onto the fallback. */
+static void test_fallback(void **state)
+{
+    (void)state;
+    static const tcase cases[] = {
+        {F32, 1, 2, 1, 65, 65, 1, 1, 0, FB, 1},
+        {BF16, 2, 2, 2, 3, 65, 3, 1, 0, FB, 1},
+        {F16, 1, 2, 1, 65, 3, 3, 1, 0, FB, 1},
+        {F32, 1, 1, 1, 1, 3, 130, 0, 0, FB, 1},
+        {BF16, 1, 2, 1, 5, 9, 130, 1, 0, FB, 1},
+        {BF16, 1, 2, 1, 7, 9, 64, 1, 0, FB, 0},
+        {F32, 1, 1, 1, 7, 5, 128, 1, 0, FB, 0},
+    };
+    for (const tcase &c : cases)
+        run_case(c);
+}
+
+/* ---- attention/cublas's softmax kernel ------------------------------------ */
+
+/* rows = 2 (batch x heads) x seq_q score rows against a double softmax with
+ * the bottom-right causal mask: fp32 in place and bf16 out, both orders.
+ * Sq > Sk leaves the first queries with no key (zeros); 70 keys span three
+ * passes of a warp over a row. */
+static void check_softmax(size_t seq_q, size_t seq_k, int causal, int bf16)
+{
+    size_t rows = 2 * seq_q, n = rows * seq_k;
+    float scale = 0.3f;
+    float *s = static_cast<float *>(alloc_exact(n * 4)), *work = static_cast<float *>(alloc_exact(n * 4));
+    void *p = alloc_exact(n * (bf16 ? 2 : 4));
+    for (size_t e = 0; e < n; e++)
+        s[e] = uniform(-8.0f, 8.0f);
+    for (int ord = 0; ord < 2; ord++) {
+        cudasim::set_order(ord ? cudasim::REVERSED : cudasim::FORWARD);
+        memcpy(work, s, n * 4);
+        void *out = bf16 ? p : work;
+        assert_int_equal(attention_softmax_cuda(bf16, work, out, rows, seq_q, seq_k, causal, scale, nullptr), 0);
+        for (size_t r = 0; r < rows; r++) {
+            long long lim = causal ? (long long)(r % seq_q) + (long long)seq_k - (long long)seq_q + 1 : (long long)seq_k;
+            size_t vis = lim < 0 ? 0 : (size_t)lim;
+            double mx = -INFINITY, sum = 0.0;
+            for (size_t j = 0; j < vis; j++)
+                mx = fmax(mx, (double)scale * s[r * seq_k + j]);
+            for (size_t j = 0; j < vis; j++)
+                sum += exp((double)scale * s[r * seq_k + j] - mx);
+            for (size_t j = 0; j < seq_k; j++) {
+                double want = j < vis ? exp((double)scale * s[r * seq_k + j] - mx) / sum : 0.0;
+                double got = get(bf16 ? BF16 : F32, out, r * seq_k + j);
+                double tol = bf16 ? 0x1p-8 * want + 1e-30 : 1e-6 * want + 1e-30;
+                if (!(fabs(got - want) <= tol))
+                    fail_msg("softmax row %zu key %zu (sq %zu sk %zu causal %d bf16 %d): %g, want %g", r, j, seq_q,
+                             seq_k, causal, bf16, got, want);
+            }
+        }
+    }
+    cudasim::set_order(cudasim::FORWARD);
+    free(s), free(work), free(p);
+}
+
+static void test_softmax(void **state)
+{
+    (void)state;
+    for (int bf16 = 0; bf16 < 2; bf16++) {
+        check_softmax(3, 70, 1, bf16);
+        check_softmax(65, 3, 1, bf16);
+        check_softmax(1, 1, 0, bf16);
+        check_softmax(5, 33, 0, bf16);
+    }
+    float x[4] = {0};
+    assert_int_equal(attention_softmax_cuda(0, x, x, 3, 2, 2, 0, 1.0f, nullptr), ATTENTION_SOFTMAX_EINVAL);
+    assert_int_equal(attention_softmax_cuda(0, x, x, 0, 2, 2, 0, 1.0f, nullptr), 0);
+}
+
+/* ---- the plan (host logic) ------------------------------------------------ */
+
+static void test_plan(void **state)
+{
+    (void)state;
+    alignas(16) static char buf[64];
+    const void *a = buf, *odd = buf + 2;
+    attention_cuda_geometry g;
+    attention_shape s = {2, 32, 8, 4096, 4096, 128, 1, 0.088f};
+
+    /* bf16 head_dim 128: tensor cores, 64 queries a block, Q + K + V tiles
+     * of 64 rows x 128 x 2 bytes = 48 KiB; grid (queries / 64, heads, batch). */
+    assert_int_equal(attention_cuda_plan(&s, BF16, a, a, a, a, &g), 0);
+    assert_int_equal(g.kernel, TC);
+    assert_int_equal(g.head_dim, 128);
+    assert_int_equal(g.threads, 128);
+    assert_int_equal(g.smem, 49152);
+    assert_int_equal(g.grid_x, 64);
+    assert_int_equal(g.grid_y, 32);
+    assert_int_equal(g.grid_z, 2);
+    /* fp32: SIMT, 32 queries a block, K and V tiles of 32 x 128 floats. */
+    assert_int_equal(attention_cuda_plan(&s, F32, a, a, a, a, &g), 0);
+    assert_int_equal(g.kernel, SIMT);
+    assert_int_equal(g.smem, 32768);
+    assert_int_equal(g.grid_x, 128);
+    /* Misaligned pointers or another head_dim: the fallback, a warp per row. */
+    assert_int_equal(attention_cuda_plan(&s, BF16, a, odd, a, a, &g), 0);
+    assert_int_equal(g.kernel, FB);
+    assert_int_equal(g.grid_x, 1024);
+    assert_int_equal(g.smem, 0);
+    s.head_dim = 96;
+    assert_int_equal(attention_cuda_plan(&s, F16, a, a, a, a, &g), 0);
+    assert_int_equal(g.kernel, FB);
+    assert_int_equal(attention_cuda_plan_kernel(&s, F16, TC, a, a, a, a, &g), -1);
+    s.head_dim = 64;
+    assert_int_equal(attention_cuda_plan_kernel(&s, F32, TC, a, a, a, a, &g), -1);
+    assert_int_equal(attention_cuda_plan_kernel(&s, BF16, SIMT, a, a, a, a, &g), -1);
+    assert_int_equal(attention_cuda_plan_kernel(&s, BF16, TC, a, a, a, a, &g), 0);
+    assert_int_equal(g.smem, 24576);
+
+    /* Refusals: heads not a multiple of kv_heads, no kv heads, a grid past
+     * CUDA's limits; no queries is a plan with nothing to launch. */
+    s.kv_heads = 5;
+    assert_int_equal(attention_cuda_plan(&s, BF16, a, a, a, a, &g), -1);
+    s.kv_heads = 0;
+    assert_int_equal(attention_cuda_plan(&s, BF16, a, a, a, a, &g), -1);
+    s.kv_heads = 1;
+    s.heads = 65536;
+    assert_int_equal(attention_cuda_plan(&s, BF16, a, a, a, a, &g), -1);
+    s.heads = 1, s.batch = 65536;
+    assert_int_equal(attention_cuda_plan(&s, BF16, a, a, a, a, &g), -1);
+    s.batch = 1, s.seq_q = 0;
+    assert_int_equal(attention_cuda_plan(&s, BF16, a, a, a, a, &g), 0);
+    assert_int_equal(g.grid_x, 0);
+    assert_int_equal(attention_cuda_plan(&s, (attention_cuda_dtype)7, a, a, a, a, &g), -1);
+
+    /* The launcher refuses a geometry made for another shape. */
+    s.seq_q = 4;
+    assert_int_equal(attention_cuda_plan(&s, BF16, a, a, a, a, &g), 0);
+    s.seq_q = 200;
+    assert_int_equal(attention_cuda_launch(&g, &s, BF16, a, a, a, buf, nullptr), ATTENTION_CUDA_EINVAL);
+    s.seq_q = 0;
+    assert_int_equal(attention_cuda(&s, BF16, a, a, a, buf, nullptr), 0);   /* nothing to do */
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_plan),
+        cmocka_unit_test(test_tensor_core),
+        cmocka_unit_test(test_simt),
+        cmocka_unit_test(test_fallback),
+        cmocka_unit_test(test_softmax),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,142 @@
+/* test_changepoint.c - harness/compare/changepoint.c: E-divisive means on
+ * series with known steps (found where they are, with their size) and on
+ * pure noise (a change point in about alpha of the series, no more). */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "compare/changepoint.h"
+
+#include "assert_near.h"
+
+static uint64_t rng = 12345;
+
+static double gauss(void)
+{
+    double u[2];
+    for (int i = 0; i < 2; i++) {
+        rng = rng * 6364136223846793005ULL + 1442695040888963407ULL;
+        u[i] = ((double)(rng >> 11) + 0.5) / (double)(1ULL << 53);
+    }
+    return sqrt(-2.0 * log(u[0])) * cos(2.0 * M_PI * u[1]);
+}
+
+static const harness_cp_options defaults = HARNESS_CP_DEFAULTS;
+
+static void test_best_split_exact(void **state)
+{
+    (void)state;
+    const double x[] = {0, 0, 0, 1, 1, 1};
+    double q;
+    assert_int_equal(harness_cp_best_split(x, 6, 3, &q), 3);
+    /* Q(3) = 3*3/6 * (2*9/9 - 0 - 0) = 3 */
+    assert_near(q, 3.0, 1e-12);
+    assert_int_equal(harness_cp_best_split(x, 5, 3, &q), 0);   /* too short for 3 a side */
+}
+
+static void test_one_step(void **state)
+{
+    (void)state;
+    double x[40];
+    for (int i = 0; i < 40; i++)
+        x[i] = (i < 23 ? 100.0 : 110.0) + 0.5 * gauss();
+    harness_change_point *cp;
+    size_t n;
+    assert_int_equal(harness_changepoints(x, 40, &defaults, &cp, &n), 0);
+    assert_int_equal(n, 1);
+    assert_int_equal(cp[0].index, 23);
+    assert_true(cp[0].p <= 0.01);
+    assert_near(cp[0].before, 100, 0.5);
+    assert_near(cp[0].after, 110, 0.5);
+    free(cp);
+}
+
+static void test_two_steps(void **state)
+{
+    (void)state;
+    double x[45];
+    for (int i = 0; i < 45; i++)
+        x[i] = (i < 15 ? 100.0 : i < 30 ? 110.0 : 104.0) + 0.5 * gauss();
+    harness_change_point *cp;
+    size_t n;
+    assert_int_equal(harness_changepoints(x, 45, &defaults, &cp, &n), 0);
+    assert_int_equal(n, 2);
+    assert_int_equal(cp[0].index, 15);
+    assert_int_equal(cp[1].index, 30);
+    assert_near(cp[1].before, 110, 0.5);   /* the medians of the neighbouring segments */
+    assert_near(cp[1].after, 104, 0.5);
+    free(cp);
+}
+
+/* A 3% step in 1% noise, as CI sees a real regression. */
+static void test_small_step_in_noise(void **state)
+{
+    (void)state;
+    double x[30];
+    for (int i = 0; i < 30; i++)
+        x[i] = (i < 18 ? 1000.0 : 1030.0) * (1.0 + 0.01 * gauss());
+    harness_change_point *cp;
+    size_t n;
+    assert_int_equal(harness_changepoints(x, 30, &defaults, &cp, &n), 0);
+    assert_true(n >= 1);
+    int found = 0;
+    for (size_t i = 0; i < n; i++)
+        found |= cp[i].index >= 17 && cp[i].index <= 19;
+    assert_true(found);
+    free(cp);
+}
+
+/* Pure noise: the first test is at alpha (1%), so about 1% of series show a
+ * change point; 200 series put 3 standard errors at ~2.1 points. */
+static void test_noise(void **state)
+{
+    (void)state;
+    int flagged = 0;
+    const int trials = 200;
+    for (int t = 0; t < trials; t++) {
+        double x[30];
+        for (int i = 0; i < 30; i++)
+            x[i] = 1000.0 + 10.0 * gauss();
+        harness_change_point *cp;
+        size_t n;
+        assert_int_equal(harness_changepoints(x, 30, &defaults, &cp, &n), 0);
+        flagged += n > 0;
+        free(cp);
+    }
+    printf("# noise: %d of %d series with a change point\n", flagged, trials);
+    assert_true(flagged <= (int)(trials * (0.01 + 3 * sqrt(0.01 * 0.99 / trials))));
+}
+
+static void test_short_and_flat(void **state)
+{
+    (void)state;
+    const double flat[10] = {5, 5, 5, 5, 5, 5, 5, 5, 5, 5};
+    harness_change_point *cp;
+    size_t n;
+    assert_int_equal(harness_changepoints(flat, 10, &defaults, &cp, &n), 0);
+    assert_int_equal(n, 0);
+    assert_null(cp);
+    assert_int_equal(harness_changepoints(flat, 4, &defaults, &cp, &n), 0);
+    assert_int_equal(n, 0);
+    assert_int_equal(harness_changepoints(NULL, 0, &defaults, &cp, &n), 0);
+    assert_int_equal(n, 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_best_split_exact),
+        cmocka_unit_test(test_one_step),
+        cmocka_unit_test(test_two_steps),
+        cmocka_unit_test(test_small_step_in_noise),
+        cmocka_unit_test(test_noise),
+        cmocka_unit_test(test_short_and_flat),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,614 @@
+/* test_compare.c - harness/compare.c: verdicts on synthetic samples, the
+ * ratio's CI, matching runs by key and config, and bad summaries. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cmocka.h>
+#include <cjson/cJSON.h>
+
+#include "compare/compare.h"
+
+#include "assert_near.h"
+
+static const harness_compare_options defaults = {HARNESS_COMPARE_DEFAULT_THRESHOLD, HARNESS_COMPARE_DEFAULT_ALPHA,
+                                                 1};
+
+/* Deterministic noise in [-1, 1): a 64-bit LCG's top bits. */
+static double noise(uint64_t *s)
+{
+    *s = *s * 6364136223846793005ULL + 1442695040888963407ULL;
+    return (double)(*s >> 11) / (double)(1ULL << 52) - 1.0;
+}
+
+/* n samples around `center` with relative jitter `rel`. */
+static double *samples(size_t n, double center, double rel, uint64_t seed)
+{
+    double *x = malloc(n * sizeof *x);
+    assert_non_null(x);
+    for (size_t i = 0; i < n; i++)
+        x[i] = center * (1.0 + rel * noise(&seed));
+    return x;
+}
+
+static harness_compare_stats compare(const double *b, size_t nb, const double *c, size_t nc,
+                                     const harness_compare_options *o)
+{
+    harness_compare_stats s;
+    assert_int_equal(harness_compare_replicates(b, nb, c, nc, o, &s), 0);
+    return s;
+}
+
+/* ---- verdicts on replicates ------------------------------------------------------ */
+
+static void test_identical_is_same(void **state)
+{
+    (void)state;
+    double *a = samples(8, 50000, 0.01, 1);
+    harness_compare_stats s = compare(a, 8, a, 8, &defaults);
+    assert_near(s.ratio, 1.0, 1e-12);
+    assert_near(s.p, 1.0, 1e-12);
+    assert_int_equal(s.verdict, HARNESS_VERDICT_SAME);
+    assert_true(s.ratio_lo <= 1.0 && s.ratio_hi >= 1.0);
+    assert_true(s.ratio_lo >= 0.95 && s.ratio_hi <= 1.05);
+    assert_string_equal(s.why, "");
+    free(a);
+}
+
+static void test_slower_by_20pct_is_regression(void **state)
+{
+    (void)state;
+    double *a = samples(6, 50000, 0.02, 1), *b = samples(6, 60000, 0.02, 2);
+    harness_compare_stats s = compare(a, 6, b, 6, &defaults);
+    assert_near(s.ratio, 1.2, 0.03);
+    assert_near(s.p, 2.0 / 924.0, 1e-12);      /* complete separation: 2 / C(12, 6) */
+    assert_int_equal(s.verdict, HARNESS_VERDICT_REGRESSION);
+    assert_true(s.ratio_lo > 1.05 && s.ratio_lo <= s.ratio && s.ratio <= s.ratio_hi);
+    free(a);
+    free(b);
+}
+
+static void test_faster_by_20pct_is_improvement(void **state)
+{
+    (void)state;
+    double *a = samples(6, 50000, 0.02, 1), *b = samples(6, 40000, 0.02, 3);
+    harness_compare_stats s = compare(a, 6, b, 6, &defaults);
+    assert_near(s.ratio, 0.8, 0.02);
+    assert_int_equal(s.verdict, HARNESS_VERDICT_IMPROVEMENT);
+    free(a);
+    free(b);
+}
+
+/* Significant but small, the interval inside the band: SAME; under a 2%
+ * threshold the same replicates are a regression. */
+static void test_small_shift_under_threshold(void **state)
+{
+    (void)state;
+    double *a = samples(8, 50000, 0.001, 1), *b = samples(8, 51500, 0.001, 4);
+    harness_compare_stats s = compare(a, 8, b, 8, &defaults);
+    assert_near(s.ratio, 1.03, 0.003);
+    assert_true(s.p < 0.001);
+    assert_int_equal(s.verdict, HARNESS_VERDICT_SAME);
+    harness_compare_options tight = {0.02, 0.05, 1};
+    assert_int_equal(compare(a, 8, b, 8, &tight).verdict, HARNESS_VERDICT_REGRESSION);
+    free(a);
+    free(b);
+}
+
+/* Big but not significant: windows drowned in noise. The interval reaches
+ * past the threshold, so the answer is "cannot tell", not "no change". */
+static void test_large_shift_in_noise_is_ambiguous(void **state)
+{
+    (void)state;
+    const double a[5] = {20000, 90000, 40000, 70000, 50000};
+    const double b[5] = {30000, 100000, 60000, 85000, 25000};
+    harness_compare_stats s = compare(a, 5, b, 5, &defaults);
+    assert_false(s.p < 0.05);
+    assert_int_equal(s.verdict, HARNESS_VERDICT_AMBIGUOUS);
+    assert_non_null(strstr(s.why, "reaches beyond the threshold"));
+    assert_non_null(strstr(s.why, "not significant"));
+}
+
+/* asv's check: 3 windows against 3 can reach p = 0.1 at best, so at alpha
+ * 0.05 even a 2x slowdown is AMBIGUOUS, and the message says how many. */
+static void test_too_few_replicates(void **state)
+{
+    (void)state;
+    const double a[3] = {100, 101, 99}, b[3] = {200, 202, 198};
+    harness_compare_stats s = compare(a, 3, b, 3, &defaults);
+    assert_near(s.min_p, 0.1, 1e-12);
+    assert_int_equal(s.verdict, HARNESS_VERDICT_AMBIGUOUS);
+    assert_non_null(strstr(s.why, "too few replicates"));
+    assert_non_null(strstr(s.why, "4 or more"));
+    /* at alpha 0.1 the same three are enough */
+    harness_compare_options loose = {0.05, 0.1, 1};
+    assert_int_equal(compare(a, 3, b, 3, &loose).verdict, HARNESS_VERDICT_REGRESSION);
+    /* one window a side (repeat: 1) never decides */
+    assert_int_equal(compare(a, 1, b, 1, &defaults).verdict, HARNESS_VERDICT_AMBIGUOUS);
+    /* no replicate at all */
+    harness_compare_stats e = compare(NULL, 0, b, 3, &defaults);
+    assert_int_equal(e.verdict, HARNESS_VERDICT_AMBIGUOUS);
+    assert_true(isnan(e.ratio) && isnan(e.p));
+}
+
+static harness_compare_stats decided(double ratio, double lo, double hi, double p, const char *bnoise,
+                                     const char *cnoise)
+{
+    harness_compare_stats s;
+    memset(&s, 0, sizeof s);
+    s.unit = "windows";
+    s.n_base = s.n_cand = 5;
+    s.min_p = 2.0 / 252.0;
+    s.ratio = ratio;
+    s.ratio_lo = lo;
+    s.ratio_hi = hi;
+    s.coverage = 0.968;
+    s.p = p;
+    harness_compare_decide(&s, &defaults, bnoise, cnoise);
+    return s;
+}
+
+static void test_decide_edges(void **state)
+{
+    (void)state;
+    assert_int_equal(decided(1.06, 1.04, 1.08, 0.01, NULL, NULL).verdict, HARNESS_VERDICT_REGRESSION);
+    assert_int_equal(decided(1.06, 1.04, 1.08, 0.05, NULL, NULL).verdict, HARNESS_VERDICT_REGRESSION); /* p <= alpha */
+    assert_int_equal(decided(1.06, 0.99, 1.10, 0.06, NULL, NULL).verdict, HARNESS_VERDICT_AMBIGUOUS);
+    assert_int_equal(decided(1.04, 1.02, 1.06, 0.01, NULL, NULL).verdict, HARNESS_VERDICT_AMBIGUOUS);
+    assert_int_equal(decided(1.04, 1.02, 1.05, 0.01, NULL, NULL).verdict, HARNESS_VERDICT_SAME);
+    assert_int_equal(decided(0.94, 0.92, 0.96, 0.01, NULL, NULL).verdict, HARNESS_VERDICT_IMPROVEMENT);
+    assert_int_equal(decided(1.00, 0.97, 1.03, 0.90, NULL, NULL).verdict, HARNESS_VERDICT_SAME);
+    assert_int_equal(decided(NAN, NAN, NAN, NAN, NULL, NULL).verdict, HARNESS_VERDICT_AMBIGUOUS);
+    assert_int_equal(decided(INFINITY, 2, INFINITY, 0.01, NULL, NULL).verdict, HARNESS_VERDICT_REGRESSION);
+    /* A busy machine turns a change into AMBIGUOUS, naming the side, and
+     * leaves a measured SAME alone. */
+    harness_compare_stats s = decided(1.71, 1.6, 1.8, 0.008, NULL, "oversubscribed: load average 3.00");
+    assert_int_equal(s.verdict, HARNESS_VERDICT_AMBIGUOUS);
+    assert_non_null(strstr(s.why, "machine too busy to decide a +71.0% change: cand run: oversubscribed"));
+    assert_int_equal(decided(1.0, 0.99, 1.01, 0.8, "oversubscribed", NULL).verdict, HARNESS_VERDICT_SAME);
+    assert_string_equal(harness_verdict_label(HARNESS_VERDICT_AMBIGUOUS), "AMBIGUOUS");
+    assert_string_equal(harness_verdict_token(HARNESS_VERDICT_SAME), "same");
+}
+
+static void test_zero_replicate(void **state)
+{
+    (void)state;
+    const double zero[3] = {0, 0, 0}, one[3] = {1, 1, 1};
+    harness_compare_stats s;
+    assert_int_equal(harness_compare_replicates(zero, 3, one, 3, &defaults, &s), -2);
+}
+
+/* ---- summaries ---------------------------------------------------------------- */
+
+/* A summary's text: samples center * (1 + 0.01 noise), five windows with
+ * medians likewise, and `warnings` (a JSON array) when not NULL. */
+static const char *summary_warnings;
+static char *summary_text(const char *key, const char *config, int rank, int world, const char *status,
+                          double center, size_t n, uint64_t seed)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    assert_non_null(f);
+    fprintf(f, "{\"schema\": \"harness.summary/1\", \"status\": \"%s\", \"error\": null, \"rank\": %d, "
+            "\"world_size\": %d, \"component\": {\"variant_key\": \"%s\", \"config\": %s}, "
+            "\"device\": {\"name\": \"cpu\"}, \"validation\": {\"status\": \"skipped\", \"passed\": null}, "
+            "\"timing\": {\"unit\": \"ns\", \"samples\": [",
+            status, rank, world, key, config);
+    for (size_t i = 0; i < n; i++)
+        fprintf(f, "%s%.17g", i ? ", " : "", center * (1.0 + 0.01 * noise(&seed)));
+    fputs("], \"windows\": [", f);
+    for (int w = 0; w < 5; w++)
+        fprintf(f, "%s{\"n\": 8, \"median\": %.17g}", w ? ", " : "", center * (1.0 + 0.01 * noise(&seed)));
+    fprintf(f, "]}%s%s}", summary_warnings ? ", \"warnings\": " : "", summary_warnings ? summary_warnings : "");
+    assert_int_equal(fclose(f), 0);
+    return buf;
+}
+
+static void add_run(harness_compare_side *side, const char *path, const char *key, const char *config, int rank,
+                    const char *status, double center)
+{
+    static uint64_t seed = 42;
+    char *text = summary_text(key, config, rank, 2, status, center, 40, seed++);
+    harness_run_summary r;
+    harness_error err = {0};
+    if (harness_run_summary_parse(path, text, strlen(text), &r, &err) != 0)
+        fail_msg("%s", err.msg);
+    free(text);
+    assert_int_equal(harness_compare_side_add(side, &r, &err), 0);
+    assert_null(r.path);           /* moved */
+}
+
+static void test_parse_summary(void **state)
+{
+    (void)state;
+    char *text = summary_text("spin/cpu", "{\"duration_ns\": 50000, \"mode\": \"busy\"}", 1, 2, "ok", 100, 10, 7);
+    harness_run_summary r;
+    harness_error err = {0};
+    assert_int_equal(harness_run_summary_parse("exp/a/summary_ranks_2_rank_1.json", text, strlen(text), &r, &err), 0);
+    assert_string_equal(r.folder, "exp/a");
+    assert_string_equal(r.variant_key, "spin/cpu");
+    assert_string_equal(r.config_text, "duration_ns=50000, mode=busy");
+    assert_string_equal(r.status, "ok");
+    assert_int_equal(r.rank, 1);
+    assert_int_equal(r.world_size, 2);
+    assert_int_equal(r.n_samples, 10);
+    assert_int_equal(r.stats.n, 10);
+    assert_false(r.validation_failed);
+    assert_null(r.error);
+    harness_run_summary_free(&r);
+    free(text);
+}
+
+/* Matching: key and config must agree, config order does not matter, rank
+ * pairs with rank; what is on one side only is unmatched. */
+static void test_matching(void **state)
+{
+    (void)state;
+    harness_compare_side base = {.is_parent = 1}, cand = {.is_parent = 1};
+    add_run(&base, "b/2026-01-01__00-00-00_aaaa/summary_ranks_2_rank_0.json", "rms_norm/cpu",
+            "{\"hidden_size\": 4096, \"dtype\": \"fp32\"}", 0, "ok", 1000);
+    add_run(&base, "b/2026-01-01__00-00-00_aaaa/summary_ranks_2_rank_1.json", "rms_norm/cpu",
+            "{\"hidden_size\": 4096, \"dtype\": \"fp32\"}", 1, "ok", 1000);
+    add_run(&base, "b/2026-01-01__00-00-01_bbbb/summary_ranks_2_rank_0.json", "rms_norm/cpu",
+            "{\"hidden_size\": 4096, \"dtype\": \"bf16\"}", 0, "ok", 700);
+    add_run(&base, "b/2026-01-01__00-00-02_cccc/summary_ranks_2_rank_0.json", "spin/cpu",
+            "{\"duration_ns\": 1000}", 0, "ok", 1000);
+    /* cand: the same fp32 runs with the config keys in another order, rank 1 slower;
+     * the bf16 one with another config; a variant base lacks. */
+    add_run(&cand, "c/2026-02-01__00-00-00_aaaa/summary_ranks_2_rank_1.json", "rms_norm/cpu",
+            "{\"dtype\": \"fp32\", \"hidden_size\": 4096}", 1, "ok", 1500);
+    add_run(&cand, "c/2026-02-01__00-00-00_aaaa/summary_ranks_2_rank_0.json", "rms_norm/cpu",
+            "{\"dtype\": \"fp32\", \"hidden_size\": 4096}", 0, "ok", 1000);
+    add_run(&cand, "c/2026-02-01__00-00-01_dddd/summary_ranks_2_rank_0.json", "rms_norm/cpu",
+            "{\"hidden_size\": 8192, \"dtype\": \"bf16\"}", 0, "ok", 700);
+    add_run(&cand, "c/2026-02-01__00-00-02_cccc/summary_ranks_2_rank_0.json", "spin/cpu",
+            "{\"duration_ns\": 1000}", 0, "ok", 700);
+    add_run(&cand, "c/2026-02-01__00-00-03_eeee/summary_ranks_2_rank_0.json", "noop/cpu", "{}", 0, "ok", 10);
+
+    harness_comparison c;
+    harness_error err = {0};
+    assert_int_equal(harness_compare_sides(&base, &cand, &defaults, &c, &err), 0);
+    assert_null(base.runs);        /* moved */
+    assert_false(c.by_rank);
+    assert_int_equal(c.n_pairs, 3);
+    /* sorted by variant, config, rank */
+    assert_string_equal(c.pairs[0].base->config_text, "hidden_size=4096, dtype=fp32");
+    assert_int_equal(c.pairs[0].base->rank, 0);
+    assert_int_equal(c.pairs[0].cand->rank, 0);
+    assert_int_equal(c.pairs[0].s.verdict, HARNESS_VERDICT_SAME);
+    assert_string_equal(c.pairs[0].s.unit, "windows");
+    assert_int_equal(c.pairs[0].s.n_base, 5);
+    assert_int_equal(c.pairs[1].base->rank, 1);
+    assert_int_equal(c.pairs[1].cand->rank, 1);
+    assert_int_equal(c.pairs[1].s.verdict, HARNESS_VERDICT_REGRESSION);
+    assert_string_equal(c.pairs[2].base->variant_key, "spin/cpu");
+    assert_int_equal(c.pairs[2].s.verdict, HARNESS_VERDICT_IMPROVEMENT);
+    assert_int_equal(c.n_unmatched_base, 1);
+    assert_string_equal(c.unmatched_base[0]->config_text, "hidden_size=4096, dtype=bf16");
+    assert_int_equal(c.n_unmatched_cand, 2);
+    assert_int_equal(c.counts[HARNESS_VERDICT_REGRESSION], 1);
+    assert_int_equal(c.overall, HARNESS_VERDICT_REGRESSION);
+    assert_int_equal(harness_comparison_exit_code(&c), 1);
+
+    /* Every format renders; the JSON parses and says the same. */
+    char *text = harness_compare_report(&c, HARNESS_COMPARE_TEXT);
+    assert_non_null(strstr(text, "REGRESSION"));
+    assert_non_null(strstr(text, "unmatched (cand only): noop/cpu"));
+    free(text);
+    char *md = harness_compare_report(&c, HARNESS_COMPARE_MARKDOWN);
+    assert_true(strncmp(md, "**harness compare: REGRESSION**", 31) == 0);
+    assert_non_null(strstr(md, "| **REGRESSION** | `rms_norm/cpu` |"));
+    free(md);
+    char *json = harness_compare_report(&c, HARNESS_COMPARE_JSON);
+    cJSON *j = cJSON_Parse(json);
+    assert_non_null(j);
+    assert_string_equal(cJSON_GetObjectItem(j, "verdict")->valuestring, "regression");
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "pairs")), 3);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(j, "unmatched")), 3);
+    cJSON *p1 = cJSON_GetArrayItem(cJSON_GetObjectItem(j, "pairs"), 1);
+    assert_near(cJSON_GetObjectItem(p1, "ratio")->valuedouble, 1.5, 0.02);
+    assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(p1, "ratio_interval")), 2);
+    assert_near(cJSON_GetObjectItem(p1, "ratio_interval_coverage")->valuedouble, 0.9682539682539683, 1e-12);
+    assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(p1, "replicates"), "unit")->valuestring, "windows");
+    assert_near(cJSON_GetObjectItem(j, "threshold_pct")->valuedouble, 5, 1e-12);
+    cJSON_Delete(j);
+    free(json);
+    harness_comparison_free(&c);
+}
+
+/* Several runs of one key: the newest folder ("-10" after "-2") is shown,
+ * and the runs' medians are the side's replicates, with a note. */
+static void test_newest_duplicate(void **state)
+{
+    (void)state;
+    harness_compare_side base = {.is_parent = 1}, cand = {.is_parent = 1};
+    add_run(&base, "b/2026-01-01__00-00-00_aaaa-10/summary_ranks_2_rank_0.json", "spin/cpu", "{}", 0, "ok", 1000);
+    add_run(&base, "b/2026-01-01__00-00-00_aaaa-2/summary_ranks_2_rank_0.json", "spin/cpu", "{}", 0, "ok", 1010);
+    add_run(&base, "b/2025-12-31__23-59-59_aaaa/summary_ranks_2_rank_0.json", "spin/cpu", "{}", 0, "ok", 990);
+    add_run(&cand, "c/x/summary_ranks_2_rank_0.json", "spin/cpu", "{}", 0, "ok", 1000);
+    harness_comparison c;
+    harness_error err = {0};
+    assert_int_equal(harness_compare_sides(&base, &cand, &defaults, &c, &err), 0);
+    assert_int_equal(c.n_pairs, 1);
+    assert_string_equal(c.pairs[0].base->folder, "b/2026-01-01__00-00-00_aaaa-10");
+    assert_string_equal(c.pairs[0].s.unit, "runs/windows");
+    assert_int_equal(c.pairs[0].s.n_base, 3);
+    assert_int_equal(c.pairs[0].s.n_cand, 5);
+    assert_int_equal(c.pairs[0].s.verdict, HARNESS_VERDICT_SAME);
+    assert_int_equal(c.n_unmatched_base, 0);
+    assert_int_equal(c.n_notes, 2);
+    assert_non_null(strstr(c.notes[0], "3 runs of spin/cpu"));
+    assert_non_null(strstr(c.notes[1], "replicates are runs/windows"));
+    harness_comparison_free(&c);
+}
+
+/* Five runs a side, the candidate 10% slower: the runs are the unit. */
+static void test_runs_as_replicates(void **state)
+{
+    (void)state;
+    harness_compare_side base = {.is_parent = 1}, cand = {.is_parent = 1};
+    char path[128];
+    for (int i = 0; i < 5; i++) {
+        snprintf(path, sizeof path, "b/2026-01-0%d__00-00-00_aaaa/summary_ranks_2_rank_0.json", i + 1);
+        add_run(&base, path, "spin/cpu", "{}", 0, "ok", 1000 + 5 * i);
+        snprintf(path, sizeof path, "c/2026-02-0%d__00-00-00_aaaa/summary_ranks_2_rank_0.json", i + 1);
+        add_run(&cand, path, "spin/cpu", "{}", 0, "ok", 1100 + 5 * i);
+    }
+    harness_comparison c;
+    harness_error err = {0};
+    assert_int_equal(harness_compare_sides(&base, &cand, &defaults, &c, &err), 0);
+    assert_int_equal(c.n_pairs, 1);
+    assert_string_equal(c.pairs[0].s.unit, "runs");
+    assert_int_equal(c.pairs[0].s.n_base, 5);
+    assert_near(c.pairs[0].s.ratio, 1.1, 0.02);
+    assert_int_equal(c.pairs[0].s.verdict, HARNESS_VERDICT_REGRESSION);
+    assert_int_equal(harness_comparison_exit_code(&c), 1);
+    harness_comparison_free(&c);
+}
+
+/* A load warning in a summary: the 50% slowdown is AMBIGUOUS, and
+ * --on-ambiguous decides the exit code. */
+static void test_busy_machine_is_ambiguous(void **state)
+{
+    (void)state;
+    harness_compare_side base = {0}, cand = {0};
+    add_run(&base, "b/summary_ranks_2_rank_0.json", "spin/cpu", "{}", 0, "ok", 1000);
+    summary_warnings = "[\"oversubscribed: load average 2.10 from other work\", \"windows disagree: x\"]";
+    add_run(&cand, "c/summary_ranks_2_rank_0.json", "spin/cpu", "{}", 0, "ok", 1500);
+    summary_warnings = NULL;
+    harness_comparison c;
+    harness_error err = {0};
+    assert_int_equal(harness_compare_sides(&base, &cand, &defaults, &c, &err), 0);
+    assert_int_equal(c.pairs[0].s.verdict, HARNESS_VERDICT_AMBIGUOUS);
+    assert_non_null(strstr(c.pairs[0].s.why, "machine too busy"));
+    assert_non_null(strstr(c.pairs[0].s.why, "cand run: oversubscribed: load average 2.10"));
+    assert_int_equal(c.overall, HARNESS_VERDICT_AMBIGUOUS);
+    assert_int_equal(harness_comparison_exit_code(&c), 1);
+    c.opts.ambiguous_fails = 0;
+    assert_int_equal(harness_comparison_exit_code(&c), 0);
+    int noted = 0;
+    for (size_t i = 0; i < c.n_notes; i++)
+        noted += strstr(c.notes[i], "cand run's windows disagree") != NULL;
+    assert_int_equal(noted, 1);
+    char *text = harness_compare_report(&c, HARNESS_COMPARE_TEXT);
+    assert_non_null(strstr(text, "AMBIGUOUS: spin/cpu {-} rank 0/2: machine too busy"));
+    assert_non_null(strstr(text, "verdict: AMBIGUOUS: 0 regressions, 0 improvements, 0 same, 1 ambiguous"));
+    free(text);
+    harness_comparison_free(&c);
+}
+
+/* Two experiment folders: paired by rank even when the configs differ. */
+static void test_two_folders_pair_by_rank(void **state)
+{
+    (void)state;
+    harness_compare_side base = {0}, cand = {0};
+    add_run(&base, "b/summary_ranks_2_rank_0.json", "spin/cpu", "{\"duration_ns\": 50000}", 0, "ok", 50000);
+    add_run(&cand, "c/summary_ranks_2_rank_0.json", "spin/cpu", "{\"duration_ns\": 80000}", 0, "ok", 80000);
+    harness_comparison c;
+    harness_error err = {0};
+    assert_int_equal(harness_compare_sides(&base, &cand, &defaults, &c, &err), 0);
+    assert_true(c.by_rank);
+    assert_int_equal(c.n_pairs, 1);
+    assert_int_equal(c.pairs[0].s.verdict, HARNESS_VERDICT_REGRESSION);
+    assert_int_equal(c.n_notes, 1);
+    assert_non_null(strstr(c.notes[0], "duration_ns=80000"));
+    harness_comparison_free(&c);
+}
+
+/* A failed run or failed validation on either side: FAILED, exit 1. */
+static void test_failed_runs(void **state)
+{
+    (void)state;
+    harness_compare_side base = {.is_parent = 1}, cand = {.is_parent = 1};
+    add_run(&base, "b/1/summary_ranks_2_rank_0.json", "a/cpu", "{}", 0, "ok", 1000);
+    add_run(&cand, "c/1/summary_ranks_2_rank_0.json", "a/cpu", "{}", 0, "failed", 1000);
+    add_run(&base, "b/2/summary_ranks_2_rank_0.json", "b/cpu", "{}", 0, "validation_failed", 1000);
+    add_run(&cand, "c/2/summary_ranks_2_rank_0.json", "b/cpu", "{}", 0, "ok", 1000);
+    cand.runs[0].error = strdup("step 3 failed");
+    harness_comparison c;
+    harness_error err = {0};
+    assert_int_equal(harness_compare_sides(&base, &cand, &defaults, &c, &err), 0);
+    assert_int_equal(c.n_pairs, 2);
+    assert_int_equal(c.pairs[0].s.verdict, HARNESS_VERDICT_FAILED);
+    assert_non_null(strstr(c.pairs[0].reason, "cand status failed (step 3 failed)"));
+    assert_int_equal(c.pairs[1].s.verdict, HARNESS_VERDICT_FAILED);
+    assert_non_null(strstr(c.pairs[1].reason, "base status validation_failed"));
+    assert_int_equal(c.overall, HARNESS_VERDICT_FAILED);
+    assert_int_equal(harness_comparison_exit_code(&c), 1);
+    harness_comparison_free(&c);
+}
+
+static void test_nothing_matches(void **state)
+{
+    (void)state;
+    harness_compare_side base = {.is_parent = 1}, cand = {.is_parent = 1};
+    add_run(&base, "b/1/summary_ranks_2_rank_0.json", "a/cpu", "{}", 0, "ok", 1000);
+    add_run(&cand, "c/1/summary_ranks_2_rank_0.json", "b/cpu", "{}", 0, "ok", 1000);
+    harness_comparison c;
+    harness_error err = {0};
+    assert_int_equal(harness_compare_sides(&base, &cand, &defaults, &c, &err), HARNESS_EXIT_USAGE);
+    assert_non_null(strstr(err.msg, "no run matches"));
+    harness_comparison_free(&c);
+}
+
+/* ---- bad summaries -------------------------------------------------------------- */
+
+static void expect_bad(const char *text, const char *message)
+{
+    harness_run_summary r;
+    harness_error err = {0};
+    assert_int_equal(harness_run_summary_parse("x/summary_ranks_1_rank_0.json", text, strlen(text), &r, &err),
+                     HARNESS_EXIT_USAGE);
+    if (strncmp(err.msg, "x/summary_ranks_1_rank_0.json", 29) != 0 || !strstr(err.msg, message))
+        fail_msg("message '%s' lacks the path or '%s'", err.msg, message);
+    assert_null(r.path);           /* nothing left to free */
+}
+
+#define HEAD "{\"schema\": \"harness.summary/1\", \"status\": \"ok\", \"rank\": 0, \"world_size\": 1, "
+#define COMP "\"component\": {\"variant_key\": \"k\", \"config\": {}}, "
+
+static void test_bad_summaries(void **state)
+{
+    (void)state;
+    expect_bad("", "empty file");
+    expect_bad("{\"schema\": \"harness.summary/1\",\n  \"rank\": 0,,}", ".json:2:");
+    expect_bad("[1, 2]", "expected a JSON object");
+    expect_bad("{\"rank\": 0}", "no \"schema\" key");
+    expect_bad("{\"schema\": \"harness.summary/2\"}", "schema \"harness.summary/2\" is not \"harness.summary/1\"");
+    expect_bad("{\"schema\": 1}", "schema: expected the string");
+    expect_bad(HEAD "\"timing\": {\"samples\": [1]}}", "component: missing");
+    expect_bad("{\"schema\": \"harness.summary/1\", \"status\": \"ok\", \"rank\": 1, \"world_size\": 1}",
+               "rank 1 is not below world_size 1");
+    expect_bad("{\"schema\": \"harness.summary/1\", \"rank\": 0.5, \"world_size\": 1}", "rank: expected an integer");
+    expect_bad(HEAD "\"component\": {\"variant_key\": 3, \"config\": {}}}",
+               "component.variant_key: expected a string, got a number");
+    expect_bad(HEAD COMP "\"timing\": {\"median\": 5}}", "timing.samples: missing");
+    expect_bad(HEAD COMP "\"no_timing\": 1}", "timing: missing");
+    expect_bad(HEAD COMP "\"timing\": {\"samples\": {}}}", "timing.samples: expected an array");
+    expect_bad(HEAD COMP "\"timing\": {\"samples\": []}}", "timing.samples: empty");
+    expect_bad(HEAD COMP "\"timing\": {\"samples\": [1, \"2\"]}}", "timing.samples[1]: expected a duration");
+    expect_bad(HEAD COMP "\"timing\": {\"samples\": [1, -2]}}", "timing.samples[1]");
+    /* A failed run may have no samples. */
+    const char *failed = "{\"schema\": \"harness.summary/1\", \"status\": \"failed\", \"error\": \"boom\", "
+                         "\"rank\": 0, \"world_size\": 1, " COMP "\"timing\": {\"samples\": []}}";
+    harness_run_summary r;
+    harness_error err = {0};
+    assert_int_equal(harness_run_summary_parse("f.json", failed, strlen(failed), &r, &err), 0);
+    assert_string_equal(r.error, "boom");
+    assert_string_equal(r.folder, ".");
+    assert_int_equal(r.n_samples, 0);
+    harness_run_summary_free(&r);
+}
+
+/* ---- folders ---------------------------------------------------------------------- */
+
+static char tmp[64];
+
+static void write_file(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    assert_int_equal(fclose(f), 0);
+}
+
+static void test_folders(void **state)
+{
+    (void)state;
+    snprintf(tmp, sizeof tmp, "/tmp/harness-test-compare-XXXXXX");
+    assert_non_null(mkdtemp(tmp));
+    char p[256], q[256];
+    harness_compare_side side;
+    harness_error err = {0};
+
+    snprintf(p, sizeof p, "%s/nope", tmp);
+    assert_int_equal(harness_compare_side_load(p, &side, &err), HARNESS_EXIT_USAGE);
+    assert_true(strncmp(err.msg, p, strlen(p)) == 0 && strstr(err.msg, "no such folder"));
+
+    snprintf(p, sizeof p, "%s/empty", tmp);
+    assert_int_equal(mkdir(p, 0755), 0);
+    assert_int_equal(harness_compare_side_load(p, &side, &err), HARNESS_EXIT_USAGE);
+    assert_non_null(strstr(err.msg, "no summary_ranks_N_rank_r.json"));
+
+    /* parent/exp1 holds a summary (and a stray file); parent/deep/exp2 another. */
+    snprintf(p, sizeof p, "%s/parent/exp1", tmp);
+    snprintf(q, sizeof q, "%s/parent", tmp);
+    assert_int_equal(mkdir(q, 0755), 0);
+    assert_int_equal(mkdir(p, 0755), 0);
+    char *text = summary_text("spin/cpu", "{}", 0, 1, "ok", 100, 20, 9);
+    snprintf(p, sizeof p, "%s/parent/exp1/summary_ranks_1_rank_0.json", tmp);
+    write_file(p, text);
+    snprintf(p, sizeof p, "%s/parent/exp1/summary_ranks_1_rank_0.json.tmp.abc", tmp);
+    write_file(p, "{");
+    snprintf(p, sizeof p, "%s/parent/deep", tmp);
+    assert_int_equal(mkdir(p, 0755), 0);
+    snprintf(p, sizeof p, "%s/parent/deep/exp2", tmp);
+    assert_int_equal(mkdir(p, 0755), 0);
+    snprintf(p, sizeof p, "%s/parent/deep/exp2/summary_ranks_1_rank_0.json", tmp);
+    write_file(p, text);
+    free(text);
+
+    assert_int_equal(harness_compare_side_load(q, &side, &err), 0);
+    assert_true(side.is_parent);
+    assert_int_equal(side.n_runs, 2);
+    harness_compare_side_free(&side);
+    snprintf(p, sizeof p, "%s/parent/exp1", tmp);
+    assert_int_equal(harness_compare_side_load(p, &side, &err), 0);
+    assert_false(side.is_parent);
+    assert_int_equal(side.n_runs, 1);
+    harness_compare_side_free(&side);
+
+    /* One bad summary anywhere spoils the side, named by its path. */
+    snprintf(p, sizeof p, "%s/parent/deep/exp2/summary_ranks_1_rank_0.json", tmp);
+    write_file(p, "{\"schema\": \"other\"}");
+    assert_int_equal(harness_compare_side_load(q, &side, &err), HARNESS_EXIT_USAGE);
+    assert_true(strncmp(err.msg, p, strlen(p)) == 0);
+
+    /* harness_compare_dirs: the bad side is reported, nothing leaks. */
+    harness_comparison c;
+    snprintf(p, sizeof p, "%s/parent/exp1", tmp);
+    assert_int_equal(harness_compare_dirs(p, q, &defaults, &c, &err), HARNESS_EXIT_USAGE);
+    harness_comparison_free(&c);
+    assert_int_equal(harness_compare_dirs(p, p, &defaults, &c, &err), 0);
+    assert_int_equal(c.n_pairs, 1);
+    assert_int_equal(c.pairs[0].s.verdict, HARNESS_VERDICT_SAME);
+    assert_near(c.pairs[0].s.p, 1.0, 1e-12);
+    harness_comparison_free(&c);
+
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+    assert_int_equal(system(cmd), 0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_identical_is_same),
+        cmocka_unit_test(test_slower_by_20pct_is_regression),
+        cmocka_unit_test(test_faster_by_20pct_is_improvement),
+        cmocka_unit_test(test_small_shift_under_threshold),
+        cmocka_unit_test(test_large_shift_in_noise_is_ambiguous),
+        cmocka_unit_test(test_too_few_replicates),
+        cmocka_unit_test(test_decide_edges),
+        cmocka_unit_test(test_zero_replicate),
+        cmocka_unit_test(test_parse_summary),
+        cmocka_unit_test(test_matching),
+        cmocka_unit_test(test_newest_duplicate),
+        cmocka_unit_test(test_runs_as_replicates),
+        cmocka_unit_test(test_busy_machine_is_ambiguous),
+        cmocka_unit_test(test_two_folders_pair_by_rank),
+        cmocka_unit_test(test_failed_runs),
+        cmocka_unit_test(test_nothing_matches),
+        cmocka_unit_test(test_bad_summaries),
+        cmocka_unit_test(test_folders),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,215 @@
+/* The event timer's bookkeeping (backend/event_timer.h), driven by a fake
+ * device whose events carry the times a test chooses: which pair times which
+ * step, when the host waits, and what comes out, with no GPU. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdlib.h>
+
+#include "backend/event_timer.h"
+
+/* A fake stream: each record stamps the event with the fake clock, which
+ * the test advances; synchronize checks the event was recorded. */
+typedef struct fake_event {
+    double t_ms;
+    int recorded;
+} fake_event;
+
+typedef struct fake_device {
+    double now_ms;
+    int created, destroyed, records, syncs;
+    int fail_create_at;            /* create call that fails, -1: none */
+    int fail_record;
+} fake_device;
+
+static int fake_create(void *self, void **ev)
+{
+    fake_device *d = self;
+    if (d->created == d->fail_create_at)
+        return -1;
+    d->created++;
+    *ev = calloc(1, sizeof(fake_event));
+    return *ev ? 0 : -1;
+}
+
+static void fake_destroy(void *self, void *ev)
+{
+    ((fake_device *)self)->destroyed++;
+    free(ev);
+}
+
+static int fake_record(void *self, void *ev)
+{
+    fake_device *d = self;
+    if (d->fail_record)
+        return -1;
+    d->records++;
+    ((fake_event *)ev)->t_ms = d->now_ms;
+    ((fake_event *)ev)->recorded = 1;
+    return 0;
+}
+
+static int fake_sync(void *self, void *ev)
+{
+    ((fake_device *)self)->syncs++;
+    return ((fake_event *)ev)->recorded ? 0 : -1;
+}
+
+static int fake_elapsed(void *self, void *a, void *b, float *ms)
+{
+    (void)self;
+    *ms = (float)(((fake_event *)b)->t_ms - ((fake_event *)a)->t_ms);
+    return 0;
+}
+
+static harness_event_ops fake_ops(fake_device *d)
+{
+    return (harness_event_ops){d, fake_create, fake_destroy, fake_record, fake_sync, fake_elapsed};
+}
+
+/* One step that takes `ms` on the device, with `gap` ms between steps. */
+static void step(harness_event_timer *t, fake_device *d, double ms, double gap)
+{
+    d->now_ms += gap;
+    assert_int_equal(harness_event_timer_step_begin(t), 0);
+    d->now_ms += ms;
+    assert_int_equal(harness_event_timer_step_end(t), 0);
+}
+
+static void per_step_reads_once_at_the_end(void **state)
+{
+    (void)state;
+    fake_device d = {.fail_create_at = -1};
+    harness_event_ops ops = fake_ops(&d);
+    harness_event_timer t;
+    assert_int_equal(harness_event_timer_init(&t, &ops, HARNESS_TIMING_PER_STEP, 16), 0);
+    assert_int_equal(d.created, 32);
+    assert_int_equal(harness_event_timer_window_begin(&t), 0);
+    for (int i = 0; i < 5; i++)
+        step(&t, &d, 0.001 * (i + 1), 0.5);
+    assert_int_equal(d.syncs, 0);          /* no host wait between steps */
+    assert_int_equal(harness_event_timer_window_end(&t), 0);
+    assert_int_equal(harness_event_timer_drain(&t), 0);
+    assert_int_equal(d.syncs, 1);
+    double out[8];
+    assert_int_equal(harness_event_timer_take(&t, out, 8), 5);
+    for (int i = 0; i < 5; i++)            /* the gaps are not in the steps' times */
+        assert_float_equal(out[i], 1000.0 * (i + 1), 1.0);
+    assert_int_equal(harness_event_timer_take(&t, out, 8), 0);
+    harness_event_timer_destroy(&t);
+    assert_int_equal(d.destroyed, 32);
+}
+
+static void a_full_pool_is_read_and_reused(void **state)
+{
+    (void)state;
+    fake_device d = {.fail_create_at = -1};
+    harness_event_ops ops = fake_ops(&d);
+    harness_event_timer t;
+    assert_int_equal(harness_event_timer_init(&t, &ops, HARNESS_TIMING_PER_STEP, 4), 0);
+    assert_int_equal(harness_event_timer_window_begin(&t), 0);
+    for (int i = 0; i < 10; i++)
+        step(&t, &d, 0.002 * (i + 1), 0.1);
+    /* Pairs 1-4 and 5-8 were read when the pool filled; 9-10 wait for the drain. */
+    assert_int_equal(d.syncs, 2);
+    assert_int_equal(t.n_ready, 8);
+    assert_int_equal(harness_event_timer_window_end(&t), 0);
+    assert_int_equal(harness_event_timer_drain(&t), 0);
+    assert_int_equal(d.syncs, 3);
+    double out[10];
+    assert_int_equal(harness_event_timer_take(&t, out, 10), 10);
+    for (int i = 0; i < 10; i++)
+        assert_float_equal(out[i], 2000.0 * (i + 1), 1.0);
+    harness_event_timer_destroy(&t);
+}
+
+static void drains_in_the_middle_keep_the_order(void **state)
+{
+    (void)state;
+    fake_device d = {.fail_create_at = -1};
+    harness_event_ops ops = fake_ops(&d);
+    harness_event_timer t;
+    assert_int_equal(harness_event_timer_init(&t, &ops, HARNESS_TIMING_PER_STEP, 64), 0);
+    assert_int_equal(harness_event_timer_window_begin(&t), 0);
+    double out[4];
+    step(&t, &d, 0.003, 0);
+    step(&t, &d, 0.004, 0);
+    assert_int_equal(harness_event_timer_drain(&t), 0);   /* an auto stopping check */
+    assert_int_equal(harness_event_timer_take(&t, out, 1), 1);  /* take in parts */
+    assert_float_equal(out[0], 3000.0, 1.0);
+    step(&t, &d, 0.005, 0);
+    assert_int_equal(harness_event_timer_window_end(&t), 0);
+    assert_int_equal(harness_event_timer_drain(&t), 0);
+    assert_int_equal(harness_event_timer_take(&t, out, 4), 2);
+    assert_float_equal(out[0], 4000.0, 1.0);
+    assert_float_equal(out[1], 5000.0, 1.0);
+    assert_int_equal(harness_event_timer_drain(&t), 0);   /* nothing left: no wait */
+    assert_int_equal(d.syncs, 2);
+    harness_event_timer_destroy(&t);
+}
+
+static void batch_gives_every_step_the_window_mean(void **state)
+{
+    (void)state;
+    fake_device d = {.fail_create_at = -1};
+    harness_event_ops ops = fake_ops(&d);
+    harness_event_timer t;
+    assert_int_equal(harness_event_timer_init(&t, &ops, HARNESS_TIMING_BATCH, 1024), 0);
+    assert_int_equal(d.created, 2);        /* one pair is all batch needs */
+    for (int w = 0; w < 2; w++) {
+        assert_int_equal(harness_event_timer_window_begin(&t), 0);
+        for (int i = 0; i < 4; i++)
+            step(&t, &d, 0.001 * (w + 1), 0);
+        assert_int_equal(harness_event_timer_drain(&t), 0);   /* window still open: nothing yet */
+        assert_int_equal(t.n_ready, 0);
+        assert_int_equal(harness_event_timer_window_end(&t), 0);
+    assert_int_equal(d.records, 2 * (w + 1));              /* no event per step */
+        assert_int_equal(harness_event_timer_drain(&t), 0);
+        double out[4];
+        assert_int_equal(harness_event_timer_take(&t, out, 4), 4);
+        for (int i = 0; i < 4; i++)
+            assert_float_equal(out[i], 1000.0 * (w + 1), 1.0);
+    }
+    harness_event_timer_destroy(&t);
+}
+
+static void misuse_and_device_errors_are_reported(void **state)
+{
+    (void)state;
+    fake_device d = {.fail_create_at = 3};
+    harness_event_ops ops = fake_ops(&d);
+    harness_event_timer t;
+    assert_int_equal(harness_event_timer_init(&t, &ops, HARNESS_TIMING_PER_STEP, 4), -1);
+    assert_non_null(t.error[0] ? t.error : NULL);
+    assert_int_equal(d.destroyed, 3);      /* what was created is released */
+
+    d = (fake_device){.fail_create_at = -1};
+    assert_int_equal(harness_event_timer_init(&t, &ops, HARNESS_TIMING_PER_STEP, 4), 0);
+    assert_int_equal(harness_event_timer_step_end(&t), -1);
+    assert_int_equal(harness_event_timer_step_begin(&t), 0);
+    assert_int_equal(harness_event_timer_step_begin(&t), -1);
+    assert_int_equal(harness_event_timer_window_end(&t), -1);
+    d.fail_record = 1;
+    assert_int_equal(harness_event_timer_step_end(&t), -1);
+    harness_event_timer_destroy(&t);
+
+    d = (fake_device){.fail_create_at = -1};
+    assert_int_equal(harness_event_timer_init(&t, &ops, HARNESS_TIMING_BATCH, 0), 0);
+    assert_int_equal(harness_event_timer_step_begin(&t), -1);  /* outside a window */
+    assert_int_equal(harness_event_timer_window_end(&t), -1);
+    harness_event_timer_destroy(&t);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(per_step_reads_once_at_the_end),
+        cmocka_unit_test(a_full_pool_is_read_and_reused),
+        cmocka_unit_test(drains_in_the_middle_keep_the_order),
+        cmocka_unit_test(batch_gives_every_step_the_window_mean),
+        cmocka_unit_test(misuse_and_device_errors_are_reported),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

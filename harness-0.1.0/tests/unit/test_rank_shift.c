@@ -1,0 +1,341 @@
+/* test_rank_shift.c - harness/compare/rank_shift.c against scipy 1.10
+ * (scipy.stats.mannwhitneyu, its exact null distribution _mwu_state; values
+ * computed once and pasted here), and a simulation of what the statistics
+ * are for: autocorrelated steps with run-to-run offsets, where a per-step
+ * test flags nearly every pair of identical runs and the replicate test
+ * flags about alpha of them. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "compare/compare.h"
+#include "compare/rank_shift.h"
+#include "compare/signed_rank.h"
+#include "util/stats.h"
+
+#include "assert_near.h"
+
+static harness_rank_shift shift(const double *b, size_t m, const double *c, size_t n, double alpha)
+{
+    harness_rank_shift r;
+    assert_int_equal(harness_rank_shift_compute(b, m, c, n, alpha, &r), 0);
+    return r;
+}
+
+/* ---- against scipy ------------------------------------------------------------- */
+
+static void test_exact_p_matches_scipy(void **state)
+{
+    (void)state;
+    /* mannwhitneyu(cand, base, alternative="two-sided", method="exact") */
+    static const double b1[] = {100, 101, 99, 102, 100.5}, c1[] = {103, 104, 102.5, 105, 103.5};
+    harness_rank_shift r = shift(b1, 5, c1, 5, 0.05);
+    assert_true(r.exact);
+    assert_near(r.u, 25, 0);
+    assert_near(r.p, 0.007936507936507936, 1e-12);
+
+    static const double c2[] = {100.2, 99.5, 101.5, 100.8, 99.9};
+    r = shift(b1, 5, c2, 5, 0.05);
+    assert_near(r.u, 11, 0);
+    assert_near(r.p, 0.8412698412698413, 1e-12);
+
+    static const double b3[] = {10, 11, 12}, c3[] = {13, 14, 15, 16};
+    r = shift(b3, 3, c3, 4, 0.05);
+    assert_near(r.p, 0.05714285714285714, 1e-12);
+
+    static const double b4[] = {1, 2, 3, 4}, c4[] = {5, 6, 7, 8};
+    r = shift(b4, 4, c4, 4, 0.05);
+    assert_near(r.p, 0.02857142857142857, 1e-12);
+
+    static const double b6[] = {50.0, 51.3, 49.2, 50.8, 52.1, 48.7};
+    static const double c7[] = {51.0, 53.4, 52.2, 50.1, 54.0, 52.9, 51.7};
+    r = shift(b6, 6, c7, 7, 0.05);
+    assert_near(r.u, 36, 0);
+    assert_near(r.p, 0.03496503496503496, 1e-12);
+
+    double b10[10], c10[10];
+    for (int i = 0; i < 10; i++) {
+        b10[i] = 100.0 + 1.7 * i;
+        c10[i] = 104.15 + 1.9 * i;
+    }
+    r = shift(b10, 10, c10, 10, 0.05);
+    assert_near(r.u, 74, 0);
+    assert_near(r.p, 0.07525601333650869, 1e-12);
+}
+
+static void test_normal_approximation_matches_scipy(void **state)
+{
+    (void)state;
+    /* 30 against 30: C(60, 30) ~ 1.2e17 arrangements, beyond the exact
+     * table; scipy's method="asymptotic" (continuity-corrected) agrees. */
+    double b[30], c[30];
+    for (int i = 0; i < 30; i++) {
+        b[i] = 100.0 + 10.0 * i / 29.0;
+        c[i] = 103.05 + 10.0 * i / 29.0;
+    }
+    harness_rank_shift r = shift(b, 30, c, 30, 0.05);
+    assert_false(r.exact);
+    assert_near(r.u, 669, 0);
+    assert_near(r.p, 0.001236184563209011, 1e-9);
+}
+
+static void test_null_distribution_and_coverage(void **state)
+{
+    (void)state;
+    /* 1 - 2 P(U <= k-1), from scipy's _mwu_state.cdf, for 5 vs 5: the
+     * coverages a Moses interval can have. At alpha 0.05 the largest k
+     * with coverage >= 0.95 is 3: 96.83%, not "95%". */
+    static const double cov55[] = {0.9920634920634921, 0.9841269841269842, 0.9682539682539683,
+                                   0.9444444444444444, 0.9047619047619048};
+    for (int k = 1; k <= 5; k++)
+        assert_near(1.0 - 2.0 * harness_rank_cdf(5, 5, k - 1), cov55[k - 1], 1e-12);
+    static const double b[] = {100, 101, 99, 102, 100.5}, c[] = {100.2, 99.5, 101.5, 100.8, 99.9};
+    harness_rank_shift r = shift(b, 5, c, 5, 0.05);
+    assert_near(r.coverage, cov55[2], 1e-12);
+    /* 4 vs 4: k = 2 would give 94.3% < 95%, so k = 1 at 97.1%. */
+    r = shift(b, 4, c, 4, 0.05);
+    assert_near(r.coverage, 0.9714285714285714, 1e-12);
+    /* 10 vs 10 at alpha 0.05 (k = 24): 95.67% */
+    double b10[10], c10[10];
+    for (int i = 0; i < 10; i++) {
+        b10[i] = 100.0 + i;
+        c10[i] = 100.5 + i;
+    }
+    r = shift(b10, 10, c10, 10, 0.05);
+    assert_near(r.coverage, 0.9567429474550218, 1e-12);
+}
+
+static void test_min_p(void **state)
+{
+    (void)state;
+    assert_near(harness_rank_min_p(3, 3), 0.1, 1e-15);          /* 2 / C(6, 3) */
+    assert_near(harness_rank_min_p(4, 4), 2.0 / 70.0, 1e-15);
+    assert_near(harness_rank_min_p(1, 1), 1.0, 0);
+    assert_near(harness_rank_min_p(0, 5), 1.0, 0);
+    assert_near(harness_normal_quantile(0.975), 1.959963984540054, 1e-10);
+}
+
+static void test_hodges_lehmann_and_moses(void **state)
+{
+    (void)state;
+    /* cand = 1.1 * base exactly: every pairwise ratio set is centred on 1.1. */
+    static const double b[] = {100, 103, 98, 101, 99.5, 102};
+    double c[6];
+    for (int i = 0; i < 6; i++)
+        c[i] = 1.1 * b[i];
+    harness_rank_shift r = shift(b, 6, c, 6, 0.05);
+    assert_near(r.ratio, 1.1, 1e-12);
+    assert_true(r.ratio_lo <= 1.1 && 1.1 <= r.ratio_hi);
+    assert_true(r.ratio_lo < r.ratio_hi);
+    /* Bad replicates are refused, empty ones give NaN. */
+    static const double zero[] = {0, 1};
+    assert_int_equal(harness_rank_shift_compute(b, 6, zero, 2, 0.05, &r), -2);
+    assert_int_equal(harness_rank_shift_compute(b, 0, c, 6, 0.05, &r), 0);
+    assert_true(isnan(r.p) && isnan(r.ratio));
+}
+
+/* ---- simulation ------------------------------------------------------------------ */
+
+static uint64_t rng = 0x9E3779B97F4A7C15ULL;
+
+static double uniform01(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return ((double)(rng >> 11) + 0.5) / (double)(1ULL << 53);
+}
+
+static double gauss(void)
+{
+    return sqrt(-2.0 * log(uniform01())) * cos(2.0 * M_PI * uniform01());
+}
+
+enum { WINDOWS = 5, STEPS = 100, RUNS = 5, TRIALS = 400 };
+
+/* One run of identical code: a run offset (clocks, placement: N(0, offset)
+ * relative) on a 100 us step, steps as AR(1) noise with coefficient 0.9
+ * (1% stationary sd), WINDOWS windows of STEPS steps with the chain carried
+ * across windows as on a real machine. Writes the steps and the window medians. */
+static void simulate_run(double offset, double *steps, double *window_medians)
+{
+    double level = 100000.0 * (1.0 + offset * gauss());
+    double e = 0.01 * gauss();
+    for (int w = 0; w < WINDOWS; w++) {
+        for (int i = 0; i < 20; i++)   /* wait steps between windows */
+            e = 0.9 * e + 0.01 * sqrt(1 - 0.81) * gauss();
+        for (int i = 0; i < STEPS; i++) {
+            e = 0.9 * e + 0.01 * sqrt(1 - 0.81) * gauss();
+            steps[w * STEPS + i] = level * (1.0 + e);
+        }
+        harness_stats st;
+        assert_int_equal(harness_stats_compute(steps + w * STEPS, STEPS, &st), 0);
+        window_medians[w] = st.median;
+    }
+}
+
+typedef struct rates {
+    double per_step, windows, runs;   /* share of identical pairs with p <= alpha */
+    double verdict_windows, verdict_runs;   /* share judged REGRESSION at threshold 1% */
+} rates;
+
+/* TRIALS pairs of identical code, each side RUNS runs: the per-step U test
+ * and the window test on the first run of each side, the run test on all. */
+static rates false_positives(double offset)
+{
+    static double steps_b[WINDOWS * STEPS], steps_c[WINDOWS * STEPS];
+    double wb[WINDOWS], wc[WINDOWS], rb[RUNS], rc[RUNS];
+    const harness_compare_options o = {0.01, 0.05, 1};
+    rates r = {0};
+    for (int t = 0; t < TRIALS; t++) {
+        double scratch_w[WINDOWS];
+        for (int k = 0; k < RUNS; k++) {
+            harness_stats st;
+            simulate_run(offset, steps_b, k ? scratch_w : wb);
+            assert_int_equal(harness_stats_compute(steps_b, WINDOWS * STEPS, &st), 0);
+            rb[k] = st.median;
+            simulate_run(offset, steps_c, k ? scratch_w : wc);
+            assert_int_equal(harness_stats_compute(steps_c, WINDOWS * STEPS, &st), 0);
+            rc[k] = st.median;
+        }
+        /* the per-step test on a fresh pair of single runs, as the old compare did */
+        simulate_run(offset, steps_b, scratch_w);
+        simulate_run(offset, steps_c, scratch_w);
+        double p = harness_mann_whitney_p(steps_b, WINDOWS * STEPS, steps_c, WINDOWS * STEPS);
+        r.per_step += p <= 0.05;
+        harness_compare_stats s;
+        assert_int_equal(harness_compare_replicates(wb, WINDOWS, wc, WINDOWS, &o, &s), 0);
+        r.windows += s.p <= 0.05;
+        r.verdict_windows += s.verdict == HARNESS_VERDICT_REGRESSION;
+        assert_int_equal(harness_compare_replicates(rb, RUNS, rc, RUNS, &o, &s), 0);
+        r.runs += s.p <= 0.05;
+        r.verdict_runs += s.verdict == HARNESS_VERDICT_REGRESSION;
+    }
+    r.per_step /= TRIALS;
+    r.windows /= TRIALS;
+    r.runs /= TRIALS;
+    r.verdict_windows /= TRIALS;
+    r.verdict_runs /= TRIALS;
+    return r;
+}
+
+static void test_simulated_false_positives(void **state)
+{
+    (void)state;
+    /* The exact test at 5 vs 5 rejects with probability 8/252 = 3.2% under
+     * the null; 400 trials put 3 standard errors at ~2.6 points. */
+    const double size = 8.0 / 252.0, tol = 3.0 * sqrt(size * (1 - size) / TRIALS);
+
+    /* No run offset: the windows are nearly independent (the wait steps and
+     * a 100-step window outlast the AR(1) memory of ~10 steps), so both
+     * replicate tests hold their size while the per-step test, counting
+     * 500 autocorrelated steps as independent, does not. */
+    rates quiet = false_positives(0.0);
+    printf("# offset 0%%: per-step %.3f, windows %.3f, runs %.3f; REGRESSION (1%% threshold): windows %.3f, "
+           "runs %.3f\n", quiet.per_step, quiet.windows, quiet.runs, quiet.verdict_windows, quiet.verdict_runs);
+    assert_true(quiet.windows <= size + tol);
+    assert_true(quiet.runs <= size + tol);
+    assert_true(quiet.per_step > 0.3);
+
+    /* A 2% run-to-run offset: per-step flags nearly every pair; windows of
+     * one run share the offset and cannot see it (they are the unit only
+     * for one run a side, and the README says so); runs hold alpha. */
+    rates drift = false_positives(0.02);
+    printf("# offset 2%%: per-step %.3f, windows %.3f, runs %.3f; REGRESSION (1%% threshold): windows %.3f, "
+           "runs %.3f\n", drift.per_step, drift.windows, drift.runs, drift.verdict_windows, drift.verdict_runs);
+    assert_true(drift.per_step > 0.9);
+    assert_true(drift.runs <= size + tol);
+    assert_true(drift.verdict_runs <= size / 2 + tol);
+}
+
+/* ---- paired rounds (signed_rank.c) --------------------------------------------- */
+
+static void test_signed_rank_matches_scipy(void **state)
+{
+    (void)state;
+    /* scipy.stats.wilcoxon(log(c) - log(b), method="exact") */
+    static const double b[] = {100, 101, 99, 102, 100.5, 100.2, 99.7, 101.1};
+    static const double c[] = {104.2, 103.1, 103.5, 106.0, 103.9, 104.8, 102.2, 105.5};
+    harness_signed_rank r;
+    assert_int_equal(harness_signed_rank_compute(b, c, 8, 0.05, &r), 0);
+    assert_near(r.w, 36, 0);
+    assert_near(r.p, 0.0078125, 1e-15);
+    assert_near(r.min_p, 2.0 / 256.0, 1e-15);
+    /* 1 - 2 P(W <= k-1) for n = 8 (scipy's _get_wilcoxon_distr): k = 4 is
+     * the last at >= 95%: 96.09% */
+    assert_near(r.coverage, 0.9609375, 1e-15);
+    assert_near(1.0 - 2.0 * harness_signed_rank_cdf(8, 4), 0.9453125, 1e-15);
+    assert_true(r.ratio_lo <= r.ratio && r.ratio <= r.ratio_hi && r.ratio_lo > 1.0);
+
+    static const double b2[] = {100, 101, 99, 102, 100.5, 100.2, 99.7, 101.1, 100.4, 99.2};
+    static const double c2[] = {100.3, 100.2, 99.9, 101.1, 101.4, 99.5, 100.0, 101.0, 100.9, 99.6};
+    assert_int_equal(harness_signed_rank_compute(b2, c2, 10, 0.05, &r), 0);
+    assert_near(r.w, 33, 0);                       /* scipy's statistic: min(W+, W-) = 22 of 55 */
+    assert_near(r.p, 0.625, 1e-12);
+    /* five rounds can never reach 0.05 */
+    assert_int_equal(harness_signed_rank_compute(b, c, 5, 0.05, &r), 0);
+    assert_near(r.min_p, 0.0625, 1e-15);
+    /* a cand exactly 10% slower in every round */
+    double c3[8];
+    for (int i = 0; i < 8; i++)
+        c3[i] = 1.1 * b[i];
+    assert_int_equal(harness_signed_rank_compute(b, c3, 8, 0.05, &r), 0);
+    assert_near(r.ratio, 1.1, 1e-12);
+}
+
+/* Why rounds: the machine drifts 3% from round to round (a random walk),
+ * within a round base and cand see the same state. The paired test keeps
+ * its size and sees a 2% slowdown; the same numbers treated as two
+ * independent groups (two separate sets of runs) do not see it. */
+static void test_paired_rounds_under_drift(void **state)
+{
+    (void)state;
+    enum { ROUNDS = 10, T = 400 };
+    const harness_compare_options o = {0.01, 0.05, 1};
+    double fp_paired = 0, power_paired = 0, power_groups = 0;
+    for (int t = 0; t < T; t++) {
+        double b[ROUNDS], c[ROUNDS], c2[ROUNDS], level = 100000;
+        for (int i = 0; i < ROUNDS; i++) {
+            level *= 1.0 + 0.03 * gauss();
+            b[i] = level * (1.0 + 0.005 * gauss());
+            c[i] = level * (1.0 + 0.005 * gauss());
+            c2[i] = 1.02 * level * (1.0 + 0.005 * gauss());
+        }
+        harness_compare_stats s;
+        assert_int_equal(harness_compare_paired(b, c, ROUNDS, &o, &s), 0);
+        fp_paired += s.p <= 0.05;
+        assert_int_equal(harness_compare_paired(b, c2, ROUNDS, &o, &s), 0);
+        power_paired += s.p <= 0.05;
+        assert_int_equal(harness_compare_replicates(b, ROUNDS, c2, ROUNDS, &o, &s), 0);
+        power_groups += s.p <= 0.05;
+    }
+    fp_paired /= T;
+    power_paired /= T;
+    power_groups /= T;
+    printf("# drift 3%%/round: paired false positives %.3f; 2%% slowdown seen: paired %.3f, as two groups %.3f\n",
+           fp_paired, power_paired, power_groups);
+    assert_true(fp_paired <= 0.05 + 3 * sqrt(0.05 * 0.95 / T));
+    assert_true(power_paired > 0.9);
+    assert_true(power_groups < 0.5);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_exact_p_matches_scipy),
+        cmocka_unit_test(test_normal_approximation_matches_scipy),
+        cmocka_unit_test(test_null_distribution_and_coverage),
+        cmocka_unit_test(test_min_p),
+        cmocka_unit_test(test_hodges_lehmann_and_moses),
+        cmocka_unit_test(test_simulated_false_positives),
+        cmocka_unit_test(test_signed_rank_matches_scipy),
+        cmocka_unit_test(test_paired_rounds_under_drift),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

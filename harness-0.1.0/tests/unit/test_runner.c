@@ -1,0 +1,426 @@
+/* The schedule: step counts per phase, windows, auto stopping, failures, SIGINT. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <string.h>
+
+#include "run/runner.h"
+
+typedef struct counter {
+    int64_t calls;
+    int64_t fail_at;               /* call index that fails, -1 for none */
+    int64_t interrupt_at;          /* call index that raises the SIGINT flag, -1 for none */
+    int vary;                      /* busy-wait (calls % 7) x 300 ns, so samples differ */
+} counter;
+
+static int count_step(void *arg)
+{
+    counter *c = arg;
+    int64_t i = c->calls++;
+    if (i == c->interrupt_at)
+        harness_interrupt_requested = 1;
+    if (c->vary) {
+        uint64_t until = harness_monotonic_ns() + (uint64_t)(i % 7) * 300;
+        while (harness_monotonic_ns() < until)
+            ;
+    }
+    return i == c->fail_at ? 1 : 0;
+}
+
+static harness_backend cpu;
+
+static int setup(void **state)
+{
+    (void)state;
+    harness_cpu_backend_init(&cpu, 0);
+    harness_interrupt_requested = 0;
+    return 0;
+}
+
+static void test_fixed_schedule_counts(void **state)
+{
+    (void)state;
+    harness_schedule s = {.warmup_steps = 7, .wait_steps = 3, .measurement_steps = 11, .repeat = 4};
+    counter c = {0, -1, -1, 0};
+    harness_run_result r;
+    harness_error err = {0};
+    assert_int_equal(harness_runner_run(&s, &cpu, count_step, &c, NULL, &r, &err), 0);
+    assert_int_equal(c.calls, 7 + 4 * (3 + 11));
+    assert_int_equal(r.warmup_steps_run, 7);
+    assert_int_equal(r.wait_steps_run, 12);
+    assert_int_equal(r.n_samples, 44);
+    assert_int_equal(r.n_windows, 4);
+    for (size_t w = 0; w < 4; w++) {
+        assert_int_equal(r.window_start[w], 11 * w);
+        assert_int_equal(harness_window_size(&r, w), 11);
+        assert_string_equal(r.stop_reason[w], "steps");
+    }
+    for (size_t i = 0; i < r.n_samples; i++)
+        assert_true(r.samples_ns[i] >= 0);
+    assert_false(r.interrupted);
+    assert_false(r.step_failed);
+    harness_run_result_free(&r);
+}
+
+static void test_zero_warmup_and_wait(void **state)
+{
+    (void)state;
+    harness_schedule s = {.warmup_steps = 0, .wait_steps = 0, .measurement_steps = 1, .repeat = 1};
+    counter c = {0, -1, -1, 0};
+    harness_run_result r;
+    harness_error err = {0};
+    assert_int_equal(harness_runner_run(&s, &cpu, count_step, &c, NULL, &r, &err), 0);
+    assert_int_equal(c.calls, 1);
+    assert_int_equal(r.n_samples, 1);
+    harness_run_result_free(&r);
+}
+
+static void test_failing_step_stops_and_is_located(void **state)
+{
+    (void)state;
+    harness_schedule s = {.warmup_steps = 2, .wait_steps = 1, .measurement_steps = 5, .repeat = 3};
+    /* calls: 0-1 warmup, 2 wait, 3-7 window 0, 8 wait, 9-13 window 1 -> call 11 is its 3rd step */
+    counter c = {0, 11, -1, 0};
+    harness_run_result r;
+    harness_error err = {0};
+    assert_int_equal(harness_runner_run(&s, &cpu, count_step, &c, NULL, &r, &err), 0);
+    assert_true(r.step_failed);
+    assert_int_equal(r.failed_phase, HARNESS_PHASE_MEASURE);
+    assert_int_equal(r.failed_step, 2);
+    assert_int_equal(r.n_samples, 5 + 2);
+    assert_int_equal(r.n_windows, 2);
+    assert_int_equal(c.calls, 12);
+    harness_run_result_free(&r);
+}
+
+static void test_failure_in_warmup(void **state)
+{
+    (void)state;
+    harness_schedule s = {.warmup_steps = 5, .wait_steps = 1, .measurement_steps = 5, .repeat = 1};
+    counter c = {0, 3, -1, 0};
+    harness_run_result r;
+    harness_error err = {0};
+    assert_int_equal(harness_runner_run(&s, &cpu, count_step, &c, NULL, &r, &err), 0);
+    assert_true(r.step_failed);
+    assert_int_equal(r.failed_phase, HARNESS_PHASE_WARMUP);
+    assert_int_equal(r.failed_step, 3);
+    assert_int_equal(r.n_samples, 0);
+    assert_int_equal(r.n_windows, 0);
+    harness_run_result_free(&r);
+}
+
+static void test_interrupt_keeps_what_was_measured(void **state)
+{
+    (void)state;
+    harness_schedule s = {.warmup_steps = 1, .wait_steps = 0, .measurement_steps = 100, .repeat = 2};
+    counter c = {0, -1, 10, 0}; /* raised during measured step 10 (the 10th sample) */
+    harness_run_result r;
+    harness_error err = {0};
+    assert_int_equal(harness_runner_run(&s, &cpu, count_step, &c, NULL, &r, &err), 0);
+    assert_true(r.interrupted);
+    assert_int_equal(r.n_samples, 10);
+    assert_int_equal(r.n_windows, 1);
+    assert_string_equal(r.stop_reason[0], "interrupted");
+    harness_interrupt_requested = 0;
+    harness_run_result_free(&r);
+}
+
+static void test_auto_stops_at_max_steps(void **state)
+{
+    (void)state;
+    /* Samples that differ by design never reach a 1e-12 precision: the
+     * max_steps cap must end each window. */
+    harness_schedule s = {.warmup_steps = 0, .wait_steps = 0, .measurement_steps = 0, .repeat = 2,
+                          .max_rel_ci = 1e-12, .min_steps = 10, .max_steps = 50, .max_time_s = 1e9};
+    counter c = {0, -1, -1, 1};
+    harness_run_result r;
+    harness_error err = {0};
+    assert_int_equal(harness_runner_run(&s, &cpu, count_step, &c, NULL, &r, &err), 0);
+    assert_int_equal(r.n_windows, 2);
+    for (size_t w = 0; w < 2; w++) {
+        assert_int_equal(harness_window_size(&r, w), 50);
+        assert_string_equal(r.stop_reason[w], "max_steps");
+    }
+    harness_run_result_free(&r);
+}
+
+static void test_auto_converges_on_a_loose_target(void **state)
+{
+    (void)state;
+    /* Any CI is within 1e6 x the median: the window stops at min_steps. */
+    harness_schedule s = {.warmup_steps = 0, .wait_steps = 0, .measurement_steps = 0, .repeat = 1,
+                          .max_rel_ci = 1e6, .min_steps = 20, .max_steps = 100000, .max_time_s = 1e9};
+    counter c = {0, -1, -1, 0};
+    harness_run_result r;
+    harness_error err = {0};
+    assert_int_equal(harness_runner_run(&s, &cpu, count_step, &c, NULL, &r, &err), 0);
+    assert_int_equal(r.n_samples, 20);
+    assert_string_equal(r.stop_reason[0], "converged");
+    harness_run_result_free(&r);
+}
+
+typedef struct seen {
+    int phase_begins[3];
+    int64_t step_ends[3];
+    int64_t timed_ends;            /* step_end calls that carried t0 < t1 or t0 == t1 != 0 */
+    int run_ends;
+    int last_window;
+} seen;
+
+static int on_phase(void *arg, harness_phase phase, int window, harness_error *err)
+{
+    (void)err;
+    seen *s = arg;
+    s->phase_begins[phase]++;
+    s->last_window = window;
+    return 0;
+}
+
+static void on_step(void *arg, harness_phase phase, int window, int64_t index, uint64_t t0, uint64_t t1)
+{
+    (void)window;
+    (void)index;
+    seen *s = arg;
+    s->step_ends[phase]++;
+    if (phase == HARNESS_PHASE_MEASURE && t0 != 0 && t1 >= t0)
+        s->timed_ends++;
+}
+
+static void on_end(void *arg)
+{
+    ((seen *)arg)->run_ends++;
+}
+
+static void test_hooks_see_every_phase_and_step(void **state)
+{
+    (void)state;
+    harness_schedule s = {.warmup_steps = 4, .wait_steps = 2, .measurement_steps = 6, .repeat = 3};
+    counter c = {0, -1, -1, 0};
+    seen got = {{0}, {0}, 0, 0, 0};
+    harness_runner_hooks hooks = {.arg = &got, .phase_begin = on_phase, .step_end = on_step, .run_end = on_end};
+    harness_run_result r;
+    harness_error err = {0};
+    assert_int_equal(harness_runner_run(&s, &cpu, count_step, &c, &hooks, &r, &err), 0);
+    assert_int_equal(got.phase_begins[HARNESS_PHASE_WARMUP], 1);
+    assert_int_equal(got.phase_begins[HARNESS_PHASE_WAIT], 3);
+    assert_int_equal(got.phase_begins[HARNESS_PHASE_MEASURE], 3);
+    assert_int_equal(got.step_ends[HARNESS_PHASE_WARMUP], 4);
+    assert_int_equal(got.step_ends[HARNESS_PHASE_WAIT], 6);
+    assert_int_equal(got.step_ends[HARNESS_PHASE_MEASURE], 18);
+    assert_int_equal(got.timed_ends, 18);
+    assert_int_equal(got.run_ends, 1);
+    assert_int_equal(got.last_window, 2);
+    harness_run_result_free(&r);
+}
+
+/* The stopping rule is checked every ~10% of the samples; a max_steps that
+ * falls between two checks must still cap the window exactly. */
+static void test_auto_never_exceeds_max_steps(void **state)
+{
+    (void)state;
+    harness_schedule s = {.warmup_steps = 0, .wait_steps = 0, .measurement_steps = 0, .repeat = 1,
+                          .max_rel_ci = 1e-12, .min_steps = 100, .max_steps = 105, .max_time_s = 1e9};
+    counter c = {0, -1, -1, 1};
+    harness_run_result r;
+    harness_error err = {0};
+    assert_int_equal(harness_runner_run(&s, &cpu, count_step, &c, NULL, &r, &err), 0);
+    assert_int_equal(harness_window_size(&r, 0), 105);
+    assert_int_equal(c.calls, 105);
+    assert_string_equal(r.stop_reason[0], "max_steps");
+    harness_run_result_free(&r);
+}
+
+/* Each window records its wall and CPU time; a busy-waiting step keeps
+ * the process on the CPU, so CPU time is most of the wall time. */
+static void test_windows_record_wall_and_cpu_time(void **state)
+{
+    (void)state;
+    harness_schedule s = {.warmup_steps = 0, .wait_steps = 0, .measurement_steps = 200, .repeat = 2};
+    counter c = {0, -1, -1, 1};
+    harness_run_result r;
+    harness_error err = {0};
+    assert_int_equal(harness_runner_run(&s, &cpu, count_step, &c, NULL, &r, &err), 0);
+    for (size_t w = 0; w < 2; w++) {
+        double sum = 0;
+        for (size_t i = r.window_start[w]; i < r.window_start[w + 1]; i++)
+            sum += r.samples_ns[i];
+        assert_true(r.window_wall_ns[w] >= sum);
+        assert_true(r.window_cpu_ns[w] > 0);
+        assert_true(r.window_cpu_ns[w] <= 1.5 * r.window_wall_ns[w] + 1e6);
+    }
+    harness_run_result_free(&r);
+}
+
+/* A hook that fails (a broken barrier) stops the run with its error. */
+static int failing_barrier(void *arg, harness_phase phase, int window, harness_error *err)
+{
+    (void)arg;
+    if (phase == HARNESS_PHASE_MEASURE && window == 1)
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "barrier broke before window %d", window);
+    return 0;
+}
+
+static void test_failing_hook_stops_the_run(void **state)
+{
+    (void)state;
+    harness_schedule s = {.warmup_steps = 2, .wait_steps = 1, .measurement_steps = 5, .repeat = 3};
+    counter c = {0, -1, -1, 0};
+    harness_runner_hooks hooks = {.phase_begin = failing_barrier};
+    harness_run_result r;
+    harness_error err = {0};
+    assert_int_equal(harness_runner_run(&s, &cpu, count_step, &c, &hooks, &r, &err), HARNESS_EXIT_RUNTIME);
+    assert_string_equal(err.msg, "barrier broke before window 1");
+    assert_int_equal(r.n_samples, 5);          /* window 0 only */
+    assert_int_equal(c.calls, 2 + 1 + 5 + 1);  /* window 1's wait ran, its steps did not */
+    harness_run_result_free(&r);
+}
+
+/* A device backend whose "device" times step k (counted over the run) at
+ * 1000 + k ns, known only when collected: the runner must mark every
+ * measured step, never ask between steps of a fixed window, and put the
+ * collected times in order beside the host's launch times. */
+typedef struct fake_gpu {
+    int windows_begun, windows_ended, begins, ends, collects, between;
+    size_t marked, handed;         /* steps marked; times handed over */
+} fake_gpu;
+static fake_gpu gpu;
+
+static int gpu_window_begin(const harness_backend *b, harness_error *err)
+{
+    (void)b, (void)err;
+    gpu.windows_begun++;
+    return 0;
+}
+static int gpu_window_end(const harness_backend *b, harness_error *err)
+{
+    (void)b, (void)err;
+    gpu.windows_ended++;
+    return 0;
+}
+static int gpu_step_begin(const harness_backend *b, harness_error *err)
+{
+    (void)b, (void)err;
+    gpu.begins++;
+    return 0;
+}
+static int gpu_step_end(const harness_backend *b, harness_error *err)
+{
+    (void)b, (void)err;
+    gpu.ends++;
+    gpu.marked++;
+    return 0;
+}
+static int gpu_between(const harness_backend *b, harness_error *err)
+{
+    (void)b, (void)err;
+    gpu.between++;
+    return 0;
+}
+static long gpu_collect(const harness_backend *b, double *out, size_t max, harness_error *err)
+{
+    (void)b, (void)err;
+    gpu.collects++;
+    size_t n = 0;
+    while (gpu.handed < gpu.marked && n < max)
+        out[n++] = 1000.0 + (double)gpu.handed++;
+    return (long)n;
+}
+
+static harness_backend device_backend(harness_backend_ops *ops)
+{
+    harness_backend b = cpu;
+    *ops = *cpu.ops;
+    ops->window_begin = gpu_window_begin;
+    ops->window_end = gpu_window_end;
+    ops->step_begin = gpu_step_begin;
+    ops->step_end = gpu_step_end;
+    ops->collect = gpu_collect;
+    ops->between_steps = gpu_between;
+    b.ops = ops;
+    memset(&gpu, 0, sizeof gpu);
+    return b;
+}
+
+static void test_device_timer_collects_after_each_window(void **state)
+{
+    (void)state;
+    harness_backend_ops ops;
+    harness_backend b = device_backend(&ops);
+    harness_schedule s = {.warmup_steps = 3, .wait_steps = 2, .measurement_steps = 6, .repeat = 3};
+    counter c = {0, -1, -1, 0};
+    harness_run_result r;
+    harness_error err = {0};
+    assert_int_equal(harness_runner_run(&s, &b, count_step, &c, NULL, &r, &err), 0);
+    assert_int_equal(gpu.begins, 18);      /* measured steps only */
+    assert_int_equal(gpu.ends, 18);
+    assert_int_equal(gpu.between, 18);
+    assert_int_equal(gpu.windows_begun, 3);
+    assert_int_equal(gpu.windows_ended, 3);
+    assert_int_equal(gpu.collects, 3);     /* once per window: no wait between steps */
+    assert_int_equal(r.n_samples, 18);
+    assert_non_null(r.host_samples_ns);
+    for (size_t i = 0; i < r.n_samples; i++) {
+        assert_true(r.samples_ns[i] == 1000.0 + (double)i);
+        assert_true(r.host_samples_ns[i] >= 0);
+    }
+    harness_run_result_free(&r);
+}
+
+static void test_device_timer_collects_at_auto_checks(void **state)
+{
+    (void)state;
+    harness_backend_ops ops;
+    harness_backend b = device_backend(&ops);
+    harness_schedule s = {.measurement_steps = 0, .repeat = 1, .max_rel_ci = 1e-9, .min_steps = 10,
+                          .max_steps = 50, .max_time_s = 60};
+    counter c = {0, -1, -1, 0};
+    harness_run_result r;
+    harness_error err = {0};
+    assert_int_equal(harness_runner_run(&s, &b, count_step, &c, NULL, &r, &err), 0);
+    assert_int_equal(r.n_samples, 50);
+    assert_string_equal(r.stop_reason[0], "max_steps");
+    assert_true(gpu.collects > 1);         /* each stopping check saw device times */
+    for (size_t i = 0; i < r.n_samples; i++)
+        assert_true(r.samples_ns[i] == 1000.0 + (double)i);
+    harness_run_result_free(&r);
+}
+
+static void test_device_window_keeps_what_was_measured_on_interrupt(void **state)
+{
+    (void)state;
+    harness_backend_ops ops;
+    harness_backend b = device_backend(&ops);
+    harness_schedule s = {.measurement_steps = 10, .repeat = 1};
+    counter c = {0, -1, 4, 0};
+    harness_run_result r;
+    harness_error err = {0};
+    assert_int_equal(harness_runner_run(&s, &b, count_step, &c, NULL, &r, &err), 0);
+    assert_true(r.interrupted);
+    assert_int_equal(r.n_samples, 5);
+    assert_int_equal(gpu.windows_ended, 1);    /* closed even so */
+    assert_true(r.samples_ns[4] == 1004.0);
+    harness_run_result_free(&r);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test_setup(test_fixed_schedule_counts, setup),
+        cmocka_unit_test_setup(test_zero_warmup_and_wait, setup),
+        cmocka_unit_test_setup(test_failing_step_stops_and_is_located, setup),
+        cmocka_unit_test_setup(test_failure_in_warmup, setup),
+        cmocka_unit_test_setup(test_interrupt_keeps_what_was_measured, setup),
+        cmocka_unit_test_setup(test_auto_stops_at_max_steps, setup),
+        cmocka_unit_test_setup(test_auto_converges_on_a_loose_target, setup),
+        cmocka_unit_test_setup(test_hooks_see_every_phase_and_step, setup),
+        cmocka_unit_test_setup(test_auto_never_exceeds_max_steps, setup),
+        cmocka_unit_test_setup(test_windows_record_wall_and_cpu_time, setup),
+        cmocka_unit_test_setup(test_failing_hook_stops_the_run, setup),
+        cmocka_unit_test_setup(test_device_timer_collects_after_each_window, setup),
+        cmocka_unit_test_setup(test_device_timer_collects_at_auto_checks, setup),
+        cmocka_unit_test_setup(test_device_window_keeps_what_was_measured_on_interrupt, setup),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,311 @@
+/* test_stats.c - harness/stats.c against values worked out by hand. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+
+#include <cmocka.h>
+
+#include "util/stats.h"
+
+#include "assert_near.h"
+
+static void test_one_to_ten(void **state)
+{
+    (void)state;
+    /* Given out of order: the input must be sorted internally and left alone. */
+    const double x[10] = {7, 3, 10, 1, 5, 9, 2, 8, 4, 6};
+    harness_stats s;
+    assert_int_equal(harness_stats_compute(x, 10, &s), 0);
+    assert_int_equal(x[0], 7);
+    assert_int_equal(s.n, 10);
+    assert_near(s.mean, 5.5, 1e-12);                 /* 55 / 10 */
+    /* squared deviations from 5.5: 2 (4.5^2 + 3.5^2 + 2.5^2 + 1.5^2 + 0.5^2)
+     * = 2 * 41.25 = 82.5; / (n - 1) = 9.1666..; sqrt = 3.0276503540974917 */
+    assert_near(s.stddev, 3.0276503540974917, 1e-12);
+    assert_near(s.cv, 3.0276503540974917 / 5.5, 1e-12);
+    /* type 7: h = (n - 1) q = 9 q, value = x[floor h] + frac(h) * (next - x[floor h]),
+     * and x[k] = k + 1 here, so every quantile is 1 + 9 q. */
+    assert_near(s.min, 1, 0);
+    assert_near(s.p5, 1.45, 1e-12);                  /* h = 0.45 */
+    assert_near(s.p25, 3.25, 1e-12);                 /* h = 2.25 */
+    assert_near(s.median, 5.5, 1e-12);               /* h = 4.5 */
+    assert_near(s.p75, 7.75, 1e-12);                 /* h = 6.75 */
+    assert_near(s.p90, 9.1, 1e-12);                  /* h = 8.1 */
+    assert_near(s.p95, 9.55, 1e-12);                 /* h = 8.55 */
+    assert_near(s.p99, 9.91, 1e-12);                 /* h = 8.91 */
+    assert_near(s.max, 10, 0);
+    assert_near(s.iqr, 4.5, 1e-12);
+    /* fences 3.25 - 6.75 = -3.5 and 7.75 + 6.75 = 14.5: nothing outside */
+    assert_int_equal(s.outliers, 0);
+    /* n = 10: 0-based order statistics (1, 8), see test_ci_indices */
+    assert_near(s.ci95_lo, 2, 0);
+    assert_near(s.ci95_hi, 9, 0);
+}
+
+static void test_single_sample(void **state)
+{
+    (void)state;
+    const double x[1] = {5};
+    harness_stats s;
+    assert_int_equal(harness_stats_compute(x, 1, &s), 0);
+    assert_int_equal(s.n, 1);
+    /* The sample stddev needs n >= 2; one sample reports no spread. */
+    assert_near(s.mean, 5, 0);
+    assert_near(s.stddev, 0, 0);
+    assert_near(s.cv, 0, 0);
+    assert_near(s.min, 5, 0);
+    assert_near(s.p5, 5, 0);
+    assert_near(s.median, 5, 0);
+    assert_near(s.p99, 5, 0);
+    assert_near(s.max, 5, 0);
+    assert_near(s.iqr, 0, 0);
+    assert_int_equal(s.outliers, 0);
+    assert_near(s.ci95_lo, 5, 0);
+    assert_near(s.ci95_hi, 5, 0);
+}
+
+static void test_all_equal(void **state)
+{
+    (void)state;
+    const double x[4] = {2, 2, 2, 2};
+    harness_stats s;
+    assert_int_equal(harness_stats_compute(x, 4, &s), 0);
+    /* Exactly 2 everywhere: interpolating between equal neighbours must not
+     * round, and IQR = 0 makes both fences 2, which no sample lies outside. */
+    assert_near(s.mean, 2, 0);
+    assert_near(s.stddev, 0, 0);
+    assert_near(s.cv, 0, 0);
+    assert_near(s.p5, 2, 0);
+    assert_near(s.p25, 2, 0);
+    assert_near(s.median, 2, 0);
+    assert_near(s.p75, 2, 0);
+    assert_near(s.p95, 2, 0);
+    assert_near(s.iqr, 0, 0);
+    assert_int_equal(s.outliers, 0);
+    /* n = 4 < 6: the widest pair, [min, max] */
+    assert_near(s.ci95_lo, 2, 0);
+    assert_near(s.ci95_hi, 2, 0);
+}
+
+static void test_outlier(void **state)
+{
+    (void)state;
+    const double x[5] = {100, 3, 1, 4, 2};
+    harness_stats s;
+    assert_int_equal(harness_stats_compute(x, 5, &s), 0);
+    assert_near(s.mean, 22, 1e-12);                  /* 110 / 5 */
+    /* deviations -21 -20 -19 -18 78: squares 441 + 400 + 361 + 324 + 6084
+     * = 7610; / 4 = 1902.5; sqrt = 43.617656975128774 */
+    assert_near(s.stddev, 43.617656975128774, 1e-10);
+    assert_near(s.cv, 43.617656975128774 / 22, 1e-12);
+    /* sorted 1 2 3 4 100, h = 4 q */
+    assert_near(s.p5, 1.2, 1e-12);                   /* h = 0.2: 1 + 0.2 * 1 */
+    assert_near(s.p25, 2, 1e-12);                    /* h = 1 */
+    assert_near(s.median, 3, 1e-12);                 /* h = 2 */
+    assert_near(s.p75, 4, 1e-12);                    /* h = 3 */
+    assert_near(s.p90, 61.6, 1e-10);                 /* h = 3.6: 4 + 0.6 * 96 */
+    assert_near(s.p95, 80.8, 1e-10);                 /* h = 3.8: 4 + 0.8 * 96 */
+    assert_near(s.p99, 96.16, 1e-10);                /* h = 3.96: 4 + 0.96 * 96 */
+    assert_near(s.iqr, 2, 1e-12);
+    /* fences 2 - 3 = -1 and 4 + 3 = 7: only 100 is outside */
+    assert_int_equal(s.outliers, 1);
+    /* n = 5 < 6: [min, max] */
+    assert_near(s.ci95_lo, 1, 0);
+    assert_near(s.ci95_hi, 100, 0);
+}
+
+static void test_empty(void **state)
+{
+    (void)state;
+    harness_stats s;
+    s.n = 99;
+    s.median = 99;
+    assert_int_equal(harness_stats_compute(NULL, 0, &s), 0);
+    assert_int_equal(s.n, 0);
+    assert_near(s.mean, 0, 0);
+    assert_near(s.median, 0, 0);
+    assert_near(s.ci95_hi, 0, 0);
+    assert_near(harness_quantile_sorted(NULL, 0, 0.5), 0, 0);
+}
+
+static void test_quantile_edges(void **state)
+{
+    (void)state;
+    const double x[3] = {10, 20, 40};
+    assert_near(harness_quantile_sorted(x, 3, 0.0), 10, 0);
+    assert_near(harness_quantile_sorted(x, 3, 1.0), 40, 0);
+    assert_near(harness_quantile_sorted(x, 3, -1.0), 10, 0);   /* clamped */
+    assert_near(harness_quantile_sorted(x, 3, 2.0), 40, 0);
+    assert_near(harness_quantile_sorted(x, 3, 0.75), 30, 1e-12); /* h = 1.5 */
+}
+
+static void assert_ci(size_t n, size_t want_lo, size_t want_hi)
+{
+    size_t lo = 12345, hi = 12345;
+    harness_median_ci_indices(n, &lo, &hi);
+    if (lo != want_lo || hi != want_hi)
+        fail_msg("n = %zu: (%zu, %zu), expected (%zu, %zu)", n, lo, hi, want_lo, want_hi);
+}
+
+/* With B ~ Binomial(n, 1/2) and F its cdf, the 1-based pair (j, n + 1 - j)
+ * covers the median with probability 1 - 2 F(j - 1); the answer is the
+ * largest j with F(j - 1) <= 0.025, reported 0-based as (j - 1, n - j). */
+static void test_ci_indices(void **state)
+{
+    (void)state;
+    assert_ci(0, 0, 0);
+    assert_ci(1, 0, 0);
+    /* n = 5: even j = 1 gives 1 - 2/32 = 0.9375 < 0.95, so no pair exists. */
+    assert_ci(5, 0, 4);
+    /* n = 6: F(0) = 1/64 = 0.0156 <= 0.025, F(1) = 7/64 = 0.109: j = 1,
+     * coverage 1 - 2/64 = 0.96875. */
+    assert_ci(6, 0, 5);
+    /* n = 10: F(1) = (1 + 10)/1024 = 0.0107, F(2) = 56/1024 = 0.0547: j = 2,
+     * coverage 1 - 22/1024 = 0.9785. */
+    assert_ci(10, 1, 8);
+    /* n = 20: C(20, i) = 1 20 190 1140 4845 15504 38760; F(5) = 21700/2^20
+     * = 0.0207, F(6) = 60460/2^20 = 0.0577: j = 6, i.e. [x(6), x(15)],
+     * coverage 0.9586 (the n = 20 row of the usual sign-test tables). */
+    assert_ci(20, 5, 14);
+    /* n = 100: F(39) = 0.01760, F(40) = 0.02844 (exact sums of C(100, i) / 2^100
+     * with Python's big integers): j = 40, [x(40), x(61)], coverage 0.9648,
+     * as in Conover's table of the sign-test CI. */
+    assert_ci(100, 39, 60);
+    /* n = 1e6 must be fast; the exact answer came from the same sum in Python
+     * big integers: j = 499020 (normal approximation: 500000 - 1.96 * 500
+     * = 499020). */
+    assert_ci(1000000, 499019, 500980);
+}
+
+/* P(B <= k) for B ~ Binomial(n, 1/2), summed exactly in integers: C(n, i)
+ * fits in 64 bits up to n = 62, and the division by 2^n is exact in a
+ * long double for the n used here. This stands in for scipy's
+ * binom.cdf(k, n, 0.5), which the test machines may not have. */
+static long double exact_binom_cdf_half(unsigned n, unsigned k)
+{
+    uint64_t c = 1, sum = 0;
+    for (unsigned i = 0; i <= k; i++) {
+        sum += c;
+        c = c * (n - i) / (i + 1);     /* C(n, i+1), exact: the product is divisible */
+    }
+    return (long double)sum / ldexpl(1.0L, (int)n);
+}
+
+/* The level the summaries print is the CI's exact coverage, not a nominal
+ * 95%. The unit of replication is what was sampled: steps within a window,
+ * or windows across a run (the windows' medians). */
+static void test_ci_level_is_exact(void **state)
+{
+    (void)state;
+    size_t lo, hi;
+    assert_true(isnan(harness_median_ci(0, &lo, &hi)));
+    assert_near(harness_median_ci(1, &lo, &hi), 0.0, 0);        /* one point misses the median surely */
+    assert_near(harness_median_ci(2, &lo, &hi), 0.5, 1e-15);
+    assert_near(harness_median_ci(3, &lo, &hi), 0.75, 1e-15);
+    assert_near(harness_median_ci(5, &lo, &hi), 0.9375, 1e-15); /* 1 - 2/32: no 95% CI at n = 5 */
+    assert_near(harness_median_ci(6, &lo, &hi), 0.96875, 1e-15);
+    assert_near(harness_median_ci(10, &lo, &hi), 1.0 - 22.0 / 1024, 1e-15);
+    for (unsigned n = 1; n <= 60; n++) {
+        double level = harness_median_ci((size_t)n, &lo, &hi);
+        double want = (double)(1.0L - 2.0L * exact_binom_cdf_half(n, (unsigned)lo));
+        if (fabs(level - want) > 1e-12)
+            fail_msg("n = %u: level %.15g, exact %.15g", n, level, want);
+        if (n >= 6 && !(level >= 0.95))
+            fail_msg("n = %u: level %.15g below 95%%", n, level);
+    }
+    /* Large n: close to 95% from above (Conover's table: 0.9648 at n = 100). */
+    assert_near(harness_median_ci(100, &lo, &hi), 1.0 - 2 * 0.017600, 2e-5);
+    double big = harness_median_ci(1000000, &lo, &hi);
+    assert_true(big >= 0.95 && big < 0.951);
+}
+
+/* harness_stats_compute carries the level along with the interval. */
+static void test_stats_carry_ci_level(void **state)
+{
+    (void)state;
+    const double x[] = {5, 1, 4, 2, 3};
+    harness_stats s;
+    assert_int_equal(harness_stats_compute(x, 5, &s), 0);
+    assert_near(s.ci_level, 0.9375, 1e-15);
+    assert_near(s.ci95_lo, 1, 0);
+    assert_near(s.ci95_hi, 5, 0);
+}
+
+static void test_mann_whitney_identical(void **state)
+{
+    (void)state;
+    double a[50];
+    for (int i = 0; i < 50; i++)
+        a[i] = 1000 + (i * 37) % 50;
+    /* Identical samples: U = na nb / 2 exactly, so z = 0 after the continuity
+     * correction and p = 1. */
+    assert_near(harness_mann_whitney_p(a, 50, a, 50), 1.0, 1e-12);
+}
+
+static void test_mann_whitney_shifted(void **state)
+{
+    (void)state;
+    double a[40], b[40];
+    for (int i = 0; i < 40; i++) {
+        a[i] = 100 + (i * 7) % 40;     /* 100..139 */
+        b[i] = 130 + (i * 11) % 40;    /* 130..169: overlaps a only in 130..139 */
+    }
+    double p = harness_mann_whitney_p(a, 40, b, 40);
+    assert_true(p < 1e-3);
+    assert_near(harness_mann_whitney_p(b, 40, a, 40), p, 1e-15);  /* two-sided */
+}
+
+static void test_mann_whitney_by_hand(void **state)
+{
+    (void)state;
+    /* a = {1, 2, 3}, b = {4, 5, 6}: ranks of a 1 2 3, R = 6, U = 6 - 3*4/2 = 0;
+     * E[U] = 4.5, Var = 3*3/12 * 7 = 5.25 (no ties);
+     * z = (4.5 - 0.5) / sqrt(5.25) = 1.7457431218879391;
+     * p = erfc(z / sqrt 2) = 0.0808555983700523. */
+    const double a[3] = {1, 2, 3}, b[3] = {4, 5, 6};
+    assert_near(harness_mann_whitney_p(a, 3, b, 3), 0.0808555983700523, 1e-12);
+
+    /* With a tie: a = {1, 2, 3, 3}, b = {3, 4, 5}. Pooled ranks: 1 -> 1,
+     * 2 -> 2, the three 3s share (3 + 4 + 5) / 3 = 4, 4 -> 6, 5 -> 7.
+     * R = 1 + 2 + 4 + 4 = 11, U = 11 - 4*5/2 = 1, E[U] = 6;
+     * one tie group t = 3: t^3 - t = 24, N = 7:
+     * Var = 4*3/12 * (8 - 24 / 42) = 7.428571428571429;
+     * z = (5 - 0.5) / sqrt(Var) = 1.6510486178370214;
+     * p = erfc(z / sqrt 2) = 0.09872864789482494. */
+    const double c[4] = {1, 2, 3, 3}, d[3] = {3, 4, 5};
+    assert_near(harness_mann_whitney_p(c, 4, d, 3), 0.09872864789482494, 1e-12);
+}
+
+static void test_mann_whitney_degenerate(void **state)
+{
+    (void)state;
+    const double a[3] = {7, 7, 7};
+    assert_near(harness_mann_whitney_p(a, 3, a, 0), 1.0, 0);   /* empty side */
+    assert_near(harness_mann_whitney_p(a, 3, a, 3), 1.0, 0);   /* all tied: Var = 0 */
+    const double n[3] = {1, NAN, 3};
+    double p = harness_mann_whitney_p(n, 3, a, 3);             /* must not crash */
+    assert_true(p >= 0.0 && p <= 1.0);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_one_to_ten),
+        cmocka_unit_test(test_single_sample),
+        cmocka_unit_test(test_all_equal),
+        cmocka_unit_test(test_outlier),
+        cmocka_unit_test(test_empty),
+        cmocka_unit_test(test_quantile_edges),
+        cmocka_unit_test(test_ci_indices),
+        cmocka_unit_test(test_ci_level_is_exact),
+        cmocka_unit_test(test_stats_carry_ci_level),
+        cmocka_unit_test(test_mann_whitney_identical),
+        cmocka_unit_test(test_mann_whitney_shifted),
+        cmocka_unit_test(test_mann_whitney_by_hand),
+        cmocka_unit_test(test_mann_whitney_degenerate),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,218 @@
+/* test_warnings.c - report/warnings.c: each rule on facts made up to sit
+ * on either side of its threshold, then all of them over a summary. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+
+#include <cmocka.h>
+
+#include "report/summary.h"
+#include "report/warnings.h"
+
+static char msg[HARNESS_WARNING_LEN];
+
+static harness_load_facts idle_machine(void)
+{
+    return (harness_load_facts){.logical_cpus = 8, .affinity_cpus = 8, .omp_threads = 4, .load_start = 0.2,
+                                .load_end = 4.1, .own_cpu_s_start = 0};
+}
+
+static void test_oversubscribed_threads_beyond_affinity(void **state)
+{
+    (void)state;
+    harness_load_facts f = idle_machine();
+    assert_false(harness_warn_oversubscribed(&f, msg, sizeof msg));
+    f.omp_threads = 8;             /* as many threads as CPUs: fine */
+    f.load_end = 8.0;
+    assert_false(harness_warn_oversubscribed(&f, msg, sizeof msg));
+    f.omp_threads = 16;
+    assert_true(harness_warn_oversubscribed(&f, msg, sizeof msg));
+    assert_non_null(strstr(msg, "oversubscribed: 16 OpenMP threads on 8 CPUs"));
+    /* The affinity mask counts, not the machine: taskset -c 0-1. */
+    f = idle_machine();
+    f.affinity_cpus = 2;
+    assert_true(harness_warn_oversubscribed(&f, msg, sizeof msg));
+}
+
+/* Free cores = logical_cpus - omp_threads = 4; the slack is 0.5. */
+static void test_oversubscribed_by_load(void **state)
+{
+    (void)state;
+    harness_load_facts f = idle_machine();
+    f.load_start = 4.4;
+    assert_false(harness_warn_oversubscribed(&f, msg, sizeof msg));
+    f.load_start = 4.6;
+    assert_true(harness_warn_oversubscribed(&f, msg, sizeof msg));
+    assert_non_null(strstr(msg, "load average 4.60 from other work"));
+    /* The run's own threads come off the end load: 8.4 - 4 = 4.4, fine. */
+    f = idle_machine();
+    f.load_end = 8.4;
+    assert_false(harness_warn_oversubscribed(&f, msg, sizeof msg));
+    f.load_end = 8.7;              /* 4.7 from others even with the run's 4 threads off */
+    assert_true(harness_warn_oversubscribed(&f, msg, sizeof msg));
+    /* A sweep's earlier points (120 CPU s: up to 2.0 of the load) are not others'. */
+    f = idle_machine();
+    f.load_start = 6.0;
+    f.own_cpu_s_start = 120;
+    assert_false(harness_warn_oversubscribed(&f, msg, sizeof msg));
+    /* Every core taken by the run: one busy process elsewhere is enough. */
+    f = (harness_load_facts){.logical_cpus = 2, .affinity_cpus = 2, .omp_threads = 2, .load_start = 1.0,
+                             .load_end = 1.0};
+    assert_true(harness_warn_oversubscribed(&f, msg, sizeof msg));
+    /* A single-threaded component leaves 7 of 8 cores free, whatever
+     * OMP_NUM_THREADS says: the measured busy threads count. */
+    f = idle_machine();
+    f.omp_threads = 8;
+    f.load_start = 5.0;
+    assert_true(harness_warn_oversubscribed(&f, msg, sizeof msg));
+    f.busy_threads = 1.0;
+    assert_false(harness_warn_oversubscribed(&f, msg, sizeof msg));
+    f.busy_threads = 3.95;             /* 4 cores held: 4 free, 5.0 > 4.5 */
+    assert_true(harness_warn_oversubscribed(&f, msg, sizeof msg));
+    /* No /proc/loadavg: no verdict from the load. */
+    f = idle_machine();
+    f.load_start = f.load_end = NAN;
+    assert_false(harness_warn_oversubscribed(&f, msg, sizeof msg));
+}
+
+static harness_stats window(size_t n, double lo, double median, double hi, double level)
+{
+    harness_stats st;
+    memset(&st, 0, sizeof st);
+    st.n = n;
+    st.median = median;
+    st.ci95_lo = lo;
+    st.ci95_hi = hi;
+    st.ci_level = level;
+    return st;
+}
+
+static void test_windows_disagree(void **state)
+{
+    (void)state;
+    harness_stats w[3] = {window(100, 990, 1000, 1010, 0.96), window(100, 1000, 1005, 1020, 0.96),
+                          window(100, 995, 1002, 1030, 0.96)};
+    assert_false(harness_warn_windows_disagree(w, 3, msg, sizeof msg));
+    w[2] = window(100, 1100, 1110, 1120, 0.96);   /* the third moved up, clear of the first */
+    assert_true(harness_warn_windows_disagree(w, 3, msg, sizeof msg));
+    assert_non_null(strstr(msg, "windows disagree: window 1's CI of the median [990 ns, 1.01 us] and window 3's "
+                                "[1.1 us, 1.12 us]"));
+    /* Touching intervals overlap. */
+    w[2] = window(100, 1010, 1015, 1020, 0.96);
+    assert_false(harness_warn_windows_disagree(w, 3, msg, sizeof msg));
+    /* One window: nothing to compare. */
+    assert_false(harness_warn_windows_disagree(w, 1, msg, sizeof msg));
+}
+
+/* A 2-step window's CI covers the median half the time: it takes no part. */
+static void test_windows_with_weak_cis_are_not_compared(void **state)
+{
+    (void)state;
+    harness_stats w[2] = {window(2, 990, 1000, 1010, 0.5), window(100, 2000, 2005, 2010, 0.96)};
+    assert_false(harness_warn_windows_disagree(w, 2, msg, sizeof msg));
+    w[0] = window(5, 990, 1000, 1010, 0.9375);     /* n = 5: 93.75%, compared */
+    assert_true(harness_warn_windows_disagree(w, 2, msg, sizeof msg));
+    harness_stats empty[2] = {window(0, 0, 0, 0, NAN), window(100, 2000, 2005, 2010, 0.96)};
+    assert_false(harness_warn_windows_disagree(empty, 2, msg, sizeof msg));
+}
+
+static void test_near_resolution(void **state)
+{
+    (void)state;
+    assert_true(harness_warn_near_resolution(150, 20, msg, sizeof msg));   /* 7.5 ticks */
+    assert_non_null(strstr(msg, "within 10 ticks"));
+    assert_false(harness_warn_near_resolution(200, 20, msg, sizeof msg));  /* exactly 10: fine */
+    assert_false(harness_warn_near_resolution(1e6, 20, msg, sizeof msg));
+    assert_false(harness_warn_near_resolution(150, NAN, msg, sizeof msg));
+    assert_false(harness_warn_near_resolution(150, 0, msg, sizeof msg));
+}
+
+static void test_not_converged(void **state)
+{
+    (void)state;
+    harness_stats st = window(50, 900, 1000, 1100, 0.96);
+    assert_true(harness_warn_not_converged(1, "max_steps", &st, 0.01, msg, sizeof msg));
+    assert_non_null(strstr(msg, "window 2 did not converge: it stopped on max_steps after 50 steps"));
+    assert_non_null(strstr(msg, "+-10%"));
+    assert_true(harness_warn_not_converged(0, "max_time", &st, 0.01, msg, sizeof msg));
+    assert_false(harness_warn_not_converged(0, "converged", &st, 0.01, msg, sizeof msg));
+    assert_false(harness_warn_not_converged(0, "steps", &st, 0.01, msg, sizeof msg));
+    assert_false(harness_warn_not_converged(0, "interrupted", &st, 0.01, msg, sizeof msg));
+}
+
+static void test_list_is_bounded(void **state)
+{
+    (void)state;
+    harness_warnings w = {0};
+    for (int i = 0; i < HARNESS_MAX_WARNINGS + 5; i++)
+        harness_warnings_add(&w, "warning %d", i);
+    assert_int_equal(w.n, HARNESS_MAX_WARNINGS);
+    assert_string_equal(w.text[0], "warning 0");
+}
+
+/* Over a whole summary: two auto windows of disjoint timings that both ran
+ * out of steps, on a quiet machine, timed with a fine clock. */
+static void test_collect_over_a_summary(void **state)
+{
+    (void)state;
+    double samples[40];
+    for (int i = 0; i < 20; i++) {
+        samples[i] = 1000 + i;         /* window 1: 1000..1019 ns */
+        samples[20 + i] = 2000 + i;    /* window 2: 2000..2019 ns */
+    }
+    size_t starts[3] = {0, 20, 40};
+    const char *reasons[2] = {"max_steps", "max_steps"};
+    double wall[2] = {1e5, 1e5}, cpu[2] = {1e5, 1e5};
+    harness_run_result run = {.samples_ns = samples, .n_samples = 40, .window_start = starts, .n_windows = 2,
+                              .stop_reason = reasons, .window_wall_ns = wall, .window_cpu_ns = cpu};
+    harness_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.measurement_steps = 0;
+    cfg.repeat = 2;
+    cfg.stop_max_rel_ci = 1e-9;
+    harness_clock clk = {.resolution_ns = 20, .name = "clock_gettime"};
+    harness_summary s;
+    memset(&s, 0, sizeof s);
+    s.status = "ok";
+    s.cfg = &cfg;
+    s.clock = &clk;
+    s.run = &run;
+    s.env.logical_cpus = s.env.affinity_cpus = 8;
+    s.env.omp_threads = 1;
+    s.env.load_start[0] = s.env.load_end[0] = 0.1;
+    assert_int_equal(harness_summary_compute(&s), 0);
+    assert_int_equal(s.warnings.n, 3);
+    assert_non_null(strstr(s.warnings.text[0], "window 1 did not converge"));
+    assert_non_null(strstr(s.warnings.text[1], "window 2 did not converge"));
+    assert_non_null(strstr(s.warnings.text[2], "windows disagree: window 1"));
+    /* The windows' medians as samples: n = 2, a 50% interval. */
+    assert_int_equal(s.across_windows.n, 2);
+    assert_true(fabs(s.across_windows.ci_level - 0.5) < 1e-12);
+    harness_summary_release(&s);
+
+    clk.resolution_ns = 200;           /* ~1000 ns medians are < 10 ticks of 200 ns */
+    s.env.omp_threads = 16;            /* on 8 CPUs */
+    assert_int_equal(harness_summary_compute(&s), 0);
+    assert_int_equal(s.warnings.n, 5);
+    assert_non_null(strstr(s.warnings.text[0], "oversubscribed: 16 OpenMP threads"));
+    assert_non_null(strstr(s.warnings.text[4], "within 10 ticks"));
+    harness_summary_release(&s);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_oversubscribed_threads_beyond_affinity),
+        cmocka_unit_test(test_oversubscribed_by_load),
+        cmocka_unit_test(test_windows_disagree),
+        cmocka_unit_test(test_windows_with_weak_cis_are_not_compared),
+        cmocka_unit_test(test_near_resolution),
+        cmocka_unit_test(test_not_converged),
+        cmocka_unit_test(test_list_is_bounded),
+        cmocka_unit_test(test_collect_over_a_summary),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
