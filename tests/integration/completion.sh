@@ -46,12 +46,20 @@ expect "directories for --plugin-path" "confs/sub" harness run x.yaml --plugin-p
 expect "config keys for --set" "schedule.wait_steps= schedule.warmup_steps=" harness run x.yaml --set schedule.wa
 expect_has "stopping keys for --set" "schedule.stopping.max_rel_ci=" harness run x.yaml --set schedule.stopping.
 # Variant keys: from the harness being completed (here the build tree's), with the line's --plugin-path.
-expect_has "variant keys from harness list" "component.variant_key=rms_norm/cpu" \
+# '=' breaks words (bash's default COMP_WORDBREAKS): the part after it is offered.
+expect_has "variant keys from harness list" "rms_norm/cpu" \
     "$HARNESS" run x.yaml --set component.variant_key=rms
 "$HARNESS" new-plugin compl_probe --dir probe >/dev/null && mkdir plugins &&
     cc -std=gnu11 -fPIC -shared -I"$top_srcdir/harness/include" probe/compl_probe.c -o plugins/compl_probe.so -lm ||
     fail "a plugin for the --plugin-path case builds"
-expect_has "variant keys of a --plugin-path" "component.variant_key=compl_probe/cpu" \
+# A shell whose COMP_WORDBREAKS lacks '=': the whole KEY=VALUE is offered.
+got=$(bash -c '. "$1"; COMP_WORDBREAKS=" "; COMP_LINE="harness run x.yaml --set component.variant_key=rms"
+    COMP_POINT=${#COMP_LINE}; COMP_WORDS=("$2" run x.yaml --set component.variant_key=rms); COMP_CWORD=4
+    _harness harness; echo "${COMPREPLY[*]}"' x "$top_srcdir/share/completion/harness" "$HARNESS" 2>&1)
+case " $got " in *" component.variant_key=rms_norm/cpu "*) pass "KEY=VALUE when '=' does not break words" ;;
+    *) fail "KEY=VALUE when '=' does not break words: got '$got'" ;; esac
+expect "no completion for another key's value" "" harness run x.yaml --set schedule.repeat=
+expect_has "variant keys of a --plugin-path" "compl_probe/cpu" \
     "$HARNESS" run --plugin-path plugins x.yaml --set component.variant_key=compl
 expect "no options for an unknown command" "" harness frobnicate --
 
