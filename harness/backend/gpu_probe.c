@@ -7,6 +7,7 @@
 
 #include "build_config.h"
 #include "util/build_tree.h"
+#include "util/install_dir.h"
 
 int harness_nvidia_driver_present(void)
 {
@@ -21,8 +22,10 @@ void *harness_cuda_module_symbol(const char *module, const char *symbol, char *w
         return NULL;
     }
     char where[1024];
-    snprintf(where, sizeof where, "%s/%s", harness_running_from_build_tree() ? HARNESS_BUILD_DIR "/harness/backend"
-                                                                             : HARNESS_PKGLIBDIR "/backend", module);
+    if (harness_running_from_build_tree())
+        snprintf(where, sizeof where, "%s/%s", HARNESS_BUILD_DIR "/harness/backend", module);
+    else
+        snprintf(where, sizeof where, "%s/backend/%s", harness_install_pkglibdir(), module);
     /* Kept loaded (libltdl counts references; lt_dlexit is never called):
      * the CUDA runtime does not like being unloaded mid-process. */
     lt_dlhandle h = lt_dlopenext(where);

@@ -77,5 +77,7 @@ int harness_cmd_calibrate(int argc, char **argv);
 int harness_cmd_record(int argc, char **argv);
 int harness_cmd_history(int argc, char **argv);
 int harness_cmd_ab(int argc, char **argv);
+int harness_cmd_export(int argc, char **argv);
+int harness_cmd_new_plugin(int argc, char **argv);
 
 #endif

@@ -20,9 +20,12 @@ static void usage(FILE *f)
           "  record EXP... --db FILE   keep runs in a results database (SQLite)\n"
           "  history --db FILE         series of recorded runs and their change points\n"
           "  ab BASE_CFG CAND_CFG      interleaved A/B rounds and their paired verdict\n"
+          "  export EXPERIMENT...      window statistics as CSV or JSON rows\n"
+          "  new-plugin NAME           write a plugin project that builds with pkg-config\n"
           "\n"
           "  harness <command> --help   options of a command\n"
-          "  harness --version          version and plugin ABI\n",
+          "  harness --version          version and plugin ABI\n"
+          "  man harness                the manual (harness-config(5), harness-plugin(7))\n",
           f);
 }
 
@@ -58,7 +61,11 @@ static int dispatch(int argc, char **argv)
         return harness_cmd_history(argc - 1, argv + 1);
     if (strcmp(cmd, "ab") == 0)
         return harness_cmd_ab(argc - 1, argv + 1);
-    fprintf(stderr, "harness: unknown command '%s'; commands are run, validate, list, compare, calibrate, record, history and ab (see harness --help)\n", cmd);
+    if (strcmp(cmd, "export") == 0)
+        return harness_cmd_export(argc - 1, argv + 1);
+    if (strcmp(cmd, "new-plugin") == 0)
+        return harness_cmd_new_plugin(argc - 1, argv + 1);
+    fprintf(stderr, "harness: unknown command '%s'; commands are run, validate, list, compare, calibrate, record, history, ab, export and new-plugin (see harness --help)\n", cmd);
     return 2;
 }
 

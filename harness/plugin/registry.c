@@ -13,6 +13,7 @@
 
 #include "plugin/context.h"
 #include "util/build_tree.h"
+#include "util/install_dir.h"
 #include "util/suggest.h"
 
 #define INIT_SYMBOL "harness_plugin_init"
@@ -304,7 +305,7 @@ int harness_registry_load_search_path(harness_registry *reg, const char *const *
     if (harness_running_from_build_tree() &&
         harness_registry_load_dir(reg, HARNESS_BUILD_DIR "/plugins", 0, err) != 0)
         return err->code;
-    return harness_registry_load_dir(reg, HARNESS_PKGLIBDIR, 0, err);
+    return harness_registry_load_dir(reg, harness_install_pkglibdir(), 0, err);
 }
 
 /* The members every variant must have; those after destroy are optional,

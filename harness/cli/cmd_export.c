@@ -1,0 +1,74 @@
+/* harness export EXPERIMENT... [--format csv|json]: the window statistics
+ * of experiment folders as one flat table on stdout, for pandas,
+ * spreadsheets and scripts (one row per rank and window). */
+#include <getopt.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "cli/commands.h"
+#include "cli/export_table.h"
+#include "cli/export_write.h"
+
+static void usage(FILE *f)
+{
+    fputs("usage: harness export EXPERIMENT... [--format csv|json]\n"
+          "\n"
+          "Print one row per rank and measurement window of each experiment folder:\n"
+          "status, variant, device, the window's statistics (ns), throughput at its\n"
+          "median, then config.* (the component's parameters) and env.* columns.\n"
+          "A run that failed before measuring gets one row with its status and error.\n"
+          "csv (default): RFC 4180, a header line; json: an array of objects.\n",
+          f);
+}
+
+int harness_cmd_export(int argc, char **argv)
+{
+    static const struct option longopts[] = {
+        {"format", required_argument, NULL, 'f'},
+        {"help", no_argument, NULL, 'h'},
+        {NULL, 0, NULL, 0},
+    };
+    harness_error err = {0};
+    const char *format = "csv";
+    opterr = 0;
+    optind = 1;
+    int c;
+    while ((c = getopt_long(argc, argv, "f:h", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'f': format = optarg; break;
+        case 'h': usage(stdout); return 0;
+        default:
+            harness_error_set(&err, HARNESS_EXIT_USAGE, "export: unknown option or missing value: '%s'; see "
+                              "`harness export --help`", argv[optind - 1]);
+            return harness_error_report(&err);
+        }
+    }
+    int json = strcmp(format, "json") == 0;
+    if (!json && strcmp(format, "csv") != 0) {
+        harness_error_set(&err, HARNESS_EXIT_USAGE, "export: --format: expected csv or json, got '%s'", format);
+        return harness_error_report(&err);
+    }
+    if (optind == argc) {
+        harness_error_set(&err, HARNESS_EXIT_USAGE, "export: expected one or more EXPERIMENT folders; see "
+                          "`harness export --help`");
+        return harness_error_report(&err);
+    }
+    /* Every folder is read before anything is printed: a bad one leaves no
+     * half table on stdout. */
+    harness_export_table table;
+    if (harness_export_table_init(&table, &err) != 0)
+        return harness_error_report(&err);
+    for (int i = optind; i < argc; i++) {
+        if (harness_export_add_folder(&table, argv[i], &err) != 0) {
+            harness_export_table_free(&table);
+            return harness_error_report(&err);
+        }
+    }
+    int rc = 0;
+    if (json)
+        rc = harness_export_write_json(&table, stdout) == 0 ? 0 : HARNESS_EXIT_RUNTIME;
+    else
+        harness_export_write_csv(&table, stdout);
+    harness_export_table_free(&table);
+    return rc;
+}

@@ -1,0 +1,26 @@
+/* export_table.h - the rows of `harness export`: one per rank and
+ * measurement window of each experiment folder, flattened from the
+ * summaries' window statistics (never their per-sample arrays), plus the
+ * component's config and the environment as columns. */
+#ifndef HARNESS_EXPORT_TABLE_H
+#define HARNESS_EXPORT_TABLE_H
+
+#include <cjson/cJSON.h>
+
+#include "util/error.h"
+
+typedef struct harness_export_table {
+    cJSON *columns;    /* array of names: the fixed ones, then config.*, then env.*, as first seen */
+    cJSON *rows;       /* array of objects, name -> number, string, bool or null */
+} harness_export_table;
+
+int harness_export_table_init(harness_export_table *t, harness_error *err);
+void harness_export_table_free(harness_export_table *t);
+
+/* Adds the rows of one experiment folder: every summary_ranks_N_rank_r.json,
+ * or, when a run ended before writing any, one row from its status.json.
+ * A missing folder, one with neither file, or an unreadable summary is an
+ * input error (exit 2), naming the file. */
+int harness_export_add_folder(harness_export_table *t, const char *folder, harness_error *err);
+
+#endif

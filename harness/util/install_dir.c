@@ -1,0 +1,71 @@
+#include "util/install_dir.h"
+
+#include <limits.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+/* HARNESS_PREFIX, HARNESS_BINDIR and HARNESS_PKGLIBDIR come from the
+ * Makefile (share/sdk.am, Makefile.am): configure's directories. */
+
+static char pkglibdir[PATH_MAX];
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+/* The folder of the running executable, symlinks resolved. */
+static int exe_dir(char *out, size_t cap)
+{
+    char *real = realpath("/proc/self/exe", NULL);
+    if (!real)
+        return -1;
+    char *slash = strrchr(real, '/');
+    int ok = slash && (size_t)(slash - real) < cap;
+    if (ok) {
+        *slash = '\0';
+        snprintf(out, cap, "%s", real);
+    }
+    free(real);
+    return ok ? 0 : -1;
+}
+
+static int is_dir(const char *path)
+{
+    struct stat st;
+    return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* When the binary sits at ROOT + (bindir less the prefix), the plugins are
+ * at ROOT + (pkglibdir less the prefix). Only directories under the prefix
+ * move with it (a --bindir elsewhere keeps the configured pkglibdir). */
+static void locate(void)
+{
+    snprintf(pkglibdir, sizeof pkglibdir, "%s", HARNESS_PKGLIBDIR);
+    const char *prefix = HARNESS_PREFIX;
+    size_t plen = strlen(prefix);
+    while (plen > 0 && prefix[plen - 1] == '/')
+        plen--;
+    if (plen == 0 || strncmp(HARNESS_BINDIR, prefix, plen) != 0 || strncmp(HARNESS_PKGLIBDIR, prefix, plen) != 0)
+        return;
+    const char *bin_rel = HARNESS_BINDIR + plen, *lib_rel = HARNESS_PKGLIBDIR + plen;
+    char dir[PATH_MAX];
+    if (exe_dir(dir, sizeof dir) != 0)
+        return;
+    char *configured = realpath(HARNESS_BINDIR, NULL);
+    int moved = !configured || strcmp(configured, dir) != 0;
+    free(configured);
+    size_t dlen = strlen(dir), blen = strlen(bin_rel);
+    if (!moved || blen > dlen || strcmp(dir + dlen - blen, bin_rel) != 0)
+        return;
+    char candidate[PATH_MAX];
+    int n = snprintf(candidate, sizeof candidate, "%.*s%s", (int)(dlen - blen), dir, lib_rel);
+    if (n > 0 && (size_t)n < sizeof candidate && is_dir(candidate))
+        memcpy(pkglibdir, candidate, (size_t)n + 1);
+}
+
+const char *harness_install_pkglibdir(void)
+{
+    pthread_once(&once, locate);
+    return pkglibdir;
+}
