@@ -5,8 +5,10 @@
 # every run has its own key. The candidate side lacks every 50th run of the
 # base and has N/50 runs of its own, and 1 key in 100 has two runs on each
 # side (duplicates: the newest is shown, the medians are replicates). Prints
-# the seconds compare took at each N and the ratio to the first N: near N/N0
-# is linear, near (N/N0)^2 quadratic.
+# the wall and CPU (user + system) seconds compare took at each N and the
+# CPU time's ratio to the first N's: near N/N0 is linear, near (N/N0)^2
+# quadratic. The machine is shared: read the CPU column, wall time includes
+# waiting for a core.
 #   usage: bench/compare_scale.sh [N...]      (from the top of the built tree)
 set -eu
 harness=${HARNESS:-./harness/harness}
@@ -17,11 +19,11 @@ trap 'rm -rf "$tmp"' EXIT
 
 # One real summary, so that every key compare reads is as `harness run` writes it.
 "$harness" run configs/noop.yaml --quiet --output-dir "$tmp/template" --set profiling.trace=false \
-    --set profiling.memory=false --set schedule.measurement_steps=50 --set schedule.repeat=5 >/dev/null
+    --set profiling.memory=false --set schedule.measurement_steps=50 --set schedule.repeat=5 >/dev/null 2>&1
 template=$(ls "$tmp"/template/*/summary_ranks_1_rank_0.json)
 
-printf '%8s %10s %10s %12s\n' runs seconds ratio "s per 1000"
-first_n= first_s=
+printf '%8s %8s %8s %8s %12s\n' runs wall_s cpu_s ratio "cpu s/1000"
+first_n= first_cpu=
 for n in "$@"; do
     python3 - "$template" "$tmp/$n" "$n" <<'PY'
 import copy, json, os, sys
@@ -49,15 +51,17 @@ for i in range(n):
 for i in range(n // 50):
     write("cand", f"2026-01-02__00-00-00_{i:08x}", n + i, 101.0)
 PY
-    start=$(date +%s.%N)
     rc=0
-    "$harness" compare "$tmp/$n/base" "$tmp/$n/cand" --format json >"$tmp/out.json" || rc=$?
-    end=$(date +%s.%N)
+    /usr/bin/time -f '%e %U %S' -o "$tmp/time" "$harness" compare "$tmp/$n/base" "$tmp/$n/cand" --format json \
+        >"$tmp/out.json" || rc=$?
     [ "$rc" -le 1 ] || { echo "bench/compare_scale.sh: compare exited $rc at N=$n" >&2; exit 3; }
-    secs=$(echo "$end - $start" | bc -l)
-    [ -n "$first_n" ] || { first_n=$n; first_s=$secs; }
-    printf '%8d %10.2f %10.2f %12.3f   (N/N0 = %.2f, (N/N0)^2 = %.2f)\n' "$n" "$secs" \
-        "$(echo "$secs / $first_s" | bc -l)" "$(echo "$secs * 1000 / $n" | bc -l)" \
+    read -r wall user sys <<EOF
+$(tail -n 1 "$tmp/time")
+EOF
+    cpu=$(echo "$user + $sys" | bc -l)
+    [ -n "$first_n" ] || { first_n=$n; first_cpu=$cpu; }
+    printf '%8d %8.2f %8.2f %8.2f %12.3f   (N/N0 = %.2f, (N/N0)^2 = %.2f)\n' "$n" "$wall" "$cpu" \
+        "$(echo "$cpu / $first_cpu" | bc -l)" "$(echo "$cpu * 1000 / $n" | bc -l)" \
         "$(echo "$n / $first_n" | bc -l)" "$(echo "($n / $first_n)^2" | bc -l)"
     rm -rf "${tmp:?}/$n"
 done
