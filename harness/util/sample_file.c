@@ -163,8 +163,8 @@ int harness_sample_file_decode(const char *path, const unsigned char *data, size
         uint64_t bits = get_le(p + 8 * i, 8);
         memcpy(&v[i], &bits, sizeof bits);
         if (!isfinite(v[i]) || v[i] < 0) {
-            free(v);
             snprintf(why, sizeof why, "sample %zu is %g, not a duration (a number >= 0)", i, v[i]);
+            free(v);
             return bad(err, path, why);
         }
     }

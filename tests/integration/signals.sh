@@ -9,6 +9,8 @@
 check_folder() {
     python3 - "$@" <<'PY'
 import glob, json, os, sys
+sys.path.insert(0, os.path.join(os.environ["top_srcdir"], "tests", "tools"))
+from summary_samples import samples
 d, code, sig = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 left = [f for f in os.listdir(d) if ".tmp" in f]
 assert not left, "temporary files left: %s" % left
@@ -23,7 +25,7 @@ else:
     assert st["status"] == "interrupted" and st["complete"] is False and st["signal"] == sig, st
     s = json.load(open(os.path.join(d, "summary_ranks_1_rank_0.json")))
     assert s["status"] == "interrupted" and s["interrupted"] is True, s["status"]
-    assert len(s["timing"]["samples"]) == s["timing"]["n"]
+    assert len(samples(os.path.join(d, "summary_ranks_1_rank_0.json"))) == s["timing"]["n"]
 PY
 }
 
