@@ -10,12 +10,14 @@ check_folder() {
     python3 - "$@" <<'PY'
 import glob, json, os, sys
 sys.path.insert(0, os.path.join(os.environ["top_srcdir"], "tests", "tools"))
-from summary_samples import samples
+from summary_samples import read_file, samples
 d, code, sig = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 left = [f for f in os.listdir(d) if ".tmp" in f]
 assert not left, "temporary files left: %s" % left
 for f in glob.glob(os.path.join(d, "*.json")):
     json.load(open(f))
+for f in glob.glob(os.path.join(d, "*.bin")):
+    read_file(f)                   # a samples side file is whole or absent
 st = json.load(open(os.path.join(d, "status.json")))
 assert st["exit_code"] == code, (st, code)
 if code == 0:
