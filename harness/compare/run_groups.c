@@ -151,7 +151,8 @@ void harness_run_groups_free(harness_run_groups *g)
 size_t harness_run_groups_of(const harness_run_groups *g, size_t i, const size_t **first)
 {
     size_t grp = g->group[i];
-    *first = g->member + g->start[grp];
+    if (first)
+        *first = g->member + g->start[grp];
     return g->start[grp + 1] - g->start[grp];
 }
 

@@ -33,7 +33,8 @@ typedef struct harness_run_groups {
 int harness_run_groups_build(const harness_run_summary *runs, size_t n, int by_rank, harness_run_groups *g);
 void harness_run_groups_free(harness_run_groups *g);
 
-/* The runs of run i's group: *first points at their indices, ascending. */
+/* How many runs run i's group holds; *first (unless NULL) points at their
+ * indices, ascending. */
 size_t harness_run_groups_of(const harness_run_groups *g, size_t i, const size_t **first);
 
 /* The group whose key is `key`, or (size_t)-1: a binary search. */
