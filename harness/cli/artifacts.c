@@ -9,6 +9,7 @@
 #include "report/memory_report.h"
 #include "report/trace_writer.h"
 #include "util/fsutil.h"
+#include "util/sample_file.h"
 
 static int write_text(const harness_experiment *exp, const char *name, const char *text, harness_error *err)
 {
@@ -20,12 +21,13 @@ static int write_text(const harness_experiment *exp, const char *name, const cha
 
 /* The copy keeps the config's file name unless that name is one of the
  * folder's own (resolved_config.yaml, status.json, a summary, a profiler
- * file) or hidden: then it would replace an artifact or be missed. */
+ * file, a samples file) or hidden: then it would replace an artifact or be missed. */
 static const char *copy_name(const char *path)
 {
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
-    static const char *const prefixes[] = {"summary", "profiler_", "status.json", "resolved_config.yaml", "."};
+    static const char *const prefixes[] = {"summary", "profiler_", "samples_", "host_samples_", "status.json",
+                                           "resolved_config.yaml", "."};
     for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
         if (strncmp(base, prefixes[i], strlen(prefixes[i])) == 0)
             return "config_as_given.yaml";
@@ -58,10 +60,41 @@ static int note(int rc, const harness_error *e, harness_error *first)
     return rc;
 }
 
-static int write_summaries(const harness_experiment *exp, const harness_summary *s, harness_error *err)
+/* A big run's samples (and host launch times) go to binary side files
+ * before the JSON that names them, so the JSON never names a file that is
+ * not there. A side file that cannot be written leaves its samples inline
+ * (slow, but nothing measured is lost) and the run marked failed. */
+static int write_side_file(const harness_experiment *exp, harness_summary *s, const char *prefix, const double *v,
+                           char *name, size_t name_cap, char *sha, harness_error *err)
+{
+    char path[4400];
+    harness_error e = {0};
+    harness_rank_file(name, name_cap, prefix, s->world_size, s->rank, "bin");
+    int rc = harness_sample_file_write(harness_experiment_path(exp, name, path, sizeof path), v, s->run->n_samples,
+                                       "ns", sha, &e);
+    if (rc == 0)
+        return 0;
+    name[0] = '\0';
+    note(rc, &e, err);
+    if (strcmp(s->status, "ok") == 0)
+        harness_summary_mark(s, "failed", e.msg);
+    return rc;
+}
+
+static int write_summaries(const harness_experiment *exp, harness_summary *s, harness_error *err)
 {
     char name[256];
     harness_error e = {0};
+    int rc_side = 0;
+    if (s->run && s->run->n_samples > HARNESS_SUMMARY_INLINE_SAMPLES) {
+        rc_side = write_side_file(exp, s, "samples", s->run->samples_ns, s->samples_file, sizeof s->samples_file,
+                                  s->samples_sha256, err);
+        if (s->run->host_samples_ns) {
+            int rc = write_side_file(exp, s, "host_samples", s->run->host_samples_ns, s->host_samples_file,
+                                     sizeof s->host_samples_file, s->host_samples_sha256, err);
+            rc_side = rc_side ? rc_side : rc;
+        }
+    }
     char *text = harness_summary_text(s);
     int rc = note(write_text(exp, harness_rank_file(name, sizeof name, "profiler_summary", s->world_size, s->rank,
                                                     "txt"), text, &e), &e, err);
@@ -71,7 +104,7 @@ static int write_summaries(const harness_experiment *exp, const harness_summary 
     int rc_json = note(write_text(exp, harness_rank_file(name, sizeof name, "summary", s->world_size, s->rank,
                                                          "json"), json, &e), &e, err);
     free(json);
-    return rc ? rc : rc_json;
+    return rc_side ? rc_side : rc ? rc : rc_json;
 }
 
 static int write_memory_report(const harness_experiment *exp, const harness_summary *s,

@@ -6,6 +6,7 @@
 #include "compare/compare.h"
 #include "compare/compare_internal.h"
 #include "compare/rank_shift.h"
+#include "compare/run_groups.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -134,15 +135,6 @@ int harness_cmp_add_note(harness_comparison *c, harness_error *err, const char *
     return 0;
 }
 
-static int same_key(const harness_run_summary *a, const harness_run_summary *b, int by_rank)
-{
-    if (a->rank != b->rank || a->world_size != b->world_size)
-        return 0;
-    if (by_rank)
-        return 1;
-    return strcmp(a->variant_key, b->variant_key) == 0 && cJSON_Compare(a->config, b->config, 1);
-}
-
 static const char *base_name(const char *path)
 {
     const char *s = strrchr(path, '/');
@@ -175,32 +167,40 @@ static int run_order(const void *pa, const void *pb)
     return c;
 }
 
-/* The newest run of each key on one side, sorted; notes for the others. */
-static int pick_newest(harness_comparison *c, const harness_compare_side *side, const char *label,
-                       const harness_run_summary ***out, size_t *n_out, harness_error *err)
+/* The newest run of each key on one side (groups: by the full key), sorted;
+ * a note for each key with several runs. A run is kept when no run of its
+ * group is newer, so only each group's newest needs finding. */
+static int pick_newest(harness_comparison *c, const harness_compare_side *side, const harness_run_groups *groups,
+                       const char *label, const harness_run_summary ***out, size_t *n_out, harness_error *err)
 {
     *n_out = 0;
     *out = malloc((side->n_runs ? side->n_runs : 1) * sizeof **out);
-    if (!*out)
+    size_t *newest = malloc((groups->n_groups ? groups->n_groups : 1) * sizeof *newest);
+    if (!*out || !newest) {
+        free(newest);
         return harness_cmp_oom(err);
+    }
+    for (size_t g = 0; g < groups->n_groups; g++) {
+        newest[g] = groups->member[groups->start[g]];
+        for (size_t k = groups->start[g] + 1; k < groups->start[g + 1]; k++)
+            if (newer(&side->runs[groups->member[k]], &side->runs[newest[g]]))
+                newest[g] = groups->member[k];
+    }
     for (size_t i = 0; i < side->n_runs; i++) {
         const harness_run_summary *r = &side->runs[i];
-        size_t same = 0, newer_ones = 0;
-        for (size_t j = 0; j < side->n_runs; j++) {
-            if (!same_key(r, &side->runs[j], 0))
-                continue;
-            same++;
-            newer_ones += j != i && newer(&side->runs[j], r);
-        }
-        if (newer_ones)
+        size_t same = harness_run_groups_of(groups, i, NULL);
+        if (newer(&side->runs[newest[groups->group[i]]], r))
             continue;
         (*out)[(*n_out)++] = r;
         if (same > 1 && harness_cmp_add_note(c, err, "%s: %zu runs of %s {%s} rank %d/%d; their medians are the replicates, "
                                  "the newest by folder name is shown, %s",
                                  label, same, r->variant_key, r->config_text, r->rank, r->world_size,
-                                 r->folder) != 0)
+                                 r->folder) != 0) {
+            free(newest);
             return err->code;
+        }
     }
+    free(newest);
     qsort(*out, *n_out, sizeof **out, run_order);
     return 0;
 }
@@ -234,17 +234,20 @@ void harness_cmp_judge_failed(harness_compare_pair *p)
  * than windows of one run do, so they are the better unit), else the
  * medians of r's windows. *noise: the first busy-machine warning among the
  * runs used. 0, or -1 out of memory. */
-static int side_replicates(const harness_compare_side *side, const harness_run_summary *r, int by_rank,
-                           double **vals, size_t *n, const char **unit, const char **noise)
+static int side_replicates(const harness_compare_side *side, const harness_run_groups *groups,
+                           const harness_run_summary *r, double **vals, size_t *n, const char **unit,
+                           const char **noise)
 {
-    *vals = malloc((side->n_runs + r->n_windows + 1) * sizeof **vals);
+    const size_t *same_runs;
+    size_t same = harness_run_groups_of(groups, (size_t)(r - side->runs), &same_runs);
+    *vals = malloc((same + r->n_windows + 1) * sizeof **vals);
     *n = 0;
     *noise = NULL;
     if (!*vals)
         return -1;
-    for (size_t i = 0; i < side->n_runs; i++) {
-        const harness_run_summary *x = &side->runs[i];
-        if (!same_key(r, x, by_rank) || strcmp(x->status, "ok") != 0 || x->validation_failed || !x->n_samples)
+    for (size_t k = 0; k < same; k++) {
+        const harness_run_summary *x = &side->runs[same_runs[k]];
+        if (strcmp(x->status, "ok") != 0 || x->validation_failed || !x->n_samples)
             continue;
         (*vals)[(*n)++] = x->stats.median;
         if (!*noise)
@@ -267,7 +270,9 @@ static const char *unit_of(const char *b, const char *k)
     return strcmp(b, "runs") == 0 ? "runs/windows" : "windows/runs";
 }
 
-static int judge(harness_comparison *c, harness_compare_pair *p, harness_error *err)
+/* base_groups, cand_groups: each side's runs by the matching key. */
+static int judge(harness_comparison *c, harness_compare_pair *p, const harness_run_groups *base_groups,
+                 const harness_run_groups *cand_groups, harness_error *err)
 {
     const harness_run_summary *b = p->base, *k = p->cand;
     harness_compare_stats *s = &p->s;
@@ -284,8 +289,8 @@ static int judge(harness_comparison *c, harness_compare_pair *p, harness_error *
     double *bv = NULL, *kv = NULL;
     size_t nb = 0, nk = 0;
     const char *bu = "windows", *ku = "windows", *bnoise = NULL, *knoise = NULL;
-    if (side_replicates(&c->base, b, c->by_rank, &bv, &nb, &bu, &bnoise) != 0 ||
-        side_replicates(&c->cand, k, c->by_rank, &kv, &nk, &ku, &knoise) != 0) {
+    if (side_replicates(&c->base, base_groups, b, &bv, &nb, &bu, &bnoise) != 0 ||
+        side_replicates(&c->cand, cand_groups, k, &kv, &nk, &ku, &knoise) != 0) {
         free(bv);
         free(kv);
         return harness_cmp_oom(err);
@@ -326,38 +331,85 @@ static int judge(harness_comparison *c, harness_compare_pair *p, harness_error *
     return 0;
 }
 
-static int match(harness_comparison *c, harness_error *err)
+/* Each base run (newest of its key, in report order) takes the first cand
+ * run of its matching key not taken yet, in report order: the cand runs
+ * are bucketed by their side's group (a counting sort keeps report order
+ * within a bucket), and a base run's bucket is found by its key. */
+static int pair_up(harness_comparison *c, const harness_run_summary **base, size_t nb,
+                   const harness_run_summary **cand, size_t nc, const harness_run_groups *bg,
+                   const harness_run_groups *cg, harness_error *err)
 {
-    const harness_run_summary **base = NULL, **cand = NULL;
-    size_t nb = 0, nc = 0;
-    int rc = pick_newest(c, &c->base, "base", &base, &nb, err);
-    if (rc == 0)
-        rc = pick_newest(c, &c->cand, "cand", &cand, &nc, err);
-    char *taken = rc == 0 ? calloc(nc ? nc : 1, 1) : NULL;
-    c->pairs = rc == 0 ? malloc((nb ? nb : 1) * sizeof *c->pairs) : NULL;
-    c->unmatched_base = rc == 0 ? malloc((nb ? nb : 1) * sizeof *c->unmatched_base) : NULL;
-    c->unmatched_cand = rc == 0 ? malloc((nc ? nc : 1) * sizeof *c->unmatched_cand) : NULL;
-    if (rc == 0 && (!taken || !c->pairs || !c->unmatched_base || !c->unmatched_cand))
+    size_t *next = calloc(cg->n_groups + 1, sizeof *next);
+    size_t *end = malloc((cg->n_groups + 1) * sizeof *end);
+    size_t *slot = malloc((nc ? nc : 1) * sizeof *slot);
+    char *taken = calloc(nc ? nc : 1, 1);
+    int rc = 0;
+    if (!next || !end || !slot || !taken)
         rc = harness_cmp_oom(err);
+    for (size_t j = 0; rc == 0 && j < nc; j++)
+        next[cg->group[cand[j] - c->cand.runs] + 1]++;
+    for (size_t g = 0; rc == 0 && g < cg->n_groups; g++)
+        next[g + 1] += next[g];
+    for (size_t g = 0; rc == 0 && g < cg->n_groups; g++)
+        end[g] = next[g + 1];
+    for (size_t j = 0; rc == 0 && j < nc; j++)
+        slot[next[cg->group[cand[j] - c->cand.runs]]++] = j;
+    for (size_t g = 0; rc == 0 && g < cg->n_groups; g++)
+        next[g] = g ? end[g - 1] : 0;
     for (size_t i = 0; rc == 0 && i < nb; i++) {
-        size_t j = 0;
-        while (j < nc && (taken[j] || !same_key(base[i], cand[j], c->by_rank)))
-            j++;
-        if (j == nc) {
+        size_t g = harness_run_groups_find(cg, bg->key[base[i] - c->base.runs]);
+        if (g == (size_t)-1 || next[g] == end[g]) {
             c->unmatched_base[c->n_unmatched_base++] = base[i];
             continue;
         }
+        size_t j = slot[next[g]++];
         taken[j] = 1;
         harness_compare_pair *p = &c->pairs[c->n_pairs++];
         memset(p, 0, sizeof *p);
         p->base = base[i];
         p->cand = cand[j];
-        rc = judge(c, p, err);
+        rc = judge(c, p, bg, cg, err);
     }
     for (size_t j = 0; rc == 0 && j < nc; j++)
         if (!taken[j])
             c->unmatched_cand[c->n_unmatched_cand++] = cand[j];
+    free(next);
+    free(end);
+    free(slot);
     free(taken);
+    return rc;
+}
+
+static int match(harness_comparison *c, harness_error *err)
+{
+    const harness_run_summary **base = NULL, **cand = NULL;
+    size_t nb = 0, nc = 0;
+    /* full: the key that makes runs replicates of one experiment; by the
+     * matching key (rank alone for two experiment folders) runs pair up. */
+    harness_run_groups base_full = {0}, cand_full = {0}, base_by_rank = {0}, cand_by_rank = {0};
+    int rc = 0;
+    if (harness_run_groups_build(c->base.runs, c->base.n_runs, 0, &base_full) != 0 ||
+        harness_run_groups_build(c->cand.runs, c->cand.n_runs, 0, &cand_full) != 0 ||
+        (c->by_rank && (harness_run_groups_build(c->base.runs, c->base.n_runs, 1, &base_by_rank) != 0 ||
+                        harness_run_groups_build(c->cand.runs, c->cand.n_runs, 1, &cand_by_rank) != 0)))
+        rc = harness_cmp_oom(err);
+    const harness_run_groups *bg = c->by_rank ? &base_by_rank : &base_full;
+    const harness_run_groups *cg = c->by_rank ? &cand_by_rank : &cand_full;
+    if (rc == 0)
+        rc = pick_newest(c, &c->base, &base_full, "base", &base, &nb, err);
+    if (rc == 0)
+        rc = pick_newest(c, &c->cand, &cand_full, "cand", &cand, &nc, err);
+    c->pairs = rc == 0 ? malloc((nb ? nb : 1) * sizeof *c->pairs) : NULL;
+    c->unmatched_base = rc == 0 ? malloc((nb ? nb : 1) * sizeof *c->unmatched_base) : NULL;
+    c->unmatched_cand = rc == 0 ? malloc((nc ? nc : 1) * sizeof *c->unmatched_cand) : NULL;
+    if (rc == 0 && (!c->pairs || !c->unmatched_base || !c->unmatched_cand))
+        rc = harness_cmp_oom(err);
+    if (rc == 0)
+        rc = pair_up(c, base, nb, cand, nc, bg, cg, err);
+    harness_run_groups_free(&base_full);
+    harness_run_groups_free(&cand_full);
+    harness_run_groups_free(&base_by_rank);
+    harness_run_groups_free(&cand_by_rank);
     free(base);
     free(cand);
     return rc;

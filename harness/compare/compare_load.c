@@ -6,7 +6,7 @@
  * runs compared as numbers, so that newer folders sort later). Matching runs
  * and judging them is in compare.c. */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE                /* open_memstream, strndup, before any system header */
+#define _GNU_SOURCE                /* open_memstream, strndup, asprintf, before any system header */
 #endif
 #include "compare/compare.h"
 #include "compare/compare_internal.h"
@@ -24,6 +24,7 @@
 #include <sys/stat.h>
 
 #include "util/json_strict.h"
+#include "util/sample_file.h"
 
 #define MAX_DEPTH 4                /* folders below the root searched for experiment folders */
 
@@ -143,14 +144,12 @@ static char *config_text(const cJSON *config)
     return buf;
 }
 
-static int parse_timing(const cJSON *root, const char *path, harness_run_summary *out, harness_error *err)
+/* timing.samples: every sample inline, as runs of up to
+ * HARNESS_SUMMARY_INLINE_SAMPLES steps (and every run before side files)
+ * write them. */
+static int parse_inline_samples(const cJSON *samples, const char *path, harness_run_summary *out,
+                                harness_error *err)
 {
-    const cJSON *timing = need(root, "timing", "timing", cJSON_IsObject, "an object", path, err);
-    if (!timing)
-        return err->code;
-    const cJSON *samples = need(timing, "samples", "timing.samples", cJSON_IsArray, "an array of ns", path, err);
-    if (!samples)
-        return err->code;
     int n = cJSON_GetArraySize(samples);
     if (n > 0) {
         out->samples = malloc((size_t)n * sizeof *out->samples);
@@ -165,6 +164,77 @@ static int parse_timing(const cJSON *root, const char *path, harness_run_summary
         out->samples[i] = s->valuedouble;
     }
     out->n_samples = i;
+    return 0;
+}
+
+/* A side file's name must be a plain file name in the summary's own folder:
+ * a summary may come from anywhere, and must not make compare read
+ * /dev/zero or a file outside its folder. */
+static int plain_file_name(const char *name)
+{
+    return name[0] && name[0] != '.' && !strchr(name, '/') && strlen(name) < 256;
+}
+
+/* timing.samples_file: the samples in a binary side file beside the
+ * summary (util/sample_file.h), checked against the count and SHA-256 the
+ * summary holds. */
+static int parse_samples_file(const cJSON *ref, const char *path, harness_run_summary *out, harness_error *err)
+{
+    const cJSON *name = need(ref, "name", "timing.samples_file.name", cJSON_IsString, "a string", path, err);
+    if (!name)
+        return err->code;
+    const cJSON *format = need(ref, "format", "timing.samples_file.format", cJSON_IsString, "a string", path, err);
+    if (!format)
+        return err->code;
+    const cJSON *count = need(ref, "count", "timing.samples_file.count", cJSON_IsNumber, "an integer", path, err);
+    if (!count)
+        return err->code;
+    const cJSON *sha = need(ref, "sha256", "timing.samples_file.sha256", cJSON_IsString, "a string", path, err);
+    if (!sha)
+        return err->code;
+    const cJSON *unit = cJSON_GetObjectItemCaseSensitive(ref, "unit");
+    if (unit && !cJSON_IsString(unit))
+        return bad(err, path, "timing.samples_file.unit: expected a string, got %s", type_name(unit));
+    if (!plain_file_name(name->valuestring))
+        return bad(err, path, "timing.samples_file.name: \"%.200s\" is not a file name in the summary's folder",
+                   name->valuestring);
+    if (strcmp(format->valuestring, HARNESS_SAMPLE_FILE_FORMAT) != 0)
+        return bad(err, path, "timing.samples_file.format: \"%.100s\" is not \"%s\"; written by another version "
+                   "of harness?", format->valuestring, HARNESS_SAMPLE_FILE_FORMAT);
+    double c = count->valuedouble;
+    if (!(c >= 0 && c <= 1e15) || c != floor(c))
+        return bad(err, path, "timing.samples_file.count: expected an integer >= 0, got %g", c);
+    char *file = NULL;
+    if (asprintf(&file, "%s/%s", out->folder, name->valuestring) < 0)
+        return harness_cmp_oom(err);
+    harness_sample_file_expect expect = {
+        .count = (long long)c, .sha256_hex = sha->valuestring, .unit = unit ? unit->valuestring : "ns",
+    };
+    int rc = harness_sample_file_read(file, &expect, &out->samples, &out->n_samples, err);
+    free(file);
+    return rc;
+}
+
+static int parse_timing(const cJSON *root, const char *path, harness_run_summary *out, harness_error *err)
+{
+    const cJSON *timing = need(root, "timing", "timing", cJSON_IsObject, "an object", path, err);
+    if (!timing)
+        return err->code;
+    const cJSON *ref = cJSON_GetObjectItemCaseSensitive(timing, "samples_file");
+    int rc;
+    if (ref) {
+        if (!cJSON_IsObject(ref))
+            return bad(err, path, "timing.samples_file: expected an object, got %s", type_name(ref));
+        if (cJSON_GetObjectItemCaseSensitive(timing, "samples"))
+            return bad(err, path, "timing: both samples and samples_file; a summary holds one or the other");
+        rc = parse_samples_file(ref, path, out, err);
+    } else {
+        const cJSON *samples = need(timing, "samples", "timing.samples", cJSON_IsArray, "an array of ns", path,
+                                    err);
+        rc = samples ? parse_inline_samples(samples, path, out, err) : err->code;
+    }
+    if (rc != 0)
+        return rc;
     if (out->n_samples == 0 && strcmp(out->status, "ok") == 0)
         return bad(err, path, "timing.samples: empty in a run whose status is \"ok\"; nothing to compare");
     if (harness_stats_compute(out->samples, out->n_samples, &out->stats) != 0)

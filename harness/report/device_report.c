@@ -1,5 +1,6 @@
 /* GPU figures in the summaries; see device_report.h. */
 #include "report/device_report.h"
+#include "report/sample_array.h"
 
 #include <cjson/cJSON.h>
 #include <string.h>
@@ -36,7 +37,11 @@ void harness_device_report_json(const harness_summary *s, cJSON *timing, cJSON *
             cJSON_AddNumberToObject(h, "min", st.min);
             cJSON_AddNumberToObject(h, "max", st.max);
         }
-        cJSON_AddItemToObject(h, "samples", cJSON_CreateDoubleArray(r->host_samples_ns, (int)r->n_samples));
+        if (s->host_samples_file[0])
+            cJSON_AddItemToObject(h, "samples_file", harness_sample_file_ref_json(s->host_samples_file, r->n_samples,
+                                                                                  "ns", s->host_samples_sha256));
+        else
+            cJSON_AddItemToObject(h, "samples", harness_sample_array_json(r->host_samples_ns, r->n_samples));
     }
     const harness_alloc_tracker *dm = s->device_mem;
     cJSON *d = cJSON_AddObjectToObject(memory, "device");

@@ -1,4 +1,5 @@
 #include "report/sample_array.h"
+#include "util/sample_file.h"
 
 #include <float.h>
 #include <math.h>
@@ -38,4 +39,15 @@ cJSON *harness_sample_array_json(const double *v, size_t n)
     cJSON *raw = cJSON_CreateRaw(text);
     free(text);
     return raw;
+}
+
+cJSON *harness_sample_file_ref_json(const char *name, size_t n, const char *unit, const char *sha256_hex)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "name", name);
+    cJSON_AddStringToObject(o, "format", HARNESS_SAMPLE_FILE_FORMAT);
+    cJSON_AddNumberToObject(o, "count", (double)n);
+    cJSON_AddStringToObject(o, "unit", unit);
+    cJSON_AddStringToObject(o, "sha256", sha256_hex);
+    return o;
 }

@@ -68,7 +68,18 @@ typedef struct harness_summary {
     const harness_gpu_activity_list *gpu_activity;
     /* The collectives the component called (ABI 2.2); NULL or empty: none. */
     const struct harness_comm_log *comm;
+    /* Runs of more than HARNESS_SUMMARY_INLINE_SAMPLES steps keep their
+     * samples in binary side files (util/sample_file.h) that the JSON names:
+     * the writer puts a file's name and SHA-256 here before the JSON is
+     * made; "" keeps the samples inline. host_samples_*: the host launch
+     * times of device-timed runs. */
+    char samples_file[256], samples_sha256[65];
+    char host_samples_file[256], host_samples_sha256[65];
 } harness_summary;
+
+/* Up to this many samples stay in the summary JSON, readable as text
+ * (about 20 bytes each: 200 KB); more go to a side file. */
+#define HARNESS_SUMMARY_INLINE_SAMPLES 10000
 
 /* Statistics per window, across windows and overall from s->run, then the
  * warnings (s->env must hold the end-of-run load). 0, or -1 out of memory. */

@@ -125,8 +125,13 @@ static cJSON *timing_json(const harness_summary *s)
     cJSON_AddStringToObject(o, "clock_why", s->clock ? s->clock->why : "");
     add_stats(o, &s->overall);
     const harness_run_result *r = s->run;
-    cJSON_AddItemToObject(o, "samples", r && r->n_samples ? harness_sample_array_json(r->samples_ns, r->n_samples)
-                                                          : cJSON_CreateArray());
+    if (r && s->samples_file[0])
+        cJSON_AddItemToObject(o, "samples_file",
+                              harness_sample_file_ref_json(s->samples_file, r->n_samples, "ns", s->samples_sha256));
+    else
+        cJSON_AddItemToObject(o, "samples", r && r->n_samples ? harness_sample_array_json(r->samples_ns,
+                                                                                          r->n_samples)
+                                                              : cJSON_CreateArray());
     cJSON *windows = cJSON_AddArrayToObject(o, "windows");
     for (size_t w = 0; r && w < r->n_windows; w++) {
         cJSON *win = cJSON_CreateObject();

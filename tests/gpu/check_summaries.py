@@ -19,7 +19,8 @@ def problems(j):
         bad.append(f"status {j['status']}")
     if "device_timer" not in t:
         bad.append("no timing.device_timer")
-    if not t.get("host_launch", {}).get("samples"):
+    h = t.get("host_launch", {})
+    if not h.get("samples") and not h.get("samples_file", {}).get("count"):
         bad.append("no timing.host_launch samples")
     g = env.get("gpu_device") or {}
     if not g.get("name") or not g.get("sm_count"):

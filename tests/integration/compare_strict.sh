@@ -22,4 +22,31 @@ corrupt nul_escape "b.replace(b'\"spin/cpu\"', b'\"spin\\\\u0000/cpu\"', 1)" "\\
 corrupt nul_byte "b.replace(b'\"spin/cpu\"', b'\"spin\\x00/cpu\"', 1)" "a NUL byte inside a string"
 corrupt duplicate "b.replace(b'\"rank\":', b'\"rank\": 0, \"rank\":', 1)" "duplicate key \"rank\""
 corrupt utf8 "b.replace(b'\"spin/cpu\"', b'\"spin\\xc3\\x28/cpu\"', 1)" "invalid UTF-8 inside a string"
+
+# Valid but awkward strings (quotes, backslashes, control characters, line
+# separators, non-ASCII) in the variant key, a config key and value, and the
+# folder name: every report format is written, and the JSON one parses back
+# to the same strings.
+odd="$SCRATCH/odd \"q\" \\ é"
+mkdir -p "$odd"
+cp -r "$base" "$odd/run"
+python3 - "$odd/run/summary_ranks_1_rank_0.json" <<'PY'
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["component"]["variant_key"] = "spin\"/\\cpu\u0001\u2028é\t"
+s["component"]["config"] = {"k\"\n": "v\\\u001f\u2029", "duration_ns": 50000}
+json.dump(s, open(sys.argv[1], "w"), ensure_ascii=False)
+PY
+for fmt in text markdown json; do
+    "$HARNESS" compare "$odd" "$odd" --format $fmt >"$SCRATCH/odd.$fmt" 2>"$SCRATCH/err"
+    [ $? -le 1 ] && pass "awkward strings: $fmt report" || fail "awkward strings: $fmt: $(cat "$SCRATCH/err")"
+done
+python3 - "$SCRATCH/odd.json" <<'PY' && pass "awkward strings: the JSON report parses, strings intact" ||
+import json, sys
+r = json.loads(open(sys.argv[1], "rb").read().decode("utf-8", errors="strict"))
+(p,) = r["pairs"]
+assert p["variant_key"] == "spin\"/\\cpu\u0001\u2028é\t", p["variant_key"]
+assert p["config"] == {"k\"\n": "v\\\u001f\u2029", "duration_ns": 50000}, p["config"]
+PY
+    fail "awkward strings: the JSON report"
 finish

@@ -36,6 +36,16 @@ expect_err "summary_ranks_1_rank_0.json: No space left on device" "so is the sum
 status_says "$disk"/big/* && pass "status.json: failed, disk full" || fail "status.json after a full disk"
 rm -rf "$disk/big"
 
+# A samples side file larger than the disk (100,000 samples: 800 KB): said,
+# the run failed, no part of the file left.
+expect_exit 3 "a samples file larger than the disk" "$HARNESS" run "$top_srcdir/configs/noop.yaml" \
+    --output-dir "$disk/samples" --quiet --set schedule.measurement_steps=100000 --set schedule.repeat=1 \
+    --set profiling.trace=false --set profiling.memory=false
+expect_err "samples_ranks_1_rank_0.bin: No space left on device" "the side file's failure is said"
+status_says "$disk"/samples/* && [ ! -e "$disk"/samples/*/samples_ranks_1_rank_0.bin ] &&
+    pass "status.json: failed; no samples file" || fail "after a samples file larger than the disk"
+rm -rf "$disk/samples"
+
 # The disk fills while the run measures: even the small files fail, and
 # status.json is still rewritten from its reserve.
 "$HARNESS" run "$CONFIGS/spin_tiny.yaml" --output-dir "$disk/fill" --quiet --set schedule.warmup_steps=0 \

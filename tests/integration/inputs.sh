@@ -37,7 +37,7 @@ expect_exit 2 "auto windows overflow" "$HARNESS" validate "$SCRATCH/auto.yaml"
 expect_err "auto.yaml:1:76: schedule.stopping.max_steps:" "names stopping.max_steps with its line"
 
 # A config named like an artifact is copied under a name that cannot collide.
-for name in resolved_config.yaml status.json summary_ranks_1_rank_0.json .hidden.yaml; do
+for name in resolved_config.yaml status.json summary_ranks_1_rank_0.json samples_ranks_1_rank_0.bin .hidden.yaml; do
     mkdir -p "$SCRATCH/named"
     cp "$tiny" "$SCRATCH/named/$name"
     out="$SCRATCH/named-exp-$name"

@@ -9,11 +9,15 @@
 check_folder() {
     python3 - "$@" <<'PY'
 import glob, json, os, sys
+sys.path.insert(0, os.path.join(os.environ["top_srcdir"], "tests", "tools"))
+from summary_samples import read_file, samples
 d, code, sig = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
 left = [f for f in os.listdir(d) if ".tmp" in f]
 assert not left, "temporary files left: %s" % left
 for f in glob.glob(os.path.join(d, "*.json")):
     json.load(open(f))
+for f in glob.glob(os.path.join(d, "*.bin")):
+    read_file(f)                   # a samples side file is whole or absent
 st = json.load(open(os.path.join(d, "status.json")))
 assert st["exit_code"] == code, (st, code)
 if code == 0:
@@ -23,7 +27,7 @@ else:
     assert st["status"] == "interrupted" and st["complete"] is False and st["signal"] == sig, st
     s = json.load(open(os.path.join(d, "summary_ranks_1_rank_0.json")))
     assert s["status"] == "interrupted" and s["interrupted"] is True, s["status"]
-    assert len(s["timing"]["samples"]) == s["timing"]["n"]
+    assert len(samples(os.path.join(d, "summary_ranks_1_rank_0.json"))) == s["timing"]["n"]
 PY
 }
 
