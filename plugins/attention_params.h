@@ -34,7 +34,7 @@ static const harness_param attention_params[] = {
 
 typedef struct attention_config {
     attention_shape shape;
-    int bf16;
+    attention_dtype dtype;
     size_t elem, q_elems, kv_elems, q_bytes, kv_bytes;
 } attention_config;
 
@@ -56,7 +56,9 @@ static int attention_read_config(harness_ctx *ctx, attention_config *c)
     size_t kv = (size_t)H->param_int(ctx, "num_kv_heads"), seq = (size_t)H->param_int(ctx, "seq_len");
     size_t kv_seq = (size_t)H->param_int(ctx, "kv_seq_len"), d = (size_t)H->param_int(ctx, "head_dim");
     double scale = H->param_float(ctx, "scale");
-    int bf16 = strcmp(H->param_string(ctx, "dtype"), "bf16") == 0;
+    const char *dt = H->param_string(ctx, "dtype");
+    attention_dtype dtype = strcmp(dt, "bf16") == 0 ? ATTENTION_BF16
+                            : strcmp(dt, "fp16") == 0 ? ATTENTION_F16 : ATTENTION_F32;
     if (kv == 0)
         kv = heads;
     if (kv_seq == 0)
@@ -66,7 +68,7 @@ static int attention_read_config(harness_ctx *ctx, attention_config *c)
                             "serves num_heads / num_kv_heads query heads; pick a divisor of %zu, or 0 for %zu",
                        heads, kv, heads, heads);
 
-    size_t elem = bf16 ? sizeof(uint16_t) : sizeof(float);
+    size_t elem = dtype == ATTENTION_F32 ? sizeof(float) : sizeof(uint16_t);
     if (attention_mul4(batch, seq, heads, d, &c->q_elems) || attention_mul4(batch, kv_seq, kv, d, &c->kv_elems) ||
         __builtin_mul_overflow(c->q_elems, elem, &c->q_bytes) ||
         __builtin_mul_overflow(c->kv_elems, elem, &c->kv_bytes))
@@ -76,7 +78,7 @@ static int attention_read_config(harness_ctx *ctx, attention_config *c)
                        batch, seq, kv_seq, heads, kv, d);
     c->shape = (attention_shape){batch, heads, kv, seq, kv_seq, d, H->param_bool(ctx, "causal"),
                                  (float)(scale > 0 ? scale : 1.0 / sqrt((double)d))};
-    c->bf16 = bf16, c->elem = elem;
+    c->dtype = dtype, c->elem = elem;
     return 0;
 }
 

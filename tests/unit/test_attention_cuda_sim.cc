@@ -68,40 +68,13 @@ struct tcase {
     int planned;                  /* 1: attention_cuda_plan must choose `kernel` itself */
 };
 
-static const char *dt_name(attention_cuda_dtype dt)
+/* The same type as the reference, the checker and the softmax name it. */
+static attention_dtype ref_dtype(attention_cuda_dtype dt)
 {
-    return dt == ATTENTION_CUDA_F32 ? "fp32" : dt == ATTENTION_CUDA_BF16 ? "bf16" : "fp16";
+    return dt == ATTENTION_CUDA_F32 ? ATTENTION_F32 : dt == ATTENTION_CUDA_BF16 ? ATTENTION_BF16 : ATTENTION_F16;
 }
 
-/* fp16 has no checker of its own (attention/cpu has no fp16): the inputs
- * are exact in fp32, so the double reference of the float copies is the
- * true result, and the kernel's error is its weights' rounding to fp16
- * (2^-11 relative, each: at most 2 x 2^-11 max|v| on the output), the
- * output's (2^-11 |ref|) and fp32 arithmetic, far smaller. Returns the
- * mismatches. */
-static size_t check_f16(const attention_shape *s, const void *q, const void *k, const void *v, const void *o)
-{
-    size_t nq = s->batch * s->seq_q * s->heads * s->head_dim, nkv = s->batch * s->seq_k * s->kv_heads * s->head_dim;
-    float *qf = static_cast<float *>(alloc_exact(nq * 4)), *kf = static_cast<float *>(alloc_exact(nkv * 4));
-    float *vf = static_cast<float *>(alloc_exact(nkv * 4));
-    double *ref = static_cast<double *>(alloc_exact(nq * 8)), vmax = 0.0;
-    for (size_t i = 0; i < nq; i++)
-        qf[i] = get(ATTENTION_CUDA_F16, q, i);
-    for (size_t i = 0; i < nkv; i++) {
-        kf[i] = get(ATTENTION_CUDA_F16, k, i);
-        vf[i] = get(ATTENTION_CUDA_F16, v, i);
-        vmax = fmax(vmax, fabs(vf[i]));
-    }
-    attention_ref(s, qf, kf, vf, 0, ref);
-    size_t bad = 0;
-    for (size_t i = 0; i < nq; i++) {
-        double y = get(ATTENTION_CUDA_F16, o, i), tol = 0x1p-9 * vmax + 0x1p-10 * fabs(ref[i]);
-        if (!(fabs(y - ref[i]) <= tol) && bad++ == 0)
-            print_error("fp16 element %zu: o=%.7g ref=%.7g tol=%.3g\n", i, y, ref[i], tol);
-    }
-    free(qf), free(kf), free(vf), free(ref);
-    return bad;
-}
+static const char *dt_name(attention_cuda_dtype dt) { return attention_dtype_name(ref_dtype(dt)); }
 
 static void run_case(const tcase &c)
 {
@@ -128,17 +101,8 @@ static void run_case(const tcase &c)
         memset(o[ord], 0xff, nq * es);   /* NaN: an element never written fails */
         assert_int_equal(attention_cuda_launch(&g, &s, c.dt, q, k, v, o[ord], nullptr), 0);
         const char *what = ord ? "reversed" : "forward";
-        if (c.dt == ATTENTION_CUDA_F16) {
-            size_t bad = check_f16(&s, q, k, v, o[ord]);
-            if (bad)
-                print_error("fp16 kernel %d b%zu h%zu/%zu sq%zu sk%zu d%zu causal %d %s: %zu mismatches\n",
-                            (int)c.kernel, c.batch, c.heads, c.kv_heads, c.seq_q, c.seq_k, c.head_dim, c.causal,
-                            what, bad);
-            assert_int_equal(bad, 0);
-            continue;
-        }
         attention_check_result r;
-        assert_int_equal(attention_check(&s, q, k, v, o[ord], c.dt == ATTENTION_CUDA_BF16, 0, &r), 0);
+        assert_int_equal(attention_check(&s, q, k, v, o[ord], ref_dtype(c.dt), 0, &r), 0);
         if (!r.passed)
             print_error("%s kernel %d b%zu h%zu/%zu sq%zu sk%zu d%zu causal %d %s: %s\n", dt_name(c.dt),
                         (int)c.kernel, c.batch, c.heads, c.kv_heads, c.seq_q, c.seq_k, c.head_dim, c.causal,
