@@ -141,8 +141,8 @@ static const harness_variant attention_cpu = {
     .device = "cpu",
     .summary = "scaled-dot-product attention forward, softmax(Q K^T scale [+ causal]) V, flash-style "
                "(AVX-512, AVX2 or C tiles; OpenMP over batch, head and query tile)",
-    .params = attention_params,
-    .n_params = sizeof attention_params / sizeof attention_params[0],
+    .params = attention_cpu_params,
+    .n_params = sizeof attention_cpu_params / sizeof attention_cpu_params[0],
     .create = att_create,
     .validate = att_validate,
     .step = att_step,

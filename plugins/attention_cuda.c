@@ -1,6 +1,6 @@
 /* attention_cuda.c - attention on an NVIDIA GPU behind the harness ABI (2.1),
- * with attention/cpu's parameters (attention_params.h) and its double
- * reference; two variants:
+ * with attention/cpu's parameters (attention_params.h; fp16 too) and its
+ * double reference; two variants:
  *   attention/cuda    the fused kernels of components/attention/attention_cuda.cu
  *   attention/cublas  the unfused baseline: cuBLAS GEMM, softmax kernel, cuBLAS
  *                     GEMM (components/attention/attention_cublas.c), S and P
@@ -252,10 +252,10 @@ static const harness_variant attention_cuda_variant = {
     .key = "attention/cuda",
     .family = "attention",
     .device = "cuda",
-    .summary = "scaled-dot-product attention forward on an NVIDIA GPU, FlashAttention-2 style (bf16: mma.sync "
-               "tensor cores for head_dim 64/128; fp32: SIMT; other head_dims: a simple kernel)",
-    .params = attention_params,
-    .n_params = sizeof attention_params / sizeof attention_params[0],
+    .summary = "scaled-dot-product attention forward on an NVIDIA GPU, FlashAttention-2 style (bf16 and fp16: "
+               "mma.sync tensor cores for head_dim 64/128; fp32: SIMT; other head_dims: a simple kernel)",
+    .params = attention_cuda_params,
+    .n_params = sizeof attention_cuda_params / sizeof attention_cuda_params[0],
     .create = att_create,
     .validate = att_validate,
     .step = att_step,
@@ -270,9 +270,9 @@ static const harness_variant attention_cublas_variant = {
     .family = "attention",
     .device = "cuda",
     .summary = "unfused attention, the baseline for attention/cuda: cuBLAS GEMM (Q K^T, fp32 scores), a softmax "
-               "kernel, cuBLAS GEMM (P V); S and P in device memory",
-    .params = attention_params,
-    .n_params = sizeof attention_params / sizeof attention_params[0],
+               "kernel, cuBLAS GEMM (P V); S and P in device memory; fp32, bf16 or fp16",
+    .params = attention_cuda_params,
+    .n_params = sizeof attention_cuda_params / sizeof attention_cuda_params[0],
     .create = cublas_create,
     .validate = cublas_validate,
     .step = att_step,

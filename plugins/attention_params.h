@@ -1,8 +1,9 @@
 /* attention_params.h - the parameters attention/cpu and attention/cuda share,
  * and how both read them into a shape: one table, so that a config switches
- * device and nothing else. Included by plugins/attention.c and
- * plugins/attention_cuda.c (after <harness/plugin.h>, as `harness_host`'s
- * user). */
+ * device and nothing else, but for the dtypes offered (the CUDA variants'
+ * tensor cores also take fp16; the CPU kernels do not). Included by
+ * plugins/attention.c and plugins/attention_cuda.c (after <harness/plugin.h>,
+ * as `harness_host`'s user). */
 #ifndef PLUGINS_ATTENTION_PARAMS_H
 #define PLUGINS_ATTENTION_PARAMS_H
 
@@ -12,25 +13,35 @@
 
 #include "attention/attention.h"
 
-static const char *const attention_dtypes[] = {"fp32", "bf16", NULL};
+static const char *const attention_cpu_dtypes[] = {"fp32", "bf16", NULL};
+static const char *const attention_cuda_dtypes[] = {"fp32", "bf16", "fp16", NULL};
 
-static const harness_param attention_params[] = {
-    {sizeof(harness_param), "batch_size", HARNESS_PARAM_INT, "1", HARNESS_PARAM_MIN, 1, 0, NULL, "sequences per step"},
-    {sizeof(harness_param), "num_heads", HARNESS_PARAM_INT, "32", HARNESS_PARAM_MIN, 1, 0, NULL, "query heads"},
-    {sizeof(harness_param), "num_kv_heads", HARNESS_PARAM_INT, "0", HARNESS_PARAM_MIN, 0, 0, NULL,
-     "key/value heads (grouped-query attention), a divisor of num_heads; 0: num_heads"},
-    {sizeof(harness_param), "seq_len",
-     HARNESS_PARAM_INT, "1024", HARNESS_PARAM_MIN, 1, 0, NULL, "queries per sequence"},
-    {sizeof(harness_param), "kv_seq_len", HARNESS_PARAM_INT, "0", HARNESS_PARAM_MIN, 0, 0, NULL,
-     "keys per sequence; 0: seq_len. Causal masks align bottom-right (query i sees keys "
-     "<= i + kv_seq_len - seq_len)"},
-    {sizeof(harness_param), "head_dim", HARNESS_PARAM_INT, "128", HARNESS_PARAM_MIN, 1, 0, NULL, "elements per head"},
-    {sizeof(harness_param), "causal", HARNESS_PARAM_BOOL, "true", 0, 0, 0, NULL, "mask out keys after the query"},
-    {sizeof(harness_param), "dtype", HARNESS_PARAM_ENUM, "fp32", 0, 0, 0, attention_dtypes,
-     "type of q, k, v and o; bf16 computes in fp32 and rounds to nearest even"},
-    {sizeof(harness_param), "scale", HARNESS_PARAM_FLOAT, "0", HARNESS_PARAM_MIN | HARNESS_PARAM_MAX, 0, FLT_MAX, NULL,
-     "multiplies Q K^T before the softmax; 0: 1/sqrt(head_dim)"},
-};
+/* The table, given dtype's choices and description: all the CPU's and the
+ * CUDA variants' tables differ in. */
+#define ATTENTION_PARAMS(dtypes, dtype_help)                                                                          \
+    {                                                                                                                 \
+        {sizeof(harness_param), "batch_size", HARNESS_PARAM_INT, "1", HARNESS_PARAM_MIN, 1, 0, NULL,                  \
+         "sequences per step"},                                                                                       \
+        {sizeof(harness_param), "num_heads", HARNESS_PARAM_INT, "32", HARNESS_PARAM_MIN, 1, 0, NULL, "query heads"},  \
+        {sizeof(harness_param), "num_kv_heads", HARNESS_PARAM_INT, "0", HARNESS_PARAM_MIN, 0, 0, NULL,                \
+         "key/value heads (grouped-query attention), a divisor of num_heads; 0: num_heads"},                          \
+        {sizeof(harness_param), "seq_len", HARNESS_PARAM_INT, "1024", HARNESS_PARAM_MIN, 1, 0, NULL,                  \
+         "queries per sequence"},                                                                                     \
+        {sizeof(harness_param), "kv_seq_len", HARNESS_PARAM_INT, "0", HARNESS_PARAM_MIN, 0, 0, NULL,                  \
+         "keys per sequence; 0: seq_len. Causal masks align bottom-right (query i sees keys "                         \
+         "<= i + kv_seq_len - seq_len)"},                                                                             \
+        {sizeof(harness_param), "head_dim", HARNESS_PARAM_INT, "128", HARNESS_PARAM_MIN, 1, 0, NULL,                  \
+         "elements per head"},                                                                                        \
+        {sizeof(harness_param), "causal", HARNESS_PARAM_BOOL, "true", 0, 0, 0, NULL, "mask out keys after the query"}, \
+        {sizeof(harness_param), "dtype", HARNESS_PARAM_ENUM, "fp32", 0, 0, 0, dtypes, dtype_help},                    \
+        {sizeof(harness_param), "scale", HARNESS_PARAM_FLOAT, "0", HARNESS_PARAM_MIN | HARNESS_PARAM_MAX, 0, FLT_MAX, \
+         NULL, "multiplies Q K^T before the softmax; 0: 1/sqrt(head_dim)"},                                           \
+    }
+
+static const harness_param attention_cpu_params[] = ATTENTION_PARAMS(
+    attention_cpu_dtypes, "type of q, k, v and o; bf16 computes in fp32 and rounds to nearest even");
+static const harness_param attention_cuda_params[] = ATTENTION_PARAMS(
+    attention_cuda_dtypes, "type of q, k, v and o; bf16 and fp16 compute in fp32 and round to nearest even");
 
 typedef struct attention_config {
     attention_shape shape;
