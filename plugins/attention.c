@@ -22,7 +22,7 @@
 
 typedef struct att_state {
     attention_shape shape;
-    int bf16;
+    attention_dtype dtype;         /* fp32 or bf16: the schema offers no other */
     size_t elem, q_elems, kv_elems;
     void *q, *k, *v, *o, *workspace;
 } att_state;
@@ -44,7 +44,7 @@ static int read_params(harness_ctx *ctx, att_state *s, size_t *q_bytes, size_t *
     if (attention_read_config(ctx, &c) != 0)
         return -1;
     s->shape = c.shape;
-    s->bf16 = c.bf16, s->elem = c.elem, s->q_elems = c.q_elems, s->kv_elems = c.kv_elems;
+    s->dtype = c.dtype, s->elem = c.elem, s->q_elems = c.q_elems, s->kv_elems = c.kv_elems;
     *q_bytes = c.q_bytes, *kv_bytes = c.kv_bytes;
     if (attention_workspace_bytes(&s->shape, omp_get_max_threads()) == SIZE_MAX)
         return harness_host->fail(ctx, "head_dim (%zu): the kernels' per-thread workspace overflows size_t",
@@ -80,7 +80,7 @@ static int att_create(harness_ctx *ctx, void **state)
         return harness_host->fail(ctx, "cannot allocate q, k, v, o and the workspace (2 x %zu + 2 x %zu + %zu bytes)",
                                   q_bytes, kv_bytes, ws);
     }
-    harness_dtype dt = s->bf16 ? HARNESS_DTYPE_BF16 : HARNESS_DTYPE_F32;
+    harness_dtype dt = s->dtype == ATTENTION_BF16 ? HARNESS_DTYPE_BF16 : HARNESS_DTYPE_F32;
     if (harness_host->fill(ctx, s->q, s->q_elems, dt) != 0 || harness_host->fill(ctx, s->k, s->kv_elems, dt) != 0 ||
                    harness_host->fill(ctx, s->v, s->kv_elems, dt) != 0) {
         release(ctx, s);
@@ -89,7 +89,7 @@ static int att_create(harness_ctx *ctx, void **state)
     const attention_shape *z = &s->shape;
     harness_host->log(ctx, HARNESS_LOG_DEBUG, "%s kernels, batch %zu, heads %zu/%zu, seq %zu/%zu, head_dim %zu, %s%s",
                       attention_isa(), z->batch, z->heads, z->kv_heads, z->seq_q, z->seq_k, z->head_dim,
-                      s->bf16 ? "bf16" : "fp32", z->causal ? ", causal" : "");
+                      attention_dtype_name(s->dtype), z->causal ? ", causal" : "");
     *state = s;
     return 0;
 }
@@ -98,7 +98,7 @@ static int att_step(harness_ctx *ctx, void *state)
 {
     (void)ctx;
     att_state *s = state;
-    if (s->bf16)
+    if (s->dtype == ATTENTION_BF16)
         attention_bf16(&s->shape, s->q, s->k, s->v, s->o, s->workspace);
     else
         attention_f32(&s->shape, s->q, s->k, s->v, s->o, s->workspace);
@@ -122,7 +122,7 @@ static int att_check(harness_ctx *ctx, void *state, harness_check *out)
     if (att_step(ctx, s) != 0)
         return -1;
     attention_check_result r;
-    if (attention_check(&s->shape, s->q, s->k, s->v, s->o, s->bf16, CHECK_BUDGET, &r) != 0)
+    if (attention_check(&s->shape, s->q, s->k, s->v, s->o, s->dtype, CHECK_BUDGET, &r) != 0)
         return harness_host->fail(ctx, "%s", r.detail);
     COPY_CHECK_VERDICT(out, r);
     return 0;
@@ -141,8 +141,8 @@ static const harness_variant attention_cpu = {
     .device = "cpu",
     .summary = "scaled-dot-product attention forward, softmax(Q K^T scale [+ causal]) V, flash-style "
                "(AVX-512, AVX2 or C tiles; OpenMP over batch, head and query tile)",
-    .params = attention_params,
-    .n_params = sizeof attention_params / sizeof attention_params[0],
+    .params = attention_cpu_params,
+    .n_params = sizeof attention_cpu_params / sizeof attention_cpu_params[0],
     .create = att_create,
     .validate = att_validate,
     .step = att_step,

@@ -1,6 +1,6 @@
 /* attention_cuda.c - attention on an NVIDIA GPU behind the harness ABI (2.1),
- * with attention/cpu's parameters (attention_params.h) and its double
- * reference; two variants:
+ * with attention/cpu's parameters (attention_params.h; fp16 too) and its
+ * double reference; two variants:
  *   attention/cuda    the fused kernels of components/attention/attention_cuda.cu
  *   attention/cublas  the unfused baseline: cuBLAS GEMM, softmax kernel, cuBLAS
  *                     GEMM (components/attention/attention_cublas.c), S and P
@@ -43,6 +43,16 @@ typedef struct att_cuda_state {
 
 static const char *const kernel_names[] = {"tensor-core (mma.sync)", "SIMT fp32", "fallback (warp per row)"};
 
+/* Per attention_dtype: the kernels' element type and device_fill's. */
+static const struct {
+    attention_cuda_dtype kernel;
+    harness_dtype fill;
+} dtype_map[] = {
+    [ATTENTION_F32] = {ATTENTION_CUDA_F32, HARNESS_DTYPE_F32},
+    [ATTENTION_BF16] = {ATTENTION_CUDA_BF16, HARNESS_DTYPE_BF16},
+    [ATTENTION_F16] = {ATTENTION_CUDA_F16, HARNESS_DTYPE_F16},
+};
+
 static void release(harness_ctx *ctx, att_cuda_state *s)
 {
     attention_cublas_close(s->handle);
@@ -59,7 +69,7 @@ static int validate_common(harness_ctx *ctx, int cublas)
     if (attention_read_config(ctx, &c) != 0)
         return -1;
     if (cublas) {
-        if (attention_cublas_scratch_bytes(&c.shape, c.bf16) == SIZE_MAX || c.shape.seq_q > 2147483647u ||
+        if (attention_cublas_scratch_bytes(&c.shape, c.dtype) == SIZE_MAX || c.shape.seq_q > 2147483647u ||
             c.shape.seq_k > 2147483647u || c.shape.heads * c.shape.head_dim > 2147483647u)
             return harness_host->fail(ctx, "attention/cublas: batch_size x num_heads x seq_len x kv_seq_len scores "
                                       "overflow size_t, or seq_len, kv_seq_len, num_heads x head_dim pass 2^31 - 1 "
@@ -69,8 +79,7 @@ static int validate_common(harness_ctx *ctx, int cublas)
     /* The kernels index with int sequence positions and a grid of at most
      * 65535 heads x 65535 sequences: the plan's limits, as config errors. */
     attention_cuda_geometry g;
-    if (attention_cuda_plan(&c.shape, c.bf16 ? ATTENTION_CUDA_BF16 : ATTENTION_CUDA_F32, NULL, NULL, NULL, NULL,
-                            &g) != 0)
+    if (attention_cuda_plan(&c.shape, dtype_map[c.dtype].kernel, NULL, NULL, NULL, NULL, &g) != 0)
         return harness_host->fail(ctx, "attention/cuda: batch_size (%zu), num_heads (%zu) must be <= 65535 and "
                                   "seq_len, kv_seq_len, head_dim <= 2^31 - 1",
                                   c.shape.batch, c.shape.heads);
@@ -86,7 +95,7 @@ static int cublas_validate(harness_ctx *ctx) { return validate_common(ctx, 1); }
 static int out_of_memory(harness_ctx *ctx, att_cuda_state *s)
 {
     size_t qb = s->cfg.q_bytes, kvb = s->cfg.kv_bytes, free_b = 0, total = 0;
-    size_t extra = s->cublas ? attention_cublas_scratch_bytes(&s->cfg.shape, s->cfg.bf16) + CUBLAS_WORKSPACE_BYTES : 0;
+    size_t extra = s->cublas ? attention_cublas_scratch_bytes(&s->cfg.shape, s->cfg.dtype) + CUBLAS_WORKSPACE_BYTES : 0;
     const char *key = s->key;
     release(ctx, s);               /* first, so that what is free is free */
     if (cudaMemGetInfo(&free_b, &total) != cudaSuccess)
@@ -115,11 +124,11 @@ static int create_common(harness_ctx *ctx, void **state, int cublas)
         release(ctx, s);
         return -1;
     }
-    s->dtype = s->cfg.bf16 ? ATTENTION_CUDA_BF16 : ATTENTION_CUDA_F32;
+    s->dtype = dtype_map[s->cfg.dtype].kernel;
     /* Asked before allocating, so the message says what the shape needs and
      * the device has, not which buffer happened to fail. */
     size_t free_b = 0, total = 0, needed = 2 * s->cfg.q_bytes + 2 * s->cfg.kv_bytes +
-        (cublas ? attention_cublas_scratch_bytes(&s->cfg.shape, s->cfg.bf16) + CUBLAS_WORKSPACE_BYTES : 0);
+        (cublas ? attention_cublas_scratch_bytes(&s->cfg.shape, s->cfg.dtype) + CUBLAS_WORKSPACE_BYTES : 0);
     if (cudaMemGetInfo(&free_b, &total) == cudaSuccess && needed > free_b)
         return out_of_memory(ctx, s);
     s->q = harness_host->device_alloc(ctx, s->cfg.q_bytes, "q");
@@ -127,14 +136,14 @@ static int create_common(harness_ctx *ctx, void **state, int cublas)
     s->v = s->k ? harness_host->device_alloc(ctx, s->cfg.kv_bytes, "v") : NULL;
     s->o = s->v ? harness_host->device_alloc(ctx, s->cfg.q_bytes, "o") : NULL;
     if (s->o && cublas) {
-        s->scratch = harness_host->device_alloc(ctx, attention_cublas_scratch_bytes(&s->cfg.shape, s->cfg.bf16),
+        s->scratch = harness_host->device_alloc(ctx, attention_cublas_scratch_bytes(&s->cfg.shape, s->cfg.dtype),
                                                 "scores");
         s->workspace = s->scratch ? harness_host->device_alloc(ctx, CUBLAS_WORKSPACE_BYTES, "cublas workspace") : NULL;
     }
     if (!s->o || (cublas && !s->workspace))
         return out_of_memory(ctx, s);
     /* The same values attention/cpu gets for the same seed. */
-    harness_dtype dt = s->cfg.bf16 ? HARNESS_DTYPE_BF16 : HARNESS_DTYPE_F32;
+    harness_dtype dt = dtype_map[s->cfg.dtype].fill;
     if (harness_host->device_fill(ctx, s->q, s->cfg.q_elems, dt) != 0 ||
         harness_host->device_fill(ctx, s->k, s->cfg.kv_elems, dt) != 0 ||
         harness_host->device_fill(ctx, s->v, s->cfg.kv_elems, dt) != 0) {
@@ -156,7 +165,7 @@ static int create_common(harness_ctx *ctx, void **state, int cublas)
     harness_host->log(ctx, HARNESS_LOG_DEBUG,
                       "%s: %s; batch %zu, heads %zu/%zu, seq %zu/%zu, head_dim %zu, %s%s", key,
                       cublas ? "cuBLAS GEMM, softmax, cuBLAS GEMM" : kernel_names[s->geom.kernel], z->batch,
-                      z->heads, z->kv_heads, z->seq_q, z->seq_k, z->head_dim, s->cfg.bf16 ? "bf16" : "fp32",
+                      z->heads, z->kv_heads, z->seq_q, z->seq_k, z->head_dim, attention_dtype_name(s->cfg.dtype),
                       z->causal ? ", causal" : "");
     *state = s;
     return 0;
@@ -171,7 +180,7 @@ static int att_step(harness_ctx *ctx, void *state)
     if (s->cublas) {
         char why[160];
         harness_host->region_push(ctx, "gemm_softmax_gemm");
-        int rc = attention_cublas(s->handle, harness_host->stream(ctx), &s->cfg.shape, s->cfg.bf16, s->q, s->k,
+        int rc = attention_cublas(s->handle, harness_host->stream(ctx), &s->cfg.shape, s->cfg.dtype, s->q, s->k,
                                   s->v, s->o, s->scratch, why, sizeof why);
         harness_host->region_pop(ctx);
         return rc == 0 ? 0 : harness_host->fail(ctx, "attention/cublas: %s", why);
@@ -198,8 +207,8 @@ static void att_cost(void *state, harness_cost *out)
 
 /* One step on the device; q, k, v and o copied back and held to the double
  * reference with attention_check's documented tolerances (attention_ref.c:
- * fp32 a worst-case bound per row, bf16 twice a bf16-arithmetic framework's
- * error plus the fp32 bound). */
+ * fp32 a worst-case bound per row, bf16 and fp16 twice the error of a
+ * framework computing in that type plus the fp32 bound). */
 static int att_check(harness_ctx *ctx, void *state, harness_check *out)
 {
     att_cuda_state *s = state;
@@ -217,7 +226,7 @@ static int att_check(harness_ctx *ctx, void *state, harness_check *out)
                  ? -1
                  : 0;
     attention_check_result r;
-    if (rc == 0 && attention_check(&s->cfg.shape, q, k, v, o, s->cfg.bf16, CHECK_BUDGET, &r) != 0)
+    if (rc == 0 && attention_check(&s->cfg.shape, q, k, v, o, s->cfg.dtype, CHECK_BUDGET, &r) != 0)
         rc = harness_host->fail(ctx, "%s: %s", s->key, r.detail);
     if (rc == 0) {
         COPY_CHECK_VERDICT(out, r);
@@ -243,10 +252,10 @@ static const harness_variant attention_cuda_variant = {
     .key = "attention/cuda",
     .family = "attention",
     .device = "cuda",
-    .summary = "scaled-dot-product attention forward on an NVIDIA GPU, FlashAttention-2 style (bf16: mma.sync "
-               "tensor cores for head_dim 64/128; fp32: SIMT; other head_dims: a simple kernel)",
-    .params = attention_params,
-    .n_params = sizeof attention_params / sizeof attention_params[0],
+    .summary = "scaled-dot-product attention forward on an NVIDIA GPU, FlashAttention-2 style (bf16 and fp16: "
+               "mma.sync tensor cores for head_dim 64/128; fp32: SIMT; other head_dims: a simple kernel)",
+    .params = attention_cuda_params,
+    .n_params = sizeof attention_cuda_params / sizeof attention_cuda_params[0],
     .create = att_create,
     .validate = att_validate,
     .step = att_step,
@@ -261,9 +270,9 @@ static const harness_variant attention_cublas_variant = {
     .family = "attention",
     .device = "cuda",
     .summary = "unfused attention, the baseline for attention/cuda: cuBLAS GEMM (Q K^T, fp32 scores), a softmax "
-               "kernel, cuBLAS GEMM (P V); S and P in device memory",
-    .params = attention_params,
-    .n_params = sizeof attention_params / sizeof attention_params[0],
+               "kernel, cuBLAS GEMM (P V); S and P in device memory; fp32, bf16 or fp16",
+    .params = attention_cuda_params,
+    .n_params = sizeof attention_cuda_params / sizeof attention_cuda_params[0],
     .create = cublas_create,
     .validate = cublas_validate,
     .step = att_step,

@@ -26,6 +26,14 @@ typedef struct attention_shape {
     float scale;                   /* usually 1 / sqrt(head_dim) */
 } attention_shape;
 
+/* The element type of q, k, v and o. The CPU kernels take fp32 and bf16; the
+ * reference and the checker also fp16 (stored as uint16_t, as bf16), for the
+ * CUDA kernels. */
+typedef enum attention_dtype { ATTENTION_F32, ATTENTION_BF16, ATTENTION_F16 } attention_dtype;
+
+/* "fp32", "bf16" or "fp16", as the dtype parameter spells them. */
+const char *attention_dtype_name(attention_dtype t);
+
 /* Scratch the kernels need for `threads` OpenMP threads, so no allocation
  * happens inside a step. */
 size_t attention_workspace_bytes(const attention_shape *s, int threads);
@@ -41,9 +49,10 @@ void attention_bf16(const attention_shape *s, const uint16_t *q, const uint16_t 
  * head (2 for Q K^T, 2 for P V), counted exactly under the causal mask. */
 double attention_flops(const attention_shape *s);
 
-/* Naive reference in double precision, output in the q layout. `bf16` says
- * whether q, k, v hold uint16_t bf16 (else float). */
-void attention_ref(const attention_shape *s, const void *q, const void *k, const void *v, int bf16, double *o);
+/* Naive reference in double precision, output in the q layout, from q, k, v
+ * of type t. */
+void attention_ref(const attention_shape *s, const void *q, const void *k, const void *v, attention_dtype t,
+                   double *o);
 
 /* ---- additions for tests, the plugin and benchmarks ----------------------- */
 
@@ -64,7 +73,7 @@ void attention_exp2(const float *x, float *y, size_t n);
 
 /* The reference for one (batch b, head h): row i of the output (head_dim
  * values) at o + i * o_stride. attention_ref is this over every pair. */
-void attention_ref_head(const attention_shape *s, const void *q, const void *k, const void *v, int bf16,
+void attention_ref_head(const attention_shape *s, const void *q, const void *k, const void *v, attention_dtype t,
                         size_t b, size_t h, double *o, size_t o_stride);
 
 typedef struct attention_check_result {
@@ -73,7 +82,7 @@ typedef struct attention_check_result {
     size_t rows_checked;           /* query rows compared per pair (seq_q unless subset) */
 } attention_check_result;
 
-/* Compares a kernel's output o (q layout, bf16 or float) with the double
+/* Compares a kernel's output o (q layout, type t as q, k, v) with the double
  * reference. When checking everything would take more than `budget`
  * multiply-adds of reference work (0: no limit), a deterministic, evenly
  * spread subset is checked: whole (batch, head) pairs while at least 4 fit,
@@ -82,6 +91,6 @@ typedef struct attention_check_result {
  * the verdict, or -1 (out->detail says why) when its scratch cannot be
  * allocated or the shape is invalid. */
 int attention_check(const attention_shape *s, const void *q, const void *k, const void *v, const void *o,
-                    int bf16, double budget, attention_check_result *out);
+                    attention_dtype t, double budget, attention_check_result *out);
 
 #endif

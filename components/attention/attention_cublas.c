@@ -25,11 +25,12 @@
 /* cuBLAS's workspace and descriptor sizes are ints and long longs. */
 #define INT_LIMIT 2147483647ull
 
-size_t attention_cublas_scratch_bytes(const attention_shape *s, int bf16)
+size_t attention_cublas_scratch_bytes(const attention_shape *s, attention_dtype dtype)
 {
     size_t n, bytes;
     if (__builtin_mul_overflow(s->batch, s->heads, &n) || __builtin_mul_overflow(n, s->seq_q, &n) ||
-        __builtin_mul_overflow(n, s->seq_k, &n) || __builtin_mul_overflow(n, (size_t)(bf16 ? 6 : 4), &bytes))
+        __builtin_mul_overflow(n, s->seq_k, &n) ||
+        __builtin_mul_overflow(n, (size_t)(dtype == ATTENTION_F32 ? 4 : 6), &bytes))
         return SIZE_MAX;
     return bytes;
 }
@@ -118,12 +119,12 @@ static int gemm_fail(char *why, size_t size, const char *which, cublasStatus_t s
     return -1;
 }
 
-int attention_cublas(void *handle, void *stream, const attention_shape *s, int bf16, const void *q, const void *k,
-                     const void *v, void *o, void *scratch, char *why, size_t why_size)
+int attention_cublas(void *handle, void *stream, const attention_shape *s, attention_dtype dtype, const void *q,
+                     const void *k, const void *v, void *o, void *scratch, char *why, size_t why_size)
 {
     size_t D = s->head_dim, H = s->heads, KVH = s->kv_heads, Sq = s->seq_q, Sk = s->seq_k, B = s->batch;
     if (KVH == 0 || H % KVH != 0 || D > INT_LIMIT || Sq > INT_LIMIT || Sk > INT_LIMIT || H * D > INT_LIMIT ||
-        KVH * D > INT_LIMIT || attention_cublas_scratch_bytes(s, bf16) == SIZE_MAX) {
+        KVH * D > INT_LIMIT || attention_cublas_scratch_bytes(s, dtype) == SIZE_MAX) {
         snprintf(why, why_size, "shape out of cuBLAS's int ranges");
         return -1;
     }
@@ -138,10 +139,11 @@ int attention_cublas(void *handle, void *stream, const attention_shape *s, int b
     if (st != CUBLAS_STATUS_SUCCESS)
         return gemm_fail(why, why_size, "set stream", st);
 
-    size_t group = H / KVH, esz = bf16 ? 2 : 4;
-    cudaDataType_t t = bf16 ? CUDA_R_16BF : CUDA_R_32F;
+    int half = dtype != ATTENTION_F32;
+    size_t group = H / KVH, esz = half ? 2 : 4;
+    cudaDataType_t t = dtype == ATTENTION_BF16 ? CUDA_R_16BF : dtype == ATTENTION_F16 ? CUDA_R_16F : CUDA_R_32F;
     float *scores = scratch;
-    void *probs = bf16 ? (void *)(scores + B * H * Sq * Sk) : scratch;   /* fp32: in place */
+    void *probs = half ? (void *)(scores + B * H * Sq * Sk) : scratch;   /* fp32: in place */
     const float one = 1.0f, zero = 0.0f;
     /* One call per batch (no grouping: all heads) or per (batch, kv head). */
     size_t calls_per_b = group == 1 ? 1 : KVH, heads_per_call = group == 1 ? H : group;
@@ -161,7 +163,7 @@ int attention_cublas(void *handle, void *stream, const attention_shape *s, int b
                 return gemm_fail(why, why_size, "Q K^T", st);
         }
 
-    int rc = attention_softmax_cuda(bf16, scores, probs, B * H * Sq, Sq, Sk, s->causal, s->scale, stream);
+    int rc = attention_softmax_cuda(dtype, scores, probs, B * H * Sq, Sq, Sk, s->causal, s->scale, stream);
     if (rc != 0) {
         snprintf(why, why_size, "softmax kernel launch failed (%d)", rc);
         return -1;

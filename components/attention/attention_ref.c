@@ -1,7 +1,7 @@
 /* attention_ref.c - what the attention kernels are checked against.
  *
  * The reference is the definition, row by row, in double precision from the
- * kernel's own inputs (bf16 inputs are exact in double):
+ * kernel's own inputs (bf16 and fp16 inputs are exact in double):
  *   s_j = scale * q . k_j   for the visible keys j,
  *   o   = sum_j exp(s_j - max s) v_j / sum_j exp(s_j - max s).
  * It takes two passes over the keys (the max, then the weighted sums), so it
@@ -12,6 +12,7 @@
 #include "attention_internal.h"
 #include "common/bf16.h"
 #include "common/check.h"
+#include "common/f16.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -21,18 +22,29 @@
 #define U32 0x1p-24                /* unit roundoff of fp32 */
 #define LOG2E 1.4426950408889634
 
-static double load(const void *p, size_t i, int bf16)
+const char *attention_dtype_name(attention_dtype t)
 {
-    return bf16 ? (double)bf16_to_f32(((const uint16_t *)p)[i]) : (double)((const float *)p)[i];
+    return t == ATTENTION_BF16 ? "bf16" : t == ATTENTION_F16 ? "fp16" : "fp32";
 }
 
-static double dot(const void *a, size_t ia, const void *b, size_t ib, size_t n, int bf16)
+/* A bf16 or fp16 element (t says which) as a float: exact. */
+static float half_to_f32(uint16_t h, attention_dtype t)
+{
+    return t == ATTENTION_F16 ? f16_to_f32(h) : bf16_to_f32(h);
+}
+
+static double load(const void *p, size_t i, attention_dtype t)
+{
+    return t == ATTENTION_F32 ? (double)((const float *)p)[i] : (double)half_to_f32(((const uint16_t *)p)[i], t);
+}
+
+static double dot(const void *a, size_t ia, const void *b, size_t ib, size_t n, attention_dtype t)
 {
     double acc = 0.0;
-    if (bf16) {
+    if (t != ATTENTION_F32) {
         const uint16_t *x = (const uint16_t *)a + ia, *y = (const uint16_t *)b + ib;
         for (size_t c = 0; c < n; c++)
-            acc += (double)bf16_to_f32(x[c]) * bf16_to_f32(y[c]);
+            acc += (double)half_to_f32(x[c], t) * half_to_f32(y[c], t);
     } else {
         const float *x = (const float *)a + ia, *y = (const float *)b + ib;
         for (size_t c = 0; c < n; c++)
@@ -68,7 +80,7 @@ static int valid(const attention_shape *s)
 }
 
 /* Output row i of (b, h), head_dim values. */
-static void ref_row(const attention_shape *s, const void *q, const void *k, const void *v, int bf16,
+static void ref_row(const attention_shape *s, const void *q, const void *k, const void *v, attention_dtype t,
                     size_t b, size_t h, size_t i, double *out)
 {
     size_t d = s->head_dim, stride = s->kv_heads * d, k0 = kv_at(s, b, h), qi = q_at(s, b, h, i);
@@ -79,45 +91,62 @@ static void ref_row(const attention_shape *s, const void *q, const void *k, cons
         return;
     double mx = -INFINITY;
     for (size_t j = 0; j < n; j++)
-        mx = fmax(mx, s->scale * dot(q, qi, k, k0 + j * stride, d, bf16));
+        mx = fmax(mx, s->scale * dot(q, qi, k, k0 + j * stride, d, t));
     double l = 0.0;
     for (size_t j = 0; j < n; j++) {
-        double p = exp(s->scale * dot(q, qi, k, k0 + j * stride, d, bf16) - mx);
+        double p = exp(s->scale * dot(q, qi, k, k0 + j * stride, d, t) - mx);
         l += p;
         for (size_t c = 0; c < d; c++)
-            out[c] += p * load(v, k0 + j * stride + c, bf16);
+            out[c] += p * load(v, k0 + j * stride + c, t);
     }
     for (size_t c = 0; c < d; c++)
         out[c] /= l;
 }
 
-void attention_ref_head(const attention_shape *s, const void *q, const void *k, const void *v, int bf16,
+void attention_ref_head(const attention_shape *s, const void *q, const void *k, const void *v, attention_dtype t,
                         size_t b, size_t h, double *o, size_t o_stride)
 {
     if (!valid(s))
         return;
     for (size_t i = 0; i < s->seq_q; i++)
-        ref_row(s, q, k, v, bf16, b, h, i, o + i * o_stride);
+        ref_row(s, q, k, v, t, b, h, i, o + i * o_stride);
 }
 
-void attention_ref(const attention_shape *s, const void *q, const void *k, const void *v, int bf16, double *o)
+void attention_ref(const attention_shape *s, const void *q, const void *k, const void *v, attention_dtype t,
+                   double *o)
 {
     for (size_t b = 0; b < s->batch; b++)
         for (size_t h = 0; h < s->heads; h++)
-            attention_ref_head(s, q, k, v, bf16, b, h, o + q_at(s, b, h, 0), s->heads * s->head_dim);
+            attention_ref_head(s, q, k, v, t, b, h, o + q_at(s, b, h, 0), s->heads * s->head_dim);
 }
 
-static float round_bf16(float f)
+#define F16_MAX 65504.0f           /* the largest finite fp16 */
+
+/* f rounded to nearest even in bf16 or fp16 (t). fp16 saturates at +-65504
+ * instead of overflowing (NaN stays NaN): see half_arith_row. */
+static float round_half(float f, attention_dtype t)
 {
-    return bf16_to_f32(f32_to_bf16(f));
+    if (t == ATTENTION_BF16)
+        return bf16_to_f32(f32_to_bf16(f));
+    return f16_to_f32(f32_to_f16(f > F16_MAX ? F16_MAX : f < -F16_MAX ? -F16_MAX : f));
 }
 
-/* Row i of (b, h) the way a bf16 framework computes it from basic ops without
- * upcasting (q @ k^T, * scale, masked softmax, @ v on bf16 tensors): every
- * op's result rounded to bf16, the reductions inside an op (the dot products,
- * the softmax's max and sum) in fp32. Its error against the double reference
- * is what bf16 arithmetic inherently costs. p: seq_k floats of scratch. */
-static void bf16_arith_row(const attention_shape *s, const uint16_t *q, const uint16_t *k,
+/* Row i of (b, h) the way a bf16 or fp16 (t) framework computes it from
+ * basic ops without upcasting (q @ k^T, * scale, masked softmax, @ v on 16-bit
+ * tensors): every op's result rounded to t, the reductions inside an op (the
+ * dot products, the softmax's max and sum) in fp32. Its error against the
+ * double reference is what 16-bit arithmetic inherently costs. p: seq_k
+ * floats of scratch.
+ *
+ * fp16 ends at 65504, and the scores are the only values here that can pass
+ * it (weights are <= 1, outputs weighted means of v). For device_fill's data
+ * (|x| < 1 uniform, 0 or 1, < 8.6 normal) |q.k| < 73.4 head_dim, and sums of
+ * random products stay near sqrt(head_dim) of them: in practice only ones
+ * with head_dim >= 65520, or a large `scale`, overflow. A framework would
+ * then compute inf - inf = NaN, and an E16 of NaN or inf would let any
+ * output pass; saturating instead keeps E16 finite, so the bound only
+ * loosens (by up to the spread of v), and a NaN or inf output still fails. */
+static void half_arith_row(const attention_shape *s, attention_dtype t, const uint16_t *q, const uint16_t *k,
                            const uint16_t *v, size_t b, size_t h, size_t i, float *p, float *out)
 {
     size_t d = s->head_dim, stride = s->kv_heads * d, n = visible(s, i);
@@ -126,19 +155,19 @@ static void bf16_arith_row(const attention_shape *s, const uint16_t *q, const ui
     for (size_t j = 0; j < n; j++) {
         float acc = 0.0f;
         for (size_t c = 0; c < d; c++)
-            acc += bf16_to_f32(qi[c]) * bf16_to_f32(kh[j * stride + c]);
-        p[j] = round_bf16(round_bf16(acc) * s->scale);
+            acc += half_to_f32(qi[c], t) * half_to_f32(kh[j * stride + c], t);
+        p[j] = round_half(round_half(acc, t) * s->scale, t);
         mx = fmaxf(mx, p[j]);
     }
     for (size_t j = 0; j < n; j++)
         sum += p[j] = expf(p[j] - mx);
     for (size_t j = 0; j < n; j++)
-        p[j] = round_bf16(p[j] / sum);
+        p[j] = round_half(p[j] / sum, t);
     for (size_t c = 0; c < d; c++) {
         float acc = 0.0f;
         for (size_t j = 0; j < n; j++)
-            acc += p[j] * bf16_to_f32(vh[j * stride + c]);
-        out[c] = round_bf16(acc);
+            acc += p[j] * half_to_f32(vh[j * stride + c], t);
+        out[c] = round_half(acc, t);
     }
 }
 
@@ -166,34 +195,43 @@ static void bf16_arith_row(const attention_shape *s, const uint16_t *q, const ui
  * random data sits far below them (1e-7 against 1e-4 relative, typically), yet
  * a wrong mask, tile or rescale moves outputs by a good fraction of Vmax.
  *
- * bf16, per (batch, head) pair, the policy of common/check.h: tol =
- * CHECK_BF16_FACTOR E16 + CHECK_BF16_ATOL + 2^-8 |ref| + the fp32 tol_i, with E16
- * the max error of bf16_arith_row (a bf16-arithmetic framework) over the
- * pair's checked rows. The 2^-8 |ref| (the kernel's own rounding, doubled)
- * covers tiny heads whose few outputs can leave E16 below one output's
- * rounding. */
+ * bf16 and fp16, per (batch, head) pair, the policy of common/check.h: tol =
+ * CHECK_BF16_FACTOR E16 + CHECK_BF16_ATOL + u16 |ref| + the fp32 tol_i, with
+ * E16 the max error of half_arith_row (a framework computing in that type's
+ * arithmetic) over the pair's checked rows, and u16 the type's unit roundoff
+ * (2^-8 bf16, 2^-11 fp16), the most the kernel's own rounding of an output
+ * can cost relatively. That term covers tiny heads whose few outputs can
+ * leave E16 below one output's rounding. fp16's 3 more bits make its E16 and
+ * u16 ~8x smaller, so the same policy holds fp16 several times tighter than
+ * bf16 (CHECK_BF16_ATOL is the floor of both). */
+
+/* The unit roundoff of a 16-bit type: half its ulp at 1. */
+static double unit_roundoff(attention_dtype t)
+{
+    return t == ATTENTION_F16 ? 0x1p-11 : 0x1p-8;
+}
 
 /* Max ||k_j|| and max |v| over the keys of the kv head of (b, h). */
-static void kv_bounds(const attention_shape *s, const void *k, const void *v, int bf16, size_t b, size_t h,
-                      double *kmax, double *vmax)
+static void kv_bounds(const attention_shape *s, const void *k, const void *v, attention_dtype t, size_t b,
+                      size_t h, double *kmax, double *vmax)
 {
     size_t d = s->head_dim, stride = s->kv_heads * d, k0 = kv_at(s, b, h);
     *kmax = *vmax = 0.0;
     for (size_t j = 0; j < s->seq_k; j++) {
         size_t r = k0 + j * stride;
-        *kmax = fmax(*kmax, sqrt(dot(k, r, k, r, d, bf16)));
+        *kmax = fmax(*kmax, sqrt(dot(k, r, k, r, d, t)));
         for (size_t c = 0; c < d; c++)
-            *vmax = fmax(*vmax, fabs(load(v, r + c, bf16)));
+            *vmax = fmax(*vmax, fabs(load(v, r + c, t)));
     }
 }
 
-static double fp32_tol(const attention_shape *s, const void *q, int bf16, size_t qrow, size_t n,
+static double fp32_tol(const attention_shape *s, const void *q, attention_dtype t, size_t qrow, size_t n,
                        double kmax, double vmax)
 {
     if (n == 0)
         return 0.0;
     double d = (double)s->head_dim, tiles = ceil((double)n / ATTENTION_BK);
-    double x = fabs((double)s->scale) * LOG2E * sqrt(dot(q, qrow, q, qrow, s->head_dim, bf16)) * kmax;
+    double x = fabs((double)s->scale) * LOG2E * sqrt(dot(q, qrow, q, qrow, s->head_dim, t)) * kmax;
     double delta = M_LN2 * (d + 4) * U32 * x + (tiles + 2) * ATTENTION_EXP2_MAX_REL_ERR;
     double terms = fmin((double)n, ATTENTION_BK) + tiles + 3;
     return vmax * (2 * delta + 2 * terms * U32);
@@ -214,31 +252,33 @@ typedef struct pair_result {
 } pair_result;
 
 /* Checks `rows` query rows of (b, h), spread over the sequence. Scratch: ref,
- * head_dim doubles; for bf16 also emu, head_dim floats, and p, seq_k floats.
- * bf16 needs E16 over all the rows before any verdict, so it runs twice. */
+ * head_dim doubles; for bf16 and fp16 also emu, head_dim floats, and p,
+ * seq_k floats. Those need E16 over all the rows before any verdict, so they
+ * run twice. */
 static void check_pair(const attention_shape *s, const void *q, const void *k, const void *v, const void *o,
-                       int bf16, size_t b, size_t h, size_t rows, double *ref, float *emu, float *p,
+                       attention_dtype t, size_t b, size_t h, size_t rows, double *ref, float *emu, float *p,
                        pair_result *r)
 {
     size_t d = s->head_dim;
     double kmax, vmax;
     memset(r, 0, sizeof *r);
-    kv_bounds(s, k, v, bf16, b, h, &kmax, &vmax);
-    if (bf16)
+    kv_bounds(s, k, v, t, b, h, &kmax, &vmax);
+    if (t != ATTENTION_F32)
         for (size_t w = 0; w < rows; w++) {
             size_t i = spread(w, rows, s->seq_q);
-            ref_row(s, q, k, v, 1, b, h, i, ref);
-            bf16_arith_row(s, q, k, v, b, h, i, p, emu);
+            ref_row(s, q, k, v, t, b, h, i, ref);
+            half_arith_row(s, t, q, k, v, b, h, i, p, emu);
             for (size_t c = 0; c < d; c++)
                 r->e16 = fmax(r->e16, check_abs_err(emu[c], ref[c]));
         }
     for (size_t w = 0; w < rows; w++) {
         size_t i = spread(w, rows, s->seq_q), row = q_at(s, b, h, i);
-        double tol = fp32_tol(s, q, bf16, row, visible(s, i), kmax, vmax);
-        ref_row(s, q, k, v, bf16, b, h, i, ref);
+        double tol = fp32_tol(s, q, t, row, visible(s, i), kmax, vmax);
+        ref_row(s, q, k, v, t, b, h, i, ref);
         for (size_t c = 0; c < d; c++) {
-            double want = ref[c], y = load(o, row + c, bf16), err = check_abs_err(y, want);
-            double bound = bf16 ? tol + CHECK_BF16_FACTOR * r->e16 + CHECK_BF16_ATOL + 0x1p-8 * fabs(want) : tol;
+            double want = ref[c], y = load(o, row + c, t), err = check_abs_err(y, want);
+            double bound = t == ATTENTION_F32 ? tol
+                           : tol + CHECK_BF16_FACTOR * r->e16 + CHECK_BF16_ATOL + unit_roundoff(t) * fabs(want);
             r->max_abs = fmax(r->max_abs, err);
             if (want != 0.0)
                 r->max_rel = fmax(r->max_rel, err / fabs(want));
@@ -257,13 +297,14 @@ static void check_pair(const attention_shape *s, const void *q, const void *k, c
  * rows each as fit, the first and the last row included. One row of one pair
  * is the floor. Work per row: two score passes and the weighted sum, 3 x
  * head_dim per visible key; bf16 counts 12 x (the reference twice, the
- * emulation's two passes, and its roundings, which cost as much again). */
+ * emulation's two passes, and its roundings, which cost as much again), fp16
+ * twice that (f16.h's bit-level conversions: measured 2.1-2.3x bf16's time). */
 #define MIN_PAIRS 4
 
-static void plan(const attention_shape *s, int bf16, double budget, size_t *pairs, size_t *rows)
+static void plan(const attention_shape *s, attention_dtype t, double budget, size_t *pairs, size_t *rows)
 {
     size_t total = s->batch * s->heads;
-    double per_key = (double)s->head_dim * (bf16 ? 12 : 3);
+    double per_key = (double)s->head_dim * (t == ATTENTION_F32 ? 3 : t == ATTENTION_BF16 ? 12 : 24);
     double pair = attention_flops(s) / (4.0 * (double)total * (double)s->head_dim) * per_key;
     *pairs = total, *rows = s->seq_q;
     if (budget <= 0 || pair * (double)total <= budget)
@@ -281,7 +322,7 @@ static void plan(const attention_shape *s, int bf16, double budget, size_t *pair
 }
 
 int attention_check(const attention_shape *s, const void *q, const void *k, const void *v, const void *o,
-                    int bf16, double budget, attention_check_result *out)
+                    attention_dtype t, double budget, attention_check_result *out)
 {
     memset(out, 0, sizeof *out);
     size_t total = s->batch * s->heads, d = s->head_dim;
@@ -297,7 +338,7 @@ int attention_check(const attention_shape *s, const void *q, const void *k, cons
         return 0;
     }
     size_t count, rows;
-    plan(s, bf16, budget, &count, &rows);
+    plan(s, t, budget, &count, &rows);
     pair_result *res = calloc(count, sizeof *res);
     if (!res) {
         snprintf(out->detail, sizeof out->detail, "cannot allocate the checker's bookkeeping");
@@ -308,14 +349,15 @@ int attention_check(const attention_shape *s, const void *q, const void *k, cons
 #pragma omp parallel reduction(| : failed)
     {
         double *ref = malloc(d * sizeof *ref);
-        float *emu = bf16 ? malloc(d * sizeof *emu) : NULL;
-        float *p = bf16 ? malloc((s->seq_k ? s->seq_k : 1) * sizeof *p) : NULL;
-        int mine = !ref || (bf16 && (!emu || !p));
+        int half = t != ATTENTION_F32;
+        float *emu = half ? malloc(d * sizeof *emu) : NULL;
+        float *p = half ? malloc((s->seq_k ? s->seq_k : 1) * sizeof *p) : NULL;
+        int mine = !ref || (half && (!emu || !p));
 #pragma omp for schedule(dynamic, 1)
         for (size_t w = 0; w < count; w++) {
             size_t pair = spread(w, count, total);
             if (!mine)
-                check_pair(s, q, k, v, o, bf16, pair / s->heads, pair % s->heads, rows, ref, emu, p, &res[w]);
+                check_pair(s, q, k, v, o, t, pair / s->heads, pair % s->heads, rows, ref, emu, p, &res[w]);
         }
         failed |= mine;
         free(ref);
@@ -350,11 +392,11 @@ int attention_check(const attention_shape *s, const void *q, const void *k, cons
     if (rows < s->seq_q)
         snprintf(subset, sizeof subset, ", %zu/%zu rows each", rows, s->seq_q);
     int len;
-    if (bf16)
+    if (t != ATTENTION_F32)
         len = snprintf(out->detail, sizeof out->detail,
-                       "bf16 vs double ref, %zu/%zu (batch,head) pairs%s: |o-ref| <= %g E16 (bf16-arith ref's "
-                       "error, <= %.3g) + %g + 2^-8|ref| + fp32 bound", count, total, subset, CHECK_BF16_FACTOR, e16,
-                       CHECK_BF16_ATOL);
+                       "%s vs double ref, %zu/%zu (batch,head) pairs%s: |o-ref| <= %g E16 (%s-arith ref's "
+                       "error, <= %.3g) + %g + 2^%d|ref| + fp32 bound", attention_dtype_name(t), count, total, subset,
+                       CHECK_BF16_FACTOR, attention_dtype_name(t), e16, CHECK_BF16_ATOL, ilogb(unit_roundoff(t)));
     else
         len = snprintf(out->detail, sizeof out->detail,
                        "fp32 vs double ref, %zu/%zu (batch,head) pairs%s: |o-ref| <= max|v| (2 delta + "

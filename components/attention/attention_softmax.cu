@@ -6,7 +6,7 @@
  * for the keys visible to the row's query (all, or j <= i + Sk - Sq under the
  * bottom-right causal mask) and 0 for the others; a row that sees no key is
  * all zeros. Written as fp32 (in place over S is fine: every element is read
- * and then written by the same thread) or bf16 for the second GEMM.
+ * and then written by the same thread), bf16 or fp16 for the second GEMM.
  *
  * A warp per row, three passes over it (max, sum, write); the row is read
  * from L1/L2 after the first. It is the baseline: the fused kernel exists so
@@ -14,6 +14,7 @@
  * tests/cudasim (common/cuda_launch.h). */
 #include <cuda_runtime.h>
 #include <cuda_bf16.h>
+#include <cuda_fp16.h>
 
 #include <math.h>
 
@@ -28,8 +29,18 @@ __global__ void attention_softmax_rows(const float *s, T *p, long long rows, int
 
 /* ---- launcher ------------------------------------------------------------ */
 
-extern "C" int attention_softmax_cuda(int bf16_out, const float *scores, void *probs, size_t rows, size_t seq_q,
-                                      size_t seq_k, int causal, float scale, void *stream)
+template <typename T>
+static int launch(const float *scores, void *probs, size_t blocks, size_t rows, size_t seq_q, size_t seq_k,
+                  int causal, float scale_log2, void *stream)
+{
+    auto k = attention_softmax_rows<T>;
+    CUDA_LAUNCH(k, dim3((unsigned)blocks), dim3(32 * ROWS_PER_BLOCK), 0, static_cast<cudaStream_t>(stream), scores,
+                static_cast<T *>(probs), (long long)rows, (int)seq_q, (int)seq_k, causal, scale_log2);
+    return (int)cudaGetLastError();
+}
+
+extern "C" int attention_softmax_cuda(attention_dtype probs_type, const float *scores, void *probs, size_t rows,
+                                      size_t seq_q, size_t seq_k, int causal, float scale, void *stream)
 {
     if (seq_q == 0 || seq_q > 0x7fffffff || seq_k == 0 || seq_k > 0x7fffffff || rows % seq_q != 0)
         return ATTENTION_SOFTMAX_EINVAL;
@@ -39,17 +50,15 @@ extern "C" int attention_softmax_cuda(int bf16_out, const float *scores, void *p
     if (blocks > 0x7fffffff)
         return ATTENTION_SOFTMAX_EINVAL;
     float c = (float)((double)scale * 1.4426950408889634);
-    cudaStream_t st = static_cast<cudaStream_t>(stream);
-    if (bf16_out) {
-        auto k = attention_softmax_rows<__nv_bfloat16>;
-        CUDA_LAUNCH(k, dim3((unsigned)blocks), dim3(32 * ROWS_PER_BLOCK), 0, st, scores,
-                    static_cast<__nv_bfloat16 *>(probs), (long long)rows, (int)seq_q, (int)seq_k, causal, c);
-    } else {
-        auto k = attention_softmax_rows<float>;
-        CUDA_LAUNCH(k, dim3((unsigned)blocks), dim3(32 * ROWS_PER_BLOCK), 0, st, scores, static_cast<float *>(probs),
-                    (long long)rows, (int)seq_q, (int)seq_k, causal, c);
+    switch (probs_type) {
+    case ATTENTION_F32:
+        return launch<float>(scores, probs, blocks, rows, seq_q, seq_k, causal, c, stream);
+    case ATTENTION_BF16:
+        return launch<__nv_bfloat16>(scores, probs, blocks, rows, seq_q, seq_k, causal, c, stream);
+    case ATTENTION_F16:
+        return launch<__half>(scores, probs, blocks, rows, seq_q, seq_k, causal, c, stream);
     }
-    return (int)cudaGetLastError();
+    return ATTENTION_SOFTMAX_EINVAL;
 }
 
 /* ---- kernel -------------------------------------------------------------- */
@@ -58,6 +67,7 @@ __device__ __forceinline__ float softmax_warp_max(float v);
 __device__ __forceinline__ float softmax_warp_sum(float v);
 __device__ __forceinline__ void store(float *p, float v) { *p = v; }
 __device__ __forceinline__ void store(__nv_bfloat16 *p, float v) { *p = __float2bfloat16_rn(v); }
+__device__ __forceinline__ void store(__half *p, float v) { *p = __float2half_rn(v); }
 
 /* Row r of the [batch x heads x seq_q][seq_k] matrix is query r % seq_q. A
  * warp past the last row returns whole, so its shuffles stay converged. */

@@ -1,7 +1,8 @@
-"""The table of tests/gpu/attention_perf.sh: per shape, the useful TFLOP/s
-(causal counts only the visible pairs) of attention/cuda, attention/cublas
-and PyTorch's scaled_dot_product_attention timed as table.py times it, their
-ratios, and causal's rate per useful FLOP as a fraction of the non-causal one.
+"""The table of tests/gpu/attention_perf.sh: per dtype and shape, the useful
+TFLOP/s (causal counts only the visible pairs) of attention/cuda,
+attention/cublas and PyTorch's scaled_dot_product_attention timed as table.py
+times it, their ratios, and causal's rate per useful FLOP as a fraction of the
+non-causal one.
 
     usage: python3 tests/gpu/attention_perf.py OUTDIR
 """
@@ -15,16 +16,16 @@ from table import torch_attention  # noqa: E402
 
 
 def main():
-    runs = {}   # (d, seq, causal) -> {variant: (tflops, cfg)}
+    runs = {}   # (dtype, d, seq, causal) -> {variant: (tflops, cfg)}
     for path in glob.glob(os.path.join(sys.argv[1], "*", "*", "summary_*.json")):
         s = json.load(open(path))
         cfg = s["component"]["config"]
-        key = (cfg["head_dim"], cfg["seq_len"], bool(cfg["causal"]))
+        key = (cfg["dtype"], cfg["head_dim"], cfg["seq_len"], bool(cfg["causal"]))
         gflops = (s.get("throughput") or {}).get("gflop_per_s")
         runs.setdefault(key, {})[s["component"]["variant_key"]] = (gflops and gflops / 1e3, cfg, s)
     if not runs:
         return 1
-    head = ["head_dim", "seq", "causal", "cuda TFLOP/s", "cublas TFLOP/s", "torch TFLOP/s",
+    head = ["dtype", "head_dim", "seq", "causal", "cuda TFLOP/s", "cublas TFLOP/s", "torch TFLOP/s",
             "cuda / cublas", "cuda / torch", "causal / non-causal (cuda)"]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
@@ -39,11 +40,11 @@ def main():
             torch_tf = s["throughput"]["flops_per_step"] / torch_attention(any_run[1]) / 1e3
         except Exception as e:   # no PyTorch: the column says "-"
             print(f"torch: {e}", file=sys.stderr)
-        nc = runs.get((key[0], key[1], False), {}).get("attention/cuda", (None,))[0]
+        nc = runs.get(key[:3] + (False,), {}).get("attention/cuda", (None,))[0]
         f = lambda x, spec=".1f": "-" if x is None else format(x, spec)
-        print("| " + " | ".join([str(key[0]), str(key[1]), str(key[2]).lower(), f(cuda), f(cublas), f(torch_tf),
+        print("| " + " | ".join([key[0], str(key[1]), str(key[2]), str(key[3]).lower(), f(cuda), f(cublas), f(torch_tf),
                                  f(cuda and cublas and cuda / cublas, ".2f"), f(cuda and torch_tf and cuda / torch_tf, ".2f"),
-                                 f(cuda / nc if key[2] and cuda and nc else None, ".2f")]) + " |")
+                                 f(cuda / nc if key[3] and cuda and nc else None, ".2f")]) + " |")
     return 0
 
 

@@ -2,26 +2,29 @@
 # attention/cuda beside attention/cublas and PyTorch's
 # scaled_dot_product_attention on FlashAttention-2's benchmark shapes
 # (16k tokens per step: batch x seq = 16384; hidden 2048: heads x head_dim
-# = 2048), bf16, causal and not; the issue's goals are read off the table
-# (attention_perf.py). Built tree required (tests/gpu/run.sh builds it).
+# = 2048), bf16 (fp16 too with DTYPES), causal and not; the issue's goals are
+# read off the table (attention_perf.py). Built tree required (tests/gpu/run.sh
+# builds it).
 #
 #   usage: tests/gpu/attention_perf.sh OUTDIR   (from the top of the tree)
+#   env:   DTYPES="bf16 fp16"  the dtypes to run (default bf16)
 set -u
 out=${1:?usage: tests/gpu/attention_perf.sh OUTDIR}
 H=./harness/harness
 status=0
+for dt in ${DTYPES:-bf16}; do
 for d in 128 64; do
 for seq in 1024 2048 4096; do
 for causal in false true; do
 for variant in cuda cublas; do
-    tag=d${d}_s${seq}_${causal}_$variant
+    tag=${dt}_d${d}_s${seq}_${causal}_$variant
     "$H" run configs/attention_cuda.yaml --set component.variant_key=attention/$variant \
         --set component.config.batch_size=$((16384 / seq)) --set component.config.num_heads=$((2048 / d)) \
         --set component.config.seq_len=$seq --set component.config.head_dim=$d \
-        --set component.config.causal=$causal --set component.config.dtype=bf16 --set validate=false \
+        --set component.config.causal=$causal --set component.config.dtype=$dt --set validate=false \
         --set schedule.warmup_steps=10 --set schedule.measurement_steps=30 --set schedule.repeat=3 \
         --set profiling.trace=false --output-dir "$out/$tag" >"$out/$tag.log" 2>&1 \
         || { echo "attention_perf: $tag failed (exit $?, $out/$tag.log)"; status=1; }
-done; done; done; done
+done; done; done; done; done
 python3 tests/gpu/attention_perf.py "$out" || status=1
 exit $status

@@ -10,14 +10,21 @@ TINY="$CONFIGS/rms_norm_tiny.yaml"
 if grep -q '^#define HAVE_CUDA 1' "$top_builddir/build_config.h"; then
     expect_exit 0 "list in a CUDA build" "$HARNESS" list
     grep -q 'rms_norm/cuda' "$SCRATCH/out" || fail "list does not show rms_norm/cuda"
-    # attention/cuda and attention/cublas take attention/cpu's config unchanged.
+    # attention/cuda and attention/cublas take attention/cpu's config unchanged,
+    # and fp16 besides.
     "$HARNESS" list --json >"$SCRATCH/list.json" || fail "list --json"
-    python3 - "$SCRATCH/list.json" <<'PY' && pass "attention/cuda and /cublas have attention/cpu's parameters" || fail "attention/cuda's or /cublas's parameters differ from attention/cpu's"
+    python3 - "$SCRATCH/list.json" <<'PY' && pass "attention/cuda and /cublas have attention/cpu's parameters, fp16 added" || fail "attention/cuda's or /cublas's parameters differ from attention/cpu's (but for fp16)"
 import json, sys
 v = {x["key"]: x for x in json.load(open(sys.argv[1]))["variants"]}
 assert v["attention/cuda"]["family"] == "attention" and v["attention/cuda"]["device"] == "cuda"
+def without_dtype(key):
+    return [p for p in v[key]["params"] if p["name"] != "dtype"]
+def dtypes(key):
+    return next(p["choices"] for p in v[key]["params"] if p["name"] == "dtype")
+assert dtypes("attention/cpu") == ["fp32", "bf16"]
 for key in ("attention/cuda", "attention/cublas"):
-    assert v[key]["params"] == v["attention/cpu"]["params"], key
+    assert without_dtype(key) == without_dtype("attention/cpu"), key
+    assert dtypes(key) == ["fp32", "bf16", "fp16"], key
 PY
 fi
 

@@ -1,8 +1,8 @@
 #!/bin/sh
 # On a GPU only (HARNESS_GPU_TESTS=1, which tests/gpu/run.sh sets; a skip
 # elsewhere): attention/cuda and attention/cublas validated against attention/cpu's double
-# reference on small odd shapes in fp32 (SIMT and fallback kernels) and bf16
-# (tensor cores and fallback): partial tiles, seq 1/3/65, head_dim
+# reference on small odd shapes in fp32 (SIMT and fallback kernels), bf16 and
+# fp16 (tensor cores and fallback): partial tiles, seq 1/3/65, head_dim
 # 1/3/64/128/130, causal with Sq != Sk both ways, grouped-query heads;
 # invalid combinations as config errors (exit 2); a shape larger than the
 # device as a runtime error (exit 3) naming the bytes needed and free, with
@@ -22,7 +22,8 @@ for shape in "2 1 65 65 64 true" "2 2 3 65 128 true" "4 2 65 3 128 true" "1 1 1 
              "2 1 65 65 1 true" "2 2 3 65 3 true" "2 1 5 9 130 true" "8 2 200 333 128 true" \
              "4 4 1000 1000 64 false"; do
     set -- $shape
-    for run in attention/cuda:fp32 attention/cuda:bf16 attention/cublas:fp32 attention/cublas:bf16; do
+    for run in attention/cuda:fp32 attention/cuda:bf16 attention/cuda:fp16 \
+               attention/cublas:fp32 attention/cublas:bf16 attention/cublas:fp16; do
         key=${run%:*} dt=${run#*:}
         out="$SCRATCH/e$n"
         n=$((n + 1))

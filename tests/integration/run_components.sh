@@ -52,5 +52,9 @@ expect_exit 2 "attention: num_heads not a multiple of num_kv_heads" "$HARNESS" r
     --output-dir "$SCRATCH/bad" --set component.config.num_kv_heads=5
 expect_err "configs/attention.yaml: component.config: num_heads (8) must be a multiple of num_kv_heads (5)" \
     "attention names both parameters"
+# fp16 is the CUDA variants'; attention/cpu lists what it takes.
+expect_exit 2 "attention/cpu: dtype fp16" "$HARNESS" run "$top_srcdir/configs/attention.yaml" \
+    --output-dir "$SCRATCH/bad" --set component.variant_key=attention/cpu --set component.config.dtype=fp16
+expect_err "component.config.dtype: expected one of fp32, bf16, got fp16" "attention/cpu names dtype and its values"
 [ ! -e "$SCRATCH/bad" ] || fail "a config error leaves no experiment folder"
 finish

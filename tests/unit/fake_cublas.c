@@ -3,14 +3,15 @@
  * batched GEMM as cuBLAS defines it, C_i = alpha op(A_i) op(B_i) + beta C_i
  * with X_i = X + i stride_X, element (r, c) of a matrix at r + c ld, and
  * cuBLAS's own argument checks on the leading dimensions, so that a call the
- * real library would refuse fails here too. fp32 and bf16 operands, fp32 or
- * bf16 results (rounded to nearest even), sums in double. */
+ * real library would refuse fails here too. fp32, bf16 or fp16 operands, fp32
+ * results or the operands' type (rounded to nearest even), sums in double. */
 #include <cublas_v2.h>
 
 #include <stdint.h>
 #include <string.h>
 
 #include "common/bf16.h"
+#include "common/f16.h"
 
 static char handle_storage;
 static int have_handle, have_workspace;
@@ -50,7 +51,26 @@ const char *cublasGetStatusString(cublasStatus_t status)
 
 static double load(const void *p, long long i, cudaDataType t)
 {
-    return t == CUDA_R_32F ? (double)((const float *)p)[i] : (double)bf16_to_f32(((const uint16_t *)p)[i]);
+    if (t == CUDA_R_32F)
+        return ((const float *)p)[i];
+    uint16_t h = ((const uint16_t *)p)[i];
+    return t == CUDA_R_16F ? f16_to_f32(h) : bf16_to_f32(h);
+}
+
+static void store(void *p, long long i, cudaDataType t, float v)
+{
+    if (t == CUDA_R_32F)
+        ((float *)p)[i] = v;
+    else
+        ((uint16_t *)p)[i] = t == CUDA_R_16F ? f32_to_f16(v) : f32_to_bf16(v);
+}
+
+/* The pairings attention/cublas uses, which cuBLAS supports with
+ * CUBLAS_COMPUTE_32F: A and B of one type, C fp32 or of A's type. */
+static int supported(cudaDataType a, cudaDataType b, cudaDataType c)
+{
+    int known = a == CUDA_R_32F || a == CUDA_R_16BF || a == CUDA_R_16F;
+    return known && a == b && (c == CUDA_R_32F || c == a);
 }
 
 cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation_t transa, cublasOperation_t transb,
@@ -65,9 +85,7 @@ cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation
         return CUBLAS_STATUS_NOT_INITIALIZED;
     int a_rows = transa == CUBLAS_OP_N ? m : k, b_rows = transb == CUBLAS_OP_N ? k : n;
     if (m < 0 || n < 0 || k < 0 || batch < 0 || lda < (a_rows > 1 ? a_rows : 1) || ldb < (b_rows > 1 ? b_rows : 1) ||
-        ldc < (m > 1 ? m : 1) || compute != CUBLAS_COMPUTE_32F || Atype != Btype ||
-        (Atype != CUDA_R_32F && Atype != CUDA_R_16BF) || (Ctype != CUDA_R_32F && Ctype != CUDA_R_16BF) ||
-        (Atype == CUDA_R_32F && Ctype != CUDA_R_32F))
+        ldc < (m > 1 ? m : 1) || compute != CUBLAS_COMPUTE_32F || !supported(Atype, Btype, Ctype))
         return CUBLAS_STATUS_INVALID_VALUE;
     float al, be;
     memcpy(&al, alpha, sizeof al);
@@ -82,11 +100,7 @@ cublasStatus_t cublasGemmStridedBatchedEx(cublasHandle_t handle, cublasOperation
                     acc += load(A, bi * strideA + ai, Atype) * load(B, bi * strideB + bj, Btype);
                 }
                 long long ci = bi * strideC + i + (long long)j * ldc;
-                double c = al * acc + (be != 0.0f ? be * load(C, ci, Ctype) : 0.0);
-                if (Ctype == CUDA_R_32F)
-                    ((float *)C)[ci] = (float)c;
-                else
-                    ((uint16_t *)C)[ci] = f32_to_bf16((float)c);
+                store(C, ci, Ctype, (float)(al * acc + (be != 0.0f ? be * load(C, ci, Ctype) : 0.0)));
             }
     return CUBLAS_STATUS_SUCCESS;
 }

@@ -1,7 +1,7 @@
 /* test_attention.c - the attention kernels on every instruction set this CPU
  * has, fp32 and bf16, against the double reference through the checker the
  * plugin uses; fully masked queries; the exp2's accuracy; FLOP counting; the
- * checker's own failure paths.
+ * checker's own failure paths, fp16's (the CUDA kernels') included.
  *
  * Tolerances (derived in attention_ref.c, where the checker applies them):
  *  - fp32, per output row: max|v| x (2 delta + 2 (min(n, BK) + tiles + 3) u),
@@ -9,9 +9,10 @@
  *    of the weights (a D-term dot product, scaled by X = |scale| log2(e) ||q||
  *    max ||k||, and the exp2s, E = ATTENTION_EXP2_MAX_REL_ERR, checked below)
  *    and of the blocked sums over n keys.
- *  - bf16, per (batch, head): 2 x the max error of a bf16-arithmetic
- *    reference (what bf16 frameworks lose) + 1e-3 + 2^-8 |ref| (the kernel's
- *    own rounding to bf16, doubled) + the fp32 bound.
+ *  - bf16 and fp16, per (batch, head): 2 x the max error of a reference in
+ *    that type's arithmetic (what frameworks computing in it lose) + 1e-3 +
+ *    u16 |ref| (the kernel's own rounding: 2^-8 bf16, 2^-11 fp16) + the fp32
+ *    bound.
  * Both are worst-case bounds, loose by 100x and more on random data; on top
  * of them the fp32 cases here must also meet a typical-error bound (below),
  * so that a kernel that loses precision without breaking the worst case (say,
@@ -19,6 +20,7 @@
 #include "attention/attention.h"
 #include "attention/attention_internal.h"
 #include "common/bf16.h"
+#include "common/f16.h"
 
 #include <math.h>
 #include <omp.h>
@@ -130,7 +132,8 @@ static void run_kernel(const case_data *c)
 static attention_check_result check(const case_data *c)
 {
     attention_check_result res;
-    assert_int_equal(attention_check(&c->s, c->q, c->k, c->v, c->o, c->bf16, 0, &res), 0);
+    assert_int_equal(attention_check(&c->s, c->q, c->k, c->v, c->o, c->bf16 ? ATTENTION_BF16 : ATTENTION_F32, 0, &res),
+                     0);
     return res;
 }
 
@@ -380,6 +383,75 @@ static void test_checker_catches(void **state)
     }
 }
 
+/* fp16 has no CPU kernel: its "kernel" output is the double reference
+ * rounded to fp16, as a kernel computing in fp32 would store it. The inputs
+ * are multiples of 2^-6 in [-2, 2), exact in fp16 and bf16 alike, so the
+ * same data held as bf16 shows fp16's bound to be the tighter one: 2^-11
+ * against 2^-8 resolution. Moved by three times the tolerance, an output
+ * fails; a NaN fails even when a large scale overflows fp16 in the
+ * emulation (which saturates, so E16 and the bound stay finite). */
+static void test_checker_fp16(void **state)
+{
+    (void)state;
+    attention_shape s = {2, 4, 2, 65, 65, 64, 1, 0.125f};
+    size_t nq = s.batch * s.seq_q * s.heads * s.head_dim, nkv = s.batch * s.seq_k * s.kv_heads * s.head_dim;
+    uint16_t *h[2][4];               /* [fp16, bf16][q, k, v, o] */
+    size_t len[4] = {nq, nkv, nkv, nq};
+    for (int a = 0; a < 4; a++)
+        for (int t = 0; t < 2; t++)
+            h[t][a] = xmalloc(len[a] * sizeof(uint16_t));
+    for (int a = 0; a < 3; a++)
+        for (size_t i = 0; i < len[a]; i++) {
+            float x = floorf(uniform(-2.0f, 2.0f) * 64.0f) / 64.0f;
+            h[0][a][i] = f32_to_f16(x);
+            h[1][a][i] = f32_to_bf16(x);
+        }
+    double *ref = xmalloc(nq * sizeof *ref);
+    attention_ref(&s, h[0][0], h[0][1], h[0][2], ATTENTION_F16, ref);
+    for (size_t i = 0; i < nq; i++) {
+        h[0][3][i] = f32_to_f16((float)ref[i]);
+        h[1][3][i] = f32_to_bf16((float)ref[i]);
+    }
+
+    attention_check_result r16, rb;
+    assert_int_equal(attention_check(&s, h[0][0], h[0][1], h[0][2], h[0][3], ATTENTION_F16, 0, &r16), 0);
+    assert_int_equal(attention_check(&s, h[1][0], h[1][1], h[1][2], h[1][3], ATTENTION_BF16, 0, &rb), 0);
+    print_message("fp16 tolerance %.3g (max error %.3g), bf16 %.3g (max error %.3g)\n", r16.tolerance,
+                  r16.max_abs_err, rb.tolerance, rb.max_abs_err);
+    assert_true(r16.passed && rb.passed);
+    assert_int_equal(r16.checked, nq);
+    assert_non_null(strstr(r16.detail, "fp16 vs double ref"));
+    assert_non_null(strstr(r16.detail, "2^-11|ref|"));
+    assert_true(r16.tolerance < rb.tolerance / 4);
+
+    size_t at = ((1 * s.seq_q + 40) * s.heads + 3) * s.head_dim + 17;
+    h[0][3][at] = f32_to_f16(f16_to_f32(h[0][3][at]) + 3.0f * (float)r16.tolerance);
+    attention_check_result res;
+    assert_int_equal(attention_check(&s, h[0][0], h[0][1], h[0][2], h[0][3], ATTENTION_F16, 0, &res), 0);
+    assert_false(res.passed);
+    assert_int_equal(res.mismatches, 1);
+    assert_true(res.max_abs_err > r16.tolerance);
+    assert_non_null(strstr(res.detail, "batch 1 head 3 query 40 col 17"));
+
+    /* Scores of ~1e5 pass fp16's 65504 in the emulation. */
+    s.scale = 1e4f;
+    attention_ref(&s, h[0][0], h[0][1], h[0][2], ATTENTION_F16, ref);
+    for (size_t i = 0; i < nq; i++)
+        h[0][3][i] = f32_to_f16((float)ref[i]);
+    assert_int_equal(attention_check(&s, h[0][0], h[0][1], h[0][2], h[0][3], ATTENTION_F16, 0, &res), 0);
+    assert_true(res.passed);
+    assert_true(isfinite(res.tolerance));
+    h[0][3][at] = 0x7e00;            /* NaN */
+    assert_int_equal(attention_check(&s, h[0][0], h[0][1], h[0][2], h[0][3], ATTENTION_F16, 0, &res), 0);
+    assert_false(res.passed);
+    assert_int_equal(res.mismatches, 1);
+
+    for (int a = 0; a < 4; a++)
+        for (int t = 0; t < 2; t++)
+            free(h[t][a]);
+    free(ref);
+}
+
 /* A budget below the whole work checks an evenly spread subset, the first
  * and the last pair included, and says so: whole pairs while 4 fit, else 4
  * pairs with a subset of their rows, the last row included. */
@@ -391,7 +463,7 @@ static void test_checker_subset(void **state)
     run_kernel(&c);
     double per_pair = 33.0 * 33 * 8 * 3;
     attention_check_result res;
-    assert_int_equal(attention_check(&s, c.q, c.k, c.v, c.o, 0, 5.5 * per_pair, &res), 0);
+    assert_int_equal(attention_check(&s, c.q, c.k, c.v, c.o, ATTENTION_F32, 5.5 * per_pair, &res), 0);
     assert_true(res.passed);
     assert_int_equal(res.pairs_checked, 5);
     assert_int_equal(res.pairs, 8);
@@ -399,7 +471,7 @@ static void test_checker_subset(void **state)
     assert_int_equal(res.checked, 5 * 33 * 8);
     assert_non_null(strstr(res.detail, "5/8 (batch,head) pairs:"));
 
-    assert_int_equal(attention_check(&s, c.q, c.k, c.v, c.o, 0, 2 * per_pair, &res), 0);
+    assert_int_equal(attention_check(&s, c.q, c.k, c.v, c.o, ATTENTION_F32, 2 * per_pair, &res), 0);
     assert_true(res.passed);
     assert_int_equal(res.pairs_checked, 4);
     assert_int_equal(res.rows_checked, 16);          /* 2 pairs' work over 4 pairs */
@@ -409,14 +481,14 @@ static void test_checker_subset(void **state)
     /* The last row of the last pair is among them: corrupt it and both fail. */
     size_t last = ((1 * s.seq_q + 32) * s.heads + 3) * s.head_dim;
     ((float *)c.o)[last] += 1.0f;
-    assert_int_equal(attention_check(&s, c.q, c.k, c.v, c.o, 0, 5.5 * per_pair, &res), 0);
+    assert_int_equal(attention_check(&s, c.q, c.k, c.v, c.o, ATTENTION_F32, 5.5 * per_pair, &res), 0);
     assert_false(res.passed);
-    assert_int_equal(attention_check(&s, c.q, c.k, c.v, c.o, 0, 2 * per_pair, &res), 0);
+    assert_int_equal(attention_check(&s, c.q, c.k, c.v, c.o, ATTENTION_F32, 2 * per_pair, &res), 0);
     assert_false(res.passed);
 
     /* An invalid shape is refused, not divided by zero. */
     s.kv_heads = 3;
-    assert_int_equal(attention_check(&s, c.q, c.k, c.v, c.o, 0, 0, &res), -1);
+    assert_int_equal(attention_check(&s, c.q, c.k, c.v, c.o, ATTENTION_F32, 0, &res), -1);
     assert_non_null(strstr(res.detail, "not a multiple"));
     free_case(&c);
 }
@@ -455,6 +527,7 @@ int main(void)
         cmocka_unit_test(test_exp2),
         cmocka_unit_test(test_flops),
         cmocka_unit_test(test_checker_catches),
+        cmocka_unit_test(test_checker_fp16),
         cmocka_unit_test(test_checker_subset),
         cmocka_unit_test(test_set_isa),
     };

@@ -24,6 +24,8 @@
 
 #include <cmocka.h>
 
+#include "common/f16.h"
+
 int attention_cuda_LTX_harness_plugin_init(const harness_services *svc, harness_ctx *ctx);
 
 /* The plugin asks the runtime how much memory is free before it allocates
@@ -42,9 +44,10 @@ struct harness_ctx {
     const char *const *params;     /* name, value, name, value, ..., NULL */
     const harness_variant *variant, *variants[2];
     int n_variants;
-    char why[512];
+    char why[512], logged[512];    /* the last fail and log messages */
     size_t device_used, device_limit;
     uint32_t rng;
+    harness_dtype filled;          /* the last fill's */
 };
 
 static const char *param(harness_ctx *c, const char *name)
@@ -75,7 +78,11 @@ static int reg(harness_ctx *c, const harness_variant *v)
 
 static void log_(harness_ctx *c, int level, const char *fmt, ...)
 {
-    (void)c, (void)level, (void)fmt;
+    (void)level;
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(c->logged, sizeof c->logged, fmt, ap);
+    va_end(ap);
 }
 
 static int fail_(harness_ctx *c, const char *fmt, ...)
@@ -99,14 +106,17 @@ static void free_(harness_ctx *c, void *p)
     free(p);
 }
 
-/* Values in [-2, 2) of the requested type (fp32 or bf16). */
+/* Values in [-2, 2) of the requested type (fp32, bf16 or fp16). */
 static int fill_(harness_ctx *c, void *buf, size_t n, harness_dtype dt)
 {
+    c->filled = dt;
     for (size_t i = 0; i < n; i++) {
         c->rng = c->rng * 1664525u + 1013904223u;
         float f = -2.0f + 4.0f * (float)(c->rng >> 8) / (float)(1u << 24);
         if (dt == HARNESS_DTYPE_F32) {
             ((float *)buf)[i] = f;
+        } else if (dt == HARNESS_DTYPE_F16) {
+            ((uint16_t *)buf)[i] = f32_to_f16(f);
         } else {
             uint32_t u;
             memcpy(&u, &f, sizeof u);
@@ -190,16 +200,23 @@ static harness_ctx *open_plugin(const char *key, const char *const *params, size
     return c;
 }
 
-/* validate, create, check (one step, compared), two steps, cost, destroy.
- * Returns the check's detail for the caller to look at. */
+/* validate, create, check (one step, compared), two steps, cost, destroy;
+ * create filled the inputs in the dtype, and its log line and the check's
+ * detail name it; the detail also `kernel`. */
 static void run_config(const char *key, const char *const *params, const char *kernel)
 {
     harness_ctx *c = open_plugin(key, params, (size_t)1 << 30);
     const harness_variant *v = c->variant;
+    const char *dtype = param(c, "dtype");
     assert_int_equal(v->validate(c), 0);
     void *state = NULL;
     if (v->create(c, &state) != 0)
         fail_msg("create: %s", c->why);
+    if (!strstr(c->logged, dtype))
+        fail_msg("create's log line does not name %s: %s", dtype, c->logged);
+    assert_int_equal(c->filled, strcmp(dtype, "fp16") == 0   ? HARNESS_DTYPE_F16
+                                : strcmp(dtype, "bf16") == 0 ? HARNESS_DTYPE_BF16
+                                                             : HARNESS_DTYPE_F32);
     harness_check chk;
     memset(&chk, 0, sizeof chk);
     chk.size = sizeof chk;
@@ -210,6 +227,7 @@ static void run_config(const char *key, const char *const *params, const char *k
     assert_true(chk.passed);
     assert_true(chk.checked > 0);
     assert_non_null(strstr(chk.detail, kernel));
+    assert_true(strncmp(chk.detail, dtype, strlen(dtype)) == 0);   /* "<dtype> vs double ref" */
     assert_int_equal(v->step(c, state), 0);
     harness_cost cost = {sizeof cost, 0, 0};
     v->cost(state, &cost);
@@ -228,9 +246,17 @@ static void test_kernels_through_the_plugin(void **state)
                                               "128", "batch_size", "2", NULL};
     static const char *const fp32_odd[] = {"num_heads", "3", "seq_len", "5", "head_dim", "3", "causal", "false",
                                            "scale", "0.5", NULL};
+    /* fp16: the tensor cores at head_dim 128, causal with Sq > Sk (the first
+     * queries see no key), and the fallback. */
+    static const char *const fp16_gqa[] = {"dtype", "fp16", "num_heads", "4", "num_kv_heads", "1", "seq_len", "70",
+                                           "kv_seq_len", "33", "head_dim", "128", NULL};
+    static const char *const fp16_odd[] = {"dtype", "fp16", "num_heads", "2", "seq_len", "7", "kv_seq_len", "12",
+                                           "head_dim", "5", "batch_size", "2", "scale", "0.8", NULL};
     run_config("attention/cuda", bf16_gqa, "tensor-core");
     run_config("attention/cuda", fp32_causal, "SIMT");
     run_config("attention/cuda", fp32_odd, "fallback");
+    run_config("attention/cuda", fp16_gqa, "tensor-core");
+    run_config("attention/cuda", fp16_odd, "fallback");
     /* The same configs through cuBLAS (fake) and the softmax kernel, plus a
      * grouped fp32 one and an ungrouped bf16 one over two sequences. */
     static const char *const fp32_gqa[] = {"num_heads", "6", "num_kv_heads", "2", "seq_len", "9", "kv_seq_len",
@@ -242,6 +268,8 @@ static void test_kernels_through_the_plugin(void **state)
     run_config("attention/cublas", fp32_odd, "cuBLAS");
     run_config("attention/cublas", fp32_gqa, "cuBLAS");
     run_config("attention/cublas", bf16_mha, "cuBLAS");
+    run_config("attention/cublas", fp16_gqa, "cuBLAS");
+    run_config("attention/cublas", fp16_odd, "cuBLAS");
 }
 
 static void test_config_errors(void **state)
@@ -276,14 +304,17 @@ static void test_out_of_device_memory(void **state)
     assert_non_null(strstr(c->why, "1000 free of 4000"));
     assert_int_equal(c->device_used, 0);          /* what was allocated is given back */
     free(c);
-    /* attention/cublas also needs the scores (2 x 64 x 64 x 6 bytes) and 32 MiB
-     * of cuBLAS workspace: 65536 + 49152 + 33554432. */
-    c = open_plugin("attention/cublas", p, 1 << 20);
-    assert_int_equal(c->variant->create(c, &st), -1);
-    assert_non_null(strstr(c->why, "attention/cublas: q, k, v and o, the scores and cuBLAS's workspace need "
-                                   "33669120 bytes"));
-    assert_int_equal(c->device_used, 0);
-    free(c);
+    /* attention/cublas also needs the scores (2 x 64 x 64 x 6 bytes, fp16 as
+     * bf16) and 32 MiB of cuBLAS workspace: 65536 + 49152 + 33554432. */
+    static const char *const p16[] = {"dtype", "fp16", "num_heads", "2", "seq_len", "64", "head_dim", "64", NULL};
+    for (int i = 0; i < 2; i++) {
+        c = open_plugin("attention/cublas", i ? p16 : p, 1 << 20);
+        assert_int_equal(c->variant->create(c, &st), -1);
+        assert_non_null(strstr(c->why, "attention/cublas: q, k, v and o, the scores and cuBLAS's workspace need "
+                                       "33669120 bytes"));
+        assert_int_equal(c->device_used, 0);
+        free(c);
+    }
     /* The runtime says there is room, yet an allocation fails: the same message. */
     fake_free_bytes = (size_t)1 << 40, fake_total_bytes = (size_t)1 << 41;
     c = open_plugin("attention/cuda", p, 40 << 10);

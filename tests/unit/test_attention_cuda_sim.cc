@@ -68,40 +68,13 @@ struct tcase {
     int planned;                  /* 1: attention_cuda_plan must choose `kernel` itself */
 };
 
-static const char *dt_name(attention_cuda_dtype dt)
+/* The same type as the reference, the checker and the softmax name it. */
+static attention_dtype ref_dtype(attention_cuda_dtype dt)
 {
-    return dt == ATTENTION_CUDA_F32 ? "fp32" : dt == ATTENTION_CUDA_BF16 ? "bf16" : "fp16";
+    return dt == ATTENTION_CUDA_F32 ? ATTENTION_F32 : dt == ATTENTION_CUDA_BF16 ? ATTENTION_BF16 : ATTENTION_F16;
 }
 
-/* fp16 has no checker of its own (attention/cpu has no fp16): the inputs
- * are exact in fp32, so the double reference of the float copies is the
- * true result, and the kernel's error is its weights' rounding to fp16
- * (2^-11 relative, each: at most 2 x 2^-11 max|v| on the output), the
- * output's (2^-11 |ref|) and fp32 arithmetic, far smaller. Returns the
- * mismatches. */
-static size_t check_f16(const attention_shape *s, const void *q, const void *k, const void *v, const void *o)
-{
-    size_t nq = s->batch * s->seq_q * s->heads * s->head_dim, nkv = s->batch * s->seq_k * s->kv_heads * s->head_dim;
-    float *qf = static_cast<float *>(alloc_exact(nq * 4)), *kf = static_cast<float *>(alloc_exact(nkv * 4));
-    float *vf = static_cast<float *>(alloc_exact(nkv * 4));
-    double *ref = static_cast<double *>(alloc_exact(nq * 8)), vmax = 0.0;
-    for (size_t i = 0; i < nq; i++)
-        qf[i] = get(ATTENTION_CUDA_F16, q, i);
-    for (size_t i = 0; i < nkv; i++) {
-        kf[i] = get(ATTENTION_CUDA_F16, k, i);
-        vf[i] = get(ATTENTION_CUDA_F16, v, i);
-        vmax = fmax(vmax, fabs(vf[i]));
-    }
-    attention_ref(s, qf, kf, vf, 0, ref);
-    size_t bad = 0;
-    for (size_t i = 0; i < nq; i++) {
-        double y = get(ATTENTION_CUDA_F16, o, i), tol = 0x1p-9 * vmax + 0x1p-10 * fabs(ref[i]);
-        if (!(fabs(y - ref[i]) <= tol) && bad++ == 0)
-            print_error("fp16 element %zu: o=%.7g ref=%.7g tol=%.3g\n", i, y, ref[i], tol);
-    }
-    free(qf), free(kf), free(vf), free(ref);
-    return bad;
-}
+static const char *dt_name(attention_cuda_dtype dt) { return attention_dtype_name(ref_dtype(dt)); }
 
 static void run_case(const tcase &c)
 {
@@ -128,17 +101,8 @@ static void run_case(const tcase &c)
         memset(o[ord], 0xff, nq * es);   /* NaN: an element never written fails */
         assert_int_equal(attention_cuda_launch(&g, &s, c.dt, q, k, v, o[ord], nullptr), 0);
         const char *what = ord ? "reversed" : "forward";
-        if (c.dt == ATTENTION_CUDA_F16) {
-            size_t bad = check_f16(&s, q, k, v, o[ord]);
-            if (bad)
-                print_error("fp16 kernel %d b%zu h%zu/%zu sq%zu sk%zu d%zu causal %d %s: %zu mismatches\n",
-                            (int)c.kernel, c.batch, c.heads, c.kv_heads, c.seq_q, c.seq_k, c.head_dim, c.causal,
-                            what, bad);
-            assert_int_equal(bad, 0);
-            continue;
-        }
         attention_check_result r;
-        assert_int_equal(attention_check(&s, q, k, v, o[ord], c.dt == ATTENTION_CUDA_BF16, 0, &r), 0);
+        assert_int_equal(attention_check(&s, q, k, v, o[ord], ref_dtype(c.dt), 0, &r), 0);
         if (!r.passed)
             print_error("%s kernel %d b%zu h%zu/%zu sq%zu sk%zu d%zu causal %d %s: %s\n", dt_name(c.dt),
                         (int)c.kernel, c.batch, c.heads, c.kv_heads, c.seq_q, c.seq_k, c.head_dim, c.causal,
@@ -216,22 +180,25 @@ static void test_fallback(void **state)
 /* ---- attention/cublas's softmax kernel ------------------------------------ */
 
 /* rows = 2 (batch x heads) x seq_q score rows against a double softmax with
- * the bottom-right causal mask: fp32 in place and bf16 out, both orders.
- * Sq > Sk leaves the first queries with no key (zeros); 70 keys span three
- * passes of a warp over a row. */
-static void check_softmax(size_t seq_q, size_t seq_k, int causal, int bf16)
+ * the bottom-right causal mask: fp32 in place, bf16 and fp16 out, both
+ * orders. Sq > Sk leaves the first queries with no key (zeros); 70 keys span
+ * three passes of a warp over a row. The weights (>= 1e-4 here, normal in
+ * fp16) may be off by fp32's error (1e-6) and their rounding to 16 bits. */
+static void check_softmax(size_t seq_q, size_t seq_k, int causal, attention_cuda_dtype dt)
 {
     size_t rows = 2 * seq_q, n = rows * seq_k;
     float scale = 0.3f;
+    double rtol = dt == F32 ? 1e-6 : dt == BF16 ? 0x1p-8 : 0x1p-11 + 1e-6;
     float *s = static_cast<float *>(alloc_exact(n * 4)), *work = static_cast<float *>(alloc_exact(n * 4));
-    void *p = alloc_exact(n * (bf16 ? 2 : 4));
+    void *p = alloc_exact(n * elem_size(dt));
     for (size_t e = 0; e < n; e++)
         s[e] = uniform(-8.0f, 8.0f);
     for (int ord = 0; ord < 2; ord++) {
         cudasim::set_order(ord ? cudasim::REVERSED : cudasim::FORWARD);
         memcpy(work, s, n * 4);
-        void *out = bf16 ? p : work;
-        assert_int_equal(attention_softmax_cuda(bf16, work, out, rows, seq_q, seq_k, causal, scale, nullptr), 0);
+        void *out = dt == F32 ? work : p;
+        assert_int_equal(attention_softmax_cuda(ref_dtype(dt), work, out, rows, seq_q, seq_k, causal, scale, nullptr),
+                         0);
         for (size_t r = 0; r < rows; r++) {
             long long lim = causal ? (long long)(r % seq_q) + (long long)seq_k - (long long)seq_q + 1 : (long long)seq_k;
             size_t vis = lim < 0 ? 0 : (size_t)lim;
@@ -242,11 +209,10 @@ static void check_softmax(size_t seq_q, size_t seq_k, int causal, int bf16)
                 sum += exp((double)scale * s[r * seq_k + j] - mx);
             for (size_t j = 0; j < seq_k; j++) {
                 double want = j < vis ? exp((double)scale * s[r * seq_k + j] - mx) / sum : 0.0;
-                double got = get(bf16 ? BF16 : F32, out, r * seq_k + j);
-                double tol = bf16 ? 0x1p-8 * want + 1e-30 : 1e-6 * want + 1e-30;
-                if (!(fabs(got - want) <= tol))
-                    fail_msg("softmax row %zu key %zu (sq %zu sk %zu causal %d bf16 %d): %g, want %g", r, j, seq_q,
-                             seq_k, causal, bf16, got, want);
+                double got = get(dt, out, r * seq_k + j);
+                if (!(fabs(got - want) <= rtol * want + 1e-30))
+                    fail_msg("softmax row %zu key %zu (sq %zu sk %zu causal %d %s): %g, want %g", r, j, seq_q,
+                             seq_k, causal, dt_name(dt), got, want);
             }
         }
     }
@@ -257,15 +223,17 @@ static void check_softmax(size_t seq_q, size_t seq_k, int causal, int bf16)
 static void test_softmax(void **state)
 {
     (void)state;
-    for (int bf16 = 0; bf16 < 2; bf16++) {
-        check_softmax(3, 70, 1, bf16);
-        check_softmax(65, 3, 1, bf16);
-        check_softmax(1, 1, 0, bf16);
-        check_softmax(5, 33, 0, bf16);
+    for (attention_cuda_dtype dt : {F32, BF16, F16}) {
+        check_softmax(3, 70, 1, dt);
+        check_softmax(65, 3, 1, dt);
+        check_softmax(1, 1, 0, dt);
+        check_softmax(5, 33, 0, dt);
     }
     float x[4] = {0};
-    assert_int_equal(attention_softmax_cuda(0, x, x, 3, 2, 2, 0, 1.0f, nullptr), ATTENTION_SOFTMAX_EINVAL);
-    assert_int_equal(attention_softmax_cuda(0, x, x, 0, 2, 2, 0, 1.0f, nullptr), 0);
+    assert_int_equal(attention_softmax_cuda(ATTENTION_F32, x, x, 3, 2, 2, 0, 1.0f, nullptr), ATTENTION_SOFTMAX_EINVAL);
+    assert_int_equal(attention_softmax_cuda(ATTENTION_F32, x, x, 0, 2, 2, 0, 1.0f, nullptr), 0);
+    assert_int_equal(attention_softmax_cuda((attention_dtype)3, x, x, 2, 2, 2, 0, 1.0f, nullptr),
+                     ATTENTION_SOFTMAX_EINVAL);
 }
 
 /* ---- the plan (host logic) ------------------------------------------------ */
