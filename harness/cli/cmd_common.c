@@ -180,6 +180,35 @@ int harness_config_source(const char *path, const char **text, size_t *len, harn
     return 0;
 }
 
+/* After v refused component.config (err says why): when another variant of
+ * v's family takes the same config (attention/cuda offers dtype fp16,
+ * attention/cpu does not), the message names it, since a device or key is
+ * then the fix rather than the value. Binding the config to them replaces
+ * nothing that matters: the run stops here. Returns err's code. */
+static int name_variants_that_accept(harness_prepared *p, const harness_variant *v, harness_error *err)
+{
+    char others[256] = "";
+    size_t len = 0, count = 0;
+    for (size_t i = 0; i < p->registry.n_variants; i++) {
+        const harness_variant *o = &p->registry.variants[i].variant;
+        harness_error ignored = {0};
+        if (o == v || strcmp(o->family, v->family) != 0 ||
+            harness_config_bind_params(p->cfg, o->key, o->params, o->n_params, &ignored) != 0)
+            continue;
+        int n = snprintf(others + len, sizeof others - len, "%s%s (device: %s)", len ? ", " : "", o->key, o->device);
+        if (n < 0 || (size_t)n >= sizeof others - len)
+            break;
+        len += (size_t)n;
+        count++;
+    }
+    if (len) {
+        size_t used = strlen(err->msg);
+        snprintf(err->msg + used, sizeof err->msg - used, "; %s %s this config: set device or "
+                 "component.variant_key to run %s", others, count > 1 ? "accept" : "accepts", count > 1 ? "one" : "it");
+    }
+    return err->code;
+}
+
 int harness_prepare_point(const harness_cli_opts *opts, size_t point, harness_prepared *p, harness_error *err)
 {
     memset(p, 0, sizeof *p);
@@ -222,7 +251,7 @@ int harness_prepare_point(const harness_cli_opts *opts, size_t point, harness_pr
     if (check_cuda_only_keys(p, err) != 0)
         return err->code;
     if (harness_config_bind_params(p->cfg, v->key, v->params, v->n_params, err) != 0)
-        return err->code;
+        return name_variants_that_accept(p, v, err);
     if (v->validate) {
         harness_instance in;
         harness_instance_init(&in, v, p->cfg, NULL, NULL);

@@ -56,5 +56,13 @@ expect_err "configs/attention.yaml: component.config: num_heads (8) must be a mu
 expect_exit 2 "attention/cpu: dtype fp16" "$HARNESS" run "$top_srcdir/configs/attention.yaml" \
     --output-dir "$SCRATCH/bad" --set component.variant_key=attention/cpu --set component.config.dtype=fp16
 expect_err "component.config.dtype: expected one of fp32, bf16, got fp16" "attention/cpu names dtype and its values"
+if grep -q '^#define HAVE_CUDA 1' "$top_builddir/build_config.h"; then
+    expect_err "attention/cuda (device: cuda), attention/cublas (device: cuda) accept this config: set device" \
+        "names the variants of the family that take fp16"
+fi
+expect_exit 2 "rms_norm: dtype no variant takes" "$HARNESS" run "$top_srcdir/configs/rms_norm.yaml" \
+    --output-dir "$SCRATCH/bad" --set component.config.dtype=fp64
+expect_err "expected one of fp32, bf16, got fp64" "names dtype and its values"
+if grep -q "accept" "$SCRATCH/err"; then fail "rms_norm fp64: no variant takes it, yet the message names one"; fi
 [ ! -e "$SCRATCH/bad" ] || fail "a config error leaves no experiment folder"
 finish
