@@ -196,14 +196,14 @@ static void half_arith_row(const attention_shape *s, attention_dtype t, const ui
  * a wrong mask, tile or rescale moves outputs by a good fraction of Vmax.
  *
  * bf16 and fp16, per (batch, head) pair, the policy of common/check.h: tol =
- * CHECK_BF16_FACTOR E16 + CHECK_BF16_ATOL + u16 |ref| + the fp32 tol_i, with
+ * CHECK_HALF_FACTOR E16 + CHECK_HALF_ATOL + u16 |ref| + the fp32 tol_i, with
  * E16 the max error of half_arith_row (a framework computing in that type's
  * arithmetic) over the pair's checked rows, and u16 the type's unit roundoff
  * (2^-8 bf16, 2^-11 fp16), the most the kernel's own rounding of an output
  * can cost relatively. That term covers tiny heads whose few outputs can
  * leave E16 below one output's rounding. fp16's 3 more bits make its E16 and
  * u16 ~8x smaller, so the same policy holds fp16 several times tighter than
- * bf16 (CHECK_BF16_ATOL is the floor of both). */
+ * bf16 (CHECK_HALF_ATOL is the floor of both). */
 
 /* The unit roundoff of a 16-bit type: half its ulp at 1. */
 static double unit_roundoff(attention_dtype t)
@@ -278,7 +278,7 @@ static void check_pair(const attention_shape *s, const void *q, const void *k, c
         for (size_t c = 0; c < d; c++) {
             double want = ref[c], y = load(o, row + c, t), err = check_abs_err(y, want);
             double bound = t == ATTENTION_F32 ? tol
-                           : tol + CHECK_BF16_FACTOR * r->e16 + CHECK_BF16_ATOL + unit_roundoff(t) * fabs(want);
+                           : tol + CHECK_HALF_FACTOR * r->e16 + CHECK_HALF_ATOL + unit_roundoff(t) * fabs(want);
             r->max_abs = fmax(r->max_abs, err);
             if (want != 0.0)
                 r->max_rel = fmax(r->max_rel, err / fabs(want));
@@ -396,7 +396,7 @@ int attention_check(const attention_shape *s, const void *q, const void *k, cons
         len = snprintf(out->detail, sizeof out->detail,
                        "%s vs double ref, %zu/%zu (batch,head) pairs%s: |o-ref| <= %g E16 (%s-arith ref's "
                        "error, <= %.3g) + %g + 2^%d|ref| + fp32 bound", attention_dtype_name(t), count, total, subset,
-                       CHECK_BF16_FACTOR, attention_dtype_name(t), e16, CHECK_BF16_ATOL, ilogb(unit_roundoff(t)));
+                       CHECK_HALF_FACTOR, attention_dtype_name(t), e16, CHECK_HALF_ATOL, ilogb(unit_roundoff(t)));
     else
         len = snprintf(out->detail, sizeof out->detail,
                        "fp32 vs double ref, %zu/%zu (batch,head) pairs%s: |o-ref| <= max|v| (2 delta + "

@@ -1,12 +1,13 @@
-/* check.h - what the components' reference checkers share: the bf16
- * tolerance policy and how one element's error is measured.
+/* check.h - what the components' reference checkers share: the 16-bit
+ * (bf16, fp16) tolerance policy and how one element's error is measured.
  *
- * bf16 policy: a kernel that stores bf16 but computes in fp32 rounds once
- * (half an ulp, 2^-9 relative), where a framework doing the same
- * computation in bf16 arithmetic rounds at every op. So the kernel's max
- * error may be at most CHECK_BF16_FACTOR times that emulation's max error
- * (measured on the same data), plus CHECK_BF16_ATOL for data where nothing
- * rounds at all (zeros, ones) and the emulation's error is 0. */
+ * 16-bit policy: a kernel that stores bf16 or fp16 but computes in fp32
+ * rounds once (half an ulp: 2^-9 relative for bf16, 2^-12 for fp16), where a
+ * framework doing the same computation in that type's arithmetic rounds at
+ * every op. So the kernel's max error may be at most CHECK_HALF_FACTOR times
+ * that emulation's max error (measured on the same data), plus
+ * CHECK_HALF_ATOL for data where nothing rounds at all (zeros, ones) and the
+ * emulation's error is 0. */
 #ifndef COMPONENTS_CHECK_H
 #define COMPONENTS_CHECK_H
 
@@ -25,8 +26,8 @@
     double tolerance;       /* the loosest bound any element was held to */         \
     char detail[256];       /* how the tolerance was derived, what was checked, the first mismatch */
 
-#define CHECK_BF16_FACTOR 2.0
-#define CHECK_BF16_ATOL 1e-3
+#define CHECK_HALF_FACTOR 2.0
+#define CHECK_HALF_ATOL 1e-3
 
 /* |y - ref|, where both NaN or equal (infinities included) is no error and a
  * NaN on one side only is an infinite one: it can never pass and never hides

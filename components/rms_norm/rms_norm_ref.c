@@ -79,8 +79,8 @@ void rms_norm_ref_row_bf16_arith(const uint16_t *x, const uint16_t *w,
 #define F16_ATOL 5.96e-8
 #define F16_RTOL 5.19e-4
 
-/* bf16, the policy of common/check.h: max |y - ref| <= CHECK_BF16_FACTOR * E +
- * CHECK_BF16_ATOL, with E the max error of rms_norm_ref_row_bf16_arith (a
+/* bf16, the policy of common/check.h: max |y - ref| <= CHECK_HALF_FACTOR * E +
+ * CHECK_HALF_ATOL, with E the max error of rms_norm_ref_row_bf16_arith (a
  * bf16-arithmetic framework) on the same data. */
 
 /* Max error of the bf16-arithmetic reference against the double one. */
@@ -117,11 +117,11 @@ int rms_norm_check(rms_norm_dtype dtype, const void *x, const void *w,
     int len;
     if (dtype == RMS_NORM_BF16) {
         double e = bf16_arith_err(x, w, rows, hidden, eps, ref, emu);
-        atol = CHECK_BF16_FACTOR * e + CHECK_BF16_ATOL;
+        atol = CHECK_HALF_FACTOR * e + CHECK_HALF_ATOL;
         rtol = 0.0;
         len = snprintf(out->detail, sizeof out->detail,
                        "bf16 vs double reference: max |y-ref| <= %g x %.3g (bf16-arithmetic "
-                       "reference's max error) + %g", CHECK_BF16_FACTOR, e, CHECK_BF16_ATOL);
+                       "reference's max error) + %g", CHECK_HALF_FACTOR, e, CHECK_HALF_ATOL);
     } else if (dtype == RMS_NORM_F16) {
         atol = F16_ATOL;
         rtol = F16_RTOL;
