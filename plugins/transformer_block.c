@@ -66,14 +66,8 @@ static int setup_tensor_parallel(harness_ctx *ctx, tb_state *s)
 {
     const transformer_block_shape *sh = &s->block.shape;
     int n = harness_host->world_size(ctx), r = harness_host->rank(ctx);
-    if (!HARNESS_HAS_SERVICE(harness_host, all_reduce))
-        return harness_host->fail(ctx, "tensor_parallel needs a harness with collectives (plugin ABI 2.2)");
-    size_t sizes[][2] = {{sh->heads, 0}, {sh->kv_heads, 0}, {sh->intermediate, 0}};
-    const char *names[] = {"num_heads", "num_kv_heads", "intermediate_size"};
-    for (int i = 0; i < 3; i++)
-        if (sizes[i][0] % (size_t)n != 0)
-            return harness_host->fail(ctx, "tensor_parallel: %s (%zu) is not a multiple of the job's %d ranks",
-                                      names[i], sizes[i][0], n);
+    if (tb_check_tensor_parallel(ctx, sh, n) != 0)
+        return -1;
     size_t total = 0;
     for (int i = 0; i < TB_N_WEIGHTS; i++)
         total += transformer_block_tp_slice_elems(sh, i, n);
@@ -81,7 +75,7 @@ static int setup_tensor_parallel(harness_ctx *ctx, tb_state *s)
         return -1;
     float *at = s->tp_w;
     for (int i = 0; i < TB_N_WEIGHTS; i++) {
-        transformer_block_tp_slice(sh, i, r, n, s->block.w[i], at);
+        transformer_block_tp_slice(sh, i, r, n, sizeof(float), s->block.w[i], at);
         s->block.w[i] = at;
         at += transformer_block_tp_slice_elems(sh, i, n);
     }

@@ -10,7 +10,15 @@
  * allocating, to refuse a shape that cannot fit with the bytes it needs and
  * the bytes there are. x and the weights are generated on the host in the
  * CPU plugin's order (same seed, same values) and copied over; nothing but
- * the device copy stays. The check copies x, the weights and y back. */
+ * the device copy stays. The check copies x, the weights and y back.
+ *
+ * tensor_parallel: true on more than one rank splits the block as
+ * transformer_block/cpu does (Megatron-style, transformer_block.h): every
+ * rank generates the whole weights from the same seed, uploads its slices,
+ * and keeps the whole weights on the host for the check, which holds the
+ * summed y to the single-rank reference. The two all-reduces per step go
+ * through the harness's collectives, which send device buffers through
+ * NCCL. */
 #include <harness/plugin.h>
 
 #include <cuda_runtime_api.h>
@@ -52,8 +60,10 @@
 
 typedef struct tbc_state {
     transformer_block_gpu block;
-    transformer_block_gpu_sizes sizes;
+    transformer_block_gpu_sizes sizes;   /* this rank's (its weight slices) */
+    transformer_block_gpu_sizes whole;   /* the whole block's */
     void *x, *y, *w[TB_N_WEIGHTS], *buf[TB_GPU_N_BUFS], *workspace;   /* device */
+    void *whole_w[TB_N_WEIGHTS];         /* tensor_parallel: the whole weights, host, for the check */
 } tbc_state;
 
 static void release(harness_ctx *ctx, tbc_state *s)
@@ -69,24 +79,30 @@ static void release(harness_ctx *ctx, tbc_state *s)
     for (int i = 0; i < n; i++)
         if (all[i])
             harness_host->device_free(ctx, all[i]);
+    for (int i = 0; i < TB_N_WEIGHTS; i++)
+        if (s->whole_w[i])
+            harness_host->free(ctx, s->whole_w[i]);
     free(s);
 }
 
 /* The shape, checked as transformer_block/cpu checks it, plus the GPU
  * kernels' own limits; config errors, found by validate before anything
- * exists. */
-static int read_config(harness_ctx *ctx, transformer_block_shape *sh, int *bf16, transformer_block_gpu_sizes *sizes)
+ * exists. *tp_size: the ranks the block is split over (1: not split). */
+static int read_config(harness_ctx *ctx, transformer_block_shape *sh, int *bf16, int *tp_size,
+                       transformer_block_gpu_sizes *sizes, transformer_block_gpu_sizes *whole)
 {
     transformer_block_sizes cpu_sizes;
     size_t weights;
     char msg[256];
     if (tb_read_shape(ctx, 1, sh, bf16, &cpu_sizes, &weights) != 0)
         return -1;
-    if (harness_host->param_bool(ctx, "tensor_parallel") && harness_host->world_size(ctx) > 1)
-        return harness_host->fail(ctx, "tensor_parallel: transformer_block/cuda runs the whole block on each "
-                                  "rank's GPU; set tensor_parallel: false, or use transformer_block/cpu");
-    if (transformer_block_gpu_check_shape(sh, *bf16, msg, sizeof msg) != 0 ||
-        transformer_block_gpu_sizes_of(sh, *bf16, sizes, msg, sizeof msg) != 0)
+    int n = harness_host->world_size(ctx);
+    *tp_size = harness_host->param_bool(ctx, "tensor_parallel") && n > 1 ? n : 1;
+    if (*tp_size > 1 && tb_check_tensor_parallel(ctx, sh, n) != 0)
+        return -1;
+    if (transformer_block_gpu_check_shape(sh, *bf16, *tp_size, msg, sizeof msg) != 0 ||
+        transformer_block_gpu_sizes_of(sh, *bf16, *tp_size, sizes, msg, sizeof msg) != 0 ||
+        transformer_block_gpu_sizes_of(sh, *bf16, 1, whole, msg, sizeof msg) != 0)
         return harness_host->fail(ctx, "%s", msg);
     return 0;
 }
@@ -94,9 +110,9 @@ static int read_config(harness_ctx *ctx, transformer_block_shape *sh, int *bf16,
 static int tbc_validate(harness_ctx *ctx)
 {
     transformer_block_shape sh;
-    transformer_block_gpu_sizes sizes;
-    int bf16;
-    return read_config(ctx, &sh, &bf16, &sizes);
+    transformer_block_gpu_sizes sizes, whole;
+    int bf16, tp_size;
+    return read_config(ctx, &sh, &bf16, &tp_size, &sizes, &whole);
 }
 
 /* The message of a shape that does not fit: what it needs, what is free. */
@@ -118,31 +134,53 @@ static int out_of_memory(harness_ctx *ctx, tbc_state *s)
                               total);
 }
 
+/* Weight i, whole, from the generator into `whole`; this rank's slice of it
+ * to the device (through `staging` when the block is split). */
+static int upload_weight(harness_ctx *ctx, tbc_state *s, int i, void *whole, void *staging)
+{
+    const transformer_block_gpu *b = &s->block;
+    if (tb_fill_weight(ctx, &b->shape, i, b->bf16, whole, s->whole.weight_bytes[i] / s->whole.elem) != 0)
+        return -1;
+    if (b->tp_size > 1)
+        transformer_block_tp_slice(&b->shape, i, b->tp_rank, b->tp_size, s->whole.elem, whole, staging);
+    return harness_host->copy_to_device(ctx, s->w[i], b->tp_size > 1 ? staging : whole, s->sizes.weight_bytes[i]);
+}
+
 /* x, then each weight, from the generator in transformer_block/cpu's order,
- * through one host staging buffer; then the RoPE table. */
+ * through one host staging buffer (the whole weights kept instead when the
+ * block is split); then the RoPE table. */
 static int upload_inputs(harness_ctx *ctx, tbc_state *s)
 {
     const harness_services *H = harness_host;
     const transformer_block_shape *sh = &s->block.shape;
-    int bf16 = s->block.bf16;
+    int bf16 = s->block.bf16, split = s->block.tp_size > 1;
     size_t staging = s->sizes.x_bytes > s->sizes.buf_bytes[TB_GPU_ROPE] ? s->sizes.x_bytes
                                                                          : s->sizes.buf_bytes[TB_GPU_ROPE];
     for (int i = 0; i < TB_N_WEIGHTS; i++)
-        staging = s->sizes.weight_bytes[i] > staging ? s->sizes.weight_bytes[i] : staging;
+        staging = s->whole.weight_bytes[i] > staging ? s->whole.weight_bytes[i] : staging;
     void *host = H->alloc(ctx, staging, "upload staging");
     if (!host)
         return -1;
     int rc = H->fill(ctx, host, s->sizes.tokens * sh->hidden, bf16 ? HARNESS_DTYPE_BF16 : HARNESS_DTYPE_F32) ||
              H->copy_to_device(ctx, s->x, host, s->sizes.x_bytes);
-    for (int i = 0; rc == 0 && i < TB_N_WEIGHTS; i++)
-        rc = tb_fill_weight(ctx, sh, i, bf16, host, s->sizes.weight_bytes[i] / s->sizes.elem) ||
-             H->copy_to_device(ctx, s->w[i], host, s->sizes.weight_bytes[i]);
+    for (int i = 0; rc == 0 && i < TB_N_WEIGHTS; i++) {
+        if (split && !(s->whole_w[i] = H->alloc(ctx, s->whole.weight_bytes[i], "whole weights (check)")))
+            rc = -1;
+        else
+            rc = upload_weight(ctx, s, i, split ? s->whole_w[i] : host, host);
+    }
     if (rc == 0) {
         transformer_block_rope_table(sh, host);
         rc = H->copy_to_device(ctx, s->buf[TB_GPU_ROPE], host, s->sizes.buf_bytes[TB_GPU_ROPE]);
     }
     H->free(ctx, host);
     return rc ? -1 : 0;
+}
+
+static int all_reduce_in_place(void *user, void *buf, size_t n, int bf16)
+{
+    return harness_host->all_reduce(user, buf, buf, n, bf16 ? HARNESS_DTYPE_BF16 : HARNESS_DTYPE_F32,
+                                    HARNESS_REDUCE_SUM);
 }
 
 static void region_push(void *user, const char *name)
@@ -164,10 +202,12 @@ static int tbc_create(harness_ctx *ctx, void **state)
     if (!s)
         return H->fail(ctx, "transformer_block/cuda: out of memory for the instance state");
     transformer_block_gpu *b = &s->block;
-    if (read_config(ctx, &b->shape, &b->bf16, &s->sizes) != 0) {
+    if (read_config(ctx, &b->shape, &b->bf16, &b->tp_size, &s->sizes, &s->whole) != 0) {
         free(s);
         return -1;
     }
+    b->tp_rank = H->rank(ctx);
+    b->all_reduce = all_reduce_in_place;
     /* Asked before allocating, so the message says what the shape needs and
      * the device has, not which buffer happened to fail. */
     size_t free_b = 0, total = 0;
@@ -209,6 +249,7 @@ static int tbc_step(harness_ctx *ctx, void *state)
     tbc_state *s = state;
     char why[256];
     s->block.regions.user = ctx;
+    s->block.comm_user = ctx;
     if (transformer_block_gpu_forward(&s->block, harness_host->stream(ctx), why, sizeof why) != 0)
         return harness_host->fail(ctx, "transformer_block/cuda: %s", why);
     return 0;
@@ -241,16 +282,17 @@ static int tbc_check(harness_ctx *ctx, void *state, harness_check *out)
     void *y = x ? H->alloc(ctx, s->sizes.x_bytes, "check y") : NULL;
     int rc = y ? H->copy_to_host(ctx, x, s->x, s->sizes.x_bytes) || H->copy_to_host(ctx, y, s->y, s->sizes.x_bytes)
                : -1;
-    for (int i = 0; rc == 0 && i < TB_N_WEIGHTS; i++)
+    for (int i = 0; rc == 0 && i < TB_N_WEIGHTS && s->block.tp_size <= 1; i++)
         rc = !(w[i] = H->alloc(ctx, s->sizes.weight_bytes[i], "check weights")) ||
              H->copy_to_host(ctx, w[i], s->w[i], s->sizes.weight_bytes[i]);
+    const void *const *weights = s->block.tp_size > 1 ? (const void *const *)s->whole_w : (const void *const *)w;
     if (rc == 0) {
         const transformer_block_shape *sh = &s->block.shape;
         double fp32_tol = transformer_block_fp32_tol(sh), rtol = fp32_tol, atol = fp32_tol;
         if (s->block.bf16)
             rtol += 0x1p-8, atol += BF16_ACTIVATIONS_ATOL;
         transformer_block_check_result r;
-        if (transformer_block_check_tol(sh, s->block.bf16 ? TB_BF16 : TB_F32, x, (const void *const *)w, y,
+        if (transformer_block_check_tol(sh, s->block.bf16 ? TB_BF16 : TB_F32, x, weights, y,
                                         CHECK_REF_FLOPS, rtol, atol, &r) != 0) {
             rc = H->fail(ctx, "transformer_block/cuda: %s", r.detail);
         } else {

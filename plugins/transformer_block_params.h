@@ -47,7 +47,7 @@ static const harness_param tb_params[] = {
      "the GPU runs bf16 GEMMs with fp32 accumulation and keeps activations in bf16"},
     {sizeof(harness_param), "tensor_parallel", HARNESS_PARAM_BOOL, "false", 0, 0, 0, NULL,
      "split heads and MLP columns over the job's ranks (Megatron-style), two all-reduces per step "
-     "(transformer_block/cpu only)"},
+     "(on the GPU through NCCL)"},
 };
 
 /* The shape from the parameters (num_kv_heads 0 means num_heads), checked:
@@ -78,6 +78,22 @@ static int tb_read_shape(harness_ctx *ctx, int threads, transformer_block_shape 
             *weights > SIZE_MAX / sizeof(float))
             return H->fail(ctx, "hidden_size (%zu) and intermediate_size (%zu) give more weights than size_t "
                            "can count; choose smaller sizes", sh->hidden, sh->intermediate);
+    return 0;
+}
+
+/* What splitting the block over n ranks needs (tensor_parallel): the
+ * collectives, and heads, kv heads and MLP columns that divide evenly. 0, or
+ * -1 with the message recorded. */
+static int tb_check_tensor_parallel(harness_ctx *ctx, const transformer_block_shape *sh, int n)
+{
+    if (!HARNESS_HAS_SERVICE(harness_host, all_reduce))
+        return harness_host->fail(ctx, "tensor_parallel needs a harness with collectives (plugin ABI 2.2)");
+    const size_t sizes[] = {sh->heads, sh->kv_heads, sh->intermediate};
+    const char *const names[] = {"num_heads", "num_kv_heads", "intermediate_size"};
+    for (int i = 0; i < 3; i++)
+        if (sizes[i] % (size_t)n != 0)
+            return harness_host->fail(ctx, "tensor_parallel: %s (%zu) is not a multiple of the job's %d ranks",
+                                      names[i], sizes[i], n);
     return 0;
 }
 

@@ -128,12 +128,13 @@ typedef struct transformer_block {
     void *comm_user;
 } transformer_block;
 
-/* Rank tp_rank's slice of the whole fp32 weight `which` into dst (the
- * layouts above, with heads, kv_heads and intermediate divided by
- * tp_size); elements: transformer_block_tp_slice_elems. */
+/* Rank tp_rank's slice of the whole weight `which` (elements of `elem`
+ * bytes: fp32 or bf16) into dst (the layouts above, with heads, kv_heads
+ * and intermediate divided by tp_size); elements:
+ * transformer_block_tp_slice_elems. Both devices' blocks use it. */
 size_t transformer_block_tp_slice_elems(const transformer_block_shape *s, int which, int tp_size);
 void transformer_block_tp_slice(const transformer_block_shape *s, int which, int tp_rank, int tp_size,
-                                const float *whole, float *dst);
+                                size_t elem, const void *whole_weight, void *dst_slice);
 
 /* Checks a shape; on failure returns -1 and writes a message that starts with
  * the offending parameter's name (batch_size, seq_len, hidden_size, num_heads,

@@ -23,24 +23,37 @@ static size_t bytes3(size_t a, size_t b, size_t c)
     return r;
 }
 
-int transformer_block_gpu_sizes_of(const transformer_block_shape *s, int bf16, transformer_block_gpu_sizes *out,
-                                   char *msg, size_t msg_size)
+/* One rank's share of the block: of tp_size (0 or 1: the whole block). */
+typedef struct rank_dims {
+    size_t head_dim, heads, kv_heads, q_cols, kv_cols, inter;
+} rank_dims;
+
+static rank_dims rank_dims_of(const transformer_block_shape *s, int tp_size)
 {
-    size_t d = s->hidden / s->heads, kv = s->kv_heads * d, t = s->batch * s->seq, hid = s->hidden;
-    size_t inter = s->intermediate, e = bf16 ? 2 : 4;
+    size_t n = tp_size > 1 ? (size_t)tp_size : 1, d = s->hidden / s->heads;
+    return (rank_dims){d, s->heads / n, s->kv_heads / n, s->heads / n * d, s->kv_heads / n * d,
+                       s->intermediate / n};
+}
+
+int transformer_block_gpu_sizes_of(const transformer_block_shape *s, int bf16, int tp_size,
+                                   transformer_block_gpu_sizes *out, char *msg, size_t msg_size)
+{
+    rank_dims r = rank_dims_of(s, tp_size);
+    size_t d = r.head_dim, q = r.q_cols, kv = r.kv_cols, t = s->batch * s->seq, hid = s->hidden;
+    size_t inter = r.inter, e = bf16 ? 2 : 4;
     memset(out, 0, sizeof *out);
     out->tokens = t, out->head_dim = d, out->elem = e;
     const size_t w[TB_N_WEIGHTS][2] = {
-        [TB_WQ] = {hid, hid},       [TB_WK] = {kv, hid},        [TB_WV] = {kv, hid},
-        [TB_WO] = {hid, hid},       [TB_W_GATE] = {inter, hid}, [TB_W_UP] = {inter, hid},
+        [TB_WQ] = {q, hid},         [TB_WK] = {kv, hid},        [TB_WV] = {kv, hid},
+        [TB_WO] = {hid, q},         [TB_W_GATE] = {inter, hid}, [TB_W_UP] = {inter, hid},
         [TB_W_DOWN] = {hid, inter}, [TB_ATTN_NORM] = {1, hid},  [TB_MLP_NORM] = {1, hid},
     };
     for (int i = 0; i < TB_N_WEIGHTS; i++)
         out->weight_bytes[i] = bytes3(w[i][0], w[i][1], e);
     out->x_bytes = bytes3(t, hid, e);
     const size_t b[TB_GPU_N_BUFS][2] = {
-        [TB_GPU_RESIDUAL] = {t, hid}, [TB_GPU_NORM] = {t, hid},  [TB_GPU_Q] = {t, hid},
-        [TB_GPU_K] = {t, kv},         [TB_GPU_V] = {t, kv},      [TB_GPU_ATTN] = {t, hid},
+        [TB_GPU_RESIDUAL] = {t, hid}, [TB_GPU_NORM] = {t, hid},  [TB_GPU_Q] = {t, q},
+        [TB_GPU_K] = {t, kv},         [TB_GPU_V] = {t, kv},      [TB_GPU_ATTN] = {t, q},
         [TB_GPU_GATE] = {t, inter},   [TB_GPU_UP] = {t, inter},
     };
     for (int i = 0; i < TB_GPU_ROPE; i++)
@@ -65,16 +78,18 @@ int transformer_block_gpu_sizes_of(const transformer_block_shape *s, int bf16, t
     return 0;
 }
 
-static attention_shape attention_shape_of(const transformer_block_shape *s)
+/* Attention over this rank's heads. */
+static attention_shape attention_shape_of(const transformer_block_shape *s, int tp_size)
 {
-    size_t d = s->hidden / s->heads;
-    return (attention_shape){s->batch, s->heads, s->kv_heads, s->seq, s->seq, d, s->causal,
-                             (float)(1.0 / sqrt((double)d))};
+    rank_dims r = rank_dims_of(s, tp_size);
+    return (attention_shape){s->batch, r.heads, r.kv_heads, s->seq, s->seq, r.head_dim, s->causal,
+                             (float)(1.0 / sqrt((double)r.head_dim))};
 }
 
-int transformer_block_gpu_check_shape(const transformer_block_shape *s, int bf16, char *msg, size_t msg_size)
+int transformer_block_gpu_check_shape(const transformer_block_shape *s, int bf16, int tp_size, char *msg,
+                                      size_t msg_size)
 {
-    attention_shape as = attention_shape_of(s);
+    attention_shape as = attention_shape_of(s, tp_size);
     attention_cuda_geometry g;
     if (attention_cuda_plan(&as, bf16 ? ATTENTION_CUDA_BF16 : ATTENTION_CUDA_F32, NULL, NULL, NULL, NULL, &g) != 0) {
         snprintf(msg, msg_size, "batch_size (%zu) and num_heads (%zu) must be at most 65535 for attention/cuda's "
@@ -87,24 +102,30 @@ int transformer_block_gpu_check_shape(const transformer_block_shape *s, int bf16
 int transformer_block_gpu_prepare(transformer_block_gpu *b, char *why, size_t why_size)
 {
     const transformer_block_shape *s = &b->shape;
-    size_t t = s->batch * s->seq, d = s->hidden / s->heads, kv = s->kv_heads * d;
+    rank_dims r = rank_dims_of(s, b->tp_size);
+    size_t t = s->batch * s->seq, hid = s->hidden;
+    if (b->tp_size > 1 && !b->all_reduce) {
+        snprintf(why, why_size, "tensor parallelism over %d ranks without an all-reduce", b->tp_size);
+        return -1;
+    }
     if (linear_cublaslt_open(&b->gemm, b->bf16, b->workspace, TB_GPU_WORKSPACE_BYTES, why, why_size) != 0)
         return -1;
-    /* Wq and Wo are both hidden x hidden (heads x D = hidden), Wk and Wv
-     * both kv x hidden, Wgate and Wup both intermediate x hidden: four
-     * shapes, one heuristic query each. */
-    if ((b->plan_q = linear_cublaslt_plan(b->gemm, t, s->hidden, s->hidden, why, why_size)) < 0 ||
-        (b->plan_kv = linear_cublaslt_plan(b->gemm, t, kv, s->hidden, why, why_size)) < 0 ||
-        (b->plan_gate_up = linear_cublaslt_plan(b->gemm, t, s->intermediate, s->hidden, why, why_size)) < 0 ||
-        (b->plan_down = linear_cublaslt_plan(b->gemm, t, s->hidden, s->intermediate, why, why_size)) < 0) {
+    /* Wk and Wv share a shape, as do Wgate and Wup; Wq and Wo too on one
+     * rank (heads x D = hidden), not on several: one heuristic query per
+     * shape. */
+    if ((b->plan_q = linear_cublaslt_plan(b->gemm, t, r.q_cols, hid, why, why_size)) < 0 ||
+        (b->plan_o = r.q_cols == hid ? b->plan_q : linear_cublaslt_plan(b->gemm, t, hid, r.q_cols, why, why_size)) < 0 ||
+        (b->plan_kv = linear_cublaslt_plan(b->gemm, t, r.kv_cols, hid, why, why_size)) < 0 ||
+        (b->plan_gate_up = linear_cublaslt_plan(b->gemm, t, r.inter, hid, why, why_size)) < 0 ||
+        (b->plan_down = linear_cublaslt_plan(b->gemm, t, hid, r.inter, why, why_size)) < 0) {
         transformer_block_gpu_release(b);
         return -1;
     }
-    attention_shape as = attention_shape_of(s);
+    attention_shape as = attention_shape_of(s, b->tp_size);
     if (attention_cuda_plan(&as, b->bf16 ? ATTENTION_CUDA_BF16 : ATTENTION_CUDA_F32, b->buf[TB_GPU_Q],
                             b->buf[TB_GPU_K], b->buf[TB_GPU_V], b->buf[TB_GPU_ATTN], &b->attention) != 0) {
         snprintf(why, why_size, "attention/cuda has no kernel for batch %zu, heads %zu/%zu, seq %zu, head_dim %zu",
-                 s->batch, s->heads, s->kv_heads, s->seq, d);
+                 s->batch, r.heads, r.kv_heads, s->seq, r.head_dim);
         transformer_block_gpu_release(b);
         return -1;
     }
@@ -171,26 +192,46 @@ static int qkv_proj(const transformer_block_gpu *b, void *stream, char *why, siz
 static int rope(const transformer_block_gpu *b, void *stream, char *why, size_t n)
 {
     const transformer_block_shape *s = &b->shape;
+    rank_dims r = rank_dims_of(s, b->tp_size);
     return launched(transformer_block_rope_cuda(b->bf16 ? TB_CUDA_BF16 : TB_CUDA_F32, b->buf[TB_GPU_Q],
                                                 b->buf[TB_GPU_K], b->buf[TB_GPU_ROPE], s->batch, s->seq,
-                                                s->heads, s->kv_heads, s->hidden / s->heads, stream),
+                                                r.heads, r.kv_heads, r.head_dim, stream),
                     "rope", why, n);
 }
 
 static int attention(const transformer_block_gpu *b, void *stream, char *why, size_t n)
 {
-    attention_shape as = attention_shape_of(&b->shape);
+    attention_shape as = attention_shape_of(&b->shape, b->tp_size);
     return launched(attention_cuda_launch(&b->attention, &as, b->bf16 ? ATTENTION_CUDA_BF16 : ATTENTION_CUDA_F32,
                                           b->buf[TB_GPU_Q], b->buf[TB_GPU_K], b->buf[TB_GPU_V],
                                           b->buf[TB_GPU_ATTN], stream),
                     "attention", why, n);
 }
 
+/* Tensor parallelism: the partial sums in buf (tokens x hidden) of every
+ * rank added up, in place. */
+static int sum_over_ranks(const transformer_block_gpu *b, void *buf, const char *what, char *why, size_t n)
+{
+    if (b->tp_size <= 1 || b->all_reduce(b->comm_user, buf, b->shape.batch * b->shape.seq * b->shape.hidden, b->bf16) == 0)
+        return 0;
+    snprintf(why, n, "%s: the all-reduce over the %d tensor-parallel ranks failed", what, b->tp_size);
+    return -1;
+}
+
+/* The residual a rank adds into its partial sum: rank 0 alone, so that the
+ * all-reduce counts it once. */
+static const void *residual_of(const transformer_block_gpu *b, const void *residual)
+{
+    return b->tp_size > 1 && b->tp_rank != 0 ? NULL : residual;
+}
+
 /* h = x + attn Wo^T: the residual is the GEMM's C. */
 static int out_proj(const transformer_block_gpu *b, void *stream, char *why, size_t n)
 {
-    return linear_cublaslt_run(b->gemm, b->plan_q, b->buf[TB_GPU_ATTN], b->w[TB_WO], b->x, b->buf[TB_GPU_RESIDUAL],
-                               stream, why, n);
+    if (linear_cublaslt_run(b->gemm, b->plan_o, b->buf[TB_GPU_ATTN], b->w[TB_WO], residual_of(b, b->x),
+                            b->buf[TB_GPU_RESIDUAL], stream, why, n) != 0)
+        return -1;
+    return sum_over_ranks(b, b->buf[TB_GPU_RESIDUAL], "out_proj", why, n);
 }
 
 static int mlp_norm(const transformer_block_gpu *b, void *stream, char *why, size_t n)
@@ -216,16 +257,19 @@ static int gate_up_proj(const transformer_block_gpu *b, void *stream, char *why,
 static int swiglu(const transformer_block_gpu *b, void *stream, char *why, size_t n)
 {
     const transformer_block_shape *s = &b->shape;
+    size_t inter = rank_dims_of(s, b->tp_size).inter;
     return launched(transformer_block_swiglu_cuda(b->bf16 ? TB_CUDA_BF16 : TB_CUDA_F32, b->buf[TB_GPU_GATE],
-                                                  b->buf[TB_GPU_UP], s->batch * s->seq * s->intermediate, stream),
+                                                  b->buf[TB_GPU_UP], s->batch * s->seq * inter, stream),
                     "swiglu", why, n);
 }
 
 /* y = h + act Wdown^T: the residual is the GEMM's C. */
 static int down_proj(const transformer_block_gpu *b, void *stream, char *why, size_t n)
 {
-    return linear_cublaslt_run(b->gemm, b->plan_down, b->buf[TB_GPU_GATE], b->w[TB_W_DOWN],
-                               b->buf[TB_GPU_RESIDUAL], b->y, stream, why, n);
+    if (linear_cublaslt_run(b->gemm, b->plan_down, b->buf[TB_GPU_GATE], b->w[TB_W_DOWN],
+                            residual_of(b, b->buf[TB_GPU_RESIDUAL]), b->y, stream, why, n) != 0)
+        return -1;
+    return sum_over_ranks(b, b->y, "down_proj", why, n);
 }
 
 int transformer_block_gpu_forward(const transformer_block_gpu *b, void *stream, char *why, size_t why_size)

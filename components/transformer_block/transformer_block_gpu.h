@@ -59,15 +59,19 @@ typedef struct transformer_block_gpu_sizes {
     size_t total;                  /* x, y, weights, buffers and the workspace */
 } transformer_block_gpu_sizes;
 
-/* The sizes of a shape valid for transformer_block_check_shape; -1 with a
+/* The sizes of a shape valid for transformer_block_check_shape, for one of
+ * tp_size tensor-parallel ranks (1: the whole block; else heads, kv_heads
+ * and intermediate must be multiples of tp_size): the weights are the rank's
+ * slices (transformer_block_tp_slice), the activations its share. -1 with a
  * message when they overflow size_t. */
-int transformer_block_gpu_sizes_of(const transformer_block_shape *s, int bf16, transformer_block_gpu_sizes *out,
-                                   char *msg, size_t msg_size);
+int transformer_block_gpu_sizes_of(const transformer_block_shape *s, int bf16, int tp_size,
+                                   transformer_block_gpu_sizes *out, char *msg, size_t msg_size);
 
 /* Checks what the GPU kernels add to transformer_block_check_shape's rules
  * (attention's grid: batch and heads at most 65535). -1 with a message that
  * names the parameter. */
-int transformer_block_gpu_check_shape(const transformer_block_shape *s, int bf16, char *msg, size_t msg_size);
+int transformer_block_gpu_check_shape(const transformer_block_shape *s, int bf16, int tp_size, char *msg,
+                                      size_t msg_size);
 
 typedef struct transformer_block_gpu {
     transformer_block_shape shape;
@@ -78,9 +82,19 @@ typedef struct transformer_block_gpu {
     void *buf[TB_GPU_N_BUFS];      /* device, transformer_block_gpu_sizes_of's sizes, 256-byte aligned */
     void *workspace;               /* device, TB_GPU_WORKSPACE_BYTES, for cuBLASLt */
     transformer_block_regions regions;
+    /* Tensor parallelism as transformer_block.h describes it (tp_size > 1):
+     * w[] holds this rank's slices, the projections give this rank's heads
+     * and MLP columns, and after out_proj and down_proj all_reduce sums the
+     * partial h and y over the ranks, in place on the device, in the
+     * block's dtype (the harness sends device buffers through NCCL); rank 0
+     * alone adds the residual into its partial sum. tp_size 0 or 1: the
+     * whole block, all_reduce unused. */
+    int tp_rank, tp_size;
+    int (*all_reduce)(void *user, void *buf_device, size_t n, int bf16);   /* 0 or nonzero */
+    void *comm_user;
     /* Set by transformer_block_gpu_prepare: */
     linear_cublaslt *gemm;
-    int plan_q, plan_kv, plan_gate_up, plan_down;  /* Wo shares Wq's shape: plan_q */
+    int plan_q, plan_o, plan_kv, plan_gate_up, plan_down;  /* plan_o is plan_q when the shapes agree (tp_size 1) */
     attention_cuda_geometry attention;
 } transformer_block_gpu;
 

@@ -137,3 +137,49 @@ double transformer_block_flops(const transformer_block_shape *s)
     attention_shape as = {s->batch, s->heads, s->kv_heads, s->seq, s->seq, d, s->causal, 1.0f};
     return 2.0 * (double)s->batch * (double)s->seq * gemm_params + attention_flops(&as);
 }
+
+/* ---- tensor-parallel slices ------------------------------------------------ */
+
+/* Weight `which` as [rows][cols] of the whole block, and how it splits:
+ * by rows (column-parallel), by columns (row-parallel), or not at all. */
+typedef enum { TP_WHOLE, TP_ROWS, TP_COLS } tp_split;
+
+static tp_split split_of(const transformer_block_shape *s, int which, size_t *rows, size_t *cols)
+{
+    size_t d = s->hidden / s->heads, hid = s->hidden;
+    switch (which) {
+    case TB_WQ: *rows = s->heads * d, *cols = hid; return TP_ROWS;
+    case TB_WK: case TB_WV: *rows = s->kv_heads * d, *cols = hid; return TP_ROWS;
+    case TB_W_GATE: case TB_W_UP: *rows = s->intermediate, *cols = hid; return TP_ROWS;
+    case TB_WO: *rows = hid, *cols = s->heads * d; return TP_COLS;
+    case TB_W_DOWN: *rows = hid, *cols = s->intermediate; return TP_COLS;
+    default: *rows = 1, *cols = hid; return TP_WHOLE;
+    }
+}
+
+size_t transformer_block_tp_slice_elems(const transformer_block_shape *s, int which, int tp_size)
+{
+    size_t rows, cols;
+    tp_split how = split_of(s, which, &rows, &cols);
+    return how == TP_WHOLE ? rows * cols : rows * cols / (size_t)tp_size;
+}
+
+void transformer_block_tp_slice(const transformer_block_shape *s, int which, int tp_rank, int tp_size,
+                                size_t elem, const void *whole_weight, void *dst_slice)
+{
+    size_t rows, cols, r = (size_t)tp_rank, n = (size_t)tp_size;
+    const char *whole = whole_weight;
+    char *dst = dst_slice;
+    switch (split_of(s, which, &rows, &cols)) {
+    case TP_WHOLE:
+        memcpy(dst, whole, rows * cols * elem);
+        break;
+    case TP_ROWS:                                 /* rows r·rows/n .. (r+1)·rows/n: contiguous */
+        memcpy(dst, whole + r * (rows / n) * cols * elem, rows / n * cols * elem);
+        break;
+    case TP_COLS:                                 /* columns r·cols/n .. of every row */
+        for (size_t i = 0; i < rows; i++)
+            memcpy(dst + i * (cols / n) * elem, whole + (i * cols + r * (cols / n)) * elem, cols / n * elem);
+        break;
+    }
+}

@@ -173,8 +173,8 @@ done
 # The tensor-parallel block: each rank a share of the heads and MLP columns,
 # two all-reduces per step; the gathered output holds to the single-rank
 # reference (the check), in fp32 and bf16.
-# device: cpu, as the split is the CPU block's (on a GPU machine, auto would
-# pick transformer_block/cuda, which refuses tensor_parallel on several ranks).
+# device: cpu, so that it runs the CPU block on a GPU machine too (auto would
+# pick transformer_block/cuda, whose split needs a GPU per rank).
 cat >"$SCRATCH/tp.yaml" <<'YAML'
 device: cpu
 schedule: {warmup_steps: 1, wait_steps: 0, measurement_steps: 3, repeat: 1}

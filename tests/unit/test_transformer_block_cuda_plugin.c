@@ -10,8 +10,9 @@
  * in fp32 and bf16, on small odd shapes that reach all three attention
  * kernels. Also: the GEMMs' order, shapes and operands (residuals as C), one
  * heuristic query per GEMM shape at create and none per step, the regions,
- * the config errors, the out-of-memory message, and that the bf16 tolerance
- * still catches a wrong block. */
+ * the config errors, the out-of-memory message, that the bf16 tolerance
+ * still catches a wrong block, and tensor parallelism over two forked
+ * "ranks" whose all-reduce goes through shared memory. */
 #include <harness/plugin.h>
 
 #include <cuda_runtime_api.h>
@@ -27,8 +28,13 @@
 
 #include <cmocka.h>
 
+#include <sys/mman.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
 #include "fake_cublaslt.h"
 #include "transformer_block/transformer_block.h"
+#include "common/bf16.h"
 
 int transformer_block_cuda_LTX_harness_plugin_init(const harness_services *svc, harness_ctx *ctx);
 
@@ -51,7 +57,7 @@ struct harness_ctx {
     const char *const *params;     /* name, value, name, value, ..., NULL */
     const harness_variant *variant;
     char why[512];
-    int world_size;
+    int rank, world_size, all_reduces;
     size_t device_used, device_limit;
     uint32_t rng;
     /* Device allocations by tag, for the test to look at. */
@@ -187,8 +193,7 @@ static void region_pop_(harness_ctx *c)
 }
 static int rank_(harness_ctx *c)
 {
-    (void)c;
-    return 0;
+    return c->rank;
 }
 static int world_size_(harness_ctx *c)
 {
@@ -210,6 +215,64 @@ static int sync_(harness_ctx *c)
     return 0;
 }
 
+/* ---- two ranks: forked processes and a shared-memory all-reduce -------- */
+
+#define TP_SLOT_BYTES ((size_t)1 << 20)
+
+/* What the ranks share (MAP_SHARED, made before the fork): each rank's
+ * operand, and a barrier of two counters. */
+typedef struct tp_shared {
+    unsigned arrived, generation;
+    unsigned char slot[2][TP_SLOT_BYTES];
+} tp_shared;
+static tp_shared *tp;
+
+/* Both ranks here, or -1 after 60 s without the other (it failed or died). */
+static int tp_barrier(void)
+{
+    unsigned gen = __atomic_load_n(&tp->generation, __ATOMIC_ACQUIRE);
+    if (__atomic_add_fetch(&tp->arrived, 1, __ATOMIC_ACQ_REL) == 2) {
+        __atomic_store_n(&tp->arrived, 0, __ATOMIC_RELAXED);
+        __atomic_add_fetch(&tp->generation, 1, __ATOMIC_RELEASE);
+        return 0;
+    }
+    for (long waited_us = 0; __atomic_load_n(&tp->generation, __ATOMIC_ACQUIRE) == gen; waited_us += 100) {
+        if (waited_us > 60L * 1000 * 1000)
+            return -1;
+        usleep(100);
+    }
+    return 0;
+}
+
+static float tp_get(const void *p, size_t i, harness_dtype dt)
+{
+    return dt == HARNESS_DTYPE_F32 ? ((const float *)p)[i] : bf16_to_f32(((const uint16_t *)p)[i]);
+}
+
+/* The sum over both ranks, as NCCL gives it: the operands added in fp32,
+ * rounded once to the dtype, the same bits on every rank. In a forked rank,
+ * so no cmocka assertion: failures are returned. */
+static int all_reduce_(harness_ctx *c, const void *send, void *recv, size_t count, harness_dtype dt,
+                       harness_reduce_op op)
+{
+    size_t elem = dt == HARNESS_DTYPE_F32 ? 4 : 2;
+    if (op != HARNESS_REDUCE_SUM || (dt != HARNESS_DTYPE_F32 && dt != HARNESS_DTYPE_BF16) ||
+        count * elem > TP_SLOT_BYTES || c->world_size != 2)
+        return fail_(c, "all_reduce: the test supports sums of fp32 or bf16, %zu bytes, 2 ranks", TP_SLOT_BYTES);
+    memcpy(tp->slot[c->rank], send, count * elem);
+    if (tp_barrier() != 0)
+        return fail_(c, "all_reduce: the other rank never came");
+    for (size_t i = 0; i < count; i++) {
+        float v = tp_get(tp->slot[0], i, dt) + tp_get(tp->slot[1], i, dt);
+        if (dt == HARNESS_DTYPE_F32)
+            ((float *)recv)[i] = v;
+        else
+            ((uint16_t *)recv)[i] = f32_to_bf16(v);
+    }
+    c->all_reduces++;
+    return tp_barrier() == 0 ? 0 : fail_(c, "all_reduce: the other rank never came");
+}
+
 static const harness_services services = {
     .size = sizeof(harness_services), .abi_major = HARNESS_ABI_MAJOR, .abi_minor = HARNESS_ABI_MINOR,
     .register_variant = reg, .log = log_, .fail = fail_,
@@ -217,7 +280,7 @@ static const harness_services services = {
     .alloc = alloc_, .free = free_, .fill = fill_, .region_push = region_push_, .region_pop = region_pop_,
     .rank = rank_, .world_size = world_size_, .num_threads = threads_,
     .device_alloc = dev_alloc, .device_free = dev_free, .copy_to_device = copy_, .copy_to_host = copy_,
-    .device_fill = fill_, .stream = stream_, .device_synchronize = sync_,
+    .device_fill = fill_, .stream = stream_, .device_synchronize = sync_, .all_reduce = all_reduce_,
 };
 
 static harness_ctx *open_plugin(const char *const *params, size_t device_limit)
@@ -359,6 +422,89 @@ static void test_forward_matches_reference(void **state)
     run_config(bf16_odd, "fallback");
 }
 
+/* One rank of a tensor-parallel block: create, check (a step, its y summed
+ * over both ranks, held to the whole block's reference), destroy; its
+ * GEMMs are this rank's share (Wq's rows, Wo's columns). 0 when all is
+ * well, else 1 with why printed. Runs in a forked child: no cmocka. */
+static int run_rank(const char *const *params, int rank, const char *kernel)
+{
+    harness_ctx *c = open_plugin(params, (size_t)1 << 30);
+    c->rank = rank, c->world_size = 2;
+    transformer_block_shape s = shape_of(c);
+    void *state = NULL;
+    harness_check chk;
+    memset(&chk, 0, sizeof chk);
+    chk.size = sizeof chk;
+    fake_cublaslt_reset();
+    int ok = c->variant->create(c, &state) == 0 && c->variant->check(c, state, &chk) == 0;
+    int n = 0;
+    const fake_cublaslt_call *log = fake_cublaslt_log(&n);
+    size_t half_q = s.hidden / 2, half_inter = s.intermediate / 2;
+    if (ok && (!chk.passed || !strstr(chk.detail, kernel) || c->all_reduces != 2 || n != 7 ||
+               log[0].m != half_q || log[3].m != s.hidden || log[3].k != half_q || log[6].k != half_inter ||
+               (rank == 0) != (log[3].beta == 1.0f) || (rank == 0) != (log[6].beta == 1.0f))) {
+        snprintf(c->why, sizeof c->why, "passed %d, %d all-reduces, %d GEMMs (Wq m %zu, Wo m %zu k %zu beta %g, "
+                 "Wdown k %zu beta %g): %s", chk.passed, c->all_reduces, n, n > 0 ? log[0].m : 0,
+                 n > 3 ? log[3].m : 0, n > 3 ? log[3].k : 0, n > 3 ? log[3].beta : 0.0, n > 6 ? log[6].k : 0,
+                 n > 6 ? log[6].beta : 0.0, chk.detail);
+        ok = 0;
+    }
+    if (!ok)
+        fprintf(stderr, "rank %d: %s\n", rank, c->why);
+    else
+        fprintf(stderr, "    rank %d, %s: max |err| %.3g, loosest bound %.3g\n", rank, param(c, "dtype"),
+                chk.max_abs_err, chk.tolerance);
+    if (state)
+        c->variant->destroy(c, state);
+    ok = ok && c->device_used == 0;
+    free(c);
+    return ok ? 0 : 1;
+}
+
+/* Both ranks as forked children (the parent runs no kernel in between, so
+ * OpenMP starts afresh in each), the parent waiting for both. */
+static void run_tensor_parallel(const char *const *params, const char *kernel)
+{
+    tp->arrived = tp->generation = 0;
+    pid_t pid[2];
+    for (int r = 0; r < 2; r++) {
+        pid[r] = fork();
+        assert_true(pid[r] >= 0);
+        if (pid[r] == 0) {
+            alarm(300);                           /* a hung rank dies rather than hang make check */
+            _exit(run_rank(params, r, kernel));
+        }
+    }
+    for (int r = 0; r < 2; r++) {
+        int status = 0;
+        assert_int_equal(waitpid(pid[r], &status, 0), pid[r]);
+        if (!WIFEXITED(status) || WEXITSTATUS(status) != 0)
+            fail_msg("rank %d of the tensor-parallel block failed (status 0x%x)", r, status);
+    }
+}
+
+/* tensor_parallel over 2 ranks: each computes half the heads (GQA: half the
+ * kv heads) and half the MLP columns; y equals the whole block's. First in
+ * the run, before the parent process has used OpenMP (libgomp does not
+ * survive a fork after it has started its threads). */
+static void test_tensor_parallel(void **state)
+{
+    (void)state;
+    tp = mmap(NULL, sizeof *tp, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+    assert_true(tp != MAP_FAILED);
+    /* bf16, head_dim 64: tensor-core attention on 2 of 4 heads, 1 of 2 kv heads. */
+    static const char *const bf16_gqa[] = {"dtype", "bf16", "batch_size", "1", "seq_len", "33", "hidden_size",
+                                           "256", "num_heads", "4", "num_kv_heads", "2", "intermediate_size", "96",
+                                           "tensor_parallel", "true", NULL};
+    /* fp32, head_dim 6: the fallback attention; 2 sequences of 5. */
+    static const char *const fp32_odd[] = {"batch_size", "2", "seq_len", "5", "hidden_size", "24", "num_heads",
+                                           "4", "num_kv_heads", "2", "intermediate_size", "14", "tensor_parallel",
+                                           "true", NULL};
+    run_tensor_parallel(bf16_gqa, "tensor-core");
+    run_tensor_parallel(fp32_odd, "fallback");
+    munmap(tp, sizeof *tp);
+}
+
 /* The bf16 tolerance (plugins/transformer_block_cuda.c: the CPU bf16 block's
  * plus 2^-5 rms(row) for the bf16 activations) still fails blocks that are
  * wrong: y of a non-causal block held to the causal reference, y of one
@@ -424,7 +570,7 @@ static void test_config_errors(void **state)
     expect_config_error(kv3, 1, "num_kv_heads");
     expect_config_error(odd_d, 1, "hidden_size");
     expect_config_error(grid, 1, "batch_size");
-    expect_config_error(tp, 2, "tensor_parallel");
+    expect_config_error(tp, 3, "tensor_parallel: num_heads (16) is not a multiple of the job's 3 ranks");
     /* On one rank tensor_parallel changes nothing, as on the CPU. */
     harness_ctx *c = open_plugin(tp, (size_t)1 << 30);
     assert_int_equal(c->variant->validate(c), 0);
@@ -469,6 +615,7 @@ static void test_out_of_device_memory(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_tensor_parallel),   /* first: see there */
         cmocka_unit_test(test_forward_matches_reference),
         cmocka_unit_test(test_bf16_tolerance_catches_wrong_blocks),
         cmocka_unit_test(test_config_errors),
