@@ -256,16 +256,17 @@ static int tbc_step(harness_ctx *ctx, void *state)
 }
 
 /* As transformer_block/cpu: 2 FLOPs per multiply-add of the six projections
- * plus attention's exact count (causal mask included). Bytes: the weights
- * read once, in the stored dtype (no fp32 copy here), x read and y written;
- * activations, produced and consumed within the step, left out. */
+ * plus attention's exact count (causal mask included), per rank its share
+ * when the block is split. Bytes: this rank's weights read once, in the
+ * stored dtype (no fp32 copy here), x read and y written; activations,
+ * produced and consumed within the step, left out. */
 static void tbc_cost(void *state, harness_cost *out)
 {
     const tbc_state *s = state;
     double weights = 0.0;
     for (int i = 0; i < TB_N_WEIGHTS; i++)
         weights += (double)s->sizes.weight_bytes[i];
-    out->flops = transformer_block_flops(&s->block.shape);
+    out->flops = transformer_block_flops(&s->block.shape) / (s->block.tp_size > 1 ? s->block.tp_size : 1);
     out->bytes = weights + 2.0 * (double)s->sizes.x_bytes;
 }
 

@@ -454,6 +454,14 @@ static int run_rank(const char *const *params, int rank, const char *kernel)
     else
         fprintf(stderr, "    rank %d, %s: max |err| %.3g, loosest bound %.3g\n", rank, param(c, "dtype"),
                 chk.max_abs_err, chk.tolerance);
+    harness_cost cost = {sizeof cost, 0, 0};
+    if (ok)
+        c->variant->cost(state, &cost);
+    if (ok && cost.flops != transformer_block_flops(&s) / 2) {
+        fprintf(stderr, "rank %d: cost %g FLOPs, not half the block's %g\n", rank, cost.flops,
+                transformer_block_flops(&s));
+        ok = 0;
+    }
     if (state)
         c->variant->destroy(c, state);
     ok = ok && c->device_used == 0;
