@@ -18,6 +18,7 @@
 #include <cjson/cJSON.h>
 
 #include "compare/compare.h"
+#include "compare/compare_internal.h"   /* the natural order compare sorts names by */
 
 static const harness_compare_options options = {HARNESS_COMPARE_DEFAULT_THRESHOLD, HARNESS_COMPARE_DEFAULT_ALPHA, 0};
 
@@ -70,8 +71,6 @@ static int same_key(const harness_run_summary *a, const harness_run_summary *b, 
     return by_rank || (strcmp(a->variant_key, b->variant_key) == 0 && cJSON_Compare(a->config, b->config, 1));
 }
 
-static int natural_cmp(const char *a, const char *b);
-
 static const char *base_name(const char *path)
 {
     const char *s = strrchr(path, '/');
@@ -80,35 +79,8 @@ static const char *base_name(const char *path)
 
 static int newer(const harness_run_summary *a, const harness_run_summary *b)
 {
-    int c = natural_cmp(base_name(a->folder), base_name(b->folder));
+    int c = harness_cmp_natural_cmp(base_name(a->folder), base_name(b->folder));
     return (c ? c : strcmp(a->path, b->path)) > 0;
-}
-
-/* strcmp with digit runs compared as numbers (compare_load.c's rule). */
-static int natural_cmp(const char *a, const char *b)
-{
-    while (*a && *b) {
-        if (*a >= '0' && *a <= '9' && *b >= '0' && *b <= '9') {
-            while (*a == '0' && a[1] >= '0' && a[1] <= '9')
-                a++;
-            while (*b == '0' && b[1] >= '0' && b[1] <= '9')
-                b++;
-            size_t la = strspn(a, "0123456789"), lb = strspn(b, "0123456789");
-            if (la != lb)
-                return la < lb ? -1 : 1;
-            int c = strncmp(a, b, la);
-            if (c)
-                return c;
-            a += la;
-            b += lb;
-            continue;
-        }
-        if (*a != *b)
-            return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
-        a++;
-        b++;
-    }
-    return (*a != 0) - (*b != 0);
 }
 
 static int run_order(const void *pa, const void *pb)
@@ -117,7 +89,7 @@ static int run_order(const void *pa, const void *pb)
     const harness_run_summary *b = *(const harness_run_summary *const *)pb;
     int c = strcmp(a->variant_key, b->variant_key);
     if (c == 0)
-        c = natural_cmp(a->config_text, b->config_text);
+        c = harness_cmp_natural_cmp(a->config_text, b->config_text);
     if (c == 0)
         c = (a->world_size > b->world_size) - (a->world_size < b->world_size);
     if (c == 0)
