@@ -114,7 +114,8 @@ int transformer_block_gpu_prepare(transformer_block_gpu *b, char *why, size_t wh
      * rank (heads x D = hidden), not on several: one heuristic query per
      * shape. */
     if ((b->plan_q = linear_cublaslt_plan(b->gemm, t, r.q_cols, hid, why, why_size)) < 0 ||
-        (b->plan_o = r.q_cols == hid ? b->plan_q : linear_cublaslt_plan(b->gemm, t, hid, r.q_cols, why, why_size)) < 0 ||
+        (b->plan_o = r.q_cols == hid ? b->plan_q
+                                     : linear_cublaslt_plan(b->gemm, t, hid, r.q_cols, why, why_size)) < 0 ||
         (b->plan_kv = linear_cublaslt_plan(b->gemm, t, r.kv_cols, hid, why, why_size)) < 0 ||
         (b->plan_gate_up = linear_cublaslt_plan(b->gemm, t, r.inter, hid, why, why_size)) < 0 ||
         (b->plan_down = linear_cublaslt_plan(b->gemm, t, hid, r.inter, why, why_size)) < 0) {
@@ -212,7 +213,8 @@ static int attention(const transformer_block_gpu *b, void *stream, char *why, si
  * rank added up, in place. */
 static int sum_over_ranks(const transformer_block_gpu *b, void *buf, const char *what, char *why, size_t n)
 {
-    if (b->tp_size <= 1 || b->all_reduce(b->comm_user, buf, b->shape.batch * b->shape.seq * b->shape.hidden, b->bf16) == 0)
+    size_t elems = b->shape.batch * b->shape.seq * b->shape.hidden;
+    if (b->tp_size <= 1 || b->all_reduce(b->comm_user, buf, elems, b->bf16) == 0)
         return 0;
     snprintf(why, n, "%s: the all-reduce over the %d tensor-parallel ranks failed", what, b->tp_size);
     return -1;
