@@ -142,7 +142,7 @@ static const char *base_name(const char *path)
 }
 
 /* Newer: the greater folder name (timestamps, then the "-2" suffixes), then path. */
-static int newer(const harness_run_summary *a, const harness_run_summary *b)
+int harness_cmp_newer(const harness_run_summary *a, const harness_run_summary *b)
 {
     int c = harness_cmp_natural_cmp(base_name(a->folder), base_name(b->folder));
     if (c == 0)
@@ -151,7 +151,7 @@ static int newer(const harness_run_summary *a, const harness_run_summary *b)
 }
 
 /* Sort order of the report: variant, config, world size, rank. */
-static int run_order(const void *pa, const void *pb)
+int harness_cmp_run_order(const void *pa, const void *pb)
 {
     const harness_run_summary *a = *(const harness_run_summary *const *)pa;
     const harness_run_summary *b = *(const harness_run_summary *const *)pb;
@@ -183,13 +183,13 @@ static int pick_newest(harness_comparison *c, const harness_compare_side *side, 
     for (size_t g = 0; g < groups->n_groups; g++) {
         newest[g] = groups->member[groups->start[g]];
         for (size_t k = groups->start[g] + 1; k < groups->start[g + 1]; k++)
-            if (newer(&side->runs[groups->member[k]], &side->runs[newest[g]]))
+            if (harness_cmp_newer(&side->runs[groups->member[k]], &side->runs[newest[g]]))
                 newest[g] = groups->member[k];
     }
     for (size_t i = 0; i < side->n_runs; i++) {
         const harness_run_summary *r = &side->runs[i];
         size_t same = harness_run_groups_of(groups, i, NULL);
-        if (newer(&side->runs[newest[groups->group[i]]], r))
+        if (harness_cmp_newer(&side->runs[newest[groups->group[i]]], r))
             continue;
         (*out)[(*n_out)++] = r;
         if (same > 1 && harness_cmp_add_note(c, err, "%s: %zu runs of %s {%s} rank %d/%d; their medians are the replicates, "
@@ -201,7 +201,7 @@ static int pick_newest(harness_comparison *c, const harness_compare_side *side, 
         }
     }
     free(newest);
-    qsort(*out, *n_out, sizeof **out, run_order);
+    qsort(*out, *n_out, sizeof **out, harness_cmp_run_order);
     return 0;
 }
 

@@ -14,6 +14,13 @@ int harness_cmp_oom(harness_error *err);
  * "x-10" > "x-2". Orders folder names, so the newest comes last. */
 int harness_cmp_natural_cmp(const char *a, const char *b);
 
+/* compare.c: whether run a is newer than run b of the same key (its folder
+ * name later in natural order, then its path), and the report's order of
+ * runs (variant, config, world size, rank, path) for qsort of
+ * harness_run_summary pointers. */
+int harness_cmp_newer(const harness_run_summary *a, const harness_run_summary *b);
+int harness_cmp_run_order(const void *pa, const void *pb);
+
 /* compare.c, for compare_ab.c: a note (printf-style; 0 or 3 out of
  * memory), FAILED when either run is not ok, the replicate statistics of
  * rank_shift.h into *s (0, -1 out of memory, -2 a value <= 0), the counts

@@ -18,7 +18,7 @@
 #include <cjson/cJSON.h>
 
 #include "compare/compare.h"
-#include "compare/compare_internal.h"   /* the natural order compare sorts names by */
+#include "compare/compare_internal.h"   /* which run is newer, the report's order */
 
 static const harness_compare_options options = {HARNESS_COMPARE_DEFAULT_THRESHOLD, HARNESS_COMPARE_DEFAULT_ALPHA, 0};
 
@@ -71,32 +71,6 @@ static int same_key(const harness_run_summary *a, const harness_run_summary *b, 
     return by_rank || (strcmp(a->variant_key, b->variant_key) == 0 && cJSON_Compare(a->config, b->config, 1));
 }
 
-static const char *base_name(const char *path)
-{
-    const char *s = strrchr(path, '/');
-    return s && s[1] ? s + 1 : path;
-}
-
-static int newer(const harness_run_summary *a, const harness_run_summary *b)
-{
-    int c = harness_cmp_natural_cmp(base_name(a->folder), base_name(b->folder));
-    return (c ? c : strcmp(a->path, b->path)) > 0;
-}
-
-static int run_order(const void *pa, const void *pb)
-{
-    const harness_run_summary *a = *(const harness_run_summary *const *)pa;
-    const harness_run_summary *b = *(const harness_run_summary *const *)pb;
-    int c = strcmp(a->variant_key, b->variant_key);
-    if (c == 0)
-        c = harness_cmp_natural_cmp(a->config_text, b->config_text);
-    if (c == 0)
-        c = (a->world_size > b->world_size) - (a->world_size < b->world_size);
-    if (c == 0)
-        c = (a->rank > b->rank) - (a->rank < b->rank);
-    return c ? c : strcmp(a->path, b->path);
-}
-
 static size_t ref_newest(const harness_compare_side *s, const harness_run_summary **out, size_t *notes)
 {
     size_t n = 0;
@@ -106,14 +80,14 @@ static size_t ref_newest(const harness_compare_side *s, const harness_run_summar
             if (!same_key(&s->runs[i], &s->runs[j], 0))
                 continue;
             same++;
-            newer_ones += j != i && newer(&s->runs[j], &s->runs[i]);
+            newer_ones += j != i && harness_cmp_newer(&s->runs[j], &s->runs[i]);
         }
         if (!newer_ones) {
             out[n++] = &s->runs[i];
             *notes += same > 1;
         }
     }
-    qsort(out, n, sizeof *out, run_order);
+    qsort(out, n, sizeof *out, harness_cmp_run_order);
     return n;
 }
 
