@@ -25,164 +25,10 @@
 #include <cmocka.h>
 
 #include "common/f16.h"
+#include "fake_device_host.h"
 
 int attention_cuda_LTX_harness_plugin_init(const harness_services *svc, harness_ctx *ctx);
 
-/* The plugin asks the runtime how much memory is free before it allocates
- * (and says so when a shape cannot fit); there is no runtime here. */
-static size_t fake_free_bytes = (size_t)1 << 40, fake_total_bytes = (size_t)1 << 41;
-
-cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
-{
-    *free_bytes = fake_free_bytes, *total_bytes = fake_total_bytes;
-    return cudaSuccess;
-}
-
-/* ---- the fake host ----------------------------------------------------- */
-
-struct harness_ctx {
-    const char *const *params;     /* name, value, name, value, ..., NULL */
-    const harness_variant *variant, *variants[2];
-    int n_variants;
-    char why[512], logged[512];    /* the last fail and log messages */
-    size_t device_used, device_limit;
-    uint32_t rng;
-    harness_dtype filled;          /* the last fill's */
-};
-
-static const char *param(harness_ctx *c, const char *name)
-{
-    for (const char *const *p = c->params; *p; p += 2)
-        if (strcmp(p[0], name) == 0)
-            return p[1];
-    const harness_variant *v = c->variant;
-    for (size_t i = 0; i < v->n_params; i++)
-        if (strcmp(v->params[i].name, name) == 0)
-            return v->params[i].default_value;
-    fail_msg("the plugin read an unknown parameter %s", name);
-    return NULL;
-}
-
-static int64_t p_int(harness_ctx *c, const char *n) { return strtoll(param(c, n), NULL, 10); }
-static double p_float(harness_ctx *c, const char *n) { return strtod(param(c, n), NULL); }
-static int p_bool(harness_ctx *c, const char *n) { return strcmp(param(c, n), "true") == 0; }
-static const char *p_string(harness_ctx *c, const char *n) { return param(c, n); }
-
-static int reg(harness_ctx *c, const harness_variant *v)
-{
-    if (c->n_variants == 2)
-        return -1;
-    c->variants[c->n_variants++] = v;
-    return 0;
-}
-
-static void log_(harness_ctx *c, int level, const char *fmt, ...)
-{
-    (void)level;
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(c->logged, sizeof c->logged, fmt, ap);
-    va_end(ap);
-}
-
-static int fail_(harness_ctx *c, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(c->why, sizeof c->why, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
-static void *alloc_(harness_ctx *c, size_t bytes, const char *tag)
-{
-    (void)c, (void)tag;
-    void *p = NULL;
-    return posix_memalign(&p, 64, bytes ? bytes : 1) == 0 ? p : NULL;
-}
-static void free_(harness_ctx *c, void *p)
-{
-    (void)c;
-    free(p);
-}
-
-/* Values in [-2, 2) of the requested type (fp32, bf16 or fp16). */
-static int fill_(harness_ctx *c, void *buf, size_t n, harness_dtype dt)
-{
-    c->filled = dt;
-    for (size_t i = 0; i < n; i++) {
-        c->rng = c->rng * 1664525u + 1013904223u;
-        float f = -2.0f + 4.0f * (float)(c->rng >> 8) / (float)(1u << 24);
-        if (dt == HARNESS_DTYPE_F32) {
-            ((float *)buf)[i] = f;
-        } else if (dt == HARNESS_DTYPE_F16) {
-            ((uint16_t *)buf)[i] = f32_to_f16(f);
-        } else {
-            uint32_t u;
-            memcpy(&u, &f, sizeof u);
-            ((uint16_t *)buf)[i] = (uint16_t)(u >> 16);   /* truncation: any bf16 value will do */
-        }
-    }
-    return 0;
-}
-
-/* "Device" memory: host memory, at most device_limit bytes in use. The size
- * is kept in front of the block, 256 bytes before the pointer (the alignment
- * the real service gives). */
-static void *dev_alloc(harness_ctx *c, size_t bytes, const char *tag)
-{
-    if (c->device_used + bytes > c->device_limit) {
-        fail_(c, "out of device memory allocating %zu bytes for '%s'", bytes, tag);
-        return NULL;
-    }
-    char *p = NULL;
-    if (posix_memalign((void **)&p, 256, bytes + 256) != 0)
-        return NULL;
-    memcpy(p, &bytes, sizeof bytes);
-    c->device_used += bytes;
-    return p + 256;
-}
-static void dev_free(harness_ctx *c, void *ptr)
-{
-    char *p = (char *)ptr - 256;
-    size_t bytes;
-    memcpy(&bytes, p, sizeof bytes);
-    c->device_used -= bytes;
-    free(p);
-}
-static int copy_(harness_ctx *c, void *dst, const void *src, size_t bytes)
-{
-    (void)c;
-    memcpy(dst, src, bytes);
-    return 0;
-}
-static void region_push_(harness_ctx *c, const char *name)
-{
-    (void)c, (void)name;
-}
-static void region_pop_(harness_ctx *c)
-{
-    (void)c;
-}
-static void *stream_(harness_ctx *c)
-{
-    (void)c;
-    return NULL;
-}
-static int sync_(harness_ctx *c)
-{
-    (void)c;
-    return 0;
-}
-
-static const harness_services services = {
-    .size = sizeof(harness_services), .abi_major = HARNESS_ABI_MAJOR, .abi_minor = HARNESS_ABI_MINOR,
-    .register_variant = reg, .log = log_, .fail = fail_,
-    .param_int = p_int, .param_float = p_float, .param_bool = p_bool, .param_string = p_string,
-    .alloc = alloc_, .free = free_, .fill = fill_, .region_push = region_push_, .region_pop = region_pop_,
-    .device_alloc = dev_alloc, .device_free = dev_free, .copy_to_device = copy_, .copy_to_host = copy_,
-    .device_fill = fill_, .stream = stream_, .device_synchronize = sync_,
-};
 
 /* Loads the plugin and picks the variant `key` (both must register). */
 static harness_ctx *open_plugin(const char *key, const char *const *params, size_t device_limit)
@@ -192,7 +38,7 @@ static harness_ctx *open_plugin(const char *key, const char *const *params, size
     c->params = params;
     c->device_limit = device_limit;
     c->rng = 3;
-    assert_int_equal(attention_cuda_LTX_harness_plugin_init(&services, c), 0);
+    assert_int_equal(attention_cuda_LTX_harness_plugin_init(&fake_host_services, c), 0);
     assert_int_equal(c->n_variants, 2);
     assert_string_equal(c->variants[0]->key, "attention/cuda");
     assert_string_equal(c->variants[1]->key, "attention/cublas");
@@ -207,7 +53,7 @@ static void run_config(const char *key, const char *const *params, const char *k
 {
     harness_ctx *c = open_plugin(key, params, (size_t)1 << 30);
     const harness_variant *v = c->variant;
-    const char *dtype = param(c, "dtype");
+    const char *dtype = fake_host_param(c, "dtype");
     assert_int_equal(v->validate(c), 0);
     void *state = NULL;
     if (v->create(c, &state) != 0)

@@ -5,7 +5,7 @@
  * SwiGLU) are tests/cudasim's CPU builds of their .cu files, cuBLASLt is
  * fake_cublaslt.c (the GEMMs on the CPU, with cuBLASLt's argument checks and
  * a log of calls), and the host is a fake service table whose "device"
- * memory is host memory (with a limit, to run out of). So the whole forward
+ * memory is host memory (fake_device_host.c). So the whole forward
  * step runs in make check and is held to the CPU block's double reference,
  * in fp32 and bf16, on small odd shapes that reach all three attention
  * kernels. Also: the GEMMs' order, shapes and operands (residuals as C), one
@@ -33,187 +33,11 @@
 #include <unistd.h>
 
 #include "fake_cublaslt.h"
+#include "fake_device_host.h"
 #include "transformer_block/transformer_block.h"
 #include "common/bf16.h"
 
 int transformer_block_cuda_LTX_harness_plugin_init(const harness_services *svc, harness_ctx *ctx);
-
-/* The plugin asks the runtime how much memory is free before it allocates;
- * there is no runtime here. */
-static size_t fake_free_bytes = (size_t)1 << 40, fake_total_bytes = (size_t)1 << 41;
-
-cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
-{
-    *free_bytes = fake_free_bytes, *total_bytes = fake_total_bytes;
-    return cudaSuccess;
-}
-
-/* ---- the fake host ----------------------------------------------------- */
-
-#define MAX_TAGS 32
-#define MAX_REGIONS 64
-
-struct harness_ctx {
-    const char *const *params;     /* name, value, name, value, ..., NULL */
-    const harness_variant *variant;
-    char why[512];
-    int rank, world_size, all_reduces;
-    size_t device_used, device_limit;
-    uint32_t rng;
-    /* Device allocations by tag, for the test to look at. */
-    const char *tags[MAX_TAGS];
-    void *tagged[MAX_TAGS];
-    int n_tags;
-    const char *regions[MAX_REGIONS];
-    int n_regions, depth;
-};
-
-static const char *param(harness_ctx *c, const char *name)
-{
-    for (const char *const *p = c->params; *p; p += 2)
-        if (strcmp(p[0], name) == 0)
-            return p[1];
-    const harness_variant *v = c->variant;
-    for (size_t i = 0; i < v->n_params; i++)
-        if (strcmp(v->params[i].name, name) == 0)
-            return v->params[i].default_value;
-    fail_msg("the plugin read an unknown parameter %s", name);
-    return NULL;
-}
-
-static int64_t p_int(harness_ctx *c, const char *n) { return strtoll(param(c, n), NULL, 10); }
-static double p_float(harness_ctx *c, const char *n) { return strtod(param(c, n), NULL); }
-static int p_bool(harness_ctx *c, const char *n) { return strcmp(param(c, n), "true") == 0; }
-static const char *p_string(harness_ctx *c, const char *n) { return param(c, n); }
-
-static int reg(harness_ctx *c, const harness_variant *v)
-{
-    if (c->variant)
-        return -1;
-    c->variant = v;
-    return 0;
-}
-
-static void log_(harness_ctx *c, int level, const char *fmt, ...)
-{
-    (void)c, (void)level, (void)fmt;
-}
-
-static int fail_(harness_ctx *c, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(c->why, sizeof c->why, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
-static void *alloc_(harness_ctx *c, size_t bytes, const char *tag)
-{
-    (void)c, (void)tag;
-    void *p = NULL;
-    return posix_memalign(&p, 64, bytes ? bytes : 1) == 0 ? p : NULL;
-}
-static void free_(harness_ctx *c, void *p)
-{
-    (void)c;
-    free(p);
-}
-
-/* Values in [-2, 2) of the requested type (fp32 or bf16). */
-static int fill_(harness_ctx *c, void *buf, size_t n, harness_dtype dt)
-{
-    for (size_t i = 0; i < n; i++) {
-        c->rng = c->rng * 1664525u + 1013904223u;
-        float f = -2.0f + 4.0f * (float)(c->rng >> 8) / (float)(1u << 24);
-        if (dt == HARNESS_DTYPE_F32) {
-            ((float *)buf)[i] = f;
-        } else {
-            uint32_t u;
-            memcpy(&u, &f, sizeof u);
-            ((uint16_t *)buf)[i] = (uint16_t)(u >> 16);   /* truncation: any bf16 value will do */
-        }
-    }
-    return 0;
-}
-
-/* "Device" memory: host memory, at most device_limit bytes in use, 256-byte
- * aligned as the real service gives it; the size is kept in front. */
-static void *dev_alloc(harness_ctx *c, size_t bytes, const char *tag)
-{
-    if (c->device_used + bytes > c->device_limit) {
-        fail_(c, "out of device memory allocating %zu bytes for '%s'", bytes, tag);
-        return NULL;
-    }
-    char *p = NULL;
-    if (posix_memalign((void **)&p, 256, bytes + 256) != 0)
-        return NULL;
-    memcpy(p, &bytes, sizeof bytes);
-    c->device_used += bytes;
-    if (c->n_tags < MAX_TAGS)
-        c->tags[c->n_tags] = tag, c->tagged[c->n_tags++] = p + 256;
-    return p + 256;
-}
-static void dev_free(harness_ctx *c, void *ptr)
-{
-    char *p = (char *)ptr - 256;
-    size_t bytes;
-    memcpy(&bytes, p, sizeof bytes);
-    c->device_used -= bytes;
-    for (int i = 0; i < c->n_tags; i++)
-        if (c->tagged[i] == ptr)
-            c->tagged[i] = NULL;
-    free(p);
-}
-static void *tagged(harness_ctx *c, const char *tag)
-{
-    for (int i = c->n_tags - 1; i >= 0; i--)
-        if (c->tagged[i] && strcmp(c->tags[i], tag) == 0)
-            return c->tagged[i];
-    fail_msg("no device buffer tagged %s", tag);
-    return NULL;
-}
-static int copy_(harness_ctx *c, void *dst, const void *src, size_t bytes)
-{
-    (void)c;
-    memcpy(dst, src, bytes);
-    return 0;
-}
-static void region_push_(harness_ctx *c, const char *name)
-{
-    assert_int_equal(c->depth, 0);               /* the block's regions never nest */
-    c->depth++;
-    if (c->n_regions < MAX_REGIONS)
-        c->regions[c->n_regions++] = name;
-}
-static void region_pop_(harness_ctx *c)
-{
-    assert_int_equal(c->depth, 1);
-    c->depth--;
-}
-static int rank_(harness_ctx *c)
-{
-    return c->rank;
-}
-static int world_size_(harness_ctx *c)
-{
-    return c->world_size;
-}
-static int threads_(harness_ctx *c)
-{
-    (void)c;
-    return 1;
-}
-static void *stream_(harness_ctx *c)
-{
-    (void)c;
-    return NULL;
-}
-static int sync_(harness_ctx *c)
-{
-    (void)c;
-    return 0;
-}
 
 /* ---- two ranks: forked processes and a shared-memory all-reduce -------- */
 
@@ -258,10 +82,10 @@ static int all_reduce_(harness_ctx *c, const void *send, void *recv, size_t coun
     size_t elem = dt == HARNESS_DTYPE_F32 ? 4 : 2;
     if (op != HARNESS_REDUCE_SUM || (dt != HARNESS_DTYPE_F32 && dt != HARNESS_DTYPE_BF16) ||
         count * elem > TP_SLOT_BYTES || c->world_size != 2)
-        return fail_(c, "all_reduce: the test supports sums of fp32 or bf16, %zu bytes, 2 ranks", TP_SLOT_BYTES);
+        return fake_host_fail(c, "all_reduce: the test supports sums of fp32 or bf16, %zu bytes, 2 ranks", TP_SLOT_BYTES);
     memcpy(tp->slot[c->rank], send, count * elem);
     if (tp_barrier() != 0)
-        return fail_(c, "all_reduce: the other rank never came");
+        return fake_host_fail(c, "all_reduce: the other rank never came");
     for (size_t i = 0; i < count; i++) {
         float v = tp_get(tp->slot[0], i, dt) + tp_get(tp->slot[1], i, dt);
         if (dt == HARNESS_DTYPE_F32)
@@ -270,18 +94,11 @@ static int all_reduce_(harness_ctx *c, const void *send, void *recv, size_t coun
             ((uint16_t *)recv)[i] = f32_to_bf16(v);
     }
     c->all_reduces++;
-    return tp_barrier() == 0 ? 0 : fail_(c, "all_reduce: the other rank never came");
+    return tp_barrier() == 0 ? 0 : fake_host_fail(c, "all_reduce: the other rank never came");
 }
 
-static const harness_services services = {
-    .size = sizeof(harness_services), .abi_major = HARNESS_ABI_MAJOR, .abi_minor = HARNESS_ABI_MINOR,
-    .register_variant = reg, .log = log_, .fail = fail_,
-    .param_int = p_int, .param_float = p_float, .param_bool = p_bool, .param_string = p_string,
-    .alloc = alloc_, .free = free_, .fill = fill_, .region_push = region_push_, .region_pop = region_pop_,
-    .rank = rank_, .world_size = world_size_, .num_threads = threads_,
-    .device_alloc = dev_alloc, .device_free = dev_free, .copy_to_device = copy_, .copy_to_host = copy_,
-    .device_fill = fill_, .stream = stream_, .device_synchronize = sync_, .all_reduce = all_reduce_,
-};
+/* The fake host's services and the two ranks' all-reduce (main sets it). */
+static harness_services services;
 
 static harness_ctx *open_plugin(const char *const *params, size_t device_limit)
 {
@@ -292,7 +109,7 @@ static harness_ctx *open_plugin(const char *const *params, size_t device_limit)
     c->world_size = 1;
     c->rng = 5;
     assert_int_equal(transformer_block_cuda_LTX_harness_plugin_init(&services, c), 0);
-    assert_non_null(c->variant);
+    assert_int_equal(c->n_variants, 1);
     assert_string_equal(c->variant->key, "transformer_block/cuda");
     assert_string_equal(c->variant->family, "transformer_block");
     return c;
@@ -301,11 +118,11 @@ static harness_ctx *open_plugin(const char *const *params, size_t device_limit)
 /* The shape a parameter list describes (defaults as the plugin's table). */
 static transformer_block_shape shape_of(harness_ctx *c)
 {
-    size_t heads = (size_t)p_int(c, "num_heads"), kv = (size_t)p_int(c, "num_kv_heads");
-    return (transformer_block_shape){(size_t)p_int(c, "batch_size"), (size_t)p_int(c, "seq_len"),
-                                     (size_t)p_int(c, "hidden_size"), heads, kv ? kv : heads,
-                                     (size_t)p_int(c, "intermediate_size"), p_float(c, "rope_theta"),
-                                     (float)p_float(c, "eps"), p_bool(c, "causal")};
+    size_t heads = (size_t)fake_host_int(c, "num_heads"), kv = (size_t)fake_host_int(c, "num_kv_heads");
+    return (transformer_block_shape){(size_t)fake_host_int(c, "batch_size"), (size_t)fake_host_int(c, "seq_len"),
+                                     (size_t)fake_host_int(c, "hidden_size"), heads, kv ? kv : heads,
+                                     (size_t)fake_host_int(c, "intermediate_size"), fake_host_float(c, "rope_theta"),
+                                     (float)fake_host_float(c, "eps"), fake_host_bool(c, "causal")};
 }
 
 /* The GEMMs of one step, in order: Q, K, V from the normalized input; O
@@ -330,12 +147,12 @@ static void check_gemms(harness_ctx *c, const transformer_block_shape *s)
         assert_int_equal(log[i].m, want[i].m);
         assert_int_equal(log[i].n, t);
         assert_int_equal(log[i].k, want[i].k);
-        assert_ptr_equal(log[i].a, tagged(c, want[i].w));
-        assert_ptr_equal(log[i].b, tagged(c, want[i].act));
-        assert_ptr_equal(log[i].d, tagged(c, want[i].d));
+        assert_ptr_equal(log[i].a, fake_host_tagged(c, want[i].w));
+        assert_ptr_equal(log[i].b, fake_host_tagged(c, want[i].act));
+        assert_ptr_equal(log[i].d, fake_host_tagged(c, want[i].d));
         if (want[i].c) {
             assert_true(log[i].beta == 1.0f);
-            assert_ptr_equal(log[i].c, tagged(c, want[i].c));
+            assert_ptr_equal(log[i].c, fake_host_tagged(c, want[i].c));
         } else {
             assert_true(log[i].beta == 0.0f);
         }
@@ -369,7 +186,7 @@ static void run_config(const char *const *params, const char *kernel)
     assert_true(chk.passed);
     assert_int_equal(chk.checked, s.batch * s.seq * hid);
     assert_non_null(strstr(chk.detail, kernel));
-    print_message("    %s: max |err| %.3g, loosest bound %.3g\n", param(c, "dtype"), chk.max_abs_err,
+    print_message("    %s: max |err| %.3g, loosest bound %.3g\n", fake_host_param(c, "dtype"), chk.max_abs_err,
                   chk.tolerance);
     check_gemms(c, &s);
 
@@ -452,7 +269,7 @@ static int run_rank(const char *const *params, int rank, const char *kernel)
     if (!ok)
         fprintf(stderr, "rank %d: %s\n", rank, c->why);
     else
-        fprintf(stderr, "    rank %d, %s: max |err| %.3g, loosest bound %.3g\n", rank, param(c, "dtype"),
+        fprintf(stderr, "    rank %d, %s: max |err| %.3g, loosest bound %.3g\n", rank, fake_host_param(c, "dtype"),
                 chk.max_abs_err, chk.tolerance);
     harness_cost cost = {sizeof cost, 0, 0};
     if (ok)
@@ -533,8 +350,8 @@ static void test_bf16_tolerance_catches_wrong_blocks(void **state)
     transformer_block_shape s = shape_of(c);
     const void *w[TB_N_WEIGHTS];
     for (int i = 0; i < TB_N_WEIGHTS; i++)
-        w[i] = tagged(c, transformer_block_weight_names[i]);
-    const void *x = tagged(c, "x"), *y = tagged(c, "y");
+        w[i] = fake_host_tagged(c, transformer_block_weight_names[i]);
+    const void *x = fake_host_tagged(c, "x"), *y = fake_host_tagged(c, "y");
     double fp32_tol = transformer_block_fp32_tol(&s), rtol = fp32_tol + 0x1p-8, atol = fp32_tol + 0x1p-5;
     transformer_block_check_result r;
     assert_int_equal(transformer_block_check_tol(&s, TB_BF16, x, w, y, 0x1p60, rtol, atol, &r), 0);
@@ -622,6 +439,8 @@ static void test_out_of_device_memory(void **state)
 
 int main(void)
 {
+    services = fake_host_services;
+    services.all_reduce = all_reduce_;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tensor_parallel),   /* first: see there */
         cmocka_unit_test(test_forward_matches_reference),
