@@ -106,10 +106,13 @@ extern "C" int attention_cuda_launch(const attention_cuda_geometry *g, const att
                                      void *o, void *stream)
 {
     /* The geometry must be what the plan makes for this shape and these
-     * pointers: a kernel run on a shape it was not planned for reads out of
-     * bounds. */
+     * pointers (with the tensor-core kernel, for its m_tiles): a kernel run
+     * on a shape it was not planned for reads out of bounds. */
     attention_cuda_geometry want;
-    if (attention_cuda_plan_kernel(s, dtype, g->kernel, q, k, v, o, &want) != 0 || want.head_dim != g->head_dim ||
+    int planned = g->kernel == ATTENTION_CUDA_TENSOR_CORE
+                      ? attention_cuda_plan_tensor_core(s, dtype, g->m_tiles, q, k, v, o, &want)
+                      : attention_cuda_plan_kernel(s, dtype, g->kernel, q, k, v, o, &want);
+    if (planned != 0 || want.kernel != g->kernel || want.head_dim != g->head_dim ||
         want.threads != g->threads || want.grid_x != g->grid_x || want.grid_y != g->grid_y ||
         want.grid_z != g->grid_z || want.smem != g->smem || want.m_tiles != g->m_tiles)
         return ATTENTION_CUDA_EINVAL;
@@ -522,7 +525,8 @@ attention_fallback(att_args<T> a)
  * XOR-swizzled: chunk col / 8 of row r sits at chunk (col / 8) ^ (r % 8).
  * Rows are D x 2 = 128 or 256 bytes (16-bit types), so chunk k of every row
  * lies on banks 4k .. 4k+3 (mod 32): the eight rows an ldmatrix matrix reads
- * at one logical chunk land on eight different chunks, all banks. The fp32
+ * at one logical chunk land on eight different chunks, all banks (as
+ * test_attention_cuda_sim checks, through cudasim's bank accounting). The fp32
  * tiles use it too (8-element chunks = two float4s), harmlessly. */
 template <int D> __device__ __forceinline__ int swz(int row, int col)
 {

@@ -70,6 +70,13 @@ int attention_cuda_plan_kernel(const attention_shape *s, attention_cuda_dtype dt
                                const void *q, const void *k, const void *v, const void *o,
                                attention_cuda_geometry *out);
 
+/* attention_cuda_plan_kernel for the tensor-core kernel with m_tiles (1 or
+ * 2) given rather than chosen: any of the two runs any shape the kernel
+ * takes, so attention_cuda_launch accepts either, and tests run both. */
+int attention_cuda_plan_tensor_core(const attention_shape *s, attention_cuda_dtype dtype, unsigned m_tiles,
+                                    const void *q, const void *k, const void *v, const void *o,
+                                    attention_cuda_geometry *out);
+
 /* The fastest kernel that takes the shape: TENSOR_CORE, SIMT, else FALLBACK.
  * Returns 0, or -1 (no kernel can: invalid shape or grid too large). A shape
  * with no query (seq_q, batch or heads 0) plans grid_x = 0: nothing to launch. */

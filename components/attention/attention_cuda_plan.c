@@ -39,9 +39,18 @@ static int fast_ok(const attention_shape *s, const void *q, const void *k, const
            aligned16(o);
 }
 
-int attention_cuda_plan_kernel(const attention_shape *s, attention_cuda_dtype dtype, attention_cuda_kernel kernel,
-                               const void *q, const void *k, const void *v, const void *o,
-                               attention_cuda_geometry *out)
+/* The tensor-core kernel's m-tiles per warp: two, unless that leaves fewer
+ * than ATTENTION_CUDA_TC_MIN_BLOCKS blocks (attention_cuda.h). */
+static unsigned choose_m_tiles(const attention_shape *s)
+{
+    size_t blocks = (s->seq_q + ATTENTION_CUDA_TC_BQ(2) - 1) / ATTENTION_CUDA_TC_BQ(2) * s->heads * s->batch;
+    return blocks < ATTENTION_CUDA_TC_MIN_BLOCKS ? 1 : 2;
+}
+
+/* m_tiles: the tensor-core kernel's (1 or 2), 0 to choose; other kernels ignore it. */
+static int plan(const attention_shape *s, attention_cuda_dtype dtype, attention_cuda_kernel kernel,
+                unsigned m_tiles, const void *q, const void *k, const void *v, const void *o,
+                attention_cuda_geometry *out)
 {
     if (!valid(s, dtype))
         return -1;
@@ -56,10 +65,7 @@ int attention_cuda_plan_kernel(const attention_shape *s, attention_cuda_dtype dt
          * most a launch gets without opting in. */
         g.head_dim = (unsigned)d;
         g.threads = 32 * ATTENTION_CUDA_TC_WARPS;
-        g.m_tiles = 2;
-        if (((s->seq_q + ATTENTION_CUDA_TC_BQ(2) - 1) / ATTENTION_CUDA_TC_BQ(2)) * s->heads * s->batch <
-            ATTENTION_CUDA_TC_MIN_BLOCKS)
-            g.m_tiles = 1;
+        g.m_tiles = m_tiles ? m_tiles : choose_m_tiles(s);
         g.smem = (ATTENTION_CUDA_TC_BQ(g.m_tiles) + 2 * ATTENTION_CUDA_TC_BK(d, g.m_tiles)) * d * 2;
         rows_per_block = ATTENTION_CUDA_TC_BQ(g.m_tiles);
         break;
@@ -86,6 +92,22 @@ int attention_cuda_plan_kernel(const attention_shape *s, attention_cuda_dtype dt
     g.grid_x = (unsigned)blocks;
     *out = g;
     return 0;
+}
+
+int attention_cuda_plan_kernel(const attention_shape *s, attention_cuda_dtype dtype, attention_cuda_kernel kernel,
+                               const void *q, const void *k, const void *v, const void *o,
+                               attention_cuda_geometry *out)
+{
+    return plan(s, dtype, kernel, 0, q, k, v, o, out);
+}
+
+int attention_cuda_plan_tensor_core(const attention_shape *s, attention_cuda_dtype dtype, unsigned m_tiles,
+                                    const void *q, const void *k, const void *v, const void *o,
+                                    attention_cuda_geometry *out)
+{
+    if (m_tiles != 1 && m_tiles != 2)
+        return -1;
+    return plan(s, dtype, ATTENTION_CUDA_TENSOR_CORE, m_tiles, q, k, v, o, out);
 }
 
 int attention_cuda_plan(const attention_shape *s, attention_cuda_dtype dtype,

@@ -90,6 +90,8 @@ __device__ __forceinline__ void cp_async16(void *dst, const void *src, bool vali
     if (!q.empty() && q.front().block != b)
         cp_async_sim::stale();
     q.push_back({dst, src, valid, b});
+    cudasim::record_access(cudasim::CP_ASYNC_SHARED, dst, 16);
+    cudasim::record_access(cudasim::CP_ASYNC_GLOBAL, src, 16, valid);
 }
 __device__ __forceinline__ void cp_async_commit() {}
 __device__ __forceinline__ void cp_async_wait_all()

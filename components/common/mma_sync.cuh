@@ -206,6 +206,7 @@ inline void ldmatrix(uint32_t (&r)[4], const void *row_addr, bool trans)
         std::fprintf(stderr, "cudasim: ldmatrix row address %p is not 16-byte aligned\n", row_addr);
         std::abort();
     }
+    cudasim::record_access(cudasim::LDMATRIX, row_addr, 16);
     const uint64_t *all = cudasim::warp_exchange(0xffffffffu, (uint64_t)(uintptr_t)row_addr);
     const uint16_t *rows[32];
     for (int l = 0; l < 32; l++)

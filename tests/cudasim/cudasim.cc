@@ -215,6 +215,7 @@ void run_block(dim3 grid, dim3 block, dim3 bid, size_t smem)
         w.generation = 0;
 
     size_t n = block_threads(*L);
+    access_block_begin(n, L->dyn_shared, smem);
     for (size_t t = 0; t < n; t++) {
         fiber &f = L->fibers[t];
         f.pos.thread_idx = dim3((unsigned)(t % block.x), (unsigned)(t / block.x % block.y),
@@ -270,6 +271,7 @@ void run_block(dim3 grid, dim3 block, dim3 bid, size_t smem)
                    "__syncthreads (divergent collective)"
                  : "deadlock: __syncthreads waits for threads stuck at a warp collective");
     }
+    access_block_end();
     std::free(L->dyn_shared);
     L->dyn_shared = nullptr;
 }

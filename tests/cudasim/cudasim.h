@@ -117,6 +117,38 @@ static inline T from_bits(uint64_t u)
     return v;
 }
 
+/* ---- memory accounting: bank conflicts and sectors (README: memory) ------
+ * The wrappers of the instructions whose addresses matter for speed
+ * (ldmatrix in common/mma_sync.cuh, cp.async in common/cp_async.cuh) report
+ * every lane's address. A warp's request is its lanes' n-th report of one
+ * kind; once every lane of the warp has reported (or the block ends), it is
+ * costed as the hardware would serve it:
+ *   shared memory: in phases of 128 bytes' worth of lanes (8 lanes of 16
+ *     bytes: one 8x8 matrix of an ldmatrix); a phase takes as many passes
+ *     (wavefronts) as the most distinct 4-byte words any of the 32 banks
+ *     holds (bank = word % 32; the same word for two lanes is a broadcast);
+ *     ideal: the distinct words / 32, rounded up, per phase.
+ *   global memory: the 32-byte sectors the active lanes touch; ideal: their
+ *     distinct bytes / 32, rounded up.
+ * Shared addresses count from the start of dynamic shared memory, which the
+ * hardware aligns to at least 128 bytes; others (static __shared__) as they
+ * are. */
+enum access_kind { LDMATRIX, CP_ASYNC_SHARED, CP_ASYNC_GLOBAL, ACCESS_KINDS };
+struct access_totals {
+    unsigned long long requests;   /* warp-wide instructions */
+    unsigned long long passes;     /* shared: wavefronts; global: sectors */
+    unsigned long long ideal;      /* the same without conflicts, perfectly coalesced */
+};
+/* This lane's part of its warp's next request of `kind`: `bytes` from addr;
+ * an inactive lane (cp.async's zero-fill form reads no global memory) takes
+ * its turn but touches nothing. */
+void record_access(access_kind kind, const void *addr, unsigned bytes, bool active = true);
+access_totals totals(access_kind kind);
+void reset_totals();
+/* The scheduler's calls around each block (cudasim.cc). */
+void access_block_begin(size_t threads, const void *dyn_shared, size_t dyn_bytes);
+void access_block_end();
+
 /* Lane src of this lane's width-wide segment, or this lane when src falls
  * outside it (the CUDA rule for shfl_up/down/xor). */
 template <typename T>

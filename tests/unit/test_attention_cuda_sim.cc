@@ -1,10 +1,13 @@
 /* test_attention_cuda_sim.cc - the attention/cuda kernels run on the CPU
  * under tests/cudasim against the double reference of attention/cpu: the
  * tensor-core kernel (its mma.sync and ldmatrix simulated from the PTX
- * fragment layouts), the fp32 SIMT kernel and the fallback, on small odd
+ * fragment layouts; one and two m-tiles per warp), the fp32 SIMT kernel and
+ * the fallback, on small odd
  * shapes (partial tiles, seq 1/3/65, head_dim 1/3/64/128/130, causal with
  * Sq != Sk both ways, grouped-query heads), each in forward and reversed
- * thread order, the two results identical to the bit; attention/cublas's
+ * thread order, the two results identical to the bit; the tiled kernels'
+ * shared-memory reads free of bank conflicts and their loads in whole
+ * sectors (cudasim's memory accounting); attention/cublas's
  * softmax kernel; and the host plan.
  * Built as C++ with cudasim.h force-included (tests/cudasim/build.am). */
 #include "attention/attention_cuda.h"
@@ -21,6 +24,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <initializer_list>
 extern "C" {
 #include <cmocka.h>
 }
@@ -51,13 +55,18 @@ static float get(attention_cuda_dtype dt, const void *p, size_t i)
     return dt == ATTENTION_CUDA_BF16 ? bf16_to_f32(u) : f16_to_f32(u);
 }
 
-/* Exact-size, 16-byte aligned: ASan flags any access past the end. */
+/* Exact-size, so that ASan flags any access past the end; 256-byte aligned,
+ * as cudaMalloc's are, so that sectors count as on the GPU. */
 static void *alloc_exact(size_t bytes)
 {
     void *p = nullptr;
-    assert_int_equal(posix_memalign(&p, 16, bytes ? bytes : 16), 0);
+    assert_int_equal(posix_memalign(&p, 256, bytes ? bytes : 16), 0);
     return p;
 }
+
+static const attention_cuda_kernel TC = ATTENTION_CUDA_TENSOR_CORE, SIMT = ATTENTION_CUDA_SIMT,
+                                   FB = ATTENTION_CUDA_FALLBACK;
+static const attention_cuda_dtype F32 = ATTENTION_CUDA_F32, BF16 = ATTENTION_CUDA_BF16, F16 = ATTENTION_CUDA_F16;
 
 struct tcase {
     attention_cuda_dtype dt;
@@ -95,29 +104,48 @@ static void run_case(const tcase &c)
         assert_int_equal(attention_cuda_plan(&s, c.dt, q, k, v, o[0], &g), 0);
         assert_int_equal(g.kernel, c.kernel);
     }
-    assert_int_equal(attention_cuda_plan_kernel(&s, c.dt, c.kernel, q, k, v, o[0], &g), 0);
-    for (int ord = 0; ord < 2; ord++) {
-        cudasim::set_order(ord ? cudasim::REVERSED : cudasim::FORWARD);
-        memset(o[ord], 0xff, nq * es);   /* NaN: an element never written fails */
-        assert_int_equal(attention_cuda_launch(&g, &s, c.dt, q, k, v, o[ord], nullptr), 0);
-        const char *what = ord ? "reversed" : "forward";
-        attention_check_result r;
-        assert_int_equal(attention_check(&s, q, k, v, o[ord], ref_dtype(c.dt), 0, &r), 0);
-        if (!r.passed)
-            print_error("%s kernel %d b%zu h%zu/%zu sq%zu sk%zu d%zu causal %d %s: %s\n", dt_name(c.dt),
-                        (int)c.kernel, c.batch, c.heads, c.kv_heads, c.seq_q, c.seq_k, c.head_dim, c.causal,
-                        what, r.detail);
-        assert_true(r.passed);
-        assert_int_equal(r.checked, nq);
+    /* The tensor-core kernel with one and with two m-tiles per warp: the
+     * plan takes two only on grids too big to simulate. */
+    for (unsigned mt = c.kernel == TC ? 1 : 0; mt <= (c.kernel == TC ? 2u : 0u); mt++) {
+        if (mt)
+            assert_int_equal(attention_cuda_plan_tensor_core(&s, c.dt, mt, q, k, v, o[0], &g), 0);
+        else
+            assert_int_equal(attention_cuda_plan_kernel(&s, c.dt, c.kernel, q, k, v, o[0], &g), 0);
+        for (int ord = 0; ord < 2; ord++) {
+            cudasim::set_order(ord ? cudasim::REVERSED : cudasim::FORWARD);
+            memset(o[ord], 0xff, nq * es);   /* NaN: an element never written fails */
+            assert_int_equal(attention_cuda_launch(&g, &s, c.dt, q, k, v, o[ord], nullptr), 0);
+            const char *what = ord ? "reversed" : "forward";
+            attention_check_result r;
+            assert_int_equal(attention_check(&s, q, k, v, o[ord], ref_dtype(c.dt), 0, &r), 0);
+            if (!r.passed)
+                print_error("%s kernel %d (m-tiles %u) b%zu h%zu/%zu sq%zu sk%zu d%zu causal %d %s: %s\n",
+                            dt_name(c.dt), (int)c.kernel, mt, c.batch, c.heads, c.kv_heads, c.seq_q, c.seq_k,
+                            c.head_dim, c.causal, what, r.detail);
+            assert_true(r.passed);
+            assert_int_equal(r.checked, nq);
+        }
+        assert_memory_equal(o[0], o[1], nq * es);
+        cudasim::set_order(cudasim::FORWARD);
     }
-    assert_memory_equal(o[0], o[1], nq * es);
-    cudasim::set_order(cudasim::FORWARD);
     free(q), free(k), free(v), free(o[0]), free(o[1]);
 }
 
-static const attention_cuda_kernel TC = ATTENTION_CUDA_TENSOR_CORE, SIMT = ATTENTION_CUDA_SIMT,
-                                   FB = ATTENTION_CUDA_FALLBACK;
-static const attention_cuda_dtype F32 = ATTENTION_CUDA_F32, BF16 = ATTENTION_CUDA_BF16, F16 = ATTENTION_CUDA_F16;
+/* The memory traffic of the kernels run since the last reset_totals, as
+ * cudasim costs it (cudasim.h: memory accounting): every kind in `kinds`
+ * was used, shared memory without a bank conflict, global memory in whole
+ * sectors. */
+static void expect_ideal_traffic(const char *kernel, std::initializer_list<cudasim::access_kind> kinds)
+{
+    static const char *const names[] = {"ldmatrix", "cp.async to shared", "cp.async from global"};
+    for (cudasim::access_kind k : kinds) {
+        cudasim::access_totals t = cudasim::totals(k);
+        print_message("%s, %s: %llu requests, %llu %s, ideal %llu\n", kernel, names[k], t.requests, t.passes,
+                      k == cudasim::CP_ASYNC_GLOBAL ? "sectors" : "wavefronts", t.ideal);
+        assert_true(t.requests > 0);
+        assert_true(t.passes == t.ideal);
+    }
+}
 
 /* Tensor cores: 65 queries fill a warp's first m-tiles and part of the
  * next, 65 keys are full tiles and one more (tiles of 64 at head_dim 64, 32
@@ -141,8 +169,10 @@ static void test_tensor_core(void **state)
         {BF16, 1, 2, 1, 130, 161, 128, 1, 0, TC, 1},
         {F16, 1, 1, 1, 257, 200, 64, 1, 0, TC, 1},
     };
+    cudasim::reset_totals();
     for (const tcase &c : cases)
         run_case(c);
+    expect_ideal_traffic("tensor core", {cudasim::LDMATRIX, cudasim::CP_ASYNC_SHARED, cudasim::CP_ASYNC_GLOBAL});
 }
 
 /* fp32 SIMT: blocks of 32 queries, tiles of 32 keys. */
@@ -155,8 +185,10 @@ static void test_simt(void **state)
         {F32, 1, 2, 2, 65, 3, 64, 1, 0, SIMT, 1},
         {F32, 1, 1, 1, 1, 33, 128, 0, 1.0f, SIMT, 1},
     };
+    cudasim::reset_totals();
     for (const tcase &c : cases)
         run_case(c);
+    expect_ideal_traffic("SIMT", {cudasim::CP_ASYNC_SHARED, cudasim::CP_ASYNC_GLOBAL});
 }
 
 /* Any head_dim: 1, 3 and 130 (two passes of 128 columns) in every dtype,
