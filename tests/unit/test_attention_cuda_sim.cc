@@ -289,6 +289,21 @@ static void test_plan(void **state)
     assert_int_equal(g.grid_x, 32);
     assert_int_equal(g.grid_y, 32);
     assert_int_equal(g.grid_z, 2);
+    assert_int_equal(g.m_tiles, 2);
+    /* One m-tile a warp when two would leave under 264 blocks (64 queries a
+     * block, K and V tiles of 64: 48 KiB again); asked for, either is planned. */
+    s.batch = 1, s.heads = 8, s.kv_heads = 8;
+    assert_int_equal(attention_cuda_plan(&s, BF16, a, a, a, a, &g), 0);
+    assert_int_equal(g.m_tiles, 1);
+    assert_int_equal(g.grid_x, 64);
+    assert_int_equal(g.smem, 49152);
+    assert_int_equal(attention_cuda_plan_tensor_core(&s, BF16, 2, a, a, a, a, &g), 0);
+    assert_int_equal(g.m_tiles, 2);
+    assert_int_equal(g.grid_x, 32);
+    assert_int_equal(attention_cuda_plan_tensor_core(&s, BF16, 0, a, a, a, a, &g), -1);
+    assert_int_equal(attention_cuda_plan_tensor_core(&s, BF16, 3, a, a, a, a, &g), -1);
+    assert_int_equal(attention_cuda_plan_tensor_core(&s, F32, 1, a, a, a, a, &g), -1);
+    s.batch = 2, s.heads = 32, s.kv_heads = 8;
     /* fp32: SIMT, 32 queries a block, K and V tiles of 32 x 128 floats. */
     assert_int_equal(attention_cuda_plan(&s, F32, a, a, a, a, &g), 0);
     assert_int_equal(g.kernel, SIMT);
@@ -325,10 +340,14 @@ static void test_plan(void **state)
     assert_int_equal(g.grid_x, 0);
     assert_int_equal(attention_cuda_plan(&s, (attention_cuda_dtype)7, a, a, a, a, &g), -1);
 
-    /* The launcher refuses a geometry made for another shape. */
+    /* The launcher refuses a geometry made for another shape, or with an
+     * m-tile count the kernel does not have. */
     s.seq_q = 4;
     assert_int_equal(attention_cuda_plan(&s, BF16, a, a, a, a, &g), 0);
     s.seq_q = 200;
+    assert_int_equal(attention_cuda_launch(&g, &s, BF16, a, a, a, buf, nullptr), ATTENTION_CUDA_EINVAL);
+    s.seq_q = 4;
+    g.m_tiles = 3;
     assert_int_equal(attention_cuda_launch(&g, &s, BF16, a, a, a, buf, nullptr), ATTENTION_CUDA_EINVAL);
     s.seq_q = 0;
     assert_int_equal(attention_cuda(&s, BF16, a, a, a, buf, nullptr), 0);   /* nothing to do */
