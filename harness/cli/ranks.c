@@ -161,8 +161,6 @@ static int merge_traces(const harness_dist *d, const harness_experiment *exp, co
 int harness_ranks_write_job_summary(harness_dist *d, const harness_summary *s, const harness_experiment *exp,
                                     harness_error *err)
 {
-    if (d->world_size == 1)
-        return 0;
     harness_rank_figures mine, *all = NULL;
     size_t *stragglers = NULL;
     harness_rank_figures_of(s, &mine);
@@ -174,9 +172,11 @@ int harness_ranks_write_job_summary(harness_dist *d, const harness_summary *s, c
     if (d->rank == 0 && !(all = calloc((size_t)d->world_size, sizeof *all)))
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
     int rc = d->ops->gather(d, &mine, sizeof mine, all, err);
-    if (rc == 0 && s->cfg->sync_steps)
+    /* One rank: the same summary (scripts read summary.json whatever the
+     * job's size), but its trace is already the job's and no step straggles. */
+    if (rc == 0 && s->cfg->sync_steps && d->world_size > 1)
         rc = gather_stragglers(d, s, all, &stragglers, err);
-    if (rc == 0 && d->rank == 0)
+    if (rc == 0 && d->rank == 0 && d->world_size > 1)
         rc = merge_traces(d, exp, all, err);
     if (rc == 0 && d->rank == 0)
         rc = write_file(exp, "summary.json",

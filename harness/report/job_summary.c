@@ -171,8 +171,8 @@ char *harness_job_summary_text(const harness_rank_figures *r, int n, const char 
     FILE *f = open_memstream(&buf, &len);
     if (!f)
         return NULL;
-    fprintf(f, "%s on %d ranks\n\n%6s  %-10s %-20s %14s %14s %10s %10s\n", variant_key, n, "rank", "status", "host",
-            "median ns", "p90 ns", "GB/s", "GFLOP/s");
+    fprintf(f, "%s on %d rank%s\n\n%6s  %-10s %-20s %14s %14s %10s %10s\n", variant_key, n, n == 1 ? "" : "s",
+            "rank", "status", "host", "median ns", "p90 ns", "GB/s", "GFLOP/s");
     for (int i = 0; i < n; i++)
         fprintf(f, "%6d  %-10s %-20.20s %14.1f %14.1f %10.2f %10.2f\n", r[i].rank, r[i].status, r[i].host,
                 r[i].median_ns, r[i].p90_ns, r[i].gb_per_s, r[i].gflop_per_s);

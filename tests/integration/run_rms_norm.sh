@@ -48,6 +48,17 @@ assert s["memory"]["peak_allocated_bytes"] >= elem * (2 * 2 * 3 * 7 + 7)
 for k in ("host", "cpu", "gpu", "driver", "cuda", "compiler", "git_commit", "harness_version"):
     assert k in s["env"], k
 PY
+    # The job's summary, as for any number of ranks (DESIGN: rank 0 writes it).
+    python3 - "$dir" <<'PY' || fail "$dtype: job summary.json of one rank"
+import json, sys
+d = sys.argv[1]
+job, mine = json.load(open(d + "/summary.json")), json.load(open(d + "/summary_ranks_1_rank_0.json"))
+assert job["schema"] == "harness.job_summary/1" and job["world_size"] == 1 and job["status"] == "ok"
+assert [r["rank"] for r in job["ranks"]] == [0]
+assert job["ranks"][0]["median_ns"] == mine["timing"]["median"]
+assert job["across_ranks"]["skew"] == 1 and job["across_ranks"]["slowest_rank"] == 0
+PY
+    grep -q '^rms_norm/cpu on 1 rank$' "$dir/summary.txt" || fail "$dtype: summary.txt names one rank"
 done
 
 # The resolved config is itself a valid config, and hashes the same.
