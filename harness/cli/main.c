@@ -5,6 +5,7 @@
 
 #include "build_config.h"
 #include "cli/commands.h"
+#include "git_commit.h"   /* generated at every make: Makefile.am */
 #include "harness/plugin.h"
 
 static void usage(FILE *f)

@@ -10,6 +10,7 @@
 
 #include "backend/gpu_probe.h"
 #include "build_config.h"
+#include "git_commit.h"   /* generated at every make: Makefile.am */
 #include "util/cpuinfo.h"
 #include "util/sysinfo.h"
 #ifdef HAVE_CUDA

@@ -6,6 +6,13 @@ expect_exit 0 "harness --help" "$HARNESS" --help
 grep -q 'run CONFIG' "$SCRATCH/out" || fail "--help lists run"
 expect_exit 0 "harness --version" "$HARNESS" --version
 grep -q 'plugin ABI 2\.2' "$SCRATCH/out" || fail "--version names the plugin ABI"
+# The commit is the one built, not the one configure saw: make refreshes it.
+if [ -e "$top_srcdir/.git" ]; then
+    commit=$(git -C "$top_srcdir" rev-parse --short=12 HEAD)
+    grep -q "commit $commit)" "$SCRATCH/out" || fail "--version names the checkout's commit $commit"
+elif [ -f "$top_srcdir/.git-commit" ]; then
+    grep -q "commit $(cat "$top_srcdir/.git-commit"))" "$SCRATCH/out" || fail "--version names the tarball's commit"
+fi
 for cmd in run validate list; do
     expect_exit 0 "harness $cmd --help" "$HARNESS" $cmd --help
     grep -q "usage: harness $cmd" "$SCRATCH/out" || fail "$cmd --help prints its usage"
