@@ -1,4 +1,5 @@
 /* What run and validate share: options and the preparation of a config. */
+#include <ctype.h>
 #include <errno.h>
 #include <getopt.h>
 #include <sys/stat.h>
@@ -124,6 +125,19 @@ static int apply_cli_overrides(harness_config *cfg, const harness_cli_opts *opts
 
 /* The CUDA schedule options and device_index mean nothing on the CPU; set
  * there, they are config errors rather than silently ignored. */
+/* The parameter a variant's refusal is about: the one its message starts
+ * with ("num_heads (6) must be a multiple of num_kv_heads (4)"), so that the
+ * error points at that key's line; NULL when it names none. */
+static const char *param_named_by(const harness_variant *v, const char *msg)
+{
+    for (size_t i = 0; i < v->n_params; i++) {
+        size_t n = strlen(v->params[i].name);
+        if (strncmp(msg, v->params[i].name, n) == 0 && !isalnum((unsigned char)msg[n]) && msg[n] != '_')
+            return v->params[i].name;
+    }
+    return NULL;
+}
+
 static int check_cuda_only_keys(const harness_prepared *p, harness_error *err)
 {
     if (strcmp(p->device, "cpu") != 0)
@@ -255,9 +269,14 @@ int harness_prepare_point(const harness_cli_opts *opts, size_t point, harness_pr
     if (v->validate) {
         harness_instance in;
         harness_instance_init(&in, v, p->cfg, NULL, NULL);
-        if (v->validate(&in.ctx) != 0 || in.ctx.failed)
-            return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: component.config: %s", opts->config_path,
-                                     harness_ctx_message(&in.ctx, "rejected by the variant without a message"));
+        if (v->validate(&in.ctx) != 0 || in.ctx.failed) {
+            const char *msg = harness_ctx_message(&in.ctx, "rejected by the variant without a message");
+            char key[160] = "component.config";
+            const char *param = param_named_by(v, msg);
+            if (param)
+                snprintf(key, sizeof key, "component.config.%s", param);
+            return harness_config_fail(p->cfg, HARNESS_EXIT_USAGE, key, err, "%s", msg);
+        }
     }
     p->resolved_yaml = harness_config_dump(p->cfg);
     if (!p->resolved_yaml)

@@ -13,7 +13,7 @@
 
 /* The columns every export has, in this order, whatever the folders hold. */
 static const char *const fixed_columns[] = {
-    "experiment", "status", "error", "rank", "world_size", "variant_key", "plugin", "device_type", "device_name",
+    "experiment", "name", "status", "error", "rank", "world_size", "variant_key", "plugin", "device_type", "device_name",
     "validation", "window", "n", "stop_reason", "converged",
     "median_ns", "mean_ns", "stddev_ns", "cv", "min_ns", "p5_ns", "p25_ns", "p75_ns", "p90_ns", "p95_ns", "p99_ns",
     "max_ns", "iqr_ns", "outliers", "ci_lo_ns", "ci_hi_ns", "ci_level", "wall_ns", "cpu_ns", "cpu_per_wall",
@@ -115,6 +115,7 @@ static cJSON *rank_row(harness_export_table *t, const char *folder, const cJSON 
     if (!row)
         return NULL;
     cJSON_AddStringToObject(row, "experiment", folder);
+    put(row, "name", get(s, "experiment.name"));
     put(row, "status", get(s, "status"));
     put(row, "error", get(s, "error"));
     put(row, "rank", get(s, "rank"));

@@ -457,10 +457,6 @@ static int check_whole(const harness_config *cfg, harness_error *err)
         return harness_tree_fail(cfg->tree, harness_cfg_nearest(cfg, "component.variant_key"),
                                  "component.variant_key", err,
                                  "required; name a family (rms_norm) or an exact key (rms_norm/cpu)");
-    if (strchr(cfg->name, '/'))
-        return harness_tree_fail(cfg->tree, harness_cfg_nearest(cfg, "experiment.name"),
-                                 "experiment.name", err,
-                                 "must not contain '/'; it names a folder under output_dir");
     if (strcmp(cfg->timing, "batch") == 0 && cfg->measurement_steps == 0)
         return harness_tree_fail(cfg->tree, harness_cfg_nearest(cfg, "schedule.timing"), "schedule.timing", err,
                                  "batch times whole windows, but measurement_steps: auto stops on per-step "

@@ -353,6 +353,7 @@ char *harness_summary_json(const harness_summary *s)
     cJSON_AddBoolToObject(root, "interrupted", s->run && s->run->interrupted);
     cJSON_AddNumberToObject(root, "rank", s->rank);
     cJSON_AddNumberToObject(root, "world_size", s->world_size);
+    cJSON_AddStringToObject(cJSON_AddObjectToObject(root, "experiment"), "name", s->cfg->name);
 
     cJSON *comp = cJSON_AddObjectToObject(root, "component");
     cJSON_AddStringToObject(comp, "variant_key", s->variant_key);

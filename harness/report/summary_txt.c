@@ -180,8 +180,8 @@ void harness_summary_print_short(const harness_summary *s, FILE *f)
 static void section_header(FILE *f, const harness_summary *s)
 {
     const harness_env *e = &s->env;
-    fprintf(f, "harness %s (commit %s) - profiler summary, rank %d of %d\n", e->version, e->git_commit, s->rank,
-            s->world_size);
+    fprintf(f, "harness %s (commit %s) - profiler summary of %s, rank %d of %d\n", e->version, e->git_commit,
+            s->cfg->name, s->rank, s->world_size);
     fprintf(f, "status: %s%s%s\n", s->status, s->error[0] ? ": " : "", s->error);
 }
 

@@ -39,7 +39,8 @@ fi
 
 # A combination of parameters the variant rejects is a config error too.
 FAULTY="--plugin-path $top_builddir/tests/fixtures/faulty"
-bad 2 "faulty.yaml: component.config: fail_after (3) must not be 3" "variant rejects parameters" \
+# The error points at the parameter the variant's message names (file:line:col).
+bad 2 "faulty.yaml:7:3: component.config.fail_after: fail_after (3) must not be 3" "variant rejects parameters" \
     run "$CONFIGS/faulty.yaml" $FAULTY --set component.variant_key=faulty_params
 expect_exit 0 "variant accepts other parameters" "$HARNESS" validate "$CONFIGS/faulty.yaml" $FAULTY \
     --set component.variant_key=faulty_params --set component.config.fail_after=4

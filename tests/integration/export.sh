@@ -40,7 +40,7 @@ records = json.load(open("export.json"))
 assert len(rows) == len(records), (len(rows), len(records))
 header = next(csv.reader(open("export.csv", newline="")))
 assert header == list(records[0].keys()), "json and csv have the same columns in the same order"
-for col in ["experiment", "status", "error", "rank", "world_size", "variant_key", "device_type", "validation",
+for col in ["experiment", "name", "status", "error", "rank", "world_size", "variant_key", "device_type", "validation",
             "window", "n", "median_ns", "p99_ns", "ci_lo_ns", "ci_hi_ns", "ci_level", "gb_per_s",
             "bytes_per_step", "config.hidden_size", "config.dtype", "config.after", "env.host", "env.cpu",
             "env.caches.l1d", "env.harness_version"]:

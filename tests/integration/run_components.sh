@@ -42,7 +42,8 @@ PY
     grep -q '^gate_up_proj ' "$(dirname "$trace")/profiler_summary_ranks_1_rank_0.txt" || fail "regions in the text summary"
     expect_exit 2 "hidden_size not a multiple of num_heads" "$HARNESS" run "$top_srcdir/configs/transformer_block.yaml" \
         --output-dir "$SCRATCH/bad" --set component.config.hidden_size=100 --set component.config.num_heads=16
-    expect_err "component.config: hidden_size" "the block names hidden_size"
+    expect_err "--set component.config.hidden_size=100: component.config.hidden_size: hidden_size (100)" \
+        "the block names hidden_size, and where it was set"
     expect_exit 2 "block: num_heads not a multiple of num_kv_heads" "$HARNESS" validate \
         "$top_srcdir/configs/transformer_block.yaml" --set component.config.num_kv_heads=5
     expect_err "num_kv_heads (5)" "the block names num_kv_heads"
@@ -50,7 +51,7 @@ fi
 
 expect_exit 2 "attention: num_heads not a multiple of num_kv_heads" "$HARNESS" run "$top_srcdir/configs/attention.yaml" \
     --output-dir "$SCRATCH/bad" --set component.config.num_kv_heads=5
-expect_err "configs/attention.yaml: component.config: num_heads (8) must be a multiple of num_kv_heads (5)" \
+expect_err "configs/attention.yaml:22:16: component.config.num_heads: num_heads (8) must be a multiple of num_kv_heads (5)" \
     "attention names both parameters"
 # fp16 is the CUDA variants'; attention/cpu lists what it takes.
 expect_exit 2 "attention/cpu: dtype fp16" "$HARNESS" run "$top_srcdir/configs/attention.yaml" \

@@ -25,6 +25,7 @@ import json, sys
 s = json.load(open(sys.argv[1]))
 assert s["schema"] == "harness.summary/1" and s["status"] == "ok"
 assert s["rank"] == 0 and s["world_size"] == 1
+assert s["experiment"]["name"] == "rms_norm_tiny", s["experiment"]   # the file's stem by default
 assert s["component"]["variant_key"] == "rms_norm/cpu"
 assert s["component"]["config"] == {"batch_size": 2, "seq_len": 3, "hidden_size": 7, "eps": 1e-6, "dtype": sys.argv[2]}, s["component"]["config"]
 assert s["device"]["name"]

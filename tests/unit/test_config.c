@@ -385,12 +385,6 @@ static void bad_empty_string(void **state)
                       "t.yaml:4:15: experiment.output_dir: must not be empty");
 }
 
-static void bad_name_with_slash(void **state)
-{
-    (void)state;
-    expect_load_error(COMPONENT "experiment:\n  name: a/b\n", NULL, 0,
-                      "t.yaml:4:9: experiment.name: must not contain '/'");
-}
 
 static void bad_missing_variant_key(void **state)
 {
@@ -1246,7 +1240,6 @@ int main(void)
         cmocka_unit_test(bad_ranks),
         cmocka_unit_test(bad_plugin_path),
         cmocka_unit_test(bad_empty_string),
-        cmocka_unit_test(bad_name_with_slash),
         cmocka_unit_test(bad_missing_variant_key),
         cmocka_unit_test(bad_config_not_map),
         cmocka_unit_test(bad_sweep_unknown_path),
