@@ -427,7 +427,8 @@ int harness_compare_sides(harness_compare_side *base, harness_compare_side *cand
     out->by_rank = !out->base.is_parent && !out->cand.is_parent;
     if (match(out, err) != 0)
         return err->code;
-    if (out->n_pairs == 0)
+    size_t incomplete = out->base.n_incomplete + out->cand.n_incomplete;
+    if (out->n_pairs == 0 && incomplete == 0)
         return harness_error_set(err, HARNESS_EXIT_USAGE,
                                  "%s: no run matches a run of %s (%zu and %zu runs; runs match by variant key, "
                                  "component config, rank and world size); nothing to compare",
@@ -442,6 +443,7 @@ void harness_cmp_tally(harness_comparison *out)
     out->overall = HARNESS_VERDICT_SAME;
     for (size_t i = 0; i < out->n_pairs; i++)
         out->counts[out->pairs[i].s.verdict]++;
+    out->counts[HARNESS_VERDICT_FAILED] += out->base.n_incomplete + out->cand.n_incomplete;
     if (out->counts[HARNESS_VERDICT_REGRESSION])
         out->overall = HARNESS_VERDICT_REGRESSION;
     else if (out->counts[HARNESS_VERDICT_FAILED])

@@ -49,16 +49,28 @@ int harness_run_summary_load(const char *path, harness_run_summary *out, harness
 void harness_run_summary_free(harness_run_summary *r);
 
 /* BASE or CAND: every summary under `root`. */
+/* An experiment folder with a status.json but no summary: the run was
+ * killed (SIGKILL, out of memory) or crashed before writing one. */
+typedef struct harness_incomplete_run {
+    char *folder;
+    char *status;                  /* status.json's status ("running", "crashed", ...), or "unreadable" */
+    char *variant_key;             /* NULL when status.json does not say */
+} harness_incomplete_run;
+
 typedef struct harness_compare_side {
     char *root;
     int is_parent;                 /* root holds experiment folders, not summaries */
     harness_run_summary *runs;
     size_t n_runs, cap;
+    harness_incomplete_run *incomplete;
+    size_t n_incomplete;
 } harness_compare_side;
 
 /* root is an experiment folder (it holds summary_ranks_*_rank_*.json) or a
- * folder of them, at any depth up to 4 (hidden folders skipped). No folder,
- * no summary anywhere, or a bad summary: exit code 2. */
+ * folder of them, at any depth up to 4 (hidden folders skipped). Experiment
+ * folders whose run left only a status.json are kept as incomplete runs (a
+ * comparison with any is FAILED). No folder, no run anywhere, or a bad
+ * summary: exit code 2. */
 int harness_compare_side_load(const char *root, harness_compare_side *side, harness_error *err);
 /* Append *run, taking what it owns (*run is zeroed). 0, or 3 out of memory. */
 int harness_compare_side_add(harness_compare_side *side, harness_run_summary *run, harness_error *err);
@@ -141,7 +153,8 @@ typedef struct harness_comparison {
     harness_verdict overall;       /* REGRESSION > FAILED > AMBIGUOUS > IMPROVEMENT > SAME */
 } harness_comparison;
 
-/* Match the runs of two loaded sides and judge every pair; the sides are
+/* Match the runs of two loaded sides and judge every pair (incomplete runs
+ * on either side count as FAILED and need no pair); the sides are
  * moved into *out (and zeroed). Runs are matched by (variant_key,
  * component.config, rank, world_size), except when both sides are single
  * experiment folders: then by (rank, world_size), with a note when the

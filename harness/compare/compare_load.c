@@ -23,6 +23,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "util/fsutil.h"
 #include "util/json_strict.h"
 #include "util/sample_file.h"
 
@@ -402,6 +403,12 @@ void harness_compare_side_free(harness_compare_side *side)
     for (size_t i = 0; i < side->n_runs; i++)
         harness_run_summary_free(&side->runs[i]);
     free(side->runs);
+    for (size_t i = 0; i < side->n_incomplete; i++) {
+        free(side->incomplete[i].folder);
+        free(side->incomplete[i].status);
+        free(side->incomplete[i].variant_key);
+    }
+    free(side->incomplete);
     free(side->root);
     memset(side, 0, sizeof *side);
 }
@@ -503,8 +510,38 @@ static void free_names(char **names, size_t n)
     free(names);
 }
 
-/* Load the summaries in dir; when it has none, look in its subfolders.
- * *found: whether dir itself held summaries. */
+/* dir holds status.json (path) and no summary: keep what status.json says
+ * of the run, so that the comparison fails rather than skip a killed run. */
+static int add_incomplete(harness_compare_side *side, const char *dir, const char *path, harness_error *err)
+{
+    char *text = NULL;
+    size_t len = 0;
+    harness_error ignored = {0};
+    cJSON *st = harness_read_file(path, &text, &len, &ignored) == 0 ? cJSON_ParseWithLength(text, len) : NULL;
+    free(text);
+    const cJSON *status = cJSON_GetObjectItemCaseSensitive(st, "status");
+    const cJSON *key = cJSON_GetObjectItemCaseSensitive(st, "variant_key");
+    harness_incomplete_run run = {
+        .folder = strdup(dir),
+        .status = strdup(cJSON_IsString(status) ? status->valuestring : "unreadable"),
+        .variant_key = cJSON_IsString(key) ? strdup(key->valuestring) : NULL,
+    };
+    cJSON_Delete(st);
+    harness_incomplete_run *grown = realloc(side->incomplete, (side->n_incomplete + 1) * sizeof *grown);
+    if (!grown || !run.folder || !run.status || (cJSON_IsString(key) && !run.variant_key)) {
+        free(run.folder), free(run.status), free(run.variant_key);
+        if (grown)
+            side->incomplete = grown;
+        return harness_cmp_oom(err);
+    }
+    side->incomplete = grown;
+    side->incomplete[side->n_incomplete++] = run;
+    return 0;
+}
+
+/* Load the summaries in dir; when it has none, but a status.json, it is an
+ * incomplete run; else look in its subfolders. *found: whether dir itself
+ * was an experiment folder. */
 static int scan(harness_compare_side *side, const char *dir, int depth, int *found, harness_error *err)
 {
     char **names;
@@ -532,6 +569,17 @@ static int scan(harness_compare_side *side, const char *dir, int depth, int *fou
             }
         }
         free(path);
+    }
+    if (rc == 0 && !*found) {
+        char *status = join(dir, "status.json");
+        struct stat st;
+        if (!status)
+            rc = harness_cmp_oom(err);
+        else if (stat(status, &st) == 0 && S_ISREG(st.st_mode)) {
+            *found = 1;
+            rc = add_incomplete(side, dir, status, err);
+        }
+        free(status);
     }
     for (size_t i = 0; i < n && rc == 0 && !*found && depth < MAX_DEPTH; i++) {
         char *path = join(dir, names[i]);
@@ -565,7 +613,7 @@ int harness_compare_side_load(const char *root, harness_compare_side *side, harn
         return err->code;
     }
     side->is_parent = !found;
-    if (side->n_runs == 0) {
+    if (side->n_runs == 0 && side->n_incomplete == 0) {
         harness_compare_side_free(side);
         return bad(err, root, "no summary_ranks_N_rank_r.json in this folder or its subfolders (to depth %d); "
                    "expected an experiment folder written by `harness run` or a folder of them", MAX_DEPTH);

@@ -89,6 +89,16 @@ static const char *plural(size_t n, const char *one, const char *many)
     return n == 1 ? one : many;
 }
 
+/* What an incomplete run's status.json status means for a reader. */
+static const char *incomplete_why(const char *status)
+{
+    if (strcmp(status, "running") == 0)
+        return "killed (SIGKILL, out of memory) or still running";
+    if (strcmp(status, "crashed") == 0)
+        return "crashed before writing its summary";
+    return "stopped before writing its summary";
+}
+
 /* "1 regression, 0 improvements, 2 same, 1 ambiguous, 1 failed, 1 unmatched" */
 static void counts_line(FILE *f, const harness_comparison *c)
 {
@@ -144,10 +154,14 @@ static const char *method_of(const harness_comparison *c)
 
 static void text_report(FILE *f, const harness_comparison *c)
 {
-    fprintf(f, "base: %s (%s, %zu %s)\n", root_of(&c->base), side_kind(&c->base), c->base.n_runs,
-            plural(c->base.n_runs, "run", "runs"));
-    fprintf(f, "cand: %s (%s, %zu %s)\n\n", root_of(&c->cand), side_kind(&c->cand), c->cand.n_runs,
-            plural(c->cand.n_runs, "run", "runs"));
+    for (int side = 0; side < 2; side++) {
+        const harness_compare_side *sd = side ? &c->cand : &c->base;
+        fprintf(f, "%s: %s (%s, %zu %s", side ? "cand" : "base", root_of(sd), side_kind(sd), sd->n_runs,
+                plural(sd->n_runs, "run", "runs"));
+        if (sd->n_incomplete)
+            fprintf(f, ", %zu incomplete", sd->n_incomplete);
+        fputs(side ? ")\n\n" : ")\n", f);
+    }
 
     size_t width[N_COLS];
     for (int j = 0; j < N_COLS; j++)
@@ -193,6 +207,15 @@ static void text_report(FILE *f, const harness_comparison *c)
             fprintf(f, "%sunmatched (%s only): %s {%s} rank %d/%d: %s\n", gap++ ? "" : "\n",
                     side ? "cand" : "base", u[i]->variant_key, u[i]->config_text, u[i]->rank, u[i]->world_size,
                     u[i]->path);
+    }
+    for (int side = 0; side < 2; side++) {
+        const harness_compare_side *sd = side ? &c->cand : &c->base;
+        for (size_t i = 0; i < sd->n_incomplete; i++) {
+            const harness_incomplete_run *r = &sd->incomplete[i];
+            fprintf(f, "%sFAILED (%s): %s: no summary, status %s: %s%s%s\n", gap++ ? "" : "\n",
+                    side ? "cand" : "base", r->folder, r->status, incomplete_why(r->status),
+                    r->variant_key ? "; variant " : "", r->variant_key ? r->variant_key : "");
+        }
     }
 
     fprintf(f, "\nverdict: %s: ", harness_verdict_label(c->overall));
@@ -297,6 +320,17 @@ static void markdown_report(FILE *f, const harness_comparison *c)
             fprintf(f, "%s- unmatched (%s only): ", gap++ ? "" : "\n", side ? "cand" : "base");
             md_run(f, u[i]);
             fputc('\n', f);
+        }
+    }
+    for (int side = 0; side < 2; side++) {
+        const harness_compare_side *sd = side ? &c->cand : &c->base;
+        for (size_t i = 0; i < sd->n_incomplete; i++) {
+            const harness_incomplete_run *r = &sd->incomplete[i];
+            fprintf(f, "%s- **FAILED** (%s): ", gap++ ? "" : "\n", side ? "cand" : "base");
+            md_text(f, r->folder);
+            fputs(": no summary, status ", f);
+            md_text(f, r->status);
+            fprintf(f, ": %s\n", incomplete_why(r->status));
         }
     }
     for (size_t i = 0; i < c->n_notes; i++) {
@@ -419,6 +453,23 @@ static char *json_report(const harness_comparison *c)
             cJSON_AddStringToObject(o, "side", side ? "cand" : "base");
             cJSON_AddStringToObject(o, "path", u[i]->path);
             cJSON_AddItemToArray(unmatched, o);
+        }
+    }
+    cJSON *incomplete = cJSON_AddArrayToObject(root, "incomplete");
+    for (int side = 0; side < 2; side++) {
+        const harness_compare_side *sd = side ? &c->cand : &c->base;
+        for (size_t i = 0; i < sd->n_incomplete; i++) {
+            const harness_incomplete_run *r = &sd->incomplete[i];
+            cJSON *o = cJSON_CreateObject();
+            cJSON_AddStringToObject(o, "side", side ? "cand" : "base");
+            cJSON_AddStringToObject(o, "folder", r->folder);
+            cJSON_AddStringToObject(o, "status", r->status);
+            if (r->variant_key)
+                cJSON_AddStringToObject(o, "variant_key", r->variant_key);
+            else
+                cJSON_AddNullToObject(o, "variant_key");
+            cJSON_AddStringToObject(o, "why", incomplete_why(r->status));
+            cJSON_AddItemToArray(incomplete, o);
         }
     }
     cJSON *notes = cJSON_AddArrayToObject(root, "notes");

@@ -133,6 +133,34 @@ expect_exit 1 "a failed candidate" "$HARNESS" compare "$base" "$SCRATCH/failed" 
 grep -q "^FAILED: spin/cpu {duration_ns=50000} rank 0/1: cand status failed (step 7" "$SCRATCH/out" ||
     fail "failed candidate: reason"
 
+# A run killed before its summaries (SIGKILL, out of memory) leaves only
+# status.json, "running": FAILED, exit 1, alone or among other runs; never
+# skipped as if it had not been there.
+cp -R "$same" "$SCRATCH/killed"
+rm -f "$SCRATCH"/killed/summary*.json "$SCRATCH"/killed/summary.txt "$SCRATCH"/killed/profiler_*
+python3 - "$SCRATCH/killed/status.json" <<'PY' || fail "marking a run killed"
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["status"] = "running"
+json.dump(s, open(sys.argv[1], "w"))
+PY
+expect_exit 1 "a killed candidate" "$HARNESS" compare "$base" "$SCRATCH/killed"
+grep -q "^FAILED (cand): $SCRATCH/killed: no summary, status running: killed" "$SCRATCH/out" ||
+    fail "killed candidate: named, with its status"
+grep -q "^verdict: FAILED: .*1 failed" "$SCRATCH/out" || fail "killed candidate: the verdict"
+cp -R "$SCRATCH/killed" "$SCRATCH/ci_cand/2026-01-03__00-00-00_22222222"
+expect_exit 1 "a killed run among others" "$HARNESS" compare "$SCRATCH/ci_base" "$SCRATCH/ci_cand" --threshold 20 \
+    --format json
+python3 - "$SCRATCH/out" <<'PY' || fail "killed run among others: json"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["verdict"] == "failed" and r["counts"]["failed"] == 1, r["counts"]
+(k,) = r["incomplete"]
+assert k["side"] == "cand" and k["status"] == "running" and k["variant_key"] == "spin/cpu", k
+assert k["folder"].endswith("22222222"), k
+PY
+rm -rf "$SCRATCH/ci_cand/2026-01-03__00-00-00_22222222"
+
 # Bad input: exit 2, the message names the path.
 bad() {  # bad MESSAGE DESC ARGS...
     msg=$1; desc=$2; shift 2
