@@ -5,11 +5,13 @@
  * declared in config_internal.h. */
 #include "config/config.h"
 
+#include <errno.h>
 #include <inttypes.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "config/config_internal.h"
 #include "config/config_limits.h"
@@ -247,27 +249,40 @@ static int get_ranks(harness_config *cfg, const harness_node *v, const char *pat
 
 /* A relative directory written in the config file means the folder next to
  * the file, so a config and its plugins move together and run from any
- * working directory; one given with --set stays relative to the working
- * directory, where the user typed it. */
-static int relative_to_config(const harness_config *cfg, char **dir, harness_error *err)
+ * working directory; one given with --set is relative to the working
+ * directory, where the user typed it. Either becomes absolute: the resolved
+ * config, copied into the experiment folder, must find the same plugins
+ * (and hash the same) wherever it is read from. */
+static int absolute_dir(const harness_config *cfg, char **dir, int in_file, harness_error *err)
 {
-    const char *file = cfg->tree->path;
-    const char *slash = file ? strrchr(file, '/') : NULL;
-    if ((*dir)[0] == '/' || !slash)
+    if ((*dir)[0] == '/')
         return 0;
-    int folder_len = (int)(slash - file);
-    size_t len = (size_t)folder_len + 1 + strlen(*dir) + 1;
+    const char *file = cfg->tree->path;
+    const char *slash = in_file && file ? strrchr(file, '/') : NULL;
+    char cwd[4096];
+    if (!getcwd(cwd, sizeof cwd))
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "plugin_path: cannot read the working directory: %s",
+                                 strerror(errno));
+    int folder_len = slash ? (int)(slash - file) : 0;
+    int file_absolute = slash && file[0] == '/';
+    const char *sep = strcmp(*dir, ".") == 0 ? "" : "/", *rest = *sep ? *dir : "";   /* "." is the folder itself */
+    size_t len = strlen(cwd) + (size_t)folder_len + strlen(*dir) + 3;
     char *joined = malloc(len);
     if (!joined)
         return harness_cfg_out_of_memory(err);
-    snprintf(joined, len, "%.*s/%s", folder_len, file, *dir);
+    if (file_absolute)
+        snprintf(joined, len, "%.*s%s%s", folder_len, file, sep, rest);
+    else if (slash)
+        snprintf(joined, len, "%s/%.*s%s%s", cwd, folder_len, file, sep, rest);
+    else
+        snprintf(joined, len, "%s%s%s", cwd, sep, rest);
     free(*dir);
     *dir = joined;
     return 0;
 }
 
 /* plugin_path: one directory or a list of them, searched in order; see
- * relative_to_config for relative entries. */
+ * absolute_dir for relative entries. */
 static int get_paths(harness_config *cfg, const harness_node *v, const char *path,
                      harness_error *err)
 {
@@ -289,8 +304,8 @@ static int get_paths(harness_config *cfg, const harness_node *v, const char *pat
         else
             snprintf(item, sizeof item, "%s", path);
         rc = get_string(cfg, items[i], item, &dirs[i], err);
-        if (!rc && !items[i]->at.origin)
-            rc = relative_to_config(cfg, &dirs[i], err);
+        if (!rc)
+            rc = absolute_dir(cfg, &dirs[i], !items[i]->at.origin, err);
     }
     if (rc) {
         for (size_t i = 0; i < n; i++)

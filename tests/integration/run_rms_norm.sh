@@ -68,6 +68,24 @@ expect_exit 0 "resolved_config.yaml validates" "$HARNESS" validate "$dir/resolve
 hash=$(basename "$dir" | sed 's/.*_//')
 grep -q "config hash $hash" "$SCRATCH/err" || fail "resolved config hashes to the folder's hash $hash"
 
+# A plugin_path relative to the config file: the resolved config holds it
+# absolute, so it validates and hashes the same from any working directory.
+mkdir -p "$SCRATCH/cfgs/plugins"
+cp "$CONFIGS/rms_norm_tiny.yaml" "$SCRATCH/cfgs/tiny.yaml"
+printf 'plugin_path: [plugins]\n' >>"$SCRATCH/cfgs/tiny.yaml"
+expect_exit 0 "relative plugin_path" "$HARNESS" run cfgs/tiny.yaml --output-dir "$SCRATCH/exp-rel" --quiet
+dir=$(cat "$SCRATCH/out")
+grep -q "^plugin_path: \[$SCRATCH/cfgs/plugins\]" "$dir/resolved_config.yaml" ||
+    fail "resolved plugin_path is absolute: $(grep plugin_path "$dir/resolved_config.yaml")"
+hash=$(basename "$dir" | sed 's/.*_//')
+for where in "$SCRATCH/cfgs" /; do
+    (cd "$where" && "$HARNESS" validate "$dir/resolved_config.yaml") >/dev/null 2>"$SCRATCH/err" ||
+        fail "resolved config validates from $where"
+    grep -q "config hash $hash" "$SCRATCH/err" || fail "resolved config hashes to $hash from $where"
+done
+(cd "$SCRATCH/cfgs" && "$HARNESS" validate tiny.yaml --output-dir "$SCRATCH/exp-rel") >/dev/null 2>"$SCRATCH/err"
+grep -q "config hash $hash" "$SCRATCH/err" || fail "the config hashes to $hash from its own folder too"
+
 # A second run of the same config gets its own folder.
 expect_exit 0 "second run" "$HARNESS" run "$CONFIGS/rms_norm_tiny.yaml" --output-dir "$SCRATCH/exp-fp32" --quiet
 [ "$(ls "$SCRATCH/exp-fp32" | wc -l)" -eq 2 ] || fail "two runs, two folders"

@@ -938,10 +938,19 @@ static void good_plugin_path(void **state)
     assert_string_equal(cfg->plugin_path[1], expected);
     harness_config_free(cfg);
 
-    /* Typed on the command line: relative to the working directory. */
+    /* Typed on the command line: relative to the working directory, made
+     * absolute, so that the resolved config means the same anywhere. */
     const char *sets[] = {"plugin_path=my/plugins"};
     cfg = load_ok("t.yaml", COMPONENT, sets, 1);
-    assert_string_equal(cfg->plugin_path[0], "my/plugins");
+    char cwd[512];
+    assert_non_null(getcwd(cwd, sizeof cwd));
+    snprintf(expected, sizeof expected, "%s/my/plugins", cwd);
+    assert_string_equal(cfg->plugin_path[0], expected);
+    harness_config_free(cfg);
+
+    /* "." is the config's own folder. */
+    cfg = load_ok("t.yaml", COMPONENT "plugin_path: .\n", NULL, 0);
+    assert_string_equal(cfg->plugin_path[0], dir);
     harness_config_free(cfg);
 }
 
