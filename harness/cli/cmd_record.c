@@ -62,6 +62,15 @@ int harness_cmd_record(int argc, char **argv)
         harness_error_set(&err, HARNESS_EXIT_USAGE, "record: --db FILE is required; see `harness record --help`");
         return harness_error_report(&err);
     }
+    /* `--commit "$GIT_SHA"` with the variable unset: an empty commit would be
+     * stored for good (a folder is recorded once). */
+    if ((o.commit && !o.commit[0]) || (o.branch && !o.branch[0])) {
+        harness_error_set(&err, HARNESS_EXIT_USAGE, "record: --%s is empty (an unset variable?); give a value, or "
+                          "leave the option out%s", o.commit && !o.commit[0] ? "commit" : "branch",
+                          o.commit && !o.commit[0] ? " to record the commit the run was built from (env.git_commit)"
+                                                   : " to record no branch");
+        return harness_error_report(&err);
+    }
     if (optind >= argc) {
         harness_error_set(&err, HARNESS_EXIT_USAGE, "record: expected one or more experiment folders; see "
                           "`harness record --help`");

@@ -130,6 +130,9 @@ cp -R "$last" "$SCRATCH/corrupt"
 printf '{"schema": "harness.summary/1", ' >"$SCRATCH/corrupt/summary_ranks_1_rank_0.json"
 bad 2 "$SCRATCH/corrupt/summary_ranks_1_rank_0.json:1:" "a corrupt summary" \
     record "$SCRATCH/corrupt" --db "$SCRATCH/results.sqlite"
+bad 2 "record: --commit is empty (an unset variable?)" "an empty --commit (\$GIT_SHA unset)" \
+    record "$SCRATCH/corrupt" --db "$SCRATCH/results.sqlite" --commit "" --branch main
+bad 2 "record: --branch is empty" "an empty --branch" record "$last" --db "$SCRATCH/results.sqlite" --branch ""
 [ "$(sum)" = "$before" ] || fail "the database changed after bad input"
 printf 'not a database, only some text that is long enough for a header..............\n' >"$SCRATCH/text.sqlite"
 bad 2 "$SCRATCH/text.sqlite: " "a file that is not a database" history --db "$SCRATCH/text.sqlite"
