@@ -226,7 +226,7 @@ static int run_component(const harness_prepared *p, instance *in, harness_summar
     if (run->step_failed) {
         static const char *const phases[] = {"warmup", "wait", "measurement"};
         harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s: step %lld of the %s phase failed: %s", v->key,
-                          (long long)run->failed_step, phases[run->failed_phase],
+                          (long long)run->failed_step + 1, phases[run->failed_phase],   /* from 1, for people */
                           harness_ctx_message(&in->inst.ctx, "no message given"));
         harness_summary_mark(s, "failed", err->msg);
         return err->code;

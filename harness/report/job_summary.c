@@ -186,7 +186,7 @@ char *harness_job_summary_text(const harness_rank_figures *r, int n, const char 
     for (int w = 0; w < max_windows(r, n); w++) {
         double ns;
         int who = slowest_in_window(r, n, w, &ns);
-        fprintf(f, "window %d: slowest rank %d (median %.1f ns)\n", w, who, ns);
+        fprintf(f, "window %d: slowest rank %d (median %.1f ns)\n", w + 1, who, ns);   /* from 1, as in text */
     }
     for (int i = 0; i < n; i++)
         if (r[i].comm_calls)

@@ -180,7 +180,7 @@ static int emit_bands(FILE *b, const chart *c, const harness_memory_log *log)
                 fprintf(b, "<rect class=\"%s\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\"><title>%s",
                           phase_class(s[i].phase), a, MT, e - a, PH, phase_name(s[i].phase));
                 if (s[i].window >= 0 && s[i].phase != 0)
-                    fprintf(b, ", window %d", s[i].window);
+                    fprintf(b, ", window %d", s[i].window + 1);   /* from 1, as in the text summary */
                 fprintf(b, ": steps %" PRId64 " to %" PRId64 "</title></rect>\n", s[i].step,
                           j < n ? s[j].step : s[n - 1].step);
             } else {

@@ -91,6 +91,11 @@ typedef struct table_row {
 static void stats_row(FILE *f, const table_row *row)
 {
     const harness_stats *st = row->st;
+    if (st->n == 0) {   /* a window cut short before its first step (a crash): no statistics, not zeros */
+        fprintf(f, "%-7s %8zu %11s %11s %11s %11s %11s %11s  %-24s %7s %8s%s%s\n", row->label, st->n, "-", "-", "-",
+                "-", "-", "-", "-", "-", "-", row->stop && row->stop[0] ? "  " : "", row->stop ? row->stop : "");
+        return;
+    }
     char med[32], mean[32], sd[32], mn[32], p99[32], mx[32], lo[32], hi[32], ci[80], lvl[16], cw[16];
     snprintf(ci, sizeof ci, "[%s, %s]", harness_format_ns(st->ci95_lo, lo, sizeof lo),
              harness_format_ns(st->ci95_hi, hi, sizeof hi));
@@ -124,8 +129,12 @@ static void print_table(FILE *f, const harness_summary *s)
             continue;
         char label[24];
         snprintf(label, sizeof label, "%zu", w + 1);
+        /* The stop column with auto; a window that stopped short (crashed,
+         * interrupted) says so in any case. */
+        const char *why = r->stop_reason[w];
+        int short_stop = why && strcmp(why, "steps") != 0 && !is_auto;
         table_row row = {label, &s->windows[w], r->window_cpu_ns[w], r->window_wall_ns[w],
-                         is_auto ? stop_label(r->stop_reason[w]) : NULL};
+                         is_auto || short_stop ? stop_label(why) : NULL};
         stats_row(f, &row);
     }
     table_row all = {"all", &s->overall, cpu, wall, is_auto ? "" : NULL};

@@ -342,11 +342,13 @@ const char *harness_guard_describe(const harness_guard_report *r, char *buf, siz
     default:
         snprintf(what, sizeof what, "%s ended normally", cb);
     }
+    /* Windows and steps count from 1 here, as in the text summary's table
+     * (status.json's step is the 0-based index). */
     if (r->phase && r->window >= 0)
-        snprintf(where, sizeof where, " in the %s phase, window %d, step %lld", r->phase, r->window,
-                 (long long)r->step);
+        snprintf(where, sizeof where, " in the %s phase, window %d, step %lld", r->phase, r->window + 1,
+                 (long long)r->step + 1);
     else if (r->phase)
-        snprintf(where, sizeof where, " in the %s phase, step %lld", r->phase, (long long)r->step);
+        snprintf(where, sizeof where, " in the %s phase, step %lld", r->phase, (long long)r->step + 1);
     snprintf(buf, cap, "%s%s", what, where);
     return buf;
 }

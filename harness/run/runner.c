@@ -225,7 +225,7 @@ static int run_device_window(harness_run_result *r, size_t *cap, const harness_s
     if (h->phase_begin && h->phase_begin(h->arg, HARNESS_PHASE_MEASURE, window, err) != 0)
         return hook_failed(err, HARNESS_PHASE_MEASURE);
     char label[32];
-    snprintf(label, sizeof label, "window %d", window);
+    snprintf(label, sizeof label, "window %d", window + 1);   /* from 1, as in the text summary */
     harness_nvtx_push(s->nvtx, label);
     int stop = 0;
     if (t->window_begin(b, err) != 0) {

@@ -42,21 +42,28 @@ crash() {
     else fail "$how in $in: the folder"; fi
 }
 
-# Step 25 over all phases: warmup 2, wait 1, 20 measured, wait 1: window 1, step 1.
-crash segv step 25 "step crashed with SIGSEGV (Segmentation fault) in the measurement phase, window 1, step 1" \
+# After 25 steps over all phases (warmup 2, wait 1, 20 measured, wait 1, 1 measured), the 26th: window 2,
+# step 2 in the message (both from 1), step 1 in status.json (the 0-based index in its phase).
+crash segv step 25 "step crashed with SIGSEGV (Segmentation fault) in the measurement phase, window 2, step 2" \
     crashed 21 measurement 1
 crash abort step 25 "step crashed with SIGABRT" crashed 21 measurement 1
+# On window 2's first step: its row in the text table has no statistics, not zeros, and says why.
+crash segv step 24 "step crashed with SIGSEGV (Segmentation fault) in the measurement phase, window 2, step 1" \
+    crashed 20 measurement 0
+grep -Eq '^2 +0 +- +- +- +- +- +- +- +- +- +crashed$' "$SCRATCH"/segv-step-24/*/profiler_summary_ranks_1_rank_0.txt ||
+    fail "a window cut short before its first step: '-' and crashed in the text table"
+grep -q ' 0 ns ' "$SCRATCH"/segv-step-24/*/profiler_summary_ranks_1_rank_0.txt && fail "no zeros for an empty window"
 crash fpe step 25 "step crashed with SIGFPE" crashed 21 measurement 1
-crash exit step 25 "step called exit(0) in the measurement phase, window 1, step 1" crashed 21 measurement 1
+crash exit step 25 "step called exit(0) in the measurement phase, window 2, step 2" crashed 21 measurement 1
 crash thread_segv step 25 "step crashed with SIGSEGV (Segmentation fault) on a worker thread" crashed 21 measurement 1
-crash segv step 1 "step crashed with SIGSEGV (Segmentation fault) in the warmup phase, step 1" crashed 0 warmup 1
+crash segv step 1 "step crashed with SIGSEGV (Segmentation fault) in the warmup phase, step 2" crashed 0 warmup 1
 crash segv create 0 "create crashed with SIGSEGV" crashed 0 "" ""
 crash exit check 0 "check called exit(0)" crashed 0 "" ""
 crash abort destroy 0 "destroy crashed with SIGABRT" crashed 40 "" ""
 
 # A hung step: the watchdog ends it after step_timeout_s.
 start=$(date +%s)
-crash hang step 30 "step did not return within schedule.step_timeout_s (1 s) in the measurement phase, window 1, step 6" \
+crash hang step 30 "step did not return within schedule.step_timeout_s (1 s) in the measurement phase, window 2, step 7" \
     timed_out 26 measurement 6 --set schedule.step_timeout_s=1
 [ $(($(date +%s) - start)) -le 10 ] && pass "a hang ends within the timeout" || fail "the hang took too long"
 # The timeout is per step: steps of 0.4 s under a 1 s timeout run to the end.
@@ -74,7 +81,7 @@ misuse() {
     expect_exit 3 "$1 inside step fails the run" env ASAN_OPTIONS="$ASAN_OPTIONS:allocator_may_return_null=1" \
         "$HARNESS" run "$CONFIGS/crashy.yaml" $CRASHY --output-dir "$out" \
         --set component.variant_key=crashy_$1 --set component.config.after=4
-    expect_err "step 1 of the measurement phase failed: $2" "$1: the service's message"
+    expect_err "step 2 of the measurement phase failed: $2" "$1: the service's message"
     python3 -c "import json,sys; s=json.load(open(sys.argv[1])); assert s['status']=='failed', s['status']; \
 st=json.load(open(sys.argv[2])); assert st['status']=='failed' and st['complete'] is False" \
         "$out"/*/summary_ranks_1_rank_0.json "$out"/*/status.json && pass "$1: marked failed" || fail "$1: folder"

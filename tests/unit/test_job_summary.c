@@ -60,7 +60,7 @@ static void test_four_ranks(void **state)
 
     char *text = harness_job_summary_text(r, 4, "x/cpu", NULL);
     assert_non_null(strstr(text, "skew (max / min) 1.250"));
-    assert_non_null(strstr(text, "window 0: slowest rank 1"));
+    assert_non_null(strstr(text, "window 1: slowest rank 1"));
     free(text);
 }
 
