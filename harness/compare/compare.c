@@ -53,6 +53,16 @@ void harness_compare_decide(harness_compare_stats *s, const harness_compare_opti
                  s->unit ? s->unit : "windows");
         return;
     }
+    if (s->min_p > o->alpha && s->unit && strcmp(s->unit, "rounds") == 0) {
+        /* A/B rounds are pairs: the signed-rank test's least p is 2 / 2^n. */
+        size_t rounds = 1;
+        while (rounds < 64 && 2.0 / ldexp(1.0, (int)rounds) > o->alpha)
+            rounds++;
+        snprintf(s->why, sizeof s->why,
+                 "too few rounds: %zu paired rounds can reach p = %.3g at best, above alpha %g; "
+                 "run %zu or more (--rounds %zu)", s->n_base, s->min_p, o->alpha, rounds, rounds);
+        return;
+    }
     if (s->min_p > o->alpha) {
         snprintf(s->why, sizeof s->why,
                  "too few replicates: %zu base against %zu cand %s can reach p = %.3g at best, above alpha %g; "

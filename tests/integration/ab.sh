@@ -60,7 +60,8 @@ PY
 # shellcheck disable=SC2086
 expect_exit 1 "five rounds" "$HARNESS" ab "$cfg" "$cfg" --cand-set component.config.duration_ns=80000 --rounds 5 \
     --output-dir "$SCRATCH/five" $quick
-grep -q "too few replicates: 5 base against 5 cand rounds" "$SCRATCH/out" || fail "five rounds: the reason"
+grep -q "too few rounds: 5 paired rounds can reach p = 0.0625 at best, above alpha 0.05; run 6 or more (--rounds 6)" \
+    "$SCRATCH/out" || fail "five rounds: the reason and the rounds needed"
 
 bad() {  # bad CODE MESSAGE DESC ARGS...
     code=$1; msg=$2; desc=$3; shift 3
