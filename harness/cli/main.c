@@ -33,6 +33,7 @@ static void usage(FILE *f)
 static int dispatch(int argc, char **argv)
 {
     if (argc < 2) {
+        fputs("harness: no command given; the commands are below\n\n", stderr);
         usage(stderr);
         return 2;
     }

@@ -161,6 +161,7 @@ int harness_compare_side_from_db(harness_db *db, const harness_compare_side *can
 {
     memset(base, 0, sizeof *base);
     base->is_parent = 1;
+    base->is_database = 1;
     size_t len = strlen(harness_db_path(db)) + strlen(branch) + 16;
     if (!(base->root = malloc(len)))
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");

@@ -60,6 +60,7 @@ typedef struct harness_incomplete_run {
 typedef struct harness_compare_side {
     char *root;
     int is_parent;                 /* root holds experiment folders, not summaries */
+    int is_database;               /* the runs come from a results database (--baseline-db) */
     harness_run_summary *runs;
     size_t n_runs, cap;
     harness_incomplete_run *incomplete;

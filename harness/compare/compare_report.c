@@ -128,7 +128,7 @@ static const char *root_of(const harness_compare_side *s)
 
 static const char *side_kind(const harness_compare_side *s)
 {
-    return s->is_parent ? "folder of experiments" : "experiment folder";
+    return s->is_database ? "results database" : s->is_parent ? "folder of experiments" : "experiment folder";
 }
 
 static const char ab_method_text[] =

@@ -99,7 +99,8 @@ static void markdown_report(FILE *f, const harness_history *h)
         md_code(f, s->config);
         fprintf(f, " rank %d/%d on ", s->rank, s->world_size);
         md_code(f, s->host);
-        fprintf(f, "\n\n%zu runs, %zu change point%s.\n", s->n_points, s->n_cps, s->n_cps == 1 ? "" : "s");
+        fprintf(f, "\n\n%zu run%s, %zu change point%s.\n", s->n_points, s->n_points == 1 ? "" : "s", s->n_cps,
+                s->n_cps == 1 ? "" : "s");
         if (s->n_cps) {
             fputs("\n| at | commit | before | after | change | p |\n| ---: | --- | ---: | ---: | ---: | ---: |\n", f);
             for (size_t c = 0; c < s->n_cps; c++) {
@@ -310,8 +311,8 @@ static void html_report(FILE *f, const harness_history *h)
         html(f, s->cpu);
         fputs(", ", f);
         html(f, s->gpu);
-        fprintf(f, "; config hash <code>%.16s</code>; %zu runs, %zu change point%s.</p>\n", s->config_hash,
-                s->n_points, s->n_cps, s->n_cps == 1 ? "" : "s");
+        fprintf(f, "; config hash <code>%.16s</code>; %zu run%s, %zu change point%s.</p>\n", s->config_hash,
+                s->n_points, s->n_points == 1 ? "" : "s", s->n_cps, s->n_cps == 1 ? "" : "s");
         svg_chart(f, s);
         if (s->n_cps) {
             fputs("<table><tr><th>at</th><th>commit</th><th>before</th><th>after</th><th>change</th><th>p</th></tr>\n",

@@ -18,6 +18,7 @@ for cmd in run validate list; do
     grep -q "usage: harness $cmd" "$SCRATCH/out" || fail "$cmd --help prints its usage"
 done
 expect_exit 2 "no command" "$HARNESS"
+head -1 "$SCRATCH/err" | grep -q "^harness: no command given" || fail "no command: a harness: line first"
 expect_exit 2 "unknown command" "$HARNESS" frobnicate
 expect_err "unknown command 'frobnicate'" "unknown command is named"
 expect_exit 2 "run without a config" "$HARNESS" run

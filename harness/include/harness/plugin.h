@@ -1,5 +1,6 @@
-/* harness/plugin.h - the plugin ABI of harness, version 2.1 (2.1 added the
- * device services at the end of harness_services; 2.0 plugins load as before).
+/* harness/plugin.h - the plugin ABI of harness, version 2.2 (2.1 added the
+ * device services at the end of harness_services, 2.2 the collectives after
+ * them; 2.0 and 2.1 plugins load as before).
  *
  * A plugin includes this header and nothing else of the harness, and links
  * against nothing of it: everything it needs from the host arrives in the
