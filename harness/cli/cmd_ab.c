@@ -45,6 +45,7 @@ static void usage(FILE *f)
           "The two sides may differ in config file (two commits of a config), in plugin\n"
           "build (--base-plugin-path main/plugins --cand-plugin-path pr/plugins) or in\n"
           "anything --set can say (--cand-set component.variant_key=my_rms_norm/cpu).\n"
+          "Both sides are validated (harness validate) before the first round.\n"
           "Single-rank runs only.\n"
           "\n"
           "  --rounds N        rounds (default 10; 6 or more reach alpha 0.05)\n"
@@ -179,13 +180,80 @@ static int parse(int argc, char **argv, ab_opts *a, harness_error *err)
     return 0;
 }
 
+/* Runs this harness binary with argv, its stdout (capture = STDOUT_FILENO)
+ * or its stderr (STDERR_FILENO) read into buf, the other stream to other_fd;
+ * *code: its exit code (128 + signal when killed). 0, or -1 with errno. */
+static int run_harness(const char *const *argv, int capture, int other_fd, char *buf, size_t cap, int *code)
+{
+    int pipefd[2];
+    if (pipe(pipefd) != 0)
+        return -1;
+    pid_t pid = fork();
+    if (pid == 0) {
+        dup2(pipefd[1], capture);
+        dup2(other_fd, capture == STDOUT_FILENO ? STDERR_FILENO : STDOUT_FILENO);
+        close(pipefd[0]);
+        /* the same binary as this one: both sides see one harness, and in
+         * a build tree libtool's environment is inherited */
+        execv("/proc/self/exe", (char *const *)argv);
+        _exit(127);
+    }
+    close(pipefd[1]);
+    size_t len = 0;
+    ssize_t got;
+    while (len + 1 < cap && (got = read(pipefd[0], buf + len, cap - 1 - len)) > 0)
+        len += (size_t)got;
+    buf[len] = '\0';
+    while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
+        buf[--len] = '\0';
+    close(pipefd[0]);
+    int status = 0;
+    if (pid < 0 || waitpid(pid, &status, 0) < 0)
+        return -1;
+    *code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+    return 0;
+}
+
+static const char *const side_names[2] = {"base", "cand"};
+
+/* `harness validate` of one side, with its --set and --plugin-path, before
+ * any round runs: a bad side fails in a second, with the child's message,
+ * rather than after the other side's first run with a pointer to a log. */
+static int validate_side(const ab_opts *a, int side, harness_error *err)
+{
+    const char *argv[MAX_EXTRA + 4];
+    size_t n = 0;
+    argv[n++] = "harness";
+    argv[n++] = "validate";
+    argv[n++] = a->config[side];
+    for (size_t i = 0; i < a->n_extra[side]; i++)
+        argv[n++] = a->extra[side][i];
+    argv[n] = NULL;
+    int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC), code = 0;
+    char msg[2048];
+    int rc = devnull < 0 ? -1 : run_harness(argv, STDERR_FILENO, devnull, msg, sizeof msg, &code);
+    if (devnull >= 0)
+        close(devnull);
+    if (rc != 0)
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "ab: cannot run harness: %s", strerror(errno));
+    if (code == 0)
+        return 0;
+    /* its last "harness: " line is the error (warnings come before it) */
+    const char *line = msg, *at;
+    for (const char *p = msg; (at = strstr(p, "harness: ")) != NULL; p = at + 1)
+        if (at == msg || at[-1] == '\n')
+            line = at + strlen("harness: ");
+    return harness_error_set(err, code == 2 || code == 3 ? code : HARNESS_EXIT_RUNTIME, "ab: the %s side (%s%s) "
+                             "is not valid, nothing was run: %s", side_names[side], a->config[side],
+                             a->n_extra[side] ? " with its --set and --plugin-path" : "", line);
+}
+
 /* Run `harness run` for one side of one round; *folder: the experiment
  * folder it printed. The child's stderr goes to LOG (named on failure). */
 static int run_side(const ab_opts *a, int side, int round, char **folder, harness_error *err)
 {
-    static const char *const names[2] = {"base", "cand"};
     char *out_dir = NULL, *log = NULL;
-    if (asprintf(&out_dir, "%s/round-%02d-%s", a->output_dir, round + 1, names[side]) < 0 ||
+    if (asprintf(&out_dir, "%s/round-%02d-%s", a->output_dir, round + 1, side_names[side]) < 0 ||
         asprintf(&log, "%s.log", out_dir) < 0) {
         free(out_dir);
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
@@ -202,52 +270,30 @@ static int run_side(const ab_opts *a, int side, int round, char **folder, harnes
         argv[n++] = a->extra[side][i];
     argv[n] = NULL;
 
-    int rc = 0, pipefd[2] = {-1, -1};
+    int rc = 0, code = 0;
+    char buf[4096];
     int logfd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (logfd < 0 || pipe(pipefd) != 0) {
+    if (logfd < 0) {
         rc = harness_error_set(err, HARNESS_EXIT_RUNTIME, "ab: %s: %s", log, strerror(errno));
+    } else if (run_harness(argv, STDOUT_FILENO, logfd, buf, sizeof buf, &code) != 0) {
+        rc = harness_error_set(err, HARNESS_EXIT_RUNTIME, "ab: cannot run harness: %s", strerror(errno));
     } else {
-        pid_t pid = fork();
-        if (pid == 0) {
-            dup2(pipefd[1], STDOUT_FILENO);
-            dup2(logfd, STDERR_FILENO);
-            close(pipefd[0]);
-            /* the same binary as this one: both sides see one harness, and in
-             * a build tree libtool's environment is inherited */
-            execv("/proc/self/exe", (char *const *)argv);
-            _exit(127);
-        }
-        close(pipefd[1]);
-        char buf[4096];
-        size_t len = 0;
-        ssize_t got;
-        while (len + 1 < sizeof buf && (got = read(pipefd[0], buf + len, sizeof buf - 1 - len)) > 0)
-            len += (size_t)got;
-        buf[len] = '\0';
-        close(pipefd[0]);
-        int status = 0;
-        if (pid < 0 || waitpid(pid, &status, 0) < 0) {
-            rc = harness_error_set(err, HARNESS_EXIT_RUNTIME, "ab: cannot run harness: %s", strerror(errno));
-        } else {
-            int code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-            while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
-                buf[--len] = '\0';
-            /* 1: validation failed, the summary says so and the pair is FAILED */
-            if ((code == 0 || code == 1) && strchr(buf, '\n'))
-                rc = harness_error_set(err, HARNESS_EXIT_USAGE, "ab: %s wrote several experiment folders (a "
-                                       "sweep?); an A/B run compares one point: fix the sweep with --set",
-                                       a->config[side]);
-            else if ((code == 0 || code == 1) && len)
-                *folder = strdup(buf);
-            else if (code == 0 || code == 1)
-                rc = harness_error_set(err, HARNESS_EXIT_RUNTIME, "ab: round %d, %s: `harness run %s` named no "
-                                       "experiment folder; its messages are in %s", round + 1, names[side],
-                                       a->config[side], log);
-            else
-                rc = harness_error_set(err, code == 2 || code == 130 ? code : HARNESS_EXIT_RUNTIME,
-                                       "ab: round %d, %s: `harness run %s` exited %d; its messages are in %s",
-                                       round + 1, names[side], a->config[side], code, log);
-        }
+        size_t len = strlen(buf);
+        /* 1: validation failed, the summary says so and the pair is FAILED */
+        if ((code == 0 || code == 1) && strchr(buf, '\n'))
+            rc = harness_error_set(err, HARNESS_EXIT_USAGE, "ab: %s wrote several experiment folders (a "
+                                   "sweep?); an A/B run compares one point: fix the sweep with --set",
+                                   a->config[side]);
+        else if ((code == 0 || code == 1) && len)
+            *folder = strdup(buf);
+        else if (code == 0 || code == 1)
+            rc = harness_error_set(err, HARNESS_EXIT_RUNTIME, "ab: round %d, %s: `harness run %s` named no "
+                                   "experiment folder; its messages are in %s", round + 1, side_names[side],
+                                   a->config[side], log);
+        else
+            rc = harness_error_set(err, code == 2 || code == 130 ? code : HARNESS_EXIT_RUNTIME,
+                                   "ab: round %d, %s: `harness run %s` exited %d; its messages are in %s",
+                                   round + 1, side_names[side], a->config[side], code, log);
     }
     if (logfd >= 0)
         close(logfd);
@@ -289,6 +335,10 @@ int harness_cmd_ab(int argc, char **argv)
         return harness_error_report(&err);
     if (harness_mkdirs(a.output_dir, &err) != 0)
         return harness_error_report(&err);
+
+    for (int side = 0; side < 2; side++)
+        if (validate_side(&a, side, &err) != 0)
+            return harness_error_report(&err);
 
     harness_compare_side sides[2];
     memset(sides, 0, sizeof sides);

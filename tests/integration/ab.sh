@@ -70,9 +70,13 @@ bad() {  # bad CODE MESSAGE DESC ARGS...
 }
 bad 2 "ab: expected BASE_CONFIG and CAND_CONFIG" "one config" "$cfg"
 bad 2 "--rounds: expected an integer" "bad rounds" "$cfg" "$cfg" --rounds 0
-bad 2 "ab: round 1, base: \`harness run $SCRATCH/nope.yaml\` exited 2; its messages are in $SCRATCH/bad/round-01-base.log" \
+# Both sides are validated before any round: a bad one fails at once, with the
+# child's message, and nothing runs.
+bad 2 "ab: the base side ($SCRATCH/nope.yaml) is not valid, nothing was run: $SCRATCH/nope.yaml: " \
     "a missing config" "$SCRATCH/nope.yaml" "$cfg" --output-dir "$SCRATCH/bad"
-grep -q "nope.yaml" "$SCRATCH/bad/round-01-base.log" || fail "the round's log names the config"
+bad 2 "ab: the cand side ($cfg with its --set and --plugin-path) is not valid, nothing was run: --set component.variant_key=my_spin/cpu: component.variant_key: unknown variant 'my_spin/cpu'" \
+    "an unknown candidate variant" "$cfg" "$cfg" --cand-set component.variant_key=my_spin/cpu --output-dir "$SCRATCH/bad"
+[ -z "$(ls "$SCRATCH/bad" 2>/dev/null)" ] || fail "a bad side runs no round: $(ls "$SCRATCH/bad")"
 cat >"$SCRATCH/sweep.yaml" <<'YAML'
 schedule: {warmup_steps: 1, measurement_steps: 5}
 profiling: {trace: false, memory: false}
