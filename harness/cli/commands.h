@@ -21,6 +21,7 @@ typedef struct harness_cli_opts {
     const char *device;            /* --device, overrides device */
     int quiet;
     int json;                      /* list --json */
+    int device_may_be_absent;      /* validate: check a cuda config on a machine without a GPU */
 } harness_cli_opts;
 
 /* A config ready to run: validated, its variant found and parameters bound. */
@@ -32,6 +33,7 @@ typedef struct harness_prepared {
     const char *device;            /* resolved: "cpu" | "cuda" */
     char *resolved_yaml;           /* canonical dump */
     char hash8[9];
+    char device_unchecked[512];    /* why the device could not be checked (validate without it), or "" */
 } harness_prepared;
 
 /* Parse argv for `harness <command>`; `usage` prints that command's help.

@@ -17,7 +17,7 @@ if [ ! -e /proc/driver/nvidia/version ] && [ ! -e /dev/nvidiactl ]; then
     expect_exit 0 "device auto runs on the CPU without a driver" \
         "$HARNESS" validate "$CONFIGS/rms_norm_tiny.yaml" --device auto
     expect_exit 3 "device cuda without a driver is a runtime error" \
-        "$HARNESS" validate "$CONFIGS/rms_norm_tiny.yaml" --device cuda
+        "$HARNESS" run "$CONFIGS/rms_norm_tiny.yaml" --device cuda --output-dir "$SCRATCH/none"
     expect_err "device cuda:" "the error names the device"
 fi
 finish

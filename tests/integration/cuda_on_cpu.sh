@@ -26,6 +26,17 @@ for key in ("attention/cuda", "attention/cublas"):
     assert without_dtype(key) == without_dtype("attention/cpu"), key
     assert dtypes(key) == ["fp32", "bf16", "fp16"], key
 PY
+    # validate lints a CUDA config without a GPU: all but the device, exit 0,
+    # and it says what it could not check; a bad parameter is still exit 2.
+    for cfg in rms_norm_cuda attention_cuda transformer_block_cuda; do
+        expect_exit 0 "validate $cfg.yaml without a GPU" "$HARNESS" validate "$top_srcdir/configs/$cfg.yaml" --quiet
+        expect_err "warning: everything but the device itself was checked here: device cuda: no CUDA device" \
+            "validate $cfg.yaml says the device was not checked"
+        expect_err "$cfg.yaml: valid (" "validate $cfg.yaml: valid"
+    done
+    expect_exit 2 "validate a bad CUDA config without a GPU" "$HARNESS" validate \
+        "$top_srcdir/configs/attention_cuda.yaml" --set component.config.num_kv_heads=5
+    expect_err "component.config.num_heads: num_heads (" "the parameter error, not the device's"
 fi
 
 # tests/setup hides every GPU from this test (CUDA_VISIBLE_DEVICES is empty).
