@@ -123,7 +123,10 @@ int harness_registry_load_file(harness_registry *reg, const char *path, harness_
     char *name = module_name(path);
     if (!name)
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
-    lt_dlhandle h = lt_dlopenext(path);
+    /* An installed .la: its .so beside it, not the one at its libdir=
+     * (install_dir.h), so a moved or staged tree loads its own plugins. */
+    char beside[4096];
+    lt_dlhandle h = lt_dlopenext(harness_installed_module(path, beside, sizeof beside) ? beside : path);
     if (!h) {
         const char *why = lt_dlerror();
         free(name);
