@@ -512,9 +512,9 @@ const harness_variant_entry *harness_registry_resolve(const harness_registry *re
     }
     char hint[256] = "";
     if (guess)
-        snprintf(hint, sizeof hint, "did you mean %s? ", guess);
+        snprintf(hint, sizeof hint, "; did you mean %s?", guess);
     harness_error_set(err, HARNESS_EXIT_USAGE,
-                      "unknown variant '%s'; %s(searched for plugins in: %s%s; "
+                      "unknown variant '%s'%s (searched for plugins in: %s%s; "
                       "`harness list` shows what is available; add directories with --plugin-path or "
                       "HARNESS_PLUGIN_PATH)",
                       key, hint, reg->n_searched ? searched : "nowhere", broken);
