@@ -28,7 +28,11 @@ void *harness_cuda_module_symbol(const char *module, const char *symbol, char *w
         snprintf(where, sizeof where, "%s/backend/%s", harness_install_pkglibdir(), module);
     /* Kept loaded (libltdl counts references; lt_dlexit is never called):
      * the CUDA runtime does not like being unloaded mid-process. */
-    lt_dlhandle h = lt_dlopenext(where);
+    char la[1040], beside[1040];
+    snprintf(la, sizeof la, "%s.la", where);
+    /* As for plugins (install_dir.h): an installed .la would send libltdl
+     * to the original prefix's module, not this tree's. */
+    lt_dlhandle h = lt_dlopenext(harness_installed_module(la, beside, sizeof beside) ? beside : where);
     if (!h) {
         snprintf(why, why_size, "cannot load %s: %s", where, lt_dlerror());
         lt_dlexit();

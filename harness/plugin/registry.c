@@ -123,7 +123,10 @@ int harness_registry_load_file(harness_registry *reg, const char *path, harness_
     char *name = module_name(path);
     if (!name)
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
-    lt_dlhandle h = lt_dlopenext(path);
+    /* An installed .la: its .so beside it, not the one at its libdir=
+     * (install_dir.h), so a moved or staged tree loads its own plugins. */
+    char beside[4096];
+    lt_dlhandle h = lt_dlopenext(harness_installed_module(path, beside, sizeof beside) ? beside : path);
     if (!h) {
         const char *why = lt_dlerror();
         free(name);
@@ -509,9 +512,9 @@ const harness_variant_entry *harness_registry_resolve(const harness_registry *re
     }
     char hint[256] = "";
     if (guess)
-        snprintf(hint, sizeof hint, "did you mean %s? ", guess);
+        snprintf(hint, sizeof hint, "; did you mean %s?", guess);
     harness_error_set(err, HARNESS_EXIT_USAGE,
-                      "unknown variant '%s'; %s(searched for plugins in: %s%s; "
+                      "unknown variant '%s'%s (searched for plugins in: %s%s; "
                       "`harness list` shows what is available; add directories with --plugin-path or "
                       "HARNESS_PLUGIN_PATH)",
                       key, hint, reg->n_searched ? searched : "nowhere", broken);

@@ -69,3 +69,27 @@ const char *harness_install_pkglibdir(void)
     pthread_once(&once, locate);
     return pkglibdir;
 }
+
+int harness_installed_module(const char *la, char *out, size_t cap)
+{
+    size_t n = strlen(la);
+    if (n < 3 || strcmp(la + n - 3, ".la") != 0)
+        return 0;
+    FILE *f = fopen(la, "r");
+    if (!f)
+        return 0;
+    char line[1024], dlname[512] = "";
+    int installed = 0;
+    while (fgets(line, sizeof line, f)) {
+        sscanf(line, "dlname='%511[^']'", dlname);
+        installed |= strncmp(line, "installed=yes", 13) == 0;
+    }
+    fclose(f);
+    if (!installed || !dlname[0] || strchr(dlname, '/'))
+        return 0;
+    const char *slash = strrchr(la, '/');
+    /* "./" for a bare name: libltdl would search its library path for it. */
+    int len = slash ? snprintf(out, cap, "%.*s/%s", (int)(slash - la), la, dlname)
+                    : snprintf(out, cap, "./%s", dlname);
+    return len > 0 && (size_t)len < cap;
+}

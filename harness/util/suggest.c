@@ -1,10 +1,13 @@
 #include "util/suggest.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
 /* Edit distance with insert, delete and substitute all costing 1, keeping
- * only two rows of the DP table. Returns SIZE_MAX when out of memory. */
+ * only two rows of the DP table. Returns SIZE_MAX when out of memory. Case
+ * is ignored: CPU or RMS_norm is meant as cpu or rms_norm, yet is 3 edits
+ * away, past the limit. */
 static size_t levenshtein(const char *a, const char *b)
 {
     size_t la = strlen(a), lb = strlen(b);
@@ -18,7 +21,7 @@ static size_t levenshtein(const char *a, const char *b)
         for (size_t i = 1; i <= la; i++) {
             cur[0] = i;
             for (size_t j = 1; j <= lb; j++) {
-                size_t sub = prev[j - 1] + (a[i - 1] != b[j - 1]);
+                size_t sub = prev[j - 1] + (tolower((unsigned char)a[i - 1]) != tolower((unsigned char)b[j - 1]));
                 size_t del = prev[j] + 1, ins = cur[j - 1] + 1;
                 size_t best = sub < del ? sub : del;
                 cur[j] = best < ins ? best : ins;

@@ -23,6 +23,14 @@ bad 2 "unknown_variant.yaml:2:16: component.variant_key: unknown variant 'rms_nr
     "unknown variant" run "$BAD/unknown_variant.yaml"
 bad 2 "--set component.variant_key=rms_nrom: component.variant_key: unknown variant" "unknown variant from --set" \
     run "$CONFIGS/rms_norm_tiny.yaml" --set component.variant_key=rms_nrom
+# Suggestions ignore case; with none, the search path follows the name (no stray "; ").
+bad 2 "unknown variant 'RMS_norm'; did you mean rms_norm? (searched for plugins in: " "variant in the wrong case" \
+    run "$CONFIGS/rms_norm_tiny.yaml" --set component.variant_key=RMS_norm
+bad 2 "unknown variant 'zzzzzz' (searched for plugins in: " "unknown variant, nothing to suggest" \
+    validate "$CONFIGS/rms_norm_tiny.yaml" --set component.variant_key=zzzzzz
+grep -q "did you mean" "$SCRATCH/err" && fail "nothing to suggest, yet: $(cat "$SCRATCH/err")"
+bad 2 "--set device=CPU: device: expected one of auto, cpu, cuda, got CPU; did you mean cpu?" "device in the wrong case" \
+    run "$CONFIGS/rms_norm_tiny.yaml" --set device=CPU
 bad 2 "component.config.dtype" "bad enum" run "$BAD/bad_enum.yaml"
 bad 2 "empty.yaml" "empty file" run "$BAD/empty.yaml"
 bad 2 "nope.yaml: cannot read config" "missing file" run "$BAD/nope.yaml"

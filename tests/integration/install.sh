@@ -6,7 +6,8 @@
 # finding its installed plugins and $HARNESS_PLUGIN_PATH ones with no flag,
 # a CPU scaffold built, run and its summary checked, a plugin installed into
 # plugindir found, a CUDA scaffold built with nvcc where there is one, man
-# pages and completion; then `make uninstall` leaves no file behind.
+# pages and completion; a copy of the install loading its own plugins; then
+# `make uninstall` leaves no file behind.
 #
 # The staged tree is a relocated install: the harness finds its plugins
 # next to itself (harness/util/install_dir.c), and pkg-config is told the
@@ -62,6 +63,32 @@ grep -q '^rms_norm/cpu ' "$SCRATCH/out" && grep -q "plugin: $P/lib/harness/" "$S
 expect_exit 0 "an installed config runs" harness run "$P/share/harness/configs/rms_norm.yaml" --quiet \
     --set component.config.seq_len=4 --set schedule.warmup_steps=1 --set schedule.measurement_steps=5 \
     --output-dir exp
+
+# A moved install (a tarball of the prefix unpacked elsewhere) loads the
+# plugins beside it, never those of the tree it was copied from. An installed
+# .la names its install's folder (libdir=), and libltdl opens that folder's
+# .so first: the staged .la files name $prefix, empty here, so the copy's are
+# pointed at $P, as an install made at $P would have them, which is still
+# there to be wrongly loaded.
+M="$SCRATCH/moved"
+cp -a "$P" "$M" && find "$M/lib/harness" -name '*.la' -exec sed -i "s|^libdir='$prefix/|libdir='$P/|" {} + ||
+    fail "copy the install to $M"
+grep -q "^libdir='$P/lib/harness'" "$M/lib/harness/rms_norm.la" || fail "the copy's .la names the original"
+expect_exit 0 "a moved install's harness list" "$M/bin/harness" list
+others=$(grep 'plugin:' "$SCRATCH/out" | grep -v "plugin: $M/lib/harness/")
+grep -q '^rms_norm/cpu ' "$SCRATCH/out" && [ -z "$others" ] && pass "its plugins are the moved ones" ||
+    fail "a moved install loads plugins from elsewhere: $(echo "$others" | head -3)"
+expect_exit 0 "a moved install runs" "$M/bin/harness" run "$M/share/harness/configs/rms_norm.yaml" --quiet \
+    --set component.config.seq_len=4 --set schedule.warmup_steps=1 --set schedule.measurement_steps=5 \
+    --output-dir moved_exp
+python3 - moved_exp/*/summary_ranks_1_rank_0.json <<PY && pass "its summary: the moved plugin, ok" || fail "the moved run's summary"
+import json, sys
+s = json.load(open(sys.argv[1]))
+assert s["status"] == "ok" and s["validation"]["passed"], (s["status"], s["validation"])
+assert s["component"]["plugin"].startswith("$M/lib/harness/"), s["component"]["plugin"]
+assert s["env"]["executable"] == "$M/bin/harness", s["env"]["executable"]
+PY
+rm -rf "$M"
 
 # A CPU scaffold, built with pkg-config, run by the installed harness.
 expect_exit 0 "new-plugin sdkaxpy" harness new-plugin sdkaxpy

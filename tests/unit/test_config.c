@@ -1160,6 +1160,11 @@ static void suggest_distance(void **state)
     assert_string_equal(harness_suggest("cud", short_words, 3), "cuda");
     assert_string_equal(harness_suggest("cdua", short_words, 3), "cpu"); /* 2 edits each: the first wins */
     assert_null(harness_suggest("xyz", short_words, 3));
+    /* Case is ignored: 3 edits apart otherwise, past the limit. */
+    assert_string_equal(harness_suggest("CPU", short_words, 3), "cpu");
+    const char *families[] = {"attention", "rms_norm", "transformer_block"};
+    assert_string_equal(harness_suggest("RMS_norm", families, 3), "rms_norm");
+    assert_string_equal(harness_suggest("RMS_nrom", families, 3), "rms_norm");
 }
 
 static void scalar_forms(void **state)

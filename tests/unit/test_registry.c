@@ -72,6 +72,15 @@ static void test_unknown_key_suggests_and_lists_search_path(void **state)
     assert_contains(err.msg, "unknown variant 'fixtrue'");
     assert_contains(err.msg, "did you mean fixture?");
     assert_contains(err.msg, "tests/fixtures/nowhere");
+    /* Case is no edit: FIXTURE/CPU is fixture/cpu mistyped. */
+    assert_null(harness_registry_resolve(&reg, "FIXTURE/CPU", "cpu", &err));
+    assert_contains(err.msg, "unknown variant 'FIXTURE/CPU'; did you mean fixture/cpu? (searched for plugins in: ");
+    /* With nothing to suggest, the search path follows the name directly. */
+    assert_null(harness_registry_resolve(&reg, "zzzzzz", "cpu", &err));
+    assert_int_equal(err.code, HARNESS_EXIT_USAGE);
+    assert_contains(err.msg, "unknown variant 'zzzzzz' (searched for plugins in: ");
+    assert_null(strstr(err.msg, "did you mean"));
+    assert_null(strstr(err.msg, "; ("));
 }
 
 static void test_wrong_abi_names_both_versions(void **state)
