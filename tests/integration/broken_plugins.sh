@@ -1,0 +1,36 @@
+#!/bin/sh
+# Plugins that cannot be used, through the real binary (test_registry covers
+# the loader itself): built for another ABI, without the entry points, failing
+# their init, or registering a key another plugin has. The others still load;
+# each broken one is named with why; asking for a variant it would have given
+# names it; two plugins claiming one key is an error naming both files.
+. "$top_builddir/tests/setup"
+
+fixtures="$top_builddir/tests/fixtures/.libs"
+dir="$SCRATCH/plugins"
+mkdir -p "$dir"
+for p in good bad_abi no_entry fail_init; do
+    cp "$fixtures/$p.so" "$dir/" || fail "copy $p.so"
+done
+
+expect_exit 0 "list with broken plugins beside a good one" "$HARNESS" list --plugin-path "$dir"
+grep -q "fixture/cpu" "$SCRATCH/out" || fail "the good plugin's variant is listed"
+expect_err "warning: skipped $dir/bad_abi.so: plugin $dir/bad_abi.so was built for plugin ABI 3.0, but this harness provides ABI 2.2" \
+    "another ABI: both versions named"
+expect_err "warning: skipped $dir/no_entry.so: cannot load plugin $dir/no_entry.so: not a harness plugin" \
+    "no entry point"
+expect_err "warning: skipped $dir/fail_init.so: plugin $dir/fail_init.so failed to initialize: fail_init: the license file /nonexistent is missing" \
+    "a failing init: the plugin's own message"
+grep -q "doomed/cpu" "$SCRATCH/out" && fail "a plugin whose init failed registers nothing"
+
+expect_exit 2 "a variant no loaded plugin gives" "$HARNESS" validate "$CONFIGS/rms_norm_tiny.yaml" \
+    --plugin-path "$dir" --set component.variant_key=doomed/cpu
+expect_err "unknown variant 'doomed/cpu' (searched for plugins in: $dir" "the search path"
+expect_err "plugins that could not be loaded: $dir/bad_abi.so, $dir/fail_init.so, $dir/no_entry.so" \
+    "the broken plugins, as a lead"
+
+cp "$fixtures/dup_key.so" "$dir/"
+expect_exit 3 "one key from two plugins" "$HARNESS" list --plugin-path "$dir"
+expect_err "variant key fixture/cpu is registered twice: by $dir/dup_key.so and by $dir/good.so; remove or rename one" \
+    "both files named"
+finish
