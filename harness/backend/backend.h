@@ -26,6 +26,7 @@ typedef struct harness_peaks {
     double bf16_flops_per_s;
     char source[512];              /* where they came from (the machine file) */
     char missing[512];             /* why they are unknown, when they are */
+    int from_machine_file;         /* measured by harness calibrate (so possibly stale or low), not a datasheet's */
 } harness_peaks;
 
 typedef struct harness_backend harness_backend;

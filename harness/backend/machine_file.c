@@ -60,6 +60,10 @@ int harness_machine_file_write(const char *path, const harness_machine *m, harne
     cJSON_AddNumberToObject(peaks, "copy_buffer_bytes", m->copy_buffer_bytes);
     cJSON_AddBoolToObject(peaks, "quick", m->quick);
     cJSON_AddStringToObject(root, "measured_at", m->measured_at);
+    if (isnan(m->load_at_calibration[0]))
+        cJSON_AddNullToObject(root, "load_at_calibration");
+    else
+        cJSON_AddItemToObject(root, "load_at_calibration", cJSON_CreateDoubleArray(m->load_at_calibration, 3));
     cJSON_AddStringToObject(root, "harness_version", m->harness_version);
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
@@ -116,6 +120,11 @@ static harness_machine_status parse(const cJSON *root, harness_machine *m, char 
     m->copy_buffer_bytes = get_number(peaks, "copy_buffer_bytes");
     m->quick = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(peaks, "quick"));
     get_string(root, "measured_at", m->measured_at, sizeof m->measured_at);
+    const cJSON *load = cJSON_GetObjectItemCaseSensitive(root, "load_at_calibration");
+    for (int i = 0; i < 3; i++) {
+        const cJSON *v = cJSON_IsArray(load) && cJSON_GetArraySize(load) == 3 ? cJSON_GetArrayItem(load, i) : NULL;
+        m->load_at_calibration[i] = cJSON_IsNumber(v) ? v->valuedouble : NAN;
+    }
     get_string(root, "harness_version", m->harness_version, sizeof m->harness_version);
     return HARNESS_MACHINE_OK;
 }
@@ -151,6 +160,7 @@ void harness_machine_load_peaks(harness_peaks *peaks, int threads)
     char path[4096], why[512];
     harness_machine m;
     peaks->bytes_per_s = peaks->flops_per_s = 0;
+    peaks->from_machine_file = 0;
     peaks->source[0] = peaks->missing[0] = '\0';
     harness_machine_file_path(path, sizeof path);
     switch (harness_machine_file_read(path, &m, why, sizeof why)) {
@@ -184,5 +194,11 @@ void harness_machine_load_peaks(harness_peaks *peaks, int threads)
     }
     peaks->bytes_per_s = m.bytes_per_s;
     peaks->flops_per_s = m.flops_per_s;
-    snprintf(peaks->source, sizeof peaks->source, "%.400s (measured %s)", path, m.measured_at);
+    peaks->from_machine_file = 1;
+    /* The load says whether the peaks may be low (harness calibrate on a busy machine). */
+    if (isnan(m.load_at_calibration[0]))
+        snprintf(peaks->source, sizeof peaks->source, "%.400s (measured %s)", path, m.measured_at);
+    else
+        snprintf(peaks->source, sizeof peaks->source, "%.400s (measured %s at load average %.2f)", path,
+                 m.measured_at, m.load_at_calibration[0]);
 }

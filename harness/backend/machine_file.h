@@ -30,6 +30,10 @@ typedef struct harness_machine {
     double copy_buffer_bytes;
     int quick;                     /* measured with --quick */
     char measured_at[32];          /* ISO 8601, UTC */
+    /* 1, 5 and 15 minute load averages just before measuring: a busy
+     * machine measures low peaks, so readers can tell. NAN: unknown (also
+     * in files written before it was recorded). */
+    double load_at_calibration[3];
     char harness_version[64];
 } harness_machine;
 

@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
+#include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,10 +14,12 @@
 #include "backend/cpu_peaks.h"
 #include "backend/machine_file.h"
 #include "cli/commands.h"
+#include "report/warnings.h"
+#include "util/sysinfo.h"
 
 static void usage(FILE *f)
 {
-    fputs("usage: harness calibrate [--quick] [--output FILE] [--threads N]\n"
+    fputs("usage: harness calibrate [--quick] [--output FILE] [--threads N] [--require-idle]\n"
           "\n"
           "Measure this machine's fp32 FMA peak (register-resident FMAs, the widest ISA\n"
           "the CPU has) and copy bandwidth (memcpy of buffers far larger than the cache,\n"
@@ -30,8 +33,14 @@ static void usage(FILE *f)
           "                   ~/.config/harness/machine.json)\n"
           "  --threads N      measure with N threads (default: OpenMP's, as runs use;\n"
           "                   runs with another thread count ignore the file)\n"
+          "  --require-idle   on a busy machine, write nothing and exit 3 (default: warn,\n"
+          "                   and write the file with the load it was measured at)\n"
           "\n"
-          "exit: 0 written, 2 usage error, 3 measurement or I/O failure\n",
+          "Other work on the cores makes the peaks low and every later percent of peak\n"
+          "high; calibrate checks the load average as `harness run` does and warns.\n"
+          "\n"
+          "exit: 0 written, 2 usage error, 3 measurement or I/O failure, or a busy\n"
+          "machine with --require-idle\n",
           f);
 }
 
@@ -39,6 +48,7 @@ typedef struct calibrate_opts {
     int quick;
     const char *output;
     int threads;
+    int require_idle;
 } calibrate_opts;
 
 /* -1 after --help, else 0 or an exit code with err set. */
@@ -48,6 +58,7 @@ static int parse(int argc, char **argv, calibrate_opts *o, harness_error *err)
         {"quick", no_argument, NULL, 'q'},
         {"output", required_argument, NULL, 'o'},
         {"threads", required_argument, NULL, 't'},
+        {"require-idle", no_argument, NULL, 'i'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
@@ -59,6 +70,7 @@ static int parse(int argc, char **argv, calibrate_opts *o, harness_error *err)
         switch (c) {
         case 'q': o->quick = 1; break;
         case 'o': o->output = optarg; break;
+        case 'i': o->require_idle = 1; break;
         case 't': {
             char *end;
             errno = 0;
@@ -83,7 +95,7 @@ static int parse(int argc, char **argv, calibrate_opts *o, harness_error *err)
     return 0;
 }
 
-static void fill_machine(harness_machine *m, const harness_cpu_peaks *pk, int quick)
+static void fill_machine(harness_machine *m, const harness_cpu_peaks *pk, int quick, const double load[3])
 {
     memset(m, 0, sizeof *m);
     harness_machine_identity_here(&m->id, pk->threads);
@@ -94,6 +106,7 @@ static void fill_machine(harness_machine *m, const harness_cpu_peaks *pk, int qu
     snprintf(m->flops_isa, sizeof m->flops_isa, "%s", pk->flops_isa);
     m->copy_buffer_bytes = (double)pk->copy_buffer_bytes;
     m->quick = quick;
+    memcpy(m->load_at_calibration, load, sizeof m->load_at_calibration);
     time_t now = time(NULL);
     struct tm tm;
     gmtime_r(&now, &tm);
@@ -119,17 +132,37 @@ int harness_cmd_calibrate(int argc, char **argv)
 
     harness_cpu_peaks_opts popts = {.threads = o.threads, .quick = o.quick};
     harness_cpu_peaks pk;
-    if (harness_cpu_peaks_measure(&popts, &pk) != 0) {
+    double load_start[3], load_end[3];
+    harness_loadavg(load_start);
+    int failed = harness_cpu_peaks_measure(&popts, &pk) != 0;
+    harness_loadavg(load_end);
+    if (failed) {
         harness_error_set(&err, HARNESS_EXIT_RUNTIME, "calibrate: could not allocate 2 x %zu MiB for the copy "
                           "measurement; try --quick", pk.copy_buffer_bytes >> 20);
         return harness_error_report(&err);
     }
     harness_machine m;
-    fill_machine(&m, &pk, o.quick);
+    fill_machine(&m, &pk, o.quick, load_start);
     printf("machine: %s, %d logical CPUs, %d threads\n", m.id.cpu_model, m.id.logical_cpus, m.id.threads);
     printf("fp32 FMA peak:  %8.1f GFLOP/s  (%s, best of %d)\n", pk.flops_per_s / 1e9, pk.flops_isa, pk.flops_reps);
     printf("copy bandwidth: %8.1f GB/s     (2 x %zu MiB, bytes read + written, best of %d)\n",
            pk.bytes_per_s / 1e9, pk.copy_buffer_bytes >> 20, pk.copy_reps);
+    if (isnan(load_start[0]))
+        printf("load average:   unknown (/proc/loadavg unreadable)\n");
+    else
+        printf("load average:   %.2f %.2f %.2f (1, 5, 15 min, before measuring)\n", load_start[0], load_start[1],
+               load_start[2]);
+    /* Warned, not refused, by default: a low peak is still a figure, the
+     * file records the load, and runs flag any percent above 100. */
+    char busy[2 * HARNESS_WARNING_LEN];
+    if (harness_warn_busy_calibration(load_start, load_end, m.id.logical_cpus, harness_affinity_cpus(), pk.threads,
+                                      busy, sizeof busy)) {
+        if (o.require_idle) {
+            harness_error_set(&err, HARNESS_EXIT_RUNTIME, "%s; --require-idle: %s not written", busy, path);
+            return harness_error_report(&err);
+        }
+        fprintf(stderr, "harness: warning: %s\n", busy);
+    }
     if (harness_machine_file_write(path, &m, &err) != 0)
         return harness_error_report(&err);
     printf("wrote %s\n", path);

@@ -28,6 +28,18 @@ void harness_roofline_compute(const harness_summary *s, harness_roofline *out)
     out->missing = p && p->missing[0] ? p->missing : NULL;
     if (!p)
         out->missing = "no backend: the run never started";
+    out->from_machine_file = p && p->from_machine_file;
+    /* The highest peak gives the lowest percent. */
+    const double pct[3] = {out->percent_of_peak_flops, out->percent_of_peak_fp16_flops,
+                           out->percent_of_peak_bf16_flops};
+    static const char *const names[3] = {"fp32 FLOP/s", "dense fp16 FLOP/s", "dense bf16 FLOP/s"};
+    out->percent_of_top_flops = NAN;
+    out->top_flops = NULL;
+    for (int i = 0; i < 3; i++)
+        if (isfinite(pct[i]) && (!out->top_flops || pct[i] < out->percent_of_top_flops)) {
+            out->percent_of_top_flops = pct[i];
+            out->top_flops = names[i];
+        }
 }
 
 static void add_num(cJSON *o, const char *key, double v)
@@ -61,6 +73,16 @@ cJSON *harness_roofline_json(const harness_summary *s)
     add_num(o, "percent_of_peak_bf16_flops", r.percent_of_peak_bf16_flops);
     add_str(o, "peak_source", r.source);
     add_str(o, "missing", r.missing);
+    /* Tools need not re-derive which figures are impossible; above the top
+     * FLOP/s peak, every FLOP/s percent is above its own. */
+    cJSON *above = cJSON_AddArrayToObject(o, "above_peak");
+    if (r.percent_of_peak_bandwidth > 100)
+        cJSON_AddItemToArray(above, cJSON_CreateString("percent_of_peak_bandwidth"));
+    const char *flops_keys[3] = {"percent_of_peak_flops", "percent_of_peak_fp16_flops", "percent_of_peak_bf16_flops"};
+    const double flops_pct[3] = {r.percent_of_peak_flops, r.percent_of_peak_fp16_flops, r.percent_of_peak_bf16_flops};
+    for (int i = 0; i < 3 && r.percent_of_top_flops > 100; i++)
+        if (isfinite(flops_pct[i]))
+            cJSON_AddItemToArray(above, cJSON_CreateString(flops_keys[i]));
     cJSON_AddStringToObject(o, "at", "median");
     return o;
 }
@@ -75,17 +97,29 @@ void harness_roofline_print(FILE *f, const harness_summary *s)
         fprintf(f, "roofline: peaks unknown: %s\n", r.missing);
         return;
     }
+    /* A percent above 100 is never printed bare: marked here, explained below. */
+    const char *bw_mark = r.percent_of_peak_bandwidth > 100 ? " ABOVE PEAK" : "";
+    const char *flops_mark = r.percent_of_top_flops > 100 ? " ABOVE PEAK" : "";
+    const char *fp32_mark = *flops_mark ? flops_mark : r.percent_of_peak_flops > 100 ? " (tensor-core work)" : "";
     fprintf(f, "roofline at the median:");
     if (isfinite(r.percent_of_peak_bandwidth))
-        fprintf(f, " %.1f%% of peak bandwidth (%.1f GB/s)", r.percent_of_peak_bandwidth, r.peak_bytes_per_s / 1e9);
+        fprintf(f, " %.1f%% of peak bandwidth (%.1f GB/s)%s", r.percent_of_peak_bandwidth, r.peak_bytes_per_s / 1e9,
+                bw_mark);
     if (isfinite(r.percent_of_peak_flops))
-        fprintf(f, "%s %.1f%% of peak fp32 FLOP/s (%.1f GFLOP/s)", isfinite(r.percent_of_peak_bandwidth) ? "," : "",
-                r.percent_of_peak_flops, r.peak_flops_per_s / 1e9);
+        fprintf(f, "%s %.1f%% of peak fp32 FLOP/s (%.1f GFLOP/s)%s", isfinite(r.percent_of_peak_bandwidth) ? "," : "",
+                r.percent_of_peak_flops, r.peak_flops_per_s / 1e9, fp32_mark);
     if (isfinite(r.percent_of_peak_fp16_flops))
-        fprintf(f, ", %.1f%% of dense fp16 (%.1f TFLOP/s)", r.percent_of_peak_fp16_flops, r.peak_fp16_flops_per_s / 1e12);
+        fprintf(f, ", %.1f%% of dense fp16 (%.1f TFLOP/s)%s", r.percent_of_peak_fp16_flops,
+                r.peak_fp16_flops_per_s / 1e12, flops_mark);
     if (isfinite(r.percent_of_peak_bf16_flops))
-        fprintf(f, ", %.1f%% of dense bf16 (%.1f TFLOP/s)", r.percent_of_peak_bf16_flops, r.peak_bf16_flops_per_s / 1e12);
+        fprintf(f, ", %.1f%% of dense bf16 (%.1f TFLOP/s)%s", r.percent_of_peak_bf16_flops,
+                r.peak_bf16_flops_per_s / 1e12, flops_mark);
     if (!isfinite(r.percent_of_peak_bandwidth) && !isfinite(r.percent_of_peak_flops))
         fprintf(f, " the component declares no cost");
     fprintf(f, "\n  peaks from %s\n", r.source ? r.source : "?");
+    char msg[HARNESS_WARNING_LEN];
+    if (harness_warn_above_peak("bandwidth", r.percent_of_peak_bandwidth, 1, r.from_machine_file, msg, sizeof msg))
+        fprintf(f, "  %s\n", msg);
+    if (harness_warn_above_peak(r.top_flops, r.percent_of_top_flops, 0, r.from_machine_file, msg, sizeof msg))
+        fprintf(f, "  %s\n", msg);
 }

@@ -20,6 +20,13 @@ typedef struct harness_roofline {
     double percent_of_peak_fp16_flops, percent_of_peak_bf16_flops;
     const char *source;            /* where the peaks came from, or NULL */
     const char *missing;           /* why they are unknown, or NULL */
+    int from_machine_file;         /* the peaks are harness calibrate's (the CPU), not a datasheet's */
+    /* FLOP/s against the highest FLOP/s peak known, the bound on every
+     * precision's rate: on a GPU the fp32 percent passes 100 whenever tensor
+     * cores do the work, the dense fp16/bf16 one cannot. Above 100 (like
+     * the bandwidth's) it is a bad figure (report/warnings.h). */
+    double percent_of_top_flops;   /* NaN when unknown */
+    const char *top_flops;         /* that peak's name ("fp32 FLOP/s"), or NULL */
 } harness_roofline;
 
 void harness_roofline_compute(const harness_summary *s, harness_roofline *out);
@@ -28,10 +35,12 @@ void harness_roofline_compute(const harness_summary *s, harness_roofline *out);
  * when any of them is unknown (<= 0 or NaN). */
 double harness_roofline_percent(double per_step, double median_ns, double peak_per_s);
 
-/* The summary JSON's "roofline" object (a new cJSON item). */
+/* The summary JSON's "roofline" object (a new cJSON item); its
+ * "above_peak" lists the keys of the percents above their peak. */
 struct cJSON *harness_roofline_json(const harness_summary *s);
 
-/* The text summary's roofline line(s); nothing when there is no timing. */
+/* The text summary's roofline line(s), a figure above its peak marked and
+ * explained; nothing when there is no timing. */
 void harness_roofline_print(FILE *f, const harness_summary *s);
 
 #endif

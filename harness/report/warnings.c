@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <string.h>
 
+#include "report/roofline.h"
 #include "report/summary.h"
 #include "util/format.h"
 
@@ -45,6 +46,41 @@ int harness_warn_oversubscribed(const harness_load_facts *f, char *msg, size_t c
              "above the %d core%s the run's %d busy thread%s leave%s free on %d CPUs; other processes "
              "competed for the cores", others, f->load_start, f->load_end, free_cores, free_cores == 1 ? "" : "s",
              busy, busy == 1 ? "" : "s", busy == 1 ? "s" : "", f->logical_cpus);
+    return 1;
+}
+
+int harness_warn_busy_calibration(const double load_start[3], const double load_end[3], int logical_cpus,
+                                  int affinity_cpus, int threads, char *msg, size_t cap)
+{
+    /* The run's rule, so calibrate and run agree on what busy means:
+     * calibrate's threads are all busy throughout, and none of this
+     * process's work is in the load before it. */
+    harness_load_facts f = {.logical_cpus = logical_cpus, .affinity_cpus = affinity_cpus, .omp_threads = threads,
+                            .busy_threads = threads, .load_start = load_start[0], .load_end = load_end[0]};
+    char why[HARNESS_WARNING_LEN], before[64] = "unknown";
+    if (!harness_warn_oversubscribed(&f, why, sizeof why))
+        return 0;
+    if (!isnan(load_start[0]))
+        snprintf(before, sizeof before, "%.2f %.2f %.2f", load_start[0], load_start[1], load_start[2]);
+    snprintf(msg, cap, "calibrate ran on a busy machine (%s); load average before measuring (1, 5, 15 min): %s. "
+             "The peaks measured are low, so runs will show percents of peak that are too high (even above 100%%); "
+             "re-run harness calibrate when the machine is idle", why, before);
+    return 1;
+}
+
+int harness_warn_above_peak(const char *what, double percent, int bandwidth, int from_machine_file, char *msg,
+                            size_t cap)
+{
+    if (!(percent > 100))
+        return 0;
+    if (from_machine_file)
+        snprintf(msg, cap, "above peak: %.1f%% of peak %s, above the machine file's peak: the file is stale or was "
+                 "calibrated on a busy machine; re-run harness calibrate%s", percent, what,
+                 bandwidth ? " (or the step's data stays in cache: the peak is a copy through memory)" : "");
+    else
+        snprintf(msg, cap, "above peak: %.1f%% of peak %s, above the device's datasheet rate: the component's "
+                 "declared cost exceeds the work it does, or the timing misses some of it%s", percent, what,
+                 bandwidth ? ", or the data stays in the L2 cache (schedule.flush_l2)" : "");
     return 1;
 }
 
@@ -144,12 +180,24 @@ static void collect_resolution(harness_summary *s)
         harness_warnings_add(&s->warnings, "%s", msg);
 }
 
+static void collect_above_peak(harness_summary *s)
+{
+    harness_roofline r;
+    char msg[HARNESS_WARNING_LEN];
+    harness_roofline_compute(s, &r);
+    if (harness_warn_above_peak("bandwidth", r.percent_of_peak_bandwidth, 1, r.from_machine_file, msg, sizeof msg))
+        harness_warnings_add(&s->warnings, "%s", msg);
+    if (harness_warn_above_peak(r.top_flops, r.percent_of_top_flops, 0, r.from_machine_file, msg, sizeof msg))
+        harness_warnings_add(&s->warnings, "%s", msg);
+}
+
 void harness_warnings_collect(harness_summary *s)
 {
     s->warnings.n = 0;
     collect_oversubscribed(s);
     collect_windows(s);
     collect_resolution(s);
+    collect_above_peak(s);
 }
 
 void harness_warnings_print(const harness_warnings *w, FILE *f)

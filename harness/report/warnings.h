@@ -60,6 +60,25 @@ typedef struct harness_load_facts {
  * msg when it fires. */
 int harness_warn_oversubscribed(const harness_load_facts *f, char *msg, size_t cap);
 
+/* calibrate's check: harness_warn_oversubscribed over calibrate's own
+ * `threads`, busy for the whole measurement, with the 1, 5 and 15 minute
+ * load averages before and after it (NAN: unknown). Other work on the
+ * cores makes the measured peaks low, so every later run's percent of peak
+ * high. Returns 1 and writes msg (the load figures, and to re-run on an
+ * idle machine) when it fires. */
+int harness_warn_busy_calibration(const double load_start[3], const double load_end[3], int logical_cpus,
+                                  int affinity_cpus, int threads, char *msg, size_t cap);
+
+/* A rate above its peak (`percent` > 100) is not physics but a bad
+ * figure: the peak is too low or the measurement is wrong. `what` names
+ * the peak ("fp32 FLOP/s"). from_machine_file: the peak was measured by
+ * harness calibrate (the CPU), so most likely it is stale or was measured
+ * on a busy machine; otherwise it is the device's datasheet rate and the
+ * declared cost or the timing is at fault. bandwidth: data that stays in
+ * cache also passes a memory peak. Returns 1 and writes msg when it fires. */
+int harness_warn_above_peak(const char *what, double percent, int bandwidth, int from_machine_file, char *msg,
+                            size_t cap);
+
 /* Two windows disagree when their CIs of the median are disjoint: the
  * run-to-run change exceeds what each window's own spread explains. Only
  * windows with ci_level >= HARNESS_WARN_MIN_CI_LEVEL take part. Returns 1

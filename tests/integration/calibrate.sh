@@ -1,8 +1,10 @@
 #!/bin/sh
 # harness calibrate and the machine file: measured peaks reach the summaries'
 # roofline; an absent, corrupt or foreign file leaves them unknown with a
-# reason, and the run still succeeds. Figures are checked for plausibility
-# only (positive, finite): the machine may be busy.
+# reason, and the run still succeeds; a rate above a peak is flagged. Figures
+# are checked for plausibility only (positive, finite): the machine may be
+# busy, so calibrate's busy-machine warning may or may not fire here (its
+# rule is unit-tested in test_warnings.c).
 . "$top_builddir/tests/setup"
 
 M="$SCRATCH/m.json"
@@ -20,7 +22,24 @@ p = m["peaks"]
 assert math.isfinite(p["flops_per_s"]) and 1e8 < p["flops_per_s"] < 1e15, p["flops_per_s"]
 assert math.isfinite(p["bytes_per_s"]) and 1e8 < p["bytes_per_s"] < 1e14, p["bytes_per_s"]
 assert m["measured_at"] and m["harness_version"]
+load = m["load_at_calibration"]
+assert len(load) == 3 and all(x >= 0 for x in load), load
 PY
+grep -q "^load average: " "$SCRATCH/out" && pass "calibrate prints the load average" ||
+    fail "calibrate output lacks the load average: $(cat "$SCRATCH/out")"
+if grep -q "busy machine" "$SCRATCH/err"; then
+    expect_err "re-run harness calibrate when the machine is idle" "busy calibrate: says to re-run when idle"
+fi
+
+# --require-idle: written on an idle machine, refused (exit 3, nothing
+# written) on a busy one; which one this machine is now is not ours to pick.
+"$HARNESS" calibrate --quick --require-idle --output "$SCRATCH/idle.json" >"$SCRATCH/out" 2>"$SCRATCH/err"
+case $? in
+    0) [ -s "$SCRATCH/idle.json" ] && pass "--require-idle on an idle machine writes" || fail "--require-idle: exit 0, no file" ;;
+    3) grep -q "busy machine.*--require-idle: .*idle.json not written" "$SCRATCH/err" && [ ! -e "$SCRATCH/idle.json" ] &&
+           pass "--require-idle on a busy machine refuses" || fail "--require-idle refusal: $(cat "$SCRATCH/err")" ;;
+    *) fail "--require-idle: exit $?" ;;
+esac
 ls "$SCRATCH" | grep -q '\.tmp' && fail "calibrate left a temporary file" || pass "no temporary file left"
 
 # Default location: $HARNESS_MACHINE_FILE, directories created.
@@ -71,6 +90,30 @@ roofline other 'r["percent_of_peak_flops"] is None and "another machine" in r["m
 # A file measured with 1 thread does not fit a 2-thread run (and vice versa).
 run threads HARNESS_MACHINE_FILE="$SCRATCH/cfg/deep/m.json" OMP_NUM_THREADS=2
 roofline threads 'r["missing"] and "threads" in r["missing"]'
+
+# A file with tiny peaks (as from a calibration on a very busy machine, and
+# one written before load_at_calibration existed): the run's rates are far
+# above them, which the summaries and stderr must say, never a bare >100%.
+python3 - "$M" "$SCRATCH/tiny.json" <<'PY'
+import json, sys
+m = json.load(open(sys.argv[1]))
+m["peaks"]["flops_per_s"] = m["peaks"]["bytes_per_s"] = 1000.0
+del m["load_at_calibration"]
+json.dump(m, open(sys.argv[2], "w"))
+PY
+run tiny HARNESS_MACHINE_FILE="$SCRATCH/tiny.json"
+expect_err "warning: above peak: " "above peak: warned on stderr"
+expect_err "above the machine file's peak: the file is stale or was calibrated on a busy machine; re-run harness calibrate" \
+    "above peak: the warning says why and what to do"
+roofline tiny 'r["percent_of_peak_flops"] > 100 and r["above_peak"] == ["percent_of_peak_bandwidth", "percent_of_peak_flops"]'
+python3 - "$SCRATCH"/tiny/*/summary_ranks_1_rank_0.json <<'PY' || fail "tiny: the JSON's warnings list both figures"
+import json, sys
+w = [x for x in json.load(open(sys.argv[1]))["warnings"] if x.startswith("above peak: ")]
+assert len(w) == 2 and "peak bandwidth" in w[0] and "peak fp32 FLOP/s" in w[1], w
+PY
+grep -q "of peak fp32 FLOP/s (0.0 GFLOP/s) ABOVE PEAK" "$SCRATCH"/tiny/*/profiler_summary_ranks_1_rank_0.txt &&
+    grep -q "^  - above peak: " "$SCRATCH"/tiny/*/profiler_summary_ranks_1_rank_0.txt &&
+    pass "text summary marks the figure and lists the warning" || fail "text summary: no ABOVE PEAK mark or warning"
 
 expect_exit 2 "bad option" "$HARNESS" calibrate --bogus
 expect_err "harness calibrate --help" "bad option: says where to look"

@@ -1,5 +1,6 @@
 /* test_warnings.c - report/warnings.c: each rule on facts made up to sit
- * on either side of its threshold, then all of them over a summary. */
+ * on either side of its threshold, then all of them over a summary; and a
+ * roofline above its peak, flagged in the text, the JSON and the warnings. */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -7,8 +8,10 @@
 #include <stdint.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
 #include <cmocka.h>
 
+#include "report/roofline.h"
 #include "report/summary.h"
 #include "report/warnings.h"
 
@@ -76,6 +79,51 @@ static void test_oversubscribed_by_load(void **state)
     f = idle_machine();
     f.load_start = f.load_end = NAN;
     assert_false(harness_warn_oversubscribed(&f, msg, sizeof msg));
+}
+
+/* calibrate's check is the run's rule over calibrate's own threads: 2
+ * threads on 8 CPUs leave 6 free, so other work's load must pass 6.5. */
+static void test_busy_calibration(void **state)
+{
+    (void)state;
+    double idle[3] = {0.3, 0.2, 0.1}, busy[3] = {6.9, 5.2, 3.0}, after[3] = {0.4, 0.2, 0.1};
+    assert_false(harness_warn_busy_calibration(idle, after, 8, 8, 2, msg, sizeof msg));
+    assert_true(harness_warn_busy_calibration(busy, after, 8, 8, 2, msg, sizeof msg));
+    assert_non_null(strstr(msg, "calibrate ran on a busy machine (oversubscribed: load average 6.90 from other work"));
+    assert_non_null(strstr(msg, "(1, 5, 15 min): 6.90 5.20 3.00"));
+    assert_non_null(strstr(msg, "peaks measured are low"));
+    assert_non_null(strstr(msg, "re-run harness calibrate when the machine is idle"));
+    /* Every core measured: one busy process elsewhere is enough. */
+    double one[3] = {1.0, 1.0, 1.0};
+    assert_true(harness_warn_busy_calibration(one, one, 2, 2, 2, msg, sizeof msg));
+    /* More threads than the affinity mask allows. */
+    assert_true(harness_warn_busy_calibration(idle, after, 8, 2, 4, msg, sizeof msg));
+    assert_non_null(strstr(msg, "4 OpenMP threads on 2 CPUs"));
+    /* No /proc/loadavg: no verdict, and the figures are not made up. */
+    double unknown[3] = {NAN, NAN, NAN};
+    assert_false(harness_warn_busy_calibration(unknown, unknown, 8, 8, 2, msg, sizeof msg));
+    assert_true(harness_warn_busy_calibration(unknown, unknown, 8, 2, 4, msg, sizeof msg));
+    assert_non_null(strstr(msg, "(1, 5, 15 min): unknown"));
+}
+
+static void test_above_peak(void **state)
+{
+    (void)state;
+    assert_false(harness_warn_above_peak("fp32 FLOP/s", 99.9, 0, 1, msg, sizeof msg));
+    assert_false(harness_warn_above_peak("fp32 FLOP/s", 100.0, 0, 1, msg, sizeof msg));
+    assert_false(harness_warn_above_peak("fp32 FLOP/s", NAN, 0, 1, msg, sizeof msg));
+    assert_true(harness_warn_above_peak("fp32 FLOP/s", 108.4, 0, 1, msg, sizeof msg));
+    assert_string_equal(msg, "above peak: 108.4% of peak fp32 FLOP/s, above the machine file's peak: the file is "
+                             "stale or was calibrated on a busy machine; re-run harness calibrate");
+    assert_true(harness_warn_above_peak("bandwidth", 130, 1, 1, msg, sizeof msg));
+    assert_non_null(strstr(msg, "re-run harness calibrate (or the step's data stays in cache"));
+    /* A datasheet's peak cannot be stale: the figure is wrong. */
+    assert_true(harness_warn_above_peak("dense bf16 FLOP/s", 101, 0, 0, msg, sizeof msg));
+    assert_non_null(strstr(msg, "of peak dense bf16 FLOP/s, above the device's datasheet rate: the component's "
+                                "declared cost"));
+    assert_null(strstr(msg, "harness calibrate"));
+    assert_true(harness_warn_above_peak("bandwidth", 101, 1, 0, msg, sizeof msg));
+    assert_non_null(strstr(msg, "schedule.flush_l2"));
 }
 
 static harness_stats window(size_t n, double lo, double median, double hi, double level)
@@ -202,17 +250,163 @@ static void test_collect_over_a_summary(void **state)
     harness_summary_release(&s);
 }
 
+/* One window of 1 us steps moving 1 MB and doing 1 MFLOP per step: 1 TB/s
+ * and 1 TFLOP/s at the median, against the backend's peaks. */
+typedef struct roofline_fixture {
+    double samples[10];
+    size_t starts[2];
+    const char *reasons[1];
+    double wall[1], cpu[1];
+    harness_run_result run;
+    harness_config cfg;
+    harness_clock clk;
+    harness_backend backend;
+    harness_summary s;
+} roofline_fixture;
+
+static void roofline_summary(roofline_fixture *x, double bytes_per_s, double flops_per_s, int from_machine_file)
+{
+    memset(x, 0, sizeof *x);
+    for (int i = 0; i < 10; i++)
+        x->samples[i] = 1000;
+    x->starts[1] = 10;
+    x->reasons[0] = "steps";
+    x->wall[0] = x->cpu[0] = 1e4;
+    x->run = (harness_run_result){.samples_ns = x->samples, .n_samples = 10, .window_start = x->starts,
+                                  .n_windows = 1, .stop_reason = x->reasons, .window_wall_ns = x->wall,
+                                  .window_cpu_ns = x->cpu};
+    x->cfg.measurement_steps = 10;
+    x->cfg.repeat = 1;
+    x->clk = (harness_clock){.resolution_ns = 1, .name = "clock_gettime"};
+    x->backend.name = "cpu";
+    x->backend.peaks.bytes_per_s = bytes_per_s;
+    x->backend.peaks.flops_per_s = flops_per_s;
+    x->backend.peaks.from_machine_file = from_machine_file;
+    snprintf(x->backend.peaks.source, sizeof x->backend.peaks.source, "m.json (measured today)");
+    x->s.status = "ok";
+    x->s.cfg = &x->cfg;
+    x->s.clock = &x->clk;
+    x->s.run = &x->run;
+    x->s.backend = &x->backend;
+    x->s.cost = (harness_cost){.size = sizeof x->s.cost, .bytes = 1e6, .flops = 1e6};
+    x->s.env.logical_cpus = x->s.env.affinity_cpus = 8;
+    x->s.env.omp_threads = 1;
+    x->s.env.load_start[0] = x->s.env.load_end[0] = 0.1;
+}
+
+static char *roofline_text(const harness_summary *s)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&text, &len);
+    assert_non_null(f);
+    harness_roofline_print(f, s);
+    fclose(f);
+    return text;
+}
+
+/* The keys of the JSON's roofline.above_peak, joined by spaces. */
+static void above_peak_keys(const harness_summary *s, char *out, size_t cap)
+{
+    cJSON *o = harness_roofline_json(s);
+    const cJSON *a = cJSON_GetObjectItemCaseSensitive(o, "above_peak");
+    assert_true(cJSON_IsArray(a));
+    out[0] = '\0';
+    for (const cJSON *k = a->child; k; k = k->next)
+        snprintf(out + strlen(out), cap - strlen(out), "%s%s", out[0] ? " " : "", k->valuestring);
+    cJSON_Delete(o);
+}
+
+/* The reported case: a machine file calibrated on a busy machine. */
+static void test_roofline_above_machine_file_peak(void **state)
+{
+    (void)state;
+    roofline_fixture x;
+    char keys[256];
+    roofline_summary(&x, 2e12, 2e12, 1);   /* 50% of both peaks: nothing to say */
+    assert_int_equal(harness_summary_compute(&x.s), 0);
+    assert_int_equal(x.s.warnings.n, 0);
+    char *text = roofline_text(&x.s);
+    assert_non_null(strstr(text, "50.0% of peak bandwidth (2000.0 GB/s), 50.0% of peak fp32 FLOP/s"));
+    assert_null(strstr(text, "ABOVE PEAK"));
+    free(text);
+    above_peak_keys(&x.s, keys, sizeof keys);
+    assert_string_equal(keys, "");
+    harness_summary_release(&x.s);
+
+    x.backend.peaks.flops_per_s = 1e12 / 1.084;  /* the run reaches 108.4% of it */
+    assert_int_equal(harness_summary_compute(&x.s), 0);
+    assert_int_equal(x.s.warnings.n, 1);
+    assert_non_null(strstr(x.s.warnings.text[0], "above peak: 108.4% of peak fp32 FLOP/s, above the machine file's "
+                                                 "peak: the file is stale or was calibrated on a busy machine; re-run "
+                                                 "harness calibrate"));
+    text = roofline_text(&x.s);
+    assert_non_null(strstr(text, "108.4% of peak fp32 FLOP/s (922.5 GFLOP/s) ABOVE PEAK\n"));
+    assert_non_null(strstr(text, "\n  above peak: 108.4% of peak fp32 FLOP/s, above"));
+    free(text);
+    above_peak_keys(&x.s, keys, sizeof keys);
+    assert_string_equal(keys, "percent_of_peak_flops");
+    harness_summary_release(&x.s);
+
+    x.backend.peaks.bytes_per_s = 5e11;          /* 200% of the bandwidth too */
+    assert_int_equal(harness_summary_compute(&x.s), 0);
+    assert_int_equal(x.s.warnings.n, 2);
+    assert_non_null(strstr(x.s.warnings.text[0], "above peak: 200.0% of peak bandwidth, above"));
+    above_peak_keys(&x.s, keys, sizeof keys);
+    assert_string_equal(keys, "percent_of_peak_bandwidth percent_of_peak_flops");
+    harness_summary_release(&x.s);
+}
+
+/* On a GPU the fp32 percent passes 100 when tensor cores do the work; only
+ * a rate above the highest FLOP/s peak known is impossible. */
+static void test_roofline_above_datasheet_peak(void **state)
+{
+    (void)state;
+    roofline_fixture x;
+    char keys[256];
+    roofline_summary(&x, 4e12, 5e11, 0);    /* 200% of fp32 */
+    x.backend.name = "cuda";
+    x.backend.peaks.fp16_flops_per_s = x.backend.peaks.bf16_flops_per_s = 4e12;  /* 25% */
+    assert_int_equal(harness_summary_compute(&x.s), 0);
+    assert_int_equal(x.s.warnings.n, 0);
+    char *text = roofline_text(&x.s);
+    assert_non_null(strstr(text, "200.0% of peak fp32 FLOP/s (500.0 GFLOP/s) (tensor-core work)"));
+    assert_null(strstr(text, "ABOVE PEAK"));
+    free(text);
+    above_peak_keys(&x.s, keys, sizeof keys);
+    assert_string_equal(keys, "");
+    harness_summary_release(&x.s);
+
+    x.backend.peaks.bf16_flops_per_s = 8e11;     /* 125% of the top peak: bf16 */
+    x.backend.peaks.fp16_flops_per_s = 6e11;
+    assert_int_equal(harness_summary_compute(&x.s), 0);
+    assert_int_equal(x.s.warnings.n, 1);
+    assert_non_null(strstr(x.s.warnings.text[0], "above peak: 125.0% of peak dense bf16 FLOP/s, above the device's "
+                                                 "datasheet rate"));
+    text = roofline_text(&x.s);
+    assert_non_null(strstr(text, "200.0% of peak fp32 FLOP/s (500.0 GFLOP/s) ABOVE PEAK"));
+    assert_non_null(strstr(text, "of dense bf16 (0.8 TFLOP/s) ABOVE PEAK"));
+    free(text);
+    above_peak_keys(&x.s, keys, sizeof keys);
+    assert_string_equal(keys, "percent_of_peak_flops percent_of_peak_fp16_flops percent_of_peak_bf16_flops");
+    harness_summary_release(&x.s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_oversubscribed_threads_beyond_affinity),
         cmocka_unit_test(test_oversubscribed_by_load),
+        cmocka_unit_test(test_busy_calibration),
+        cmocka_unit_test(test_above_peak),
         cmocka_unit_test(test_windows_disagree),
         cmocka_unit_test(test_windows_with_weak_cis_are_not_compared),
         cmocka_unit_test(test_near_resolution),
         cmocka_unit_test(test_not_converged),
         cmocka_unit_test(test_list_is_bounded),
         cmocka_unit_test(test_collect_over_a_summary),
+        cmocka_unit_test(test_roofline_above_machine_file_peak),
+        cmocka_unit_test(test_roofline_above_datasheet_peak),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
