@@ -96,11 +96,12 @@ expect_exit 0 "make (pkg-config, installed header)" "$MAKE" -C sdkaxpy CFLAGS="-
 grep -q -- "-I$P/include" "$SCRATCH/out" || fail "compiled against the installed header"
 expect_exit 0 "harness run sdkaxpy.yaml" env -C sdkaxpy harness run sdkaxpy.yaml --quiet
 python3 - sdkaxpy/experiments/*/summary_ranks_1_rank_0.json <<PY && pass "its summary: ok and validated" || fail "the scaffold's summary"
-import json, sys
+import json, os, sys
 s = json.load(open(sys.argv[1]))
 assert s["status"] == "ok" and s["validation"]["passed"], (s["status"], s["validation"])
 assert s["component"]["variant_key"] == "sdkaxpy/cpu", s["component"]
-assert s["component"]["plugin"] == "./sdkaxpy.so", s["component"]["plugin"]    # plugin_path [.]
+# plugin_path [.]: the config's folder, made absolute
+assert s["component"]["plugin"] == os.path.abspath("sdkaxpy/sdkaxpy.so"), s["component"]["plugin"]
 assert s["env"]["executable"] == "$P/bin/harness", s["env"]["executable"]
 PY
 # Found through HARNESS_PLUGIN_PATH, and once installed into plugindir, with no flag.
