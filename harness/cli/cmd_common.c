@@ -123,8 +123,6 @@ static int apply_cli_overrides(harness_config *cfg, const harness_cli_opts *opts
     return 0;
 }
 
-/* The CUDA schedule options and device_index mean nothing on the CPU; set
- * there, they are config errors rather than silently ignored. */
 /* The parameter a variant's refusal is about: the one its message starts
  * with ("num_heads (6) must be a multiple of num_kv_heads (4)"), so that the
  * error points at that key's line; NULL when it names none. */
@@ -138,6 +136,8 @@ static const char *param_named_by(const harness_variant *v, const char *msg)
     return NULL;
 }
 
+/* The CUDA schedule options and device_index mean nothing on the CPU; set
+ * there, they are config errors rather than silently ignored. */
 static int check_cuda_only_keys(const harness_prepared *p, harness_error *err)
 {
     if (strcmp(p->device, "cpu") != 0)
