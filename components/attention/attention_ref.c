@@ -145,17 +145,21 @@ static float round_half(float f, attention_dtype t)
  * with head_dim >= 65520, or a large `scale`, overflow. A framework would
  * then compute inf - inf = NaN, and an E16 of NaN or inf would let any
  * output pass; saturating instead keeps E16 finite, so the bound only
- * loosens (by up to the spread of v), and a NaN or inf output still fails. */
-static void half_arith_row(const attention_shape *s, attention_dtype t, const uint16_t *q, const uint16_t *k,
-                           const uint16_t *v, size_t b, size_t h, size_t i, float *p, float *out)
+ * loosens (by up to the spread of v), and a NaN or inf output still fails.
+ * Returns how many of the row's scores saturated, which the check's detail
+ * reports, since the bound is then that much weaker. */
+static size_t half_arith_row(const attention_shape *s, attention_dtype t, const uint16_t *q, const uint16_t *k,
+                             const uint16_t *v, size_t b, size_t h, size_t i, float *p, float *out)
 {
     size_t d = s->head_dim, stride = s->kv_heads * d, n = visible(s, i);
     const uint16_t *qi = q + q_at(s, b, h, i), *kh = k + kv_at(s, b, h), *vh = v + kv_at(s, b, h);
     float mx = -INFINITY, sum = 0.0f;
+    size_t saturated = 0;
     for (size_t j = 0; j < n; j++) {
         float acc = 0.0f;
         for (size_t c = 0; c < d; c++)
             acc += half_to_f32(qi[c], t) * half_to_f32(kh[j * stride + c], t);
+        saturated += t == ATTENTION_F16 && (fabsf(acc) > F16_MAX || fabsf(round_half(acc, t) * s->scale) > F16_MAX);
         p[j] = round_half(round_half(acc, t) * s->scale, t);
         mx = fmaxf(mx, p[j]);
     }
@@ -169,6 +173,7 @@ static void half_arith_row(const attention_shape *s, attention_dtype t, const ui
             acc += p[j] * half_to_f32(vh[j * stride + c], t);
         out[c] = round_half(acc, t);
     }
+    return saturated;
 }
 
 /* ---- the tolerance ---------------------------------------------------------
@@ -247,6 +252,7 @@ static size_t spread(size_t which, size_t count, size_t total)
 typedef struct pair_result {
     uint64_t mismatches;
     double max_abs, max_rel, tol, e16;
+    size_t saturated;              /* fp16: scores the 16-bit reference saturated at 65504 */
     size_t first_i, first_c;       /* the first mismatch */
     double first_y, first_ref;
 } pair_result;
@@ -267,7 +273,7 @@ static void check_pair(const attention_shape *s, const void *q, const void *k, c
         for (size_t w = 0; w < rows; w++) {
             size_t i = spread(w, rows, s->seq_q);
             ref_row(s, q, k, v, t, b, h, i, ref);
-            half_arith_row(s, t, q, k, v, b, h, i, p, emu);
+            r->saturated += half_arith_row(s, t, q, k, v, b, h, i, p, emu);
             for (size_t c = 0; c < d; c++)
                 r->e16 = fmax(r->e16, check_abs_err(emu[c], ref[c]));
         }
@@ -371,6 +377,7 @@ int attention_check(const attention_shape *s, const void *q, const void *k, cons
     }
 
     double e16 = 0.0;
+    size_t saturated = 0;
     const pair_result *first = NULL;
     size_t first_pair = 0;
     for (size_t w = 0; w < count; w++) {
@@ -380,6 +387,7 @@ int attention_check(const attention_shape *s, const void *q, const void *k, cons
         out->max_rel_err = fmax(out->max_rel_err, r->max_rel);
         out->tolerance = fmax(out->tolerance, r->tol);
         e16 = fmax(e16, r->e16);
+        saturated += r->saturated;
         if (r->mismatches && !first)
             first = r, first_pair = spread(w, count, total);
     }
@@ -402,6 +410,10 @@ int attention_check(const attention_shape *s, const void *q, const void *k, cons
                        "fp32 vs double ref, %zu/%zu (batch,head) pairs%s: |o-ref| <= max|v| (2 delta + "
                        "2 (min(n,%d)+tiles+3) 2^-24), delta: scores' and exp2's error", count, total, subset,
                        ATTENTION_BK);
+    if (saturated && len > 0 && (size_t)len < sizeof out->detail)
+        len += snprintf(out->detail + len, sizeof out->detail - (size_t)len,
+                        "; %zu scores passed fp16's 65504 (saturated in the fp16-arith ref, so E16 and the bound "
+                        "are looser there: lower scale or the data's range)", saturated);
     if (first && len > 0 && (size_t)len < sizeof out->detail)
         snprintf(out->detail + len, sizeof out->detail - (size_t)len,
                  "; first mismatch: batch %zu head %zu query %zu col %zu: o=%.7g ref=%.7g",

@@ -422,6 +422,7 @@ static void test_checker_fp16(void **state)
     assert_int_equal(r16.checked, nq);
     assert_non_null(strstr(r16.detail, "fp16 vs double ref"));
     assert_non_null(strstr(r16.detail, "2^-11|ref|"));
+    assert_null(strstr(r16.detail, "65504"));       /* nothing saturated at scale 1/8 */
     assert_true(r16.tolerance < rb.tolerance / 4);
 
     size_t at = ((1 * s.seq_q + 40) * s.heads + 3) * s.head_dim + 17;
@@ -441,6 +442,7 @@ static void test_checker_fp16(void **state)
     assert_int_equal(attention_check(&s, h[0][0], h[0][1], h[0][2], h[0][3], ATTENTION_F16, 0, &res), 0);
     assert_true(res.passed);
     assert_true(isfinite(res.tolerance));
+    assert_non_null(strstr(res.detail, "scores passed fp16's 65504 (saturated in the fp16-arith ref"));
     h[0][3][at] = 0x7e00;            /* NaN */
     assert_int_equal(attention_check(&s, h[0][0], h[0][1], h[0][2], h[0][3], ATTENTION_F16, 0, &res), 0);
     assert_false(res.passed);
