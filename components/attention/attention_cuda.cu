@@ -21,8 +21,8 @@
  * Kernels (attention_cuda_plan.c chooses):
  *   attention_tc        bf16/fp16, head_dim 64/128: a block of 4 warps owns 128
  *                       queries, each warp 32 of them (64 and 16 on small grids);
- *                       K and V tiles of 64 keys (32 at head_dim 128)
- *                       in shared memory; S = Q K^T and O += P V on tensor cores
+ *                       K and V tiles of 64 keys (a 32-key build at head_dim 128:
+ *                       attention_cuda.h) in shared memory; S = Q K^T and O += P V on tensor cores
  *                       (mma.sync m16n8k16, ldmatrix: common/mma_sync.cuh), the
  *                       softmax in fp32 registers. P is rounded to 16 bits for
  *                       the second product, and l sums those rounded weights,
@@ -66,7 +66,7 @@ struct att_args {
     float scale_log2;             /* scale x log2(e) */
 };
 
-template <typename T, int D, int MT> __global__ void attention_tc(att_args<T> a);
+template <typename T, int D, int MT, int BK> __global__ void attention_tc(att_args<T> a);
 template <int D> __global__ void attention_simt(att_args<float> a);
 template <typename T> __global__ void attention_fallback(att_args<T> a);
 
@@ -75,15 +75,25 @@ template <typename T> __global__ void attention_fallback(att_args<T> a);
 template <typename T>
 static int launch_typed(const attention_cuda_geometry *g, const att_args<T> &a, cudaStream_t stream)
 {
+    constexpr int BK = ATTENTION_CUDA_TC_BK;
     void (*kernel)(att_args<T>) = attention_fallback<T>;
     if constexpr (sizeof(T) == 2) {
         if (g->kernel == ATTENTION_CUDA_TENSOR_CORE && g->m_tiles == 1)
-            kernel = g->head_dim == 64 ? attention_tc<T, 64, 1> : attention_tc<T, 128, 1>;
+            kernel = g->head_dim == 64 ? attention_tc<T, 64, 1, BK> : attention_tc<T, 128, 1, BK>;
+        else if (g->kernel == ATTENTION_CUDA_TENSOR_CORE && g->head_dim == 64)
+            kernel = attention_tc<T, 64, 2, BK>;
         else if (g->kernel == ATTENTION_CUDA_TENSOR_CORE)
-            kernel = g->head_dim == 64 ? attention_tc<T, 64, 2> : attention_tc<T, 128, 2>;
+            kernel = g->block_keys == 32 ? attention_tc<T, 128, 2, 32> : attention_tc<T, 128, 2, BK>;
     } else {
         if (g->kernel == ATTENTION_CUDA_SIMT)
             kernel = g->head_dim == 64 ? attention_simt<64> : attention_simt<128>;
+    }
+    /* Past 48 KiB of shared memory a kernel must opt in (the plan's 64 KiB
+     * tiles); cheap, and idempotent, so done at every launch. */
+    if (g->smem > 48 * 1024) {
+        cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)g->smem);
+        if (e != cudaSuccess)
+            return (int)e;
     }
     CUDA_LAUNCH(kernel, dim3(g->grid_x, g->grid_y, g->grid_z), dim3(g->threads), g->smem, stream, a);
     return (int)cudaGetLastError();
@@ -106,15 +116,16 @@ extern "C" int attention_cuda_launch(const attention_cuda_geometry *g, const att
                                      void *o, void *stream)
 {
     /* The geometry must be what the plan makes for this shape and these
-     * pointers (with the tensor-core kernel, for its m_tiles): a kernel run
-     * on a shape it was not planned for reads out of bounds. */
+     * pointers (with the tensor-core kernel, for its m_tiles and block_keys):
+     * a kernel run on a shape it was not planned for reads out of bounds. */
     attention_cuda_geometry want;
     int planned = g->kernel == ATTENTION_CUDA_TENSOR_CORE
-                      ? attention_cuda_plan_tensor_core(s, dtype, g->m_tiles, q, k, v, o, &want)
+                      ? attention_cuda_plan_tensor_core(s, dtype, g->m_tiles, g->block_keys, q, k, v, o, &want)
                       : attention_cuda_plan_kernel(s, dtype, g->kernel, q, k, v, o, &want);
     if (planned != 0 || want.kernel != g->kernel || want.head_dim != g->head_dim ||
         want.threads != g->threads || want.grid_x != g->grid_x || want.grid_y != g->grid_y ||
-        want.grid_z != g->grid_z || want.smem != g->smem || want.m_tiles != g->m_tiles)
+        want.grid_z != g->grid_z || want.smem != g->smem || want.m_tiles != g->m_tiles ||
+        want.block_keys != g->block_keys)
         return ATTENTION_CUDA_EINVAL;
     if (g->grid_x == 0)
         return 0;
@@ -142,6 +153,7 @@ extern "C" int attention_cuda(const attention_shape *s, attention_cuda_dtype dty
 /* ---- kernels ------------------------------------------------------------- */
 
 template <int D> __device__ __forceinline__ int swz(int row, int col);
+template <int D> __device__ __forceinline__ int swz_step(int at, int k);
 template <typename T, int D, int ROWS, int THREADS>
 __device__ __forceinline__ void load_tile_async(T *dst, const T *src, idx_t stride, int row0, int rows);
 __device__ __forceinline__ float warp_sum(float v);
@@ -174,17 +186,26 @@ __device__ __forceinline__ bool tile_needs_mask(int k0, int bk, int q0, int seq_
 /* Tensor cores. Warp w owns MT (1 or 2, the plan's m_tiles) m16 tiles of queries,
  * rows r0 = 16 MT w .. r0 + 16 MT - 1 of the block; in each tile lane (g, t)
  * holds, for every 8-column n-tile, rows g and g + 8, columns 2t and 2t + 1
- * (mma_sync.cuh). Per key tile:
- *   S (16 MT x 64)  = Q (16 MT x D) K^T (D x 64):   8 n-tiles x D/16 k-steps of mma per m-tile
- *   O (16 MT x D)  += P (16 MT x 64) V (64 x D):    D/8 n-tiles x 4 k-steps of mma per m-tile
+ * (mma_sync.cuh). Per key tile of BK keys (64; 32 in one build):
+ *   S (16 MT x BK) = Q (16 MT x D) K^T (D x BK):   BK/8 n-tiles x D/16 k-steps of mma per m-tile
+ *   O (16 MT x D) += P (16 MT x BK) V (BK x D):    D/8 n-tiles x BK/16 k-steps of mma per m-tile
  * Each K or V fragment a warp reads from shared memory feeds MT mma, so MT = 2
  * halves the shared-memory traffic per FLOP of one tile per warp (which bounds
- * mma.sync there; small grids take MT = 1, see attention_cuda.h). Q's fragments are read from shared memory again for each
- * key tile: kept in registers beside 2 x 16 x D accumulators they would spill.
- * S's accumulators are reused as P's A fragments. Shared memory: the Q tile,
- * one K and one V tile, 16-byte chunks XOR-swizzled by row (swz) so that
- * ldmatrix's eight row reads hit distinct banks; at most 48 KiB (head_dim
- * 128), within the default limit.
+ * mma.sync there; small grids take MT = 1, see attention_cuda.h). Q's
+ * fragments are read from shared memory again for each key tile (kept in
+ * registers beside 2 x 16 x D accumulators they would spill), so 64 keys a
+ * tile read Q half as often per key as 32 do: 5 ldmatrix wavefronts per key
+ * and warp instead of 6 at head_dim 128 (cudasim's count). S's accumulators
+ * are reused as P's A fragments. Shared memory: the Q tile, one K and one V
+ * tile, 16-byte chunks XOR-swizzled by row (swz) so that ldmatrix's eight row
+ * reads hit distinct banks; 64 KiB at head_dim 128 with two m-tiles (the
+ * launcher opts in past 48).
+ *
+ * Registers: at head_dim 128 with two m-tiles and 64 keys, 128 accumulators
+ * of O and 64 of S leave little beside them (255 used, none spilled on
+ * sm_80 and sm_90, tests/integration/cuda_build.sh): the ldmatrix and
+ * cp.async addresses are one per-lane base each plus constants (not a
+ * register per k-step), and the row sums are plain fp32 adds.
  *
  * Loads overlap compute (cp.async, as FlashAttention-2 does with one buffer
  * each): V of tile t is fetched while S = Q K_t^T is computed, K of tile
@@ -194,11 +215,11 @@ __device__ __forceinline__ bool tile_needs_mask(int k0, int bk, int q0, int seq_
  *
  * Causal: query blocks run in reverse (the last, which see the most keys,
  * first), so that the short blocks fill the tail of the grid. */
-template <typename T, int D, int MT>
+template <typename T, int D, int MT, int BK>
 __global__ void __launch_bounds__(32 * ATTENTION_CUDA_TC_WARPS, 1)
 attention_tc(att_args<T> a)
 {
-    constexpr int BQ = ATTENTION_CUDA_TC_BQ(MT), BK = ATTENTION_CUDA_TC_BK(D, MT);
+    constexpr int BQ = ATTENTION_CUDA_TC_BQ(MT);
     constexpr int THREADS = 32 * ATTENTION_CUDA_TC_WARPS;
     CUDA_DYNAMIC_SHARED(T, smem);
     T *qs = smem, *ks = qs + BQ * D, *vs = ks + BK * D;
@@ -216,15 +237,22 @@ attention_tc(att_args<T> a)
         load_tile_async<T, D, BK, THREADS>(ks, kg, kv_stride, 0, a.seq_k);
     cp_async_commit();
 
-    /* acc: O's C fragments; lsum: P's row sums, as the C fragment of P times
-     * a matrix of ones (every column the sum of its row: rows g and g + 8 in
-     * elements 0 and 2); m: the running max of rows g and g + 8. */
-    float acc[MT][D / 8][4] = {}, lsum[MT][4] = {};
+    /* acc: O's C fragments; lsum: this lane's part of the row sums of P
+     * (rows g and g + 8; the four lanes of a row are added at the end); m:
+     * the running max of rows g and g + 8. */
+    float acc[MT][D / 8][4] = {}, lsum[MT][2] = {};
     float m[MT][2];
-    const uint32_t ones = pack2<T>(1.0f, 1.0f);
 #pragma unroll
     for (int mt = 0; mt < MT; mt++)
         m[mt][0] = m[mt][1] = -INFINITY;
+    /* Each lane's ldmatrix row at k-step 0 (swz_step gives the others):
+     * Q's per m-tile, K's and V's for their first 16 keys. */
+    int qrow[MT];
+#pragma unroll
+    for (int mt = 0; mt < MT; mt++)
+        qrow[mt] = swz<D>(r0 + mt * 16 + (lane & 15), (lane >> 4) * 8);
+    const int krow = swz<D>((lane & 7) + (lane >> 4) * 8, ((lane >> 3) & 1) * 8);
+    const int vrow = swz<D>((lane & 7) + ((lane >> 3) & 1) * 8, (lane >> 4) * 8);
 #pragma unroll 1
     for (int kt = 0; kt < tiles; kt++) {
         const int k0 = kt * BK;
@@ -239,16 +267,16 @@ attention_tc(att_args<T> a)
          * fragments; one x4 covers two n-tiles (16 keys) of one k-step:
          * matrices (keys 0-7, d 0-7), (0-7, 8-15), (8-15, 0-7), (8-15, 8-15). */
         float s[MT][BK / 8][4] = {};
-#pragma unroll 4   /* not 8: fully unrolled, the hoisted addresses spill at head_dim 128 on sm_90 */
+#pragma unroll
         for (int kk = 0; kk < D / 16; kk++) {
             uint32_t qa[MT][4];
 #pragma unroll
             for (int mt = 0; mt < MT; mt++)
-                ldmatrix_x4(qa[mt], qs + swz<D>(r0 + mt * 16 + (lane & 15), kk * 16 + (lane >> 4) * 8));
+                ldmatrix_x4(qa[mt], qs + swz_step<D>(qrow[mt], kk));
 #pragma unroll
             for (int np = 0; np < BK / 16; np++) {
                 uint32_t r[4];
-                ldmatrix_x4(r, ks + swz<D>(np * 16 + (lane & 7) + (lane >> 4) * 8, kk * 16 + ((lane >> 3) & 1) * 8));
+                ldmatrix_x4(r, ks + swz_step<D>(krow, kk) + np * 16 * D);
 #pragma unroll
                 for (int mt = 0; mt < MT; mt++) {
                     mma_16816<T>(s[mt][2 * np], qa[mt], r[0], r[1]);
@@ -297,7 +325,7 @@ attention_tc(att_args<T> a)
                 const float base = mx == -INFINITY ? 0.0f : mx;
                 const float alpha = exp2f(m[mt][row] - base);
                 m[mt][row] = mx;
-                lsum[mt][2 * row] *= alpha, lsum[mt][2 * row + 1] *= alpha;
+                lsum[mt][row] *= alpha;
 #pragma unroll
                 for (int nt = 0; nt < D / 8; nt++)
                     acc[mt][nt][2 * row] *= alpha, acc[mt][nt][2 * row + 1] *= alpha;
@@ -316,8 +344,8 @@ attention_tc(att_args<T> a)
 
         /* O += P V. P's A fragment for keys 16kc..16kc+15 is S's C fragments
          * of n-tiles 2kc and 2kc + 1, packed to 16 bits; the row sums add up
-         * those rounded weights (P times ones, one more mma), so that o stays
-         * a convex combination of v. V is row-major
+         * those rounded weights, so that o stays a convex combination of v
+         * (registers 0 and 2 hold row g, 1 and 3 row g + 8). V is row-major
          * [key][d]: ldmatrix .trans gives B fragments; one x4 covers two
          * n-tiles (16 columns of d): matrices (keys 0-7, d 0-7), (8-15, 0-7),
          * (0-7, 8-15), (8-15, 8-15). */
@@ -329,12 +357,15 @@ attention_tc(att_args<T> a)
                 const float(*sp)[4] = s[mt] + 2 * kc;
                 pa[mt][0] = pack2<T>(sp[0][0], sp[0][1]), pa[mt][1] = pack2<T>(sp[0][2], sp[0][3]);
                 pa[mt][2] = pack2<T>(sp[1][0], sp[1][1]), pa[mt][3] = pack2<T>(sp[1][2], sp[1][3]);
-                mma_16816<T>(lsum[mt], pa[mt], ones, ones);
+                lsum[mt][0] += (unpack_lo<T>(pa[mt][0]) + unpack_hi<T>(pa[mt][0])) +
+                               (unpack_lo<T>(pa[mt][2]) + unpack_hi<T>(pa[mt][2]));
+                lsum[mt][1] += (unpack_lo<T>(pa[mt][1]) + unpack_hi<T>(pa[mt][1])) +
+                               (unpack_lo<T>(pa[mt][3]) + unpack_hi<T>(pa[mt][3]));
             }
 #pragma unroll
             for (int dp = 0; dp < D / 16; dp++) {
                 uint32_t r[4];
-                ldmatrix_x4_trans(r, vs + swz<D>(kc * 16 + (lane & 7) + ((lane >> 3) & 1) * 8, dp * 16 + (lane >> 4) * 8));
+                ldmatrix_x4_trans(r, vs + swz_step<D>(vrow, dp) + kc * 16 * D);
 #pragma unroll
                 for (int mt = 0; mt < MT; mt++) {
                     mma_16816<T>(acc[mt][2 * dp], pa[mt], r[0], r[1]);
@@ -350,7 +381,9 @@ attention_tc(att_args<T> a)
     for (int mt = 0; mt < MT; mt++)
 #pragma unroll
         for (int row = 0; row < 2; row++) {
-            const float sum = lsum[mt][2 * row];
+            float sum = lsum[mt][row];
+            sum += __shfl_xor_sync(0xffffffffu, sum, 1);    /* the row's four lanes */
+            sum += __shfl_xor_sync(0xffffffffu, sum, 2);
             const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
             const int i = q0 + r0 + mt * 16 + g + row * 8;
             if (i < a.seq_q) {
@@ -533,22 +566,48 @@ template <int D> __device__ __forceinline__ int swz(int row, int col)
     return row * D + ((((col >> 3) ^ row) & 7) | ((col >> 3) & ~7)) * 8 + (col & 7);
 }
 
+/* swz(row, col + 16 k) from at = swz(row, col), col a multiple of 8 below
+ * 16: a 16-column k-step adds 2 to the chunk, which (no carry from col's
+ * chunk bit 0) flips chunk bits 1-2 within each group of 8 chunks, under the
+ * XOR as before it, and moves to the next group every 4 steps. So one base
+ * register per lane serves every k-step. */
+template <int D> __device__ __forceinline__ int swz_step(int at, int k)
+{
+    return (at ^ ((k & 3) << 4)) + (k >> 2) * 64;
+}
+
 /* Starts copying rows row0 .. row0 + ROWS - 1 of a strided [row][D] array
  * into a swizzled tile (cp.async: the caller commits and waits), 16 bytes
  * per thread per step, consecutive threads on consecutive chunks of a row
  * (coalesced). Rows past `rows` become zeros, so that masked weights (0)
  * times them stay 0 rather than 0 x garbage; their copies read nothing, so
- * they are given the tile's first row as a harmless source address. */
+ * they are given the array's first row as a harmless source address. A
+ * thread's row moves by STEP_ROWS a step; when that is a multiple of 8 its
+ * swizzle stays the same, and every step's addresses are the first step's
+ * plus constants (two registers, not two per step: the tensor-core kernel
+ * at 64 keys has none to spare). */
 template <typename T, int D, int ROWS, int THREADS>
 __device__ __forceinline__ void load_tile_async(T *dst, const T *src, idx_t stride, int row0, int rows)
 {
-    constexpr int PER_CHUNK = 16 / (int)sizeof(T), CHUNKS = D / PER_CHUNK;
-    static_assert(ROWS * CHUNKS % THREADS == 0, "whole steps");
+    constexpr int PER_CHUNK = 16 / (int)sizeof(T), CHUNKS = D / PER_CHUNK, STEP_ROWS = THREADS / CHUNKS;
+    static_assert(ROWS * CHUNKS % THREADS == 0 && THREADS % CHUNKS == 0, "whole steps");
+    const int r = threadIdx.x / CHUNKS, ch = threadIdx.x % CHUNKS;
+    if constexpr (STEP_ROWS % 8 == 0) {
+        T *d = dst + swz<D>(r, ch * PER_CHUNK);
+        const T *s = src + (idx_t)(row0 + r) * stride + ch * PER_CHUNK;
 #pragma unroll
-    for (int step = 0; step < ROWS * CHUNKS / THREADS; step++) {
-        int c = step * THREADS + threadIdx.x, r = c / CHUNKS, ch = c % CHUNKS;
-        bool in = row0 + r < rows;
-        cp_async16(dst + swz<D>(r, ch * PER_CHUNK), src + (in ? row0 + r : 0) * stride + ch * PER_CHUNK, in);
+        for (int step = 0; step < ROWS / STEP_ROWS; step++) {
+            bool in = row0 + r + step * STEP_ROWS < rows;
+            cp_async16(d + step * STEP_ROWS * D, in ? s + (idx_t)step * STEP_ROWS * stride : src, in);
+        }
+    } else {
+#pragma unroll
+        for (int step = 0; step < ROWS / STEP_ROWS; step++) {
+            int row = r + step * STEP_ROWS;
+            bool in = row0 + row < rows;
+            cp_async16(dst + swz<D>(row, ch * PER_CHUNK), src + (in ? (idx_t)(row0 + row) * stride : 0) + ch * PER_CHUNK,
+                       in);
+        }
     }
 }
 

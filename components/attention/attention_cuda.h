@@ -37,13 +37,19 @@ typedef enum attention_cuda_kernel {
 
 /* Tensor-core kernel: a block of ATTENTION_CUDA_TC_WARPS warps, each owning
  * mt = 1 or 2 m16 tiles of queries (ATTENTION_CUDA_TC_BQ(mt) a block), walks
- * the keys ATTENTION_CUDA_TC_BK(head_dim, mt) at a time. Two m-tiles a warp
- * halve the shared-memory reads per FLOP, but make blocks twice as big: the
- * plan takes one when two would leave fewer than ATTENTION_CUDA_TC_MIN_BLOCKS
- * blocks (two per SM of an H100's 132) to spread over the GPU. */
+ * the keys ATTENTION_CUDA_TC_BK at a time (FlashAttention-2's 128 x 64 tiles
+ * on A100 and H100). Two m-tiles a warp halve the shared-memory reads per
+ * FLOP, but make blocks twice as big: the plan takes one when two would leave
+ * fewer than ATTENTION_CUDA_TC_MIN_BLOCKS blocks (two per SM of an H100's
+ * 132) to spread over the GPU. head_dim 128 with two m-tiles also has a
+ * 32-key build (48 KiB of shared memory instead of 64, more barriers and Q
+ * reads per key), the default before; the environment variable
+ * HARNESS_ATTENTION_TC_BK=32 picks it, for measuring one against the other
+ * on a GPU (tests/gpu/attention_perf.sh). */
 #define ATTENTION_CUDA_TC_WARPS 4
 #define ATTENTION_CUDA_TC_BQ(mt) (16 * (mt) * ATTENTION_CUDA_TC_WARPS)
-#define ATTENTION_CUDA_TC_BK(d, mt) ((mt) == 2 && (d) >= 128 ? 32 : 64)
+#define ATTENTION_CUDA_TC_BK 64
+#define ATTENTION_CUDA_TC_BK_ENV "HARNESS_ATTENTION_TC_BK"
 #define ATTENTION_CUDA_TC_MIN_BLOCKS 264
 /* SIMT kernel: 4 threads per query, ATTENTION_CUDA_SIMT_BQ queries per block
  * of 128 threads, ATTENTION_CUDA_SIMT_BK keys per tile. */
@@ -61,6 +67,7 @@ typedef struct attention_cuda_geometry {
     unsigned grid_x, grid_y, grid_z;   /* query blocks, heads, batch */
     size_t smem;                /* dynamic shared memory bytes */
     unsigned m_tiles;           /* TENSOR_CORE: m16 query tiles per warp (1 or 2), else 0 */
+    unsigned block_keys;        /* TENSOR_CORE: keys per tile (64; 32 at head_dim 128, 2 m-tiles), else 0 */
 } attention_cuda_geometry;
 
 /* The geometry of `kernel` for the shape, or -1 when that kernel cannot run
@@ -71,11 +78,12 @@ int attention_cuda_plan_kernel(const attention_shape *s, attention_cuda_dtype dt
                                attention_cuda_geometry *out);
 
 /* attention_cuda_plan_kernel for the tensor-core kernel with m_tiles (1 or
- * 2) given rather than chosen: any of the two runs any shape the kernel
- * takes, so attention_cuda_launch accepts either, and tests run both. */
+ * 2) and block_keys (0: the default, else 64, or 32 at head_dim 128 with 2
+ * m-tiles) given rather than chosen: each build runs any shape the kernel
+ * takes, so attention_cuda_launch accepts any, and tests run them all. */
 int attention_cuda_plan_tensor_core(const attention_shape *s, attention_cuda_dtype dtype, unsigned m_tiles,
-                                    const void *q, const void *k, const void *v, const void *o,
-                                    attention_cuda_geometry *out);
+                                    unsigned block_keys, const void *q, const void *k, const void *v,
+                                    const void *o, attention_cuda_geometry *out);
 
 /* The fastest kernel that takes the shape: TENSOR_CORE, SIMT, else FALLBACK.
  * Returns 0, or -1 (no kernel can: invalid shape or grid too large). A shape

@@ -2,6 +2,9 @@
  * shape and with what launch geometry: host logic only, no CUDA. */
 #include "attention_cuda.h"
 
+#include <stdlib.h>
+#include <string.h>
+
 /* gridDim limits: x up to 2^31 - 1, y and z up to 65535. */
 #define MAX_GRID_X 2147483647ull
 #define MAX_GRID_YZ 65535ull
@@ -47,14 +50,28 @@ static unsigned choose_m_tiles(const attention_shape *s)
     return blocks < ATTENTION_CUDA_TC_MIN_BLOCKS ? 1 : 2;
 }
 
-/* m_tiles: the tensor-core kernel's (1 or 2), 0 to choose; other kernels ignore it. */
+/* The tensor-core kernel's keys per tile: 64, or 32 where that build exists
+ * (head_dim 128, two m-tiles) and block_keys or, when block_keys is 0, the
+ * environment asks for it (attention_cuda.h); 0 for a count no build has. */
+static unsigned choose_block_keys(size_t head_dim, unsigned m_tiles, unsigned block_keys)
+{
+    int has_32 = head_dim == 128 && m_tiles == 2;
+    if (block_keys == 0) {
+        const char *env = getenv(ATTENTION_CUDA_TC_BK_ENV);
+        return env && strcmp(env, "32") == 0 && has_32 ? 32 : ATTENTION_CUDA_TC_BK;
+    }
+    return block_keys == ATTENTION_CUDA_TC_BK || (block_keys == 32 && has_32) ? block_keys : 0;
+}
+
+/* m_tiles, block_keys: the tensor-core kernel's (1 or 2; 64 or 32), 0 to
+ * choose; other kernels ignore them. */
 static int plan(const attention_shape *s, attention_cuda_dtype dtype, attention_cuda_kernel kernel,
-                unsigned m_tiles, const void *q, const void *k, const void *v, const void *o,
+                unsigned m_tiles, unsigned block_keys, const void *q, const void *k, const void *v, const void *o,
                 attention_cuda_geometry *out)
 {
     if (!valid(s, dtype))
         return -1;
-    attention_cuda_geometry g = {kernel, 0, 0, 0, (unsigned)s->heads, (unsigned)s->batch, 0, 0};
+    attention_cuda_geometry g = {kernel, 0, 0, 0, (unsigned)s->heads, (unsigned)s->batch, 0, 0, 0};
     size_t rows_per_block, d = s->head_dim;
     switch (kernel) {
     case ATTENTION_CUDA_TENSOR_CORE:
@@ -66,7 +83,12 @@ static int plan(const attention_shape *s, attention_cuda_dtype dtype, attention_
         g.head_dim = (unsigned)d;
         g.threads = 32 * ATTENTION_CUDA_TC_WARPS;
         g.m_tiles = m_tiles ? m_tiles : choose_m_tiles(s);
-        g.smem = (ATTENTION_CUDA_TC_BQ(g.m_tiles) + 2 * ATTENTION_CUDA_TC_BK(d, g.m_tiles)) * d * 2;
+        g.block_keys = choose_block_keys(d, g.m_tiles, block_keys);
+        if (!g.block_keys)
+            return -1;
+        /* 64 KiB at head_dim 128 with two m-tiles: past the default 48, so the
+         * launcher opts in (every GPU the build targets, sm_80 on, has it) */
+        g.smem = (ATTENTION_CUDA_TC_BQ(g.m_tiles) + 2 * g.block_keys) * d * 2;
         rows_per_block = ATTENTION_CUDA_TC_BQ(g.m_tiles);
         break;
     case ATTENTION_CUDA_SIMT:
@@ -98,16 +120,16 @@ int attention_cuda_plan_kernel(const attention_shape *s, attention_cuda_dtype dt
                                const void *q, const void *k, const void *v, const void *o,
                                attention_cuda_geometry *out)
 {
-    return plan(s, dtype, kernel, 0, q, k, v, o, out);
+    return plan(s, dtype, kernel, 0, 0, q, k, v, o, out);
 }
 
 int attention_cuda_plan_tensor_core(const attention_shape *s, attention_cuda_dtype dtype, unsigned m_tiles,
-                                    const void *q, const void *k, const void *v, const void *o,
-                                    attention_cuda_geometry *out)
+                                    unsigned block_keys, const void *q, const void *k, const void *v,
+                                    const void *o, attention_cuda_geometry *out)
 {
     if (m_tiles != 1 && m_tiles != 2)
         return -1;
-    return plan(s, dtype, ATTENTION_CUDA_TENSOR_CORE, m_tiles, q, k, v, o, out);
+    return plan(s, dtype, ATTENTION_CUDA_TENSOR_CORE, m_tiles, block_keys, q, k, v, o, out);
 }
 
 int attention_cuda_plan(const attention_shape *s, attention_cuda_dtype dtype,

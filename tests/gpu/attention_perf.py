@@ -22,17 +22,21 @@ def main():
         cfg = s["component"]["config"]
         key = (cfg["dtype"], cfg["head_dim"], cfg["seq_len"], bool(cfg["causal"]))
         gflops = (s.get("throughput") or {}).get("gflop_per_s")
-        runs.setdefault(key, {})[s["component"]["variant_key"]] = (gflops and gflops / 1e3, cfg, s)
+        variant = s["component"]["variant_key"]
+        if path.split(os.sep)[-3].endswith("_cuda32"):   # the 32-key build (attention_perf.sh)
+            variant += "/32"
+        runs.setdefault(key, {})[variant] = (gflops and gflops / 1e3, cfg, s)
     if not runs:
         return 1
     head = ["dtype", "head_dim", "seq", "causal", "cuda TFLOP/s", "cublas TFLOP/s", "torch TFLOP/s",
-            "cuda / cublas", "cuda / torch", "causal / non-causal (cuda)"]
+            "cuda / cublas", "cuda / torch", "causal / non-causal (cuda)", "cuda 32-key TFLOP/s", "64 / 32 keys"]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for key in sorted(runs):
         r = runs[key]
         cuda = r.get("attention/cuda", (None,))[0]
         cublas = r.get("attention/cublas", (None,))[0]
+        cuda32 = r.get("attention/cuda/32", (None,))[0]
         torch_tf = None
         any_run = r.get("attention/cuda") or r.get("attention/cublas")
         try:
@@ -44,7 +48,8 @@ def main():
         f = lambda x, spec=".1f": "-" if x is None else format(x, spec)
         print("| " + " | ".join([key[0], str(key[1]), str(key[2]), str(key[3]).lower(), f(cuda), f(cublas), f(torch_tf),
                                  f(cuda and cublas and cuda / cublas, ".2f"), f(cuda and torch_tf and cuda / torch_tf, ".2f"),
-                                 f(cuda / nc if key[3] and cuda and nc else None, ".2f")]) + " |")
+                                 f(cuda / nc if key[3] and cuda and nc else None, ".2f"), f(cuda32),
+                                 f(cuda and cuda32 and cuda / cuda32, ".2f")]) + " |")
     return 0
 
 

@@ -3,8 +3,10 @@
 # scaled_dot_product_attention on FlashAttention-2's benchmark shapes
 # (16k tokens per step: batch x seq = 16384; hidden 2048: heads x head_dim
 # = 2048), bf16 (fp16 too with DTYPES), causal and not; the issue's goals are
-# read off the table (attention_perf.py). Built tree required (tests/gpu/run.sh
-# builds it).
+# read off the table (attention_perf.py). At head_dim 128 attention/cuda also
+# runs its 32-key build (HARNESS_ATTENTION_TC_BK=32, attention_cuda.h) beside
+# the default 64, interleaved, so the table says which tile is faster on this
+# GPU. Built tree required (tests/gpu/run.sh builds it).
 #
 #   usage: tests/gpu/attention_perf.sh OUTDIR   (from the top of the tree)
 #   env:   DTYPES="bf16 fp16"  the dtypes to run (default bf16)
@@ -16,9 +18,11 @@ for dt in ${DTYPES:-bf16}; do
 for d in 128 64; do
 for seq in 1024 2048 4096; do
 for causal in false true; do
-for variant in cuda cublas; do
+for variant in cuda cuda32 cublas; do
+    [ $variant = cuda32 ] && [ $d != 128 ] && continue
     tag=${dt}_d${d}_s${seq}_${causal}_$variant
-    "$H" run configs/attention_cuda.yaml --set component.variant_key=attention/$variant \
+    bk=64; [ $variant = cuda32 ] && bk=32
+    HARNESS_ATTENTION_TC_BK=$bk "$H" run configs/attention_cuda.yaml --set component.variant_key=attention/${variant%32} \
         --set component.config.batch_size=$((16384 / seq)) --set component.config.num_heads=$((2048 / d)) \
         --set component.config.seq_len=$seq --set component.config.head_dim=$d \
         --set component.config.causal=$causal --set component.config.dtype=$dt --set validate=false \

@@ -38,6 +38,22 @@ for shape in "2 1 65 65 64 true" "2 2 3 65 128 true" "4 2 65 3 128 true" "1 1 1 
     done
 done
 
+# A grid big enough for two m-tiles a warp (512 blocks of 128 queries), in
+# both of head_dim 128's tile builds (attention_cuda.h): the shapes above
+# all plan one m-tile.
+for bk in 64 32; do
+    for dt in bf16 fp16; do
+        # shellcheck disable=SC2086
+        expect_exit 0 "attention/cuda $dt two m-tiles, $bk keys a tile" env HARNESS_ATTENTION_TC_BK=$bk "$HARNESS" \
+            run "$CFG" --device cuda --quiet $SHORT --set component.variant_key=attention/cuda --set validate=true \
+            --set component.config.dtype=$dt --set component.config.batch_size=1 --set component.config.num_heads=32 \
+            --set component.config.num_kv_heads=8 --set component.config.seq_len=2048 \
+            --set component.config.kv_seq_len=2048 --set component.config.head_dim=128 \
+            --set component.config.causal=true --output-dir "$SCRATCH/mt2"
+        rm -rf "$SCRATCH/mt2"
+    done
+done
+
 out="$SCRATCH/bad"
 # shellcheck disable=SC2086
 expect_exit 2 "num_kv_heads 3 of 8 heads" "$HARNESS" run "$CFG" --device cuda $SHORT $CUDA \

@@ -104,11 +104,18 @@ static void run_case(const tcase &c)
         assert_int_equal(attention_cuda_plan(&s, c.dt, q, k, v, o[0], &g), 0);
         assert_int_equal(g.kernel, c.kernel);
     }
-    /* The tensor-core kernel with one and with two m-tiles per warp: the
-     * plan takes two only on grids too big to simulate. */
-    for (unsigned mt = c.kernel == TC ? 1 : 0; mt <= (c.kernel == TC ? 2u : 0u); mt++) {
+    /* The tensor-core kernel's every build: one and two m-tiles per warp
+     * (the plan takes two only on grids too big to simulate), and at
+     * head_dim 128 with two, 32 keys a tile besides 64. */
+    struct build { unsigned m_tiles, block_keys; };
+    static const build other[] = {{0, 0}}, tc64[] = {{1, 64}, {2, 64}}, tc128[] = {{1, 64}, {2, 64}, {2, 32}};
+    const build *builds = c.kernel != TC ? other : c.head_dim == 128 ? tc128 : tc64;
+    size_t n_builds = c.kernel != TC ? 1 : c.head_dim == 128 ? 3 : 2;
+    for (size_t bi = 0; bi < n_builds; bi++) {
+        unsigned mt = builds[bi].m_tiles;
         if (mt)
-            assert_int_equal(attention_cuda_plan_tensor_core(&s, c.dt, mt, q, k, v, o[0], &g), 0);
+            assert_int_equal(attention_cuda_plan_tensor_core(&s, c.dt, mt, builds[bi].block_keys, q, k, v, o[0], &g),
+                             0);
         else
             assert_int_equal(attention_cuda_plan_kernel(&s, c.dt, c.kernel, q, k, v, o[0], &g), 0);
         for (int ord = 0; ord < 2; ord++) {
@@ -119,9 +126,9 @@ static void run_case(const tcase &c)
             attention_check_result r;
             assert_int_equal(attention_check(&s, q, k, v, o[ord], ref_dtype(c.dt), 0, &r), 0);
             if (!r.passed)
-                print_error("%s kernel %d (m-tiles %u) b%zu h%zu/%zu sq%zu sk%zu d%zu causal %d %s: %s\n",
-                            dt_name(c.dt), (int)c.kernel, mt, c.batch, c.heads, c.kv_heads, c.seq_q, c.seq_k,
-                            c.head_dim, c.causal, what, r.detail);
+                print_error("%s kernel %d (m-tiles %u, %u keys) b%zu h%zu/%zu sq%zu sk%zu d%zu causal %d %s: %s\n",
+                            dt_name(c.dt), (int)c.kernel, mt, g.block_keys, c.batch, c.heads, c.kv_heads, c.seq_q,
+                            c.seq_k, c.head_dim, c.causal, what, r.detail);
             assert_true(r.passed);
             assert_int_equal(r.checked, nq);
         }
@@ -279,30 +286,49 @@ static void test_plan(void **state)
     attention_shape s = {2, 32, 8, 4096, 4096, 128, 1, 0.088f};
 
     /* bf16 head_dim 128: tensor cores, 128 queries a block, a Q tile of 128
-     * rows and K and V tiles of 32, x 128 x 2 bytes = 48 KiB; grid
+     * rows and K and V tiles of 64, x 128 x 2 bytes = 64 KiB; grid
      * (queries / 128, heads, batch). */
+    unsetenv(ATTENTION_CUDA_TC_BK_ENV);
     assert_int_equal(attention_cuda_plan(&s, BF16, a, a, a, a, &g), 0);
     assert_int_equal(g.kernel, TC);
     assert_int_equal(g.head_dim, 128);
     assert_int_equal(g.threads, 128);
-    assert_int_equal(g.smem, 49152);
+    assert_int_equal(g.block_keys, 64);
+    assert_int_equal(g.smem, 65536);
     assert_int_equal(g.grid_x, 32);
     assert_int_equal(g.grid_y, 32);
     assert_int_equal(g.grid_z, 2);
     assert_int_equal(g.m_tiles, 2);
-    /* One m-tile a warp when two would leave under 264 blocks (64 queries a
-     * block, K and V tiles of 64: 48 KiB again); asked for, either is planned. */
-    s.batch = 1, s.heads = 8, s.kv_heads = 8;
+    /* The 32-key build, asked for or through the environment: 48 KiB. */
+    assert_int_equal(attention_cuda_plan_tensor_core(&s, BF16, 2, 32, a, a, a, a, &g), 0);
+    assert_int_equal(g.block_keys, 32);
+    assert_int_equal(g.smem, 49152);
+    setenv(ATTENTION_CUDA_TC_BK_ENV, "32", 1);
     assert_int_equal(attention_cuda_plan(&s, BF16, a, a, a, a, &g), 0);
+    assert_int_equal(g.block_keys, 32);
+    setenv(ATTENTION_CUDA_TC_BK_ENV, "48", 1);           /* no such build: the default */
+    assert_int_equal(attention_cuda_plan(&s, BF16, a, a, a, a, &g), 0);
+    assert_int_equal(g.block_keys, 64);
+    unsetenv(ATTENTION_CUDA_TC_BK_ENV);
+    assert_int_equal(attention_cuda_plan_tensor_core(&s, BF16, 1, 32, a, a, a, a, &g), -1);   /* only with 2 */
+    assert_int_equal(attention_cuda_plan_tensor_core(&s, BF16, 2, 48, a, a, a, a, &g), -1);
+    /* One m-tile a warp when two would leave under 264 blocks (64 queries a
+     * block, K and V tiles of 64: 48 KiB); asked for, either is planned. The
+     * environment's 32 applies only where that build exists. */
+    s.batch = 1, s.heads = 8, s.kv_heads = 8;
+    setenv(ATTENTION_CUDA_TC_BK_ENV, "32", 1);
+    assert_int_equal(attention_cuda_plan(&s, BF16, a, a, a, a, &g), 0);
+    unsetenv(ATTENTION_CUDA_TC_BK_ENV);
     assert_int_equal(g.m_tiles, 1);
+    assert_int_equal(g.block_keys, 64);
     assert_int_equal(g.grid_x, 64);
     assert_int_equal(g.smem, 49152);
-    assert_int_equal(attention_cuda_plan_tensor_core(&s, BF16, 2, a, a, a, a, &g), 0);
+    assert_int_equal(attention_cuda_plan_tensor_core(&s, BF16, 2, 0, a, a, a, a, &g), 0);
     assert_int_equal(g.m_tiles, 2);
     assert_int_equal(g.grid_x, 32);
-    assert_int_equal(attention_cuda_plan_tensor_core(&s, BF16, 0, a, a, a, a, &g), -1);
-    assert_int_equal(attention_cuda_plan_tensor_core(&s, BF16, 3, a, a, a, a, &g), -1);
-    assert_int_equal(attention_cuda_plan_tensor_core(&s, F32, 1, a, a, a, a, &g), -1);
+    assert_int_equal(attention_cuda_plan_tensor_core(&s, BF16, 0, 0, a, a, a, a, &g), -1);
+    assert_int_equal(attention_cuda_plan_tensor_core(&s, BF16, 3, 0, a, a, a, a, &g), -1);
+    assert_int_equal(attention_cuda_plan_tensor_core(&s, F32, 1, 0, a, a, a, a, &g), -1);
     s.batch = 2, s.heads = 32, s.kv_heads = 8;
     /* fp32: SIMT, 32 queries a block, K and V tiles of 32 x 128 floats. */
     assert_int_equal(attention_cuda_plan(&s, F32, a, a, a, a, &g), 0);
@@ -348,6 +374,9 @@ static void test_plan(void **state)
     assert_int_equal(attention_cuda_launch(&g, &s, BF16, a, a, a, buf, nullptr), ATTENTION_CUDA_EINVAL);
     s.seq_q = 4;
     g.m_tiles = 3;
+    assert_int_equal(attention_cuda_launch(&g, &s, BF16, a, a, a, buf, nullptr), ATTENTION_CUDA_EINVAL);
+    assert_int_equal(attention_cuda_plan(&s, BF16, a, a, a, a, &g), 0);
+    g.block_keys = 32;                /* a build this head_dim lacks */
     assert_int_equal(attention_cuda_launch(&g, &s, BF16, a, a, a, buf, nullptr), ATTENTION_CUDA_EINVAL);
     s.seq_q = 0;
     assert_int_equal(attention_cuda(&s, BF16, a, a, a, buf, nullptr), 0);   /* nothing to do */
