@@ -89,7 +89,8 @@ static int launch_typed(const attention_cuda_geometry *g, const att_args<T> &a, 
             kernel = g->head_dim == 64 ? attention_simt<64> : attention_simt<128>;
     }
     /* Past 48 KiB of shared memory a kernel must opt in (the plan's 64 KiB
-     * tiles); cheap, and idempotent, so done at every launch. */
+     * tiles): cheap and idempotent, so done at every launch, as
+     * FlashAttention's launchers do (also under CUDA graph capture). */
     if (g->smem > 48 * 1024) {
         cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)g->smem);
         if (e != cudaSuccess)
