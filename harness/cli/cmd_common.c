@@ -11,6 +11,7 @@
 #include "backend/backend.h"
 #include "run/instance.h"
 #include "util/input_file.h"
+#include "util/suggest.h"
 
 enum { OPT_SET = 's', OPT_PLUGIN_PATH = 'P', OPT_OUTPUT_DIR = 'o', OPT_DEVICE = 'd', OPT_QUIET = 'q',
        OPT_HELP = 'h', OPT_JSON = 'j' };
@@ -105,10 +106,14 @@ void harness_warn_broken_plugins(const harness_registry *reg)
 static int apply_cli_overrides(harness_config *cfg, const harness_cli_opts *opts, harness_error *err)
 {
     if (opts->device) {
+        static const char *const devices[] = {"auto", "cpu", "cuda"};
         if (strcmp(opts->device, "auto") != 0 && strcmp(opts->device, "cpu") != 0 &&
-            strcmp(opts->device, "cuda") != 0)
-            return harness_error_set(err, HARNESS_EXIT_USAGE, "--device: expected auto, cpu or cuda, got '%s'",
-                                     opts->device);
+            strcmp(opts->device, "cuda") != 0) {
+            const char *guess = harness_suggest(opts->device, devices, 3);
+            return harness_error_set(err, HARNESS_EXIT_USAGE, "--device: expected auto, cpu or cuda, got '%s'%s%s%s",
+                                     opts->device, guess ? "; did you mean " : "", guess ? guess : "",
+                                     guess ? "?" : "");
+        }
         free(cfg->device);
         cfg->device = strdup(opts->device);
     }

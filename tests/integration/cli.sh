@@ -67,4 +67,6 @@ grep -q 'dtype: bf16' "$SCRATCH/out" || fail "--set reaches the resolved config"
 
 expect_exit 2 "--device with a bad value" "$HARNESS" validate "$top_srcdir/configs/rms_norm.yaml" --device tpu
 expect_err "--device: expected auto, cpu or cuda, got 'tpu'" "bad --device is named"
+expect_exit 2 "--device CPU" "$HARNESS" validate "$CONFIGS/rms_norm_tiny.yaml" --device CPU
+expect_err "got 'CPU'; did you mean cpu?" "--device CPU: did you mean cpu"
 finish
