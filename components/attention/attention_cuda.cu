@@ -606,8 +606,8 @@ __device__ __forceinline__ void load_tile_async(T *dst, const T *src, idx_t stri
         for (int step = 0; step < ROWS / STEP_ROWS; step++) {
             int row = r + step * STEP_ROWS;
             bool in = row0 + row < rows;
-            cp_async16(dst + swz<D>(row, ch * PER_CHUNK), src + (in ? (idx_t)(row0 + row) * stride : 0) + ch * PER_CHUNK,
-                       in);
+            const T *from = src + (in ? (idx_t)(row0 + row) * stride : 0) + ch * PER_CHUNK;
+            cp_async16(dst + swz<D>(row, ch * PER_CHUNK), from, in);
         }
     }
 }

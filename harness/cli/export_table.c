@@ -13,8 +13,8 @@
 
 /* The columns every export has, in this order, whatever the folders hold. */
 static const char *const fixed_columns[] = {
-    "experiment", "name", "status", "error", "rank", "world_size", "variant_key", "plugin", "device_type", "device_name",
-    "validation", "window", "n", "stop_reason", "converged",
+    "experiment", "name", "status", "error", "rank", "world_size", "variant_key", "plugin", "device_type",
+    "device_name", "validation", "window", "n", "stop_reason", "converged",
     "median_ns", "mean_ns", "stddev_ns", "cv", "min_ns", "p5_ns", "p25_ns", "p75_ns", "p90_ns", "p95_ns", "p99_ns",
     "max_ns", "iqr_ns", "outliers", "ci_lo_ns", "ci_hi_ns", "ci_level", "wall_ns", "cpu_ns", "cpu_per_wall",
     "bytes_per_step", "flops_per_step", "gb_per_s", "gflop_per_s",
