@@ -116,14 +116,14 @@ PY
 grep -q 'slowest rank of each step' "$(ls -d "$out"/*)/summary.txt" || fail "summary.txt has the straggler counts"
 
 # Ranks meet at a barrier before each window: rank 1's first (warmup) step
-# sleeps 400 ms, so without the barrier rank 0 would start measuring that much
+# sleeps 1 s, so without the barrier rank 0 would start measuring that much
 # earlier. On the merged trace's one time base, each window's first step
 # starts on both ranks within a fraction of that.
 out="$SCRATCH/late"
 cat >"$SCRATCH/late.yaml" <<'YAML'
 schedule: {warmup_steps: 1, wait_steps: 0, measurement_steps: 5, repeat: 2}
 profiling: {memory: false, profiled_ranks: all}
-component: {variant_key: rank_late, config: {late_ms: 400}}
+component: {variant_key: rank_late, config: {late_ms: 1000}}
 validate: false
 YAML
 expect_exit 0 "a late rank" $MPIRUN -np 2 "$HARNESS" run "$SCRATCH/late.yaml" --plugin-path "$SCRATCH/plugins" \
@@ -138,7 +138,7 @@ for e in ev:
         first[k] = min(first.get(k, e["ts"]), e["ts"])
 for w in (0, 1):
     gap_ms = abs(first[(0, w)] - first[(1, w)]) / 1e3
-    assert gap_ms < 150, (w, gap_ms, first)
+    assert gap_ms < 500, (w, gap_ms, first)   # half the sleep: a descheduled rank is no failure
 PY
 
 # profiled_ranks: all: the merged trace, a process per rank on one time base;
