@@ -72,6 +72,18 @@ template <typename T> __global__ void attention_fallback(att_args<T> a);
 
 /* ---- launcher ------------------------------------------------------------ */
 
+/* A tensor-core build whose tiles pass the default 48 KiB of shared memory
+ * must opt in to them; once per process (a function-local static), not on
+ * every launch, which runs in the measured step. */
+template <typename T, int D, int MT, int BK>
+static cudaError_t tc_shared_opt_in()
+{
+    static const cudaError_t e = cudaFuncSetAttribute(attention_tc<T, D, MT, BK>,
+                                                      cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                                      (ATTENTION_CUDA_TC_BQ(MT) + 2 * BK) * D * (int)sizeof(T));
+    return e;
+}
+
 template <typename T>
 static int launch_typed(const attention_cuda_geometry *g, const att_args<T> &a, cudaStream_t stream)
 {
@@ -82,19 +94,17 @@ static int launch_typed(const attention_cuda_geometry *g, const att_args<T> &a, 
             kernel = g->head_dim == 64 ? attention_tc<T, 64, 1, BK> : attention_tc<T, 128, 1, BK>;
         else if (g->kernel == ATTENTION_CUDA_TENSOR_CORE && g->head_dim == 64)
             kernel = attention_tc<T, 64, 2, BK>;
-        else if (g->kernel == ATTENTION_CUDA_TENSOR_CORE)
-            kernel = g->block_keys == 32 ? attention_tc<T, 128, 2, 32> : attention_tc<T, 128, 2, BK>;
+        else if (g->kernel == ATTENTION_CUDA_TENSOR_CORE && g->block_keys == 32)
+            kernel = attention_tc<T, 128, 2, 32>;
+        else if (g->kernel == ATTENTION_CUDA_TENSOR_CORE) {   /* the 64 KiB build */
+            cudaError_t e = tc_shared_opt_in<T, 128, 2, BK>();
+            if (e != cudaSuccess)
+                return (int)e;
+            kernel = attention_tc<T, 128, 2, BK>;
+        }
     } else {
         if (g->kernel == ATTENTION_CUDA_SIMT)
             kernel = g->head_dim == 64 ? attention_simt<64> : attention_simt<128>;
-    }
-    /* Past 48 KiB of shared memory a kernel must opt in (the plan's 64 KiB
-     * tiles): cheap and idempotent, so done at every launch, as
-     * FlashAttention's launchers do (also under CUDA graph capture). */
-    if (g->smem > 48 * 1024) {
-        cudaError_t e = cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)g->smem);
-        if (e != cudaSuccess)
-            return (int)e;
     }
     CUDA_LAUNCH(kernel, dim3(g->grid_x, g->grid_y, g->grid_z), dim3(g->threads), g->smem, stream, a);
     return (int)cudaGetLastError();
@@ -200,7 +210,7 @@ __device__ __forceinline__ bool tile_needs_mask(int k0, int bk, int q0, int seq_
  * are reused as P's A fragments. Shared memory: the Q tile, one K and one V
  * tile, 16-byte chunks XOR-swizzled by row (swz) so that ldmatrix's eight row
  * reads hit distinct banks; 64 KiB at head_dim 128 with two m-tiles (the
- * launcher opts in past 48).
+ * launcher opts in past 48, once: tc_shared_opt_in).
  *
  * Registers: at head_dim 128 with two m-tiles and 64 keys, 128 accumulators
  * of O and 64 of S leave little beside them (255 used, none spilled on

@@ -159,8 +159,9 @@ static size_t half_arith_row(const attention_shape *s, attention_dtype t, const 
         float acc = 0.0f;
         for (size_t c = 0; c < d; c++)
             acc += half_to_f32(qi[c], t) * half_to_f32(kh[j * stride + c], t);
-        saturated += t == ATTENTION_F16 && (fabsf(acc) > F16_MAX || fabsf(round_half(acc, t) * s->scale) > F16_MAX);
-        p[j] = round_half(round_half(acc, t) * s->scale, t);
+        float scaled = round_half(acc, t) * s->scale;
+        saturated += t == ATTENTION_F16 && (fabsf(acc) > F16_MAX || fabsf(scaled) > F16_MAX);
+        p[j] = round_half(scaled, t);
         mx = fmaxf(mx, p[j]);
     }
     for (size_t j = 0; j < n; j++)

@@ -202,11 +202,15 @@ static int run_harness(const char *const *argv, int capture, int other_fd, char 
     /* Read to the end, keeping the first cap - 1 bytes: a child left
      * writing into a full pipe would never exit. */
     size_t len = 0;
-    ssize_t got;
     char rest[4096];
-    while ((got = len + 1 < cap ? read(pipefd[0], buf + len, cap - 1 - len) : read(pipefd[0], rest, sizeof rest)) > 0)
-        if (len + 1 < cap)
+    for (;;) {
+        int full = len + 1 >= cap;
+        ssize_t got = read(pipefd[0], full ? rest : buf + len, full ? sizeof rest : cap - 1 - len);
+        if (got <= 0)
+            break;
+        if (!full)
             len += (size_t)got;
+    }
     buf[len] = '\0';
     while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
         buf[--len] = '\0';

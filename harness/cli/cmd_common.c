@@ -107,8 +107,10 @@ static int apply_cli_overrides(harness_config *cfg, const harness_cli_opts *opts
 {
     if (opts->device) {
         static const char *const devices[] = {"auto", "cpu", "cuda"};
-        if (strcmp(opts->device, "auto") != 0 && strcmp(opts->device, "cpu") != 0 &&
-            strcmp(opts->device, "cuda") != 0) {
+        size_t known = 0;
+        while (known < 3 && strcmp(opts->device, devices[known]) != 0)
+            known++;
+        if (known == 3) {
             const char *guess = harness_suggest(opts->device, devices, 3);
             return harness_error_set(err, HARNESS_EXIT_USAGE, "--device: expected auto, cpu or cuda, got '%s'%s%s%s",
                                      opts->device, guess ? "; did you mean " : "", guess ? guess : "",

@@ -43,6 +43,16 @@ static size_t replicates_needed(double alpha)
     return k;
 }
 
+/* The same for A/B rounds, which are pairs: the exact signed-rank test's
+ * least two-sided p over n pairs is 2 / 2^n. */
+static size_t rounds_needed(double alpha)
+{
+    size_t n = 1;
+    while (n < 64 && 2.0 / ldexp(1.0, (int)n) > alpha)
+        n++;
+    return n;
+}
+
 void harness_compare_decide(harness_compare_stats *s, const harness_compare_options *o, const char *base_noise,
                             const char *cand_noise)
 {
@@ -54,10 +64,7 @@ void harness_compare_decide(harness_compare_stats *s, const harness_compare_opti
         return;
     }
     if (s->min_p > o->alpha && s->unit && strcmp(s->unit, "rounds") == 0) {
-        /* A/B rounds are pairs: the signed-rank test's least p is 2 / 2^n. */
-        size_t rounds = 1;
-        while (rounds < 64 && 2.0 / ldexp(1.0, (int)rounds) > o->alpha)
-            rounds++;
+        size_t rounds = rounds_needed(o->alpha);
         snprintf(s->why, sizeof s->why,
                  "too few rounds: %zu paired rounds can reach p = %.3g at best, above alpha %g; "
                  "run %zu or more (--rounds %zu)", s->n_base, s->min_p, o->alpha, rounds, rounds);
