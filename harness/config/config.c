@@ -359,8 +359,17 @@ static int check_key(harness_config *cfg, const harness_cfg_key_spec *k,
     if (k->kind == K_SWEEP) /* the file's sweep is taken out before checking */
         return harness_tree_fail(cfg->tree, e->at, path, err,
                                  "cannot be set with --set; write sweep: in the config file");
-    if (harness_node_is_null(v))
-        return 0; /* keep the default */
+    /* A section or component.config with nothing under it is empty; a value
+     * left empty (`--set k=$UNSET_VAR`, `key:` alone) is a mistake, not a
+     * request for the default, which would measure another shape silently. */
+    if (harness_node_is_null(v)) {
+        if (k->kind == K_SECTION || k->kind == K_PARAMS)
+            return 0;
+        if (k->kind == K_STRING && !*(char **)dst)
+            return 0; /* no default (variant_key): check_whole says it is required */
+        return harness_tree_fail(cfg->tree, v->at, path, err,
+                                 "has no value; give one, or leave the key out to use the default");
+    }
 
     switch (k->kind) {
     case K_SECTION:

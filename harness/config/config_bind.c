@@ -107,9 +107,13 @@ static int bind_one(const harness_config *cfg, const char *key, const harness_pa
     snprintf(path, sizeof path, "component.config.%s", spec->name);
     describe_param(spec, expected, sizeof expected);
 
-    if (!e || harness_node_is_null(e->value)) {
+    /* An empty value is refused, not taken for the default (config.c's check_key says why). */
+    if (e && harness_node_is_null(e->value))
+        return harness_tree_fail(cfg->tree, e->value->at, path, err, "has no value; give one (%s)%s", expected,
+                                 spec->default_value ? ", or leave the key out to use the default" : "");
+    if (!e) {
         if (!spec->default_value)
-            return harness_tree_fail(cfg->tree, e ? e->value->at : missing_at, path, err,
+            return harness_tree_fail(cfg->tree, missing_at, path, err,
                                      "required parameter of %s is missing; set it under component.config",
                                      key);
         out->from_default = 1;

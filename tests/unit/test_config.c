@@ -690,7 +690,25 @@ static void bad_bind_required(void **state)
     expect_bind_error(COMPONENT, NULL, 0,
                       "t.yaml:2:3: component.config.hidden_size: required parameter of rms_norm/cpu is missing");
     expect_bind_error(COMPONENT "  config:\n    hidden_size:\n    batch_size: 2\n", NULL, 0,
-                      "t.yaml:4:17: component.config.hidden_size: required parameter of rms_norm/cpu is missing");
+                      "t.yaml:4:17: component.config.hidden_size: has no value; give one (an integer >= 1)");
+}
+
+/* An empty value is a mistake (`--set k=$UNSET`), never the default. */
+static void bad_empty_value(void **state)
+{
+    (void)state;
+    expect_load_error(COMPONENT "schedule:\n  repeat:\n", NULL, 0,
+                      "t.yaml:4:10: schedule.repeat: has no value; give one, or leave the key out to use the default");
+    const char *sets[] = {"schedule.measurement_steps=~"};
+    expect_load_error(COMPONENT, sets, 1, "--set schedule.measurement_steps=~: schedule.measurement_steps: has no value");
+    const char *param[] = {"component.config.batch_size="};
+    expect_bind_error(COMPONENT "  config:\n    hidden_size: 8\n", param, 1,
+                      "--set component.config.batch_size=: component.config.batch_size: has no value; give one "
+                      "(an integer >= 1), or leave the key out to use the default");
+    /* A section with nothing under it is only empty. */
+    harness_config *cfg = load_ok("t.yaml", COMPONENT "  config:\nprofiling:\nschedule: ~\n", NULL, 0);
+    assert_int_equal(cfg->warmup_steps, 20);
+    harness_config_free(cfg);
 }
 
 static void bad_bind_names_the_set(void **state)
@@ -748,17 +766,6 @@ static void good_defaults(void **state)
     assert_true(cfg->validate);
     assert_int_equal(cfg->n_plugin_path, 0);
     assert_null(cfg->bound_key);
-    harness_config_free(cfg);
-}
-
-static void good_null_means_default(void **state)
-{
-    (void)state;
-    harness_config *cfg = load_ok("t.yaml", COMPONENT "schedule:\n  repeat: ~\n  warmup_steps:\n"
-                                            "profiling: null\ndevice: NULL\n", NULL, 0);
-    assert_int_equal(cfg->repeat, 1);
-    assert_int_equal(cfg->warmup_steps, 20);
-    assert_string_equal(cfg->device, "auto");
     harness_config_free(cfg);
 }
 
@@ -876,12 +883,12 @@ static void good_set_overrides(void **state)
 {
     (void)state;
     const char *sets[] = {"schedule.repeat=5", "component.config.hidden_size=7", "experiment.name=my run",
-                          "device=", "schedule.repeat=6"};
+                          "device=auto", "schedule.repeat=6"};
     harness_config *cfg = load_ok("t.yaml", COMPONENT "  config: {hidden_size: 4096}\n"
                                             "schedule:\n  repeat: 2\ndevice: cpu\n", sets, 5);
     assert_int_equal(cfg->repeat, 6); /* the last --set wins */
     assert_string_equal(cfg->name, "my run");
-    assert_string_equal(cfg->device, "auto"); /* empty value: null: the default */
+    assert_string_equal(cfg->device, "auto");
     bind_ok(cfg);
     assert_int_equal(harness_config_param(cfg, "hidden_size")->i, 7);
     harness_config_free(cfg);
@@ -1275,10 +1282,10 @@ int main(void)
         cmocka_unit_test(bad_bind_type),
         cmocka_unit_test(bad_bind_enum),
         cmocka_unit_test(bad_bind_required),
+        cmocka_unit_test(bad_empty_value),
         cmocka_unit_test(bad_bind_names_the_set),
         cmocka_unit_test(bad_plugin_default),
         cmocka_unit_test(good_defaults),
-        cmocka_unit_test(good_null_means_default),
         cmocka_unit_test(good_full_file),
         cmocka_unit_test(good_floats),
         cmocka_unit_test(good_bools),
