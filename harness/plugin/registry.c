@@ -46,7 +46,9 @@ void harness_registry_free(harness_registry *reg)
         free(reg->broken[i].path);
         free(reg->broken[i].name);
         free(reg->broken[i].why);
+        free(reg->broken[i].duplicate_key);
     }
+    free(reg->duplicate);
     free(reg->broken);
     free(reg->plugins);
     free(reg->variants);
@@ -173,7 +175,8 @@ int harness_registry_load_file(harness_registry *reg, const char *path, harness_
                                            .abi_major = major, .abi_minor = minor};
 
     harness_ctx ctx = {.kind = HARNESS_CTX_REGISTRATION, .registry = reg, .plugin = index};
-    reg->duplicate = 0;
+    free(reg->duplicate);
+    reg->duplicate = NULL;
     if (init(reg->services, &ctx) != 0 || ctx.failed) {
         forget_variants_of(reg, index);
         /* The host's own refusal (a bad table, a duplicate key) already names the plugin. */
@@ -213,8 +216,11 @@ static int remember_broken(harness_registry *reg, const char *path, harness_erro
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
     reg->broken = grown;
     harness_broken_plugin *b = &reg->broken[reg->n_broken];
-    *b = (harness_broken_plugin){.path = strdup(path), .name = module_name(path), .why = strdup(err->msg)};
+    *b = (harness_broken_plugin){.path = strdup(path), .name = module_name(path), .why = strdup(err->msg),
+                                 .duplicate_key = reg->duplicate};
+    reg->duplicate = NULL;
     if (!b->path || !b->name || !b->why) {
+        free(b->duplicate_key);
         free(b->path);
         free(b->name);
         free(b->why);
@@ -279,7 +285,7 @@ int harness_registry_load_dir(harness_registry *reg, const char *dir, int must_e
                 harness_error_set(err, HARNESS_EXIT_RUNTIME, "cannot load plugin %s: %s; not loaded", path, why);
                 rc = remember_broken(reg, path, err);
             } else if (harness_registry_load_file(reg, path, err) != 0) {
-                rc = reg->duplicate ? err->code : remember_broken(reg, path, err);
+                rc = remember_broken(reg, path, err);
             }
         }
     }
@@ -431,7 +437,8 @@ int harness_registry_add(harness_registry *reg, size_t plugin, const harness_var
     for (size_t i = 0; i < reg->n_variants; i++)
         if (strcmp(reg->variants[i].variant.key, copy.key) == 0) {
             free(params);
-            reg->duplicate = 1;
+            free(reg->duplicate);
+            reg->duplicate = strdup(copy.key);
             return harness_error_set(err, HARNESS_EXIT_RUNTIME,
                                      "variant key %s is registered twice: by %s and by %s; remove or rename one",
                                      copy.key, reg->plugins[reg->variants[i].plugin].path, path);
@@ -453,12 +460,31 @@ static size_t append(char *buf, size_t cap, size_t len, const char *s)
     return len;
 }
 
+/* The skipped plugin that also registered `key`, if one did. */
+static const harness_broken_plugin *duplicate_of(const harness_registry *reg, const char *key)
+{
+    for (size_t i = 0; i < reg->n_broken; i++)
+        if (reg->broken[i].duplicate_key && strcmp(reg->broken[i].duplicate_key, key) == 0)
+            return &reg->broken[i];
+    return NULL;
+}
+
+static const harness_variant_entry *refuse_duplicate(const harness_registry *reg,
+                                                     const harness_variant_entry *v, harness_error *err)
+{
+    const harness_broken_plugin *dup = duplicate_of(reg, v->variant.key);
+    if (!dup)
+        return v;
+    harness_error_set(err, HARNESS_EXIT_RUNTIME, "variant '%s' is not available: %s", v->variant.key, dup->why);
+    return NULL;
+}
+
 const harness_variant_entry *harness_registry_resolve(const harness_registry *reg, const char *key,
                                                       const char *device, harness_error *err)
 {
     for (size_t i = 0; i < reg->n_variants; i++)
         if (strcmp(reg->variants[i].variant.key, key) == 0)
-            return &reg->variants[i];
+            return refuse_duplicate(reg, &reg->variants[i], err);
 
     int family_known = 0;
     char others[512] = "";
@@ -468,7 +494,7 @@ const harness_variant_entry *harness_registry_resolve(const harness_registry *re
         if (strcmp(v->family, key) != 0)
             continue;
         if (strcmp(v->device, device) == 0)
-            return &reg->variants[i];
+            return refuse_duplicate(reg, &reg->variants[i], err);
         len = append(others, sizeof others, len, family_known++ ? ", " : "");
         len = append(others, sizeof others, len, v->key);
     }

@@ -30,6 +30,7 @@ typedef struct harness_broken_plugin {
     char *path;
     char *name;                    /* module name */
     char *why;                     /* the loader's error message */
+    char *duplicate_key;           /* a key another plugin registered first, or NULL */
 } harness_broken_plugin;
 
 typedef struct harness_registry {
@@ -41,7 +42,7 @@ typedef struct harness_registry {
     size_t n_searched;
     harness_broken_plugin *broken; /* skipped while loading directories */
     size_t n_broken;
-    int duplicate;                 /* the last failure was a duplicate key */
+    char *duplicate;               /* the key the last failure registered twice, or NULL */
     const harness_services *services; /* handed to each plugin's init */
 } harness_registry;
 
@@ -57,8 +58,10 @@ int harness_registry_load_file(harness_registry *reg, const char *path, harness_
 
 /* Load every module in dir (*.la, else *.so) whose name is not loaded yet.
  * A missing directory is skipped unless `must_exist`. A module that cannot
- * be loaded is remembered in `broken` and skipped; only a duplicate key
- * (which plugin should win is not ours to guess) fails the directory. */
+ * be loaded is remembered in `broken` and skipped, also one that registers
+ * a key another plugin has: the key is then refused by
+ * harness_registry_resolve (which plugin should win is not ours to guess),
+ * while the other keys stay usable. */
 int harness_registry_load_dir(harness_registry *reg, const char *dir, int must_exist, harness_error *err);
 
 /* The full search path in order (see above); `extra` may be NULL. */

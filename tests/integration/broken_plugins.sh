@@ -3,7 +3,7 @@
 # the loader itself): built for another ABI, without the entry points, failing
 # their init, or registering a key another plugin has. The others still load;
 # each broken one is named with why; asking for a variant it would have given
-# names it; two plugins claiming one key is an error naming both files.
+# names it; a key two plugins claim is refused, naming both files.
 . "$top_builddir/tests/setup"
 
 fixtures="$top_builddir/tests/fixtures/.libs"
@@ -29,8 +29,18 @@ expect_err "unknown variant 'doomed/cpu' (searched for plugins in: $dir" "the se
 expect_err "plugins that could not be loaded: $dir/bad_abi.so, $dir/fail_init.so, $dir/no_entry.so" \
     "the broken plugins, as a lead"
 
+# Two plugins claiming one key: a stale copy of one's own plugin on the path
+# must not disable list or the runs of other variants; the key itself is refused.
 cp "$fixtures/dup_key.so" "$dir/"
-expect_exit 3 "one key from two plugins" "$HARNESS" list --plugin-path "$dir"
-expect_err "variant key fixture/cpu is registered twice: by $dir/dup_key.so and by $dir/good.so; remove or rename one" \
+expect_exit 0 "list with one key from two plugins" "$HARNESS" list --plugin-path "$dir"
+expect_err "warning: skipped $dir/good.so: variant key fixture/cpu is registered twice: by $dir/dup_key.so and by $dir/good.so; remove or rename one" \
     "both files named"
+expect_exit 0 "another variant still validates" "$HARNESS" validate "$CONFIGS/rms_norm_tiny.yaml" --plugin-path "$dir"
+expect_exit 3 "the duplicated key is refused" "$HARNESS" validate "$CONFIGS/rms_norm_tiny.yaml" \
+    --plugin-path "$dir" --set component.variant_key=fixture/cpu
+expect_err "variant 'fixture/cpu' is not available: variant key fixture/cpu is registered twice: by $dir/dup_key.so and by $dir/good.so" \
+    "the refusal names both files"
+expect_exit 3 "the duplicated key is refused by its family too" "$HARNESS" validate "$CONFIGS/rms_norm_tiny.yaml" \
+    --plugin-path "$dir" --set component.variant_key=fixture --device cpu
+expect_err "variant 'fixture/cpu' is not available" "the family's refusal"
 finish
