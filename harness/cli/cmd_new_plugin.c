@@ -15,6 +15,7 @@
 #include "cli/commands.h"
 #include "cli/templates.h"
 #include "run/instance.h"
+#include "util/build_tree.h"
 #include "util/fsutil.h"
 
 /* Room for NAME in the module file, the variant key and C identifiers. */
@@ -242,8 +243,13 @@ int harness_cmd_new_plugin(int argc, char **argv)
     if (check_name(name, &err) != 0 || check_target(dir, &err) != 0 || check_family_free(name, &err) != 0 ||
         scaffold(dir, name, device, &err) != 0)
         return harness_error_report(&err);
-    printf("%s: %s/%s plugin project\n"
-           "  cd %s && make && harness run %s.yaml\n",
-           dir, name, device, dir, name);
+    printf("%s: %s/%s plugin project\n", dir, name, device);
+    /* Uninstalled, pkg-config finds the clone only through its share/. */
+    if (harness_running_from_build_tree())
+        printf("  cd %s && PKG_CONFIG_PATH=%s/share make && %s/harness/harness run %s.yaml\n"
+               "  (this harness runs from its build tree; installed, plain `make` finds it)\n",
+               dir, HARNESS_BUILD_DIR, HARNESS_BUILD_DIR, name);
+    else
+        printf("  cd %s && make && harness run %s.yaml\n", dir, name);
     return 0;
 }

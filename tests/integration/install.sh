@@ -92,6 +92,7 @@ rm -rf "$M"
 
 # A CPU scaffold, built with pkg-config, run by the installed harness.
 expect_exit 0 "new-plugin sdkaxpy" harness new-plugin sdkaxpy
+grep -qF 'cd sdkaxpy && make && harness run sdkaxpy.yaml' "$SCRATCH/out" || fail "installed: plain make and harness"
 expect_exit 0 "make (pkg-config, installed header)" "$MAKE" -C sdkaxpy CFLAGS="-O2 -Werror"
 grep -q -- "-I$P/include" "$SCRATCH/out" || fail "compiled against the installed header"
 expect_exit 0 "harness run sdkaxpy.yaml" env -C sdkaxpy harness run sdkaxpy.yaml --quiet
@@ -104,6 +105,8 @@ assert s["component"]["variant_key"] == "sdkaxpy/cpu", s["component"]
 assert s["component"]["plugin"] == os.path.abspath("sdkaxpy/sdkaxpy.so"), s["component"]["plugin"]
 assert s["env"]["executable"] == "$P/bin/harness", s["env"]["executable"]
 PY
+expect_exit 0 "make check: the .pc's harness" env PATH=/usr/bin:/bin "$MAKE" -C sdkaxpy check
+grep -qF "$P/bin/harness run sdkaxpy.yaml" "$SCRATCH/out" || fail "make check runs the installed binary"
 # Found through HARNESS_PLUGIN_PATH, and once installed into plugindir, with no flag.
 mkdir envplugins && cp sdkaxpy/sdkaxpy.so envplugins/
 expect_exit 0 "list with HARNESS_PLUGIN_PATH" env HARNESS_PLUGIN_PATH="$SCRATCH/work/envplugins" harness list

@@ -12,7 +12,8 @@ MAKE=${MAKE:-make}
 command -v "$MAKE" >/dev/null 2>&1 || MAKE=make
 
 expect_exit 0 "new-plugin axpy" "$HARNESS" new-plugin axpy --dir proj/axpy
-grep -qF 'cd proj/axpy && make && harness run axpy.yaml' "$SCRATCH/out" || fail "says what to do next"
+grep -qF "cd proj/axpy && PKG_CONFIG_PATH=$top_builddir/share make && $top_builddir/harness/harness run axpy.yaml" \
+    "$SCRATCH/out" && pass "says what to do next, with the clone's .pc and binary" || fail "says what to do next"
 for f in axpy.c Makefile axpy.yaml README.md; do
     [ -f proj/axpy/$f ] || fail "the project has $f"
 done
@@ -21,7 +22,8 @@ done
 
 # Built with the project's own Makefile, warnings as errors, then its check target.
 expect_exit 0 "make in the project" "$MAKE" -C proj/axpy CFLAGS="-O2 -Werror"
-expect_exit 0 "make check runs the config" "$MAKE" -C proj/axpy check HARNESS="$HARNESS"
+# No HARNESS=: the Makefile takes the binary from the .pc (the clone's, uninstalled).
+expect_exit 0 "make check runs the config" env PATH=/usr/bin:/bin "$MAKE" -C proj/axpy check
 summary=$(ls proj/axpy/experiments/*/summary_ranks_1_rank_0.json 2>/dev/null | head -1)
 python3 - "$summary" <<'PY' && pass "the summary: axpy/cpu ok, validated, cost and region" || fail "the scaffold's summary"
 import json, sys
