@@ -45,12 +45,13 @@ static void add_stats(cJSON *o, const harness_stats *st)
 }
 
 /* One window's CPU and wall time: cpu/wall near the thread count says the
- * threads were busy, well below says they waited (for cores, locks, I/O). */
+ * threads were busy, well below says they waited (for cores, locks, I/O);
+ * null for a window too short to say (runner.h). */
 static void add_window_times(cJSON *win, const harness_run_result *r, size_t w)
 {
     add_num(win, "wall_ns", r->window_wall_ns[w]);
     add_num(win, "cpu_ns", r->window_cpu_ns[w]);
-    add_num(win, "cpu_per_wall", r->window_wall_ns[w] > 0 ? r->window_cpu_ns[w] / r->window_wall_ns[w] : NAN);
+    add_num(win, "cpu_per_wall", harness_cpu_per_wall(r->window_cpu_ns[w], r->window_wall_ns[w]));
 }
 
 /* Whether an auto window met its CI target; null for a fixed step count. */

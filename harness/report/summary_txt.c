@@ -61,11 +61,12 @@ static const char *format_level(double level, char *buf, size_t cap)
 }
 
 /* CPU time over wall time: ~threads when they all computed, below when
- * they waited; "-" when the wall time is unknown. */
+ * they waited; "-" when the wall time is unknown or too short to say. */
 static const char *format_cpu_per_wall(double cpu_ns, double wall_ns, char *buf, size_t cap)
 {
-    if (wall_ns > 0)
-        snprintf(buf, cap, "%.2f", cpu_ns / wall_ns);
+    double ratio = harness_cpu_per_wall(cpu_ns, wall_ns);
+    if (!isnan(ratio))
+        snprintf(buf, cap, "%.2f", ratio);
     else
         snprintf(buf, cap, "-");
     return buf;

@@ -143,7 +143,8 @@ static double busy_threads(const harness_run_result *r)
         cpu += r->window_cpu_ns[w];
         wall += r->window_wall_ns[w];
     }
-    return wall > 0 ? cpu / wall : 0;
+    double ratio = harness_cpu_per_wall(cpu, wall);
+    return isnan(ratio) ? 0 : ratio;
 }
 
 static void collect_oversubscribed(harness_summary *s)

@@ -8,6 +8,7 @@
 #ifndef HARNESS_RUNNER_H
 #define HARNESS_RUNNER_H
 
+#include <math.h>
 #include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -61,6 +62,18 @@ typedef struct harness_run_result {
     int64_t failed_step;           /* index within its phase */
     double wall_s;                 /* whole schedule */
 } harness_run_result;
+
+/* Below this much wall time a window's CPU/wall ratio is noise: the
+ * process CPU clock adds another running thread's time only at that
+ * thread's next scheduler tick (up to 4 ms at 250 Hz), so a 200 us window
+ * read 4.4 on 2 CPUs. 50 ms keeps that error under about 8% per thread. */
+#define HARNESS_CPU_PER_WALL_MIN_NS 50e6
+
+/* CPU time over wall time, or NAN when the wall time is too short to say. */
+static inline double harness_cpu_per_wall(double cpu_ns, double wall_ns)
+{
+    return wall_ns >= HARNESS_CPU_PER_WALL_MIN_NS ? cpu_ns / wall_ns : NAN;
+}
 
 /* The signal (SIGINT, SIGTERM, SIGHUP) that asked the run to stop, or 0;
  * the runner stops after the current step. A second one leaves at once. */
