@@ -224,9 +224,11 @@ static int run_component(const harness_prepared *p, instance *in, harness_summar
     }
     s->run = run;
     if (run->step_failed) {
-        static const char *const phases[] = {"warmup", "wait", "measurement"};
-        harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s: step %lld of the %s phase failed: %s", v->key,
-                          (long long)run->failed_step + 1, phases[run->failed_phase],   /* from 1, for people */
+        char window[32] = "";      /* windows and steps from 1, for people, as the guard says them */
+        if (run->failed_phase != HARNESS_PHASE_WARMUP)
+            snprintf(window, sizeof window, ", window %d", run->failed_window + 1);
+        harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s: step failed in the %s phase%s, step %lld: %s", v->key,
+                          harness_phase_name(run->failed_phase), window, (long long)run->failed_step + 1,
                           harness_ctx_message(&in->inst.ctx, "no message given"));
         harness_summary_mark(s, "failed", err->msg);
         return err->code;
@@ -386,8 +388,14 @@ static void write_final_status(point *pt)
     if (pt->crashed) {
         st.callback = r.callback;
         st.phase = r.phase;
+        st.window = r.window;
         st.step = r.step;
         st.signal = r.signal;
+    } else if (pt->run.step_failed) {  /* a step that returned an error: where, as for a crash */
+        st.callback = "step";
+        st.phase = harness_phase_name(pt->run.failed_phase);
+        st.window = pt->run.failed_window;
+        st.step = pt->run.failed_step;
     }
     int e = harness_status_file_write(&pt->status, &st, 1);
     if (e != 0) {

@@ -93,7 +93,8 @@ static void mark(const char *status, int sig, const char *error, int final)
     harness_status st = {
         .status = status, .exit_code = final ? HARNESS_EXIT_RUNTIME : -1, .signal = sig, .error = error,
         .variant_key = g.variant_key, .callback = harness_guard.callback,
-        .phase = in_step ? phase_names[harness_guard.phase] : NULL, .step = current_step(),
+        .phase = in_step ? phase_names[harness_guard.phase] : NULL, .window = harness_guard.window,
+        .step = current_step(),
     };
     harness_status_file_write(g.status, &st, final);
 }

@@ -77,6 +77,21 @@ static inline double step_duration_ns(const harness_backend *b, uint64_t t0, uin
 }
 
 /* Untimed steps; returns nonzero when the run must stop. */
+const char *harness_phase_name(harness_phase phase)
+{
+    static const char *const names[] = {"warmup", "wait", "measurement"};
+    return names[phase];
+}
+
+/* Where a step that returned an error was, for the message and status.json. */
+static void note_step_failed(harness_run_result *r, harness_phase phase, int window, int64_t step)
+{
+    r->step_failed = 1;
+    r->failed_phase = phase;
+    r->failed_window = window;
+    r->failed_step = step;
+}
+
 static int run_untimed(harness_run_result *r, harness_phase phase, int window, int64_t n, harness_step_fn step,
                        void *arg, const harness_runner_hooks *h, int64_t *counter, harness_error *err)
 {
@@ -88,9 +103,7 @@ static int run_untimed(harness_run_result *r, harness_phase phase, int window, i
             return 1;
         }
         if (step(arg) != 0) {
-            r->step_failed = 1;
-            r->failed_phase = phase;
-            r->failed_step = i;
+            note_step_failed(r, phase, window, i);
             return 1;
         }
         (*counter)++;
@@ -149,9 +162,7 @@ static int run_window(harness_run_result *r, size_t *cap, const harness_schedule
         int rc = step(arg);
         uint64_t t1 = step_stamp(b);
         if (rc != 0) {
-            r->step_failed = 1;
-            r->failed_phase = HARNESS_PHASE_MEASURE;
-            r->failed_step = i;
+            note_step_failed(r, HARNESS_PHASE_MEASURE, window, i);
             r->stop_reason[window] = "step_failed";
             return 1;
         }
@@ -268,9 +279,7 @@ static int run_device_window(harness_run_result *r, size_t *cap, const harness_s
         int marked = t->step_end(b, err);
         harness_nvtx_pop(s->nvtx);
         if (rc != 0) {
-            r->step_failed = 1;
-            r->failed_phase = HARNESS_PHASE_MEASURE;
-            r->failed_step = i;
+            note_step_failed(r, HARNESS_PHASE_MEASURE, window, i);
             r->stop_reason[window] = "step_failed";
             stop = 1;
             break;

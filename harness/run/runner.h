@@ -29,6 +29,9 @@ typedef int (*harness_step_fn)(void *arg);
 
 typedef enum { HARNESS_PHASE_WARMUP, HARNESS_PHASE_WAIT, HARNESS_PHASE_MEASURE } harness_phase;
 
+/* "warmup", "wait", "measurement": as status.json and messages name them. */
+const char *harness_phase_name(harness_phase phase);
+
 /* Observers of the schedule (the profiler, the ranks' barrier); every member
  * may be NULL. They run between steps, outside the timed region. A hook
  * that fails (a barrier that broke) stops the run with its error. */
@@ -59,6 +62,7 @@ typedef struct harness_run_result {
     int interrupted;               /* SIGINT, SIGTERM or SIGHUP: stopped after the current step */
     int step_failed;               /* a step returned nonzero */
     harness_phase failed_phase;
+    int failed_window;             /* its window (-1 in warmup) */
     int64_t failed_step;           /* index within its phase */
     double wall_s;                 /* whole schedule */
 } harness_run_result;

@@ -132,6 +132,12 @@ int harness_status_file_write(harness_status_file *f, const harness_status *st, 
     put_string(&o, st->callback);
     put_field(&o, "phase", 0);
     put_string(&o, st->phase);
+    /* Which window: the steps of wait and measurement count from 0 in each. */
+    put_field(&o, "window", 0);
+    if (st->phase && strcmp(st->phase, "warmup") != 0)
+        put_int(&o, st->window);
+    else
+        put(&o, "null");
     put_field(&o, "step", 0);
     if (st->step >= 0)
         put_int(&o, st->step);

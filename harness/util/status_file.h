@@ -20,7 +20,8 @@ typedef struct harness_status {
     const char *variant_key;
     const char *callback;          /* create | check | step | destroy, for crashes and timeouts */
     const char *phase;             /* warmup | wait | measurement, when callback is step */
-    int64_t step;                  /* index within the phase, or -1 */
+    int window;                    /* 0-based, read only in the wait and measurement phases */
+    int64_t step;                  /* index within the phase (the window's, past warmup), or -1 */
     int summaries;                 /* the summaries were written (with whatever was measured) */
 } harness_status;
 

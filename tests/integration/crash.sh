@@ -18,6 +18,7 @@ assert st["complete"] is False and st["exit_code"] == 3, st
 assert st["callback"] == (callback or None), st
 assert st["phase"] == (phase or None), st
 assert st["step"] == (int(step) if step else None), st
+assert st["window"] == (1 if phase == "measurement" else None), st   # every measured crash here is in window 2
 assert st["summaries_written"] is True, st
 s = json.load(open(os.path.join(d, "summary_ranks_1_rank_0.json")))
 assert s["status"] == status, s["status"]
@@ -81,9 +82,10 @@ misuse() {
     expect_exit 3 "$1 inside step fails the run" env ASAN_OPTIONS="$ASAN_OPTIONS:allocator_may_return_null=1" \
         "$HARNESS" run "$CONFIGS/crashy.yaml" $CRASHY --output-dir "$out" \
         --set component.variant_key=crashy_$1 --set component.config.after=4
-    expect_err "step 2 of the measurement phase failed: $2" "$1: the service's message"
+    expect_err "step failed in the measurement phase, window 1, step 2: $2" "$1: the service's message"
     python3 -c "import json,sys; s=json.load(open(sys.argv[1])); assert s['status']=='failed', s['status']; \
-st=json.load(open(sys.argv[2])); assert st['status']=='failed' and st['complete'] is False" \
+st=json.load(open(sys.argv[2])); assert st['status']=='failed' and st['complete'] is False; \
+assert (st['callback'], st['phase'], st['window'], st['step']) == ('step', 'measurement', 0, 1), st" \
         "$out"/*/summary_ranks_1_rank_0.json "$out"/*/status.json && pass "$1: marked failed" || fail "$1: folder"
 }
 misuse bad_free "free of a pointer the harness did not allocate"
