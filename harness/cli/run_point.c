@@ -39,7 +39,8 @@ typedef struct instance {
 static int regions_closed(instance *in, const char *callback, int rc)
 {
     if (rc == 0 && in->inst.region_depth != 0) {
-        harness_ctx_failf(&in->inst.ctx, "%s left %d region(s) open", callback, in->inst.region_depth);
+        harness_ctx_failf(&in->inst.ctx, "%s left %d region(s) open (the outermost: '%s'); pop each region it "
+                          "pushes before it returns", callback, in->inst.region_depth, in->inst.outer_region);
         return -1;
     }
     return rc;

@@ -114,7 +114,10 @@ static void svc_region_push(harness_ctx *ctx, const char *name)
     harness_instance *in = instance_of(ctx, "region_push");
     if (!in)
         return;
-    in->region_depth++;
+    /* Copied, not pointed at (the name may be the plugin's stack buffer),
+     * and only at depth 0: once per step for the usual one outer region. */
+    if (in->region_depth++ == 0)
+        snprintf(in->outer_region, sizeof in->outer_region, "%s", name ? name : "(null)");
     if (in->profiler && in->profiler->recording)
         harness_profiler_push(in->profiler, name);
 #ifdef HAVE_CUDA

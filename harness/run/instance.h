@@ -20,6 +20,7 @@ typedef struct harness_instance {
     harness_datagen *gen;          /* likewise */
     int rank, world_size, threads;
     int region_depth;              /* pushes minus pops, to catch unbalanced regions */
+    char outer_region[64];         /* the name pushed at depth 0: open whenever depth > 0 */
     harness_profiler *profiler;    /* NULL when this rank records nothing */
     int nvtx;                      /* also emit NVTX ranges (CUDA builds) */
     const harness_backend *backend;/* device services (ABI 2.1); NULL while validating */

@@ -69,7 +69,7 @@ PY
 failed_run 3 failed faulty_create "create failed: faulty: cannot create (as designed)"
 failed_run 1 validation_failed faulty_check "7 of 256 elements over tolerance"
 failed_run 3 failed faulty_step "step failed in the measurement phase, window 1, step 2: faulty: step failed (as designed)"
-failed_run 3 failed faulty_region "step left 1 region(s) open"
-failed_run 3 failed faulty_check_region "reference check could not run: check left 1 region(s) open"
+failed_run 3 failed faulty_region "step left 1 region(s) open (the outermost: 'never_popped')"
+failed_run 3 failed faulty_check_region "reference check could not run: check left 1 region(s) open (the outermost: 'reference_never_popped')"
 failed_run 1 validation_failed faulty_empty_check "faulty_empty_check/cpu: check compared no elements"
 finish
