@@ -541,7 +541,9 @@ static int run_point_here(harness_session *session, const harness_prepared *p, h
     if (pt.crashed)
         end_after_crash(&pt);
     res->status = s->status;
-    if (s->overall.n && s->overall.median > 0) {
+    /* Figures only for a point that ran to the end: a failed or cut-short
+     * point's partial median would read as a result in the sweep table. */
+    if (strcmp(s->status, "ok") == 0 && s->overall.n && s->overall.median > 0) {
         res->median_ns = s->overall.median;
         res->gbps = s->cost.bytes > 0 ? s->cost.bytes / s->overall.median : 0;
         res->gflops = s->cost.flops > 0 ? s->cost.flops / s->overall.median : 0;

@@ -44,6 +44,13 @@ expect_exit 0 "run --quiet" "$HARNESS" run "$SCRATCH/sweep.yaml" --output-dir "$
 [ "$(wc -l <"$SCRATCH/out")" -eq 4 ] && [ "$(grep -c "^$SCRATCH/quiet/" "$SCRATCH/out")" -eq 4 ] ||
     fail "--quiet prints the 4 folders only"
 
+# A point that fails shows no figures: its partial median is not a result.
+{ cat "$CONFIGS/faulty.yaml"; printf 'sweep:\n  component.variant_key: [faulty_step, faulty_check]\n'; } >"$SCRATCH/faulty.yaml"
+expect_exit 3 "a sweep with failing points" "$HARNESS" run "$SCRATCH/faulty.yaml" --output-dir "$SCRATCH/faulty" \
+    --plugin-path "$top_builddir/tests/fixtures/faulty"
+grep -Eq '^1/2 +faulty_step +failed +- +- ' "$SCRATCH/out" || fail "a failed point's row has '-' for its figures"
+grep -Eq '^2/2 +faulty_check +validation_failed +- +- ' "$SCRATCH/out" || fail "a failed check's row has '-'"
+
 # One bad value: refused before anything runs, no folder at all.
 { cat "$CONFIGS/rms_norm_tiny.yaml"; printf 'sweep:\n  component.config.hidden_size: [7, -3]\n  component.config.dtype: [fp32, bf16]\n'; } >"$SCRATCH/bad.yaml"
 expect_exit 2 "a sweep with a bad value" "$HARNESS" run "$SCRATCH/bad.yaml" --output-dir "$SCRATCH/bad"
