@@ -81,10 +81,27 @@ static int write_side_file(const harness_experiment *exp, harness_summary *s, co
     return rc;
 }
 
-static int write_summaries(const harness_experiment *exp, harness_summary *s, harness_error *err)
+int harness_write_summary_files(const harness_experiment *exp, harness_summary *s, harness_error *err)
 {
     char name[256];
     harness_error e = {0};
+    char *text = harness_summary_text(s);
+    int rc = note(write_text(exp, harness_rank_file(name, sizeof name, "profiler_summary", s->world_size, s->rank,
+                                                    "txt"), text, &e), &e, err);
+    free(text);
+    /* The JSON last, so that it says whether the text made it. */
+    if (rc != 0 && strcmp(s->status, "ok") == 0)
+        harness_summary_mark(s, "failed", e.msg);
+    char *json = harness_summary_json(s);
+    e = (harness_error){0};
+    int rc_json = note(write_text(exp, harness_rank_file(name, sizeof name, "summary", s->world_size, s->rank,
+                                                         "json"), json, &e), &e, err);
+    free(json);
+    return rc ? rc : rc_json;
+}
+
+static int write_summaries(const harness_experiment *exp, harness_summary *s, harness_error *err)
+{
     int rc_side = 0;
     if (s->run && s->run->n_samples > HARNESS_SUMMARY_INLINE_SAMPLES) {
         rc_side = write_side_file(exp, s, "samples", s->run->samples_ns, s->samples_file, sizeof s->samples_file,
@@ -95,16 +112,8 @@ static int write_summaries(const harness_experiment *exp, harness_summary *s, ha
             rc_side = rc_side ? rc_side : rc;
         }
     }
-    char *text = harness_summary_text(s);
-    int rc = note(write_text(exp, harness_rank_file(name, sizeof name, "profiler_summary", s->world_size, s->rank,
-                                                    "txt"), text, &e), &e, err);
-    free(text);
-    char *json = harness_summary_json(s);
-    e = (harness_error){0};
-    int rc_json = note(write_text(exp, harness_rank_file(name, sizeof name, "summary", s->world_size, s->rank,
-                                                         "json"), json, &e), &e, err);
-    free(json);
-    return rc_side ? rc_side : rc ? rc : rc_json;
+    int rc = harness_write_summary_files(exp, s, err);
+    return rc_side ? rc_side : rc;
 }
 
 static int write_memory_report(const harness_experiment *exp, const harness_summary *s,

@@ -16,4 +16,8 @@ int harness_write_config_copies(const harness_experiment *exp, const harness_pre
 int harness_write_artifacts(const harness_experiment *exp, harness_summary *s, const harness_profiler *prof,
                             harness_error *err);
 
+/* The rank's text and JSON summaries alone: also to rewrite them when the
+ * run fails after they were written (the job summary, the merged trace). */
+int harness_write_summary_files(const harness_experiment *exp, harness_summary *s, harness_error *err);
+
 #endif
