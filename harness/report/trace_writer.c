@@ -2,6 +2,7 @@
 
 #include <inttypes.h>
 #include <math.h>
+#include <stdint.h>
 
 #include <unistd.h>
 
@@ -46,6 +47,21 @@ static void span(FILE *f, const harness_profiler *p, int pid, const harness_trac
     }
 }
 
+/* A trace cut at max_trace_events ends with its last whole step: the
+ * memory and communication lines stop there too, or they would outgrow
+ * the bound the user set (60,000 memory samples beside 100 spans). */
+static int64_t trace_end_ns(const harness_profiler *p)
+{
+    if (!p->dropped_steps)
+        return INT64_MAX;
+    int64_t end = 0;
+    for (size_t i = 0; i < p->n_events; i++) {
+        int64_t t1 = to_ns(p, p->events[i].t1);
+        end = t1 > end ? t1 : end;
+    }
+    return end;
+}
+
 int harness_trace_write(const harness_profiler *p, const harness_trace_meta *meta, const char *path,
                         harness_error *err)
 {
@@ -86,9 +102,12 @@ int harness_trace_write(const harness_profiler *p, const harness_trace_meta *met
     const harness_comm_log *comm = meta->comm && meta->comm->n ? meta->comm : NULL;
     if (comm)
         metadata(f, "thread_name", pid, TID_COMM, "communication");
+    const int64_t end = trace_end_ns(p);
     for (size_t i = 0; comm && i < comm->n; i++) {
         const harness_comm_record *c = &comm->records[i];
         int64_t t0 = to_ns(p, c->t0), t1 = to_ns(p, c->t1);
+        if (t0 > end)
+            break;                 /* in time order: the rest are later still */
         fprintf(f, "{\"ph\":\"X\",\"pid\":%d,\"tid\":%d,\"cat\":\"communication\",\"name\":\"%s\",\"ts\":", pid,
                 TID_COMM, harness_coll_name(c->kind));
         put_us(f, t0);
@@ -100,6 +119,8 @@ int harness_trace_write(const harness_profiler *p, const harness_trace_meta *met
     const harness_memory_log *m = &p->memory;
     for (size_t i = 0; i < m->n; i++) {
         int64_t ns = llround(m->samples[i].t_us * 1000.0);
+        if (ns > end)
+            break;
         fprintf(f, "{\"ph\":\"C\",\"pid\":%d,\"tid\":%d,\"name\":\"memory\",\"ts\":", pid, TID_MEMORY);
         put_us(f, ns < 0 ? 0 : ns);
         fprintf(f, ",\"args\":{\"allocated_bytes\":%" PRIu64 ",\"reserved_bytes\":%" PRIu64 "}},\n",

@@ -99,6 +99,13 @@ static inline void harness_guard_step_end(void)
     harness_guard.in_step = 0;
 }
 
+/* Inside a step of the measurement phase: what the communication table and
+ * trace count (warmup, wait and the reference check are not measured). */
+static inline int harness_guard_in_measured_step(void)
+{
+    return harness_guard.in_step && harness_guard.phase == HARNESS_PHASE_MEASURE;
+}
+
 /* A phase of the schedule begins (between steps). */
 void harness_guard_phase(harness_phase phase, int window);
 

@@ -31,14 +31,19 @@ for r in range(n):
     s = json.load(open(glob.glob(f"{d}/*/summary_ranks_{n}_rank_{r}.json")[0]))
     assert s["validation"]["passed"] is True and s["validation"]["mismatches"] == 0, s["validation"]
     rows = [c for c in s["communication"] if c["op"] == "all_reduce"]
-    assert len(rows) == 1 and rows[0]["calls"] == 2 + 10 + 1, rows   # warmup, measured, check
+    assert len(rows) == 1 and rows[0]["calls"] == 10, rows   # the measured steps only, not warmup or check
     row = rows[0]
     assert row["bytes"] == 4104 and abs(row["algbw_gbps"] - row["bytes"] / row["mean_ns"]) < 1e-9 * row["algbw_gbps"]
     assert abs(row["busbw_gbps"] - row["algbw_gbps"] * 2 * (n - 1) / n) <= 1e-9 * row["algbw_gbps"], row
-# Rank 0's trace: every call as a span on the "communication" thread.
+# Rank 0's trace: every measured call as a span on the "communication" thread,
+# each inside a measured step.
 ev = json.load(open(glob.glob(f"{d}/*/profiler_trace_ranks_{n}_rank_0.json")[0]))["traceEvents"]
 comm = [e for e in ev if e.get("cat") == "communication"]
-assert len(comm) == 13 and all(e["name"] == "all_reduce" and e["args"]["bytes"] == 4104 for e in comm), comm[:2]
+assert len(comm) == 10 and all(e["name"] == "all_reduce" and e["args"]["bytes"] == 4104 for e in comm), comm[:2]
+steps = [e for e in ev if e.get("ph") == "X" and e.get("cat") == "step"]
+assert all(any(s["ts"] <= c["ts"] and c["ts"] + c["dur"] <= s["ts"] + s["dur"] + 1 for s in steps) for c in comm), \
+    "a communication span outside every measured step"
+
 assert any(e.get("ph") == "M" and e["args"].get("name") == "communication" for e in ev)
 PY
 }
@@ -221,7 +226,7 @@ for r in range(2):
     s = json.load(open(f"{sys.argv[1]}/summary_ranks_2_rank_{r}.json"))
     assert s["validation"]["passed"] is True, s["validation"]
     (row,) = s["communication"]
-    assert row["op"] == "all_reduce" and row["calls"] == 2 * (1 + 3 + 1), row   # warmup, steps, check
+    assert row["op"] == "all_reduce" and row["calls"] == 2 * 3, row   # two per measured step
     assert row["bytes"] == 2 * 7 * 48 * 4, row                                  # tokens x hidden fp32
 PY
 done

@@ -73,6 +73,21 @@ grep -q 'TRUNCATED at profiling.max_trace_events = 7' "$dir/profiler_summary_ran
 python3 -c 'import json,sys; t=json.load(open(sys.argv[1]))["trace"]; assert t["truncated"] and t["steps_not_traced"] == 7, t' \
     "$dir/summary_ranks_1_rank_0.json" || fail "the JSON summary notes the cap"
 
+# The cap holds for the memory line too: it stops with the last traced step
+# (a memory sample every step would otherwise add 3 counters per step).
+expect_exit 0 "trace cap with memory samples" "$HARNESS" run "$CONFIGS/spin_tiny.yaml" --output-dir "$SCRATCH/d2" \
+    --set profiling.max_trace_events=10 --set profiling.memory_log_steps=1 --set schedule.measurement_steps=2000
+python3 - "$SCRATCH"/d2/*/profiler_trace_ranks_1_rank_0.json <<'PY' && pass "no memory counter past the cap" ||
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+steps = [e for e in ev if e.get("cat") == "step"]
+counters = [e for e in ev if e.get("ph") == "C"]
+end = max(e["ts"] + e["dur"] for e in steps)
+assert len(steps) == 10 and counters and all(c["ts"] <= end for c in counters), (len(steps), len(counters))
+assert len(counters) < 100, len(counters)
+PY
+    fail "memory counters past the trace cap"
+
 # Regions from a component that opens many: noop with regions.
 expect_exit 0 "noop with regions" "$HARNESS" run "$top_srcdir/configs/noop.yaml" --output-dir "$SCRATCH/e" \
     --set schedule.measurement_steps=50 --set schedule.repeat=2 --set component.config.regions=3
