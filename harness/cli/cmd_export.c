@@ -17,7 +17,10 @@ static void usage(FILE *f)
           "status, variant, device, the window's statistics (ns), throughput at its\n"
           "median, then config.* (the component's parameters) and env.* columns.\n"
           "A run that failed before measuring gets one row with its status and error.\n"
-          "csv (default): RFC 4180, a header line; json: an array of objects.\n",
+          "csv (default): RFC 4180, a header line; json: an array of objects.\n"
+          "\n"
+          "exit: 0 written, 2 usage error or a folder that is not an experiment\n"
+          "      (named, with why), 3 runtime failure (standard output not writable)\n",
           f);
 }
 

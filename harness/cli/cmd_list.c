@@ -12,7 +12,12 @@ static void usage(FILE *f)
     fputs("usage: harness list [--json] [--plugin-path DIR]...\n"
           "\n"
           "List every registered variant: key, device, summary, plugin and parameters\n"
-          "(name, type, default, range or choices, help).\n",
+          "(name, type, default, range or choices, help). A plugin file that cannot be\n"
+          "loaded is a warning naming it.\n"
+          "\n"
+          "exit: 0 listed, 2 usage error, a --plugin-path that is not a directory or no\n"
+          "      plugin found, 3 runtime failure (out of memory, standard output not\n"
+          "      writable)\n",
           f);
 }
 
