@@ -118,6 +118,7 @@ typedef struct harness_backend_options {
     int cuda_graph;                /* schedule.cuda_graph */
     int gpu_activity;              /* profiling.cupti on a profiled rank: the kernel timeline */
     int local_rank;                /* this rank's place on its node: GPU device_index + local_rank */
+    int rank, world_size;          /* for its messages: a backend module has its own copy of util/error */
 } harness_backend_options;
 
 struct harness_backend {

@@ -94,8 +94,8 @@ static int timer_fail(harness_error *err, cuda_state *st)
 static void activity_give_up(cuda_state *st, const char *msg)
 {
 #ifdef HAVE_CUPTI
-    fprintf(stderr, "harness: no kernel timeline: %s (another CUDA profiler, such as nsys or compute-sanitizer, "
-            "may hold CUPTI; profiling.cupti: false skips it)\n", msg);
+    fprintf(stderr, "harness: %sno kernel timeline: %s (another CUDA profiler, such as nsys or compute-sanitizer, "
+            "may hold CUPTI; profiling.cupti: false skips it)\n", harness_error_rank_label(), msg);
     cupti_collector_stop();
 #endif
     (void)msg;
@@ -367,7 +367,7 @@ static void start_activity(harness_backend *b, cuda_state *st)
     st->collecting = 1;
     if (cupti_collector_start(&st->activity, NULL, msg, sizeof msg) != 0) {
         st->collecting = 0;
-        fprintf(stderr, "harness: no kernel timeline: %s\n", msg);
+        fprintf(stderr, "harness: %sno kernel timeline: %s\n", harness_error_rank_label(), msg);
         return;
     }
     b->gpu_activity = &st->activity;
@@ -377,6 +377,7 @@ static void start_activity(harness_backend *b, cuda_state *st)
 
 int cuda_backend_LTX_harness_cuda_backend_open(harness_backend *b, harness_error *err)
 {
+    harness_error_set_rank(b->opts.rank, b->opts.world_size);
     int n = 0, dev = b->opts.device_index;
     cudaError_t rc = cudaGetDeviceCount(&n);
     if (rc != cudaSuccess || n == 0)

@@ -168,8 +168,8 @@ void harness_machine_load_peaks(harness_peaks *peaks, int threads)
         snprintf(peaks->missing, sizeof peaks->missing, "no machine file at %.200s: run `harness calibrate`", path);
         return;
     case HARNESS_MACHINE_CORRUPT:
-        fprintf(stderr, "harness: warning: machine file %.200s is not usable (%s); peaks unknown, run `harness calibrate` "
-                        "to rewrite it\n", path, why);
+        fprintf(stderr, "harness: %swarning: machine file %.200s is not usable (%s); peaks unknown, run "
+                        "`harness calibrate` to rewrite it\n", harness_error_rank_label(), path, why);
         snprintf(peaks->missing, sizeof peaks->missing, "machine file %.200s is corrupt (%.200s): run `harness calibrate`",
                  path, why);
         return;

@@ -98,7 +98,8 @@ int harness_load_plugins(harness_registry *reg, const harness_cli_opts *opts, co
 void harness_warn_broken_plugins(const harness_registry *reg)
 {
     for (size_t i = 0; i < reg->n_broken; i++)
-        fprintf(stderr, "harness: warning: skipped %s: %s\n", reg->broken[i].path, reg->broken[i].why);
+        fprintf(stderr, "harness: %swarning: skipped %s: %s\n", harness_error_rank_label(), reg->broken[i].path,
+                reg->broken[i].why);
 }
 
 /* Command-line values replace the config's, and so end up in the resolved

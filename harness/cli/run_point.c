@@ -400,7 +400,7 @@ static void write_final_status(point *pt)
     }
     int e = harness_status_file_write(&pt->status, &st, 1);
     if (e != 0) {
-        fprintf(stderr, "harness: cannot write %s: %s\n", pt->status.path, strerror(e));
+        fprintf(stderr, "harness: %scannot write %s: %s\n", harness_error_rank_label(), pt->status.path, strerror(e));
         pt->code = pt->code ? pt->code : HARNESS_EXIT_RUNTIME;
     }
 }
@@ -446,14 +446,15 @@ static int run_point_here(harness_session *session, const harness_prepared *p, h
                                      .batch_timing = strcmp(c->timing, "batch") == 0,
                                      .flush_l2 = c->flush_l2, .cuda_graph = c->cuda_graph,
                                      .gpu_activity = c->cupti && is_profiled(c, session->dist.rank),
-                                     .local_rank = session->dist.local_rank};
+                                     .local_rank = session->dist.local_rank, .rank = session->dist.rank,
+                                     .world_size = session->dist.world_size};
     harness_backend *b = harness_session_backend(session, p->device, &bopts, err);
     if (!b)
         return harness_error_report(err);
     pt.b = b;
     if (strcmp(c->device, "auto") == 0 && strcmp(p->device, "cpu") == 0)
         /* Once per point, on stderr even with --quiet: it decides what the figures mean. */
-        fprintf(stderr, "harness: device auto: running on the CPU (%s)\n",
+        fprintf(stderr, "harness: %sdevice auto: running on the CPU (%s)\n", harness_error_rank_label(),
                 harness_gpu_probe()->count > 0 ? "the variant has no CUDA version" : harness_gpu_probe()->why_none);
     harness_summary *s = &pt.s;
     *s = (harness_summary){.status = "ok", .rank = session->dist.rank, .world_size = session->dist.world_size,

@@ -49,7 +49,7 @@ void harness_svc_log(harness_ctx *ctx, int level, const char *fmt, ...)
     if (level >= HARNESS_LOG_DEBUG && !getenv("HARNESS_DEBUG"))
         return;
     const char *who = ctx && ctx->variant ? ctx->variant->key : "plugin";
-    fprintf(stderr, "harness: %s: %s: ", who, names[level < 0 ? 0 : level > 3 ? 3 : level]);
+    fprintf(stderr, "harness: %s%s: %s: ", harness_error_rank_label(), who, names[level < 0 ? 0 : level > 3 ? 3 : level]);
     va_list ap;
     va_start(ap, fmt);
     vfprintf(stderr, fmt, ap);

@@ -32,6 +32,11 @@ void harness_error_set_rank(int rank, int world_size)
         rank_label[0] = '\0';
 }
 
+const char *harness_error_rank_label(void)
+{
+    return rank_label;
+}
+
 int harness_error_report(const harness_error *err)
 {
     fprintf(stderr, "harness: %s%s\n", rank_label, err->msg);

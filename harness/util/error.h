@@ -26,6 +26,8 @@ int harness_error_vset(harness_error *err, int code, const char *fmt, va_list ap
 /* Print "harness: <msg>" to stderr and return err->code. */
 /* Errors reported from here on name this rank (a job of several ranks). */
 void harness_error_set_rank(int rank, int world_size);
+/* That prefix ("rank 1 of 4: ", or ""), for messages printed without an error. */
+const char *harness_error_rank_label(void);
 int harness_error_report(const harness_error *err);
 
 #endif
