@@ -160,8 +160,9 @@ static int parse_inline_samples(const cJSON *samples, const char *path, harness_
     size_t i = 0;
     for (const cJSON *s = samples->child; s && i < (size_t)n; s = s->next, i++) {
         if (!cJSON_IsNumber(s) || !isfinite(s->valuedouble) || s->valuedouble < 0)
-            return bad(err, path, "timing.samples[%zu]: expected a duration in ns (a number >= 0), got %s", i,
-                       cJSON_IsNumber(s) ? "a negative number" : type_name(s));
+            return bad(err, path, "timing.samples[%zu]: expected a duration in ns (a finite number >= 0), got %s",
+                       i, !cJSON_IsNumber(s) ? type_name(s) : isfinite(s->valuedouble) ? "a negative number"
+                                                                                        : "an infinite number");
         out->samples[i] = s->valuedouble;
     }
     out->n_samples = i;

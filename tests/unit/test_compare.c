@@ -187,8 +187,10 @@ static void test_zero_replicate(void **state)
 
 /* ---- summaries ---------------------------------------------------------------- */
 
-/* A summary's text: samples center * (1 + 0.01 noise), five windows with
- * medians likewise, and `warnings` (a JSON array) when not NULL. */
+/* A summary's text: samples center * (1 + 0.01 noise), five windows that
+ * split them (compare recomputes a window's median from its samples, so the
+ * median written here is a decoy), and `warnings` (a JSON array) when not
+ * NULL. */
 static const char *summary_warnings;
 static char *summary_text(const char *key, const char *config, int rank, int world, const char *status,
                           double center, size_t n, uint64_t seed)
@@ -205,8 +207,9 @@ static char *summary_text(const char *key, const char *config, int rank, int wor
     for (size_t i = 0; i < n; i++)
         fprintf(f, "%s%.17g", i ? ", " : "", center * (1.0 + 0.01 * noise(&seed)));
     fputs("], \"windows\": [", f);
-    for (int w = 0; w < 5; w++)
-        fprintf(f, "%s{\"n\": 8, \"median\": %.17g}", w ? ", " : "", center * (1.0 + 0.01 * noise(&seed)));
+    for (size_t w = 0; w < 5; w++)
+        fprintf(f, "%s{\"n\": %zu, \"first_sample\": %zu, \"median\": 1}", w ? ", " : "",
+                w < 4 ? n / 5 : n - 4 * (n / 5), w * (n / 5));
     fprintf(f, "]}%s%s}", summary_warnings ? ", \"warnings\": " : "", summary_warnings ? summary_warnings : "");
     assert_int_equal(fclose(f), 0);
     return buf;
@@ -495,7 +498,17 @@ static void test_bad_summaries(void **state)
     expect_bad(HEAD COMP "\"timing\": {\"samples\": {}}}", "timing.samples: expected an array");
     expect_bad(HEAD COMP "\"timing\": {\"samples\": []}}", "timing.samples: empty");
     expect_bad(HEAD COMP "\"timing\": {\"samples\": [1, \"2\"]}}", "timing.samples[1]: expected a duration");
-    expect_bad(HEAD COMP "\"timing\": {\"samples\": [1, -2]}}", "timing.samples[1]");
+    expect_bad(HEAD COMP "\"timing\": {\"samples\": [1, -2]}}", "timing.samples[1]: expected a duration in ns (a "
+               "finite number >= 0), got a negative number");
+    expect_bad(HEAD COMP "\"timing\": {\"samples\": [1, 1e999]}}", "timing.samples[1]: expected a duration in ns (a "
+               "finite number >= 0), got an infinite number");
+    /* windows that are not slices of the samples */
+    expect_bad(HEAD COMP "\"timing\": {\"samples\": [1, 2, 3], \"windows\": [{\"n\": 2}, {\"n\": 2}]}}",
+               "timing.windows[1]: samples 2 to 3, beyond the run's 3 samples");
+    expect_bad(HEAD COMP "\"timing\": {\"samples\": [1, 2, 3], \"windows\": [{\"n\": 1, \"first_sample\": 3}]}}",
+               "timing.windows[0]: samples 3 to 3, beyond");
+    expect_bad(HEAD COMP "\"timing\": {\"samples\": [1], \"windows\": [{\"n\": 0.5}]}}",
+               "timing.windows[0].n: expected a count");
     /* A failed run may have no samples. */
     const char *failed = "{\"schema\": \"harness.summary/1\", \"status\": \"failed\", \"error\": \"boom\", "
                          "\"rank\": 0, \"world_size\": 1, " COMP "\"timing\": {\"samples\": []}}";
@@ -505,6 +518,25 @@ static void test_bad_summaries(void **state)
     assert_string_equal(r.error, "boom");
     assert_string_equal(r.folder, ".");
     assert_int_equal(r.n_samples, 0);
+    harness_run_summary_free(&r);
+}
+
+/* timing.windows[].median is recomputed from the samples: a summary whose
+ * written window medians disagree with its samples cannot feed compare
+ * replicates its own run median contradicts. */
+static void test_window_medians_from_samples(void **state)
+{
+    (void)state;
+    const char *text = HEAD COMP "\"timing\": {\"samples\": [10, 30, 20, 7, 5, 6, 9], \"windows\": ["
+                       "{\"n\": 3, \"first_sample\": 0, \"median\": 1000}, {\"n\": 0, \"median\": null}, "
+                       "{\"n\": 3, \"first_sample\": 3, \"median\": 1000}, {\"n\": 1, \"median\": 1000}]}}";
+    harness_run_summary r;
+    harness_error err = {0};
+    assert_int_equal(harness_run_summary_parse("w.json", text, strlen(text), &r, &err), 0);
+    assert_int_equal(r.n_windows, 3);           /* the empty window is no replicate */
+    assert_near(r.window_medians[0], 20, 0);
+    assert_near(r.window_medians[1], 6, 0);
+    assert_near(r.window_medians[2], 9, 0);     /* no first_sample: it follows the window before */
     harness_run_summary_free(&r);
 }
 
@@ -600,6 +632,7 @@ int main(void)
         cmocka_unit_test(test_decide_edges),
         cmocka_unit_test(test_zero_replicate),
         cmocka_unit_test(test_parse_summary),
+        cmocka_unit_test(test_window_medians_from_samples),
         cmocka_unit_test(test_matching),
         cmocka_unit_test(test_newest_duplicate),
         cmocka_unit_test(test_runs_as_replicates),
