@@ -455,7 +455,8 @@ int harness_compare_sides(harness_compare_side *base, harness_compare_side *cand
     out->cand = *cand;
     memset(base, 0, sizeof *base);
     memset(cand, 0, sizeof *cand);
-    out->by_rank = !out->base.is_parent && !out->cand.is_parent;
+    /* a results database is many runs of each key: matched by key, never by rank alone */
+    out->by_rank = !out->base.is_parent && !out->cand.is_parent && !out->base.is_database && !out->cand.is_database;
     if (match(out, err) != 0)
         return err->code;
     size_t incomplete = out->base.n_incomplete + out->cand.n_incomplete;

@@ -105,6 +105,8 @@ slower=$(spin_unrecorded slower 75000) || fail "a slow candidate"
 expect_exit 1 "compare --baseline-db: slower than the current level" "$HARNESS" compare --baseline-db \
     "$SCRATCH/results.sqlite" "$slower"
 grep -q "spin/cpu .*5/3 runs/windows .*REGRESSION$" "$SCRATCH/out" || fail "compare --baseline-db: REGRESSION row"
+grep -q "^cand: $slower (experiment folder, 1 run)$" "$SCRATCH/out" ||
+    fail "compare --baseline-db: one experiment folder is labelled as one: $(grep '^cand:' "$SCRATCH/out")"
 expect_exit 2 "compare --baseline-db: a branch with no runs" "$HARNESS" compare --baseline-db \
     "$SCRATCH/results.sqlite" --baseline-branch nope "$slower"
 expect_err "results.sqlite: no run recorded on branch nope matches a run of $slower" "a branch with no runs: message"
