@@ -128,6 +128,14 @@ bad 2 "no recorded run matches (variant nope/cpu, branch main)" "a filter that m
 mkdir "$SCRATCH/plain"
 bad 2 "$SCRATCH/plain: not an experiment folder" "a folder that is not an experiment" \
     record "$last" "$SCRATCH/plain" --db "$SCRATCH/results.sqlite"
+# A run killed outright (SIGKILL) leaves status.json "running" and no
+# summary: not recorded, and said so (exit 2: input record cannot take).
+cp -R "$last" "$SCRATCH/killed"
+rm -f "$SCRATCH"/killed/summary* "$SCRATCH"/killed/profiler_* "$SCRATCH"/killed/samples_*
+python3 -c 'import json, sys; p = sys.argv[1]; s = json.load(open(p)); s.update(status="running", complete=False)
+json.dump(s, open(p, "w"))' "$SCRATCH/killed/status.json" || fail "marking a run killed"
+bad 2 "$SCRATCH/killed: the run did not finish: no summary, and status.json says running: killed (SIGKILL, out of \
+memory) or still running; nothing recorded" "a killed run" record "$SCRATCH/killed" --db "$SCRATCH/results.sqlite"
 cp -R "$last" "$SCRATCH/corrupt"
 printf '{"schema": "harness.summary/1", ' >"$SCRATCH/corrupt/summary_ranks_1_rank_0.json"
 bad 2 "$SCRATCH/corrupt/summary_ranks_1_rank_0.json:1:" "a corrupt summary" \
