@@ -191,8 +191,6 @@ static int compare_with_db(const compare_opts *opts, harness_comparison *cmp, ha
         harness_compare_side_free(&cand);
         return rc;
     }
-    /* the candidate is matched by key, never by rank alone: the base is many runs */
-    cand.is_parent = 1;
     return harness_compare_sides(&base, &cand, &opts->o, cmp, err);
 }
 

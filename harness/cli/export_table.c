@@ -1,13 +1,15 @@
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE                /* asprintf */
+#endif
 #include "cli/export_table.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <unistd.h>
 
+#include "compare/folder_ranks.h"
 #include "util/fsutil.h"
 #include "util/json_strict.h"
 
@@ -181,7 +183,11 @@ static cJSON *load_json(const char *path, harness_error *err)
     return root;
 }
 
-static int add_summary(harness_export_table *t, const char *folder, const char *path, harness_error *err)
+/* One rank's rows from its summary at path: a row per window, or one row
+ * when it measured nothing. Its status file has the last word on status
+ * and error (compare/folder_ranks.h). */
+static int add_summary(harness_export_table *t, const char *folder, const char *path, const harness_rank_files *rf,
+                       harness_error *err)
 {
     cJSON *s = load_json(path, err);
     if (!s)
@@ -195,6 +201,21 @@ static int add_summary(harness_export_table *t, const char *folder, const char *
     cJSON *base = rank_row(t, folder, s);
     const cJSON *windows = get(s, "timing.windows"), *w;
     int rc = base ? 0 : oom(err);
+    const cJSON *status = get(s, "status");
+    const char *said = cJSON_IsString(status) ? status->valuestring : "none";
+    if (rc == 0 && harness_rank_files_overrules(rf, said)) {
+        char *error = harness_rank_files_override(rf, folder, said);
+        cJSON *st = cJSON_CreateString(rf->status), *er = error ? cJSON_CreateString(error) : NULL;
+        if (st && er) {
+            put(base, "status", st);
+            put(base, "error", er);
+        } else {
+            rc = oom(err);
+        }
+        cJSON_Delete(st);
+        cJSON_Delete(er);
+        free(error);
+    }
     /* A run that failed before measuring still gets its row: status and
      * error are what a reader of the export needs to see. */
     if (rc == 0 && cJSON_GetArraySize(windows) == 0) {
@@ -206,7 +227,7 @@ static int add_summary(harness_export_table *t, const char *folder, const char *
     cJSON_ArrayForEach(w, list) {
         cJSON *row = rc == 0 ? cJSON_Duplicate(base, 1) : NULL;
         if (!row) {
-            rc = oom(err);
+            rc = rc ? rc : oom(err);
             break;
         }
         put_window(row, w);
@@ -217,33 +238,31 @@ static int add_summary(harness_export_table *t, const char *folder, const char *
     return rc;
 }
 
-/* A run stopped before its summaries (killed, a crash in the harness): its
- * status.json says how; the row has no statistics. */
-static int add_status_only(harness_export_table *t, const char *folder, const char *path, harness_error *err)
+/* A rank that left no summary (killed, a crash in the harness, or no file
+ * at all): one row with what its status file says, and no statistics, as
+ * for a run that failed before measuring. */
+static int add_missing_rank(harness_export_table *t, const char *folder, int world_size, const harness_rank_files *rf,
+                            harness_error *err)
 {
-    cJSON *s = load_json(path, err);
-    if (!s)
-        return err->code;
-    cJSON *row = cJSON_CreateObject();
-    if (!row) {
-        cJSON_Delete(s);
+    const char *status = rf->status ? rf->status : "missing";
+    char *why = NULL;
+    if (!rf->error && asprintf(&why, "no summary: %s", harness_rank_files_why(rf->status)) < 0)
         return oom(err);
-    }
-    cJSON_AddStringToObject(row, "experiment", folder);
-    put(row, "status", get(s, "status"));
-    put(row, "error", get(s, "error"));
-    put(row, "variant_key", get(s, "variant_key"));
-    cJSON_AddItemToArray(t->rows, row);
-    cJSON_Delete(s);
-    return 0;
-}
-
-typedef struct { int rank; char name[256]; } summary_file;
-
-static int by_rank(const void *a, const void *b)
-{
-    const summary_file *x = a, *y = b;
-    return (x->rank > y->rank) - (x->rank < y->rank);
+    cJSON *row = cJSON_CreateObject();
+    int rc = row && cJSON_AddStringToObject(row, "experiment", folder) && cJSON_AddStringToObject(row, "status", status)
+             && cJSON_AddStringToObject(row, "error", rf->error ? rf->error : why)
+             && cJSON_AddNumberToObject(row, "rank", rf->rank)
+             && (world_size > 0 ? cJSON_AddNumberToObject(row, "world_size", world_size)
+                                : cJSON_AddNullToObject(row, "world_size"))
+             && (rf->variant_key ? cJSON_AddStringToObject(row, "variant_key", rf->variant_key)
+                                 : cJSON_AddNullToObject(row, "variant_key"))
+             ? 0 : oom(err);
+    free(why);
+    if (rc == 0)
+        cJSON_AddItemToArray(t->rows, row);
+    else
+        cJSON_Delete(row);
+    return rc;
 }
 
 int harness_export_add_folder(harness_export_table *t, const char *folder, harness_error *err)
@@ -255,44 +274,23 @@ int harness_export_add_folder(harness_export_table *t, const char *folder, harne
     if (!S_ISDIR(st.st_mode))
         return harness_error_set(err, HARNESS_EXIT_USAGE, "export: %s: not a directory; expected an experiment "
                                  "folder", folder);
-    DIR *d = opendir(folder);
-    if (!d)
-        return harness_error_set(err, HARNESS_EXIT_USAGE, "export: %s: %s", folder, strerror(errno));
-    summary_file *files = NULL;
-    size_t n = 0;
-    struct dirent *e;
+    harness_folder_ranks fr;
+    if (harness_folder_ranks_read(folder, &fr, err) != 0)
+        return err->code;
     int rc = 0;
-    while (rc == 0 && (e = readdir(d)) != NULL) {
-        int world, rank, end = 0;
-        if (sscanf(e->d_name, "summary_ranks_%d_rank_%d.json%n", &world, &rank, &end) != 2 ||
-            e->d_name[end] != '\0' || strlen(e->d_name) >= sizeof files->name)
-            continue;
-        summary_file *grown = realloc(files, (n + 1) * sizeof *files);
-        if (!grown) {
-            rc = oom(err);
-            break;
+    if (fr.n == 0)
+        rc = harness_error_set(err, HARNESS_EXIT_USAGE, "export: %s: not an experiment folder (no "
+                               "summary_ranks_*.json, no status.json)", folder);
+    for (size_t i = 0; rc == 0 && i < fr.n; i++) {
+        const harness_rank_files *rf = &fr.ranks[i];
+        if (rf->summary[0]) {
+            char path[4200];
+            snprintf(path, sizeof path, "%s/%s", folder, rf->summary);
+            rc = add_summary(t, folder, path, rf, err);
+        } else {
+            rc = add_missing_rank(t, folder, fr.world_size, rf, err);
         }
-        files = grown;
-        files[n].rank = rank;
-        snprintf(files[n++].name, sizeof files->name, "%s", e->d_name);
     }
-    closedir(d);
-    if (rc == 0 && n > 0) {
-        qsort(files, n, sizeof *files, by_rank);
-        for (size_t i = 0; rc == 0 && i < n; i++) {
-            char path[4096];
-            snprintf(path, sizeof path, "%s/%s", folder, files[i].name);
-            rc = add_summary(t, folder, path, err);
-        }
-    } else if (rc == 0) {
-        char path[4096];
-        snprintf(path, sizeof path, "%s/status.json", folder);
-        if (access(path, F_OK) == 0)
-            rc = add_status_only(t, folder, path, err);
-        else
-            rc = harness_error_set(err, HARNESS_EXIT_USAGE, "export: %s: not an experiment folder (no "
-                                   "summary_ranks_*.json, no status.json)", folder);
-    }
-    free(files);
+    harness_folder_ranks_free(&fr);
     return rc;
 }

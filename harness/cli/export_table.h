@@ -17,10 +17,13 @@ typedef struct harness_export_table {
 int harness_export_table_init(harness_export_table *t, harness_error *err);
 void harness_export_table_free(harness_export_table *t);
 
-/* Adds the rows of one experiment folder: every summary_ranks_N_rank_r.json,
- * or, when a run ended before writing any, one row from its status.json.
- * A missing folder, one with neither file, or an unreadable summary is an
- * input error (exit 2), naming the file. */
+/* Adds the rows of one experiment folder, rank by rank: a rank's
+ * summary_ranks_N_rank_r.json, with the status and error of its status
+ * file when that says otherwise (the file is the rank's last word), or, for
+ * a rank that left no summary, one row from its status file (status
+ * "missing" when it has none either). A missing folder, one with neither
+ * kind of file, or an unreadable summary is an input error (exit 2),
+ * naming the file. */
 int harness_export_add_folder(harness_export_table *t, const char *folder, harness_error *err);
 
 #endif

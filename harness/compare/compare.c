@@ -348,6 +348,19 @@ static int judge(harness_comparison *c, harness_compare_pair *p, const harness_r
     return 0;
 }
 
+/* Whether r's rank left no summary on the other side: two experiment
+ * folders pair by rank, and such a run is not "unmatched" there, since that
+ * rank's FAILED line says why it has no partner. */
+static int rank_incomplete(const harness_compare_side *other, const harness_run_summary *r)
+{
+    for (size_t i = 0; i < other->n_incomplete; i++) {
+        const harness_incomplete_run *x = &other->incomplete[i];
+        if (x->rank == r->rank && (x->world_size == 0 || x->world_size == r->world_size))
+            return 1;
+    }
+    return 0;
+}
+
 /* Each base run (newest of its key, in report order) takes the first cand
  * run of its matching key not taken yet, in report order: the cand runs
  * are bucketed by their side's group (a counting sort keeps report order
@@ -376,7 +389,8 @@ static int pair_up(harness_comparison *c, const harness_run_summary **base, size
     for (size_t i = 0; rc == 0 && i < nb; i++) {
         size_t g = harness_run_groups_find(cg, bg->key[base[i] - c->base.runs]);
         if (g == (size_t)-1 || next[g] == end[g]) {
-            c->unmatched_base[c->n_unmatched_base++] = base[i];
+            if (!c->by_rank || !rank_incomplete(&c->cand, base[i]))
+                c->unmatched_base[c->n_unmatched_base++] = base[i];
             continue;
         }
         size_t j = slot[next[g]++];
@@ -388,7 +402,7 @@ static int pair_up(harness_comparison *c, const harness_run_summary **base, size
         rc = judge(c, p, bg, cg, err);
     }
     for (size_t j = 0; rc == 0 && j < nc; j++)
-        if (!taken[j])
+        if (!taken[j] && (!c->by_rank || !rank_incomplete(&c->base, cand[j])))
             c->unmatched_cand[c->n_unmatched_cand++] = cand[j];
     free(next);
     free(end);
@@ -441,7 +455,8 @@ int harness_compare_sides(harness_compare_side *base, harness_compare_side *cand
     out->cand = *cand;
     memset(base, 0, sizeof *base);
     memset(cand, 0, sizeof *cand);
-    out->by_rank = !out->base.is_parent && !out->cand.is_parent;
+    /* a results database is many runs of each key: matched by key, never by rank alone */
+    out->by_rank = !out->base.is_parent && !out->cand.is_parent && !out->base.is_database && !out->cand.is_database;
     if (match(out, err) != 0)
         return err->code;
     size_t incomplete = out->base.n_incomplete + out->cand.n_incomplete;

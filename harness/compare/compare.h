@@ -48,14 +48,18 @@ int harness_run_summary_parse(const char *path, const char *text, size_t len, ha
 int harness_run_summary_load(const char *path, harness_run_summary *out, harness_error *err);
 void harness_run_summary_free(harness_run_summary *r);
 
-/* BASE or CAND: every summary under `root`. */
-/* An experiment folder with a status.json but no summary: the run was
- * killed (SIGKILL, out of memory) or crashed before writing one. */
+/* A rank of an experiment folder that left no summary: killed (SIGKILL,
+ * out of memory), crashed before writing one, or missing altogether. */
 typedef struct harness_incomplete_run {
     char *folder;
-    char *status;                  /* status.json's status ("running", "crashed", ...), or "unreadable" */
-    char *variant_key;             /* NULL when status.json does not say */
+    int rank, world_size;          /* world_size 0: not known (status.json alone; it is rank 0's) */
+    char *status;                  /* its status file's status ("running", "crashed", ...), "unreadable", or
+                                    * "missing" (no status file) */
+    char *error;                   /* its status file's error, or NULL */
+    char *variant_key;             /* NULL when the status file does not say */
 } harness_incomplete_run;
+
+/* BASE or CAND: every summary under `root`. */
 
 typedef struct harness_compare_side {
     char *root;
@@ -67,11 +71,12 @@ typedef struct harness_compare_side {
     size_t n_incomplete;
 } harness_compare_side;
 
-/* root is an experiment folder (it holds summary_ranks_*_rank_*.json) or a
- * folder of them, at any depth up to 4 (hidden folders skipped). Experiment
- * folders whose run left only a status.json are kept as incomplete runs (a
- * comparison with any is FAILED). No folder, no run anywhere, or a bad
- * summary: exit code 2. */
+/* root is an experiment folder (it holds summary_ranks_*_rank_*.json or a
+ * status file) or a folder of them, at any depth up to 4 (hidden folders
+ * skipped). Each rank's status file has the last word over its summary's
+ * status (folder_ranks.h); a rank with no summary is kept as an incomplete
+ * run (a comparison with any is FAILED). No folder, no run anywhere, or a
+ * bad summary: exit code 2. */
 int harness_compare_side_load(const char *root, harness_compare_side *side, harness_error *err);
 /* Append *run, taking what it owns (*run is zeroed). 0, or 3 out of memory. */
 int harness_compare_side_add(harness_compare_side *side, harness_run_summary *run, harness_error *err);

@@ -10,6 +10,7 @@
 #endif
 #include "compare/compare.h"
 #include "compare/compare_internal.h"
+#include "compare/folder_ranks.h"
 
 #include <cjson/cJSON.h>
 #include <ctype.h>
@@ -23,7 +24,6 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "util/fsutil.h"
 #include "util/json_strict.h"
 #include "util/sample_file.h"
 
@@ -160,8 +160,9 @@ static int parse_inline_samples(const cJSON *samples, const char *path, harness_
     size_t i = 0;
     for (const cJSON *s = samples->child; s && i < (size_t)n; s = s->next, i++) {
         if (!cJSON_IsNumber(s) || !isfinite(s->valuedouble) || s->valuedouble < 0)
-            return bad(err, path, "timing.samples[%zu]: expected a duration in ns (a number >= 0), got %s", i,
-                       cJSON_IsNumber(s) ? "a negative number" : type_name(s));
+            return bad(err, path, "timing.samples[%zu]: expected a duration in ns (a finite number >= 0), got %s",
+                       i, !cJSON_IsNumber(s) ? type_name(s) : isfinite(s->valuedouble) ? "a negative number"
+                                                                                        : "an infinite number");
         out->samples[i] = s->valuedouble;
     }
     out->n_samples = i;
@@ -406,6 +407,7 @@ void harness_compare_side_free(harness_compare_side *side)
     for (size_t i = 0; i < side->n_incomplete; i++) {
         free(side->incomplete[i].folder);
         free(side->incomplete[i].status);
+        free(side->incomplete[i].error);
         free(side->incomplete[i].variant_key);
     }
     free(side->incomplete);
@@ -447,14 +449,6 @@ int harness_cmp_natural_cmp(const char *a, const char *b)
 static int natural_cmp_qsort(const void *pa, const void *pb)
 {
     return harness_cmp_natural_cmp(*(char *const *)pa, *(char *const *)pb);
-}
-
-static int is_summary_name(const char *name)
-{
-    int ws, rank, end = 0;
-    if (sscanf(name, "summary_ranks_%d_rank_%d.json%n", &ws, &rank, &end) != 2)
-        return 0;
-    return end > 0 && name[end] == '\0';
 }
 
 static char *join(const char *dir, const char *name)
@@ -510,38 +504,56 @@ static void free_names(char **names, size_t n)
     free(names);
 }
 
-/* dir holds status.json (path) and no summary: keep what status.json says
- * of the run, so that the comparison fails rather than skip a killed run. */
-static int add_incomplete(harness_compare_side *side, const char *dir, const char *path, harness_error *err)
+/* Rank rf of dir left no summary: keep what its status file says, so that
+ * the comparison fails rather than skip a killed rank. */
+static int add_incomplete(harness_compare_side *side, const char *dir, int world_size, const harness_rank_files *rf,
+                          harness_error *err)
 {
-    char *text = NULL;
-    size_t len = 0;
-    harness_error ignored = {0};
-    cJSON *st = harness_read_file(path, &text, &len, &ignored) == 0 ? cJSON_ParseWithLength(text, len) : NULL;
-    free(text);
-    const cJSON *status = cJSON_GetObjectItemCaseSensitive(st, "status");
-    const cJSON *key = cJSON_GetObjectItemCaseSensitive(st, "variant_key");
     harness_incomplete_run run = {
-        .folder = strdup(dir),
-        .status = strdup(cJSON_IsString(status) ? status->valuestring : "unreadable"),
-        .variant_key = cJSON_IsString(key) ? strdup(key->valuestring) : NULL,
+        .folder = strdup(dir), .rank = rf->rank, .world_size = world_size,
+        .status = strdup(rf->status ? rf->status : "missing"),
+        .error = rf->error ? strdup(rf->error) : NULL,
+        .variant_key = rf->variant_key ? strdup(rf->variant_key) : NULL,
     };
-    cJSON_Delete(st);
     harness_incomplete_run *grown = realloc(side->incomplete, (side->n_incomplete + 1) * sizeof *grown);
-    if (!grown || !run.folder || !run.status || (cJSON_IsString(key) && !run.variant_key)) {
-        free(run.folder), free(run.status), free(run.variant_key);
-        if (grown)
-            side->incomplete = grown;
+    if (grown)
+        side->incomplete = grown;
+    if (!grown || !run.folder || !run.status || (rf->error && !run.error) || (rf->variant_key && !run.variant_key)) {
+        free(run.folder), free(run.status), free(run.error), free(run.variant_key);
         return harness_cmp_oom(err);
     }
-    side->incomplete = grown;
     side->incomplete[side->n_incomplete++] = run;
     return 0;
 }
 
-/* Load the summaries in dir; when it has none, but a status.json, it is an
- * incomplete run; else look in its subfolders. *found: whether dir itself
- * was an experiment folder. */
+/* Every rank of the experiment folder dir: its summary, settled by its
+ * status file, or an incomplete run. */
+static int load_experiment(harness_compare_side *side, const char *dir, const harness_folder_ranks *fr,
+                           harness_error *err)
+{
+    int rc = 0;
+    for (size_t i = 0; i < fr->n && rc == 0; i++) {
+        const harness_rank_files *rf = &fr->ranks[i];
+        char *path = rf->summary[0] ? join(dir, rf->summary) : NULL;
+        struct stat st;
+        if (rf->summary[0] && !path) {
+            rc = harness_cmp_oom(err);
+        } else if (path && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+            harness_run_summary run;
+            rc = harness_run_summary_load(path, &run, err);
+            if (rc == 0 && (rc = harness_rank_files_settle(rf, dir, &run, err)) == 0)
+                rc = harness_compare_side_add(side, &run, err);
+            harness_run_summary_free(&run);   /* zeroed once added or failed to load */
+        } else {
+            rc = add_incomplete(side, dir, fr->world_size, rf, err);
+        }
+        free(path);
+    }
+    return rc;
+}
+
+/* When dir is an experiment folder, load its ranks; else look in its
+ * subfolders. *found: whether dir itself was an experiment folder. */
 static int scan(harness_compare_side *side, const char *dir, int depth, int *found, harness_error *err)
 {
     char **names;
@@ -551,36 +563,13 @@ static int scan(harness_compare_side *side, const char *dir, int depth, int *fou
         free_names(names, n);
         return err->code;
     }
-    int rc = 0;
-    for (size_t i = 0; i < n && rc == 0; i++) {
-        if (!is_summary_name(names[i]))
-            continue;
-        char *path = join(dir, names[i]);
-        struct stat st;
-        if (!path) {
-            rc = harness_cmp_oom(err);
-        } else if (stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
-            harness_run_summary run;
-            rc = harness_run_summary_load(path, &run, err);
-            if (rc == 0) {
-                *found = 1;
-                rc = harness_compare_side_add(side, &run, err);
-                harness_run_summary_free(&run);
-            }
-        }
-        free(path);
+    harness_folder_ranks fr;
+    int rc = harness_folder_ranks_read(dir, &fr, err);
+    if (rc == 0 && fr.n) {
+        *found = 1;
+        rc = load_experiment(side, dir, &fr, err);
     }
-    if (rc == 0 && !*found) {
-        char *status = join(dir, "status.json");
-        struct stat st;
-        if (!status)
-            rc = harness_cmp_oom(err);
-        else if (stat(status, &st) == 0 && S_ISREG(st.st_mode)) {
-            *found = 1;
-            rc = add_incomplete(side, dir, status, err);
-        }
-        free(status);
-    }
+    harness_folder_ranks_free(&fr);
     for (size_t i = 0; i < n && rc == 0 && !*found && depth < MAX_DEPTH; i++) {
         char *path = join(dir, names[i]);
         struct stat st;

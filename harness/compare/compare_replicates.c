@@ -13,9 +13,17 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The run's windows: timing.windows[i].median for every window that measured
- * a step (an interrupted run's last window may hold none). A summary from
- * before windows were written has none: its pair is then AMBIGUOUS. */
+/* The run's windows: the median of every window that measured a step (an
+ * interrupted run's last window may hold none). A summary from before
+ * windows were written has none: its pair is then AMBIGUOUS.
+ * The medians are recomputed from the samples, not read from
+ * timing.windows[].median: the samples are the data (a side file's are
+ * checked against their SHA-256), and the run's median is recomputed from
+ * them too, so the window replicates and the run can never disagree, with
+ * no tolerance to choose for a check. Each window is the slice
+ * [first_sample, first_sample + n) (windows one after another when an older
+ * summary lacks first_sample); a slice beyond the samples is exit 2. The
+ * written median is used only when the run kept no samples (a failed run). */
 static int parse_windows(const cJSON *timing, const char *path, harness_run_summary *out, harness_error *err)
 {
     const cJSON *windows = cJSON_GetObjectItemCaseSensitive(timing, "windows");
@@ -29,14 +37,35 @@ static int parse_windows(const cJSON *timing, const char *path, harness_run_summ
     if (!(out->window_medians = malloc((size_t)n * sizeof *out->window_medians)))
         return harness_cmp_oom(err);
     size_t i = 0;
+    double next = 0;               /* where the window starts when first_sample is absent */
     for (const cJSON *w = windows->child; w; w = w->next, i++) {
         const cJSON *wn = cJSON_IsObject(w) ? cJSON_GetObjectItemCaseSensitive(w, "n") : NULL;
         const cJSON *med = cJSON_IsObject(w) ? cJSON_GetObjectItemCaseSensitive(w, "median") : NULL;
-        if (!cJSON_IsNumber(wn) || wn->valuedouble < 0)
+        const cJSON *first = cJSON_IsObject(w) ? cJSON_GetObjectItemCaseSensitive(w, "first_sample") : NULL;
+        if (!cJSON_IsNumber(wn) || !(wn->valuedouble >= 0 && wn->valuedouble <= 1e15) ||
+            wn->valuedouble != floor(wn->valuedouble))
             return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: timing.windows[%zu].n: expected a count >= 0",
                                      path, i);
+        if (first && (!cJSON_IsNumber(first) || !(first->valuedouble >= 0 && first->valuedouble <= 1e15) ||
+                      first->valuedouble != floor(first->valuedouble)))
+            return harness_error_set(err, HARNESS_EXIT_USAGE,
+                                     "%s: timing.windows[%zu].first_sample: expected an index >= 0", path, i);
+        double start = first ? first->valuedouble : next;
+        next = start + wn->valuedouble;
         if (wn->valuedouble == 0)
             continue;
+        if (out->n_samples) {
+            if (next > (double)out->n_samples)
+                return harness_error_set(err, HARNESS_EXIT_USAGE,
+                                         "%s: timing.windows[%zu]: samples %.0f to %.0f, beyond the run's %zu "
+                                         "samples; the windows do not match the samples", path, i, start,
+                                         next - 1, out->n_samples);
+            harness_stats st;
+            if (harness_stats_compute(out->samples + (size_t)start, (size_t)wn->valuedouble, &st) != 0)
+                return harness_cmp_oom(err);
+            out->window_medians[out->n_windows++] = st.median;
+            continue;
+        }
         if (!cJSON_IsNumber(med) || !isfinite(med->valuedouble) || med->valuedouble < 0)
             return harness_error_set(err, HARNESS_EXIT_USAGE,
                                      "%s: timing.windows[%zu].median: expected a duration in ns (a number >= 0)",

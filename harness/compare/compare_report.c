@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "compare/compare.h"
+#include "compare/folder_ranks.h"
 #include "util/format.h"
 
 #define N_COLS 11
@@ -89,14 +90,14 @@ static const char *plural(size_t n, const char *one, const char *many)
     return n == 1 ? one : many;
 }
 
-/* What an incomplete run's status.json status means for a reader. */
-static const char *incomplete_why(const char *status)
+/* "FOLDER: rank 0/2" or, when the folder does not say its job's size, "FOLDER". */
+static const char *incomplete_where(const harness_incomplete_run *r, char *buf, size_t cap)
 {
-    if (strcmp(status, "running") == 0)
-        return "killed (SIGKILL, out of memory) or still running";
-    if (strcmp(status, "crashed") == 0)
-        return "crashed before writing its summary";
-    return "stopped before writing its summary";
+    if (r->world_size > 0)
+        snprintf(buf, cap, "%s: rank %d/%d", r->folder, r->rank, r->world_size);
+    else
+        snprintf(buf, cap, "%s", r->folder);
+    return buf;
 }
 
 /* "1 regression, 0 improvements, 2 same, 1 ambiguous, 1 failed, 1 unmatched" */
@@ -212,9 +213,11 @@ static void text_report(FILE *f, const harness_comparison *c)
         const harness_compare_side *sd = side ? &c->cand : &c->base;
         for (size_t i = 0; i < sd->n_incomplete; i++) {
             const harness_incomplete_run *r = &sd->incomplete[i];
-            fprintf(f, "%sFAILED (%s): %s: no summary, status %s: %s%s%s\n", gap++ ? "" : "\n",
-                    side ? "cand" : "base", r->folder, r->status, incomplete_why(r->status),
-                    r->variant_key ? "; variant " : "", r->variant_key ? r->variant_key : "");
+            char where[4200];
+            fprintf(f, "%sFAILED (%s): %s: no summary, status %s: %s%s%s%s%s%s\n", gap++ ? "" : "\n",
+                    side ? "cand" : "base", incomplete_where(r, where, sizeof where), r->status,
+                    harness_rank_files_why(r->status), r->error ? " (" : "", r->error ? r->error : "",
+                    r->error ? ")" : "", r->variant_key ? "; variant " : "", r->variant_key ? r->variant_key : "");
         }
     }
 
@@ -326,11 +329,18 @@ static void markdown_report(FILE *f, const harness_comparison *c)
         const harness_compare_side *sd = side ? &c->cand : &c->base;
         for (size_t i = 0; i < sd->n_incomplete; i++) {
             const harness_incomplete_run *r = &sd->incomplete[i];
+            char where[4200];
             fprintf(f, "%s- **FAILED** (%s): ", gap++ ? "" : "\n", side ? "cand" : "base");
-            md_text(f, r->folder);
+            md_text(f, incomplete_where(r, where, sizeof where));
             fputs(": no summary, status ", f);
             md_text(f, r->status);
-            fprintf(f, ": %s\n", incomplete_why(r->status));
+            fprintf(f, ": %s", harness_rank_files_why(r->status));
+            if (r->error) {
+                fputs(" (", f);
+                md_text(f, r->error);
+                fputc(')', f);
+            }
+            fputc('\n', f);
         }
     }
     for (size_t i = 0; i < c->n_notes; i++) {
@@ -463,12 +473,21 @@ static char *json_report(const harness_comparison *c)
             cJSON *o = cJSON_CreateObject();
             cJSON_AddStringToObject(o, "side", side ? "cand" : "base");
             cJSON_AddStringToObject(o, "folder", r->folder);
+            cJSON_AddNumberToObject(o, "rank", r->rank);
+            if (r->world_size > 0)
+                cJSON_AddNumberToObject(o, "world_size", r->world_size);
+            else
+                cJSON_AddNullToObject(o, "world_size");
             cJSON_AddStringToObject(o, "status", r->status);
+            if (r->error)
+                cJSON_AddStringToObject(o, "error", r->error);
+            else
+                cJSON_AddNullToObject(o, "error");
             if (r->variant_key)
                 cJSON_AddStringToObject(o, "variant_key", r->variant_key);
             else
                 cJSON_AddNullToObject(o, "variant_key");
-            cJSON_AddStringToObject(o, "why", incomplete_why(r->status));
+            cJSON_AddStringToObject(o, "why", harness_rank_files_why(r->status));
             cJSON_AddItemToArray(incomplete, o);
         }
     }

@@ -4,10 +4,10 @@
 #define _GNU_SOURCE                /* strdup */
 #endif
 #include "compare/compare.h"
+#include "compare/folder_ranks.h"
 #include "compare/results_db.h"
 
 #include <cjson/cJSON.h>
-#include <dirent.h>
 #include <errno.h>
 #include <math.h>
 #include <sqlite3.h>
@@ -118,10 +118,24 @@ static int load_run(const char *path, rec_run *r, harness_error *err)
     return rc;
 }
 
-static int is_summary_name(const char *name)
+/* A folder whose ranks did not all leave a summary is refused: there is
+ * nothing to store for such a rank, and storing the others would record a
+ * job that did not finish as if it had. Exit 2, as for any folder record
+ * cannot take (record judges nothing, so 1 would claim a verdict; 3 is for
+ * the harness's own I/O, not for what a run left behind). */
+static int unfinished(const char *path, const harness_folder_ranks *fr, const harness_rank_files *rf,
+                      harness_error *err)
 {
-    int ws, rank, end = 0;
-    return sscanf(name, "summary_ranks_%d_rank_%d.json%n", &ws, &rank, &end) == 2 && end > 0 && name[end] == '\0';
+    char what[96] = "no summary";
+    if (fr->world_size > 1)
+        snprintf(what, sizeof what, "rank %d of %d left no summary", rf->rank, fr->world_size);
+    if (!rf->status)
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: the run did not finish: %s and no status file; "
+                                 "nothing recorded", path, what);
+    return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: the run did not finish: %s, and %s says %s: %s%s%s%s; "
+                             "nothing recorded", path, what, rf->status_file, rf->status,
+                             harness_rank_files_why(rf->status), rf->error ? " (" : "", rf->error ? rf->error : "",
+                             rf->error ? ")" : "");
 }
 
 static int load_folder(const char *path, rec_folder *f, harness_error *err)
@@ -152,35 +166,29 @@ static int load_folder(const char *path, rec_folder *f, harness_error *err)
                                  "resolved_config.yaml (%s)", path, ignored.msg);
     config_hash(f->resolved, f->config_hash);
 
-    DIR *d = opendir(path);
-    if (!d)
-        return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: cannot open folder: %s", path, strerror(errno));
+    harness_folder_ranks fr;
+    if (harness_folder_ranks_read(path, &fr, err) != 0)
+        return err->code;
     int rc = 0;
-    size_t cap = 0;
-    struct dirent *e;
-    while (rc == 0 && (e = readdir(d)) != NULL) {
-        if (!is_summary_name(e->d_name))
-            continue;
-        if (f->n == cap) {
-            cap = cap ? cap * 2 : 4;
-            rec_run *grown = realloc(f->runs, cap * sizeof *grown);
-            if (!grown) {
-                rc = harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
-                break;
-            }
-            f->runs = grown;
-        }
-        snprintf(file, sizeof file, "%s/%s", path, e->d_name);
+    if (fr.n == 0)
+        rc = harness_error_set(err, HARNESS_EXIT_USAGE, "%s: not an experiment folder: no "
+                               "summary_ranks_N_rank_r.json and no status.json", path);
+    for (size_t i = 0; rc == 0 && i < fr.n; i++)
+        if (!fr.ranks[i].summary[0])
+            rc = unfinished(path, &fr, &fr.ranks[i], err);
+    if (rc == 0 && !(f->runs = calloc(fr.n, sizeof *f->runs)))
+        rc = harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
+    for (size_t i = 0; rc == 0 && i < fr.n; i++) {
+        snprintf(file, sizeof file, "%s/%s", path, fr.ranks[i].summary);
         rc = load_run(file, &f->runs[f->n], err);
+        if (rc == 0)
+            rc = harness_rank_files_settle(&fr.ranks[i], path, &f->runs[f->n].s, err);
         if (rc == 0)
             f->n++;
         else
             free_run(&f->runs[f->n]);
     }
-    closedir(d);
-    if (rc == 0 && f->n == 0)
-        rc = harness_error_set(err, HARNESS_EXIT_USAGE, "%s: not an experiment folder: no "
-                               "summary_ranks_N_rank_r.json", path);
+    harness_folder_ranks_free(&fr);
     return rc;
 }
 

@@ -161,6 +161,68 @@ assert k["folder"].endswith("22222222"), k
 PY
 rm -rf "$SCRATCH/ci_cand/2026-01-03__00-00-00_22222222"
 
+# A job of 2 ranks is trusted only when every rank's status file says ok:
+# each is the rank's last word, and a rank without a summary is FAILED,
+# named with its folder. job DIR: a 2-rank folder made of $same, both ranks ok.
+job() {
+    mkdir -p "$1" && cp "$same/resolved_config.yaml" "$1/"
+    python3 - "$same" "$1" <<'PY'
+import json, sys
+src, dst = sys.argv[1:]
+s, st = json.load(open(f"{src}/summary_ranks_1_rank_0.json")), json.load(open(f"{src}/status.json"))
+for r in range(2):
+    s["rank"], s["world_size"] = r, 2
+    json.dump(s, open(f"{dst}/summary_ranks_2_rank_{r}.json", "w"))
+    json.dump(st, open(f"{dst}/" + ("status.json" if r == 0 else "status_ranks_2_rank_1.json"), "w"))
+PY
+}
+# status FILE STATUS [ERROR]: rewrite a status file as a run that ended so would.
+status() {
+    python3 - "$@" <<'PY'
+import json, sys
+p, status, error = sys.argv[1], sys.argv[2], (sys.argv[3:] or [None])[0]
+s = json.load(open(p))
+s.update(status=status, complete=status == "ok", error=error)
+json.dump(s, open(p, "w"))
+PY
+}
+job "$SCRATCH/job_ok" && job "$SCRATCH/job_bad" || fail "making 2-rank jobs"
+expect_exit 0 "a job of 2 ranks against itself" "$HARNESS" compare "$SCRATCH/job_ok" "$SCRATCH/job_ok"
+# Rank 0's summary could not be written; rank 1 was killed after writing its
+# own ("ok"): once SAME, exit 0, with rank 0 "unmatched (base only)".
+rm "$SCRATCH/job_bad/summary_ranks_2_rank_0.json"
+status "$SCRATCH/job_bad/status.json" failed "cannot write summary_ranks_2_rank_0.json: No space left on device"
+status "$SCRATCH/job_bad/status_ranks_2_rank_1.json" running
+expect_exit 1 "a job whose ranks failed" "$HARNESS" compare "$SCRATCH/job_ok" "$SCRATCH/job_bad" --threshold 20
+grep -q "^FAILED (cand): $SCRATCH/job_bad: rank 0/2: no summary, status failed: stopped before writing its summary \
+(cannot write summary_ranks_2_rank_0.json: No space left on device); variant spin/cpu$" "$SCRATCH/out" ||
+    fail "a rank without a summary: named with its folder"
+grep -q "^FAILED: spin/cpu {duration_ns=50000} rank 1/2: cand status running ($SCRATCH/job_bad/\
+status_ranks_2_rank_1.json says running, the summary ok: killed or still running after writing its summary)$" \
+    "$SCRATCH/out" || fail "a rank whose status file says running over its summary's ok"
+grep -q "unmatched" "$SCRATCH/out" && fail "a rank that left no summary is listed as unmatched"
+grep -q "^verdict: FAILED: 0 regressions, 0 improvements, 0 same, 2 failed (" "$SCRATCH/out" || fail "job: verdict"
+expect_exit 1 "a job whose ranks failed: json" "$HARNESS" compare "$SCRATCH/job_ok" "$SCRATCH/job_bad" --format json
+python3 - "$SCRATCH/out" <<'PY' || fail "a job whose ranks failed: json"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert r["verdict"] == "failed" and r["counts"]["failed"] == 2 and not r["unmatched"], r["counts"]
+(k,) = r["incomplete"]
+assert (k["rank"], k["world_size"], k["status"]) == (0, 2, "failed") and "No space" in k["error"], k
+(p,) = r["pairs"]
+assert p["rank"] == 1 and p["cand"]["status"] == "running" and p["verdict"] == "failed", p
+PY
+# The summary says ok, the status file failed (a later file hit a full disk).
+job "$SCRATCH/job_late" && status "$SCRATCH/job_late/status.json" failed "cannot write profiler_trace: No space"
+expect_exit 1 "a rank that failed after its summary" "$HARNESS" compare "$SCRATCH/job_ok" "$SCRATCH/job_late"
+grep -q "^FAILED: spin/cpu {duration_ns=50000} rank 0/2: cand status failed ($SCRATCH/job_late/status.json says \
+failed, the summary ok: cannot write profiler_trace: No space)$" "$SCRATCH/out" || fail "failed after its summary"
+# A rank with neither file (its process never got that far).
+job "$SCRATCH/job_gone" && rm "$SCRATCH"/job_gone/*rank_1.json
+expect_exit 1 "a rank with no files" "$HARNESS" compare "$SCRATCH/job_gone" "$SCRATCH/job_ok"
+grep -q "^FAILED (base): $SCRATCH/job_gone: rank 1/2: no summary, status missing: no status file either" \
+    "$SCRATCH/out" || fail "a rank with no files: named"
+
 # Bad input: exit 2, the message names the path.
 bad() {  # bad MESSAGE DESC ARGS...
     msg=$1; desc=$2; shift 2

@@ -3,7 +3,8 @@
 # config.* and env.* columns (their union over folders), CSV quoting that
 # Python's csv module reads back, several folders, a run that crashed while
 # measuring, one that failed before measuring, a folder with only its
-# status.json, and bad input (exit 2, nothing printed).
+# status.json, a job whose ranks failed (a row per rank, the status its
+# status file gives), and bad input (exit 2, nothing printed).
 . "$top_builddir/tests/setup"
 CRASHY="--plugin-path $top_builddir/tests/fixtures/crashy"
 # A comma and a quote in the folders' path: the experiment column needs quoting.
@@ -81,6 +82,42 @@ for r, j in zip(rows, records):
         else:
             assert cell == v, (key, cell, v)
 PY
+
+# A job of 2 ranks (made of run a): rank 0 left no summary (status.json
+# says failed), rank 1's summary says ok but its status file says running.
+# A row per rank, each with the status its status file gives, as for a
+# one-rank run that failed before measuring.
+job="$out/job"
+mkdir -p "$job"
+python3 - "$a" "$job" <<'PY' || fail "making a 2-rank job"
+import json, sys
+src, dst = sys.argv[1:]
+s, st = json.load(open(f"{src}/summary_ranks_1_rank_0.json")), json.load(open(f"{src}/status.json"))
+s["rank"], s["world_size"] = 1, 2
+json.dump(s, open(f"{dst}/summary_ranks_2_rank_1.json", "w"))
+st.update(status="running", complete=False)
+json.dump(st, open(f"{dst}/status_ranks_2_rank_1.json", "w"))
+st.update(status="failed", error="cannot write summary_ranks_2_rank_0.json: No space left on device")
+json.dump(st, open(f"{dst}/status.json", "w"))
+PY
+expect_exit 0 "export a job whose ranks failed" "$HARNESS" export "$job" --format json
+python3 - "$SCRATCH/out" <<'PY' && pass "a row per rank, with its status" || fail "export of a job whose ranks failed"
+import json, sys
+rows = json.load(open(sys.argv[1]))
+r0 = [r for r in rows if r["rank"] == 0]
+r1 = [r for r in rows if r["rank"] == 1]
+assert len(r0) == 1 and len(r1) == 2 and len(rows) == 3, rows
+assert r0[0]["status"] == "failed" and "No space left" in r0[0]["error"] and r0[0]["world_size"] == 2, r0
+assert r0[0]["variant_key"] == "rms_norm/cpu" and r0[0]["median_ns"] is None, r0
+for r in r1:
+    assert r["status"] == "running" and r["world_size"] == 2 and r["median_ns"] > 0, r
+    assert "status_ranks_2_rank_1.json says running, the summary ok" in r["error"], r
+PY
+rm -f "$job/status.json" "$job/status_ranks_2_rank_1.json"
+expect_exit 0 "export a job with a rank that left no file" "$HARNESS" export "$job" --format json
+python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))[0]
+assert r["rank"] == 0 and r["status"] == "missing" and "no status file" in r["error"], r' "$SCRATCH/out" &&
+    pass "a rank with no file: status missing" || fail "a rank with no file"
 
 # Bad input: exit 2, a message naming what, and nothing on stdout.
 expect_exit 2 "a missing folder" "$HARNESS" export "$a" nowhere

@@ -105,6 +105,8 @@ slower=$(spin_unrecorded slower 75000) || fail "a slow candidate"
 expect_exit 1 "compare --baseline-db: slower than the current level" "$HARNESS" compare --baseline-db \
     "$SCRATCH/results.sqlite" "$slower"
 grep -q "spin/cpu .*5/3 runs/windows .*REGRESSION$" "$SCRATCH/out" || fail "compare --baseline-db: REGRESSION row"
+grep -q "^cand: $slower (experiment folder, 1 run)$" "$SCRATCH/out" ||
+    fail "compare --baseline-db: one experiment folder is labelled as one: $(grep '^cand:' "$SCRATCH/out")"
 expect_exit 2 "compare --baseline-db: a branch with no runs" "$HARNESS" compare --baseline-db \
     "$SCRATCH/results.sqlite" --baseline-branch nope "$slower"
 expect_err "results.sqlite: no run recorded on branch nope matches a run of $slower" "a branch with no runs: message"
@@ -126,6 +128,14 @@ bad 2 "no recorded run matches (variant nope/cpu, branch main)" "a filter that m
 mkdir "$SCRATCH/plain"
 bad 2 "$SCRATCH/plain: not an experiment folder" "a folder that is not an experiment" \
     record "$last" "$SCRATCH/plain" --db "$SCRATCH/results.sqlite"
+# A run killed outright (SIGKILL) leaves status.json "running" and no
+# summary: not recorded, and said so (exit 2: input record cannot take).
+cp -R "$last" "$SCRATCH/killed"
+rm -f "$SCRATCH"/killed/summary* "$SCRATCH"/killed/profiler_* "$SCRATCH"/killed/samples_*
+python3 -c 'import json, sys; p = sys.argv[1]; s = json.load(open(p)); s.update(status="running", complete=False)
+json.dump(s, open(p, "w"))' "$SCRATCH/killed/status.json" || fail "marking a run killed"
+bad 2 "$SCRATCH/killed: the run did not finish: no summary, and status.json says running: killed (SIGKILL, out of \
+memory) or still running; nothing recorded" "a killed run" record "$SCRATCH/killed" --db "$SCRATCH/results.sqlite"
 cp -R "$last" "$SCRATCH/corrupt"
 printf '{"schema": "harness.summary/1", ' >"$SCRATCH/corrupt/summary_ranks_1_rank_0.json"
 bad 2 "$SCRATCH/corrupt/summary_ranks_1_rank_0.json:1:" "a corrupt summary" \

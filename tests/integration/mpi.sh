@@ -272,4 +272,18 @@ took=$(( $(date +%s) - start ))
 [ $rc -ne 0 ] && pass "a crashing rank fails the job (exit $rc)" || fail "a crashing rank: mpirun exit 0"
 [ $took -le 10 ] && pass "the job ended in ${took}s" || fail "the crashed job took ${took}s to end"
 [ ! -e "$(ls -d "$out"/* 2>/dev/null | head -1)/summary.json" ] || fail "a crashed job has a job summary"
+# Rank 0, stopped by mpirun, may or may not have written its summary; its
+# status file says it did not end ok. compare fails the job (rank 0 was
+# once "unmatched" and rank 1 alone FAILED), export has a row for each rank.
+crashed=$(ls -d "$out"/*)
+expect_exit 1 "compare a crashed job" "$HARNESS" compare "$(ls -d "$SCRATCH"/np2/*)" "$crashed"
+grep -q "^verdict: FAILED: .* 2 failed" "$SCRATCH/out" || fail "compare a crashed job: both ranks FAILED"
+grep -q "unmatched" "$SCRATCH/out" && fail "compare a crashed job: a rank listed as unmatched"
+expect_exit 0 "export a crashed job" "$HARNESS" export "$crashed" --format json
+python3 - "$SCRATCH/out" <<'PY' || fail "export a crashed job: a row for each rank, neither ok"
+import json, sys
+rows = json.load(open(sys.argv[1]))
+assert {r["rank"] for r in rows} == {0, 1} and all(r["status"] != "ok" for r in rows), rows
+assert {r["status"] for r in rows if r["rank"] == 1} == {"crashed"}, rows
+PY
 finish

@@ -187,8 +187,10 @@ static void test_zero_replicate(void **state)
 
 /* ---- summaries ---------------------------------------------------------------- */
 
-/* A summary's text: samples center * (1 + 0.01 noise), five windows with
- * medians likewise, and `warnings` (a JSON array) when not NULL. */
+/* A summary's text: samples center * (1 + 0.01 noise), five windows that
+ * split them (compare recomputes a window's median from its samples, so the
+ * median written here is a decoy), and `warnings` (a JSON array) when not
+ * NULL. */
 static const char *summary_warnings;
 static char *summary_text(const char *key, const char *config, int rank, int world, const char *status,
                           double center, size_t n, uint64_t seed)
@@ -205,8 +207,9 @@ static char *summary_text(const char *key, const char *config, int rank, int wor
     for (size_t i = 0; i < n; i++)
         fprintf(f, "%s%.17g", i ? ", " : "", center * (1.0 + 0.01 * noise(&seed)));
     fputs("], \"windows\": [", f);
-    for (int w = 0; w < 5; w++)
-        fprintf(f, "%s{\"n\": 8, \"median\": %.17g}", w ? ", " : "", center * (1.0 + 0.01 * noise(&seed)));
+    for (size_t w = 0; w < 5; w++)
+        fprintf(f, "%s{\"n\": %zu, \"first_sample\": %zu, \"median\": 1}", w ? ", " : "",
+                w < 4 ? n / 5 : n - 4 * (n / 5), w * (n / 5));
     fprintf(f, "]}%s%s}", summary_warnings ? ", \"warnings\": " : "", summary_warnings ? summary_warnings : "");
     assert_int_equal(fclose(f), 0);
     return buf;
@@ -495,7 +498,17 @@ static void test_bad_summaries(void **state)
     expect_bad(HEAD COMP "\"timing\": {\"samples\": {}}}", "timing.samples: expected an array");
     expect_bad(HEAD COMP "\"timing\": {\"samples\": []}}", "timing.samples: empty");
     expect_bad(HEAD COMP "\"timing\": {\"samples\": [1, \"2\"]}}", "timing.samples[1]: expected a duration");
-    expect_bad(HEAD COMP "\"timing\": {\"samples\": [1, -2]}}", "timing.samples[1]");
+    expect_bad(HEAD COMP "\"timing\": {\"samples\": [1, -2]}}", "timing.samples[1]: expected a duration in ns (a "
+               "finite number >= 0), got a negative number");
+    expect_bad(HEAD COMP "\"timing\": {\"samples\": [1, 1e999]}}", "timing.samples[1]: expected a duration in ns (a "
+               "finite number >= 0), got an infinite number");
+    /* windows that are not slices of the samples */
+    expect_bad(HEAD COMP "\"timing\": {\"samples\": [1, 2, 3], \"windows\": [{\"n\": 2}, {\"n\": 2}]}}",
+               "timing.windows[1]: samples 2 to 3, beyond the run's 3 samples");
+    expect_bad(HEAD COMP "\"timing\": {\"samples\": [1, 2, 3], \"windows\": [{\"n\": 1, \"first_sample\": 3}]}}",
+               "timing.windows[0]: samples 3 to 3, beyond");
+    expect_bad(HEAD COMP "\"timing\": {\"samples\": [1], \"windows\": [{\"n\": 0.5}]}}",
+               "timing.windows[0].n: expected a count");
     /* A failed run may have no samples. */
     const char *failed = "{\"schema\": \"harness.summary/1\", \"status\": \"failed\", \"error\": \"boom\", "
                          "\"rank\": 0, \"world_size\": 1, " COMP "\"timing\": {\"samples\": []}}";
@@ -505,6 +518,25 @@ static void test_bad_summaries(void **state)
     assert_string_equal(r.error, "boom");
     assert_string_equal(r.folder, ".");
     assert_int_equal(r.n_samples, 0);
+    harness_run_summary_free(&r);
+}
+
+/* timing.windows[].median is recomputed from the samples: a summary whose
+ * written window medians disagree with its samples cannot feed compare
+ * replicates its own run median contradicts. */
+static void test_window_medians_from_samples(void **state)
+{
+    (void)state;
+    const char *text = HEAD COMP "\"timing\": {\"samples\": [10, 30, 20, 7, 5, 6, 9], \"windows\": ["
+                       "{\"n\": 3, \"first_sample\": 0, \"median\": 1000}, {\"n\": 0, \"median\": null}, "
+                       "{\"n\": 3, \"first_sample\": 3, \"median\": 1000}, {\"n\": 1, \"median\": 1000}]}}";
+    harness_run_summary r;
+    harness_error err = {0};
+    assert_int_equal(harness_run_summary_parse("w.json", text, strlen(text), &r, &err), 0);
+    assert_int_equal(r.n_windows, 3);           /* the empty window is no replicate */
+    assert_near(r.window_medians[0], 20, 0);
+    assert_near(r.window_medians[1], 6, 0);
+    assert_near(r.window_medians[2], 9, 0);     /* no first_sample: it follows the window before */
     harness_run_summary_free(&r);
 }
 
@@ -588,6 +620,123 @@ static void test_folders(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* A status file as the harness writes it (the fields compare reads). */
+static void write_status(const char *dir, const char *name, const char *status, const char *error)
+{
+    char path[512], text[512];
+    snprintf(path, sizeof path, "%s/%s", dir, name);
+    snprintf(text, sizeof text, "{\"schema\": \"harness.status/1\", \"status\": \"%s\", \"complete\": %s, "
+             "\"variant_key\": \"spin/cpu\", \"error\": %s%s%s}", status, strcmp(status, "ok") ? "false" : "true",
+             error ? "\"" : "", error ? error : "null", error ? "\"" : "");
+    write_file(path, text);
+}
+
+/* A rank's files: its summary (unless status_only) and its status file. */
+static void write_rank(const char *dir, int rank, int world, const char *status, const char *error, int status_only)
+{
+    char path[512], name[64];
+    if (!status_only) {
+        char *text = summary_text("spin/cpu", "{}", rank, world, "ok", 100, 20, 11);
+        snprintf(path, sizeof path, "%s/summary_ranks_%d_rank_%d.json", dir, world, rank);
+        write_file(path, text);
+        free(text);
+    }
+    if (rank == 0)
+        snprintf(name, sizeof name, "status.json");
+    else
+        snprintf(name, sizeof name, "status_ranks_%d_rank_%d.json", world, rank);
+    if (status)
+        write_status(dir, name, status, error);
+}
+
+/* Each rank's status file is its last word, and a rank with no summary is
+ * FAILED, naming the folder and the rank: a job of 2 ranks whose rank 0
+ * failed to write its summary and whose rank 1 was killed after writing
+ * its own ("ok") was once SAME, exit 0, with rank 0 "unmatched". */
+static void test_job_with_failed_ranks(void **state)
+{
+    (void)state;
+    snprintf(tmp, sizeof tmp, "/tmp/harness-test-compare-XXXXXX");
+    assert_non_null(mkdtemp(tmp));
+    char good[256], job[256];
+    snprintf(good, sizeof good, "%s/good", tmp);
+    snprintf(job, sizeof job, "%s/job", tmp);
+    assert_int_equal(mkdir(good, 0755), 0);
+    assert_int_equal(mkdir(job, 0755), 0);
+    write_rank(good, 0, 2, "ok", NULL, 0);
+    write_rank(good, 1, 2, "ok", NULL, 0);
+    write_rank(job, 0, 2, "failed", "cannot write summary_ranks_2_rank_0.json: No space left on device", 1);
+    write_rank(job, 1, 2, "running", NULL, 0);
+
+    harness_comparison c;
+    harness_error err = {0};
+    assert_int_equal(harness_compare_dirs(good, job, &defaults, &c, &err), 0);
+    assert_int_equal(c.n_pairs, 1);
+    assert_int_equal(c.pairs[0].s.verdict, HARNESS_VERDICT_FAILED);
+    assert_string_equal(c.pairs[0].cand->status, "running");
+    assert_non_null(strstr(c.pairs[0].reason, "cand status running"));
+    assert_non_null(strstr(c.pairs[0].reason, "/job/status_ranks_2_rank_1.json says running, the summary ok"));
+    assert_int_equal(c.cand.n_incomplete, 1);
+    assert_int_equal(c.cand.incomplete[0].rank, 0);
+    assert_int_equal(c.cand.incomplete[0].world_size, 2);
+    assert_string_equal(c.cand.incomplete[0].status, "failed");
+    assert_int_equal(c.n_unmatched_base, 0);    /* rank 0's FAILED line says why it has no partner */
+    assert_int_equal(c.counts[HARNESS_VERDICT_FAILED], 2);
+    assert_int_equal(c.overall, HARNESS_VERDICT_FAILED);
+    assert_int_equal(harness_comparison_exit_code(&c), 1);
+    char *text = harness_compare_report(&c, HARNESS_COMPARE_TEXT);
+    char want[512];
+    snprintf(want, sizeof want, "FAILED (cand): %s: rank 0/2: no summary, status failed: stopped before writing its "
+             "summary (cannot write summary_ranks_2_rank_0.json: No space left on device)", job);
+    if (!strstr(text, want))
+        fail_msg("no '%s' in:\n%s", want, text);
+    assert_null(strstr(text, "unmatched"));
+    free(text);
+    harness_comparison_free(&c);
+
+    /* A rank with neither file; a status file that says failed over a
+     * summary that says ok; status.json alone (the job's size unknown). */
+    write_rank(job, 0, 2, "ok", NULL, 0);
+    write_rank(job, 1, 3, NULL, NULL, 0);
+    char path[512];
+    snprintf(path, sizeof path, "%s/summary_ranks_2_rank_1.json", job);
+    assert_int_equal(unlink(path), 0);
+    snprintf(path, sizeof path, "%s/status_ranks_2_rank_1.json", job);
+    assert_int_equal(unlink(path), 0);
+    harness_compare_side side;
+    assert_int_equal(harness_compare_side_load(job, &side, &err), HARNESS_EXIT_USAGE);
+    assert_non_null(strstr(err.msg, "an experiment folder holds one job"));   /* 2 and 3 ranks */
+    snprintf(path, sizeof path, "%s/summary_ranks_3_rank_1.json", job);
+    assert_int_equal(unlink(path), 0);
+    write_rank(job, 2, 2, NULL, NULL, 0);       /* rank 2 of 2: not a rank */
+    assert_int_equal(harness_compare_side_load(job, &side, &err), HARNESS_EXIT_USAGE);
+    assert_non_null(strstr(err.msg, "summary_ranks_2_rank_2.json: rank 2 of a job of 2 ranks"));
+    snprintf(path, sizeof path, "%s/summary_ranks_2_rank_2.json", job);
+    assert_int_equal(unlink(path), 0);
+    write_status(job, "status.json", "failed", "disk full after the summary");
+    if (harness_compare_side_load(job, &side, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(side.n_runs, 1);
+    assert_string_equal(side.runs[0].status, "failed");
+    assert_non_null(strstr(side.runs[0].error, "status.json says failed, the summary ok: disk full after the summary"));
+    assert_int_equal(side.n_incomplete, 1);
+    assert_int_equal(side.incomplete[0].rank, 1);
+    assert_string_equal(side.incomplete[0].status, "missing");
+    harness_compare_side_free(&side);
+    snprintf(path, sizeof path, "%s/summary_ranks_2_rank_0.json", job);
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(harness_compare_side_load(job, &side, &err), 0);
+    assert_int_equal(side.n_runs, 0);
+    assert_int_equal(side.n_incomplete, 1);
+    assert_int_equal(side.incomplete[0].world_size, 0);
+    assert_string_equal(side.incomplete[0].status, "failed");
+    harness_compare_side_free(&side);
+
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);
+    assert_int_equal(system(cmd), 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -600,6 +749,7 @@ int main(void)
         cmocka_unit_test(test_decide_edges),
         cmocka_unit_test(test_zero_replicate),
         cmocka_unit_test(test_parse_summary),
+        cmocka_unit_test(test_window_medians_from_samples),
         cmocka_unit_test(test_matching),
         cmocka_unit_test(test_newest_duplicate),
         cmocka_unit_test(test_runs_as_replicates),
@@ -609,6 +759,7 @@ int main(void)
         cmocka_unit_test(test_nothing_matches),
         cmocka_unit_test(test_bad_summaries),
         cmocka_unit_test(test_folders),
+        cmocka_unit_test(test_job_with_failed_ranks),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

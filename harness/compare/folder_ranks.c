@@ -1,0 +1,207 @@
+/* folder_ranks.c - the ranks of an experiment folder as its file names and
+ * status files tell them (folder_ranks.h). */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE                /* strdup, asprintf */
+#endif
+#include "compare/folder_ranks.h"
+
+#include <cjson/cJSON.h>
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/fsutil.h"
+
+static int oom(harness_error *err)
+{
+    return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
+}
+
+/* A per-rank file name as the harness writes it ("summary_ranks_2_rank_1.json"):
+ * *ws and *rank, or 0. Only the exact spelling counts, so "summary_ranks_+2..."
+ * or "..._rank_01.json" are stray files, not a rank's. */
+static int rank_name(const char *name, const char *prefix, int *ws, int *rank)
+{
+    char fmt[64], again[64];
+    snprintf(fmt, sizeof fmt, "%s_ranks_%%d_rank_%%d.json", prefix);
+    if (sscanf(name, fmt, ws, rank) != 2)
+        return 0;
+    snprintf(again, sizeof again, "%s_ranks_%d_rank_%d.json", prefix, *ws, *rank);
+    return strcmp(name, again) == 0;
+}
+
+/* The status file of rank r of a job of ws ranks (0: not known). */
+static void status_name(char *buf, size_t cap, int ws, int r)
+{
+    if (r == 0)
+        snprintf(buf, cap, "status.json");
+    else
+        snprintf(buf, cap, "status_ranks_%d_rank_%d.json", ws, r);
+}
+
+/* 0, or 3 out of memory. */
+static int read_status(const char *dir, harness_rank_files *rf, harness_error *err)
+{
+    char path[4200];
+    snprintf(path, sizeof path, "%s/%s", dir, rf->status_file);
+    char *text = NULL;
+    size_t len = 0;
+    harness_error ignored = {0};
+    cJSON *st = harness_read_file(path, &text, &len, &ignored) == 0 ? cJSON_ParseWithLength(text, len) : NULL;
+    free(text);
+    const cJSON *status = cJSON_GetObjectItemCaseSensitive(st, "status");
+    const cJSON *complete = cJSON_GetObjectItemCaseSensitive(st, "complete");
+    const cJSON *error = cJSON_GetObjectItemCaseSensitive(st, "error");
+    const cJSON *key = cJSON_GetObjectItemCaseSensitive(st, "variant_key");
+    int good = cJSON_IsString(status);
+    rf->status = strdup(good ? status->valuestring : "unreadable");
+    /* README: trust a folder only when complete is true */
+    rf->ok = good && strcmp(status->valuestring, "ok") == 0 && cJSON_IsTrue(complete);
+    if (cJSON_IsString(error) && error->valuestring[0])
+        rf->error = strdup(error->valuestring);
+    if (cJSON_IsString(key) && key->valuestring[0])
+        rf->variant_key = strdup(key->valuestring);
+    int rc = !rf->status || (cJSON_IsString(error) && error->valuestring[0] && !rf->error) ||
+             (cJSON_IsString(key) && key->valuestring[0] && !rf->variant_key) ? oom(err) : 0;
+    cJSON_Delete(st);
+    return rc;
+}
+
+typedef struct seen { int summary, ws, rank; } seen;
+
+int harness_folder_ranks_read(const char *dir, harness_folder_ranks *out, harness_error *err)
+{
+    memset(out, 0, sizeof *out);
+    DIR *d = opendir(dir);
+    if (!d)
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: cannot open folder: %s", dir, strerror(errno));
+    seen *files = NULL;
+    size_t n = 0, cap = 0;
+    int status0 = 0, rc = 0;
+    struct dirent *e;
+    while (rc == 0 && (e = readdir(d)) != NULL) {
+        seen s = {0};
+        if (strcmp(e->d_name, "status.json") == 0) {
+            status0 = 1;
+            continue;
+        }
+        if (rank_name(e->d_name, "summary", &s.ws, &s.rank))
+            s.summary = 1;
+        else if (!rank_name(e->d_name, "status", &s.ws, &s.rank))
+            continue;
+        if (s.ws < 1 || s.ws > HARNESS_FOLDER_MAX_RANKS || s.rank < 0 || s.rank >= s.ws)
+            rc = harness_error_set(err, HARNESS_EXIT_USAGE, "%s/%s: rank %d of a job of %d ranks is not a rank "
+                                   "this reader takes (0 <= rank < ranks <= %d)", dir, e->d_name, s.rank, s.ws,
+                                   HARNESS_FOLDER_MAX_RANKS);
+        else if (n && s.ws != files[0].ws)
+            rc = harness_error_set(err, HARNESS_EXIT_USAGE, "%s: files of a job of %d ranks and of one of %d (%s); "
+                                   "an experiment folder holds one job", dir, files[0].ws, s.ws, e->d_name);
+        if (rc == 0 && n == cap) {
+            cap = cap ? cap * 2 : 16;
+            seen *grown = realloc(files, cap * sizeof *grown);
+            if (grown)
+                files = grown;
+            else
+                rc = oom(err);
+        }
+        if (rc == 0)
+            files[n++] = s;
+    }
+    closedir(d);
+    if (rc == 0 && (n || status0)) {
+        out->world_size = n ? files[0].ws : 0;
+        out->n = n ? (size_t)out->world_size : 1;
+        if (!(out->ranks = calloc(out->n, sizeof *out->ranks)))
+            rc = oom(err);
+    }
+    for (size_t r = 0; rc == 0 && r < out->n; r++) {
+        out->ranks[r].rank = (int)r;
+        status_name(out->ranks[r].status_file, sizeof out->ranks[r].status_file, out->world_size, (int)r);
+    }
+    char *has_status = rc == 0 && out->n ? calloc(out->n, 1) : NULL;
+    if (rc == 0 && out->n && !has_status)
+        rc = oom(err);
+    for (size_t i = 0; rc == 0 && i < n; i++) {
+        harness_rank_files *rf = &out->ranks[files[i].rank];
+        if (files[i].summary)
+            snprintf(rf->summary, sizeof rf->summary, "summary_ranks_%d_rank_%d.json", files[i].ws, rf->rank);
+        else if (rf->rank != 0)    /* rank 0's status is status.json */
+            has_status[rf->rank] = 1;
+    }
+    if (rc == 0 && out->n)
+        has_status[0] = (char)status0;
+    for (size_t r = 0; rc == 0 && r < out->n; r++) {
+        if (has_status[r])
+            rc = read_status(dir, &out->ranks[r], err);
+    }
+    free(has_status);
+    free(files);
+    if (rc != 0)
+        harness_folder_ranks_free(out);
+    return rc;
+}
+
+void harness_folder_ranks_free(harness_folder_ranks *f)
+{
+    for (size_t i = 0; f->ranks && i < f->n; i++) {
+        free(f->ranks[i].status);
+        free(f->ranks[i].error);
+        free(f->ranks[i].variant_key);
+    }
+    free(f->ranks);
+    memset(f, 0, sizeof *f);
+}
+
+const char *harness_rank_files_why(const char *status)
+{
+    if (!status || strcmp(status, "missing") == 0)
+        return "no status file either: it never started, or its files were removed";
+    if (strcmp(status, "running") == 0)
+        return "killed (SIGKILL, out of memory) or still running";
+    if (strcmp(status, "crashed") == 0)
+        return "crashed before writing its summary";
+    if (strcmp(status, "unreadable") == 0)
+        return "its status file cannot be read";
+    if (strcmp(status, "ok") == 0)
+        return "its summary is missing";
+    return "stopped before writing its summary";
+}
+
+int harness_rank_files_overrules(const harness_rank_files *rf, const char *summary_status)
+{
+    return rf->status && !rf->ok && strcmp(rf->status, summary_status) != 0;
+}
+
+char *harness_rank_files_override(const harness_rank_files *rf, const char *dir, const char *summary_status)
+{
+    char *msg = NULL;
+    const char *why = rf->error ? rf->error
+                      : strcmp(rf->status, "running") == 0 ? "killed or still running after writing its summary"
+                      : strcmp(rf->status, "unreadable") == 0 ? "not a status file this harness can read"
+                      : "it ended so after writing its summary";
+    if (asprintf(&msg, "%s/%s says %s, the summary %s: %s", dir, rf->status_file, rf->status, summary_status,
+                 why) < 0)
+        return NULL;
+    return msg;
+}
+
+int harness_rank_files_settle(const harness_rank_files *rf, const char *dir, harness_run_summary *r,
+                              harness_error *err)
+{
+    if (!harness_rank_files_overrules(rf, r->status))
+        return 0;
+    char *error = harness_rank_files_override(rf, dir, r->status);
+    char *status = strdup(rf->status);
+    if (!error || !status) {
+        free(error);
+        free(status);
+        return oom(err);
+    }
+    free(r->status);
+    free(r->error);
+    r->status = status;
+    r->error = error;
+    return 0;
+}
