@@ -70,15 +70,16 @@ a = t["across_windows"]
 assert a["unit_of_replication"] == "window" and a["n"] == 2 and abs(a["ci_level"] - coverage(2, 0)) < 1e-12
 PY
 
-# A window of 60 ms, long enough for the ratio: one busy thread reads about 1
-# (the bounds leave room for a loaded machine; the 200 us windows above once read 4.4).
+# A window of 60 ms, long enough for the ratio: one busy thread reads at most
+# about 1 (the 200 us windows above once read 4.4); a loaded machine reads less
+# (0.26 at load 8 on 2 cores), so no lower bound.
 expect_exit 0 "a long window's cpu/wall" "$HARNESS" run "$CONFIGS/spin_tiny.yaml" --output-dir "$SCRATCH/long" \
     --set component.config.duration_ns=12000000 --set schedule.repeat=1
 python3 - "$SCRATCH"/long/*/summary_ranks_1_rank_0.json <<'PY' || fail "a 60 ms window's cpu_per_wall"
 import json, sys
 w = json.load(open(sys.argv[1]))["timing"]["windows"][0]
 assert w["wall_ns"] >= 50e6 and abs(w["cpu_per_wall"] - w["cpu_ns"] / w["wall_ns"]) < 1e-9, w
-assert 0.3 < w["cpu_per_wall"] < 1.7, w
+assert 0 < w["cpu_per_wall"] < 1.7, w
 PY
 
 # measurement_steps: auto with an unreachable target stops at max_steps and says so.
