@@ -13,7 +13,8 @@ static void usage(FILE *f)
 {
     fputs("usage: harness export EXPERIMENT... [--format csv|json]\n"
           "\n"
-          "Print one row per rank and measurement window of each experiment folder:\n"
+          "Print one row per rank and measurement window of each experiment folder\n"
+          "(an EXPERIMENT may be a folder of them, as for compare):\n"
           "status, variant, device, the window's statistics (ns), throughput at its\n"
           "median, then config.* (the component's parameters) and env.* columns.\n"
           "A run that failed before measuring gets one row with its status and error.\n"

@@ -10,7 +10,8 @@ static void usage(FILE *f)
 {
     fputs("usage: harness record EXPERIMENT... --db FILE [--commit SHA] [--branch NAME]\n"
           "\n"
-          "Store the runs of experiment folders written by `harness run` in an SQLite\n"
+          "Store the runs of experiment folders written by `harness run` (or of every\n"
+          "experiment folder below a folder) in an SQLite\n"
           "results database (created when absent): per rank, the machine (host, CPU, GPU),\n"
           "git commit and branch, harness version, variant key, config hash and resolved\n"
           "config, world size, rank, status, statistics, window medians and every\n"
@@ -85,8 +86,8 @@ int harness_cmd_record(int argc, char **argv)
     harness_db_close(db);
     if (rc != 0)
         return harness_error_report(&err);
-    printf("recorded %zu run%s from %zu experiment folder%s into %s", res.added, res.added == 1 ? "" : "s", n,
-           n == 1 ? "" : "s", db_path);
+    printf("recorded %zu run%s from %zu experiment folder%s into %s", res.added, res.added == 1 ? "" : "s",
+           res.folders, res.folders == 1 ? "" : "s", db_path);
     if (res.already)
         printf(" (%zu already stored)", res.already);
     putchar('\n');

@@ -9,6 +9,7 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "compare/experiment_folders.h"
 #include "compare/folder_ranks.h"
 #include "util/fsutil.h"
 #include "util/json_strict.h"
@@ -265,22 +266,12 @@ static int add_missing_rank(harness_export_table *t, const char *folder, int wor
     return rc;
 }
 
-int harness_export_add_folder(harness_export_table *t, const char *folder, harness_error *err)
+static int add_experiment(harness_export_table *t, const char *folder, harness_error *err)
 {
-    struct stat st;
-    if (stat(folder, &st) != 0)
-        return harness_error_set(err, HARNESS_EXIT_USAGE, "export: %s: %s; expected an experiment folder", folder,
-                                 strerror(errno));
-    if (!S_ISDIR(st.st_mode))
-        return harness_error_set(err, HARNESS_EXIT_USAGE, "export: %s: not a directory; expected an experiment "
-                                 "folder", folder);
     harness_folder_ranks fr;
     if (harness_folder_ranks_read(folder, &fr, err) != 0)
         return err->code;
     int rc = 0;
-    if (fr.n == 0)
-        rc = harness_error_set(err, HARNESS_EXIT_USAGE, "export: %s: not an experiment folder (no "
-                               "summary_ranks_*.json, no status.json)", folder);
     for (size_t i = 0; rc == 0 && i < fr.n; i++) {
         const harness_rank_files *rf = &fr.ranks[i];
         if (rf->summary[0]) {
@@ -292,5 +283,25 @@ int harness_export_add_folder(harness_export_table *t, const char *folder, harne
         }
     }
     harness_folder_ranks_free(&fr);
+    return rc;
+}
+
+/* An experiment folder, or a folder of them (as compare takes). */
+int harness_export_add_folder(harness_export_table *t, const char *folder, harness_error *err)
+{
+    harness_experiment_folders found;
+    if (harness_experiment_folders_find(folder, &found, err) != 0) {
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        return harness_error_set(err, err->code, "export: %s", msg);
+    }
+    int rc = 0;
+    if (found.n == 0)
+        rc = harness_error_set(err, HARNESS_EXIT_USAGE, "export: %s: not an experiment folder, nor a folder of "
+                               "them (no summary_ranks_*.json or status.json here or below, to depth %d)", folder,
+                               HARNESS_EXPERIMENT_SEARCH_DEPTH);
+    for (size_t i = 0; rc == 0 && i < found.n; i++)
+        rc = add_experiment(t, found.paths[i], err);
+    harness_experiment_folders_free(&found);
     return rc;
 }

@@ -10,6 +10,7 @@
 #endif
 #include "compare/compare.h"
 #include "compare/compare_internal.h"
+#include "compare/experiment_folders.h"
 #include "compare/folder_ranks.h"
 
 #include <cjson/cJSON.h>
@@ -27,7 +28,6 @@
 #include "util/json_strict.h"
 #include "util/sample_file.h"
 
-#define MAX_DEPTH 4                /* folders below the root searched for experiment folders */
 
 /* ---- one summary ------------------------------------------------------------- */
 
@@ -446,64 +446,6 @@ int harness_cmp_natural_cmp(const char *a, const char *b)
     return (*a != 0) - (*b != 0);
 }
 
-static int natural_cmp_qsort(const void *pa, const void *pb)
-{
-    return harness_cmp_natural_cmp(*(char *const *)pa, *(char *const *)pb);
-}
-
-static char *join(const char *dir, const char *name)
-{
-    size_t ld = strlen(dir);
-    int slash = ld > 0 && dir[ld - 1] == '/';
-    char *p = malloc(ld + strlen(name) + 2);
-    if (p)
-        sprintf(p, "%s%s%s", dir, slash ? "" : "/", name);
-    return p;
-}
-
-/* The entries of dir (no hidden ones), in natural order. */
-static int list_dir(const char *dir, char ***names, size_t *n, harness_error *err)
-{
-    *names = NULL;
-    *n = 0;
-    DIR *d = opendir(dir);
-    if (!d)
-        return bad(err, dir, "cannot open folder: %s", strerror(errno));
-    size_t cap = 0;
-    int rc = 0;
-    struct dirent *e;
-    while ((e = readdir(d)) != NULL) {
-        if (e->d_name[0] == '.')
-            continue;
-        if (*n == cap) {
-            size_t ncap = cap ? cap * 2 : 16;
-            char **grown = realloc(*names, ncap * sizeof *grown);
-            if (!grown) {
-                rc = harness_cmp_oom(err);
-                break;
-            }
-            *names = grown;
-            cap = ncap;
-        }
-        if (!((*names)[*n] = strdup(e->d_name))) {
-            rc = harness_cmp_oom(err);
-            break;
-        }
-        ++*n;
-    }
-    closedir(d);
-    if (*n > 1)
-        qsort(*names, *n, sizeof **names, natural_cmp_qsort);
-    return rc;
-}
-
-static void free_names(char **names, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
-}
-
 /* Rank rf of dir left no summary: keep what its status file says, so that
  * the comparison fails rather than skip a killed rank. */
 static int add_incomplete(harness_compare_side *side, const char *dir, int world_size, const harness_rank_files *rf,
@@ -534,7 +476,9 @@ static int load_experiment(harness_compare_side *side, const char *dir, const ha
     int rc = 0;
     for (size_t i = 0; i < fr->n && rc == 0; i++) {
         const harness_rank_files *rf = &fr->ranks[i];
-        char *path = rf->summary[0] ? join(dir, rf->summary) : NULL;
+        char *path = NULL;
+        if (rf->summary[0] && asprintf(&path, "%s/%s", dir, rf->summary) < 0)
+            path = NULL;
         struct stat st;
         if (rf->summary[0] && !path) {
             rc = harness_cmp_oom(err);
@@ -552,60 +496,27 @@ static int load_experiment(harness_compare_side *side, const char *dir, const ha
     return rc;
 }
 
-/* When dir is an experiment folder, load its ranks; else look in its
- * subfolders. *found: whether dir itself was an experiment folder. */
-static int scan(harness_compare_side *side, const char *dir, int depth, int *found, harness_error *err)
-{
-    char **names;
-    size_t n;
-    *found = 0;
-    if (list_dir(dir, &names, &n, err) != 0) {
-        free_names(names, n);
-        return err->code;
-    }
-    harness_folder_ranks fr;
-    int rc = harness_folder_ranks_read(dir, &fr, err);
-    if (rc == 0 && fr.n) {
-        *found = 1;
-        rc = load_experiment(side, dir, &fr, err);
-    }
-    harness_folder_ranks_free(&fr);
-    for (size_t i = 0; i < n && rc == 0 && !*found && depth < MAX_DEPTH; i++) {
-        char *path = join(dir, names[i]);
-        struct stat st;
-        int sub;
-        if (!path)
-            rc = harness_cmp_oom(err);
-        else if (stat(path, &st) == 0 && S_ISDIR(st.st_mode))
-            rc = scan(side, path, depth + 1, &sub, err);
-        free(path);
-    }
-    free_names(names, n);
-    return rc;
-}
-
 int harness_compare_side_load(const char *root, harness_compare_side *side, harness_error *err)
 {
     memset(side, 0, sizeof *side);
-    struct stat st;
-    if (stat(root, &st) != 0)
-        return bad(err, root, "%s; expected an experiment folder written by `harness run` or a folder of them",
-                   errno == ENOENT ? "no such folder" : strerror(errno));
-    if (!S_ISDIR(st.st_mode))
-        return bad(err, root, "not a folder; expected an experiment folder written by `harness run` or a folder "
-                   "of them");
-    if (!(side->root = strdup(root)))
-        return harness_cmp_oom(err);
-    int found;
-    if (scan(side, root, 0, &found, err) != 0) {
-        harness_compare_side_free(side);
+    harness_experiment_folders found;
+    if (harness_experiment_folders_find(root, &found, err) != 0)
         return err->code;
+    int rc = (side->root = strdup(root)) ? 0 : harness_cmp_oom(err);
+    side->is_parent = !found.root_is_experiment;
+    for (size_t i = 0; rc == 0 && i < found.n; i++) {
+        harness_folder_ranks fr;
+        rc = harness_folder_ranks_read(found.paths[i], &fr, err);
+        if (rc == 0)
+            rc = load_experiment(side, found.paths[i], &fr, err);
+        harness_folder_ranks_free(&fr);
     }
-    side->is_parent = !found;
-    if (side->n_runs == 0 && side->n_incomplete == 0) {
+    harness_experiment_folders_free(&found);
+    if (rc == 0 && side->n_runs == 0 && side->n_incomplete == 0)
+        rc = bad(err, root, "no summary_ranks_N_rank_r.json in this folder or its subfolders (to depth %d); "
+                 "expected an experiment folder written by `harness run` or a folder of them",
+                 HARNESS_EXPERIMENT_SEARCH_DEPTH);
+    if (rc != 0)
         harness_compare_side_free(side);
-        return bad(err, root, "no summary_ranks_N_rank_r.json in this folder or its subfolders (to depth %d); "
-                   "expected an experiment folder written by `harness run` or a folder of them", MAX_DEPTH);
-    }
-    return 0;
+    return rc;
 }

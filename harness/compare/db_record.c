@@ -4,6 +4,7 @@
 #define _GNU_SOURCE                /* strdup */
 #endif
 #include "compare/compare.h"
+#include "compare/experiment_folders.h"
 #include "compare/folder_ranks.h"
 #include "compare/results_db.h"
 
@@ -367,14 +368,45 @@ static int write_folder(writer *w, const rec_folder *f, const harness_record_opt
     return 0;
 }
 
-int harness_db_record(harness_db *db, const char *const *folders, size_t n, const harness_record_options *o,
+/* The experiment folders the arguments name, each an experiment folder or
+ * a folder of them (as compare takes), flattened into *paths (borrowed from
+ * found[], which the caller frees). */
+static int expand(const char *const *args, size_t n_args, harness_experiment_folders *found, const char ***paths,
+                  size_t *n, harness_error *err)
+{
+    *paths = NULL;
+    *n = 0;
+    size_t total = 0;
+    for (size_t i = 0; i < n_args; i++) {
+        if (harness_experiment_folders_find(args[i], &found[i], err) != 0)
+            return err->code;
+        if (found[i].n == 0)
+            return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: not an experiment folder, nor a folder of them "
+                                     "(no summary_ranks_N_rank_r.json or status.json here or below, to depth %d)",
+                                     args[i], HARNESS_EXPERIMENT_SEARCH_DEPTH);
+        total += found[i].n;
+    }
+    if (!(*paths = malloc((total ? total : 1) * sizeof **paths)))
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
+    for (size_t i = 0; i < n_args; i++)
+        for (size_t j = 0; j < found[i].n; j++)
+            (*paths)[(*n)++] = found[i].paths[j];
+    return 0;
+}
+
+int harness_db_record(harness_db *db, const char *const *args, size_t n_args, const harness_record_options *o,
                       harness_record_result *res, harness_error *err)
 {
     memset(res, 0, sizeof *res);
-    rec_folder *f = calloc(n ? n : 1, sizeof *f);
-    if (!f)
+    harness_experiment_folders *found = calloc(n_args ? n_args : 1, sizeof *found);
+    if (!found)
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
-    int rc = 0;
+    const char **folders = NULL;
+    size_t n = 0;
+    int rc = expand(args, n_args, found, &folders, &n, err);
+    rec_folder *f = rc == 0 ? calloc(n ? n : 1, sizeof *f) : NULL;
+    if (rc == 0 && !f)
+        rc = harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
     for (size_t i = 0; i < n && rc == 0; i++)
         rc = load_folder(folders[i], &f[i], err);
     writer w = {db, harness_db_handle(db), err};
@@ -386,14 +418,19 @@ int harness_db_record(harness_db *db, const char *const *folders, size_t n, cons
                 rc = write_folder(&w, &f[i], o, res);
             if (rc == 0 && sqlite3_exec(w.h, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
                 rc = fail(&w, "committing the record");
+            res->folders = rc == 0 ? n : 0;
             if (rc != 0) {
                 sqlite3_exec(w.h, "ROLLBACK", NULL, NULL, NULL);
                 memset(res, 0, sizeof *res);
             }
         }
     }
-    for (size_t i = 0; i < n; i++)
+    for (size_t i = 0; f && i < n; i++)
         free_folder(&f[i]);
     free(f);
+    free(folders);
+    for (size_t i = 0; i < n_args; i++)
+        harness_experiment_folders_free(&found[i]);
+    free(found);
     return rc;
 }

@@ -40,10 +40,12 @@ typedef struct harness_record_options {
 typedef struct harness_record_result {
     size_t added;                  /* runs (ranks) stored */
     size_t already;                /* runs found already stored (same summary bytes) */
+    size_t folders;                /* experiment folders read (folders of them expanded) */
 } harness_record_result;
 
 /* Record the experiment folders (each holds resolved_config.yaml and its
- * summary_ranks_N_rank_r.json files) in one transaction: every folder is
+ * summary_ranks_N_rank_r.json files; an argument may also be a folder of
+ * them, as compare takes) in one transaction: every folder is
  * read and checked first, so a bad folder (2, naming it) stores nothing, and
  * a failure while writing rolls everything back (3). A run whose summary
  * bytes are already stored is counted in `already` and not stored again. */

@@ -119,9 +119,20 @@ python3 -c 'import json, sys; r = json.load(open(sys.argv[1]))[0]
 assert r["rank"] == 0 and r["status"] == "missing" and "no status file" in r["error"], r' "$SCRATCH/out" &&
     pass "a rank with no file: status missing" || fail "a rank with no file"
 
+# The folder of them all, as compare takes it: every row of naming each
+# (and the job's, made since in the same folder).
+expect_exit 0 "export a folder of experiments" "$HARNESS" export "$out" --format json
+python3 - "$SCRATCH/out" "$SCRATCH/export.json" <<'PY' && pass "a folder of experiments: every run's rows" ||
+import json, sys
+got, named = json.load(open(sys.argv[1])), json.load(open(sys.argv[2]))
+key = lambda r: (r["experiment"], r["rank"], r.get("window"))
+assert set(map(key, named)) <= set(map(key, got)) and len(got) > len(named), (len(got), len(named))
+PY
+    fail "export of a folder of experiments"
+
 # Bad input: exit 2, a message naming what, and nothing on stdout.
 expect_exit 2 "a missing folder" "$HARNESS" export "$a" nowhere
-expect_err "export: nowhere: No such file or directory" "the missing folder is named"
+expect_err "export: nowhere: no such folder; expected an experiment folder" "the missing folder is named"
 [ -s "$SCRATCH/out" ] && fail "nothing printed for a bad folder" || pass "nothing printed for a bad folder"
 mkdir empty
 expect_exit 2 "a folder that is not an experiment" "$HARNESS" export empty

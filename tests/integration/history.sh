@@ -114,6 +114,11 @@ expect_err "results.sqlite: no run recorded on branch nope matches a run of $slo
 # Recording again stores nothing new.
 expect_exit 0 "record twice" "$HARNESS" record "$last" --db "$SCRATCH/results.sqlite"
 grep -q "recorded 0 runs from 1 experiment folder into .* (1 already stored)" "$SCRATCH/out" || fail "record twice"
+# Folders of experiment folders, as compare takes them: each expands to the runs below.
+expect_exit 0 "record folders of experiments" "$HARNESS" record "$SCRATCH/exp1" "$SCRATCH/exp2" \
+    --db "$SCRATCH/results.sqlite"
+grep -q "recorded 0 runs from 2 experiment folders into .* (2 already stored)" "$SCRATCH/out" ||
+    fail "record folders of experiments: $(cat "$SCRATCH/out")"
 
 # Bad input: exit 2 or 3 naming the culprit, the database unchanged.
 sum() { cksum <"$SCRATCH/results.sqlite"; }
