@@ -69,6 +69,65 @@ static void test_exact_p_matches_scipy(void **state)
     assert_near(r.p, 0.07525601333650869, 1e-12);
 }
 
+static void test_exact_p_with_ties(void **state)
+{
+    (void)state;
+    /* Tied replicates (equal window medians from a coarse clock) make U a
+     * half-integer; the p is that of the permutation distribution of the
+     * mid-rank sum given the ties. Values from scipy 1.17:
+     *   rank = lambda x, y: scipy.stats.rankdata(np.concatenate([x, y]))[:len(x)].sum()
+     *   scipy.stats.permutation_test((cand, base), rank, permutation_type="independent",
+     *                                n_resamples=np.inf).pvalue    (two-sided: twice the smaller tail)
+     * The first is also mannwhitneyu(cand, base, method="exact"); flooring
+     * U = 15.5 had given 0.0286, a REGRESSION at alpha 0.05. */
+    static const double b1[] = {100, 101, 102, 103}, c1[] = {103, 120, 121, 122};
+    harness_rank_shift r = shift(b1, 4, c1, 4, 0.05);
+    assert_true(r.exact);
+    assert_near(r.u, 15.5, 0);
+    assert_near(r.p, 0.05714285714285714, 1e-12);
+
+    static const double b2[] = {1, 2, 2, 3, 5}, c2[] = {2, 3, 3, 4, 6, 6};
+    r = shift(b2, 5, c2, 6, 0.05);
+    assert_near(r.u, 23, 0);
+    assert_near(r.p, 0.17316017316017315, 1e-12);
+
+    /* cand the smaller side */
+    static const double b3[] = {10, 10, 11, 12, 12, 12}, c3[] = {12, 13, 13, 14};
+    r = shift(b3, 6, c3, 4, 0.05);
+    assert_near(r.u, 22.5, 0);
+    assert_near(r.p, 0.0380952380952381, 1e-12);
+
+    /* lopsided, ties on both sides of the small one */
+    static const double b4[] = {5, 5};
+    static const double c4[] = {5,  6,  6,  7,  7,  7,  8,  9,  9,  9,  10, 10, 11, 12, 12,
+                                13, 14, 15, 15, 15, 16, 17, 18, 19, 20, 20, 21, 22, 23, 24};
+    r = shift(b4, 2, c4, 30, 0.05);
+    assert_true(r.exact);
+    assert_near(r.u, 59, 0);
+    assert_near(r.p, 0.012096774193548387, 1e-12);
+}
+
+static void test_lopsided_sizes_stay_small(void **state)
+{
+    (void)state;
+    /* 3 against 10,000 replicates: C(10003, 3) ~ 1.7e11 arrangements fit a
+     * double, but a table of U by size took 4.7 GB; the exact table would
+     * still sweep 2.4e9 cells, so this falls to the normal approximation.
+     * scipy.stats.mannwhitneyu(cand, base, method="asymptotic") (tie- and
+     * continuity-corrected): 0.4387306206971888. */
+    static double c[10000];
+    for (int i = 0; i < 10000; i++)
+        c[i] = 1000 + i / 2500;   /* 1000..1003, 2500 each */
+    static const double b[] = {1001, 1002, 1003};
+    harness_rank_shift r = shift(b, 3, c, 10000, 0.05);
+    assert_false(r.exact);
+    assert_near(r.u, 11250, 0);
+    assert_near(r.p, 0.4387306206971888, 1e-9);
+    /* 3 against 1,000 is still exact (a 24,000-cell table) */
+    r = shift(b, 3, c, 1000, 0.05);
+    assert_true(r.exact);
+}
+
 static void test_normal_approximation_matches_scipy(void **state)
 {
     (void)state;
@@ -329,6 +388,8 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exact_p_matches_scipy),
+        cmocka_unit_test(test_exact_p_with_ties),
+        cmocka_unit_test(test_lopsided_sizes_stay_small),
         cmocka_unit_test(test_normal_approximation_matches_scipy),
         cmocka_unit_test(test_null_distribution_and_coverage),
         cmocka_unit_test(test_min_p),
