@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -348,6 +349,61 @@ static void test_signed_rank_matches_scipy(void **state)
     assert_near(r.ratio, 1.1, 1e-12);
 }
 
+static void test_signed_rank_with_ties_and_zeros(void **state)
+{
+    (void)state;
+    harness_signed_rank r;
+    /* Round 2 ran 2% faster and round 3 2% slower: equal |d| (the same two
+     * logs subtracted), mid-ranked 2.5, so W = 25.5. p from scipy 1.17:
+     *   scipy.stats.wilcoxon(d).pvalue, and the sign-flip enumeration
+     *   scipy.stats.permutation_test((d,), w_plus, permutation_type="samples", n_resamples=np.inf)
+     * with w_plus(x) = rankdata(|x[x != 0]|)[x[x != 0] > 0].sum(): both 0.0625
+     * (flooring W had given 0.0469). */
+    static const double b1[] = {1000, 1020, 1000, 1000, 1000, 1000, 1000};
+    static const double c1[] = {1010, 1000, 1020, 1030, 1040, 1050, 1060};
+    assert_int_equal(harness_signed_rank_compute(b1, c1, 7, 0.05, &r), 0);
+    assert_near(r.w, 25.5, 0);
+    assert_near(r.p, 0.0625, 1e-12);
+
+    /* a zero (dropped) and ties of one sign; both as above: 0.078125 */
+    static const double b2[] = {1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000};
+    static const double c2[] = {1000, 1010, 990, 1010, 1020, 1020, 1030, 1040};
+    assert_int_equal(harness_signed_rank_compute(b2, c2, 8, 0.05, &r), 0);
+    assert_int_equal(r.n_zero, 1);
+    assert_near(r.p, 0.078125, 1e-12);
+    assert_near(r.min_p, 2.0 / 128.0, 1e-15);
+
+    /* 60 rounds, two tie groups: beyond the exact table, the normal
+     * approximation with the tie-corrected variance sum(r^2) / 4:
+     * scipy.stats.wilcoxon(d, method="approx", correction=True).pvalue */
+    double b3[60], c3[60];
+    for (int i = 0; i < 60; i++) {
+        double lo = 1000, hi = i < 42 ? 1010 : 1020;
+        int slower = i < 30 || (i >= 42 && i < 57);
+        b3[i] = slower ? lo : hi;
+        c3[i] = slower ? hi : lo;
+    }
+    assert_int_equal(harness_signed_rank_compute(b3, c3, 60, 0.05, &r), 0);
+    assert_near(r.w, 1417.5, 0);
+    assert_near(r.p, 0.0001069265691834405, 1e-12);
+
+    /* Six rounds, one with no difference: five count, and five can reach
+     * 2 / 2^5 = 0.0625 at best (scipy.stats.wilcoxon(d).pvalue: 0.0625),
+     * so at alpha 0.05 the verdict says too few rounds, not a p of 0.03. */
+    static const double b4[] = {1000, 1000, 1000, 1000, 1000, 1000};
+    static const double c4[] = {1000, 1010, 1020, 1030, 1040, 1050};
+    assert_int_equal(harness_signed_rank_compute(b4, c4, 6, 0.05, &r), 0);
+    assert_near(r.min_p, 0.0625, 1e-15);
+    assert_near(r.p, 0.0625, 1e-12);
+    const harness_compare_options o = {0.01, 0.05, 1};
+    harness_compare_stats s;
+    assert_int_equal(harness_compare_paired(b4, c4, 6, &o, &s), 0);
+    harness_compare_decide(&s, &o, NULL, NULL);
+    assert_int_equal(s.verdict, HARNESS_VERDICT_AMBIGUOUS);
+    assert_non_null(strstr(s.why, "too few rounds: 6 paired rounds, of which 1 with no difference (dropped)"));
+    assert_non_null(strstr(s.why, "6 rounds with a difference are needed (--rounds 7 or more)"));
+}
+
 /* Why rounds: the machine drifts 3% from round to round (a random walk),
  * within a round base and cand see the same state. The paired test keeps
  * its size and sees a 2% slowdown; the same numbers treated as two
@@ -396,6 +452,7 @@ int main(void)
         cmocka_unit_test(test_hodges_lehmann_and_moses),
         cmocka_unit_test(test_simulated_false_positives),
         cmocka_unit_test(test_signed_rank_matches_scipy),
+        cmocka_unit_test(test_signed_rank_with_ties_and_zeros),
         cmocka_unit_test(test_paired_rounds_under_drift),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
