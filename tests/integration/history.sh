@@ -174,6 +174,15 @@ PY
 [ "$(sum)" = "$before" ] || fail "the database changed after a locked record"
 bad 2 "record: --db FILE is required" "record without --db" record "$last"
 bad 2 "history: --db FILE is required" "history without --db" history
+# an alpha below the smallest permutation p, 1/(permutations+1), could never find a change point
+bad 2 "history: --alpha 0.001 can never be reached with --permutations 499 (the smallest permutation p is \
+1/(499+1) = 0.002): use --permutations 999 or more (the rule: permutations >= ceil(1/alpha) - 1), or a larger --alpha" \
+    "--alpha below 1/(permutations+1)" history --db "$SCRATCH/results.sqlite" --alpha 0.001
+bad 2 "history: --alpha 0.003 can never be reached with --permutations 332" "--alpha 0.003 with 332 permutations" \
+    history --db "$SCRATCH/results.sqlite" --permutations 332 --alpha 0.003
+expect_exit 0 "history: --alpha 0.003 with 333 permutations (1/334 <= 0.003)" "$HARNESS" history \
+    --db "$SCRATCH/results.sqlite" --alpha 0.003 --permutations 333
+grep -q "alpha 0.003, 333 permutations" "$SCRATCH/out" || fail "history: --alpha 0.003 --permutations 333 used"
 
 expect_exit 0 "record --help" "$HARNESS" record --help
 expect_exit 0 "history --help" "$HARNESS" history --help
