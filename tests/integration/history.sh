@@ -54,6 +54,27 @@ assert 12 < cp["change_pct"] < 28, cp
 assert cp["p"] <= 0.01
 PY
 
+# Each CI with the coverage its run recorded (the summary's ci_level), not a
+# nominal 95%: a run of 4 samples has an 87.5% CI at best.
+python3 - "$SCRATCH/out" >"$SCRATCH/levels" <<'PY' || fail "json: ci_level"
+import json, sys
+(s,) = json.load(open(sys.argv[1]))["series"]
+assert all(0.95 <= p["ci_level"] < 1 for p in s["points"]), [p["ci_level"] for p in s["points"]]
+print("\n".join("%.1f%%" % (100 * p["ci_level"]) for p in s["points"]))
+PY
+expect_exit 0 "history: text again" "$HARNESS" history --db "$SCRATCH/results.sqlite"
+grep "^ *[0-9]*  c[0-9]" "$SCRATCH/out" | sed 's/.*\] \([0-9.]*%\).*/\1/' | cmp -s - "$SCRATCH/levels" ||
+    fail "text: each CI's coverage, as in the JSON"
+grep -q "95% CI" "$SCRATCH/out" && fail "text: a nominal 95% CI"
+few=$("$HARNESS" run "$CONFIGS/spin_tiny.yaml" --output-dir "$SCRATCH/few" --quiet --set schedule.measurement_steps=4 \
+    --set schedule.repeat=1 --set profiling.trace=false --set profiling.memory=false) || fail "a run of 4 samples"
+"$HARNESS" record "$few" --db "$SCRATCH/few.sqlite" --commit f1 --branch main >/dev/null || fail "record 4 samples"
+expect_exit 0 "history: 4 samples" "$HARNESS" history --db "$SCRATCH/few.sqlite"
+grep -q "^  *#  commit .*  CI of the median, its coverage$" "$SCRATCH/out" || fail "text: the CI column's header"
+grep -q "^     1  f1 .*\] 87\.5%$" "$SCRATCH/out" || fail "text: a 4-sample CI is 87.5%"
+expect_exit 0 "history: 4 samples, markdown" "$HARNESS" history --db "$SCRATCH/few.sqlite" --format markdown
+grep -q "^| 1 | \`f1\` | .* | \[.*\] | 87\.5% |$" "$SCRATCH/out" || fail "markdown: a 4-sample CI is 87.5%"
+
 expect_exit 0 "history: html" "$HARNESS" history --db "$SCRATCH/results.sqlite" --format html
 python3 - "$SCRATCH/out" <<'PY' || fail "html report"
 import sys, xml.dom.minidom
