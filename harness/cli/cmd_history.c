@@ -1,6 +1,7 @@
 /* harness history --db FILE: series of recorded runs and their change points. */
 #include <errno.h>
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,16 +16,18 @@ static void usage(FILE *f)
           "                       [--alpha A] [--permutations N] [--format text|markdown|json|html]\n"
           "\n"
           "The runs recorded with `harness record`, one series per (machine, variant key,\n"
-          "config hash, world size, rank); each point is a run's median with its 95% CI,\n"
-          "in commit order (the order the runs were recorded). Change points are found by\n"
-          "E-divisive means with a permutation test (as MongoDB's CI and Apache Otava do):\n"
-          "each with the commit where the new level starts, the step (medians of the\n"
-          "segments either side) and its permutation p. Runs that failed are left out.\n"
+          "config hash, world size, rank); each point is a run's median with its CI and\n"
+          "that CI's coverage, in commit order (the order the runs were recorded). Change\n"
+          "points are found by E-divisive means with a permutation test (as MongoDB's CI\n"
+          "and Apache Otava do): each with the commit where the new level starts, the\n"
+          "step (medians of the segments either side) and its permutation p. Runs that\n"
+          "failed are left out.\n"
           "\n"
           "  --db FILE             the results database\n"
           "  --variant, --machine, --branch, --config-hash, --world-size, --rank   filters\n"
           "  --alpha A             significance of each change point (default 0.01)\n"
-          "  --permutations N      per test (default 499)\n"
+          "  --permutations N      per test (default 499); the smallest p is 1/(N+1), so N must be\n"
+          "                        at least ceil(1/A) - 1 (--alpha 0.001 needs 999)\n"
           "  --format F            text (default), markdown, json, or html (one self-contained\n"
           "                        page: an inline SVG chart per series, no script)\n"
           "\n"
@@ -122,6 +125,26 @@ int harness_cmd_history(int argc, char **argv)
     }
     if (!db_path) {
         harness_error_set(&err, HARNESS_EXIT_USAGE, "history: --db FILE is required; see `harness history --help`");
+        return harness_error_report(&err);
+    }
+    /* A permutation p is at least 1 / (permutations + 1): an alpha below it
+     * can never find a change point and the report would only say "none".
+     * The rule: permutations >= ceil(1 / alpha) - 1. */
+    if (1.0 / (cp.permutations + 1.0) > cp.alpha) {
+        double need = ceil(1.0 / cp.alpha) - 1.0;
+        while (1.0 / (need + 1.0) > cp.alpha)   /* rounding in 1 / alpha */
+            need += 1.0;
+        if (need <= 1e9)
+            harness_error_set(&err, HARNESS_EXIT_USAGE,
+                              "history: --alpha %g can never be reached with --permutations %d (the smallest "
+                              "permutation p is 1/(%d+1) = %.4g): use --permutations %.0f or more (the rule: "
+                              "permutations >= ceil(1/alpha) - 1), or a larger --alpha",
+                              cp.alpha, cp.permutations, cp.permutations, 1.0 / (cp.permutations + 1.0), need);
+        else
+            harness_error_set(&err, HARNESS_EXIT_USAGE,
+                              "history: --alpha %g would need --permutations %.0f (the rule: permutations >= "
+                              "ceil(1/alpha) - 1), beyond the 1000000000 allowed: use a larger --alpha",
+                              cp.alpha, need);
         return harness_error_report(&err);
     }
     harness_db *db;

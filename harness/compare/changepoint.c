@@ -53,22 +53,35 @@ static uint64_t next(uint64_t *s)   /* splitmix64 */
     return z ^ (z >> 31);
 }
 
-/* p of the segment's best split: (1 + #permutations with a Q as large) / (R + 1). */
-static double permutation_p(const double *x, size_t n, double q, const harness_cp_options *o, uint64_t *rng,
-                            double *scratch)
+/* p of the best split q over all segments (bounds[0..nb), starts then n):
+ * (1 + #permutations whose best Q reaches q) / (R + 1). The observed q is
+ * the largest over the segments, so each permutation shuffles every segment
+ * within itself (keeping the change points already found) and takes the
+ * largest best Q over them, as e.divisive does; shuffling only q's segment
+ * would compare a maximum with one segment's value and find extra change
+ * points far more often than alpha. */
+static double permutation_p(const double *x, const size_t *bounds, size_t nb, double q, const harness_cp_options *o,
+                            uint64_t *rng, double *scratch)
 {
-    memcpy(scratch, x, n * sizeof *scratch);
+    memcpy(scratch, x, bounds[nb - 1] * sizeof *scratch);
     int reached = 0;
     for (int r = 0; r < o->permutations; r++) {
-        for (size_t i = n - 1; i > 0; i--) {   /* Fisher-Yates */
-            size_t j = (size_t)(next(rng) % (i + 1));
-            double t = scratch[i];
-            scratch[i] = scratch[j];
-            scratch[j] = t;
+        for (size_t s = 0; s + 1 < nb; s++) {
+            double *seg = scratch + bounds[s];
+            size_t len = bounds[s + 1] - bounds[s];
+            for (size_t i = len - 1; i > 0; i--) {   /* Fisher-Yates */
+                size_t j = (size_t)(next(rng) % (i + 1));
+                double t = seg[i];
+                seg[i] = seg[j];
+                seg[j] = t;
+            }
+            double qp;             /* 0 for a segment too short to split: below q > 0 */
+            harness_cp_best_split(seg, len, o->min_size, &qp);
+            if (qp >= q) {         /* the maximum reaches q: the other segments cannot undo that */
+                reached++;
+                break;
+            }
         }
-        double qp;
-        harness_cp_best_split(scratch, n, o->min_size, &qp);
-        reached += qp >= q;
     }
     return (1.0 + reached) / (1.0 + o->permutations);
 }
@@ -125,8 +138,8 @@ int harness_changepoints(const double *x, size_t n, const harness_cp_options *o,
         }
         if (!tau || !(q > 0))
             break;
-        size_t start = bounds[seg], len = bounds[seg + 1] - start;
-        double p = permutation_p(x + start, len, q, o, &rng, scratch);
+        size_t start = bounds[seg];
+        double p = permutation_p(x, bounds, nb, q, o, &rng, scratch);
         if (!(p <= o->alpha))
             break;
         cps[ncp].index = start + tau;

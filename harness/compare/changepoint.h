@@ -8,11 +8,12 @@
  *              - 1/C(tau,2) sum_{i<k<tau} |x_i - x_k| - 1/C(n-tau,2) sum_{tau<=j<k} |x_j - x_k| )
  * the energy distance between the two sides, weighted to favour balanced
  * splits. The best split of every segment is found; the best of those is
- * tested by permuting its segment's values (the share of permutations whose
- * best Q reaches the observed one is its p); a significant split divides
- * the segment and the search repeats, until a test fails. Distribution-free
- * and needs no threshold on the step's size, which is why those CI systems
- * chose it over fixed-threshold alerts. */
+ * tested by permuting the values of every segment within itself (the share
+ * of permutations whose best Q over all segments reaches the observed one is
+ * its p: the observed Q is a maximum over the segments too); a significant
+ * split divides its segment and the search repeats, until a test fails.
+ * Distribution-free and needs no threshold on the step's size, which is why
+ * those CI systems chose it over fixed-threshold alerts. */
 #ifndef HARNESS_CHANGEPOINT_H
 #define HARNESS_CHANGEPOINT_H
 

@@ -44,7 +44,7 @@ static size_t replicates_needed(double alpha)
 }
 
 /* The same for A/B rounds, which are pairs: the exact signed-rank test's
- * least two-sided p over n pairs is 2 / 2^n. */
+ * least two-sided p over n pairs with a nonzero difference is 2 / 2^n. */
 static size_t rounds_needed(double alpha)
 {
     size_t n = 1;
@@ -64,10 +64,17 @@ void harness_compare_decide(harness_compare_stats *s, const harness_compare_opti
         return;
     }
     if (s->min_p > o->alpha && s->unit && strcmp(s->unit, "rounds") == 0) {
+        /* rounds with no difference say nothing either way and are dropped */
         size_t rounds = rounds_needed(o->alpha);
-        snprintf(s->why, sizeof s->why,
-                 "too few rounds: %zu paired rounds can reach p = %.3g at best, above alpha %g; "
-                 "run %zu or more (--rounds %zu)", s->n_base, s->min_p, o->alpha, rounds, rounds);
+        if (s->n_zero == 0)
+            snprintf(s->why, sizeof s->why,
+                     "too few rounds: %zu paired rounds can reach p = %.3g at best, above alpha %g; "
+                     "run %zu or more (--rounds %zu)", s->n_base, s->min_p, o->alpha, rounds, rounds);
+        else
+            snprintf(s->why, sizeof s->why,
+                     "too few rounds: %zu paired rounds, of which %zu with no difference (dropped), can reach "
+                     "p = %.3g at best, above alpha %g; %zu rounds with a difference are needed (--rounds %zu "
+                     "or more)", s->n_base, s->n_zero, s->min_p, o->alpha, rounds, rounds + s->n_zero);
         return;
     }
     if (s->min_p > o->alpha) {

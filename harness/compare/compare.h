@@ -116,6 +116,7 @@ typedef struct harness_compare_stats {
     double coverage;               /* its actual coverage */
     double p;                      /* two-sided rank-sum p on the replicates */
     double min_p;                  /* the smallest p these replicate counts can reach */
+    size_t n_zero;                 /* A/B: rounds with no difference, dropped from the test (so from min_p) */
     harness_verdict verdict;
     char why[512];                 /* what made it AMBIGUOUS; "" otherwise */
 } harness_compare_stats;

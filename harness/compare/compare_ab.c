@@ -31,6 +31,7 @@ int harness_compare_paired(const double *base, const double *cand, size_t n, con
     out->coverage = sr.coverage;
     out->p = sr.p;
     out->min_p = sr.min_p;
+    out->n_zero = sr.n_zero;
     return 0;
 }
 

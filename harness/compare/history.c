@@ -14,7 +14,7 @@
  * first, then record order (the experiment's id) within a series. */
 static const char query[] =
     "SELECT m.host, m.cpu, m.gpu, r.variant_key, e.config_hash, r.component_config, r.world_size, r.rank,"
-    "       e.name, e.git_commit, e.git_branch, r.median, r.ci_lo, r.ci_hi, r.n"
+    "       e.name, e.git_commit, e.git_branch, r.median, r.ci_lo, r.ci_hi, r.n, r.ci_level"
     "  FROM runs r JOIN experiments e ON e.id = r.experiment_id JOIN machines m ON m.id = r.machine_id"
     " WHERE r.status = 'ok' AND r.validation_failed = 0 AND r.n > 0 AND r.median IS NOT NULL"
     "   AND (?1 IS NULL OR r.variant_key = ?1) AND (?2 IS NULL OR m.host = ?2)"
@@ -119,6 +119,7 @@ static int add_row(harness_history *h, sqlite3_stmt *st, size_t *cap_series, siz
     p->ci_lo = col_real(st, 12);
     p->ci_hi = col_real(st, 13);
     p->n = sqlite3_column_int64(st, 14);
+    p->ci_level = col_real(st, 15);
     return p->experiment ? 0 : oom(err);
 }
 

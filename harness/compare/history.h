@@ -1,6 +1,6 @@
 /* history.h - `harness history`: the recorded runs of a results database
  * as series, one per (machine, variant key, config hash, world size, rank),
- * each point a run's median with its CI in commit order (the order the runs
+ * each point a run's median with its CI (and that CI's coverage) in commit order (the order the runs
  * were recorded: CI records main commit after commit), and the change points
  * E-divisive finds in each (changepoint.h). Reports in history_report.c. */
 #ifndef HARNESS_HISTORY_H
@@ -16,6 +16,7 @@ typedef struct harness_history_point {
     char *experiment;              /* the folder's name */
     char *commit, *branch;         /* NULL when unknown */
     double median, ci_lo, ci_hi;   /* ns */
+    double ci_level;               /* the CI's exact coverage (0.9375 for 5 samples; NaN when not recorded) */
     long long n;                   /* steps */
 } harness_history_point;
 

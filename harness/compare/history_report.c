@@ -1,6 +1,7 @@
 /* history_report.c - the reports of `harness history`: text, markdown,
  * JSON, and one self-contained HTML page with an inline SVG chart per
- * series (points, CI bars, change points marked; no script, no network). */
+ * series (points, CI bars, change points marked; no script, no network).
+ * Each CI is shown with the coverage its run recorded, not a nominal 95%. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE                /* open_memstream */
 #endif
@@ -33,6 +34,16 @@ static const harness_change_point *cp_at(const harness_series *s, size_t k)
     return NULL;
 }
 
+/* A CI's coverage as "96.1%": the level a run's CI has (below 95% under 6
+ * samples, a little above it from there), not a nominal "95%". */
+static const char *fmt_level(double level, char *buf, size_t cap)
+{
+    if (!isfinite(level))
+        return "-";
+    snprintf(buf, cap, "%.1f%%", level * 100.0);
+    return buf;
+}
+
 static double change_pct(const harness_change_point *c)
 {
     return (c->after / c->before - 1.0) * 100.0;
@@ -54,13 +65,14 @@ static void text_report(FILE *f, const harness_history *h)
         const harness_series *s = &h->series[i];
         fputc('\n', f);
         series_title(f, s, i);
-        fprintf(f, "\n  %4s  %-14s  %-32s  %12s  %s\n", "#", "commit", "experiment", "median", "95% CI of the median");
+        fprintf(f, "\n  %4s  %-14s  %-32s  %12s  %s\n", "#", "commit", "experiment", "median",
+                "CI of the median, its coverage");
         for (size_t k = 0; k < s->n_points; k++) {
             const harness_history_point *p = &s->points[k];
-            char m[32], lo[32], hi[32];
-            fprintf(f, "  %4zu  %-14.14s  %-32s  %12s  [%s, %s]%s\n", k + 1, or_dash(p->commit), p->experiment,
+            char m[32], lo[32], hi[32], lv[32];
+            fprintf(f, "  %4zu  %-14.14s  %-32s  %12s  [%s, %s] %s%s\n", k + 1, or_dash(p->commit), p->experiment,
                     fmt_ns(p->median, m, sizeof m), fmt_ns(p->ci_lo, lo, sizeof lo), fmt_ns(p->ci_hi, hi, sizeof hi),
-                    cp_at(s, k) ? "  <- change point" : "");
+                    fmt_level(p->ci_level, lv, sizeof lv), cp_at(s, k) ? "  <- change point" : "");
         }
         for (size_t c = 0; c < s->n_cps; c++) {
             const harness_change_point *cp = &s->cps[c];
@@ -112,14 +124,14 @@ static void markdown_report(FILE *f, const harness_history *h)
                         fmt_ns(cp->after, a, sizeof a), change_pct(cp), cp->p);
             }
         }
-        fputs("\n| # | commit | median | 95% CI |\n| ---: | --- | ---: | ---: |\n", f);
+        fputs("\n| # | commit | median | CI | coverage |\n| ---: | --- | ---: | ---: | ---: |\n", f);
         for (size_t k = 0; k < s->n_points; k++) {
             const harness_history_point *p = &s->points[k];
-            char m[32], lo[32], hi[32];
+            char m[32], lo[32], hi[32], lv[32];
             fprintf(f, "| %zu%s | ", k + 1, cp_at(s, k) ? " **change**" : "");
             md_code(f, or_dash(p->commit));
-            fprintf(f, " | %s | [%s, %s] |\n", fmt_ns(p->median, m, sizeof m), fmt_ns(p->ci_lo, lo, sizeof lo),
-                    fmt_ns(p->ci_hi, hi, sizeof hi));
+            fprintf(f, " | %s | [%s, %s] | %s |\n", fmt_ns(p->median, m, sizeof m), fmt_ns(p->ci_lo, lo, sizeof lo),
+                    fmt_ns(p->ci_hi, hi, sizeof hi), fmt_level(p->ci_level, lv, sizeof lv));
         }
     }
     fprintf(f, "\n<sub>%s (alpha %g, %d permutations).</sub>\n", method, h->cp.alpha, h->cp.permutations);
@@ -178,6 +190,7 @@ static char *json_report(const harness_history *h)
             cJSON *ci = cJSON_AddArrayToObject(q, "ci95_median");
             cJSON_AddItemToArray(ci, isfinite(p->ci_lo) ? cJSON_CreateNumber(p->ci_lo) : cJSON_CreateNull());
             cJSON_AddItemToArray(ci, isfinite(p->ci_hi) ? cJSON_CreateNumber(p->ci_hi) : cJSON_CreateNull());
+            add_num(q, "ci_level", p->ci_level);   /* ci95_median's real coverage, as in the summary */
             cJSON_AddNumberToObject(q, "n", (double)p->n);
             cJSON_AddItemToArray(pts, q);
         }
@@ -274,11 +287,13 @@ static void svg_chart(FILE *f, const harness_series *s)
         if (isfinite(p->ci_lo) && isfinite(p->ci_hi))
             fprintf(f, "<line class=\"ci\" x1=\"%.1f\" y1=\"%.1f\" x2=\"%.1f\" y2=\"%.1f\" stroke=\"#7f7f7f\"/>\n",
                     X(k), Y(p->ci_lo), X(k), Y(p->ci_hi));
-        char m[32];
+        char m[32], clo[32], chi[32], lv[32];
         fprintf(f, "<circle class=\"point\" cx=\"%.1f\" cy=\"%.1f\" r=\"3.5\" fill=\"#1f77b4\"><title>", X(k),
                 Y(p->median));
         html(f, or_dash(p->commit));
-        fprintf(f, " %s</title></circle>\n", fmt_ns(p->median, m, sizeof m));
+        fprintf(f, " %s, CI [%s, %s] (%s)</title></circle>\n", fmt_ns(p->median, m, sizeof m),
+                fmt_ns(p->ci_lo, clo, sizeof clo), fmt_ns(p->ci_hi, chi, sizeof chi),
+                fmt_level(p->ci_level, lv, sizeof lv));
     }
     fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\">run 1</text>\n", LEFT, H - 12);
     fprintf(f, "<text x=\"%d\" y=\"%d\" font-size=\"11\" text-anchor=\"end\">run %zu (commit order)</text>\n",

@@ -42,53 +42,90 @@ double harness_normal_quantile(double p)
     return 0.5 * (lo + hi);
 }
 
-/* The number of arrangements of m base and n cand replicates giving U = u,
- * for u = 0..m*n: the coefficients of the Gaussian binomial [m+n, m]_q, by
- * the recurrence c(m, n, u) = c(m-1, n, u-n) + c(m, n-1, u) (the largest
- * value is a cand, adding n to U, or a base, adding nothing). Sums of
- * nonnegative integers only, so exact in doubles below 2^53. NULL when out
- * of memory. */
-static double *rank_counts(size_t m, size_t n)
+/* Exact while the counts fit a double and the table's sweep stays small (rank_shift.h). */
+static int exact_regime(size_t m, size_t n)
 {
-    size_t width = m * n + 1;
-    double *prev = calloc((n + 1) * width, sizeof *prev);
-    double *cur = calloc((n + 1) * width, sizeof *cur);
-    double *out = malloc(width * sizeof *out);
-    if (!prev || !cur || !out) {
-        free(prev);
-        free(cur);
-        free(out);
-        return NULL;
-    }
-    for (size_t j = 0; j <= n; j++)      /* no base replicate: one arrangement, U = 0 */
-        prev[j * width] = 1;
-    for (size_t i = 1; i <= m; i++) {
-        memset(cur, 0, (n + 1) * width * sizeof *cur);
-        cur[0] = 1;                      /* no cand replicate: U = 0 */
-        for (size_t j = 1; j <= n; j++)
-            for (size_t u = 0; u <= i * j; u++)
-                cur[j * width + u] = (u >= j ? prev[j * width + u - j] : 0) + cur[(j - 1) * width + u];
-        double *t = prev;
-        prev = cur;
-        cur = t;
-    }
-    memcpy(out, prev + n * width, width * sizeof *out);
-    free(prev);
-    free(cur);
-    return out;
+    size_t k = m < n ? m : n, N = m + n;
+    double cells = (double)(k + 1) * ((double)k * (double)(2 * N - k + 1) + 1);   /* see null_init */
+    return binom(m, n) <= HARNESS_RANK_EXACT_MAX && cells * (double)N <= HARNESS_RANK_EXACT_WORK;
 }
 
-static double exact_cdf(const double *counts, size_t m, size_t n, double u)
+/* The null distribution of U_k, the U of the smaller side (k of the N
+ * replicates): every choice of which k replicates are that side's is
+ * equally likely, so it is the distribution of the sum of k of the N
+ * doubled mid-ranks (2 x the mean rank of a tie group: an integer, which
+ * keeps half-integer U exact), 2 U_k being that sum less k (k + 1). */
+typedef struct null_u {
+    double *count;                 /* count[v]: the choices with 2 U_k = v, v = 0..top */
+    size_t top;
+    double total;                  /* C(N, k), summed from the counts (exact below 2^53) */
+} null_u;
+
+/* From the N doubled ranks r (ascending): a table of the choices of j
+ * replicates summing to s, j = 0..k, s = 0..S (S the sum of the k largest,
+ * at most k (2N - k + 1)); each rank joins the choices of one fewer
+ * replicate, largest j and s first so that it joins each once. Integers
+ * added, so exact. 0, or -1 out of memory. */
+static int null_init(null_u *d, const size_t *r, size_t N, size_t k)
 {
-    if (u < 0)
+    size_t S = 0, base = k * (k + 1);
+    for (size_t i = N - k; i < N; i++)
+        S += r[i];
+    size_t w = S + 1;
+    double *t = calloc((k + 1) * w, sizeof *t);
+    if (!t)
+        return -1;
+    t[0] = 1;
+    size_t reach = 0;              /* the largest sum so far */
+    for (size_t i = 0; i < N; i++) {
+        reach = reach + r[i] < S ? reach + r[i] : S;
+        for (size_t j = i + 1 < k ? i + 1 : k; j >= 1; j--)
+            for (size_t s = reach; s >= r[i]; s--)
+                t[j * w + s] += t[(j - 1) * w + s - r[i]];
+    }
+    d->top = S - base;
+    memmove(t, t + k * w + base, (d->top + 1) * sizeof *t);
+    d->count = t;
+    d->total = 0;
+    for (size_t v = 0; v <= d->top; v++)
+        d->total += t[v];
+    return 0;
+}
+
+/* P(2 U_k <= v) and P(2 U_k >= v), summed from the nearer end. */
+static double null_le(const null_u *d, double v)
+{
+    if (v < 0)
         return 0;
-    size_t top = (size_t)floor(u);
-    if (top > m * n)
-        top = m * n;
+    size_t hi = v >= (double)d->top ? d->top : (size_t)floor(v);
     double s = 0;
-    for (size_t k = 0; k <= top; k++)
-        s += counts[k];
-    return s / binom(m, n);
+    for (size_t x = 0; x <= hi; x++)
+        s += d->count[x];
+    return s / d->total;
+}
+
+static double null_ge(const null_u *d, double v)
+{
+    if (v > (double)d->top)
+        return 0;
+    size_t lo = v <= 0 ? 0 : (size_t)ceil(v);
+    double s = 0;
+    for (size_t x = lo; x <= d->top; x++)
+        s += d->count[x];
+    return s / d->total;
+}
+
+/* The untied null of k against N - k: ranks 1..N, doubled. */
+static int null_untied(null_u *d, size_t N, size_t k)
+{
+    size_t *r = malloc(N * sizeof *r);
+    if (!r)
+        return -1;
+    for (size_t i = 0; i < N; i++)
+        r[i] = 2 * (i + 1);
+    int rc = null_init(d, r, N, k);
+    free(r);
+    return rc;
 }
 
 static double approx_cdf(size_t m, size_t n, double u, double var)
@@ -100,12 +137,12 @@ double harness_rank_cdf(size_t m, size_t n, double u)
 {
     if (m == 0 || n == 0)
         return u >= 0 ? 1 : 0;
-    if (binom(m, n) <= HARNESS_RANK_EXACT_MAX) {
-        double *counts = rank_counts(m, n);
-        if (!counts)
+    if (exact_regime(m, n)) {
+        null_u d;
+        if (null_untied(&d, m + n, m < n ? m : n) != 0)
             return NAN;
-        double c = exact_cdf(counts, m, n, u);
-        free(counts);
+        double c = null_le(&d, 2.0 * u);   /* untied: U_k and U of either side share one distribution */
+        free(d.count);
         return c;
     }
     double mn = (double)m * (double)n;
@@ -118,25 +155,74 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* The null variance of U with the usual correction for ties among all m+n values. */
-static double tie_variance(const double *base, size_t m, const double *cand, size_t n)
+/* base and cand pooled and sorted; NULL out of memory. */
+static double *pooled(const double *base, size_t m, const double *cand, size_t n)
 {
-    size_t N = m + n;
-    double *all = malloc(N * sizeof *all);
+    double *all = malloc((m + n) * sizeof *all);
     if (!all)
-        return NAN;
+        return NULL;
     memcpy(all, base, m * sizeof *all);
     memcpy(all + m, cand, n * sizeof *all);
-    qsort(all, N, sizeof *all, cmp_double);
+    qsort(all, m + n, sizeof *all, cmp_double);
+    return all;
+}
+
+/* Over the tie groups of the sorted all[0..N): the doubled mid-ranks into r
+ * (when not NULL; a group at positions i..j-1 shares (i+1 + j) / 2, doubled
+ * i+1 + j), and the tie term sum(t^3 - t) of the variance (t a group's size). */
+static double tie_groups(const double *all, size_t N, size_t *r)
+{
     double ties = 0;
     for (size_t i = 0; i < N;) {
         size_t j = i;
         while (j < N && all[j] == all[i])
             j++;
+        for (size_t x = i; r && x < j; x++)
+            r[x] = i + 1 + j;
         double t = (double)(j - i);
         ties += t * t * t - t;
         i = j;
     }
+    return ties;
+}
+
+/* The two tails P(U <= u), P(U >= u) of the exact permutation distribution
+ * given the ties, and the untied null for the interval's coverage. 0, -1
+ * out of memory. */
+static int exact_tails(const double *base, size_t m, const double *cand, size_t n, double u, null_u *untied,
+                       double *lower, double *upper)
+{
+    size_t N = m + n, k = m < n ? m : n;
+    double *all = pooled(base, m, cand, n);
+    size_t *r = malloc(N * sizeof *r);
+    null_u tied = {0};
+    int rc = -1;
+    if (all && r) {
+        tie_groups(all, N, r);
+        if (null_init(&tied, r, N, k) == 0 && null_untied(untied, N, k) == 0) {
+            /* 2 U of the smaller side (an integer); U_base = mn - U_cand. Its
+             * two tails are those of U's, swapped when the side is base. */
+            double v = 2.0 * (m <= n ? (double)m * (double)n - u : u);
+            double le = null_le(&tied, v), ge = null_ge(&tied, v);
+            *lower = m <= n ? ge : le;
+            *upper = m <= n ? le : ge;
+            rc = 0;
+        }
+    }
+    free(tied.count);
+    free(r);
+    free(all);
+    return rc;
+}
+
+/* The null variance of U with the usual correction for ties among all m+n values. */
+static double tie_variance(const double *base, size_t m, const double *cand, size_t n)
+{
+    size_t N = m + n;
+    double *all = pooled(base, m, cand, n);
+    if (!all)
+        return NAN;
+    double ties = tie_groups(all, N, NULL);
     free(all);
     double mn = (double)m * (double)n;
     return mn / 12.0 * ((double)(N + 1) - ties / ((double)N * (double)(N - 1)));
@@ -175,12 +261,12 @@ int harness_rank_shift_compute(const double *base, size_t m, const double *cand,
     out->u = u;
     out->ratio = exp(mn % 2 ? d[mn / 2] : 0.5 * (d[mn / 2 - 1] + d[mn / 2]));
 
-    double *counts = NULL;
-    double var = 0;
-    out->exact = binom(m, n) <= HARNESS_RANK_EXACT_MAX;
+    null_u untied = {0};
+    double var = 0, lower, upper;
+    out->exact = exact_regime(m, n);
     if (out->exact) {
-        counts = rank_counts(m, n);
-        if (!counts) {
+        if (exact_tails(base, m, cand, n, u, &untied, &lower, &upper) != 0) {
+            free(untied.count);
             free(d);
             return -1;
         }
@@ -190,14 +276,16 @@ int harness_rank_shift_compute(const double *base, size_t m, const double *cand,
             free(d);
             return -1;
         }
+        lower = approx_cdf(m, n, u, var);
+        upper = approx_cdf(m, n, (double)mn - u, var);   /* the normal is symmetric */
     }
-#define CDF(x) (out->exact ? exact_cdf(counts, m, n, (x)) : approx_cdf(m, n, (x), var))
-    double lower = CDF(u), upper = CDF((double)mn - u);   /* P(U <= u), P(U >= u) by symmetry */
     double p = 2.0 * (lower < upper ? lower : upper);
     out->p = p < 1 ? p : 1;
 
     /* Moses: [d_(k), d_(mn+1-k)] covers the true log ratio with probability
-     * 1 - 2 P(U <= k-1). The largest k that keeps it >= 1 - alpha. */
+     * 1 - 2 P(U <= k-1) under a continuous distribution: the untied null. The
+     * largest k that keeps it >= 1 - alpha. */
+#define CDF(x) (out->exact ? null_le(&untied, 2.0 * (x)) : approx_cdf(m, n, (x), var))
     size_t k = 1;
     while (k < (mn + 1) / 2 && 1.0 - 2.0 * CDF((double)k) >= 1.0 - alpha)
         k++;
@@ -205,7 +293,7 @@ int harness_rank_shift_compute(const double *base, size_t m, const double *cand,
 #undef CDF
     out->ratio_lo = exp(d[k - 1]);
     out->ratio_hi = exp(d[mn - k]);
-    free(counts);
+    free(untied.count);
     free(d);
     return 0;
 }

@@ -6,44 +6,81 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* counts[s]: subsets of {1..n} whose sum is s, for s = 0..n(n+1)/2 - each
- * subset a pattern of signs, all 2^n equally likely under the null. */
-static double *sign_counts(size_t n)
+/* The null distribution of 2W over the 2^n equally likely sign patterns of
+ * n doubled ranks r (integers: 2 x a mean rank, which keeps a tied W's
+ * half-integers exact): count[s] patterns give s, s = 0..top = sum of r.
+ * Each rank joins the patterns without it, largest s first so it joins each
+ * once. Counts stay exact in doubles up to 2^53 (n <= EXACT_MAX). */
+typedef struct null_w {
+    double *count;
+    size_t top;
+    double total;                  /* 2^n */
+} null_w;
+
+static int null_init(null_w *d, const size_t *r, size_t n)
 {
-    size_t top = n * (n + 1) / 2;
+    size_t top = 0;
+    for (size_t i = 0; i < n; i++)
+        top += r[i];
     double *c = calloc(top + 1, sizeof *c);
     if (!c)
-        return NULL;
+        return -1;
     c[0] = 1;
-    for (size_t k = 1; k <= n; k++)
-        for (size_t s = k * (k + 1) / 2; s >= k; s--)
-            c[s] += c[s - k];
-    return c;
+    size_t reach = 0;
+    for (size_t i = 0; i < n; i++) {
+        reach += r[i];
+        for (size_t s = reach; s >= r[i]; s--)
+            c[s] += c[s - r[i]];
+    }
+    d->count = c;
+    d->top = top;
+    d->total = ldexp(1.0, (int)n);
+    return 0;
 }
 
-static double cdf_with(const double *counts, size_t n, double w)
+/* The untied null of n pairs: ranks 1..n, doubled. */
+static int null_untied(null_w *d, size_t n)
 {
-    if (w < 0)
+    size_t *r = malloc((n ? n : 1) * sizeof *r);
+    if (!r)
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        r[i] = 2 * (i + 1);
+    int rc = null_init(d, r, n);
+    free(r);
+    return rc;
+}
+
+/* P(2W <= v); a NULL count: the normal approximation with continuity
+ * correction, mean top / 2 and variance sum(r^2) / 4 (in W's units; the
+ * usual n(n+1)(2n+1)/24 without ties), passed in sum_r2 (of the doubled r). */
+static double null_le(const null_w *d, size_t top, double sum_r2, double v)
+{
+    if (v < 0)
         return 0;
-    double top = (double)n * (double)(n + 1) / 2.0;
-    if (n > HARNESS_SIGNED_RANK_EXACT_MAX || !counts) {
-        double mean = top / 2.0, var = (double)n * (n + 1) * (2.0 * n + 1) / 24.0;
+    if (!d || !d->count) {
+        double w = v / 2.0, mean = (double)top / 4.0, var = sum_r2 / 16.0;
         return 0.5 * erfc(-((w + 0.5 - mean) / sqrt(var)) / sqrt(2.0));
     }
-    size_t hi = w >= top ? (size_t)top : (size_t)floor(w);
+    size_t hi = v >= (double)d->top ? d->top : (size_t)floor(v);
     double s = 0;
     for (size_t k = 0; k <= hi; k++)
-        s += counts[k];
-    return s / ldexp(1.0, (int)n);
+        s += d->count[k];
+    return s / d->total;
+}
+
+static double untied_r2(size_t n)   /* sum of (2i)^2, i = 1..n */
+{
+    return 4.0 * (double)n * (double)(n + 1) * (2.0 * (double)n + 1) / 6.0;
 }
 
 double harness_signed_rank_cdf(size_t n, double w)
 {
-    double *c = n <= HARNESS_SIGNED_RANK_EXACT_MAX ? sign_counts(n) : NULL;
-    if (n <= HARNESS_SIGNED_RANK_EXACT_MAX && !c)
+    null_w d = {0};
+    if (n <= HARNESS_SIGNED_RANK_EXACT_MAX && null_untied(&d, n) != 0)
         return NAN;
-    double v = cdf_with(c, n, w);
-    free(c);
+    double v = null_le(&d, n * (n + 1), untied_r2(n), 2.0 * w);
+    free(d.count);
     return v;
 }
 
@@ -53,31 +90,72 @@ static int cmp_double(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-/* W+ of the nonzero d: ranks of |d| (ties share their mean rank). */
-static double w_plus(const double *d, size_t n, size_t *nonzero)
+/* The nonzero d's |d| into a (sorted), their doubled mid-ranks into r (in
+ * a's order), and 2 W+ (the doubled ranks of the positive d); the count of
+ * nonzero d into *nz. -1 out of memory. */
+static int doubled_w(const double *d, size_t n, double **a_out, size_t **r_out, size_t *nz, size_t *w2)
 {
     double *a = malloc((n ? n : 1) * sizeof *a);
-    if (!a)
-        return NAN;
+    size_t *r = malloc((n ? n : 1) * sizeof *r);
+    if (!a || !r) {
+        free(a);
+        free(r);
+        return -1;
+    }
     size_t m = 0;
     for (size_t i = 0; i < n; i++)
         if (d[i] != 0)
             a[m++] = fabs(d[i]);
     qsort(a, m, sizeof *a, cmp_double);
-    double w = 0;
+    for (size_t i = 0; i < m;) {   /* a tie group at i..j-1 shares rank (i+1 + j) / 2 */
+        size_t j = i;
+        while (j < m && a[j] == a[i])
+            j++;
+        for (size_t x = i; x < j; x++)
+            r[x] = i + 1 + j;
+        i = j;
+    }
+    *w2 = 0;
     for (size_t i = 0; i < n; i++) {
         if (!(d[i] > 0))
             continue;
-        size_t below = 0, equal = 0;
-        for (size_t k = 0; k < m; k++) {
-            below += a[k] < d[i];
-            equal += a[k] == d[i];
+        size_t lo = 0, hi = m;     /* the first a[k] >= d[i]: its group's rank */
+        while (lo < hi) {
+            size_t mid = lo + (hi - lo) / 2;
+            if (a[mid] < d[i])
+                lo = mid + 1;
+            else
+                hi = mid;
         }
-        w += (double)below + ((double)equal + 1.0) / 2.0;   /* mean of ranks below+1 .. below+equal */
+        *w2 += r[lo];
     }
-    free(a);
-    *nonzero = m;
-    return w;
+    *a_out = a;
+    *r_out = r;
+    *nz = m;
+    return 0;
+}
+
+/* The two-sided p of 2W+ = w2 over the nz nonzero rounds with doubled ranks
+ * r: twice the smaller tail (the null is symmetric about its mean, ties or
+ * not). Exact up to EXACT_MAX rounds, else the tie-corrected normal. NaN out
+ * of memory. */
+static double two_sided_p(const size_t *r, size_t nz, size_t w2)
+{
+    if (nz == 0)
+        return 1;                  /* every round tied: no evidence of a change */
+    null_w d = {0};
+    if (nz <= HARNESS_SIGNED_RANK_EXACT_MAX && null_init(&d, r, nz) != 0)
+        return NAN;
+    size_t top = 0;
+    double sum_r2 = 0;
+    for (size_t i = 0; i < nz; i++) {
+        top += r[i];
+        sum_r2 += (double)r[i] * (double)r[i];
+    }
+    /* P(2W >= w2) = P(2W <= top - w2) by the symmetry */
+    double lower = null_le(&d, top, sum_r2, (double)w2), upper = null_le(&d, top, sum_r2, (double)(top - w2));
+    free(d.count);
+    return fmin(1.0, 2.0 * fmin(lower, upper));
 }
 
 int harness_signed_rank_compute(const double *base, const double *cand, size_t n, double alpha,
@@ -86,7 +164,7 @@ int harness_signed_rank_compute(const double *base, const double *cand, size_t n
     memset(out, 0, sizeof *out);
     out->n = n;
     out->w = out->p = out->ratio = out->ratio_lo = out->ratio_hi = out->coverage = NAN;
-    out->min_p = n ? fmin(1.0, 2.0 / ldexp(1.0, (int)(n < 1000 ? n : 1000))) : 1.0;
+    out->min_p = 1;
     if (n == 0)
         return 0;
     double *d = malloc(n * sizeof *d);
@@ -112,35 +190,38 @@ int harness_signed_rank_compute(const double *base, const double *cand, size_t n
     qsort(walsh, walsh_n, sizeof *walsh, cmp_double);
     out->ratio = exp(walsh_n % 2 ? walsh[walsh_n / 2] : 0.5 * (walsh[walsh_n / 2 - 1] + walsh[walsh_n / 2]));
 
-    size_t nz = 0;
-    double w = w_plus(d, n, &nz);
-    double *cz = nz <= HARNESS_SIGNED_RANK_EXACT_MAX ? sign_counts(nz) : NULL;
-    double *cn = n <= HARNESS_SIGNED_RANK_EXACT_MAX ? sign_counts(n) : NULL;
-    if (isnan(w) || (nz <= HARNESS_SIGNED_RANK_EXACT_MAX && !cz) || (n <= HARNESS_SIGNED_RANK_EXACT_MAX && !cn)) {
-        free(cz);
-        free(cn);
+    double *a = NULL;
+    size_t *r = NULL, nz = 0, w2 = 0;
+    null_w cn = {0};
+    if (doubled_w(d, n, &a, &r, &nz, &w2) != 0 || (n <= HARNESS_SIGNED_RANK_EXACT_MAX && null_untied(&cn, n) != 0)) {
+        free(a);
+        free(r);
         free(d);
         free(walsh);
         return -1;
     }
-    out->w = w;
-    if (nz == 0) {
-        out->p = 1;                /* every round tied: no evidence of a change */
-    } else {
-        double top = (double)nz * (double)(nz + 1) / 2.0;
-        double lower = cdf_with(cz, nz, w), upper = cdf_with(cz, nz, top - w);
-        out->p = fmin(1.0, 2.0 * fmin(lower, upper));
-    }
-    /* Tukey: [w_(k), w_(M+1-k)] covers with 1 - 2 P(W <= k-1); the largest k keeping >= 1 - alpha. */
+    out->n_zero = n - nz;
+    /* Zero differences are dropped from the test, so only the nonzero ones
+     * count towards the least p: all nz signs alike, 2 / 2^nz. */
+    out->min_p = fmin(1.0, 2.0 / ldexp(1.0, (int)(nz < 1000 ? nz : 1000)));
+    out->w = (double)w2 / 2.0;
+    out->p = two_sided_p(r, nz, w2);
+    free(a);
+    free(r);
+    /* Tukey: [w_(k), w_(M+1-k)] covers with 1 - 2 P(W <= k-1) under a
+     * continuous distribution (the untied null of all n rounds); the largest
+     * k keeping >= 1 - alpha. */
+    size_t top = n * (n + 1);
+    double r2 = untied_r2(n);
     size_t k = 1;
-    while (k < (walsh_n + 1) / 2 && 1.0 - 2.0 * cdf_with(cn, n, (double)k) >= 1.0 - alpha)
+    while (k < (walsh_n + 1) / 2 && 1.0 - 2.0 * null_le(&cn, top, r2, 2.0 * (double)k) >= 1.0 - alpha)
         k++;
-    out->coverage = 1.0 - 2.0 * cdf_with(cn, n, (double)k - 1.0);
+    out->coverage = 1.0 - 2.0 * null_le(&cn, top, r2, 2.0 * ((double)k - 1.0));
     out->ratio_lo = exp(walsh[k - 1]);
     out->ratio_hi = exp(walsh[walsh_n - k]);
-    free(cz);
-    free(cn);
+    free(cn.count);
     free(d);
     free(walsh);
-    return 0;
+    int bad = isnan(out->p);
+    return bad ? -1 : 0;
 }

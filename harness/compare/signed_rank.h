@@ -1,7 +1,8 @@
 /* signed_rank.h - paired statistics for the interleaved A/B mode: round i
  * ran base and candidate back to back, so d_i = log(cand_i / base_i) has
  * the round's drift (clocks, heat, a neighbour) divided out. The test is
- * the Wilcoxon signed-rank test with its exact null distribution, the
+ * the Wilcoxon signed-rank test with its exact null distribution (the sign
+ * flips of the mid-ranks, given their ties; zero differences dropped), the
  * estimate of the ratio is the Hodges-Lehmann one (the median of the Walsh
  * averages (d_i + d_j) / 2, i <= j), and its interval is Tukey's: two order
  * statistics of the Walsh averages, with coverage 1 - 2 P(W <= k - 1),
@@ -12,19 +13,21 @@
 
 #include <stddef.h>
 
-/* Rounds beyond which the normal approximation replaces the exact table. */
+/* Nonzero rounds beyond which the normal approximation (tie-corrected)
+ * replaces the exact table: 2^50 patterns still count exactly in doubles. */
 #define HARNESS_SIGNED_RANK_EXACT_MAX 50
 
 typedef struct harness_signed_rank {
     size_t n;                      /* pairs */
     double w;                      /* sum of the ranks of |d_i| with d_i > 0 (zeros dropped, ties mid-ranked) */
     double p;                      /* two-sided */
-    double min_p;                  /* 2 / 2^n: the smallest p n pairs can give */
+    double min_p;                  /* 2 / 2^(n - n_zero): the smallest p these pairs can give */
+    size_t n_zero;                 /* pairs with d_i = 0: dropped from the test */
     double ratio, ratio_lo, ratio_hi;
     double coverage;
 } harness_signed_rank;
 
-/* P(W <= w) under the null for n pairs. */
+/* P(W <= w) under the null for n pairs without ties. */
 double harness_signed_rank_cdf(size_t n, double w);
 
 /* Pairs (base[i], cand[i]) > 0; interval at the smallest attainable coverage

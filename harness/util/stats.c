@@ -1,5 +1,5 @@
 /* stats.c - summary statistics of per-step timings, the order-statistic
- * confidence interval of the median, and the Mann-Whitney U test. */
+ * confidence interval of the median. */
 #include "util/stats.h"
 
 #include <math.h>
@@ -140,60 +140,4 @@ int harness_stats_compute(const double *samples, size_t n, harness_stats *out)
     out->ci95_hi = s[hi];
     free(s);
     return 0;
-}
-
-typedef struct tagged {
-    double v;
-    int from_a;
-} tagged;
-
-static int cmp_tagged_qsort(const void *pa, const void *pb)
-{
-    return cmp_double(((const tagged *)pa)->v, ((const tagged *)pb)->v);
-}
-
-/* U_a = R_a - na (na + 1) / 2 with R_a the rank sum of a in the pooled sample
- * (ties get their average rank). Under H0, E[U] = na nb / 2 and
- * Var[U] = na nb / 12 * ((N + 1) - sum(t^3 - t) / (N (N - 1))) over the tie
- * groups of size t (N = na + nb). The continuity correction moves |U - E[U]|
- * half a unit towards 0, since U moves in steps of 1/2 with ties. */
-double harness_mann_whitney_p(const double *a, size_t na, const double *b, size_t nb)
-{
-    if (na == 0 || nb == 0)
-        return 1.0;
-    size_t n = na + nb;
-    if (n < na || n > SIZE_MAX / sizeof(tagged))
-        return NAN;
-    tagged *t = malloc(n * sizeof *t);
-    if (!t)
-        return NAN;
-    for (size_t i = 0; i < na; i++)
-        t[i] = (tagged){a[i], 1};
-    for (size_t i = 0; i < nb; i++)
-        t[na + i] = (tagged){b[i], 0};
-    qsort(t, n, sizeof *t, cmp_tagged_qsort);
-
-    double rank_sum_a = 0.0, tie_term = 0.0;
-    for (size_t i = 0; i < n;) {
-        size_t j = i, in_a = 0;
-        for (; j < n && t[j].v == t[i].v; j++)
-            in_a += (size_t)t[j].from_a;
-        if (j == i)                /* a NaN equals nothing, itself included */
-            in_a = (size_t)t[j++].from_a;
-        double size = (double)(j - i);
-        rank_sum_a += (double)in_a * ((double)(i + 1) + (double)j) / 2.0;
-        tie_term += size * size * size - size;
-        i = j;
-    }
-    free(t);
-
-    double da = (double)na, db = (double)nb, dn = (double)n;
-    double u = rank_sum_a - da * (da + 1.0) / 2.0;
-    double var = da * db / 12.0 * ((dn + 1.0) - tie_term / (dn * (dn - 1.0)));
-    if (!(var > 0.0))
-        return 1.0;
-    double z = (fabs(u - da * db / 2.0) - 0.5) / sqrt(var);
-    if (z < 0.0)
-        z = 0.0;
-    return erfc(z / sqrt(2.0));    /* 2 (1 - Phi(z)) without cancellation */
 }

@@ -33,11 +33,4 @@ void harness_median_ci_indices(size_t n, size_t *lo, size_t *hi);
  * no 95% interval exists, and between 0.95 and ~0.97 from n = 6 on. */
 double harness_median_ci(size_t n, size_t *lo, size_t *hi);
 
-/* Two-sided p-value of the Mann-Whitney U test that a and b come from the
- * same distribution: normal approximation with tie and continuity
- * corrections (good for na, nb >= ~8; per-step timings have hundreds).
- * Returns 1 when either sample is empty or every value ties (no evidence of
- * a difference), NaN when out of memory. */
-double harness_mann_whitney_p(const double *a, size_t na, const double *b, size_t nb);
-
 #endif

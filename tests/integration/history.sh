@@ -54,6 +54,27 @@ assert 12 < cp["change_pct"] < 28, cp
 assert cp["p"] <= 0.01
 PY
 
+# Each CI with the coverage its run recorded (the summary's ci_level), not a
+# nominal 95%: a run of 4 samples has an 87.5% CI at best.
+python3 - "$SCRATCH/out" >"$SCRATCH/levels" <<'PY' || fail "json: ci_level"
+import json, sys
+(s,) = json.load(open(sys.argv[1]))["series"]
+assert all(0.95 <= p["ci_level"] < 1 for p in s["points"]), [p["ci_level"] for p in s["points"]]
+print("\n".join("%.1f%%" % (100 * p["ci_level"]) for p in s["points"]))
+PY
+expect_exit 0 "history: text again" "$HARNESS" history --db "$SCRATCH/results.sqlite"
+grep "^ *[0-9]*  c[0-9]" "$SCRATCH/out" | sed 's/.*\] \([0-9.]*%\).*/\1/' | cmp -s - "$SCRATCH/levels" ||
+    fail "text: each CI's coverage, as in the JSON"
+grep -q "95% CI" "$SCRATCH/out" && fail "text: a nominal 95% CI"
+few=$("$HARNESS" run "$CONFIGS/spin_tiny.yaml" --output-dir "$SCRATCH/few" --quiet --set schedule.measurement_steps=4 \
+    --set schedule.repeat=1 --set profiling.trace=false --set profiling.memory=false) || fail "a run of 4 samples"
+"$HARNESS" record "$few" --db "$SCRATCH/few.sqlite" --commit f1 --branch main >/dev/null || fail "record 4 samples"
+expect_exit 0 "history: 4 samples" "$HARNESS" history --db "$SCRATCH/few.sqlite"
+grep -q "^  *#  commit .*  CI of the median, its coverage$" "$SCRATCH/out" || fail "text: the CI column's header"
+grep -q "^     1  f1 .*\] 87\.5%$" "$SCRATCH/out" || fail "text: a 4-sample CI is 87.5%"
+expect_exit 0 "history: 4 samples, markdown" "$HARNESS" history --db "$SCRATCH/few.sqlite" --format markdown
+grep -q "^| 1 | \`f1\` | .* | \[.*\] | 87\.5% |$" "$SCRATCH/out" || fail "markdown: a 4-sample CI is 87.5%"
+
 expect_exit 0 "history: html" "$HARNESS" history --db "$SCRATCH/results.sqlite" --format html
 python3 - "$SCRATCH/out" <<'PY' || fail "html report"
 import sys, xml.dom.minidom
@@ -189,6 +210,15 @@ PY
 [ "$(sum)" = "$before" ] || fail "the database changed after a locked record"
 bad 2 "record: --db FILE is required" "record without --db" record "$last"
 bad 2 "history: --db FILE is required" "history without --db" history
+# an alpha below the smallest permutation p, 1/(permutations+1), could never find a change point
+bad 2 "history: --alpha 0.001 can never be reached with --permutations 499 (the smallest permutation p is \
+1/(499+1) = 0.002): use --permutations 999 or more (the rule: permutations >= ceil(1/alpha) - 1), or a larger --alpha" \
+    "--alpha below 1/(permutations+1)" history --db "$SCRATCH/results.sqlite" --alpha 0.001
+bad 2 "history: --alpha 0.003 can never be reached with --permutations 332" "--alpha 0.003 with 332 permutations" \
+    history --db "$SCRATCH/results.sqlite" --permutations 332 --alpha 0.003
+expect_exit 0 "history: --alpha 0.003 with 333 permutations (1/334 <= 0.003)" "$HARNESS" history \
+    --db "$SCRATCH/results.sqlite" --alpha 0.003 --permutations 333
+grep -q "alpha 0.003, 333 permutations" "$SCRATCH/out" || fail "history: --alpha 0.003 --permutations 333 used"
 
 expect_exit 0 "record --help" "$HARNESS" record --help
 expect_exit 0 "history --help" "$HARNESS" history --help

@@ -113,6 +113,41 @@ static void test_noise(void **state)
     assert_true(flagged <= (int)(trials * (0.01 + 3 * sqrt(0.01 * 0.99 / trials))));
 }
 
+/* After the real change points are found, the next candidate is the best
+ * split over all segments, so its permutation test must shuffle every
+ * segment and take the largest Q over them (e.divisive); shuffling only the
+ * segment it came from compares a maximum over 8 segments with one
+ * segment's null and finds an extra change point in ~1 - 0.95^8 = 34% of
+ * such series at alpha 0.05. Eight levels of 10 points (20% steps, 1%
+ * noise): every step found, and an extra change point in about alpha of
+ * the series; 100 series put 3 standard errors at ~6.5 points. */
+static void test_no_extra_change_points_between_steps(void **state)
+{
+    (void)state;
+    harness_cp_options o = HARNESS_CP_DEFAULTS;
+    o.alpha = 0.05;
+    o.permutations = 99;
+    const int trials = 100;
+    int extra = 0, found = 0;
+    for (int t = 0; t < trials; t++) {
+        double x[80];
+        for (int i = 0; i < 80; i++)
+            x[i] = 1000.0 * (1.0 + 0.2 * (i / 10)) * (1.0 + 0.01 * gauss());
+        harness_change_point *cp;
+        size_t n;
+        assert_int_equal(harness_changepoints(x, 80, &o, &cp, &n), 0);
+        size_t real = 0;
+        for (size_t i = 0; i < n; i++)
+            real += cp[i].index % 10 == 0;
+        found += real == 7;
+        extra += n > real;
+        free(cp);
+    }
+    printf("# 7 steps: all found in %d of %d series, an extra change point in %d\n", found, trials, extra);
+    assert_int_equal(found, trials);
+    assert_true(extra <= (int)(trials * (0.05 + 3 * sqrt(0.05 * 0.95 / trials))));
+}
+
 static void test_short_and_flat(void **state)
 {
     (void)state;
@@ -136,6 +171,7 @@ int main(void)
         cmocka_unit_test(test_two_steps),
         cmocka_unit_test(test_small_step_in_noise),
         cmocka_unit_test(test_noise),
+        cmocka_unit_test(test_no_extra_change_points_between_steps),
         cmocka_unit_test(test_short_and_flat),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -11,6 +11,7 @@
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include <cmocka.h>
 
@@ -67,6 +68,65 @@ static void test_exact_p_matches_scipy(void **state)
     r = shift(b10, 10, c10, 10, 0.05);
     assert_near(r.u, 74, 0);
     assert_near(r.p, 0.07525601333650869, 1e-12);
+}
+
+static void test_exact_p_with_ties(void **state)
+{
+    (void)state;
+    /* Tied replicates (equal window medians from a coarse clock) make U a
+     * half-integer; the p is that of the permutation distribution of the
+     * mid-rank sum given the ties. Values from scipy 1.17:
+     *   rank = lambda x, y: scipy.stats.rankdata(np.concatenate([x, y]))[:len(x)].sum()
+     *   scipy.stats.permutation_test((cand, base), rank, permutation_type="independent",
+     *                                n_resamples=np.inf).pvalue    (two-sided: twice the smaller tail)
+     * The first is also mannwhitneyu(cand, base, method="exact"); flooring
+     * U = 15.5 had given 0.0286, a REGRESSION at alpha 0.05. */
+    static const double b1[] = {100, 101, 102, 103}, c1[] = {103, 120, 121, 122};
+    harness_rank_shift r = shift(b1, 4, c1, 4, 0.05);
+    assert_true(r.exact);
+    assert_near(r.u, 15.5, 0);
+    assert_near(r.p, 0.05714285714285714, 1e-12);
+
+    static const double b2[] = {1, 2, 2, 3, 5}, c2[] = {2, 3, 3, 4, 6, 6};
+    r = shift(b2, 5, c2, 6, 0.05);
+    assert_near(r.u, 23, 0);
+    assert_near(r.p, 0.17316017316017315, 1e-12);
+
+    /* cand the smaller side */
+    static const double b3[] = {10, 10, 11, 12, 12, 12}, c3[] = {12, 13, 13, 14};
+    r = shift(b3, 6, c3, 4, 0.05);
+    assert_near(r.u, 22.5, 0);
+    assert_near(r.p, 0.0380952380952381, 1e-12);
+
+    /* lopsided, ties on both sides of the small one */
+    static const double b4[] = {5, 5};
+    static const double c4[] = {5,  6,  6,  7,  7,  7,  8,  9,  9,  9,  10, 10, 11, 12, 12,
+                                13, 14, 15, 15, 15, 16, 17, 18, 19, 20, 20, 21, 22, 23, 24};
+    r = shift(b4, 2, c4, 30, 0.05);
+    assert_true(r.exact);
+    assert_near(r.u, 59, 0);
+    assert_near(r.p, 0.012096774193548387, 1e-12);
+}
+
+static void test_lopsided_sizes_stay_small(void **state)
+{
+    (void)state;
+    /* 3 against 10,000 replicates: C(10003, 3) ~ 1.7e11 arrangements fit a
+     * double, but a table of U by size took 4.7 GB; the exact table would
+     * still sweep 2.4e9 cells, so this falls to the normal approximation.
+     * scipy.stats.mannwhitneyu(cand, base, method="asymptotic") (tie- and
+     * continuity-corrected): 0.4387306206971888. */
+    static double c[10000];
+    for (int i = 0; i < 10000; i++)
+        c[i] = 1000 + i / 2500;   /* 1000..1003, 2500 each */
+    static const double b[] = {1001, 1002, 1003};
+    harness_rank_shift r = shift(b, 3, c, 10000, 0.05);
+    assert_false(r.exact);
+    assert_near(r.u, 11250, 0);
+    assert_near(r.p, 0.4387306206971888, 1e-9);
+    /* 3 against 1,000 is still exact (a 24,000-cell table) */
+    r = shift(b, 3, c, 1000, 0.05);
+    assert_true(r.exact);
 }
 
 static void test_normal_approximation_matches_scipy(void **state)
@@ -185,6 +245,20 @@ typedef struct rates {
     double verdict_windows, verdict_runs;   /* share judged REGRESSION at threshold 1% */
 } rates;
 
+/* The per-step test the old compare ran on all samples: Mann-Whitney U,
+ * normal approximation with continuity correction (the samples are
+ * continuous: no ties). Kept here, not in the harness, only to show what it
+ * does on autocorrelated steps. */
+static double per_step_p(const double *a, const double *b, size_t n)
+{
+    double u = 0;
+    for (size_t i = 0; i < n; i++)
+        for (size_t j = 0; j < n; j++)
+            u += b[j] > a[i] ? 1.0 : b[j] == a[i] ? 0.5 : 0.0;
+    double nn = (double)n * (double)n, sd = sqrt(nn * (2.0 * (double)n + 1.0) / 12.0);
+    return erfc(fmax(fabs(u - nn / 2.0) - 0.5, 0.0) / sd / sqrt(2.0));
+}
+
 /* TRIALS pairs of identical code, each side RUNS runs: the per-step U test
  * and the window test on the first run of each side, the run test on all. */
 static rates false_positives(double offset)
@@ -207,7 +281,7 @@ static rates false_positives(double offset)
         /* the per-step test on a fresh pair of single runs, as the old compare did */
         simulate_run(offset, steps_b, scratch_w);
         simulate_run(offset, steps_c, scratch_w);
-        double p = harness_mann_whitney_p(steps_b, WINDOWS * STEPS, steps_c, WINDOWS * STEPS);
+        double p = per_step_p(steps_b, steps_c, WINDOWS * STEPS);
         r.per_step += p <= 0.05;
         harness_compare_stats s;
         assert_int_equal(harness_compare_replicates(wb, WINDOWS, wc, WINDOWS, &o, &s), 0);
@@ -289,6 +363,61 @@ static void test_signed_rank_matches_scipy(void **state)
     assert_near(r.ratio, 1.1, 1e-12);
 }
 
+static void test_signed_rank_with_ties_and_zeros(void **state)
+{
+    (void)state;
+    harness_signed_rank r;
+    /* Round 2 ran 2% faster and round 3 2% slower: equal |d| (the same two
+     * logs subtracted), mid-ranked 2.5, so W = 25.5. p from scipy 1.17:
+     *   scipy.stats.wilcoxon(d).pvalue, and the sign-flip enumeration
+     *   scipy.stats.permutation_test((d,), w_plus, permutation_type="samples", n_resamples=np.inf)
+     * with w_plus(x) = rankdata(|x[x != 0]|)[x[x != 0] > 0].sum(): both 0.0625
+     * (flooring W had given 0.0469). */
+    static const double b1[] = {1000, 1020, 1000, 1000, 1000, 1000, 1000};
+    static const double c1[] = {1010, 1000, 1020, 1030, 1040, 1050, 1060};
+    assert_int_equal(harness_signed_rank_compute(b1, c1, 7, 0.05, &r), 0);
+    assert_near(r.w, 25.5, 0);
+    assert_near(r.p, 0.0625, 1e-12);
+
+    /* a zero (dropped) and ties of one sign; both as above: 0.078125 */
+    static const double b2[] = {1000, 1000, 1000, 1000, 1000, 1000, 1000, 1000};
+    static const double c2[] = {1000, 1010, 990, 1010, 1020, 1020, 1030, 1040};
+    assert_int_equal(harness_signed_rank_compute(b2, c2, 8, 0.05, &r), 0);
+    assert_int_equal(r.n_zero, 1);
+    assert_near(r.p, 0.078125, 1e-12);
+    assert_near(r.min_p, 2.0 / 128.0, 1e-15);
+
+    /* 60 rounds, two tie groups: beyond the exact table, the normal
+     * approximation with the tie-corrected variance sum(r^2) / 4:
+     * scipy.stats.wilcoxon(d, method="approx", correction=True).pvalue */
+    double b3[60], c3[60];
+    for (int i = 0; i < 60; i++) {
+        double lo = 1000, hi = i < 42 ? 1010 : 1020;
+        int slower = i < 30 || (i >= 42 && i < 57);
+        b3[i] = slower ? lo : hi;
+        c3[i] = slower ? hi : lo;
+    }
+    assert_int_equal(harness_signed_rank_compute(b3, c3, 60, 0.05, &r), 0);
+    assert_near(r.w, 1417.5, 0);
+    assert_near(r.p, 0.0001069265691834405, 1e-12);
+
+    /* Six rounds, one with no difference: five count, and five can reach
+     * 2 / 2^5 = 0.0625 at best (scipy.stats.wilcoxon(d).pvalue: 0.0625),
+     * so at alpha 0.05 the verdict says too few rounds, not a p of 0.03. */
+    static const double b4[] = {1000, 1000, 1000, 1000, 1000, 1000};
+    static const double c4[] = {1000, 1010, 1020, 1030, 1040, 1050};
+    assert_int_equal(harness_signed_rank_compute(b4, c4, 6, 0.05, &r), 0);
+    assert_near(r.min_p, 0.0625, 1e-15);
+    assert_near(r.p, 0.0625, 1e-12);
+    const harness_compare_options o = {0.01, 0.05, 1};
+    harness_compare_stats s;
+    assert_int_equal(harness_compare_paired(b4, c4, 6, &o, &s), 0);
+    harness_compare_decide(&s, &o, NULL, NULL);
+    assert_int_equal(s.verdict, HARNESS_VERDICT_AMBIGUOUS);
+    assert_non_null(strstr(s.why, "too few rounds: 6 paired rounds, of which 1 with no difference (dropped)"));
+    assert_non_null(strstr(s.why, "6 rounds with a difference are needed (--rounds 7 or more)"));
+}
+
 /* Why rounds: the machine drifts 3% from round to round (a random walk),
  * within a round base and cand see the same state. The paired test keeps
  * its size and sees a 2% slowdown; the same numbers treated as two
@@ -329,12 +458,15 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_exact_p_matches_scipy),
+        cmocka_unit_test(test_exact_p_with_ties),
+        cmocka_unit_test(test_lopsided_sizes_stay_small),
         cmocka_unit_test(test_normal_approximation_matches_scipy),
         cmocka_unit_test(test_null_distribution_and_coverage),
         cmocka_unit_test(test_min_p),
         cmocka_unit_test(test_hodges_lehmann_and_moses),
         cmocka_unit_test(test_simulated_false_positives),
         cmocka_unit_test(test_signed_rank_matches_scipy),
+        cmocka_unit_test(test_signed_rank_with_ties_and_zeros),
         cmocka_unit_test(test_paired_rounds_under_drift),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
