@@ -166,6 +166,10 @@ static int run_window(harness_run_result *r, size_t *cap, const harness_schedule
             return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory for samples");
         if (h->step_begin && h->step_begin(h->arg, window, i, err) != 0)
             return hook_failed(err, HARNESS_PHASE_MEASURE);
+        if (harness_interrupt_requested) {   /* the ranks agreed to stop at this step's meeting */
+            r->interrupted = 1;
+            return 1;
+        }
         uint64_t t0 = step_stamp(b);
         int rc = step(arg);
         uint64_t t1 = step_stamp(b);
@@ -277,6 +281,11 @@ static int run_device_window(harness_run_result *r, size_t *cap, const harness_s
             stop = 1;
             break;
         }
+        if (harness_interrupt_requested) {   /* the ranks agreed to stop at this step's meeting */
+            r->interrupted = 1;
+            stop = 1;
+            break;
+        }
         harness_nvtx_push(s->nvtx, "step");
         if (t->step_begin(b, err) != 0) {
             harness_nvtx_pop(s->nvtx);
@@ -360,6 +369,8 @@ int harness_runner_run(const harness_schedule *s, const harness_backend *b, harn
         out->window_wall_ns[w] = (double)(b->ops->wall_ns(b) - wall0);
         out->window_cpu_ns[w] = (double)(b->ops->cpu_ns(b) - cpu0);
     }
+    if (h->schedule_end && !out->step_failed && !err->code && h->schedule_end(h->arg, err) > 0 && !err->code)
+        out->interrupted = 1;
     if (h->run_end)
         h->run_end(h->arg);
     out->window_start[out->n_windows] = out->n_samples;
