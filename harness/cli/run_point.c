@@ -95,7 +95,8 @@ static void start_profiler(harness_profiler *prof, const harness_config *c, cons
 }
 
 /* What watches the schedule: the ranks meet before each measurement
- * window (a broken barrier stops the run), and the profiler records. */
+ * window (a broken meeting stops the run) and agree there to stop when one
+ * is signalled (dist/dist_mpi.c), and the profiler records. */
 typedef struct schedule_observers {
     harness_dist *dist;
     harness_runner_hooks profiler;
@@ -107,14 +108,14 @@ static int observe_step_begin(void *arg, int window, int64_t index, harness_erro
 {
     (void)window;
     (void)index;
-    return harness_dist_barrier(((schedule_observers *)arg)->dist, err);
+    return harness_dist_meet(((schedule_observers *)arg)->dist, &harness_interrupt_requested, 0, err);
 }
 
 static int observe_phase_begin(void *arg, harness_phase phase, int window, harness_error *err)
 {
     schedule_observers *o = arg;
     harness_guard_phase(phase, window);
-    if (phase == HARNESS_PHASE_MEASURE && harness_dist_barrier(o->dist, err) != 0)
+    if (phase == HARNESS_PHASE_MEASURE && harness_dist_meet(o->dist, &harness_interrupt_requested, 0, err) != 0)
         return -1;
     return o->profiler.phase_begin(o->profiler.arg, phase, window, err);
 }
@@ -123,6 +124,15 @@ static void observe_step_end(void *arg, harness_phase phase, int window, int64_t
 {
     schedule_observers *o = arg;
     o->profiler.step_end(o->profiler.arg, phase, window, index, t0, t1);
+    o->dist->ops->poll_stop(o->dist, &harness_interrupt_requested);   /* another rank stopped */
+}
+
+/* Alone, a signal is the runner's own business; among ranks it must reach
+ * every rank (dist.h, meet). */
+static int observe_schedule_end(void *arg, harness_error *err)
+{
+    schedule_observers *o = arg;
+    return harness_dist_meet(o->dist, &harness_interrupt_requested, 1, err);
 }
 
 static void observe_run_end(void *arg)
@@ -135,6 +145,7 @@ static harness_runner_hooks observer_hooks(schedule_observers *o, int sync_steps
 {
     return (harness_runner_hooks){.arg = o, .phase_begin = observe_phase_begin, .step_end = observe_step_end,
                                   .run_end = observe_run_end,
+                                  .schedule_end = o->dist->world_size > 1 ? observe_schedule_end : NULL,
                                   .step_begin = sync_steps && o->dist->world_size > 1 ? observe_step_begin : NULL};
 }
 

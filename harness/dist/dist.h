@@ -1,14 +1,15 @@
 /* dist.h - the ranks of a run: who this process is, and the few collective
- * steps the harness itself needs (a barrier before each window, the
+ * steps the harness itself needs (a meeting before each window, the
  * experiment folder's name from rank 0, every rank's result at rank 0, and
  * an abort that takes the whole job down with a message naming the rank).
  *
  * One process is a world of one (dist_single.c); an MPI implementation
  * plugs in behind the same table. Every collective returns 0 or fills err:
- * a broken barrier is an error the run reports, not a hang or a crash. */
+ * a broken meeting is an error the run reports, not a hang or a crash. */
 #ifndef HARNESS_DIST_H
 #define HARNESS_DIST_H
 
+#include <signal.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -40,7 +41,18 @@ typedef struct harness_collective {
 size_t harness_dtype_size(harness_dtype dtype);
 
 typedef struct harness_dist_ops {
-    int (*barrier)(harness_dist *d, harness_error *err);
+    /* The schedule's meetings: before each window, before each measured
+     * step with sync_steps, and once when this rank's schedule ends (last).
+     * They are where the ranks agree to stop, so that a signal to one rank
+     * stops them all and none is left waiting. *stop is the process's stop
+     * request (a signal number, 0 none): this rank's is told to the others;
+     * another rank's is stored into it, and the runner then stops as if
+     * this rank had been signalled. Returns 0, 1 when last and the job
+     * stops (every rank's run then counts as interrupted), or fills err. */
+    int (*meet)(harness_dist *d, volatile sig_atomic_t *stop, int last, harness_error *err);
+    /* Between meetings (after each step): another rank's stop, if one was
+     * told, into *stop. Cheap: it looks at the network every few ms. */
+    void (*poll_stop)(harness_dist *d, volatile sig_atomic_t *stop);
     /* root's buf (cap bytes, a NUL-terminated string) to every rank. */
     int (*broadcast_string)(harness_dist *d, int root, char *buf, size_t cap, harness_error *err);
     /* Each rank's `bytes` at `mine`; at rank 0 `all` receives world_size of
@@ -74,9 +86,9 @@ void harness_dist_single_init(harness_dist *d);
  * this node's ranks. 0, or err (exit 3). */
 int harness_dist_mpi_init(harness_dist *d, harness_error *err);
 
-static inline int harness_dist_barrier(harness_dist *d, harness_error *err)
+static inline int harness_dist_meet(harness_dist *d, volatile sig_atomic_t *stop, int last, harness_error *err)
 {
-    return d->ops->barrier(d, err);
+    return d->ops->meet(d, stop, last, err);
 }
 
 #endif

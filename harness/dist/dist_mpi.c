@@ -1,10 +1,11 @@
 /* Ranks over MPI (HAVE_MPI): the world is MPI_COMM_WORLD, the local rank is
  * the rank among the processes of this node (MPI_Comm_split_type shared),
  * and every collective returns MPI's error text rather than aborting:
- * MPI_ERRORS_RETURN on the communicators, so a broken barrier is an error
- * the run reports. Only the main thread calls MPI (MPI_THREAD_FUNNELED:
+ * MPI_ERRORS_RETURN on the communicators, so a broken collective is an
+ * error the run reports. Only the main thread calls MPI (MPI_THREAD_FUNNELED:
  * OpenMP threads inside components never do). */
 #include <mpi.h>
+#include <sched.h>
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -12,10 +13,27 @@
 #include "dist/collective.h"
 #include "util/monotonic.h"
 
+/* The signal told to the others: MPI_Isend's buffer, alive until MPI_Finalize. */
+static int notice;
+
+/* One of the schedule's meetings: an all-reduce (max) of each rank's stop
+ * request, so that all ranks learn together whether any was signalled. */
+typedef struct meeting {
+    MPI_Request req;               /* MPI_REQUEST_NULL: none under way */
+    int mine, all;
+    int last;                      /* posted as this rank's last meeting */
+} meeting;
+
 typedef struct mpi_state {
     MPI_Comm local;                /* this node's ranks */
     MPI_Datatype half;             /* 2 bytes: bf16 and fp16, which MPI has no type for */
     MPI_Op half_ops[2][3];         /* [bf16, fp16][sum, max, min]: reduce in fp32 */
+    MPI_Comm stop_comm;            /* stop notices, apart from the plugins' traffic */
+    meeting m;
+    int decided;                   /* the job stops: no more meetings (one may still be under way) */
+    int told, heard;               /* this rank's stop sent to the others; another's received */
+    int sig;                       /* once decided: the signal the job stops for */
+    uint64_t last_poll_ns;
 } mpi_state;
 
 static int mpi_fail(harness_error *err, int rc, const harness_dist *d, const char *what)
@@ -27,10 +45,168 @@ static int mpi_fail(harness_error *err, int rc, const harness_dist *d, const cha
     return harness_error_set(err, HARNESS_EXIT_RUNTIME, "rank %d of %d: %s: %s", d->rank, d->world_size, what, text);
 }
 
-static int mpi_barrier(harness_dist *d, harness_error *err)
+/* ---- stopping together ------------------------------------------------- *
+ *
+ * A signal may reach one rank only (kill, a node's own limit) or every rank
+ * at a slightly different step (mpirun and Slurm forward theirs), and a rank
+ * that stops must leave no other waiting at a meeting it will never come to.
+ * So a rank that is asked to stop (a) tells the others at once, with a small
+ * message each looks for between steps (every 10 ms) and while waiting, so
+ * that they stop within a step rather than at the end of their window; (b) still
+ * comes to one more meeting, carrying its signal: meetings are matched in
+ * order, so that one completes whichever meeting the others are at, and its
+ * maximum tells every rank that the job stops. Every rank thus comes to as
+ * many meetings as the others, and MPI_Finalize finds none half done.
+ *
+ * A rank whose stop is in a meeting it posted knows the outcome (the max is
+ * nonzero) and need not wait for it: it writes its files first and finishes
+ * the meeting in finalize. A rank asked to stop while waiting at a meeting it
+ * posted before waits STOP_WAIT_NS for the others (they have been told), then
+ * writes its files too: when a rank dies (kill -9), mpirun gives the others
+ * one second between SIGTERM and SIGKILL, and the files must fit in it. */
+#define POLL_NS 10000000ull              /* a notice is looked for every 10 ms of steps */
+#define STOP_WAIT_NS 250000000ull        /* a quarter of mpirun's second before SIGKILL */
+#define FINAL_WAIT_S 30                  /* finalize: the others' slowest step, generously */
+#define NOTICE_TAG 1
+
+/* This rank's own signal, to every other rank, once. MPI_Request_free: the
+ * send completes on its own, and a rank that died is no reason to wait. */
+static void tell_others(harness_dist *d, mpi_state *st, volatile sig_atomic_t *stop)
 {
-    int rc = MPI_Barrier(MPI_COMM_WORLD);
-    return rc == MPI_SUCCESS ? 0 : mpi_fail(err, rc, d, "barrier");
+    if (!*stop || st->told || st->heard)
+        return;
+    st->told = 1;
+    notice = *stop;
+    for (int r = 0; r < d->world_size; r++) {
+        MPI_Request req;
+        if (r != d->rank && MPI_Isend(&notice, 1, MPI_INT, r, NOTICE_TAG, st->stop_comm, &req) == MPI_SUCCESS)
+            MPI_Request_free(&req);
+    }
+}
+
+/* Another rank's notice, if one came: into *stop (unless this rank has a
+ * signal of its own). Returns whether one was read. */
+static int read_notice(mpi_state *st, volatile sig_atomic_t *stop)
+{
+    int here = 0, sig = 0;
+    MPI_Status status;
+    if (MPI_Iprobe(MPI_ANY_SOURCE, NOTICE_TAG, st->stop_comm, &here, &status) != MPI_SUCCESS || !here)
+        return 0;
+    if (MPI_Recv(&sig, 1, MPI_INT, status.MPI_SOURCE, NOTICE_TAG, st->stop_comm, MPI_STATUS_IGNORE) != MPI_SUCCESS)
+        return 0;
+    if (!st->told && !st->heard && !*stop)
+        *stop = sig > 0 ? sig : SIGTERM;
+    st->heard = 1;
+    return 1;
+}
+
+static void mpi_poll_stop(harness_dist *d, volatile sig_atomic_t *stop)
+{
+    mpi_state *st = d->impl;
+    uint64_t now = harness_monotonic_ns();
+    if (now - st->last_poll_ns < POLL_NS)
+        return;
+    st->last_poll_ns = now;
+    tell_others(d, st, stop);
+    read_notice(st, stop);
+}
+
+static int post_meeting(mpi_state *st, int mine, int last)
+{
+    st->m = (meeting){.mine = mine, .last = last};
+    return MPI_Iallreduce(&st->m.mine, &st->m.all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &st->m.req);
+}
+
+/* Waits for the meeting under way, reading notices meanwhile. Returns 1
+ * when it completed, 0 when `limit` passed first (limit_ns 0: none; it
+ * starts when *stop is first seen set if stop_limit_ns), or an MPI error. */
+static int wait_meeting(harness_dist *d, mpi_state *st, volatile sig_atomic_t *stop, uint64_t limit_ns,
+                        uint64_t stop_limit_ns, int *rc)
+{
+    uint64_t start = harness_monotonic_ns(), stopped_at = 0;
+    for (unsigned long spins = 0;; spins++) {
+        int done = 0;
+        if ((*rc = MPI_Test(&st->m.req, &done, MPI_STATUS_IGNORE)) != MPI_SUCCESS)
+            return -1;
+        if (done)
+            return 1;
+        read_notice(st, stop);
+        tell_others(d, st, stop);
+        uint64_t now = harness_monotonic_ns();
+        if (*stop && stop_limit_ns) {
+            if (!stopped_at)
+                stopped_at = now;
+            if (now - stopped_at >= stop_limit_ns)
+                return 0;
+        }
+        if (limit_ns && now - start >= limit_ns)
+            return 0;
+        if (spins > 10000)         /* a long wait: let a rank sharing this core run */
+            sched_yield();
+    }
+}
+
+/* The job stops: no more meetings. Returns what mpi_meet returns then. */
+static int decided(mpi_state *st, int sig, int last)
+{
+    st->decided = 1;
+    st->sig = sig;
+    return last;
+}
+
+static int mpi_meet(harness_dist *d, volatile sig_atomic_t *stop, int last, harness_error *err)
+{
+    mpi_state *st = d->impl;
+    tell_others(d, st, stop);
+    if (st->decided)
+        return last;
+    int rc = post_meeting(st, *stop, last);
+    if (rc != MPI_SUCCESS)
+        return mpi_fail(err, rc, d, "meeting the other ranks");
+    if (*stop)                     /* the max is this rank's stop at least: finished in finalize */
+        return decided(st, *stop, last);
+    /* No time limit for a last meeting posted with nothing to stop: this
+     * rank's run is complete, only the outcome says whether it counts as
+     * interrupted, and every rank must hear the same one. */
+    int got = wait_meeting(d, st, stop, 0, last ? 0 : STOP_WAIT_NS, &rc);
+    if (got < 0)
+        return mpi_fail(err, rc, d, "meeting the other ranks");
+    if (got == 0)                  /* stopped, and the others are late: finished in finalize */
+        return decided(st, *stop, last);
+    if (st->m.all) {
+        if (!*stop)
+            *stop = st->m.all;
+        return decided(st, st->m.all, last);
+    }
+    /* Go on; or, after the last meeting, the job is complete (a signal that
+     * came while waiting in it is too late to count). */
+    return 0;
+}
+
+/* In finalize: the meeting this rank left under way, so that MPI_Finalize
+ * finds none, and one more after it if the others went on (they were late
+ * and had not stopped): this rank's stop, at their next meeting. A rank that
+ * does not come within FINAL_WAIT_S is dead or hung: stop the whole job
+ * rather than wait for it in MPI_Finalize. */
+static void finish_meetings(harness_dist *d, mpi_state *st)
+{
+    int rc;
+    while (st->m.req != MPI_REQUEST_NULL) {
+        volatile sig_atomic_t ignored = 0;
+        int got = wait_meeting(d, st, &ignored, (uint64_t)FINAL_WAIT_S * 1000000000u, 0, &rc);
+        if (got <= 0) {
+            fprintf(stderr, "harness: rank %d of %d: the other ranks did not stop within %d s (one died or hangs); "
+                    "stopping every rank\n", d->rank, d->world_size, FINAL_WAIT_S);
+            fflush(stderr);
+            MPI_Abort(MPI_COMM_WORLD, 128 + st->sig);
+        }
+        if (!st->m.all && !st->m.last && post_meeting(st, st->sig, 1) != MPI_SUCCESS)
+            break;
+    }
+    /* Notices that came after this rank stopped looking: read, not left behind. */
+    volatile sig_atomic_t ignored = 1;
+    while (read_notice(st, &ignored))
+        ;
 }
 
 static int mpi_broadcast_string(harness_dist *d, int root, char *buf, size_t cap, harness_error *err)
@@ -145,6 +321,8 @@ static void mpi_finalize(harness_dist *d)
 {
     mpi_state *st = d->impl;
     if (st) {
+        finish_meetings(d, st);
+        MPI_Comm_free(&st->stop_comm);
         for (int t = 0; t < 2; t++)
             for (int o = 0; o < 3; o++)
                 if (st->half_ops[t][o] != MPI_OP_NULL)
@@ -162,7 +340,8 @@ static void mpi_finalize(harness_dist *d)
 }
 
 static const harness_dist_ops mpi_ops = {
-    .barrier = mpi_barrier,
+    .meet = mpi_meet,
+    .poll_stop = mpi_poll_stop,
     .broadcast_string = mpi_broadcast_string,
     .gather = mpi_gather,
     .collective = mpi_collective,
@@ -219,6 +398,8 @@ int harness_dist_mpi_init(harness_dist *d, harness_error *err)
     MPI_Comm_size(MPI_COMM_WORLD, &d->world_size);
     if (st) {
         st->half = MPI_DATATYPE_NULL;
+        st->stop_comm = MPI_COMM_NULL;
+        st->m.req = MPI_REQUEST_NULL;
         for (int t = 0; t < 2; t++)
             for (int o = 0; o < 3; o++)
                 st->half_ops[t][o] = MPI_OP_NULL;
@@ -227,6 +408,8 @@ int harness_dist_mpi_init(harness_dist *d, harness_error *err)
                 : MPI_ERR_NO_MEM;
     if (rc == MPI_SUCCESS)
         rc = create_half_ops(st);
+    if (rc == MPI_SUCCESS)
+        rc = MPI_Comm_dup(MPI_COMM_WORLD, &st->stop_comm);
     if (rc != MPI_SUCCESS) {
         mpi_fail(err, rc, d, "finding the ranks of this node");
         free(st);

@@ -4,11 +4,20 @@
 
 #include "dist/collective.h"
 
-static int single_barrier(harness_dist *d, harness_error *err)
+/* Alone, a stop concerns no one else: the runner sees the signal itself. */
+static int single_meet(harness_dist *d, volatile sig_atomic_t *stop, int last, harness_error *err)
 {
     (void)d;
+    (void)stop;
+    (void)last;
     (void)err;
     return 0;
+}
+
+static void single_poll_stop(harness_dist *d, volatile sig_atomic_t *stop)
+{
+    (void)d;
+    (void)stop;
 }
 
 static int single_broadcast_string(harness_dist *d, int root, char *buf, size_t cap, harness_error *err)
@@ -47,7 +56,8 @@ static void single_finalize(harness_dist *d)
 }
 
 static const harness_dist_ops single_ops = {
-    .barrier = single_barrier,
+    .meet = single_meet,
+    .poll_stop = single_poll_stop,
     .broadcast_string = single_broadcast_string,
     .gather = single_gather,
     .collective = single_collective,

@@ -3,6 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "run/guard.h"
 #include "run/nvtx_ranges.h"
@@ -10,12 +11,32 @@
 
 volatile sig_atomic_t harness_interrupt_requested = 0;
 
+/* A signal this soon after the first is the same request delivered twice:
+ * GNU timeout signals the harness and then its process group, a terminal's
+ * Ctrl-C reaches the whole foreground group while mpirun forwards it too,
+ * and such copies come within milliseconds, even on a loaded machine. A
+ * person who presses Ctrl-C again because the first did not seem to work
+ * does so after a second or more. */
+#define SAME_REQUEST_NS 1000000000LL
+
 /* The first stop request is noted and honoured after the current step; a
- * second one means the user will not wait (run/guard.c leaves at once). */
+ * second one means the user will not wait (run/guard.c leaves at once).
+ * Only this handler touches `first` (the stop signals are blocked while it
+ * runs); clock_gettime is async-signal-safe. A stop another rank asked for
+ * sets harness_interrupt_requested but is no signal of this process's, so a
+ * signal after it is a first one. */
 static void on_stop(int sig)
 {
-    if (harness_interrupt_requested)
-        harness_guard_leave_now(sig);
+    static struct timespec first;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (first.tv_sec || first.tv_nsec) {
+        long long since = (long long)(now.tv_sec - first.tv_sec) * 1000000000LL + (now.tv_nsec - first.tv_nsec);
+        if (since >= SAME_REQUEST_NS)
+            harness_guard_leave_now(sig);
+        return;
+    }
+    first = now;
     harness_interrupt_requested = sig;
 }
 
@@ -158,6 +179,10 @@ static int run_window(harness_run_result *r, size_t *cap, const harness_schedule
             return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory for samples");
         if (h->step_begin && h->step_begin(h->arg, window, i, err) != 0)
             return hook_failed(err, HARNESS_PHASE_MEASURE);
+        if (harness_interrupt_requested) {   /* the ranks agreed to stop at this step's meeting */
+            r->interrupted = 1;
+            return 1;
+        }
         uint64_t t0 = step_stamp(b);
         int rc = step(arg);
         uint64_t t1 = step_stamp(b);
@@ -267,6 +292,11 @@ static int run_device_window(harness_run_result *r, size_t *cap, const harness_s
             stop = 1;
             break;
         }
+        if (harness_interrupt_requested) {   /* the ranks agreed to stop at this step's meeting */
+            r->interrupted = 1;
+            stop = 1;
+            break;
+        }
         harness_nvtx_push(s->nvtx, "step");
         if (t->step_begin(b, err) != 0) {
             harness_nvtx_pop(s->nvtx);
@@ -348,6 +378,8 @@ int harness_runner_run(const harness_schedule *s, const harness_backend *b, harn
         out->window_wall_ns[w] = (double)(b->ops->wall_ns(b) - wall0);
         out->window_cpu_ns[w] = (double)(b->ops->cpu_ns(b) - cpu0);
     }
+    if (h->schedule_end && !out->step_failed && !err->code && h->schedule_end(h->arg, err) > 0 && !err->code)
+        out->interrupted = 1;
     if (h->run_end)
         h->run_end(h->arg);
     out->window_start[out->n_windows] = out->n_samples;

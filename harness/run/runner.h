@@ -44,6 +44,10 @@ typedef struct harness_runner_hooks {
     int (*step_begin)(void *arg, int window, int64_t index, harness_error *err);
     /* After each step; t0, t1 are its timer stamps when measured, else 0. */
     void (*step_end)(void *arg, harness_phase phase, int window, int64_t index, uint64_t t0, uint64_t t1);
+    /* After the last step, unless a step or hook failed: the ranks' last
+     * meeting. Nonzero when the job stops (a rank was signalled): this
+     * rank's run then counts as interrupted, even if it measured every step. */
+    int (*schedule_end)(void *arg, harness_error *err);
     /* After the last step, however the run ended. */
     void (*run_end)(void *arg);
 } harness_runner_hooks;

@@ -242,6 +242,46 @@ expect_exit 2 "ranks with different configs" $MPIRUN -np 1 "$HARNESS" run "$TINY
 expect_err "ranks disagree: rank 1 has config" "names the rank that differs"
 [ ! -e "$out" ] || fail "a config mismatch left a folder"
 
+# SIGTERM to one rank of two (DESIGN.md section 9: nothing may hang a job):
+# it tells the other, both stop within a step and write their summaries
+# marked interrupted, and the job exits 143. The windows never end on their
+# own, so only that can end the job; with sync_steps the other rank waits at
+# a per-step meeting instead. 30 s is a generous bound (it takes about 1 s).
+cat >"$SCRATCH/long.yaml" <<'YAML'
+schedule: {warmup_steps: 2, wait_steps: 0, measurement_steps: 100000000, repeat: 2}
+profiling: {memory: false}
+component: {variant_key: spin, config: {duration_ns: 1000000}}
+validate: false
+YAML
+for sync in false true; do
+    out="$SCRATCH/one_signal_$sync"
+    $MPIRUN -np 2 timeout 90 "$HARNESS" run "$SCRATCH/long.yaml" --output-dir "$out" --quiet \
+        --set schedule.sync_steps=$sync >"$SCRATCH/out" 2>"$SCRATCH/err" &
+    job=$!
+    # Rank 1's status file, made as its run starts, gives its pid.
+    i=0
+    while ! ls "$out"/*/status_ranks_2_rank_1.json >/dev/null 2>&1 && [ $i -lt 600 ]; do sleep 0.1; i=$((i + 1)); done
+    pid1=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["pid"])' "$out"/*/status_ranks_2_rank_1.json)
+    sleep 1
+    start=$(date +%s)
+    kill -TERM "$pid1" || fail "sync_steps $sync: no rank 1 to signal"
+    wait $job
+    rc=$?
+    took=$(( $(date +%s) - start ))
+    [ $rc -eq 143 ] && pass "sync_steps $sync: SIGTERM to rank 1: exit 143" || fail "sync_steps $sync: exit $rc"
+    [ $took -le 30 ] && pass "sync_steps $sync: the job stopped in ${took}s" || fail "sync_steps $sync: took ${took}s"
+    python3 - "$(ls -d "$out"/*)" <<'PY' || fail "sync_steps $sync: a rank's files do not say interrupted"
+import json, sys
+d = sys.argv[1]
+for r, name in ((0, "status.json"), (1, "status_ranks_2_rank_1.json")):
+    st = json.load(open(f"{d}/{name}"))
+    assert st["status"] == "interrupted" and st["exit_code"] == 143 and st["signal"] == 15, (r, st)
+    assert st["summaries_written"] is True, (r, st)
+    s = json.load(open(f"{d}/summary_ranks_2_rank_{r}.json"))
+    assert s["status"] == "interrupted" and s["interrupted"] is True and s["timing"]["n"] > 0, (r, s["status"])
+PY
+done
+
 # One rank's steps fail: the job ends at once (not in a barrier), non-zero,
 # naming the rank; the failing rank's summary says failed.
 cat >"$SCRATCH/rank_fail.yaml" <<'YAML'

@@ -2,7 +2,8 @@
 # SIGTERM and SIGHUP stop a run like SIGINT: exit 128 + the signal, what was
 # measured written, status interrupted. A signal at any moment leaves either
 # no folder or one whose every file parses and whose status.json is final,
-# with no temporary file. A second signal leaves at once, marking the folder.
+# with no temporary file. A second signal leaves at once, marking the folder;
+# the same signal again within a second is the same request.
 . "$top_builddir/tests/setup"
 
 # check_folder DIR CODE SIG: the folder agrees with exit CODE after signal SIG.
@@ -81,7 +82,42 @@ while [ $t -lt $trials ]; do
 done
 [ $bad -eq 0 ] && pass "$trials signals at random moments" || fail "$bad of $trials random signals"
 
+# GNU timeout signals the harness and then its process group: one request,
+# delivered twice within microseconds. It stops the run as one signal does,
+# summaries written, not as a second Ctrl-C. 5 s: the run is measuring by then
+# even on a loaded machine; --preserve-status: the harness's exit, not 124.
+for sig in INT TERM; do
+    num=$(signum $sig)
+    out="$SCRATCH/timeout_$sig"
+    timeout --preserve-status -s $sig 5 "$HARNESS" run "$CONFIGS/spin_tiny.yaml" --output-dir "$out" --quiet \
+        --set schedule.measurement_steps=100000000 >"$SCRATCH/out" 2>"$SCRATCH/err"
+    code=$?
+    [ $code -eq $((128 + num)) ] && pass "timeout -s $sig: exit $code" || fail "timeout -s $sig: exit $code"
+    if check_folder "$out"/* $code $num && python3 -c "import json,sys; st=json.load(open(sys.argv[1])); \
+assert st['summaries_written'] is True, st" "$out"/*/status.json; then
+        pass "timeout -s $sig: summaries written, folder marked interrupted"
+    else
+        fail "timeout -s $sig: taken for a second signal"; sed 's/^/  stderr: /' "$SCRATCH/err"
+    fi
+done
+
+# The same, deterministically: a copy 0.1 s after the first, during a 2 s step.
+out="$SCRATCH/copy"
+start_run "$out" --set schedule.warmup_steps=0 --set schedule.wait_steps=0 --set component.config.duration_ns=2000000000
+wait_for_folder "$out"
+sleep 0.5
+kill -TERM $pid
+sleep 0.1
+kill -TERM $pid
+wait $pid
+code=$?
+[ $code -eq 143 ] && pass "SIGTERM twice within 1 s: exit $code" || fail "SIGTERM twice within 1 s: exit $code"
+check_folder "$out"/* $code 15 && python3 -c "import json,sys; st=json.load(open(sys.argv[1])); \
+assert st['summaries_written'] is True, st" "$out"/*/status.json \
+    && pass "SIGTERM twice within 1 s: one request, summaries written" || fail "SIGTERM twice within 1 s: folder"
+
 # A second Ctrl-C gets out at once, even from a hung step, marking the folder.
+# 2 s after the first: a repeat within 1 s is the same request (above).
 out="$SCRATCH/twice"
 "$HARNESS" run "$CONFIGS/crashy.yaml" --plugin-path "$top_builddir/tests/fixtures/crashy" --output-dir "$out" \
     --set component.variant_key=crashy_hang --set schedule.step_timeout_s=0 >"$SCRATCH/out" 2>"$SCRATCH/err" &
@@ -89,7 +125,7 @@ pid=$!
 wait_for_folder "$out"
 sleep 0.3
 kill -INT $pid
-sleep 0.3
+sleep 2
 kill -INT $pid
 wait $pid
 code=$?

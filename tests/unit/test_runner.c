@@ -277,6 +277,64 @@ static void test_failing_hook_stops_the_run(void **state)
     harness_run_result_free(&r);
 }
 
+/* Another rank stopped, learnt at the meeting before measured step 3 of
+ * window 1 (sync_steps): the run stops there, that step not taken. */
+static int stop_at_meeting(void *arg, int window, int64_t index, harness_error *err)
+{
+    (void)arg, (void)err;
+    if (window == 1 && index == 3)
+        harness_interrupt_requested = 15;
+    return 0;
+}
+
+static void test_stop_agreed_at_a_step_meeting(void **state)
+{
+    (void)state;
+    harness_schedule s = {.warmup_steps = 2, .wait_steps = 1, .measurement_steps = 5, .repeat = 3};
+    counter c = {0, -1, -1, 0};
+    harness_runner_hooks hooks = {.step_begin = stop_at_meeting};
+    harness_run_result r;
+    harness_error err = {0};
+    assert_int_equal(harness_runner_run(&s, &cpu, count_step, &c, &hooks, &r, &err), 0);
+    assert_true(r.interrupted);
+    assert_int_equal(r.n_samples, 5 + 3);
+    assert_int_equal(c.calls, 2 + 1 + 5 + 1 + 3);
+    harness_run_result_free(&r);
+}
+
+/* The ranks' last meeting: when it says the job stops, a rank that
+ * measured every step still counts as interrupted (its peers were), and
+ * it is not held when a step failed (the job is aborted instead). */
+static int job_stops(void *arg, harness_error *err)
+{
+    (void)err;
+    (*(int *)arg)++;
+    return 1;
+}
+
+static void test_last_meeting_can_interrupt_a_complete_run(void **state)
+{
+    (void)state;
+    harness_schedule s = {.warmup_steps = 1, .wait_steps = 0, .measurement_steps = 4, .repeat = 2};
+    counter c = {0, -1, -1, 0};
+    int meetings = 0;
+    harness_runner_hooks hooks = {.arg = &meetings, .schedule_end = job_stops};
+    harness_run_result r;
+    harness_error err = {0};
+    assert_int_equal(harness_runner_run(&s, &cpu, count_step, &c, &hooks, &r, &err), 0);
+    assert_int_equal(meetings, 1);
+    assert_true(r.interrupted);
+    assert_int_equal(r.n_samples, 8);
+    harness_run_result_free(&r);
+
+    counter failing = {0, 3, -1, 0};
+    assert_int_equal(harness_runner_run(&s, &cpu, count_step, &failing, &hooks, &r, &err), 0);
+    assert_int_equal(meetings, 1);
+    assert_true(r.step_failed);
+    assert_false(r.interrupted);
+    harness_run_result_free(&r);
+}
+
 /* A device backend whose "device" times step k (counted over the run) at
  * 1000 + k ns, known only when collected: the runner must mark every
  * measured step, never ask between steps of a fixed window, and put the
@@ -418,6 +476,8 @@ int main(void)
         cmocka_unit_test_setup(test_auto_never_exceeds_max_steps, setup),
         cmocka_unit_test_setup(test_windows_record_wall_and_cpu_time, setup),
         cmocka_unit_test_setup(test_failing_hook_stops_the_run, setup),
+        cmocka_unit_test_setup(test_stop_agreed_at_a_step_meeting, setup),
+        cmocka_unit_test_setup(test_last_meeting_can_interrupt_a_complete_run, setup),
         cmocka_unit_test_setup(test_device_timer_collects_after_each_window, setup),
         cmocka_unit_test_setup(test_device_timer_collects_at_auto_checks, setup),
         cmocka_unit_test_setup(test_device_window_keeps_what_was_measured_on_interrupt, setup),
