@@ -100,15 +100,24 @@ static void start_profiler(harness_profiler *prof, const harness_config *c, cons
 typedef struct schedule_observers {
     harness_dist *dist;
     harness_runner_hooks profiler;
+    int sync_steps;
+    const harness_instance *inst;
 } schedule_observers;
 
 /* sync_steps: every measured step starts together on all ranks, so a
- * step's skew is the ranks' own, not inherited from the step before. */
+ * step's skew is the ranks' own, not inherited from the step before. A
+ * component that calls collectives (seen in the check or warmup, on every
+ * rank alike) meets before each step too: a rank that stopped between steps
+ * would leave the others blocked in the next step's collective, where no
+ * notice reaches them; its steps wait for every rank anyway. */
 static int observe_step_begin(void *arg, int window, int64_t index, harness_error *err)
 {
     (void)window;
     (void)index;
-    return harness_dist_meet(((schedule_observers *)arg)->dist, &harness_interrupt_requested, 0, err);
+    schedule_observers *o = arg;
+    if (!o->sync_steps && !o->inst->collectives_called)
+        return 0;
+    return harness_dist_meet(o->dist, &harness_interrupt_requested, 0, err);
 }
 
 static int observe_phase_begin(void *arg, harness_phase phase, int window, harness_error *err)
@@ -141,12 +150,12 @@ static void observe_run_end(void *arg)
     o->profiler.run_end(o->profiler.arg);
 }
 
-static harness_runner_hooks observer_hooks(schedule_observers *o, int sync_steps)
+static harness_runner_hooks observer_hooks(schedule_observers *o)
 {
     return (harness_runner_hooks){.arg = o, .phase_begin = observe_phase_begin, .step_end = observe_step_end,
                                   .run_end = observe_run_end,
                                   .schedule_end = o->dist->world_size > 1 ? observe_schedule_end : NULL,
-                                  .step_begin = sync_steps && o->dist->world_size > 1 ? observe_step_begin : NULL};
+                                  .step_begin = o->dist->world_size > 1 ? observe_step_begin : NULL};
 }
 
 /* The one place that decides whether a reference check passed. A check
@@ -215,8 +224,9 @@ static int run_component(const harness_prepared *p, instance *in, harness_summar
         .max_steps = c->stop_max_steps, .max_time_s = c->stop_max_time_s,
         .nvtx = c->nvtx && strcmp(p->device, "cuda") == 0,
     };
-    schedule_observers obs = {.dist = &session->dist, .profiler = harness_profiler_hooks(prof)};
-    harness_runner_hooks hooks = observer_hooks(&obs, (int)p->cfg->sync_steps);
+    schedule_observers obs = {.dist = &session->dist, .profiler = harness_profiler_hooks(prof),
+                              .sync_steps = (int)p->cfg->sync_steps, .inst = &in->inst};
+    harness_runner_hooks hooks = observer_hooks(&obs);
     harness_step_fn step = step_instance;
     const harness_backend *b = &session->backend;
     harness_guard_enter("step");

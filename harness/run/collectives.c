@@ -11,6 +11,7 @@ static int run_collective(harness_ctx *ctx, const char *service, const harness_c
     if (ctx->kind != HARNESS_CTX_INSTANCE || !((harness_instance *)ctx)->dist)
         return harness_svc_fail(ctx, "%s called outside a running component instance", service);
     harness_instance *in = (harness_instance *)ctx;
+    in->collectives_called++;
     size_t elem = harness_dtype_size(c->dtype);
     if (c->kind != HARNESS_COLL_BARRIER && !elem)
         return harness_svc_fail(ctx, "%s: unknown dtype %d", service, (int)c->dtype);

@@ -20,6 +20,7 @@ typedef struct harness_instance {
     harness_datagen *gen;          /* likewise */
     int rank, world_size, threads;
     int region_depth;              /* pushes minus pops, to catch unbalanced regions */
+    int64_t collectives_called;    /* every call, in any phase: its steps need every rank */
     char outer_region[64];         /* the name pushed at depth 0: open whenever depth > 0 */
     harness_profiler *profiler;    /* NULL when this rank records nothing */
     int nvtx;                      /* also emit NVTX ranges (CUDA builds) */

@@ -246,17 +246,21 @@ expect_err "ranks disagree: rank 1 has config" "names the rank that differs"
 # it tells the other, both stop within a step and write their summaries
 # marked interrupted, and the job exits 143. The windows never end on their
 # own, so only that can end the job; with sync_steps the other rank waits at
-# a per-step meeting instead. 30 s is a generous bound (it takes about 1 s).
+# a per-step meeting instead, and so it does for a component whose steps call
+# collectives (allreduce: else it would wait inside the next all-reduce).
+# 30 s is a generous bound (it takes about 1 s).
 cat >"$SCRATCH/long.yaml" <<'YAML'
 schedule: {warmup_steps: 2, wait_steps: 0, measurement_steps: 100000000, repeat: 2}
 profiling: {memory: false}
 component: {variant_key: spin, config: {duration_ns: 1000000}}
 validate: false
 YAML
-for sync in false true; do
+for sync in false true allreduce; do
     out="$SCRATCH/one_signal_$sync"
-    $MPIRUN -np 2 timeout 90 "$HARNESS" run "$SCRATCH/long.yaml" --output-dir "$out" --quiet \
-        --set schedule.sync_steps=$sync >"$SCRATCH/out" 2>"$SCRATCH/err" &
+    set -- --set schedule.sync_steps=$sync
+    [ $sync = allreduce ] && set -- --set component.variant_key=allreduce --set component.config='{bytes: 4096}'
+    $MPIRUN -np 2 timeout 90 "$HARNESS" run "$SCRATCH/long.yaml" --output-dir "$out" --quiet "$@" \
+        >"$SCRATCH/out" 2>"$SCRATCH/err" &
     job=$!
     # Rank 1's status file, made as its run starts, gives its pid.
     i=0
