@@ -115,7 +115,7 @@ static int observe_step_begin(void *arg, int window, int64_t index, harness_erro
     (void)window;
     (void)index;
     schedule_observers *o = arg;
-    if (!o->sync_steps && !o->inst->collectives_called)
+    if (!o->sync_steps && !o->dist->lockstep)
         return 0;
     return harness_dist_meet(o->dist, &harness_interrupt_requested, 0, err);
 }
@@ -124,8 +124,14 @@ static int observe_phase_begin(void *arg, harness_phase phase, int window, harne
 {
     schedule_observers *o = arg;
     harness_guard_phase(phase, window);
-    if (phase == HARNESS_PHASE_MEASURE && harness_dist_meet(o->dist, &harness_interrupt_requested, 0, err) != 0)
-        return -1;
+    /* A stop agreed here is in harness_interrupt_requested: the runner stops
+     * before the window's first step. */
+    if (phase == HARNESS_PHASE_MEASURE) {
+        o->dist->lockstep = o->inst->collectives_called > 0;   /* the check and warmup have run */
+        harness_dist_meet(o->dist, &harness_interrupt_requested, 0, err);
+        if (err->code)
+            return -1;
+    }
     return o->profiler.phase_begin(o->profiler.arg, phase, window, err);
 }
 
@@ -258,8 +264,9 @@ static int run_component(const harness_prepared *p, instance *in, harness_summar
     if (run->interrupted) {
         int sig = harness_interrupt_requested;
         harness_error_set(err, sig > 0 ? 128 + sig : HARNESS_EXIT_INTERRUPTED,
-                          "interrupted after %zu measured steps (%s); partial results kept", run->n_samples,
-                          sig > 0 ? strsignal(sig) : "signal");
+                          "interrupted after %zu measured steps (%s%s); partial results kept", run->n_samples,
+                          sig > 0 ? strsignal(sig) : "signal", harness_interrupt_signalled_here ? "" :
+                          ", sent to another rank of the job");
         harness_summary_mark(s, "interrupted", err->msg);
         return err->code;
     }

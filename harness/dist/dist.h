@@ -47,8 +47,11 @@ typedef struct harness_dist_ops {
      * stops them all and none is left waiting. *stop is the process's stop
      * request (a signal number, 0 none): this rank's is told to the others;
      * another rank's is stored into it, and the runner then stops as if
-     * this rank had been signalled. Returns 0, 1 when last and the job
-     * stops (every rank's run then counts as interrupted), or fills err. */
+     * this rank had been signalled. Returns 0 to go on, 1 when the ranks
+     * agreed to stop here (when last: every rank's run then counts as
+     * interrupted), or fills err and returns its code. Only the agreement
+     * counts: a signal that comes while this rank waits, after it told its
+     * own "go on", stops it at the next meeting, with the others. */
     int (*meet)(harness_dist *d, volatile sig_atomic_t *stop, int last, harness_error *err);
     /* Between meetings (after each step): another rank's stop, if one was
      * told, into *stop. Cheap: it looks at the network every few ms. */
@@ -77,6 +80,10 @@ struct harness_dist {
     const char *name;              /* "single", "mpi" */
     const harness_dist_ops *ops;
     void *impl;
+    /* The component's steps call collectives: no rank may leave a meeting
+     * alone (dist_mpi.c, STOP_WAIT_NS), since the others, told "go on",
+     * would wait for it inside the next step's collective. */
+    int lockstep;
 };
 
 /* A world of one process. */

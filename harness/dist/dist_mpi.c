@@ -63,7 +63,9 @@ static int mpi_fail(harness_error *err, int rc, const harness_dist *d, const cha
  * the meeting in finalize. A rank asked to stop while waiting at a meeting it
  * posted before waits STOP_WAIT_NS for the others (they have been told), then
  * writes its files too: when a rank dies (kill -9), mpirun gives the others
- * one second between SIGTERM and SIGKILL, and the files must fit in it. */
+ * one second between SIGTERM and SIGKILL, and the files must fit in it.
+ * Not in lockstep (dist.h): there a live peer always comes, and one that
+ * came late would be left inside a collective. */
 #define POLL_NS 10000000ull              /* a notice is looked for every 10 ms of steps */
 #define STOP_WAIT_NS 250000000ull        /* a quarter of mpirun's second before SIGKILL */
 #define FINAL_WAIT_S 30                  /* finalize: the others' slowest step, generously */
@@ -147,11 +149,11 @@ static int wait_meeting(harness_dist *d, mpi_state *st, volatile sig_atomic_t *s
 }
 
 /* The job stops: no more meetings. Returns what mpi_meet returns then. */
-static int decided(mpi_state *st, int sig, int last)
+static int decided(mpi_state *st, int sig)
 {
     st->decided = 1;
     st->sig = sig;
-    return last;
+    return 1;
 }
 
 static int mpi_meet(harness_dist *d, volatile sig_atomic_t *stop, int last, harness_error *err)
@@ -159,24 +161,24 @@ static int mpi_meet(harness_dist *d, volatile sig_atomic_t *stop, int last, harn
     mpi_state *st = d->impl;
     tell_others(d, st, stop);
     if (st->decided)
-        return last;
+        return 1;
     int rc = post_meeting(st, *stop, last);
     if (rc != MPI_SUCCESS)
         return mpi_fail(err, rc, d, "meeting the other ranks");
     if (*stop)                     /* the max is this rank's stop at least: finished in finalize */
-        return decided(st, *stop, last);
+        return decided(st, *stop);
     /* No time limit for a last meeting posted with nothing to stop: this
      * rank's run is complete, only the outcome says whether it counts as
      * interrupted, and every rank must hear the same one. */
-    int got = wait_meeting(d, st, stop, 0, last ? 0 : STOP_WAIT_NS, &rc);
+    int got = wait_meeting(d, st, stop, 0, last || d->lockstep ? 0 : STOP_WAIT_NS, &rc);
     if (got < 0)
         return mpi_fail(err, rc, d, "meeting the other ranks");
     if (got == 0)                  /* stopped, and the others are late: finished in finalize */
-        return decided(st, *stop, last);
+        return decided(st, *stop);
     if (st->m.all) {
         if (!*stop)
             *stop = st->m.all;
-        return decided(st, st->m.all, last);
+        return decided(st, st->m.all);
     }
     /* Go on; or, after the last meeting, the job is complete (a signal that
      * came while waiting in it is too late to count). */

@@ -10,6 +10,7 @@
 #include "util/stats.h"
 
 volatile sig_atomic_t harness_interrupt_requested = 0;
+volatile sig_atomic_t harness_interrupt_signalled_here = 0;
 
 /* A signal this soon after the first is the same request delivered twice:
  * GNU timeout signals the harness and then its process group, a terminal's
@@ -37,6 +38,7 @@ static void on_stop(int sig)
         return;
     }
     first = now;
+    harness_interrupt_signalled_here = 1;
     harness_interrupt_requested = sig;
 }
 
@@ -177,9 +179,10 @@ static int run_window(harness_run_result *r, size_t *cap, const harness_schedule
         }
         if (reserve(r, cap, r->n_samples + 1, 0) != 0)
             return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory for samples");
-        if (h->step_begin && h->step_begin(h->arg, window, i, err) != 0)
+        int met = h->step_begin ? h->step_begin(h->arg, window, i, err) : 0;
+        if (err->code)
             return hook_failed(err, HARNESS_PHASE_MEASURE);
-        if (harness_interrupt_requested) {   /* the ranks agreed to stop at this step's meeting */
+        if (met) {                 /* the ranks agreed to stop at this step's meeting */
             r->interrupted = 1;
             return 1;
         }
@@ -287,12 +290,13 @@ static int run_device_window(harness_run_result *r, size_t *cap, const harness_s
             stop = 1;
             break;
         }
-        if (h->step_begin && h->step_begin(h->arg, window, i, err) != 0) {
+        int met = h->step_begin ? h->step_begin(h->arg, window, i, err) : 0;
+        if (err->code) {
             hook_failed(err, HARNESS_PHASE_MEASURE);
             stop = 1;
             break;
         }
-        if (harness_interrupt_requested) {   /* the ranks agreed to stop at this step's meeting */
+        if (met) {                 /* the ranks agreed to stop at this step's meeting */
             r->interrupted = 1;
             stop = 1;
             break;

@@ -39,8 +39,9 @@ typedef struct harness_runner_hooks {
     void *arg;
     /* Before the first step of a phase; window is -1 during warmup. */
     int (*phase_begin)(void *arg, harness_phase phase, int window, harness_error *err);
-    /* Before each measured step, outside its timed region (sync_steps: the
-     * ranks' barrier). */
+    /* Before each measured step, outside its timed region (the ranks'
+     * meeting): 0 go on, 1 the ranks agreed to stop before this step, or
+     * err set (its code returned). */
     int (*step_begin)(void *arg, int window, int64_t index, harness_error *err);
     /* After each step; t0, t1 are its timer stamps when measured, else 0. */
     void (*step_end)(void *arg, harness_phase phase, int window, int64_t index, uint64_t t0, uint64_t t1);
@@ -86,6 +87,8 @@ static inline double harness_cpu_per_wall(double cpu_ns, double wall_ns)
 /* The signal (SIGINT, SIGTERM, SIGHUP) that asked the run to stop, or 0;
  * the runner stops after the current step. A second one leaves at once. */
 extern volatile sig_atomic_t harness_interrupt_requested;
+/* Whether that signal came to this process (not a stop another rank told). */
+extern volatile sig_atomic_t harness_interrupt_signalled_here;
 void harness_runner_catch_sigint(void);
 
 /* Make a run that was left by a crash (run/guard.h) consistent: the last

@@ -283,6 +283,8 @@ for r, name in ((0, "status.json"), (1, "status_ranks_2_rank_1.json")):
     assert st["summaries_written"] is True, (r, st)
     s = json.load(open(f"{d}/summary_ranks_2_rank_{r}.json"))
     assert s["status"] == "interrupted" and s["interrupted"] is True and s["timing"]["n"] > 0, (r, s["status"])
+    # rank 1 got the signal; rank 0 stopped because rank 1 told it, and says so
+    assert ("sent to another rank" in s["error"]) == (r == 0), (r, s["error"])
 PY
 done
 

@@ -282,8 +282,10 @@ static void test_failing_hook_stops_the_run(void **state)
 static int stop_at_meeting(void *arg, int window, int64_t index, harness_error *err)
 {
     (void)arg, (void)err;
-    if (window == 1 && index == 3)
+    if (window == 1 && index == 3) {
         harness_interrupt_requested = 15;
+        return 1;
+    }
     return 0;
 }
 
@@ -299,6 +301,31 @@ static void test_stop_agreed_at_a_step_meeting(void **state)
     assert_true(r.interrupted);
     assert_int_equal(r.n_samples, 5 + 3);
     assert_int_equal(c.calls, 2 + 1 + 5 + 1 + 3);
+    harness_run_result_free(&r);
+}
+
+/* This rank's own signal comes while it waits at step 3's meeting, after
+ * it told the others "go on": they take step 3 (a collective in it needs
+ * this rank), so it does too, and stops before step 4. */
+static int signal_during_meeting(void *arg, int window, int64_t index, harness_error *err)
+{
+    (void)arg, (void)err;
+    if (window == 1 && index == 3)
+        harness_interrupt_requested = 15;
+    return 0;
+}
+
+static void test_signal_during_a_meeting_takes_that_step(void **state)
+{
+    (void)state;
+    harness_schedule s = {.warmup_steps = 2, .wait_steps = 1, .measurement_steps = 5, .repeat = 3};
+    counter c = {0, -1, -1, 0};
+    harness_runner_hooks hooks = {.step_begin = signal_during_meeting};
+    harness_run_result r;
+    harness_error err = {0};
+    assert_int_equal(harness_runner_run(&s, &cpu, count_step, &c, &hooks, &r, &err), 0);
+    assert_true(r.interrupted);
+    assert_int_equal(r.n_samples, 5 + 4);
     harness_run_result_free(&r);
 }
 
@@ -477,6 +504,7 @@ int main(void)
         cmocka_unit_test_setup(test_windows_record_wall_and_cpu_time, setup),
         cmocka_unit_test_setup(test_failing_hook_stops_the_run, setup),
         cmocka_unit_test_setup(test_stop_agreed_at_a_step_meeting, setup),
+        cmocka_unit_test_setup(test_signal_during_a_meeting_takes_that_step, setup),
         cmocka_unit_test_setup(test_last_meeting_can_interrupt_a_complete_run, setup),
         cmocka_unit_test_setup(test_device_timer_collects_after_each_window, setup),
         cmocka_unit_test_setup(test_device_timer_collects_at_auto_checks, setup),
