@@ -28,7 +28,7 @@ typedef struct mpi_state {
     MPI_Comm local;                /* this node's ranks */
     MPI_Datatype half;             /* 2 bytes: bf16 and fp16, which MPI has no type for */
     MPI_Op half_ops[2][3];         /* [bf16, fp16][sum, max, min]: reduce in fp32 */
-    MPI_Comm stop_comm;            /* stop notices, apart from the plugins' traffic */
+    MPI_Comm stop_comm;            /* meetings and stop notices, apart from the plugins' traffic */
     meeting m;
     int decided;                   /* the job stops: no more meetings (one may still be under way) */
     int told, heard;               /* this rank's stop sent to the others; another's received */
@@ -116,7 +116,9 @@ static void mpi_poll_stop(harness_dist *d, volatile sig_atomic_t *stop)
 static int post_meeting(mpi_state *st, int mine, int last)
 {
     st->m = (meeting){.mine = mine, .last = last};
-    return MPI_Iallreduce(&st->m.mine, &st->m.all, 1, MPI_INT, MPI_MAX, MPI_COMM_WORLD, &st->m.req);
+    /* On the stop communicator: a meeting left under way must not be matched
+     * with a plugin's collective on the world's. */
+    return MPI_Iallreduce(&st->m.mine, &st->m.all, 1, MPI_INT, MPI_MAX, st->stop_comm, &st->m.req);
 }
 
 /* Waits for the meeting under way, reading notices meanwhile. Returns 1
@@ -165,8 +167,10 @@ static int mpi_meet(harness_dist *d, volatile sig_atomic_t *stop, int last, harn
     int rc = post_meeting(st, *stop, last);
     if (rc != MPI_SUCCESS)
         return mpi_fail(err, rc, d, "meeting the other ranks");
-    if (*stop)                     /* the max is this rank's stop at least: finished in finalize */
-        return decided(st, *stop);
+    /* The value posted, not *stop read again: a signal in between would
+     * have this rank stop while the others hear "go on" from it. */
+    if (st->m.mine)                /* the max is this rank's stop at least: finished in finalize */
+        return decided(st, st->m.mine);
     /* No time limit for a last meeting posted with nothing to stop: this
      * rank's run is complete, only the outcome says whether it counts as
      * interrupted, and every rank must hear the same one. */
