@@ -3,11 +3,9 @@
 #endif
 #include "cli/export_table.h"
 
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "compare/experiment_folders.h"
 #include "compare/folder_ranks.h"

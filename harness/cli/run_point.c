@@ -139,7 +139,8 @@ static void observe_step_end(void *arg, harness_phase phase, int window, int64_t
 {
     schedule_observers *o = arg;
     o->profiler.step_end(o->profiler.arg, phase, window, index, t0, t1);
-    o->dist->ops->poll_stop(o->dist, &harness_interrupt_requested);   /* another rank stopped */
+    if (o->dist->world_size > 1)   /* another rank stopped */
+        o->dist->ops->poll_stop(o->dist, &harness_interrupt_requested);
 }
 
 /* Alone, a signal is the runner's own business; among ranks it must reach

@@ -9,14 +9,12 @@
 #include "compare/results_db.h"
 
 #include <cjson/cJSON.h>
-#include <errno.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 
 #include "util/fsutil.h"
 #include "util/sha256.h"
@@ -139,6 +137,7 @@ static int unfinished(const char *path, const harness_folder_ranks *fr, const ha
                              rf->error ? ")" : "");
 }
 
+/* path: an experiment folder as harness_experiment_folders_find returned it. */
 static int load_folder(const char *path, rec_folder *f, harness_error *err)
 {
     memset(f, 0, sizeof *f);
@@ -151,13 +150,6 @@ static int load_folder(const char *path, rec_folder *f, harness_error *err)
         slash = *p == '/' ? p : NULL;
     }
     f->name = slash ? slash + 1 : path;
-    struct stat st;
-    if (stat(path, &st) != 0)
-        return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: %s; expected an experiment folder written by "
-                                 "`harness run`", path, strerror(errno));
-    if (!S_ISDIR(st.st_mode))
-        return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: not a folder; expected an experiment folder "
-                                 "written by `harness run`", path);
     char file[4096];
     snprintf(file, sizeof file, "%s/resolved_config.yaml", path);
     size_t len;
@@ -171,9 +163,6 @@ static int load_folder(const char *path, rec_folder *f, harness_error *err)
     if (harness_folder_ranks_read(path, &fr, err) != 0)
         return err->code;
     int rc = 0;
-    if (fr.n == 0)
-        rc = harness_error_set(err, HARNESS_EXIT_USAGE, "%s: not an experiment folder: no "
-                               "summary_ranks_N_rank_r.json and no status.json", path);
     for (size_t i = 0; rc == 0 && i < fr.n; i++)
         if (!fr.ranks[i].summary[0])
             rc = unfinished(path, &fr, &fr.ranks[i], err);

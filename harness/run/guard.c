@@ -44,7 +44,6 @@ static struct {
     int64_t timeout_s;
 } g = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
-static const char *const phase_names[] = {"warmup", "wait", "measurement"};
 
 /* ---- async-signal-safe helpers -------------------------------------------- */
 
@@ -93,7 +92,7 @@ static void mark(const char *status, int sig, const char *error, int final)
     harness_status st = {
         .status = status, .exit_code = final ? HARNESS_EXIT_RUNTIME : -1, .signal = sig, .error = error,
         .variant_key = g.variant_key, .callback = harness_guard.callback,
-        .phase = in_step ? phase_names[harness_guard.phase] : NULL, .window = harness_guard.window,
+        .phase = in_step ? harness_phase_name(harness_guard.phase) : NULL, .window = harness_guard.window,
         .step = current_step(),
     };
     harness_status_file_write(g.status, &st, final);
@@ -319,7 +318,7 @@ harness_guard_report harness_guard_what_happened(void)
     return (harness_guard_report){
         .outcome = (harness_guard_outcome)g.outcome, .signal = g.signal, .exit_status = g.exit_status,
         .on_worker_thread = g.on_worker, .callback = harness_guard.callback,
-        .phase = in_step ? phase_names[harness_guard.phase] : NULL, .window = harness_guard.window,
+        .phase = in_step ? harness_phase_name(harness_guard.phase) : NULL, .window = harness_guard.window,
         .step = current_step(),
     };
 }

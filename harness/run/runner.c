@@ -99,7 +99,6 @@ static inline double step_duration_ns(const harness_backend *b, uint64_t t0, uin
     return b->ops->stamp ? b->ops->step_ns(b, t0, t1) : harness_clock_ns(&b->clock, t1 - t0);
 }
 
-/* Untimed steps; returns nonzero when the run must stop. */
 const char *harness_phase_name(harness_phase phase)
 {
     static const char *const names[] = {"warmup", "wait", "measurement"};
@@ -115,6 +114,7 @@ static void note_step_failed(harness_run_result *r, harness_phase phase, int win
     r->failed_step = step;
 }
 
+/* Untimed steps; returns nonzero when the run must stop. */
 static int run_untimed(harness_run_result *r, harness_phase phase, int window, int64_t n, harness_step_fn step,
                        void *arg, const harness_runner_hooks *h, int64_t *counter, harness_error *err)
 {
