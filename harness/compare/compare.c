@@ -53,8 +53,37 @@ static size_t rounds_needed(double alpha)
     return n;
 }
 
-void harness_compare_decide(harness_compare_stats *s, const harness_compare_options *o, const char *base_noise,
-                            const char *cand_noise)
+/* Whether a significant change beyond the threshold must still not be
+ * called, writing why: windows of one run as a side's replicates, or
+ * interference on the side that could have made the change. */
+static int vetoed(harness_compare_stats *s, const harness_compare_options *o, const harness_side_noise *base,
+                  const harness_side_noise *cand)
+{
+    double change = (s->ratio - 1.0) * 100.0;
+    if (s->unit && strstr(s->unit, "windows")) {
+        /* The windows of one run share its offset (placement, clocks, a
+         * neighbour that stayed all along): their p says the two runs
+         * differ, not that the code does. */
+        snprintf(s->why, sizeof s->why, "a %+.1f%% change between single runs: their windows share each run's "
+                 "offset, so a p from them ignores the run-to-run spread; give each side runs (harness run "
+                 "--runs 5) or use harness ab", change);
+        return 1;
+    }
+    int slower = s->ratio > 1.0;
+    const harness_side_noise *n = slower ? cand : base;
+    if (!n || !(n->bound > 0))
+        return 0;
+    /* the side's undisturbed median is at least (1 - bound) of the one measured */
+    double clean = slower ? s->ratio * (1.0 - n->bound) : s->ratio / (1.0 - n->bound);
+    if (n->bound < 1 && (slower ? clean > 1.0 + o->threshold : clean < 1.0 - o->threshold))
+        return 0;
+    snprintf(s->why, sizeof s->why, "interference could account for the %+.1f%% change: %s run: %.380s", change,
+             slower ? "cand" : "base", n->evidence ? n->evidence : "(no evidence given)");
+    return 1;
+}
+
+void harness_compare_decide(harness_compare_stats *s, const harness_compare_options *o,
+                            const harness_side_noise *base, const harness_side_noise *cand)
 {
     s->why[0] = '\0';
     s->verdict = HARNESS_VERDICT_AMBIGUOUS;
@@ -86,15 +115,8 @@ void harness_compare_decide(harness_compare_stats *s, const harness_compare_opti
     }
     int significant = s->p <= o->alpha;
     if (significant && (s->ratio > 1.0 + o->threshold || s->ratio < 1.0 - o->threshold)) {
-        const char *noise = base_noise ? base_noise : cand_noise;
-        if (noise) {
-            /* Load from other work slows a whole run, every window alike, so
-             * the windows cannot tell it from a change of the code. */
-            snprintf(s->why, sizeof s->why, "machine too busy to decide a %+.1f%% change: %s run: %.380s",
-                     (s->ratio - 1.0) * 100.0, base_noise ? "base" : "cand", noise);
-            return;
-        }
-        s->verdict = s->ratio > 1.0 ? HARNESS_VERDICT_REGRESSION : HARNESS_VERDICT_IMPROVEMENT;
+        if (!vetoed(s, o, base, cand))
+            s->verdict = s->ratio > 1.0 ? HARNESS_VERDICT_REGRESSION : HARNESS_VERDICT_IMPROVEMENT;
         return;
     }
     if (s->ratio_lo >= 1.0 - o->threshold && s->ratio_hi <= 1.0 + o->threshold) {
@@ -133,7 +155,7 @@ int harness_compare_replicates(const double *base, size_t nb, const double *cand
     memset(out, 0, sizeof *out);
     out->base_median = out->base_lo = out->base_hi = NAN;
     out->cand_median = out->cand_lo = out->cand_hi = NAN;
-    out->unit = "windows";
+    out->unit = "runs";            /* the caller vouches that the replicates are independent */
     int rc = harness_cmp_replicate_stats(base, nb, cand, nc, o, out);
     if (rc != 0)
         return rc;
@@ -253,37 +275,68 @@ void harness_cmp_judge_failed(harness_compare_pair *p)
         p->s.verdict = HARNESS_VERDICT_FAILED;
 }
 
+/* The interference of the runs a side's replicates came from: the run of
+ * median bound among them (its evidence shown), as the verdict rests on
+ * a median of theirs; runs whose summary does not say are left out. */
+static void side_noise(const harness_compare_side *side, const size_t *runs, size_t n, harness_side_noise *out)
+{
+    out->bound = NAN;
+    out->evidence = NULL;
+    size_t known = 0;
+    for (size_t k = 0; k < n; k++)
+        known += !isnan(side->runs[runs[k]].noise_bound);
+    size_t want = known ? (known - 1) / 2 : 0, below;
+    for (size_t k = 0; known && k < n; k++) {
+        const harness_run_summary *x = &side->runs[runs[k]];
+        if (isnan(x->noise_bound))
+            continue;
+        below = 0;                 /* its rank among the known bounds, ties broken by position */
+        for (size_t j = 0; j < n; j++) {
+            double y = side->runs[runs[j]].noise_bound;
+            below += !isnan(y) && (y < x->noise_bound || (y == x->noise_bound && j < k));
+        }
+        if (below == want) {
+            out->bound = x->noise_bound;
+            out->evidence = x->noise_evidence;
+            return;
+        }
+    }
+}
+
 /* One side's replicates for the pair of run r: the medians of every
  * usable run of r's key when the side holds two or more (runs differ by more
  * than windows of one run do, so they are the better unit), else the
- * medians of r's windows. *noise: the first busy-machine warning among the
- * runs used. 0, or -1 out of memory. */
+ * medians of r's windows. *noise: the interference of the runs used.
+ * 0, or -1 out of memory. */
 static int side_replicates(const harness_compare_side *side, const harness_run_groups *groups,
                            const harness_run_summary *r, double **vals, size_t *n, const char **unit,
-                           const char **noise)
+                           harness_side_noise *noise)
 {
     const size_t *same_runs;
     size_t same = harness_run_groups_of(groups, (size_t)(r - side->runs), &same_runs);
     *vals = malloc((same + r->n_windows + 1) * sizeof **vals);
+    size_t *used = malloc((same + 1) * sizeof *used);
     *n = 0;
-    *noise = NULL;
-    if (!*vals)
+    if (!*vals || !used) {
+        free(used);
         return -1;
+    }
     for (size_t k = 0; k < same; k++) {
         const harness_run_summary *x = &side->runs[same_runs[k]];
         if (strcmp(x->status, "ok") != 0 || x->validation_failed || !x->n_samples)
             continue;
+        used[*n] = same_runs[k];
         (*vals)[(*n)++] = x->stats.median;
-        if (!*noise)
-            *noise = x->noise;
     }
     *unit = "runs";
-    if (*n >= 2)
-        return 0;
-    memcpy(*vals, r->window_medians, r->n_windows * sizeof **vals);
-    *n = r->n_windows;
-    *unit = "windows";
-    *noise = r->noise;
+    if (*n < 2) {
+        memcpy(*vals, r->window_medians, r->n_windows * sizeof **vals);
+        *n = r->n_windows;
+        *unit = "windows";
+        used[0] = (size_t)(r - side->runs);
+    }
+    side_noise(side, used, strcmp(*unit, "runs") == 0 ? *n : 1, noise);
+    free(used);
     return 0;
 }
 
@@ -312,7 +365,8 @@ static int judge(harness_comparison *c, harness_compare_pair *p, const harness_r
 
     double *bv = NULL, *kv = NULL;
     size_t nb = 0, nk = 0;
-    const char *bu = "windows", *ku = "windows", *bnoise = NULL, *knoise = NULL;
+    const char *bu = "windows", *ku = "windows";
+    harness_side_noise bnoise, knoise;
     if (side_replicates(&c->base, base_groups, b, &bv, &nb, &bu, &bnoise) != 0 ||
         side_replicates(&c->cand, cand_groups, k, &kv, &nk, &ku, &knoise) != 0) {
         free(bv);
@@ -329,7 +383,7 @@ static int judge(harness_comparison *c, harness_compare_pair *p, const harness_r
         s->verdict = HARNESS_VERDICT_AMBIGUOUS;
         snprintf(s->why, sizeof s->why, "a replicate's median is 0 ns: below what the clock resolves");
     } else {
-        harness_compare_decide(s, &c->opts, bnoise, knoise);
+        harness_compare_decide(s, &c->opts, &bnoise, &knoise);
     }
     harness_cmp_judge_failed(p);
     if (strchr(s->unit, '/') &&

@@ -34,7 +34,9 @@ typedef struct harness_run_summary {
     harness_stats stats;           /* of the samples, computed here; zeros when none */
     double *window_medians;        /* timing.windows[].median of the windows with n > 0 */
     size_t n_windows;
-    char *noise;                   /* why the machine was too busy to judge this run (a load warning), or NULL */
+    double noise_bound;            /* noise.median_shift_bound: how far interference could have raised
+                                    * the median (a share); NAN when the summary does not say */
+    char *noise_evidence;          /* noise.evidence, or NULL */
     int windows_disagree;          /* the run's "windows disagree" warning */
     char *host;                    /* env.host, or NULL */
 } harness_run_summary;
@@ -121,18 +123,30 @@ typedef struct harness_compare_stats {
     char why[512];                 /* what made it AMBIGUOUS; "" otherwise */
 } harness_compare_stats;
 
+/* A side's interference: how far it could have raised that side's
+ * median (a share, 0 to 1), with the evidence in words. */
+typedef struct harness_side_noise {
+    double bound;
+    const char *evidence;
+} harness_side_noise;
+
 /* The verdict from the replicate statistics (ratio, interval, p, min_p,
- * n_base, n_cand of *s) and the noise of the two runs (NULL: quiet):
+ * n_base, n_cand, unit of *s) and the interference of each side (NULL:
+ * none known):
  *   AMBIGUOUS when a side has no replicate, or min_p > alpha (never
  *     significant: too few replicates);
  *   REGRESSION when p <= alpha and ratio > 1 + threshold, IMPROVEMENT when
- *     p <= alpha and ratio < 1 - threshold - unless a run was on a busy
- *     machine: then AMBIGUOUS, as load can fake a shift of every window;
+ *     p <= alpha and ratio < 1 - threshold - unless a side's replicates are
+ *     the windows of one run (they share its offset, so p ignores the
+ *     run-to-run spread), or the interference could account for the change
+ *     (the candidate's bound for a regression: ratio * (1 - bound) no
+ *     longer beyond the threshold; the base's for an improvement): then
+ *     AMBIGUOUS, saying which;
  *   SAME when the interval lies within [1 - threshold, 1 + threshold];
  *   AMBIGUOUS otherwise (the interval reaches across the threshold).
  * Writes s->verdict and s->why. */
-void harness_compare_decide(harness_compare_stats *s, const harness_compare_options *o, const char *base_noise,
-                            const char *cand_noise);
+void harness_compare_decide(harness_compare_stats *s, const harness_compare_options *o,
+                            const harness_side_noise *base, const harness_side_noise *cand);
 
 /* The statistics and verdict of replicate values (> 0) of cand against
  * base, on a quiet machine; the display medians are left NaN. 0, -1 out of

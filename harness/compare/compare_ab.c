@@ -87,7 +87,7 @@ int harness_compare_rounds(harness_compare_side *base, harness_compare_side *can
         }
         b[i] = rb->stats.median;
         c[i] = rc->stats.median;
-        busy += rb->noise || rc->noise;
+        busy += rb->noise_bound >= o->threshold || rc->noise_bound >= o->threshold;
     }
     int rc = 0;
     if (usable) {
@@ -123,8 +123,8 @@ int harness_compare_rounds(harness_compare_side *base, harness_compare_side *can
         harness_cmp_add_note(out, err, "base is %s {%s}, cand is %s {%s}", p->base->variant_key,
                              p->base->config_text, p->cand->variant_key, p->cand->config_text) != 0)
         return err->code;
-    if (busy && harness_cmp_add_note(out, err, "%zu of %zu rounds ran on a busy machine (load warnings); the "
-                                     "pairs divide out load that lasts a round", busy, n) != 0)
+    if (busy && harness_cmp_add_note(out, err, "%zu of %zu rounds had interference that could have moved "
+                                     "a median by the threshold; the pairs divide out load that lasts a round", busy, n) != 0)
         return err->code;
     harness_cmp_tally(out);
     return 0;

@@ -45,7 +45,7 @@ void harness_run_summary_free(harness_run_summary *r)
     free(r->error);
     free(r->samples);
     free(r->window_medians);
-    free(r->noise);
+    free(r->noise_evidence);
     free(r->host);
     memset(r, 0, sizeof *r);
 }

@@ -1,7 +1,7 @@
 /* compare_replicates.c - what `harness compare` reads of a summary beyond
  * its samples: the window medians (the replicates of a single run), the
- * warnings that say the machine was too busy to trust a shift, and the host
- * (the series of --baseline-db). */
+ * interference that says how far other work could have moved the median,
+ * and the host (the series of --baseline-db). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE                /* strdup */
 #endif
@@ -75,8 +75,31 @@ static int parse_windows(const cJSON *timing, const char *path, harness_run_summ
     return 0;
 }
 
-/* Warnings are free text for people; two of them matter to a verdict and
- * are recognised by the words they start with (report/warnings.c). */
+/* The run's interference (report/summary_json.c's "noise"): the bound on
+ * how far it could have raised the median, and its evidence in words. A
+ * summary from before it was written says nothing (NAN). */
+static int parse_noise(const cJSON *root, const char *path, harness_run_summary *out, harness_error *err)
+{
+    out->noise_bound = NAN;
+    const cJSON *noise = cJSON_GetObjectItemCaseSensitive(root, "noise");
+    if (!noise)
+        return 0;
+    const cJSON *bound = cJSON_IsObject(noise) ? cJSON_GetObjectItemCaseSensitive(noise, "median_shift_bound") : NULL;
+    const cJSON *evidence = cJSON_IsObject(noise) ? cJSON_GetObjectItemCaseSensitive(noise, "evidence") : NULL;
+    if (!cJSON_IsObject(noise) || (bound && !cJSON_IsNull(bound) && !(cJSON_IsNumber(bound) &&
+                                   bound->valuedouble >= 0 && bound->valuedouble <= 1)))
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: noise.median_shift_bound: expected a share "
+                                 "between 0 and 1, or null", path);
+    if (evidence && !cJSON_IsString(evidence))
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: noise.evidence: expected a string", path);
+    if (cJSON_IsNumber(bound))
+        out->noise_bound = bound->valuedouble;
+    if (evidence && !(out->noise_evidence = strdup(evidence->valuestring)))
+        return harness_cmp_oom(err);
+    return 0;
+}
+
+/* The "windows disagree" warning, for a note beside the pair. */
 static int parse_warnings(const cJSON *root, const char *path, harness_run_summary *out, harness_error *err)
 {
     const cJSON *warnings = cJSON_GetObjectItemCaseSensitive(root, "warnings");
@@ -87,12 +110,8 @@ static int parse_warnings(const cJSON *root, const char *path, harness_run_summa
     for (const cJSON *w = warnings->child; w; w = w->next) {
         if (!cJSON_IsString(w))
             return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: warnings: expected an array of strings", path);
-        if (strncmp(w->valuestring, "oversubscribed", 14) == 0 && !out->noise) {
-            if (!(out->noise = strdup(w->valuestring)))
-                return harness_cmp_oom(err);
-        } else if (strncmp(w->valuestring, "windows disagree", 16) == 0) {
+        if (strncmp(w->valuestring, "windows disagree", 16) == 0)
             out->windows_disagree = 1;
-        }
     }
     return 0;
 }
@@ -107,5 +126,7 @@ int harness_cmp_parse_replicates(const cJSON *root, const char *path, harness_ru
     const cJSON *host = cJSON_IsObject(env) ? cJSON_GetObjectItemCaseSensitive(env, "host") : NULL;
     if (cJSON_IsString(host) && host->valuestring[0] && !(out->host = strdup(host->valuestring)))
         return harness_cmp_oom(err);
+    if (parse_noise(root, path, out, err) != 0)
+        return err->code;
     return parse_warnings(root, path, out, err);
 }

@@ -1,7 +1,11 @@
 #include "report/summary.h"
 
+#include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include "util/interference.h"
 
 /* Per-region statistics from the recorded trace events (regions are timed
  * only while tracing). Events of one name are gathered into one array. */
@@ -67,12 +71,71 @@ static int compute_across_windows(harness_summary *s)
     return rc;
 }
 
+/* Interference over windows [first, last) of the run: switches summed,
+ * steal weighted by wall time, and the bound on the median of those
+ * windows' samples. */
+static harness_noise_evidence noise_of(const harness_run_result *r, size_t first, size_t last)
+{
+    harness_noise_evidence e = {.involuntary_switches = 0, .steal_share = 0};
+    double wall = 0;
+    for (size_t w = first; w < last; w++) {
+        if (r->window_switches[w] < 0 || e.involuntary_switches < 0)
+            e.involuntary_switches = -1;
+        else
+            e.involuntary_switches += r->window_switches[w];
+        e.steal_share += r->window_steal_share[w] * r->window_wall_ns[w];
+        wall += r->window_wall_ns[w];
+    }
+    e.steal_share = wall > 0 ? e.steal_share / wall : NAN;
+    size_t from = r->window_start[first], to = r->window_start[last];
+    e.steps = to - from;
+    e.median_shift_bound = e.involuntary_switches < 0
+                               ? NAN
+                               : harness_median_shift_bound(r->samples_ns + from, e.steps,
+                                                            (double)e.involuntary_switches, e.steal_share);
+    return e;
+}
+
+static int compute_noise(harness_summary *s)
+{
+    const harness_run_result *r = s->run;
+    s->window_noise = calloc(r->n_windows ? r->n_windows : 1, sizeof *s->window_noise);
+    if (!s->window_noise)
+        return -1;
+    for (size_t w = 0; w < r->n_windows; w++)
+        s->window_noise[w] = noise_of(r, w, w + 1);
+    s->noise = noise_of(r, 0, r->n_windows);
+    return 0;
+}
+
+const char *harness_noise_text(const harness_noise_evidence *e, char *buf, size_t cap)
+{
+    if (e->involuntary_switches < 0 || isnan(e->median_shift_bound)) {
+        snprintf(buf, cap, "unknown (the kernel's counters could not be read)");
+        return buf;
+    }
+    char steal[48] = "";
+    if (e->steal_share > 0)
+        snprintf(steal, sizeof steal, ", %.1f%% of CPU time stolen", e->steal_share * 100);
+    if (e->median_shift_bound >= 1)
+        snprintf(buf, cap, "%lld involuntary context switches in %zu measured steps%s: half the steps or more "
+                 "may have waited, so nothing bounds the median's rise", (long long)e->involuntary_switches,
+                 e->steps, steal);
+    else
+        snprintf(buf, cap, "%lld involuntary context switches in %zu measured steps%s: could have raised the "
+                 "median by up to %.2f%%", (long long)e->involuntary_switches, e->steps, steal,
+                 e->median_shift_bound * 100);
+    return buf;
+}
+
 int harness_summary_compute(harness_summary *s)
 {
     s->windows = NULL;
     memset(&s->across_windows, 0, sizeof s->across_windows);
     s->regions = NULL;
     s->n_regions = 0;
+    s->window_noise = NULL;
+    s->noise = (harness_noise_evidence){.involuntary_switches = -1, .steal_share = NAN, .median_shift_bound = NAN};
     if (compute_regions(s) != 0)
         return -1;
     memset(&s->overall, 0, sizeof s->overall);
@@ -89,7 +152,7 @@ int harness_summary_compute(harness_summary *s)
     for (size_t w = 0; w < r->n_windows; w++)
         if (harness_stats_compute(r->samples_ns + r->window_start[w], harness_window_size(r, w), &s->windows[w]) != 0)
             return -1;
-    if (compute_across_windows(s) != 0)
+    if (compute_across_windows(s) != 0 || compute_noise(s) != 0)
         return -1;
     harness_warnings_collect(s);
     return 0;
@@ -99,8 +162,10 @@ void harness_summary_release(harness_summary *s)
 {
     free(s->windows);
     free(s->regions);
+    free(s->window_noise);
     s->windows = NULL;
     s->regions = NULL;
+    s->window_noise = NULL;
 }
 
 void harness_summary_mark(harness_summary *s, const char *status, const char *why)

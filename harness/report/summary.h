@@ -30,6 +30,15 @@ typedef struct harness_region_stats {
     double share_of_steps;         /* total_ns / the traced steps' total time */
 } harness_region_stats;
 
+/* What the kernel says other work took from a run or a window (util/
+ * interference.h), and how far that could have raised its median. */
+typedef struct harness_noise_evidence {
+    int64_t involuntary_switches;  /* -1 unknown */
+    size_t steps;                  /* measured steps they fell among */
+    double steal_share;            /* NAN unknown */
+    double median_shift_bound;     /* share of the median, 0 to 1; NAN unknown */
+} harness_noise_evidence;
+
 typedef struct harness_summary {
     const char *status;            /* "ok" | "failed" | "interrupted" | "validation_failed" */
     char error[2048];              /* why, when not ok */
@@ -54,6 +63,8 @@ typedef struct harness_summary {
      * (steps within a window share the machine's state, so are not
      * independent); n = windows, so its CI is below 95% for n < 6. */
     harness_stats across_windows;
+    harness_noise_evidence noise;  /* over every measured window */
+    harness_noise_evidence *window_noise; /* run->n_windows entries */
     harness_region_stats *regions; /* from the trace, in order of first appearance */
     size_t n_regions;
 
@@ -92,6 +103,11 @@ char *harness_summary_json(const harness_summary *s);
 char *harness_summary_text(const harness_summary *s);
 /* The short table `harness run` prints on stdout. */
 void harness_summary_print_short(const harness_summary *s, FILE *out);
+
+/* The evidence in a sentence for people ("412 involuntary context
+ * switches in 3000 measured steps: could have raised the median by up to
+ * 0.31%"); returns buf. */
+const char *harness_noise_text(const harness_noise_evidence *e, char *buf, size_t cap);
 
 /* Set the summary's status ("failed", ...) and the reason. */
 void harness_summary_mark(harness_summary *s, const char *status, const char *why);

@@ -54,6 +54,25 @@ static void add_window_times(cJSON *win, const harness_run_result *r, size_t w)
     add_num(win, "cpu_per_wall", harness_cpu_per_wall(r->window_cpu_ns[w], r->window_wall_ns[w]));
 }
 
+/* Interference evidence (summary.h): counts, and the bound on how far it
+ * could have moved the median, which `harness compare` weighs against a
+ * change before calling it (structured, so no reader parses a sentence). */
+static cJSON *noise_json(const harness_noise_evidence *e, const harness_env *env)
+{
+    cJSON *o = cJSON_CreateObject();
+    add_num(o, "involuntary_switches", e->involuntary_switches >= 0 ? (double)e->involuntary_switches : NAN);
+    cJSON_AddNumberToObject(o, "measured_steps", (double)e->steps);
+    add_num(o, "steal_share", e->steal_share);
+    add_num(o, "median_shift_bound", e->median_shift_bound);
+    char text[256];
+    cJSON_AddStringToObject(o, "evidence", harness_noise_text(e, text, sizeof text));
+    if (env) {                     /* context only: the machine's load, not this run's */
+        add_num(o, "load_average_start", env->load_start[0]);
+        add_num(o, "load_average_end", env->load_end[0]);
+    }
+    return o;
+}
+
 /* Whether an auto window met its CI target; null for a fixed step count. */
 static void add_converged(cJSON *win, const harness_summary *s, const char *stop_reason)
 {
@@ -142,6 +161,7 @@ static cJSON *timing_json(const harness_summary *s)
         add_converged(win, s, r->stop_reason[w]);
         add_stats(win, &s->windows[w]);
         add_window_times(win, r, w);
+        cJSON_AddItemToObject(win, "noise", noise_json(&s->window_noise[w], NULL));
         cJSON_AddItemToArray(windows, win);
     }
     cJSON_AddItemToObject(o, "across_windows", across_windows_json(s));
@@ -386,6 +406,7 @@ char *harness_summary_json(const harness_summary *s)
     cJSON_AddItemToObject(root, "env", env);
     harness_device_report_json(s, timing, memory, env);
     cJSON_AddItemToObject(root, "warnings", warnings_json(&s->warnings));
+    cJSON_AddItemToObject(root, "noise", noise_json(&s->noise, &s->env));
 
     char *text = cJSON_Print(root);
     cJSON_Delete(root);

@@ -216,6 +216,10 @@ static void section_environment(FILE *f, const harness_summary *s)
     fprintf(f, "  load average (1, 5, 15 min): ");
     print_load(f, "at start, ", e->load_start);
     print_load(f, "at end\n", e->load_end);
+    if (s->run) {
+        char noise[256];
+        fprintf(f, "  interference with this run: %s\n", harness_noise_text(&s->noise, noise, sizeof noise));
+    }
     fprintf(f, "  gpu %s, driver %s, cuda %s\n", e->gpu, e->driver, e->cuda);
     /* The build's constants; NULL in a summary that was not captured (tests). */
     fprintf(f, "  build: %s; flags %s; sanitizers: %s; configure %s\n", e->compiler, e->cflags ? e->cflags : "?",

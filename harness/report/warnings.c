@@ -98,16 +98,20 @@ int harness_warn_windows_disagree(const harness_stats *windows, size_t n, char *
         if (highest_lo == n || st->ci95_lo > windows[highest_lo].ci95_lo)
             highest_lo = w;
     }
-    if (lowest_hi == n || !(windows[lowest_hi].ci95_hi < windows[highest_lo].ci95_lo))
+    if (lowest_hi == n)
         return 0;
     const harness_stats *a = &windows[lowest_hi], *b = &windows[highest_lo];
+    /* Disjoint by a few ns is not worth a word: a gap must matter beside
+     * the step itself, as a change would at compare's thresholds. */
+    if (!(b->ci95_lo - a->ci95_hi >= HARNESS_WARN_DISAGREE_MIN_GAP * a->median))
+        return 0;
     char alo[32], ahi[32], blo[32], bhi[32];
     snprintf(msg, cap, "windows disagree: window %zu's CI of the median [%s, %s] and window %zu's [%s, %s] "
-             "do not overlap; the machine changed between windows (frequency, load, placement), so one "
+             "are %.1f%% apart; the machine changed between windows (frequency, load, placement), so one "
              "window's CI understates the run-to-run spread", lowest_hi + 1,
              harness_format_ns(a->ci95_lo, alo, sizeof alo), harness_format_ns(a->ci95_hi, ahi, sizeof ahi),
              highest_lo + 1, harness_format_ns(b->ci95_lo, blo, sizeof blo),
-             harness_format_ns(b->ci95_hi, bhi, sizeof bhi));
+             harness_format_ns(b->ci95_hi, bhi, sizeof bhi), 100.0 * (b->ci95_lo - a->ci95_hi) / a->median);
     return 1;
 }
 

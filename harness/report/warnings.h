@@ -24,6 +24,10 @@ enum {
 #define HARNESS_WARN_LOAD_SLACK 0.5
 /* A median closer than this many clock resolutions to zero is mostly clock. */
 #define HARNESS_WARN_MIN_TICKS 10.0
+/* Windows disagree only when their CIs are this far apart (a share of
+ * the lower window's median): 4 ns between two 100 us windows is real but
+ * of no consequence. */
+#define HARNESS_WARN_DISAGREE_MIN_GAP 0.01
 /* Windows are compared only when their CIs cover the median this often
  * (n >= 5 steps): a 1-step window's "CI" is a point, always disjoint. */
 #define HARNESS_WARN_MIN_CI_LEVEL 0.9

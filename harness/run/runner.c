@@ -7,6 +7,7 @@
 
 #include "run/guard.h"
 #include "run/nvtx_ranges.h"
+#include "util/interference.h"
 #include "util/stats.h"
 
 volatile sig_atomic_t harness_interrupt_requested = 0;
@@ -362,7 +363,10 @@ int harness_runner_run(const harness_schedule *s, const harness_backend *b, harn
     out->stop_reason = calloc(windows, sizeof *out->stop_reason);
     out->window_wall_ns = calloc(windows, sizeof *out->window_wall_ns);
     out->window_cpu_ns = calloc(windows, sizeof *out->window_cpu_ns);
-    if (!out->window_start || !out->stop_reason || !out->window_wall_ns || !out->window_cpu_ns)
+    out->window_switches = calloc(windows, sizeof *out->window_switches);
+    out->window_steal_share = calloc(windows, sizeof *out->window_steal_share);
+    if (!out->window_start || !out->stop_reason || !out->window_wall_ns || !out->window_cpu_ns ||
+        !out->window_switches || !out->window_steal_share)
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
     size_t cap = 0;
     uint64_t t0 = b->ops->wall_ns(b);
@@ -376,11 +380,18 @@ int harness_runner_run(const harness_schedule *s, const harness_backend *b, harn
         out->window_start[w] = out->n_samples;
         out->n_windows = w + 1;
         out->stop_reason[w] = "interrupted";
+        harness_interference before, after;
+        harness_interference_now(&before);
         uint64_t wall0 = b->ops->wall_ns(b), cpu0 = b->ops->cpu_ns(b);
         stop = harness_backend_has_device_timer(b) ? run_device_window(out, &cap, s, b, step, arg, h, err)
                                                    : run_window(out, &cap, s, b, step, arg, h, err);
         out->window_wall_ns[w] = (double)(b->ops->wall_ns(b) - wall0);
         out->window_cpu_ns[w] = (double)(b->ops->cpu_ns(b) - cpu0);
+        harness_interference_now(&after);
+        out->window_switches[w] = before.involuntary_switches >= 0 && after.involuntary_switches >= 0
+                                      ? after.involuntary_switches - before.involuntary_switches
+                                      : -1;
+        out->window_steal_share[w] = harness_steal_share(&before, &after, out->window_wall_ns[w]);
     }
     if (h->schedule_end && !out->step_failed && !err->code && h->schedule_end(h->arg, err) > 0 && !err->code)
         out->interrupted = 1;
@@ -421,5 +432,7 @@ void harness_run_result_free(harness_run_result *r)
     free(r->stop_reason);
     free(r->window_wall_ns);
     free(r->window_cpu_ns);
+    free(r->window_switches);
+    free(r->window_steal_share);
     memset(r, 0, sizeof *r);
 }

@@ -63,6 +63,8 @@ typedef struct harness_run_result {
     const char **stop_reason;      /* per window: "steps", "converged", "max_steps", "max_time" */
     double *window_wall_ns;        /* per window: wall time of its measured steps, overheads included */
     double *window_cpu_ns;         /* per window: CPU time of the process (all threads) meanwhile */
+    int64_t *window_switches;      /* per window: involuntary context switches meanwhile (-1 unknown) */
+    double *window_steal_share;    /* per window: share of the CPUs' time stolen meanwhile (NAN unknown) */
     int64_t warmup_steps_run, wait_steps_run;
     int interrupted;               /* SIGINT, SIGTERM or SIGHUP: stopped after the current step */
     int step_failed;               /* a step returned nonzero */

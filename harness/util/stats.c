@@ -23,6 +23,11 @@ static int cmp_double_qsort(const void *pa, const void *pb)
     return cmp_double(*(const double *)pa, *(const double *)pb);
 }
 
+void harness_sort_doubles(double *v, size_t n)
+{
+    qsort(v, n, sizeof *v, cmp_double_qsort);
+}
+
 double harness_quantile_sorted(const double *sorted, size_t n, double q)
 {
     if (n == 0)
@@ -102,7 +107,7 @@ int harness_stats_compute(const double *samples, size_t n, harness_stats *out)
     if (!s)
         return -1;
     memcpy(s, samples, n * sizeof *s);
-    qsort(s, n, sizeof *s, cmp_double_qsort);
+    harness_sort_doubles(s, n);
 
     /* Two passes (mean, then squared deviations) rather than sum of squares:
      * timings are large numbers with small spread, where x^2 - mean^2

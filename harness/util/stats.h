@@ -18,6 +18,9 @@ typedef struct harness_stats {
  * Returns 0, or -1 when out of memory. */
 int harness_stats_compute(const double *samples, size_t n, harness_stats *out);
 
+/* Sort ascending; NaNs last (one total order, so qsort stays in bounds). */
+void harness_sort_doubles(double *v, size_t n);
+
 /* Quantile q in [0,1] of sorted data by linear interpolation between order
  * statistics (Hyndman-Fan type 7, numpy's default). n == 0 gives 0. */
 double harness_quantile_sorted(const double *sorted, size_t n, double q);

@@ -1,0 +1,66 @@
+/* interference.c - preemption and steal counters (interference.h). */
+#include "util/interference.h"
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <unistd.h>
+
+#include "util/stats.h"
+
+/* The steal column of /proc/stat's aggregate "cpu" line, in seconds. */
+static double read_steal_s(void)
+{
+    FILE *f = fopen("/proc/stat", "r");
+    if (!f)
+        return NAN;
+    char line[512];
+    unsigned long long v[8];
+    int got = fgets(line, sizeof line, f) ? sscanf(line, "cpu %llu %llu %llu %llu %llu %llu %llu %llu", &v[0],
+                                                   &v[1], &v[2], &v[3], &v[4], &v[5], &v[6], &v[7])
+                                          : 0;
+    fclose(f);
+    long hz = sysconf(_SC_CLK_TCK);
+    return got == 8 && hz > 0 ? (double)v[7] / (double)hz : NAN;
+}
+
+void harness_interference_now(harness_interference *out)
+{
+    struct rusage ru;
+    out->involuntary_switches = getrusage(RUSAGE_SELF, &ru) == 0 ? (int64_t)ru.ru_nivcsw : -1;
+    out->steal_s = read_steal_s();
+    long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+    out->online_cpus = cpus > 0 ? (int)cpus : 1;
+}
+
+double harness_steal_share(const harness_interference *a, const harness_interference *b, double wall_ns)
+{
+    if (!isfinite(a->steal_s) || !isfinite(b->steal_s) || !(wall_ns > 0))
+        return NAN;
+    double share = (b->steal_s - a->steal_s) / (wall_ns * 1e-9 * (double)b->online_cpus);
+    return share < 0 ? 0 : share > 1 ? 1 : share;
+}
+
+double harness_median_shift_bound(const double *samples, size_t n, double hits, double steal_share)
+{
+    if (n == 0 || !(hits >= 0))
+        return NAN;
+    double steal = isfinite(steal_share) ? steal_share : 0;
+    if (hits >= (double)n / 2)
+        return 1;
+    double *sorted = malloc(n * sizeof *sorted);
+    if (!sorted)
+        return NAN;
+    memcpy(sorted, samples, n * sizeof *sorted);
+    harness_sort_doubles(sorted, n);
+    double median = harness_quantile_sorted(sorted, n, 0.5);
+    /* the median's rank less `hits`, as a quantile of the same samples */
+    double below = harness_quantile_sorted(sorted, n, 0.5 - ceil(hits) / (double)n);
+    free(sorted);
+    if (!(median > 0))
+        return NAN;
+    double bound = (median - below) / median + steal;
+    return bound > 1 ? 1 : bound;
+}
