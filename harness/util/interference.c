@@ -47,8 +47,13 @@ double harness_median_shift_bound(const double *samples, size_t n, double hits, 
 {
     if (n == 0 || !(hits >= 0))
         return NAN;
-    double steal = isfinite(steal_share) ? steal_share : 0;
-    if (hits >= (double)n / 2)
+    double steal = isfinite(steal_share) ? steal_share : 0, k = ceil(hits);
+    /* The i-th smallest undisturbed value is at least the (i-k)-th smallest
+     * measured one (k values rose, the rest stayed), so the undisturbed
+     * median is at least the measured quantile k ranks below the median;
+     * with the median at rank (n-1)/2 (type-7, 0-based) nothing is below
+     * it once k passes that. */
+    if (k > (double)(n - 1) / 2)
         return 1;
     double *sorted = malloc(n * sizeof *sorted);
     if (!sorted)
@@ -56,8 +61,7 @@ double harness_median_shift_bound(const double *samples, size_t n, double hits, 
     memcpy(sorted, samples, n * sizeof *sorted);
     harness_sort_doubles(sorted, n);
     double median = harness_quantile_sorted(sorted, n, 0.5);
-    /* the median's rank less `hits`, as a quantile of the same samples */
-    double below = harness_quantile_sorted(sorted, n, 0.5 - ceil(hits) / (double)n);
+    double below = n > 1 ? harness_quantile_sorted(sorted, n, 0.5 - k / (double)(n - 1)) : median;
     free(sorted);
     if (!(median > 0))
         return NAN;

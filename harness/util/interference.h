@@ -26,9 +26,9 @@ double harness_steal_share(const harness_interference *a, const harness_interfer
 /* How far interference could have raised the median of samples[0..n):
  * `hits` steps may have been preempted (each involuntary switch lands in at
  * most one step), and raising k of n values lifts the median by at most k
- * ranks, so the undisturbed median is at least the order statistic k ranks
- * below it. Returned as a share of the median (0 to 1), plus the stolen
- * share, which slows every step alike; 1 when half the steps or more may
+ * ranks, so the undisturbed median is at least the quantile k ranks below
+ * it. Returned as a share of the median (0 to 1), plus the stolen share,
+ * which slows every step alike; 1 when about half the steps or more may
  * have been hit (nothing then bounds the median). NAN when n is 0 or a
  * copy cannot be made. */
 double harness_median_shift_bound(const double *samples, size_t n, double hits, double steal_share);
