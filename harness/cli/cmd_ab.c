@@ -21,6 +21,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include "cli/child_process.h"
 #include "cli/commands.h"
 #include "compare/compare.h"
 #include "util/fsutil.h"
@@ -180,48 +181,6 @@ static int parse(int argc, char **argv, ab_opts *a, harness_error *err)
     return 0;
 }
 
-/* Runs this harness binary with argv, its stdout (capture = STDOUT_FILENO)
- * or its stderr (STDERR_FILENO) read into buf, the other stream to other_fd;
- * *code: its exit code (128 + signal when killed). 0, or -1 with errno. */
-static int run_harness(const char *const *argv, int capture, int other_fd, char *buf, size_t cap, int *code)
-{
-    int pipefd[2];
-    if (pipe(pipefd) != 0)
-        return -1;
-    pid_t pid = fork();
-    if (pid == 0) {
-        dup2(pipefd[1], capture);
-        dup2(other_fd, capture == STDOUT_FILENO ? STDERR_FILENO : STDOUT_FILENO);
-        close(pipefd[0]);
-        /* the same binary as this one: both sides see one harness, and in
-         * a build tree libtool's environment is inherited */
-        execv("/proc/self/exe", (char *const *)argv);
-        _exit(127);
-    }
-    close(pipefd[1]);
-    /* Read to the end, keeping the first cap - 1 bytes: a child left
-     * writing into a full pipe would never exit. */
-    size_t len = 0;
-    char rest[4096];
-    for (;;) {
-        int full = len + 1 >= cap;
-        ssize_t got = read(pipefd[0], full ? rest : buf + len, full ? sizeof rest : cap - 1 - len);
-        if (got <= 0)
-            break;
-        if (!full)
-            len += (size_t)got;
-    }
-    buf[len] = '\0';
-    while (len && (buf[len - 1] == '\n' || buf[len - 1] == '\r'))
-        buf[--len] = '\0';
-    close(pipefd[0]);
-    int status = 0;
-    if (pid < 0 || waitpid(pid, &status, 0) < 0)
-        return -1;
-    *code = WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
-    return 0;
-}
-
 static const char *const side_names[2] = {"base", "cand"};
 
 /* `harness validate` of one side, with its --set and --plugin-path, before
@@ -239,7 +198,7 @@ static int validate_side(const ab_opts *a, int side, harness_error *err)
     argv[n] = NULL;
     int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC), code = 0;
     char msg[2048];
-    int rc = devnull < 0 ? -1 : run_harness(argv, STDERR_FILENO, devnull, msg, sizeof msg, &code);
+    int rc = devnull < 0 ? -1 : harness_run_child(argv, STDERR_FILENO, devnull, msg, sizeof msg, &code);
     if (devnull >= 0)
         close(devnull);
     if (rc != 0)
@@ -283,7 +242,7 @@ static int run_side(const ab_opts *a, int side, int round, char **folder, harnes
     int logfd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (logfd < 0) {
         rc = harness_error_set(err, HARNESS_EXIT_RUNTIME, "ab: %s: %s", log, strerror(errno));
-    } else if (run_harness(argv, STDOUT_FILENO, logfd, buf, sizeof buf, &code) != 0) {
+    } else if (harness_run_child(argv, STDOUT_FILENO, logfd, buf, sizeof buf, &code) != 0) {
         rc = harness_error_set(err, HARNESS_EXIT_RUNTIME, "ab: cannot run harness: %s", strerror(errno));
     } else {
         size_t len = strlen(buf);

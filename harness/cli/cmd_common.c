@@ -14,7 +14,18 @@
 #include "util/suggest.h"
 
 enum { OPT_SET = 's', OPT_PLUGIN_PATH = 'P', OPT_OUTPUT_DIR = 'o', OPT_DEVICE = 'd', OPT_QUIET = 'q',
-       OPT_HELP = 'h', OPT_JSON = 'j' };
+       OPT_HELP = 'h', OPT_JSON = 'j', OPT_RUNS = 1000, OPT_FILTER };
+
+static int parse_runs(const char *arg, int *runs, harness_error *err)
+{
+    char *end;
+    long n = strtol(arg, &end, 10);
+    if (end == arg || *end || n < 1 || n > 1000)
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "--runs: expected an integer in [1, 1000], got '%s'",
+                                 arg);
+    *runs = (int)n;
+    return 0;
+}
 
 static int add_opt(const char **list, size_t *n, const char *value, const char *what, harness_error *err)
 {
@@ -36,10 +47,13 @@ int harness_parse_opts(int argc, char **argv, const char *command, void (*usage)
         {"quiet", no_argument, NULL, OPT_QUIET},
         {"json", no_argument, NULL, OPT_JSON},
         {"help", no_argument, NULL, OPT_HELP},
+        {"runs", required_argument, NULL, OPT_RUNS},
+        {"filter", required_argument, NULL, OPT_FILTER},
         {NULL, 0, NULL, 0},
     };
     memset(opts, 0, sizeof *opts);
-    int takes_config = strcmp(command, "list") != 0;
+    opts->runs = 1;
+    int takes_config = strcmp(command, "list") != 0, is_run = strcmp(command, "run") == 0;
     opterr = 0;
     optind = 1;
     int c;
@@ -55,7 +69,18 @@ int harness_parse_opts(int argc, char **argv, const char *command, void (*usage)
         case OPT_QUIET: opts->quiet = 1; break;
         case OPT_JSON: opts->json = 1; break;
         case OPT_HELP: usage(stdout); return -1;
+        case OPT_RUNS:
+            if (!is_run)
+                goto unknown;
+            rc = parse_runs(optarg, &opts->runs, err);
+            break;
+        case OPT_FILTER:
+            if (!is_run && takes_config)
+                goto unknown;
+            opts->filter = optarg;
+            break;
         default:
+        unknown:
             return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: %s option '%s'; see `harness %s --help`",
                                      command, optopt ? "option needs a value or is unknown:" : "unknown",
                                      argv[optind - 1], command);
@@ -64,9 +89,18 @@ int harness_parse_opts(int argc, char **argv, const char *command, void (*usage)
             return rc;
     }
     int positional = argc - optind;
-    if (takes_config && positional != 1)
+    if (is_run && positional >= 1) {
+        for (int i = optind; i < argc; i++)
+            if (add_opt(opts->configs, &opts->n_configs, argv[i], "CONFIG", err) != 0)
+                return err->code;
+        opts->config_path = opts->configs[0];
+    } else if (is_run) {
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "run: expected a CONFIG file, a folder of configs or a "
+                                 "suite file; see `harness run --help`");
+    } else if (takes_config && positional != 1) {
         return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: expected one CONFIG file, got %d arguments; see "
                                  "`harness %s --help`", command, positional, command);
+    }
     if (!takes_config && positional != 0)
         return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: unexpected argument '%s'", command, argv[optind]);
     if (takes_config)
@@ -320,6 +354,12 @@ int harness_cli_prepare(int argc, char **argv, const char *command, void (*usage
         *exit_code = rc < 0 ? 0 : harness_error_report(&err);
         return -1;
     }
+    return harness_cli_prepare_parsed(opts, command, p, exit_code);
+}
+
+int harness_cli_prepare_parsed(harness_cli_opts *opts, const char *command, harness_prepared *p, int *exit_code)
+{
+    harness_error err = {0};
     /* validate lints configs for machines other than this one (a CPU CI job
      * checking the GPU configs); run needs the device. */
     opts->device_may_be_absent = strcmp(command, "validate") == 0;

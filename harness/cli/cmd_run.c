@@ -5,9 +5,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "cli/bench_filter.h"
 #include "cli/commands.h"
 #include "cli/run_point.h"
 #include "cli/session.h"
@@ -16,14 +18,23 @@
 
 static void usage(FILE *f)
 {
-    fputs("usage: harness run CONFIG [--set KEY=VALUE]... [--output-dir DIR] [--device auto|cpu|cuda]\n"
-          "                   [--plugin-path DIR]... [--quiet]\n"
+    fputs("usage: harness run CONFIG... [--runs N] [--filter REGEX] [--set KEY=VALUE]... [--output-dir DIR]\n"
+          "                   [--device auto|cpu|cuda] [--plugin-path DIR]... [--quiet]\n"
           "\n"
           "Validate CONFIG, load its component, check it against the reference, run the\n"
           "warmup / wait / measurement schedule and write an experiment folder under\n"
           "experiment.output_dir (default experiments/). With a sweep: check every point,\n"
           "then run each in turn (one folder each) and print a table of all points.\n"
           "\n"
+          "A suite: several CONFIGs, a folder (its *.yaml) or a suite file (one config per\n"
+          "line, # comments), or --runs N > 1: every config is checked first, then each\n"
+          "run is a fresh process (run 1 of every config, then run 2, ...), all into one\n"
+          "folder DIR/<time>_suite/ with an index.json; its path is the last line printed.\n"
+          "`harness compare` of two such folders takes each config's runs as replicates.\n"
+          "\n"
+          "  --runs N            run each config N times, each a fresh process (default 1)\n"
+          "  --filter REGEX      only benchmarks whose name (\"EXPERIMENT_NAME VARIANT_KEY\n"
+          "                      [KEY=VALUE]...\", as `harness list --filter` shows) matches\n"
           "  --set KEY=VALUE     override a config key, e.g. --set component.config.dtype=bf16\n"
           "  --output-dir DIR    root for the experiment folder (experiment.output_dir)\n"
           "  --device D          auto, cpu or cuda (device)\n"
@@ -82,9 +93,16 @@ static char **copy_values(const harness_config *cfg)
     return v;
 }
 
-/* Every point validated first, then run one after the other; *first
- * (point 0, prepared) is freed here. */
-static int run_sweep(harness_session *session, harness_prepared *first)
+/* Whether --filter keeps the prepared point p. */
+static int kept(const harness_bench_filter *filter, const harness_prepared *p)
+{
+    char name[1024];
+    return harness_bench_filter_match(filter, harness_bench_name(p->cfg, p->entry->variant.key, name, sizeof name));
+}
+
+/* Every point validated first, then those --filter keeps run one after
+ * the other; *first (point 0, prepared) is freed here. */
+static int run_sweep(harness_session *session, harness_prepared *first, const harness_bench_filter *filter)
 {
     const harness_cli_opts *opts = session->opts;
     harness_error err = {0};
@@ -115,6 +133,14 @@ static int run_sweep(harness_session *session, harness_prepared *first)
             }
             cur = &q;
         }
+        values[i] = copy_values(cur->cfg);
+        done = i + 1;
+        if (!kept(filter, cur)) {
+            res[i].status = "skipped (--filter)";
+            if (i > 0)
+                harness_prepared_free(&q);
+            continue;
+        }
         if (!opts->quiet && session->dist.rank == 0) {  /* rank 0 speaks for a job */
             if (i > 0)
                 putchar('\n');
@@ -122,9 +148,7 @@ static int run_sweep(harness_session *session, harness_prepared *first)
             putchar('\n');
             fflush(stdout);
         }
-        values[i] = copy_values(cur->cfg);
         int code = harness_run_point(session, cur, &res[i]);
-        done = i + 1;
         worst = code > worst ? code : worst;
         if (i > 0)
             harness_prepared_free(&q);
@@ -145,21 +169,65 @@ static int run_sweep(harness_session *session, harness_prepared *first)
     return worst;
 }
 
+/* Whether --filter keeps some point of p's sweep after the first. */
+static int matches_any_point(const harness_cli_opts *opts, const harness_prepared *p,
+                             const harness_bench_filter *filter)
+{
+    int any = 0;
+    for (size_t i = 1; i < p->cfg->n_sweep_points && !any; i++) {
+        harness_prepared q;
+        harness_error err = {0};
+        any = harness_prepare_point(opts, i, &q, &err) == 0 && kept(filter, &q);
+        harness_prepared_free(&q);
+    }
+    return any;
+}
+
+/* Whether the arguments make a suite rather than one run of one config. */
+static int is_suite(const harness_cli_opts *opts)
+{
+    struct stat st;
+    size_t n = strlen(opts->config_path);
+    int yaml = (n > 5 && strcmp(opts->config_path + n - 5, ".yaml") == 0) ||
+               (n > 4 && strcmp(opts->config_path + n - 4, ".yml") == 0);
+    return opts->n_configs > 1 || opts->runs > 1 ||
+           (stat(opts->config_path, &st) == 0 && (S_ISDIR(st.st_mode) || !yaml));
+}
+
 int harness_cmd_run(int argc, char **argv)
 {
     harness_cli_opts opts;
     harness_prepared p;
-    int code;
-    if (harness_cli_prepare(argc, argv, "run", usage, &opts, &p, &code) != 0)
+    harness_error perr = {0};
+    int code = harness_parse_opts(argc, argv, "run", usage, &opts, &perr);
+    if (code != 0)
+        return code < 0 ? 0 : harness_error_report(&perr);
+    if (is_suite(&opts))
+        return harness_run_suite(&opts);
+    if (harness_cli_prepare_parsed(&opts, "run", &p, &code) != 0)
         return code;
+    /* --filter: a sweep runs the points it keeps; a plain config must match */
+    harness_bench_filter filter;
+    char name[1024];
+    if (harness_bench_filter_init(&filter, opts.filter, &perr) != 0 ||
+        (!kept(&filter, &p) && !matches_any_point(&opts, &p, &filter) &&
+         harness_error_set(&perr, HARNESS_EXIT_USAGE, "--filter '%s' matches no benchmark of %s (%s%s)",
+                           opts.filter, opts.config_path,
+                           harness_bench_name(p.cfg, p.entry->variant.key, name, sizeof name),
+                           p.cfg->n_sweep_points > 1 ? ", ..." : ""))) {
+        harness_bench_filter_free(&filter);
+        harness_prepared_free(&p);
+        return harness_error_report(&perr);
+    }
     harness_session session;
     harness_error err = {0};
     if (harness_session_init(&session, &opts, &err) != 0) {
         harness_prepared_free(&p);
+        harness_bench_filter_free(&filter);
         return harness_error_report(&err);
     }
     if (p.cfg->n_sweep_keys > 0) {
-        code = run_sweep(&session, &p);
+        code = run_sweep(&session, &p, &filter);
     } else {
         /* From here on Ctrl-C is ours: whatever happens next, the folder
          * gets a summary saying the run was interrupted. */
@@ -170,5 +238,6 @@ int harness_cmd_run(int argc, char **argv)
         harness_prepared_free(&p);
     }
     harness_session_end(&session);
+    harness_bench_filter_free(&filter);
     return code;
 }

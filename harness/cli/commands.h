@@ -12,7 +12,11 @@
 #define HARNESS_MAX_OPTS 64
 
 typedef struct harness_cli_opts {
-    const char *config_path;
+    const char *config_path;       /* the first CONFIG */
+    const char *configs[HARNESS_MAX_OPTS]; /* run: every CONFIG, folder or suite file given */
+    size_t n_configs;
+    int runs;                      /* run --runs N: fresh processes per config (default 1) */
+    const char *filter;            /* run, list --filter: an extended regex over benchmark names */
     const char *sets[HARNESS_MAX_OPTS];
     size_t n_sets;
     const char *plugin_paths[HARNESS_MAX_OPTS];
@@ -61,6 +65,8 @@ void harness_sweep_point_label(const harness_config *cfg, FILE *f);
  * nothing left to free. */
 int harness_cli_prepare(int argc, char **argv, const char *command, void (*usage)(FILE *),
                         harness_cli_opts *opts, harness_prepared *p, int *exit_code);
+/* The second half of that, for options already parsed. */
+int harness_cli_prepare_parsed(harness_cli_opts *opts, const char *command, harness_prepared *p, int *exit_code);
 void harness_prepared_free(harness_prepared *p);
 
 /* Plugins from --plugin-path and the config's plugin_path, then the rest of the search path. */
@@ -72,6 +78,8 @@ int harness_load_plugins(harness_registry *reg, const harness_cli_opts *opts, co
 void harness_warn_broken_plugins(const harness_registry *reg);
 
 int harness_cmd_run(int argc, char **argv);
+/* run over several configs or runs (cli/run_suite.c); opts parsed. */
+int harness_run_suite(const harness_cli_opts *opts);
 int harness_cmd_validate(int argc, char **argv);
 int harness_cmd_list(int argc, char **argv);
 int harness_cmd_compare(int argc, char **argv);

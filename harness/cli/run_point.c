@@ -481,9 +481,10 @@ static int run_point_here(harness_session *session, const harness_prepared *p, h
     if (!b)
         return harness_error_report(err);
     pt.b = b;
-    if (strcmp(c->device, "auto") == 0 && strcmp(p->device, "cpu") == 0)
-        /* Once per point, on stderr even with --quiet: it decides what the figures mean. */
-        fprintf(stderr, "harness: %sdevice auto: running on the CPU (%s)\n", harness_error_rank_label(),
+    static int told;               /* information once per job: rank 0, the first point, not with --quiet */
+    if (strcmp(c->device, "auto") == 0 && strcmp(p->device, "cpu") == 0 && !told++ && !session->opts->quiet &&
+        session->dist.rank == 0)
+        fprintf(stderr, "harness: device auto: running on the CPU (%s)\n",
                 harness_gpu_probe()->count > 0 ? "the variant has no CUDA version" : harness_gpu_probe()->why_none);
     harness_summary *s = &pt.s;
     *s = (harness_summary){.status = "ok", .rank = session->dist.rank, .world_size = session->dist.world_size,

@@ -113,7 +113,8 @@ void harness_compare_decide(harness_compare_stats *s, const harness_compare_opti
                  s->n_base, s->n_cand, s->unit, s->min_p, o->alpha, replicates_needed(o->alpha));
         return;
     }
-    int significant = s->p <= o->alpha;
+    /* several pairs at once: each one's p as adjusted for all of them */
+    int significant = (s->fdr_m > 1 ? s->q : s->p) <= o->alpha;
     if (significant && (s->ratio > 1.0 + o->threshold || s->ratio < 1.0 - o->threshold)) {
         if (!vetoed(s, o, base, cand))
             s->verdict = s->ratio > 1.0 ? HARNESS_VERDICT_REGRESSION : HARNESS_VERDICT_IMPROVEMENT;
@@ -366,9 +367,8 @@ static int judge(harness_comparison *c, harness_compare_pair *p, const harness_r
     double *bv = NULL, *kv = NULL;
     size_t nb = 0, nk = 0;
     const char *bu = "windows", *ku = "windows";
-    harness_side_noise bnoise, knoise;
-    if (side_replicates(&c->base, base_groups, b, &bv, &nb, &bu, &bnoise) != 0 ||
-        side_replicates(&c->cand, cand_groups, k, &kv, &nk, &ku, &knoise) != 0) {
+    if (side_replicates(&c->base, base_groups, b, &bv, &nb, &bu, &p->base_noise) != 0 ||
+        side_replicates(&c->cand, cand_groups, k, &kv, &nk, &ku, &p->cand_noise) != 0) {
         free(bv);
         free(kv);
         return harness_cmp_oom(err);
@@ -383,7 +383,7 @@ static int judge(harness_comparison *c, harness_compare_pair *p, const harness_r
         s->verdict = HARNESS_VERDICT_AMBIGUOUS;
         snprintf(s->why, sizeof s->why, "a replicate's median is 0 ns: below what the clock resolves");
     } else {
-        harness_compare_decide(s, &c->opts, &bnoise, &knoise);
+        harness_compare_decide(s, &c->opts, &p->base_noise, &p->cand_noise);
     }
     harness_cmp_judge_failed(p);
     if (strchr(s->unit, '/') &&
@@ -507,6 +507,58 @@ static int match(harness_comparison *c, harness_error *err)
     return rc;
 }
 
+/* Many pairs judged at alpha each would call about alpha of the unchanged
+ * ones changed (2.5 false alarms in a suite of 50): with two or more pairs
+ * that have a p, each is judged on its Benjamini-Hochberg adjusted p
+ * instead, which keeps the expected share of false discoveries among the
+ * changes called at alpha (independent or positively dependent tests). */
+static int control_fdr(harness_comparison *c, harness_error *err)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < c->n_pairs; i++)
+        m += c->pairs[i].s.verdict != HARNESS_VERDICT_FAILED && isfinite(c->pairs[i].s.p);
+    if (m < 2)
+        return 0;
+    double *p = malloc(m * sizeof *p), *q = malloc(m * sizeof *q);
+    if (!p || !q) {
+        free(p);
+        free(q);
+        return harness_cmp_oom(err);
+    }
+    size_t k = 0;
+    double least = 1;              /* the smallest p any pair can reach */
+    for (size_t i = 0; i < c->n_pairs; i++)
+        if (c->pairs[i].s.verdict != HARNESS_VERDICT_FAILED && isfinite(c->pairs[i].s.p)) {
+            p[k++] = c->pairs[i].s.p;
+            least = c->pairs[i].s.min_p < least ? c->pairs[i].s.min_p : least;
+        }
+    if (harness_bh_adjust(p, m, q) != 0) {
+        free(p);
+        free(q);
+        return harness_cmp_oom(err);
+    }
+    k = 0;
+    for (size_t i = 0; i < c->n_pairs; i++) {
+        harness_compare_pair *pr = &c->pairs[i];
+        if (pr->s.verdict == HARNESS_VERDICT_FAILED || !isfinite(pr->s.p))
+            continue;
+        pr->s.fdr_m = m;
+        pr->s.q = q[k++];
+        if (pr->s.min_p <= c->opts.alpha)  /* keep "too few replicates" as it was said */
+            harness_compare_decide(&pr->s, &c->opts, &pr->base_noise, &pr->cand_noise);
+    }
+    free(p);
+    free(q);
+    int rc = harness_cmp_add_note(c, err, "%zu pairs judged together: a change is called when its p adjusted by "
+                                  "Benjamini-Hochberg (q) is at most alpha %g, which bounds the expected share of "
+                                  "false alarms among the changes called", m, c->opts.alpha);
+    if (rc == 0 && least * (double)m > c->opts.alpha)
+        rc = harness_cmp_add_note(c, err, "a lone change among %zu pairs needs p <= %.3g, below the least p these "
+                                  "replicates reach (%.3g): give each side more runs (harness run --runs N) or "
+                                  "rounds", m, c->opts.alpha / (double)m, least);
+    return rc;
+}
+
 int harness_compare_sides(harness_compare_side *base, harness_compare_side *cand, const harness_compare_options *o,
                           harness_comparison *out, harness_error *err)
 {
@@ -527,6 +579,8 @@ int harness_compare_sides(harness_compare_side *base, harness_compare_side *cand
                                  "component config, rank and world size); nothing to compare",
                                  out->cand.root ? out->cand.root : "CAND", out->base.root ? out->base.root : "BASE",
                                  out->cand.n_runs, out->base.n_runs);
+    if (control_fdr(out, err) != 0)
+        return err->code;
     harness_cmp_tally(out);
     return 0;
 }

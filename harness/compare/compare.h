@@ -119,6 +119,8 @@ typedef struct harness_compare_stats {
     double p;                      /* two-sided rank-sum p on the replicates */
     double min_p;                  /* the smallest p these replicate counts can reach */
     size_t n_zero;                 /* A/B: rounds with no difference, dropped from the test (so from min_p) */
+    size_t fdr_m;                  /* pairs whose p were adjusted together (Benjamini-Hochberg); 0: not */
+    double q;                      /* p so adjusted when fdr_m > 1: the verdict's significance is q <= alpha */
     harness_verdict verdict;
     char why[512];                 /* what made it AMBIGUOUS; "" otherwise */
 } harness_compare_stats;
@@ -157,6 +159,7 @@ int harness_compare_replicates(const double *base, size_t nb, const double *cand
 typedef struct harness_compare_pair {
     const harness_run_summary *base, *cand;
     harness_compare_stats s;
+    harness_side_noise base_noise, cand_noise; /* of the runs its replicates came from */
     char reason[1024];             /* why FAILED; "" otherwise */
 } harness_compare_pair;
 

@@ -447,6 +447,8 @@ static char *json_report(const harness_comparison *c)
         cJSON_AddNumberToObject(reps, "cand", (double)s->n_cand);
         add_num(o, "p", s->p);
         add_num(o, "min_p", s->min_p);
+        /* the p the verdict used when several pairs were judged together */
+        add_num(o, "q_fdr", s->fdr_m > 1 ? s->q : NAN);
         cJSON_AddStringToObject(o, "verdict", harness_verdict_token(s->verdict));
         if (s->why[0])
             cJSON_AddStringToObject(o, "why", s->why);

@@ -146,3 +146,37 @@ int harness_stats_compute(const double *samples, size_t n, harness_stats *out)
     free(s);
     return 0;
 }
+
+/* Indices sorted by p (for harness_bh_adjust; qsort has no context). */
+static const double *bh_p;
+static int bh_by_p(const void *a, const void *b)
+{
+    return cmp_double(bh_p[*(const size_t *)a], bh_p[*(const size_t *)b]);
+}
+
+int harness_bh_adjust(const double *p, size_t m, double *q)
+{
+    if (m == 0)
+        return 0;
+    size_t *order = malloc(m * sizeof *order);
+    if (!order)
+        return -1;
+    for (size_t i = 0; i < m; i++)
+        order[i] = i;
+    bh_p = p;
+    qsort(order, m, sizeof *order, bh_by_p);
+    /* from the largest p down, the running minimum of m p / rank; tied p
+     * take the rank of the last of them, so they share one q */
+    double running = 1;
+    for (size_t r = m; r-- > 0;) {
+        size_t rank = r + 1;
+        while (rank < m && p[order[rank]] == p[order[r]])
+            rank++;
+        double v = p[order[r]] * (double)m / (double)rank;
+        if (v < running)
+            running = v;
+        q[order[r]] = isnan(p[order[r]]) ? NAN : running;
+    }
+    free(order);
+    return 0;
+}

@@ -21,6 +21,13 @@ int harness_stats_compute(const double *samples, size_t n, harness_stats *out);
 /* Sort ascending; NaNs last (one total order, so qsort stays in bounds). */
 void harness_sort_doubles(double *v, size_t n);
 
+/* Benjamini-Hochberg adjusted p-values of p[0..m) into q[0..m) (same
+ * order): q_i = min over p_j >= p_i of min(1, m p_j / rank_j); calling
+ * q_i <= alpha controls the false discovery rate at alpha. Equal p share
+ * their q. Pass only the p of tests that were made (m counts them all).
+ * Returns -1 when out of memory. */
+int harness_bh_adjust(const double *p, size_t m, double *q);
+
 /* Quantile q in [0,1] of sorted data by linear interpolation between order
  * statistics (Hyndman-Fan type 7, numpy's default). n == 0 gives 0. */
 double harness_quantile_sorted(const double *sorted, size_t n, double q);

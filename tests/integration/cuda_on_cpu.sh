@@ -46,8 +46,11 @@ expect_err "--device cpu" "says how to run on the CPU"
 [ "$(wc -l <"$SCRATCH/err")" -eq 1 ] || fail "--device cuda: more than one line on stderr"
 [ ! -e "$out" ] || { fail "--device cuda left $out behind"; rm -rf "$out"; }
 
-expect_exit 0 "device auto without a GPU" "$HARNESS" run "$TINY" --device auto --output-dir "$out" --quiet
+expect_exit 0 "device auto without a GPU" "$HARNESS" run "$TINY" --device auto --output-dir "$out"
 expect_err "device auto: running on the CPU" "auto says where it ran"
+[ "$(grep -c 'device auto' "$SCRATCH/err")" -eq 1 ] || fail "device auto said more than once"
+expect_exit 0 "device auto, --quiet" "$HARNESS" run "$TINY" --device auto --output-dir "$out" --quiet
+! grep -q "device auto" "$SCRATCH/err" || fail "--quiet still printed information: $(cat "$SCRATCH/err")"
 rm -rf "$out"
 
 for kv in schedule.timing=batch schedule.flush_l2=true schedule.cuda_graph=true device_index=1; do

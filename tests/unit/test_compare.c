@@ -807,6 +807,67 @@ static void test_job_with_failed_ranks(void **state)
     assert_int_equal(system(cmd), 0);
 }
 
+/* A suite of 10 benchmarks, one 50% slower: each pair's p is adjusted for
+ * the ten (Benjamini-Hochberg). With 5 runs a side the least p, 2/252,
+ * times 10 is above alpha, so the change is AMBIGUOUS and a note says what
+ * a lone change needs; with 6 runs (2/924) it is REGRESSION and the nine
+ * others SAME. */
+static harness_comparison suite_of_ten(size_t runs)
+{
+    harness_compare_side base = {.is_parent = 1}, cand = {.is_parent = 1};
+    for (size_t run = 0; run < runs; run++)
+        for (int k = 0; k < 10; k++) {
+            char path[64], config[32];
+            snprintf(config, sizeof config, "{\"k\": %d}", k);
+            snprintf(path, sizeof path, "b/%d-%zu/summary_ranks_1_rank_0.json", k, run);
+            add_run(&base, path, "spin/cpu", config, 0, "ok", 1000);
+            snprintf(path, sizeof path, "c/%d-%zu/summary_ranks_1_rank_0.json", k, run);
+            add_run(&cand, path, "spin/cpu", config, 0, "ok", k == 3 ? 1500 : 1000);
+        }
+    harness_comparison c;
+    harness_error err = {0};
+    assert_int_equal(harness_compare_sides(&base, &cand, &defaults, &c, &err), 0);
+    assert_int_equal(c.n_pairs, 10);
+    return c;
+}
+
+static const harness_compare_pair *pair_of_k(const harness_comparison *c, double k)
+{
+    for (size_t i = 0; i < c->n_pairs; i++)
+        if (cJSON_GetObjectItem(c->pairs[i].base->config, "k")->valuedouble == k)
+            return &c->pairs[i];
+    fail_msg("no pair k=%g", k);
+    return NULL;
+}
+
+static void test_suite_controls_false_discoveries(void **state)
+{
+    (void)state;
+    harness_comparison c = suite_of_ten(5);
+    const harness_compare_pair *p = pair_of_k(&c, 3);
+    assert_near(p->s.p, 2.0 / 252, 1e-12);
+    assert_int_equal(p->s.fdr_m, 10);
+    assert_near(p->s.q, 10 * 2.0 / 252, 1e-12);
+    assert_int_equal(p->s.verdict, HARNESS_VERDICT_AMBIGUOUS);
+    int bh = 0, lone = 0;
+    for (size_t i = 0; i < c.n_notes; i++) {
+        bh += strstr(c.notes[i], "10 pairs judged together") && strstr(c.notes[i], "Benjamini-Hochberg");
+        lone += strstr(c.notes[i], "a lone change among 10 pairs needs p <= 0.005") != NULL;
+    }
+    assert_int_equal(bh, 1);
+    assert_int_equal(lone, 1);
+    harness_comparison_free(&c);
+
+    c = suite_of_ten(6);
+    assert_int_equal(pair_of_k(&c, 3)->s.verdict, HARNESS_VERDICT_REGRESSION);
+    assert_int_equal(c.counts[HARNESS_VERDICT_REGRESSION], 1);
+    assert_int_equal(c.counts[HARNESS_VERDICT_SAME], 9);
+    char *json = harness_compare_report(&c, HARNESS_COMPARE_JSON);
+    assert_non_null(strstr(json, "\"q_fdr\""));
+    free(json);
+    harness_comparison_free(&c);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -825,6 +886,7 @@ int main(void)
         cmocka_unit_test(test_runs_as_replicates),
         cmocka_unit_test(test_interference_that_explains_a_change_is_ambiguous),
         cmocka_unit_test(test_windows_of_single_runs_never_decide),
+        cmocka_unit_test(test_suite_controls_false_discoveries),
         cmocka_unit_test(test_two_folders_pair_by_rank),
         cmocka_unit_test(test_failed_runs),
         cmocka_unit_test(test_nothing_matches),
