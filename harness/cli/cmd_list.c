@@ -3,20 +3,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 
+#include "cli/bench_filter.h"
 #include "cli/commands.h"
 #include "config/config_tree.h"
 #include "run/instance.h"
 
 static void usage(FILE *f)
 {
-    fputs("usage: harness list [--json] [--plugin-path DIR]...\n"
+    fputs("usage: harness list [--json] [--filter REGEX] [--plugin-path DIR]...\n"
           "\n"
           "List every registered variant: key, device, summary, plugin and parameters\n"
           "(name, type, default, range or choices, help). A plugin file that cannot be\n"
           "loaded is a warning naming it.\n"
           "\n"
-          "exit: 0 listed, 2 usage error, a --plugin-path that is not a directory or no\n"
-          "      plugin found, 3 runtime failure (out of memory, standard output not\n"
+          "  --filter REGEX   only variants whose key matches (POSIX extended, searched)\n"
+          "\n"
+          "exit: 0 listed, 2 usage error, a --plugin-path that is not a directory, no\n"
+          "      plugin found or a --filter that matches none, 3 runtime failure (out of memory, standard output not\n"
           "      writable)\n",
           f);
 }
@@ -50,11 +53,14 @@ static void constraint(const harness_param *p, char *buf, size_t cap)
     }
 }
 
-static void print_text(const harness_registry *reg)
+static void print_text(const harness_registry *reg, const harness_bench_filter *filter)
 {
+    size_t shown = 0;
     for (size_t i = 0; i < reg->n_variants; i++) {
         const harness_variant *v = &reg->variants[i].variant;
-        printf("%s%s  (%s)  %s\n", i ? "\n" : "", v->key, v->device, v->summary ? v->summary : "");
+        if (!harness_bench_filter_match(filter, v->key))
+            continue;
+        printf("%s%s  (%s)  %s\n", shown++ ? "\n" : "", v->key, v->device, v->summary ? v->summary : "");
         printf("  plugin: %s\n", reg->plugins[reg->variants[i].plugin].path);
         if (v->n_params == 0)
             printf("  no parameters\n");
@@ -87,12 +93,14 @@ static cJSON *typed_default(const harness_param *p)
     return cJSON_CreateString(p->default_value);
 }
 
-static int print_json(const harness_registry *reg)
+static int print_json(const harness_registry *reg, const harness_bench_filter *filter)
 {
     cJSON *root = cJSON_CreateObject();
     cJSON *variants = cJSON_AddArrayToObject(root, "variants");
     for (size_t i = 0; i < reg->n_variants; i++) {
         const harness_variant *v = &reg->variants[i].variant;
+        if (!harness_bench_filter_match(filter, v->key))
+            continue;
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "key", v->key);
         cJSON_AddStringToObject(o, "family", v->family);
@@ -156,11 +164,23 @@ int harness_cmd_list(int argc, char **argv)
         harness_registry_free(&reg);
         return HARNESS_EXIT_USAGE;
     }
+    harness_bench_filter filter;
+    size_t kept = 0;
+    if (harness_bench_filter_init(&filter, opts.filter, &err) != 0) {
+        harness_registry_free(&reg);
+        return harness_error_report(&err);
+    }
+    for (size_t i = 0; i < reg.n_variants; i++)
+        kept += harness_bench_filter_match(&filter, reg.variants[i].variant.key);
     rc = 0;
-    if (opts.json)
-        rc = print_json(&reg);
+    if (kept == 0)
+        rc = harness_error_set(&err, HARNESS_EXIT_USAGE, "list: --filter '%s' matches none of the %zu variant keys",
+                               opts.filter, reg.n_variants), harness_error_report(&err);
+    else if (opts.json)
+        rc = print_json(&reg, &filter);
     else
-        print_text(&reg);
+        print_text(&reg, &filter);
+    harness_bench_filter_free(&filter);
     harness_registry_free(&reg);
     return rc;
 }

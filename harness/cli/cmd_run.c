@@ -26,8 +26,8 @@ static void usage(FILE *f)
           "experiment.output_dir (default experiments/). With a sweep: check every point,\n"
           "then run each in turn (one folder each) and print a table of all points.\n"
           "\n"
-          "A suite: several CONFIGs, a folder (its *.yaml) or a suite file (one config per\n"
-          "line, # comments), or --runs N > 1: every config is checked first, then each\n"
+          "A suite: several CONFIGs, a folder (its *.yaml) or a suite file (NAME.suite: one\n"
+          "config per line, # comments), or --runs N > 1: every config is checked first, then each\n"
           "run is a fresh process (run 1 of every config, then run 2, ...), all into one\n"
           "folder DIR/<time>_suite/ with an index.json; its path is the last line printed.\n"
           "`harness compare` of two such folders takes each config's runs as replicates.\n"
@@ -187,11 +187,8 @@ static int matches_any_point(const harness_cli_opts *opts, const harness_prepare
 static int is_suite(const harness_cli_opts *opts)
 {
     struct stat st;
-    size_t n = strlen(opts->config_path);
-    int yaml = (n > 5 && strcmp(opts->config_path + n - 5, ".yaml") == 0) ||
-               (n > 4 && strcmp(opts->config_path + n - 4, ".yml") == 0);
-    return opts->n_configs > 1 || opts->runs > 1 ||
-           (stat(opts->config_path, &st) == 0 && (S_ISDIR(st.st_mode) || !yaml));
+    return opts->n_configs > 1 || opts->runs > 1 || harness_is_suite_file(opts->config_path) ||
+           (stat(opts->config_path, &st) == 0 && S_ISDIR(st.st_mode));
 }
 
 int harness_cmd_run(int argc, char **argv)

@@ -80,6 +80,8 @@ void harness_warn_broken_plugins(const harness_registry *reg);
 int harness_cmd_run(int argc, char **argv);
 /* run over several configs or runs (cli/run_suite.c); opts parsed. */
 int harness_run_suite(const harness_cli_opts *opts);
+/* Whether path names a suite file (its name ends in .suite). */
+int harness_is_suite_file(const char *path);
 int harness_cmd_validate(int argc, char **argv);
 int harness_cmd_list(int argc, char **argv);
 int harness_cmd_compare(int argc, char **argv);

@@ -30,6 +30,7 @@
 typedef struct suite_config {
     char *path;
     char *first_name;              /* the first benchmark name the filter kept, for the listing */
+    char *name;                    /* the name of its first point, for a filter that keeps nothing */
     size_t kept_points;
 } suite_config;
 
@@ -159,8 +160,14 @@ static int add_suite_file(suite *s, const char *file, harness_error *err)
     return rc;
 }
 
-/* CONFIG arguments: a YAML file is a config, a folder holds configs, any
- * other file is a suite file. */
+int harness_is_suite_file(const char *path)
+{
+    size_t n = strlen(path);
+    return n > 6 && strcmp(path + n - 6, ".suite") == 0;
+}
+
+/* CONFIG arguments: a folder holds configs, NAME.suite lists them, any
+ * other file is a config (whatever its name). */
 static int expand(const harness_cli_opts *opts, suite *s, harness_error *err)
 {
     for (size_t i = 0; i < opts->n_configs; i++) {
@@ -172,10 +179,10 @@ static int expand(const harness_cli_opts *opts, suite *s, harness_error *err)
                                    "suite file", arg, strerror(errno));
         else if (S_ISDIR(st.st_mode))
             rc = add_folder(s, arg, err);
-        else if (is_yaml(arg))
-            rc = add_config(s, arg, err);
-        else
+        else if (harness_is_suite_file(arg))
             rc = add_suite_file(s, arg, err);
+        else
+            rc = add_config(s, arg, err);
         if (rc != 0)
             return rc;
     }
@@ -205,7 +212,8 @@ static int check_config(const harness_cli_opts *opts, const harness_bench_filter
             cur = &q;
         char name[1024];
         harness_bench_name(cur->cfg, cur->entry->variant.key, name, sizeof name);
-        if (harness_bench_filter_match(filter, name) && c->kept_points++ == 0 && !(c->first_name = strdup(name)))
+        if ((i == 0 && !(c->name = strdup(name))) ||
+            (harness_bench_filter_match(filter, name) && c->kept_points++ == 0 && !(c->first_name = strdup(name))))
             code = harness_error_report(&(harness_error){.code = HARNESS_EXIT_RUNTIME, .msg = "out of memory"});
         if (i > 0)
             harness_prepared_free(&q);
@@ -307,6 +315,7 @@ static void suite_free(suite *s)
     for (size_t i = 0; i < s->n_configs; i++) {
         free(s->configs[i].path);
         free(s->configs[i].first_name);
+        free(s->configs[i].name);
     }
     for (size_t i = 0; i < s->n_runs; i++)
         free(s->runs[i].folders);
@@ -328,11 +337,15 @@ static int select_configs(const harness_cli_opts *opts, const harness_bench_filt
             return code;
         kept += s->configs[i].kept_points > 0;
     }
-    if (kept == 0)
+    if (kept == 0) {
+        char names[512] = "";
+        for (size_t i = 0, len = 0; i < s->n_configs && i < 4 && len < sizeof names; i++)
+            len += (size_t)snprintf(names + len, sizeof names - len, "%s'%s'", i ? ", " : "", s->configs[i].name);
         return harness_error_set(&err, HARNESS_EXIT_USAGE, "--filter '%s' matches none of the %zu configs' "
-                                 "benchmarks (names are \"EXPERIMENT_NAME VARIANT_KEY [KEY=VALUE]...\"; see "
-                                 "`harness list --filter`)", opts->filter, s->n_configs),
+                                 "benchmarks; a name is \"EXPERIMENT_NAME VARIANT_KEY [KEY=VALUE]...\", such as "
+                                 "%s%s", opts->filter, s->n_configs, names, s->n_configs > 4 ? ", ..." : ""),
                harness_error_report(&err);
+    }
     /* only the configs the filter keeps */
     size_t k = 0;
     for (size_t i = 0; i < s->n_configs; i++) {
@@ -341,6 +354,7 @@ static int select_configs(const harness_cli_opts *opts, const harness_bench_filt
         else {
             free(s->configs[i].path);
             free(s->configs[i].first_name);
+            free(s->configs[i].name);
         }
     }
     s->n_configs = k;

@@ -156,6 +156,14 @@ static int base_for(harness_db *db, const harness_run_summary *cand, const char 
     return rc;
 }
 
+/* Whether candidate runs a and b belong to one series (so share a base). */
+static int same_series(const harness_run_summary *a, const harness_run_summary *b)
+{
+    return strcmp(a->variant_key, b->variant_key) == 0 && cJSON_Compare(a->config, b->config, 1) &&
+           a->world_size == b->world_size && a->rank == b->rank &&
+           ((!a->host && !b->host) || (a->host && b->host && strcmp(a->host, b->host) == 0));
+}
+
 int harness_compare_side_from_db(harness_db *db, const harness_compare_side *cand, const char *branch,
                                  harness_compare_side *base, harness_error *err)
 {
@@ -167,11 +175,18 @@ int harness_compare_side_from_db(harness_db *db, const harness_compare_side *can
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
     snprintf(base->root, len, "%s (branch %s)", harness_db_path(db), branch);
     size_t found = 0;
-    for (size_t i = 0; i < cand->n_runs; i++)
+    for (size_t i = 0; i < cand->n_runs; i++) {
+        /* several candidate runs of one series (harness run --runs N) share its base, loaded once */
+        size_t j = 0;
+        while (j < i && !same_series(&cand->runs[j], &cand->runs[i]))
+            j++;
+        if (j < i)
+            continue;
         if (base_for(db, &cand->runs[i], branch, base, &found, err) != 0) {
             harness_compare_side_free(base);
             return err->code;
         }
+    }
     if (found == 0) {
         harness_compare_side_free(base);
         return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: no run recorded on branch %s matches a run of %s "

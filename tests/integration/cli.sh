@@ -22,7 +22,7 @@ head -1 "$SCRATCH/err" | grep -q "^harness: no command given" || fail "no comman
 expect_exit 2 "unknown command" "$HARNESS" frobnicate
 expect_err "unknown command 'frobnicate'" "unknown command is named"
 expect_exit 2 "run without a config" "$HARNESS" run
-expect_err "expected one CONFIG file" "run without a config says what is missing"
+expect_err "expected a CONFIG file" "run without a config says what is missing"
 expect_exit 2 "unknown option" "$HARNESS" run --bogus x.yaml
 expect_err "--bogus" "unknown option is named"
 

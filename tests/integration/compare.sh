@@ -1,24 +1,29 @@
 #!/bin/sh
-# harness compare on real runs: a 50 us spin against itself, against 80 us and
-# back, on 5 windows a run (the unit of replication); one window a run is
-# AMBIGUOUS; a busy machine is AMBIGUOUS; the three formats; folders of
-# experiments (runs as replicates); bad inputs (exit 2).
+# harness compare on real runs: a 50 us spin against itself and against
+# 80 us, as single runs (their windows are the replicates: SAME can be
+# said, a change cannot) and as five runs a side (`harness run --runs 5`:
+# REGRESSION and IMPROVEMENT); one window a run is AMBIGUOUS; interference
+# that could explain a change is AMBIGUOUS, a load warning alone is not;
+# the three formats; folders of experiments; bad inputs (exit 2).
 . "$top_builddir/tests/setup"
 
-# spin DIR DURATION_NS [REPEAT]: run spin_tiny into $SCRATCH/DIR with REPEAT
-# windows (default 5); prints the experiment folder. The machine that runs
-# make check is shared with other builds, so its load warnings are removed
-# from the summaries: the verdicts of a quiet machine are tested here, the
-# busy machine's below with a warning put back in.
+# spin DIR DURATION_NS [REPEAT] [RUNS]: run spin_tiny into $SCRATCH/DIR with
+# REPEAT windows (default 5), RUNS times (default 1: one experiment folder;
+# more: a suite folder of them); prints the folder. Every summary is then
+# labelled duration_ns=50000, so that 80 us runs match 50 us ones as a
+# slower build of one benchmark would.
 spin() {
-    dir=$("$HARNESS" run "$CONFIGS/spin_tiny.yaml" --output-dir "$SCRATCH/$1" --quiet \
+    dir=$("$HARNESS" run "$CONFIGS/spin_tiny.yaml" --output-dir "$SCRATCH/$1" --quiet --runs "${4:-1}" \
         --set component.config.duration_ns="$2" --set schedule.measurement_steps=30 \
-        --set schedule.repeat="${3:-5}" --set profiling.trace=false --set profiling.memory=false) || return 1
-    python3 - "$dir"/summary_ranks_1_rank_0.json <<'PY' || return 1
-import json, sys
-s = json.load(open(sys.argv[1]))
-s["warnings"] = [w for w in s["warnings"] if not w.startswith("oversubscribed")]
-json.dump(s, open(sys.argv[1], "w"))
+        --set schedule.repeat="${3:-5}" --set profiling.trace=false --set profiling.memory=false \
+        2>>"$SCRATCH/spin.err") || return 1
+    [ "${4:-1}" -gt 1 ] || { echo "$dir"; return 0; }
+    python3 - "$dir" <<'PY' || return 1
+import glob, json, sys
+for f in glob.glob(sys.argv[1] + "/*/summary_ranks_1_rank_0.json"):
+    s = json.load(open(f))
+    s["component"]["config"]["duration_ns"] = 50000
+    json.dump(s, open(f, "w"))
 PY
     echo "$dir"
 }
@@ -26,27 +31,39 @@ base=$(spin base 50000) || fail "base run"
 same=$(spin same 50000) || fail "second 50 us run"
 slow=$(spin slow 80000) || fail "80 us run"
 same2=$(spin same2 50000) || fail "third 50 us run"
+runs_base=$(spin runs_base 50000 5 5) || fail "five 50 us runs"
+runs_slow=$(spin runs_slow 80000 5 5) || fail "five 80 us runs"
 
 # Two runs of one spin differ by noise only: a generous threshold.
 expect_exit 0 "50 us vs 50 us" "$HARNESS" compare "$base" "$same" --threshold 20%
 grep -q "spin/cpu .*5/5 windows .*SAME$" "$SCRATCH/out" || fail "50 vs 50: no SAME line on 5/5 windows"
 grep -q "^verdict: SAME" "$SCRATCH/out" || fail "50 vs 50: overall verdict"
 
-expect_exit 1 "50 us vs 80 us" "$HARNESS" compare "$base" "$slow"
-grep -q "spin/cpu .*REGRESSION$" "$SCRATCH/out" || fail "50 vs 80: no REGRESSION line"
-grep -q "^verdict: REGRESSION" "$SCRATCH/out" || fail "50 vs 80: overall verdict"
+# One run a side: the windows share each run's offset, so 60% slower is
+# AMBIGUOUS, saying how to get a verdict.
+expect_exit 1 "50 us vs 80 us, one run a side" "$HARNESS" compare "$base" "$slow"
+grep -q "^AMBIGUOUS: spin/cpu {duration_ns=50000} rank 0/1: a +[0-9.]*% change between single runs: their windows" \
+    "$SCRATCH/out" || fail "50 vs 80, single runs: the reason"
+grep -q "harness run --runs 5) or use harness ab" "$SCRATCH/out" || fail "50 vs 80, single runs: what to do"
 grep -q "^note: rank 0/1: base is spin/cpu {duration_ns=50000}, cand is spin/cpu {duration_ns=80000}" \
     "$SCRATCH/out" || fail "50 vs 80: note on the differing configs"
+expect_exit 0 "80 us vs 50 us, one run a side, --on-ambiguous pass" "$HARNESS" compare "$slow" "$base" \
+    --on-ambiguous pass
+grep -q "^AMBIGUOUS: .*a -[0-9.]*% change between single runs" "$SCRATCH/out" || fail "80 vs 50: the reason"
 
-expect_exit 0 "80 us vs 50 us" "$HARNESS" compare "$slow" "$base"
+# Five runs a side: the runs are the replicates.
+expect_exit 1 "50 us vs 80 us, five runs a side" "$HARNESS" compare "$runs_base" "$runs_slow"
+grep -q "spin/cpu .*5/5 runs .*REGRESSION$" "$SCRATCH/out" || fail "50 vs 80: no REGRESSION line"
+grep -q "^verdict: REGRESSION" "$SCRATCH/out" || fail "50 vs 80: overall verdict"
+expect_exit 0 "80 us vs 50 us, five runs a side" "$HARNESS" compare "$runs_slow" "$runs_base"
 grep -q "spin/cpu .*IMPROVEMENT$" "$SCRATCH/out" || fail "80 vs 50: no IMPROVEMENT line"
 
-expect_exit 1 "markdown" "$HARNESS" compare "$base" "$slow" --format markdown
+expect_exit 1 "markdown" "$HARNESS" compare "$runs_base" "$runs_slow" --format markdown
 head -1 "$SCRATCH/out" | grep -q '^\*\*harness compare: REGRESSION\*\*: 1 regression' || fail "markdown headline"
 grep -q '^| \*\*REGRESSION\*\* | `spin/cpu` | `duration_ns=50000` | 0/1 |' "$SCRATCH/out" || fail "markdown row"
 grep -q '^| --- | --- |' "$SCRATCH/out" || fail "markdown table header"
 
-expect_exit 1 "json" "$HARNESS" compare "$base" "$slow" --format=json --alpha 0.01
+expect_exit 1 "json" "$HARNESS" compare "$runs_base" "$runs_slow" --format=json --alpha 0.01
 python3 - "$SCRATCH/out" <<'PY' || fail "json report"
 import json, sys
 r = json.load(open(sys.argv[1]))
@@ -57,17 +74,17 @@ assert r["counts"]["regression"] == 1
 (p,) = r["pairs"]
 assert p["verdict"] == "regression"
 assert p["variant_key"] == "spin/cpu" and p["config"] == {"duration_ns": 50000}
-assert p["cand_config"] == {"duration_ns": 80000}
 assert p["base"]["n"] == 150 and p["cand"]["n"] == 150
-assert p["replicates"] == {"unit": "windows", "base": 5, "cand": 5}, p["replicates"]
+assert p["replicates"] == {"unit": "runs", "base": 5, "cand": 5}, p["replicates"]
 assert 1.3 < p["ratio"] < 1.9, p["ratio"]
 lo, hi = p["ratio_interval"]
 assert lo <= p["ratio"] <= hi
-# 5 against 5 windows: the Moses interval's coverage at alpha 0.01 is
+# 5 against 5 runs: the Moses interval's coverage at alpha 0.01 is
 # 1 - 2/252 (k = 1), and complete separation gives the smallest p, 2/252.
 assert abs(p["ratio_interval_coverage"] - (1 - 2 / 252)) < 1e-12, p["ratio_interval_coverage"]
 assert abs(p["p"] - 2 / 252) < 1e-12 and abs(p["min_p"] - 2 / 252) < 1e-12, p["p"]
 assert abs(p["change_pct"] - (p["ratio"] - 1) * 100) < 1e-9
+assert p["q_fdr"] is None      # one pair: nothing to adjust for
 PY
 
 # One window a run (repeat: 1) cannot reach alpha 0.05 however far apart:
@@ -81,18 +98,40 @@ grep -q "give each side 4 or more" "$SCRATCH/out" || fail "one window: how many 
 expect_exit 0 "one window a side, --on-ambiguous pass" "$HARNESS" compare "$one_b" "$one_c" --on-ambiguous pass
 grep -q "^verdict: AMBIGUOUS" "$SCRATCH/out" || fail "one window, pass: overall verdict"
 
-# A load warning in the candidate's summary: the slowdown is not trusted.
-cp -R "$slow" "$SCRATCH/busy"
-python3 - "$SCRATCH/busy/summary_ranks_1_rank_0.json" <<'PY' || fail "marking a run busy"
-import json, sys
-s = json.load(open(sys.argv[1]))
-s["warnings"].append("oversubscribed: load average 3.00 from other work (test)")
-json.dump(s, open(sys.argv[1], "w"))
+# A load warning alone vetoes nothing; interference that could have
+# raised the candidate's median by 50% (each run's noise bound) could
+# explain the +60%: AMBIGUOUS, naming the evidence.
+cp -R "$runs_slow" "$SCRATCH/busy"
+python3 - "$SCRATCH/busy" <<'PY' || fail "marking the runs busy"
+import glob, json, sys
+for f in glob.glob(sys.argv[1] + "/*/summary_ranks_1_rank_0.json"):
+    s = json.load(open(f))
+    s["warnings"].append("oversubscribed: load average 3.00 from other work (test)")
+    json.dump(s, open(f, "w"))
 PY
-expect_exit 1 "a busy candidate" "$HARNESS" compare "$base" "$SCRATCH/busy" --format markdown
-grep -q '^\*\*harness compare: AMBIGUOUS\*\*' "$SCRATCH/out" || fail "busy: markdown headline"
-grep -q 'machine too busy to decide a +[0-9.]*% change: cand run: oversubscribed: load average 3.00' \
-    "$SCRATCH/out" || fail "busy: the reason"
+expect_exit 1 "a load warning alone" "$HARNESS" compare "$runs_base" "$SCRATCH/busy"
+grep -q "^verdict: REGRESSION" "$SCRATCH/out" || fail "a load warning alone: still REGRESSION"
+python3 - "$SCRATCH/busy" <<'PY' || fail "marking the runs disturbed"
+import glob, json, sys
+for f in glob.glob(sys.argv[1] + "/*/summary_ranks_1_rank_0.json"):
+    s = json.load(open(f))
+    s["noise"]["median_shift_bound"] = 0.5
+    s["noise"]["evidence"] = "900 involuntary context switches in 150 measured steps (test)"
+    json.dump(s, open(f, "w"))
+PY
+expect_exit 1 "a disturbed candidate" "$HARNESS" compare "$runs_base" "$SCRATCH/busy" --format markdown
+grep -q '^\*\*harness compare: AMBIGUOUS\*\*' "$SCRATCH/out" || fail "disturbed: markdown headline"
+grep -q 'interference could account for the +[0-9.]*% change: cand run: 900 involuntary context switches' \
+    "$SCRATCH/out" || fail "disturbed: the reason"
+# what a real run writes: counts, a bound between 0 and 1, the evidence in words
+python3 - "$base/summary_ranks_1_rank_0.json" <<'PY' || fail "a run's noise evidence"
+import json, sys
+n = json.load(open(sys.argv[1]))["noise"]
+assert n["involuntary_switches"] >= 0 and n["measured_steps"] == 150, n
+assert 0 <= n["median_shift_bound"] <= 1 and "involuntary context switches in 150 measured steps" in n["evidence"], n
+w = json.load(open(sys.argv[1]))["timing"]["windows"][0]["noise"]
+assert w["measured_steps"] == 30 and 0 <= w["median_shift_bound"] <= 1, w
+PY
 
 # Folders of experiments, as a CI job leaves them: matched by variant and
 # config; three base runs of one key (their medians are the replicates, the
