@@ -1,0 +1,141 @@
+#!/bin/sh
+# Suites: `harness run` over several configs, a folder of them and a
+# NAME.suite file, each --runs N times as fresh processes into one folder
+# with an index.json; --filter over benchmark names (and sweep points);
+# compare of two suite folders (each config's runs are its replicates, the
+# pairs judged together with Benjamini-Hochberg); record and history of a
+# suite; Ctrl-C; and the bad inputs: exit 2 naming what is wrong, with no
+# suite folder left behind.
+. "$top_builddir/tests/setup"
+
+mkdir -p "$SCRATCH/cfgs"
+spin_config() {  # spin_config FILE NAME DURATION_NS
+    cat >"$1" <<YAML
+experiment: {name: $2}
+schedule: {warmup_steps: 2, wait_steps: 1, measurement_steps: 15, repeat: 2}
+profiling: {trace: false, memory: false}
+component: {variant_key: spin, config: {duration_ns: $3}}
+validate: false
+YAML
+}
+spin_config "$SCRATCH/cfgs/a.yaml" spin_a 20000
+spin_config "$SCRATCH/cfgs/b.yaml" spin_b 30000
+cat >"$SCRATCH/sweep.yaml" <<'YAML'
+experiment: {name: swept}
+schedule: {warmup_steps: 2, wait_steps: 1, measurement_steps: 10, repeat: 2}
+profiling: {trace: false, memory: false}
+component: {variant_key: spin, config: {duration_ns: 10000}}
+sweep: {component.config.duration_ns: [10000, 20000, 40000]}
+validate: false
+YAML
+printf '# the spins\n%s\n\n  cfgs/b.yaml  \n' "cfgs/a.yaml" >"$SCRATCH/two.suite"
+
+# A folder, twice over: every config, run 1 of each then run 2.
+expect_exit 0 "a folder of configs, --runs 2" "$HARNESS" run "$SCRATCH/cfgs" --runs 2 --output-dir "$SCRATCH/s1"
+suite=$(tail -1 "$SCRATCH/out")
+case $suite in "$SCRATCH"/s1/*_suite) pass "the last line is the suite folder" ;; *) fail "last line: $suite" ;; esac
+grep -q "^run 1/2  spin_a spin/cpu .* exit 0" "$SCRATCH/out" || fail "a line per run: $(cat "$SCRATCH/out")"
+python3 - "$suite" <<'PY' || fail "index.json"
+import json, os, sys
+d = sys.argv[1]
+x = json.load(open(os.path.join(d, "index.json")))
+assert x["schema"] == "harness.suite/1" and x["status"] == "ok" and x["runs"] == 2 and x["filter"] is None, x
+assert [c["path"].rsplit("/", 1)[1] for c in x["configs"]] == ["a.yaml", "b.yaml"], x["configs"]
+order = [(e["config"].rsplit("/", 1)[1], e["run"]) for e in x["experiments"]]
+assert order == [("a.yaml", 1), ("b.yaml", 1), ("a.yaml", 2), ("b.yaml", 2)], order
+for e in x["experiments"]:
+    (f,) = e["folders"]
+    assert e["exit_code"] == 0 and os.path.isfile(os.path.join(d, f, "summary_ranks_1_rank_0.json")), e
+PY
+
+# A suite file (paths relative to it, comments and blank lines skipped) and
+# a plain config given together; --quiet prints the folder alone.
+expect_exit 0 "a suite file and a config, --quiet" "$HARNESS" run "$SCRATCH/two.suite" "$SCRATCH/sweep.yaml" \
+    --quiet --output-dir "$SCRATCH/s2"
+[ "$(wc -l <"$SCRATCH/out")" -eq 1 ] || fail "--quiet: more than the folder: $(cat "$SCRATCH/out")"
+[ "$(ls -d "$(cat "$SCRATCH/out")"/*/ | wc -l)" -eq 5 ] || fail "2 configs and 3 sweep points: 5 folders"
+
+# --filter: over configs and over sweep points, in a suite and in one run.
+expect_exit 0 "--filter over a suite" "$HARNESS" run "$SCRATCH/cfgs" "$SCRATCH/sweep.yaml" --filter 'spin_b|=40000$' \
+    --quiet --output-dir "$SCRATCH/s3"
+python3 - "$(cat "$SCRATCH/out")" <<'PY' || fail "--filter: the runs it kept"
+import json, os, sys
+x = json.load(open(os.path.join(sys.argv[1], "index.json")))
+kept = {c["path"].rsplit("/", 1)[1]: c["points_kept"] for c in x["configs"]}
+assert kept == {"b.yaml": 1, "sweep.yaml": 1}, kept
+assert sum(len(e["folders"]) for e in x["experiments"]) == 2, x["experiments"]
+PY
+expect_exit 0 "--filter on one sweep" "$HARNESS" run "$SCRATCH/sweep.yaml" --filter 'duration_ns=20000' \
+    --output-dir "$SCRATCH/s4"
+grep -q "skipped (--filter)" "$SCRATCH/out" || fail "the sweep table shows the points skipped"
+[ "$(ls -d "$SCRATCH"/s4/*/ | wc -l)" -eq 1 ] || fail "--filter on one sweep: one folder"
+expect_exit 0 "list --filter" "$HARNESS" list --filter '^spin/'
+grep -q "^spin/cpu " "$SCRATCH/out" && ! grep -q "^noop/cpu" "$SCRATCH/out" || fail "list --filter shows spin alone"
+
+# compare two suites: each config's runs are its replicates; two pairs are
+# judged together (Benjamini-Hochberg, q in the JSON).
+"$HARNESS" run "$SCRATCH/cfgs" --runs 4 --quiet --output-dir "$SCRATCH/base" >"$SCRATCH/base.path" 2>/dev/null ||
+    fail "base suite"
+"$HARNESS" run "$SCRATCH/cfgs" --runs 4 --quiet --output-dir "$SCRATCH/cand" >"$SCRATCH/cand.path" 2>/dev/null ||
+    fail "cand suite"
+expect_exit 0 "compare two suites" "$HARNESS" compare "$(cat "$SCRATCH/base.path")" "$(cat "$SCRATCH/cand.path")" \
+    --threshold 30 --format json
+python3 - "$SCRATCH/out" <<'PY' || fail "compare two suites: json"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert len(r["pairs"]) == 2 and r["verdict"] == "same", r["verdict"]
+for p in r["pairs"]:
+    assert p["replicates"] == {"unit": "runs", "base": 4, "cand": 4}, p["replicates"]
+    assert p["q_fdr"] is not None and p["q_fdr"] >= p["p"], p
+assert any("2 pairs judged together" in n and "Benjamini-Hochberg" in n for n in r["notes"]), r["notes"]
+PY
+
+# record and history of a suite folder.
+expect_exit 0 "record a suite" "$HARNESS" record "$(cat "$SCRATCH/base.path")" --db "$SCRATCH/r.sqlite" \
+    --commit c1 --branch main
+grep -q "recorded 8 runs from 8 experiment folders" "$SCRATCH/out" || fail "record: $(cat "$SCRATCH/out")"
+expect_exit 0 "history of a suite, html" "$HARNESS" history --db "$SCRATCH/r.sqlite" --format html
+grep -q "<svg" "$SCRATCH/out" || fail "history html: no chart"
+
+# Ctrl-C: the suite stops, its index says interrupted, exit 130.
+spin_config "$SCRATCH/long.yaml" long 1000000
+"$HARNESS" run "$SCRATCH/long.yaml" --runs 50 --set schedule.measurement_steps=200 --quiet \
+    --output-dir "$SCRATCH/s5" >"$SCRATCH/out" 2>"$SCRATCH/err" &
+pid=$!
+sleep 1.5
+kill -INT $pid
+wait $pid
+code=$?
+[ "$code" -eq 130 ] && pass "Ctrl-C: exit 130" || fail "Ctrl-C: exit $code"
+python3 - "$SCRATCH"/s5/*_suite/index.json <<'PY' || fail "Ctrl-C: index.json"
+import json, sys
+x = json.load(open(sys.argv[1]))
+assert x["status"] == "interrupted" and 1 <= len(x["experiments"]) < 50, (x["status"], len(x["experiments"]))
+PY
+
+# Bad inputs: exit 2, the culprit named, no suite folder made.
+no_folder() { [ ! -e "$SCRATCH/bad" ] || { fail "$1: left $(ls "$SCRATCH/bad")"; rm -rf "$SCRATCH/bad"; }; }
+printf 'cfgs/a.yaml\nmissing.yaml\n' >"$SCRATCH/missing.suite"
+expect_exit 2 "a suite file naming a missing config" "$HARNESS" run "$SCRATCH/missing.suite" --output-dir "$SCRATCH/bad"
+expect_err "missing.suite:2: $SCRATCH/missing.yaml: no such config file" "names the suite file, line and config"
+no_folder "missing config"
+printf '# nothing here\n\n' >"$SCRATCH/empty.suite"
+expect_exit 2 "an empty suite file" "$HARNESS" run "$SCRATCH/empty.suite" --output-dir "$SCRATCH/bad"
+expect_err "empty.suite: a suite file that lists no config" "an empty suite: message"
+no_folder "empty suite"
+mkdir "$SCRATCH/nothing"
+expect_exit 2 "a folder with no config" "$HARNESS" run "$SCRATCH/nothing" --output-dir "$SCRATCH/bad"
+expect_err "nothing: a folder with no config in it" "an empty folder: message"
+expect_exit 2 "a filter that matches nothing" "$HARNESS" run "$SCRATCH/cfgs" --filter zzz --output-dir "$SCRATCH/bad"
+expect_err "--filter 'zzz' matches none of the 2 configs' benchmarks" "a filter that matches nothing: message"
+expect_err "'spin_a spin/cpu'" "a filter that matches nothing: the names it could have matched"
+no_folder "a filter that matches nothing"
+expect_exit 2 "a filter that is no regex" "$HARNESS" run "$SCRATCH/cfgs" --filter '(' --output-dir "$SCRATCH/bad"
+expect_err "--filter '(': not a valid extended regular expression" "a bad regex: message"
+printf 'schedule: {measurement_stepz: 3}\ncomponent: {variant_key: spin}\n' >"$SCRATCH/cfgs/c.yaml"
+expect_exit 2 "a bad config among good ones" "$HARNESS" run "$SCRATCH/cfgs" --runs 2 --output-dir "$SCRATCH/bad"
+expect_err "c.yaml:1" "the bad config is named with its line"
+no_folder "a bad config: nothing ran"
+expect_exit 2 "--runs 0" "$HARNESS" run "$SCRATCH/cfgs/a.yaml" --runs 0
+expect_err "--runs: expected an integer in [1, 1000], got '0'" "--runs 0: message"
+finish
