@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cli/bench_filter.h"
 #include "cli/commands.h"
 #include "compare/baseline_db.h"
 #include "compare/compare.h"
@@ -13,7 +14,7 @@
 static void usage(FILE *f)
 {
     fputs("usage: harness compare BASE CAND [--threshold PCT] [--alpha A] [--on-ambiguous fail|pass]\n"
-          "                             [--format text|markdown|json]\n"
+          "                             [--format text|markdown|json] [--filter REGEX]\n"
           "       harness compare --baseline-db FILE [--baseline-branch NAME] CAND [options]\n"
           "\n"
           "Is the candidate slower than the base? BASE and CAND are experiment folders\n"
@@ -49,6 +50,8 @@ static void usage(FILE *f)
           "                        size, rank, host) on the baseline branch since the series'\n"
           "                        last change point; their medians are the base's replicates\n"
           "  --baseline-branch B   the branch of the baseline (default main)\n"
+          "  --filter REGEX        only runs whose name \"EXPERIMENT_NAME VARIANT_KEY KEY=VALUE...\"\n"
+          "                        (every component parameter) matches (POSIX extended regex)\n"
           "\n"
           "exit: 0 no regression (SAME, IMPROVEMENT; AMBIGUOUS with --on-ambiguous pass),\n"
           "      1 REGRESSION, FAILED or AMBIGUOUS, 2 usage error or bad input (no folder,\n"
@@ -58,7 +61,7 @@ static void usage(FILE *f)
 
 enum {
     OPT_THRESHOLD = 't', OPT_ALPHA = 'a', OPT_FORMAT = 'f', OPT_HELP = 'h',
-    OPT_ON_AMBIGUOUS = 1000, OPT_BASELINE_DB, OPT_BASELINE_BRANCH
+    OPT_ON_AMBIGUOUS = 1000, OPT_BASELINE_DB, OPT_BASELINE_BRANCH, OPT_FILTER
 };
 
 /* A whole finite number, nothing after it but `suffix` (if given). */
@@ -80,6 +83,7 @@ static int parse_number(const char *s, const char *suffix, double *out)
 typedef struct compare_opts {
     const char *base, *cand;
     const char *baseline_db, *baseline_branch;
+    const char *filter;                /* --filter REGEX over benchmark names */
     harness_compare_options o;
     harness_compare_format format;
 } compare_opts;
@@ -94,6 +98,7 @@ static int parse(int argc, char **argv, compare_opts *opts, harness_error *err)
         {"on-ambiguous", required_argument, NULL, OPT_ON_AMBIGUOUS},
         {"baseline-db", required_argument, NULL, OPT_BASELINE_DB},
         {"baseline-branch", required_argument, NULL, OPT_BASELINE_BRANCH},
+        {"filter", required_argument, NULL, OPT_FILTER},
         {"help", no_argument, NULL, OPT_HELP},
         {NULL, 0, NULL, 0},
     };
@@ -120,6 +125,7 @@ static int parse(int argc, char **argv, compare_opts *opts, harness_error *err)
             opts->o.threshold = v / 100.0;
             break;
         case OPT_BASELINE_DB: opts->baseline_db = optarg; break;
+        case OPT_FILTER: opts->filter = optarg; break;
         case OPT_BASELINE_BRANCH: opts->baseline_branch = optarg; break;
         case OPT_ON_AMBIGUOUS:
             if (strcmp(optarg, "fail") == 0)
@@ -173,12 +179,52 @@ static int parse(int argc, char **argv, compare_opts *opts, harness_error *err)
     return 0;
 }
 
+static int filter_keeps(const char *name, void *filter)
+{
+    return harness_bench_filter_match(filter, name);
+}
+
+/* Load one side and keep the runs --filter names; none left is exit 2. */
+static int load_side(const compare_opts *opts, const char *root, harness_compare_side *side, harness_error *err)
+{
+    if (harness_compare_side_load(root, side, err) != 0)
+        return err->code;
+    harness_bench_filter f;
+    if (harness_bench_filter_init(&f, opts->filter, err) != 0) {
+        harness_compare_side_free(side);
+        return err->code;
+    }
+    size_t before = side->n_runs, left = harness_compare_side_keep(side, filter_keeps, &f);
+    harness_bench_filter_free(&f);
+    if (left == 0) {
+        harness_compare_side_free(side);
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: --filter '%s' matches none of its %zu runs (a name "
+                                 "is \"EXPERIMENT_NAME VARIANT_KEY KEY=VALUE...\" with every component parameter)",
+                                 root, opts->filter, before);
+    }
+    return 0;
+}
+
+/* BASE against CAND, each loaded and filtered. */
+static int compare_folders(const compare_opts *opts, harness_comparison *cmp, harness_error *err)
+{
+    memset(cmp, 0, sizeof *cmp);
+    harness_compare_side base, cand;
+    if (load_side(opts, opts->base, &base, err) != 0)
+        return err->code;
+    if (load_side(opts, opts->cand, &cand, err) != 0) {
+        harness_compare_side_free(&base);
+        return err->code;
+    }
+    return harness_compare_sides(&base, &cand, &opts->o, cmp, err);
+}
+
 /* CAND against its recorded history. */
 static int compare_with_db(const compare_opts *opts, harness_comparison *cmp, harness_error *err)
 {
     memset(cmp, 0, sizeof *cmp);
     harness_compare_side cand, base;
-    if (harness_compare_side_load(opts->cand, &cand, err) != 0)
+    if (load_side(opts, opts->cand, &cand, err) != 0)
         return err->code;
     harness_db *db;
     if (harness_db_open(opts->baseline_db, 0, &db, err) != 0) {
@@ -209,7 +255,7 @@ int harness_cmd_compare(int argc, char **argv)
     if (opts.baseline_db) {
         rc = compare_with_db(&opts, &cmp, &err);
     } else {
-        rc = harness_compare_dirs(opts.base, opts.cand, &opts.o, &cmp, &err);
+        rc = compare_folders(&opts, &cmp, &err);
     }
     if (rc != 0) {
         harness_comparison_free(&cmp);

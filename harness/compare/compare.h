@@ -22,6 +22,7 @@ typedef struct harness_run_summary {
     char *path;                    /* the file, as found */
     char *folder;                  /* its experiment folder (the path's directory) */
     char *variant_key;             /* component.variant_key */
+    char *experiment_name;         /* experiment.name, or NULL */
     struct cJSON *config;          /* component.config (an object) */
     char *config_text;             /* "k=v, k=v" for tables; "-" when empty */
     char *device_name;             /* device.name, or NULL */
@@ -72,6 +73,16 @@ typedef struct harness_compare_side {
     harness_incomplete_run *incomplete;
     size_t n_incomplete;
 } harness_compare_side;
+
+/* A run's benchmark name for --filter: "EXPERIMENT_NAME VARIANT_KEY
+ * k=v ..." with every component parameter ("?" when the summary names no
+ * experiment); returns buf. */
+const char *harness_run_summary_name(const harness_run_summary *r, char *buf, size_t cap);
+
+/* Drop the runs of side whose name `keep` refuses (an incomplete run is
+ * judged by "? VARIANT_KEY", and kept when its key is unknown). Returns
+ * how many runs, complete or not, are left. */
+size_t harness_compare_side_keep(harness_compare_side *side, int (*keep)(const char *name, void *arg), void *arg);
 
 /* root is an experiment folder (it holds summary_ranks_*_rank_*.json or a
  * status file) or a folder of them, at any depth up to 4 (hidden folders

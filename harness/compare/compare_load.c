@@ -38,6 +38,7 @@ void harness_run_summary_free(harness_run_summary *r)
     free(r->path);
     free(r->folder);
     free(r->variant_key);
+    free(r->experiment_name);
     cJSON_Delete(r->config);
     free(r->config_text);
     free(r->device_name);
@@ -280,6 +281,10 @@ static int parse_root(const cJSON *root, const char *path, harness_run_summary *
     const cJSON *device = cJSON_GetObjectItemCaseSensitive(root, "device");
     const cJSON *device_name = cJSON_IsObject(device) ? cJSON_GetObjectItemCaseSensitive(device, "name") : NULL;
 
+    const cJSON *exp = cJSON_GetObjectItemCaseSensitive(root, "experiment");
+    const cJSON *exp_name = cJSON_IsObject(exp) ? cJSON_GetObjectItemCaseSensitive(exp, "name") : NULL;
+    if (cJSON_IsString(exp_name) && !(out->experiment_name = strdup(exp_name->valuestring)))
+        return harness_cmp_oom(err);
     out->variant_key = strdup(key->valuestring);
     out->status = strdup(status->valuestring);
     out->config = cJSON_Duplicate(config, 1);
@@ -395,6 +400,45 @@ int harness_compare_side_add(harness_compare_side *side, harness_run_summary *ru
     side->runs[side->n_runs++] = *run;
     memset(run, 0, sizeof *run);
     return 0;
+}
+
+const char *harness_run_summary_name(const harness_run_summary *r, char *buf, size_t cap)
+{
+    size_t len = (size_t)snprintf(buf, cap, "%s %s", r->experiment_name ? r->experiment_name : "?", r->variant_key);
+    for (const cJSON *p = r->config ? r->config->child : NULL; p && len < cap; p = p->next) {
+        char *v = cJSON_IsString(p) ? NULL : cJSON_PrintUnformatted(p);
+        len += (size_t)snprintf(buf + len, cap - len, " %s=%s", p->string, v ? v : p->valuestring);
+        free(v);
+    }
+    return buf;
+}
+
+size_t harness_compare_side_keep(harness_compare_side *side, int (*keep)(const char *name, void *arg), void *arg)
+{
+    char name[1024];
+    size_t k = 0;
+    for (size_t i = 0; i < side->n_runs; i++) {
+        if (keep(harness_run_summary_name(&side->runs[i], name, sizeof name), arg))
+            side->runs[k++] = side->runs[i];
+        else
+            harness_run_summary_free(&side->runs[i]);
+    }
+    side->n_runs = k;
+    k = 0;
+    for (size_t i = 0; i < side->n_incomplete; i++) {
+        harness_incomplete_run *r = &side->incomplete[i];
+        snprintf(name, sizeof name, "? %s", r->variant_key ? r->variant_key : "");
+        if (!r->variant_key || keep(name, arg)) {
+            side->incomplete[k++] = *r;
+            continue;
+        }
+        free(r->folder);
+        free(r->status);
+        free(r->error);
+        free(r->variant_key);
+    }
+    side->n_incomplete = k;
+    return side->n_runs + side->n_incomplete;
 }
 
 void harness_compare_side_free(harness_compare_side *side)

@@ -90,6 +90,14 @@ for p in r["pairs"]:
 assert any("2 pairs judged together" in n and "Benjamini-Hochberg" in n for n in r["notes"]), r["notes"]
 PY
 
+expect_exit 0 "compare --filter" "$HARNESS" compare "$(cat "$SCRATCH/base.path")" "$(cat "$SCRATCH/cand.path")" \
+    --threshold 30 --filter '^spin_b ' --format json
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert [p["config"]["duration_ns"] for p in r["pairs"]] == [30000]' \
+    "$SCRATCH/out" || fail "compare --filter keeps spin_b alone"
+expect_exit 2 "compare --filter matching nothing" "$HARNESS" compare "$(cat "$SCRATCH/base.path")" \
+    "$(cat "$SCRATCH/cand.path")" --filter zzz
+expect_err "--filter 'zzz' matches none of its 8 runs" "compare --filter matching nothing: message"
+
 # record and history of a suite folder.
 expect_exit 0 "record a suite" "$HARNESS" record "$(cat "$SCRATCH/base.path")" --db "$SCRATCH/r.sqlite" \
     --commit c1 --branch main
