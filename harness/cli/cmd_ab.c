@@ -38,8 +38,9 @@ static void usage(FILE *f)
           "\n"
           "Interleaved A/B: N rounds, each running the base and the candidate back to\n"
           "back as two `harness run` processes (the order alternates), then a verdict on\n"
-          "the paired ratios cand_i / base_i of the rounds' medians: exact Wilcoxon\n"
-          "signed-rank p, Hodges-Lehmann ratio, Tukey interval with its real coverage.\n"
+          "the paired ratios cand_i / base_i of the rounds' medians: the exact sign\n"
+          "test's p, the median ratio and its sign-test interval (with its real\n"
+          "coverage), which one wild round in ten does not move. Every round is listed.\n"
           "Drift that is slow next to a round (clocks, heat, neighbours) hits both sides\n"
           "of a round alike and divides out, which two separate runs cannot do.\n"
           "\n"
@@ -49,7 +50,8 @@ static void usage(FILE *f)
           "Both sides are validated (harness validate) before the first round.\n"
           "Single-rank runs only.\n"
           "\n"
-          "  --rounds N        rounds (default 10; 6 or more reach alpha 0.05)\n"
+          "  --rounds N        rounds (default 10); fewer than can reach --alpha are\n"
+          "                    refused before anything runs (6 at alpha 0.05)\n"
           "  --output-dir DIR  where the rounds' experiment folders go (default\n"
           "                    experiments/ab): DIR/round-NN-{base,cand}/<experiment>\n"
           "  --threshold, --alpha, --on-ambiguous, --format: as in `harness compare`\n"
@@ -86,6 +88,63 @@ static int add_extra(ab_opts *a, int side, const char *flag, const char *value, 
 
 enum { O_BASE_PP = 1000, O_CAND_PP, O_SET, O_BASE_SET, O_CAND_SET, O_ON_AMBIGUOUS };
 
+/* --threshold, --alpha, --on-ambiguous, --format: as `harness compare`
+ * takes them. */
+static int parse_judging(int c, const char *arg, ab_opts *a, harness_error *err)
+{
+    char *end;
+    double v;
+    switch (c) {
+    case 't':
+        v = strtod(arg, &end);
+        if (end == arg || (*end && strcmp(end, "%") != 0) || !(v >= 0) || !isfinite(v))
+            return harness_error_set(err, HARNESS_EXIT_USAGE, "--threshold: expected a percentage >= 0 such "
+                                     "as 5 or 5%%, got '%s'", arg);
+        if (v > 0 && v < 1 && !*end)
+            return harness_error_set(err, HARNESS_EXIT_USAGE, "--threshold %s: the unit is percent, so this "
+                                     "is %s%%; write %g for %g%%, or %s%% if you mean it", arg, arg,
+                                     v * 100, v * 100, arg);
+        a->o.threshold = v / 100.0;
+        return 0;
+    case 'a':
+        v = strtod(arg, &end);
+        if (end == arg || *end || !(v > 0 && v < 1))
+            return harness_error_set(err, HARNESS_EXIT_USAGE, "--alpha: expected a number in (0, 1) such as "
+                                     "0.05, got '%s'", arg);
+        a->o.alpha = v;
+        return 0;
+    case O_ON_AMBIGUOUS:
+        if (strcmp(arg, "fail") != 0 && strcmp(arg, "pass") != 0)
+            return harness_error_set(err, HARNESS_EXIT_USAGE, "--on-ambiguous: expected fail or pass, got '%s'",
+                                     arg);
+        a->o.ambiguous_fails = strcmp(arg, "fail") == 0;
+        return 0;
+    default:                       /* 'f' */
+        if (strcmp(arg, "text") == 0)
+            a->format = HARNESS_COMPARE_TEXT;
+        else if (strcmp(arg, "markdown") == 0 || strcmp(arg, "md") == 0)
+            a->format = HARNESS_COMPARE_MARKDOWN;
+        else if (strcmp(arg, "json") == 0)
+            a->format = HARNESS_COMPARE_JSON;
+        else
+            return harness_error_set(err, HARNESS_EXIT_USAGE, "--format: expected text, markdown or json, "
+                                     "got '%s'", arg);
+        return 0;
+    }
+}
+
+/* Refuse --rounds that can never reach --alpha, once both are known (either
+ * may come first), so that nothing runs for a verdict that cannot come. */
+static int check_rounds(const ab_opts *a, harness_error *err)
+{
+    size_t need = harness_ab_rounds_needed(a->o.alpha);
+    if ((size_t)a->rounds >= need)
+        return 0;
+    return harness_error_set(err, HARNESS_EXIT_USAGE, "--rounds %d: %d round%s can reach p = %.3g at best, above "
+                             "--alpha %g; use --rounds %zu or more", a->rounds, a->rounds, a->rounds == 1 ? "" : "s",
+                             2.0 / ldexp(1.0, a->rounds), a->o.alpha, need);
+}
+
 static int parse(int argc, char **argv, ab_opts *a, harness_error *err)
 {
     static const struct option longopts[] = {
@@ -109,7 +168,6 @@ static int parse(int argc, char **argv, ab_opts *a, harness_error *err)
     int c;
     while ((c = getopt_long(argc, argv, "n:o:t:a:f:h", longopts, NULL)) != -1) {
         char *end;
-        double v;
         switch (c) {
         case 'n': {
             long n = strtol(optarg, &end, 10);
@@ -132,39 +190,11 @@ static int parse(int argc, char **argv, ab_opts *a, harness_error *err)
                 return err->code;
             break;
         case 't':
-            v = strtod(optarg, &end);
-            if (end == optarg || (*end && strcmp(end, "%") != 0) || !(v >= 0) || !isfinite(v))
-                return harness_error_set(err, HARNESS_EXIT_USAGE, "--threshold: expected a percentage >= 0 such "
-                                         "as 5 or 5%%, got '%s'", optarg);
-            if (v > 0 && v < 1 && !*end)
-                return harness_error_set(err, HARNESS_EXIT_USAGE, "--threshold %s: the unit is percent, so this "
-                                         "is %s%%; write %g for %g%%, or %s%% if you mean it", optarg, optarg,
-                                         v * 100, v * 100, optarg);
-            a->o.threshold = v / 100.0;
-            break;
         case 'a':
-            v = strtod(optarg, &end);
-            if (end == optarg || *end || !(v > 0 && v < 1))
-                return harness_error_set(err, HARNESS_EXIT_USAGE, "--alpha: expected a number in (0, 1) such as "
-                                         "0.05, got '%s'", optarg);
-            a->o.alpha = v;
-            break;
         case O_ON_AMBIGUOUS:
-            if (strcmp(optarg, "fail") != 0 && strcmp(optarg, "pass") != 0)
-                return harness_error_set(err, HARNESS_EXIT_USAGE, "--on-ambiguous: expected fail or pass, got '%s'",
-                                         optarg);
-            a->o.ambiguous_fails = strcmp(optarg, "fail") == 0;
-            break;
         case 'f':
-            if (strcmp(optarg, "text") == 0)
-                a->format = HARNESS_COMPARE_TEXT;
-            else if (strcmp(optarg, "markdown") == 0 || strcmp(optarg, "md") == 0)
-                a->format = HARNESS_COMPARE_MARKDOWN;
-            else if (strcmp(optarg, "json") == 0)
-                a->format = HARNESS_COMPARE_JSON;
-            else
-                return harness_error_set(err, HARNESS_EXIT_USAGE, "--format: expected text, markdown or json, "
-                                         "got '%s'", optarg);
+            if (parse_judging(c, optarg, a, err) != 0)
+                return err->code;
             break;
         case 'h': usage(stdout); return -1;
         default:
@@ -178,7 +208,7 @@ static int parse(int argc, char **argv, ab_opts *a, harness_error *err)
                                  "argument%s; see `harness ab --help`", argc - optind, argc - optind == 1 ? "" : "s");
     a->config[0] = argv[optind];
     a->config[1] = argv[optind + 1];
-    return 0;
+    return check_rounds(a, err);
 }
 
 static const char *const side_names[2] = {"base", "cand"};
@@ -315,10 +345,8 @@ int harness_cmd_ab(int argc, char **argv)
             rc = harness_error_set(&err, HARNESS_EXIT_RUNTIME, "out of memory");
     }
     for (int round = 0; round < a.rounds && rc == 0; round++) {
-        /* ABBA...: which side goes first alternates, so a trend within a
-         * round favours neither */
         for (int k = 0; k < 2 && rc == 0; k++) {
-            int side = round % 2 ? 1 - k : k;
+            int side = harness_ab_base_first((size_t)round) ? k : 1 - k;
             char *folder = NULL;
             rc = run_side(&a, side, round, &folder, &err);
             if (rc == 0)

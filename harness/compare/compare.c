@@ -43,12 +43,10 @@ static size_t replicates_needed(double alpha)
     return k;
 }
 
-/* The same for A/B rounds, which are pairs: the exact signed-rank test's
- * least two-sided p over n pairs with a nonzero difference is 2 / 2^n. */
-static size_t rounds_needed(double alpha)
+size_t harness_ab_rounds_needed(double alpha)
 {
-    size_t n = 1;
-    while (n < 64 && 2.0 / ldexp(1.0, (int)n) > alpha)
+    size_t n = 1;                  /* 2 / 2^1075 is 0: the loop ends for any alpha > 0 */
+    while (n < 1100 && 2.0 / ldexp(1.0, (int)n) > alpha)
         n++;
     return n;
 }
@@ -94,7 +92,7 @@ void harness_compare_decide(harness_compare_stats *s, const harness_compare_opti
     }
     if (s->min_p > o->alpha && s->unit && strcmp(s->unit, "rounds") == 0) {
         /* rounds with no difference say nothing either way and are dropped */
-        size_t rounds = rounds_needed(o->alpha);
+        size_t rounds = harness_ab_rounds_needed(o->alpha);
         if (s->n_zero == 0)
             snprintf(s->why, sizeof s->why,
                      "too few rounds: %zu paired rounds can reach p = %.3g at best, above alpha %g; "
@@ -635,5 +633,6 @@ void harness_comparison_free(harness_comparison *c)
     for (size_t i = 0; i < c->n_notes; i++)
         free(c->notes[i]);
     free(c->notes);
+    free(c->rounds);
     memset(c, 0, sizeof *c);
 }

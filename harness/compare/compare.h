@@ -124,10 +124,12 @@ typedef struct harness_compare_stats {
     double cand_median, cand_lo, cand_hi;
     const char *unit;              /* "windows", "runs", "runs/windows" or "windows/runs" (base/cand) */
     size_t n_base, n_cand;         /* replicates */
-    double ratio;                  /* Hodges-Lehmann estimate of cand / base over the replicates */
-    double ratio_lo, ratio_hi;     /* Moses interval */
+    double ratio;                  /* cand / base: Hodges-Lehmann over the replicates (compare), the median
+                                    * paired ratio (ab rounds) */
+    double ratio_lo, ratio_hi;     /* its interval: Moses (compare), the sign test's (ab rounds) */
     double coverage;               /* its actual coverage */
-    double p;                      /* two-sided rank-sum p on the replicates */
+    double p;                      /* two-sided: rank-sum p on the replicates (compare), sign test (ab rounds) */
+    double signed_rank_p;          /* ab rounds: the Wilcoxon signed-rank p, for reference; unset otherwise */
     double min_p;                  /* the smallest p these replicate counts can reach */
     size_t n_zero;                 /* A/B: rounds with no difference, dropped from the test (so from min_p) */
     size_t fdr_m;                  /* pairs whose p were adjusted together (Benjamini-Hochberg); 0: not */
@@ -174,6 +176,16 @@ typedef struct harness_compare_pair {
     char reason[1024];             /* why FAILED; "" otherwise */
 } harness_compare_pair;
 
+/* One round of an interleaved A/B run (harness ab), for its table. */
+typedef struct harness_ab_round {
+    const harness_run_summary *base, *cand;
+    int base_first;                /* the base ran first in this round */
+    double base_median, cand_median;   /* ns; NaN when the run measured nothing */
+    double ratio;                  /* cand_median / base_median; NaN when either is unknown */
+    int base_failed, cand_failed;  /* not "ok", failed validation, or no samples */
+    int base_busy, cand_busy;      /* a load warning in the run's summary */
+} harness_ab_round;
+
 typedef struct harness_comparison {
     harness_compare_options opts;
     harness_compare_side base, cand;
@@ -186,6 +198,8 @@ typedef struct harness_comparison {
     size_t n_notes;
     size_t counts[HARNESS_VERDICT_COUNT];
     harness_verdict overall;       /* REGRESSION > FAILED > AMBIGUOUS > IMPROVEMENT > SAME */
+    harness_ab_round *rounds;      /* harness ab: every round, in order; NULL for compare */
+    size_t n_rounds;
 } harness_comparison;
 
 /* Match the runs of two loaded sides and judge every pair (incomplete runs
@@ -208,12 +222,19 @@ int harness_compare_dirs(const char *base, const char *cand, const harness_compa
 int harness_compare_paired(const double *base, const double *cand, size_t n, const harness_compare_options *o,
                            harness_compare_stats *out);
 /* An interleaved A/B run as a comparison of one pair: base->runs[i] and
- * cand->runs[i] ran in round i (rank 0 of each). The sides are moved into
- * *out. FAILED when a round failed; otherwise judged by
+ * cand->runs[i] ran in round i (rank 0 of each), in the order of
+ * harness_ab_base_first. The sides are moved into *out, and every round
+ * into out->rounds. FAILED when a round failed; otherwise judged by
  * harness_compare_decide on the paired statistics, the load warnings of
  * every round counted. 3 on mismatched sides or out of memory. */
 int harness_compare_rounds(harness_compare_side *base, harness_compare_side *cand, const harness_compare_options *o,
                            harness_comparison *out, harness_error *err);
+/* Whether the base runs first in round `round` (from 0): ABBA..., so that
+ * a trend within a round favours neither side. */
+int harness_ab_base_first(size_t round);
+/* The fewest rounds with a difference that can reach alpha: the exact
+ * sign test's least two-sided p over n such pairs is 2 / 2^n (the signed-rank test's too). */
+size_t harness_ab_rounds_needed(double alpha);
 
 /* 1 when any pair is REGRESSION or FAILED, or AMBIGUOUS with
  * ambiguous_fails; else 0. */

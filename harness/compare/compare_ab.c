@@ -30,6 +30,7 @@ int harness_compare_paired(const double *base, const double *cand, size_t n, con
     out->ratio_hi = sr.ratio_hi;
     out->coverage = sr.coverage;
     out->p = sr.p;
+    out->signed_rank_p = sr.signed_rank_p;
     out->min_p = sr.min_p;
     out->n_zero = sr.n_zero;
     return 0;
@@ -48,6 +49,90 @@ static double median(double *v, size_t n)
     return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
 }
 
+int harness_ab_base_first(size_t round)
+{
+    return round % 2 == 0;
+}
+
+static int run_failed(const harness_run_summary *r)
+{
+    return strcmp(r->status, "ok") != 0 || r->validation_failed || !r->n_samples;
+}
+
+/* out->rounds from the runs of the two sides (moved into *out): round i is
+ * base.runs[i] against cand.runs[i]. -1 out of memory. */
+static int fill_rounds(harness_comparison *out)
+{
+    size_t n = out->base.n_runs;
+    out->rounds = calloc(n, sizeof *out->rounds);
+    if (!out->rounds)
+        return -1;
+    out->n_rounds = n;
+    for (size_t i = 0; i < n; i++) {
+        harness_ab_round *r = &out->rounds[i];
+        r->base = &out->base.runs[i];
+        r->cand = &out->cand.runs[i];
+        r->base_first = harness_ab_base_first(i);
+        r->base_median = r->base->n_samples ? r->base->stats.median : NAN;
+        r->cand_median = r->cand->n_samples ? r->cand->stats.median : NAN;
+        r->ratio = r->base_median > 0 ? r->cand_median / r->base_median : NAN;
+        r->base_failed = run_failed(r->base);
+        r->cand_failed = run_failed(r->cand);
+        /* interference that could have moved a round's median by the threshold */
+        r->base_busy = r->base->noise_bound >= out->opts.threshold;
+        r->cand_busy = r->cand->noise_bound >= out->opts.threshold;
+    }
+    return 0;
+}
+
+/* The pair of a failed round: FAILED (harness_cmp_judge_failed names it). */
+static void judge_failed_round(harness_compare_pair *p, const harness_ab_round *r)
+{
+    p->base = r->base;
+    p->cand = r->cand;
+    memset(&p->s, 0, sizeof p->s);
+    p->s.unit = "rounds";
+    p->s.ratio = p->s.ratio_lo = p->s.ratio_hi = p->s.coverage = p->s.p = p->s.signed_rank_p = NAN;
+    p->s.base_median = p->s.cand_median = NAN;
+    p->s.verdict = HARNESS_VERDICT_AMBIGUOUS;   /* replaced by FAILED, naming the run */
+    snprintf(p->s.why, sizeof p->s.why, "a round measured nothing");
+}
+
+/* The paired statistics and verdict of rounds that all measured. 0, -1 out
+ * of memory. */
+static int judge_rounds(harness_compare_pair *p, const harness_ab_round *rounds, size_t n,
+                        const harness_compare_options *o)
+{
+    double *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
+    if (!b || !c) {
+        free(b);
+        free(c);
+        return -1;
+    }
+    for (size_t i = 0; i < n; i++) {
+        b[i] = rounds[i].base_median;
+        c[i] = rounds[i].cand_median;
+    }
+    int rc = harness_compare_paired(b, c, n, o, &p->s);
+    if (rc == -2) {
+        p->s.verdict = HARNESS_VERDICT_AMBIGUOUS;
+        strcpy(p->s.why, "a round's median is 0 ns: below what the clock resolves");
+        rc = 0;
+    } else if (rc == 0) {
+        /* No busy-machine veto here: load that lasts a round slows both
+         * of its halves, which is what the pairing divides out; load that
+         * comes and goes moves single rounds, which the sign test and its
+         * interval count as one round each, whatever their size. */
+        harness_compare_decide(&p->s, o, NULL, NULL);
+    }
+    /* display: the medians of the rounds' medians */
+    p->s.base_median = median(b, n);
+    p->s.cand_median = median(c, n);
+    free(b);
+    free(c);
+    return rc;
+}
+
 int harness_compare_rounds(harness_compare_side *base, harness_compare_side *cand, const harness_compare_options *o,
                            harness_comparison *out, harness_error *err)
 {
@@ -63,68 +148,30 @@ int harness_compare_rounds(harness_compare_side *base, harness_compare_side *can
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "A/B: %zu base rounds and %zu candidate rounds; "
                                  "expected as many of each", n, out->cand.n_runs);
     out->pairs = calloc(1, sizeof *out->pairs);
-    double *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
-    if (!out->pairs || !b || !c) {
-        free(b);
-        free(c);
+    if (!out->pairs || fill_rounds(out) != 0)
         return harness_cmp_oom(err);
-    }
     out->n_pairs = 1;
     harness_compare_pair *p = &out->pairs[0];
     p->base = &out->base.runs[n - 1];
     p->cand = &out->cand.runs[n - 1];
-    size_t busy = 0;
-    int usable = 1;
-    for (size_t i = 0; i < n; i++) {
-        const harness_run_summary *rb = &out->base.runs[i], *rc = &out->cand.runs[i];
-        /* a failed round is the pair's FAILED; show that round */
-        if (strcmp(rb->status, "ok") != 0 || rb->validation_failed || !rb->n_samples ||
-            strcmp(rc->status, "ok") != 0 || rc->validation_failed || !rc->n_samples) {
-            p->base = rb;
-            p->cand = rc;
-            usable = 0;
-            break;
-        }
-        b[i] = rb->stats.median;
-        c[i] = rc->stats.median;
-        busy += rb->noise_bound >= o->threshold || rc->noise_bound >= o->threshold;
+    size_t busy = 0, failed = n;
+    for (size_t i = n; i-- > 0;) {     /* the first failed round is the one shown */
+        busy += out->rounds[i].base_busy || out->rounds[i].cand_busy;
+        if (out->rounds[i].base_failed || out->rounds[i].cand_failed)
+            failed = i;
     }
-    int rc = 0;
-    if (usable) {
-        rc = harness_compare_paired(b, c, n, o, &p->s);
-        if (rc == -2) {
-            p->s.verdict = HARNESS_VERDICT_AMBIGUOUS;
-            strcpy(p->s.why, "a round's median is 0 ns: below what the clock resolves");
-            rc = 0;
-        } else if (rc == 0) {
-            /* No busy-machine veto here: load that lasts a round slows both
-             * of its halves, which is what the pairing divides out; load
-             * that comes and goes widens the interval instead. */
-            harness_compare_decide(&p->s, o, NULL, NULL);
-        }
-        /* display: the medians of the rounds' medians */
-        p->s.base_median = median(b, n);
-        p->s.cand_median = median(c, n);
-    } else {
-        memset(&p->s, 0, sizeof p->s);
-        p->s.unit = "rounds";
-        p->s.ratio = p->s.ratio_lo = p->s.ratio_hi = p->s.coverage = p->s.p = NAN;
-        p->s.base_median = p->s.cand_median = NAN;
-        p->s.verdict = HARNESS_VERDICT_AMBIGUOUS;   /* replaced by FAILED below, naming the run */
-        snprintf(p->s.why, sizeof p->s.why, "a round measured nothing");
-    }
-    p->s.base_lo = p->s.base_hi = p->s.cand_lo = p->s.cand_hi = NAN;
-    free(b);
-    free(c);
-    if (rc != 0)
+    if (failed < n)
+        judge_failed_round(p, &out->rounds[failed]);
+    else if (judge_rounds(p, out->rounds, n, o) != 0)
         return harness_cmp_oom(err);
+    p->s.base_lo = p->s.base_hi = p->s.cand_lo = p->s.cand_hi = NAN;
     harness_cmp_judge_failed(p);
     if ((strcmp(p->base->variant_key, p->cand->variant_key) != 0 || !cJSON_Compare(p->base->config, p->cand->config, 1)) &&
         harness_cmp_add_note(out, err, "base is %s {%s}, cand is %s {%s}", p->base->variant_key,
                              p->base->config_text, p->cand->variant_key, p->cand->config_text) != 0)
         return err->code;
-    if (busy && harness_cmp_add_note(out, err, "%zu of %zu rounds had interference that could have moved "
-                                     "a median by the threshold; the pairs divide out load that lasts a round", busy, n) != 0)
+    if (busy && harness_cmp_add_note(out, err, "%zu of %zu rounds had interference that could have moved a median "
+                                     "by the threshold; the pairs divide out load that lasts a round", busy, n) != 0)
         return err->code;
     harness_cmp_tally(out);
     return 0;

@@ -32,7 +32,7 @@ int harness_cmp_replicate_stats(const double *base, size_t nb, const double *can
                                 const harness_compare_options *o, harness_compare_stats *s);
 void harness_cmp_tally(harness_comparison *c);
 
-/* compare_replicates.c: the window medians and the noise warnings of a
+/* compare_replicates.c: the window medians and the interference of a
  * parsed summary's root into *out. 0, or 2 (a mistyped key, named) or 3. */
 struct cJSON;
 int harness_cmp_parse_replicates(const struct cJSON *root, const char *path, harness_run_summary *out,

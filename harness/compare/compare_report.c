@@ -134,9 +134,9 @@ static const char *side_kind(const harness_compare_side *s)
 
 static const char ab_method_text[] =
     "replicates: interleaved A/B rounds, base and cand back to back in each (the order alternating); ratio: "
-    "Hodges-Lehmann estimate of the paired ratio cand_i / base_i (median of the Walsh averages of the log "
-    "ratios); interval: Tukey, with its exact coverage; p: two-sided exact Wilcoxon signed-rank test on the "
-    "rounds";
+    "median of the paired ratios cand_i / base_i; interval: sign test (binomial order statistics of the "
+    "paired ratios), with its exact coverage; p: two-sided exact sign test on the rounds (a wild round counts "
+    "as one; the Wilcoxon signed-rank p, for reference, is the JSON's signed_rank_p)";
 
 static const char method_text_[] =
     "replicates: the windows of one run (schedule.repeat), or the runs when a side holds several of one key; "
@@ -151,19 +151,80 @@ static const char *method_of(const harness_comparison *c)
                                                                                             : method_text_;
 }
 
+/* ---- the rounds of an A/B run ------------------------------------------------- */
+
+#define N_ROUND_COLS 6
+
+static const char *const round_headers[N_ROUND_COLS] = {"round", "first", "base median", "cand median",
+                                                        "cand/base", "state"};
+
+/* "ok", "busy (cand)", "FAILED (base)", "FAILED (base, cand), busy (base)": what
+ * to make of the round, failures first. */
+static const char *round_state(const harness_ab_round *r, char *buf, size_t cap)
+{
+    static const char *const which[4] = {"", "base", "cand", "base, cand"};
+    int failed = r->base_failed | r->cand_failed << 1, busy = r->base_busy | r->cand_busy << 1;
+    if (!failed && !busy)
+        return "ok";
+    if (failed && busy)
+        snprintf(buf, cap, "FAILED (%s), busy (%s)", which[failed], which[busy]);
+    else
+        snprintf(buf, cap, "%s (%s)", failed ? "FAILED" : "busy", which[failed ? failed : busy]);
+    return buf;
+}
+
+/* The cells of round i, in the order of round_headers. */
+typedef struct round_row {
+    char round[24], base[32], cand[32], ratio[32], state[64];
+    const char *cell[N_ROUND_COLS];
+} round_row;
+
+static void make_round_row(const harness_ab_round *r, size_t i, round_row *out)
+{
+    snprintf(out->round, sizeof out->round, "%zu", i + 1);
+    out->cell[0] = out->round;
+    out->cell[1] = r->base_first ? "base" : "cand";
+    out->cell[2] = fmt_time(r->base_median, out->base, sizeof out->base);
+    out->cell[3] = fmt_time(r->cand_median, out->cand, sizeof out->cand);
+    out->cell[4] = fmt_ratio(r->ratio, out->ratio, sizeof out->ratio);
+    out->cell[5] = round_state(r, out->state, sizeof out->state);
+}
+
+/* Every round, aligned like the pairs' table (about 60 columns). */
+static void rounds_text(FILE *f, const harness_comparison *c)
+{
+    if (!c->n_rounds)
+        return;
+    size_t width[N_ROUND_COLS];
+    for (int j = 0; j < N_ROUND_COLS; j++)
+        width[j] = strlen(round_headers[j]);
+    for (size_t i = 0; i < c->n_rounds; i++) {
+        round_row r;
+        make_round_row(&c->rounds[i], i, &r);
+        for (int j = 0; j < N_ROUND_COLS; j++)
+            if (strlen(r.cell[j]) > width[j])
+                width[j] = strlen(r.cell[j]);
+    }
+    fprintf(f, "\nrounds (first: the side that ran first; cand/base: the ratio of the round's medians):\n");
+    for (size_t i = 0; i <= c->n_rounds; i++) {   /* the header, then the rounds */
+        round_row r;
+        if (i)
+            make_round_row(&c->rounds[i - 1], i - 1, &r);
+        for (int j = 0; j < N_ROUND_COLS; j++) {   /* words left, numbers right, state last */
+            const char *cell = i ? r.cell[j] : round_headers[j];
+            if (j == N_ROUND_COLS - 1)
+                fprintf(f, "%s\n", cell);
+            else
+                fprintf(f, j == 1 ? "%-*s  " : "%*s  ", (int)width[j], cell);
+        }
+    }
+}
+
 /* ---- text --------------------------------------------------------------------- */
 
-static void text_report(FILE *f, const harness_comparison *c)
+/* The pairs' table, aligned. */
+static void pairs_text(FILE *f, const harness_comparison *c)
 {
-    for (int side = 0; side < 2; side++) {
-        const harness_compare_side *sd = side ? &c->cand : &c->base;
-        fprintf(f, "%s: %s (%s, %zu %s", side ? "cand" : "base", root_of(sd), side_kind(sd), sd->n_runs,
-                plural(sd->n_runs, "run", "runs"));
-        if (sd->n_incomplete)
-            fprintf(f, ", %zu incomplete", sd->n_incomplete);
-        fputs(side ? ")\n\n" : ")\n", f);
-    }
-
     size_t width[N_COLS];
     for (int j = 0; j < N_COLS; j++)
         width[j] = strlen(headers[j]);
@@ -184,6 +245,21 @@ static void text_report(FILE *f, const harness_comparison *c)
             fprintf(f, j < 2 || j == COL_VERDICT ? "%-*s%s" : "%*s%s", j == COL_VERDICT ? 0 : (int)width[j],
                     r.cell[j], j == COL_VERDICT ? "\n" : "  ");
     }
+}
+
+static void text_report(FILE *f, const harness_comparison *c)
+{
+    for (int side = 0; side < 2; side++) {
+        const harness_compare_side *sd = side ? &c->cand : &c->base;
+        fprintf(f, "%s: %s (%s, %zu %s", side ? "cand" : "base", root_of(sd), side_kind(sd), sd->n_runs,
+                plural(sd->n_runs, "run", "runs"));
+        if (sd->n_incomplete)
+            fprintf(f, ", %zu incomplete", sd->n_incomplete);
+        fputs(side ? ")\n\n" : ")\n", f);
+    }
+
+    pairs_text(f, c);
+    rounds_text(f, c);
 
     int gap = 0;
     for (size_t i = 0; i < c->n_pairs; i++) {
@@ -268,14 +344,9 @@ static void md_run(FILE *f, const harness_run_summary *r)
     fprintf(f, " rank %d/%d", r->rank, r->world_size);
 }
 
-static void markdown_report(FILE *f, const harness_comparison *c)
+/* The pairs' table. */
+static void pairs_markdown(FILE *f, const harness_comparison *c)
 {
-    fprintf(f, "**harness compare: %s**: ", harness_verdict_label(c->overall));
-    counts_line(f, c);
-    fputs(" (", f);
-    params_line(f, c);
-    fputs(")\n\n", f);
-
     fputs("| verdict | variant | config | rank | base median | cand median | ratio | interval (coverage) | change "
           "| replicates | p |\n"
           "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
@@ -294,6 +365,38 @@ static void markdown_report(FILE *f, const harness_comparison *c)
         }
         fputs(" |\n", f);
     }
+}
+
+/* Every round, folded (a pull-request comment leads with the verdict). */
+static void rounds_markdown(FILE *f, const harness_comparison *c)
+{
+    if (!c->n_rounds)
+        return;
+    fprintf(f, "\n<details><summary>%zu rounds (first: the side that ran first; cand/base: the ratio of the "
+            "round's medians)</summary>\n\n| round | first | base median | cand median | cand/base | state |\n"
+            "| ---: | --- | ---: | ---: | ---: | --- |\n", c->n_rounds);
+    for (size_t i = 0; i < c->n_rounds; i++) {
+        round_row r;
+        make_round_row(&c->rounds[i], i, &r);
+        for (int j = 0; j < N_ROUND_COLS; j++) {
+            fputs(j ? " | " : "| ", f);
+            md_text(f, r.cell[j]);
+        }
+        fputs(" |\n", f);
+    }
+    fputs("\n</details>\n", f);
+}
+
+static void markdown_report(FILE *f, const harness_comparison *c)
+{
+    fprintf(f, "**harness compare: %s**: ", harness_verdict_label(c->overall));
+    counts_line(f, c);
+    fputs(" (", f);
+    params_line(f, c);
+    fputs(")\n\n", f);
+
+    pairs_markdown(f, c);
+    rounds_markdown(f, c);
 
     int gap = 0;
     for (size_t i = 0; i < c->n_pairs; i++) {
@@ -408,6 +511,62 @@ static cJSON *key_json(const harness_run_summary *r)
     return o;
 }
 
+/* One pair's object of the "pairs" array. */
+static cJSON *pair_json(const harness_comparison *c, const harness_compare_pair *p)
+{
+    const harness_compare_stats *s = &p->s;
+    cJSON *o = key_json(p->base);
+    if (c->by_rank) {   /* paired by rank alone: the candidate's own key */
+        cJSON_AddStringToObject(o, "cand_variant_key", p->cand->variant_key);
+        cJSON_AddItemToObject(o, "cand_config", cJSON_Duplicate(p->cand->config, 1));
+    }
+    cJSON_AddItemToObject(o, "base", run_json(p->base, s->base_median, s->base_lo, s->base_hi));
+    cJSON_AddItemToObject(o, "cand", run_json(p->cand, s->cand_median, s->cand_lo, s->cand_hi));
+    add_num(o, "ratio", s->ratio);
+    add_pair_array(o, "ratio_interval", s->ratio_lo, s->ratio_hi);
+    add_num(o, "ratio_interval_coverage", s->coverage);
+    add_num(o, "change_pct", (s->ratio - 1.0) * 100.0);
+    cJSON *reps = cJSON_AddObjectToObject(o, "replicates");
+    cJSON_AddStringToObject(reps, "unit", s->unit ? s->unit : "windows");
+    cJSON_AddNumberToObject(reps, "base", (double)s->n_base);
+    cJSON_AddNumberToObject(reps, "cand", (double)s->n_cand);
+    add_num(o, "p", s->p);
+    if (c->n_rounds)               /* harness ab only: compare's report stays as it was */
+        add_num(o, "signed_rank_p", s->signed_rank_p);
+    add_num(o, "min_p", s->min_p);
+    /* the p the verdict used when several pairs were judged together */
+    add_num(o, "q_fdr", s->fdr_m > 1 ? s->q : NAN);
+    cJSON_AddStringToObject(o, "verdict", harness_verdict_token(s->verdict));
+    if (s->why[0])
+        cJSON_AddStringToObject(o, "why", s->why);
+    if (p->reason[0])
+        cJSON_AddStringToObject(o, "reason", p->reason);
+    return o;
+}
+
+/* An A/B run's "rounds": one object a round, medians in ns. */
+static cJSON *rounds_json(const harness_comparison *c)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; i < c->n_rounds; i++) {
+        const harness_ab_round *r = &c->rounds[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "round", (double)(i + 1));
+        cJSON_AddStringToObject(o, "first", r->base_first ? "base" : "cand");
+        add_num(o, "base_median_ns", r->base_median);
+        add_num(o, "cand_median_ns", r->cand_median);
+        add_num(o, "ratio", r->ratio);
+        cJSON_AddStringToObject(o, "base_status", r->base->status);
+        cJSON_AddStringToObject(o, "cand_status", r->cand->status);
+        cJSON_AddBoolToObject(o, "failed", r->base_failed || r->cand_failed);
+        cJSON_AddBoolToObject(o, "busy", r->base_busy || r->cand_busy);
+        cJSON_AddStringToObject(o, "base_folder", r->base->folder);
+        cJSON_AddStringToObject(o, "cand_folder", r->cand->folder);
+        cJSON_AddItemToArray(a, o);
+    }
+    return a;
+}
+
 static char *json_report(const harness_comparison *c)
 {
     cJSON *root = cJSON_CreateObject();
@@ -427,35 +586,10 @@ static char *json_report(const harness_comparison *c)
     cJSON_AddNumberToObject(counts, "unmatched_cand", (double)c->n_unmatched_cand);
 
     cJSON *pairs = cJSON_AddArrayToObject(root, "pairs");
-    for (size_t i = 0; i < c->n_pairs; i++) {
-        const harness_compare_pair *p = &c->pairs[i];
-        const harness_compare_stats *s = &p->s;
-        cJSON *o = key_json(p->base);
-        if (c->by_rank) {   /* paired by rank alone: the candidate's own key */
-            cJSON_AddStringToObject(o, "cand_variant_key", p->cand->variant_key);
-            cJSON_AddItemToObject(o, "cand_config", cJSON_Duplicate(p->cand->config, 1));
-        }
-        cJSON_AddItemToObject(o, "base", run_json(p->base, s->base_median, s->base_lo, s->base_hi));
-        cJSON_AddItemToObject(o, "cand", run_json(p->cand, s->cand_median, s->cand_lo, s->cand_hi));
-        add_num(o, "ratio", s->ratio);
-        add_pair_array(o, "ratio_interval", s->ratio_lo, s->ratio_hi);
-        add_num(o, "ratio_interval_coverage", s->coverage);
-        add_num(o, "change_pct", (s->ratio - 1.0) * 100.0);
-        cJSON *reps = cJSON_AddObjectToObject(o, "replicates");
-        cJSON_AddStringToObject(reps, "unit", s->unit ? s->unit : "windows");
-        cJSON_AddNumberToObject(reps, "base", (double)s->n_base);
-        cJSON_AddNumberToObject(reps, "cand", (double)s->n_cand);
-        add_num(o, "p", s->p);
-        add_num(o, "min_p", s->min_p);
-        /* the p the verdict used when several pairs were judged together */
-        add_num(o, "q_fdr", s->fdr_m > 1 ? s->q : NAN);
-        cJSON_AddStringToObject(o, "verdict", harness_verdict_token(s->verdict));
-        if (s->why[0])
-            cJSON_AddStringToObject(o, "why", s->why);
-        if (p->reason[0])
-            cJSON_AddStringToObject(o, "reason", p->reason);
-        cJSON_AddItemToArray(pairs, o);
-    }
+    for (size_t i = 0; i < c->n_pairs; i++)
+        cJSON_AddItemToArray(pairs, pair_json(c, &c->pairs[i]));
+    if (c->n_rounds)
+        cJSON_AddItemToObject(root, "rounds", rounds_json(c));
     cJSON *unmatched = cJSON_AddArrayToObject(root, "unmatched");
     for (int side = 0; side < 2; side++) {
         const harness_run_summary *const *u = side ? c->unmatched_cand : c->unmatched_base;

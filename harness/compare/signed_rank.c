@@ -1,5 +1,5 @@
-/* signed_rank.c - Wilcoxon signed-rank test and Tukey's interval of the
- * paired ratio (signed_rank.h). */
+/* signed_rank.c - the sign test, the median paired ratio and its sign-test
+ * interval, and the Wilcoxon signed-rank test (signed_rank.h). */
 #include "compare/signed_rank.h"
 
 #include <math.h>
@@ -158,70 +158,105 @@ static double two_sided_p(const size_t *r, size_t nz, size_t w2)
     return fmin(1.0, 2.0 * fmin(lower, upper));
 }
 
-int harness_signed_rank_compute(const double *base, const double *cand, size_t n, double alpha,
-                                harness_signed_rank *out)
+double harness_sign_test_cdf(size_t n, size_t j)
 {
-    memset(out, 0, sizeof *out);
-    out->n = n;
-    out->w = out->p = out->ratio = out->ratio_lo = out->ratio_hi = out->coverage = NAN;
-    out->min_p = 1;
-    if (n == 0)
-        return 0;
-    double *d = malloc(n * sizeof *d);
-    size_t walsh_n = n * (n + 1) / 2;
-    double *walsh = malloc(walsh_n * sizeof *walsh);
-    if (!d || !walsh) {
-        free(d);
-        free(walsh);
-        return -1;
+    if (j >= n)
+        return 1;
+    if (n > 1000) {                /* 2^-n would underflow; the normal is within 1e-4 here */
+        double sd = 0.5 * sqrt((double)n);
+        return 0.5 * erfc(-(((double)j + 0.5 - 0.5 * (double)n) / sd) / sqrt(2.0));
     }
-    for (size_t i = 0; i < n; i++) {
-        if (!(isfinite(base[i]) && base[i] > 0 && isfinite(cand[i]) && cand[i] > 0)) {
-            free(d);
-            free(walsh);
-            return -2;
-        }
-        d[i] = log(cand[i]) - log(base[i]);
+    /* P(B = i) = C(n, i) 2^-n by P(B = i + 1) = P(B = i) (n - i) / (i + 1):
+     * 2^-n is exact, and each step is exact while C(n, i) (n - i) fits in 53
+     * bits (n <= 50 or so), so the small-n coverages are exact fractions. */
+    double pmf = ldexp(1.0, -(int)n), s = 0;
+    for (size_t i = 0; i <= j; i++) {
+        s += pmf;
+        pmf = pmf * (double)(n - i) / (double)(i + 1);
     }
-    size_t m = 0;
-    for (size_t i = 0; i < n; i++)
-        for (size_t j = i; j < n; j++)
-            walsh[m++] = 0.5 * (d[i] + d[j]);
-    qsort(walsh, walsh_n, sizeof *walsh, cmp_double);
-    out->ratio = exp(walsh_n % 2 ? walsh[walsh_n / 2] : 0.5 * (walsh[walsh_n / 2 - 1] + walsh[walsh_n / 2]));
+    return fmin(1.0, s);
+}
 
+/* The point estimate and the interval from d sorted ascending.
+ *
+ * Why the median and not Hodges-Lehmann (the median of the Walsh averages,
+ * which this used with Tukey's interval): the median is the estimate the
+ * sign-test interval is built around, so it always lies inside it (the
+ * Hodges-Lehmann estimate of skewed rounds need not); its breakdown is 50%
+ * (4 wild rounds of 10 keep it among the clean ones) against 29%; and it
+ * assumes no symmetry of d. The price is efficiency in clean normal noise
+ * (64% against 95%): at 10 rounds of 1% noise its sd is about 0.4% against
+ * 0.33%, small next to a 5% threshold. */
+static void median_and_interval(const double *d, size_t n, double alpha, harness_signed_rank *out)
+{
+    out->ratio = exp(n % 2 ? d[n / 2] : 0.5 * (d[n / 2 - 1] + d[n / 2]));
+    /* [d_(k), d_(n+1-k)] misses the median when k - 1 or fewer d lie below
+     * it, or above: coverage 1 - 2 P(B <= k - 1). The largest k (the
+     * narrowest interval) keeping >= 1 - alpha; k = 1 (the range) when none
+     * does. k <= (n + 1) / 2 keeps lo <= hi. */
+    size_t k = 1;
+    while (k + 1 <= (n + 1) / 2 && 1.0 - 2.0 * harness_sign_test_cdf(n, k) >= 1.0 - alpha)
+        k++;
+    out->k = k;
+    out->coverage = 1.0 - 2.0 * harness_sign_test_cdf(n, k - 1);
+    out->ratio_lo = exp(d[k - 1]);
+    out->ratio_hi = exp(d[n - k]);
+}
+
+/* The exact two-sided sign test of pos positive among nz nonzero d. */
+static double sign_test_p(size_t pos, size_t nz)
+{
+    if (nz == 0)
+        return 1;                  /* every round tied: no evidence of a change */
+    return fmin(1.0, 2.0 * harness_sign_test_cdf(nz, pos < nz - pos ? pos : nz - pos));
+}
+
+/* The tests of d (unsorted): the sign test's p and n_positive, the
+ * signed-rank w and p, min_p, n_zero. 0, -1 out of memory. */
+static int paired_tests(const double *d, size_t n, harness_signed_rank *out)
+{
     double *a = NULL;
     size_t *r = NULL, nz = 0, w2 = 0;
-    null_w cn = {0};
-    if (doubled_w(d, n, &a, &r, &nz, &w2) != 0 || (n <= HARNESS_SIGNED_RANK_EXACT_MAX && null_untied(&cn, n) != 0)) {
-        free(a);
-        free(r);
-        free(d);
-        free(walsh);
+    if (doubled_w(d, n, &a, &r, &nz, &w2) != 0)
         return -1;
-    }
     out->n_zero = n - nz;
     /* Zero differences are dropped from the test, so only the nonzero ones
      * count towards the least p: all nz signs alike, 2 / 2^nz. */
     out->min_p = fmin(1.0, 2.0 / ldexp(1.0, (int)(nz < 1000 ? nz : 1000)));
     out->w = (double)w2 / 2.0;
-    out->p = two_sided_p(r, nz, w2);
+    out->signed_rank_p = two_sided_p(r, nz, w2);
+    for (size_t i = 0; i < n; i++)
+        out->n_positive += d[i] > 0;
+    out->p = sign_test_p(out->n_positive, nz);
     free(a);
     free(r);
-    /* Tukey: [w_(k), w_(M+1-k)] covers with 1 - 2 P(W <= k-1) under a
-     * continuous distribution (the untied null of all n rounds); the largest
-     * k keeping >= 1 - alpha. */
-    size_t top = n * (n + 1);
-    double r2 = untied_r2(n);
-    size_t k = 1;
-    while (k < (walsh_n + 1) / 2 && 1.0 - 2.0 * null_le(&cn, top, r2, 2.0 * (double)k) >= 1.0 - alpha)
-        k++;
-    out->coverage = 1.0 - 2.0 * null_le(&cn, top, r2, 2.0 * ((double)k - 1.0));
-    out->ratio_lo = exp(walsh[k - 1]);
-    out->ratio_hi = exp(walsh[walsh_n - k]);
-    free(cn.count);
+    return isnan(out->signed_rank_p) ? -1 : 0;
+}
+
+int harness_signed_rank_compute(const double *base, const double *cand, size_t n, double alpha,
+                                harness_signed_rank *out)
+{
+    memset(out, 0, sizeof *out);
+    out->n = n;
+    out->w = out->p = out->signed_rank_p = out->ratio = out->ratio_lo = out->ratio_hi = out->coverage = NAN;
+    out->min_p = 1;
+    if (n == 0)
+        return 0;
+    double *d = malloc(n * sizeof *d);
+    if (!d)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        if (!(isfinite(base[i]) && base[i] > 0 && isfinite(cand[i]) && cand[i] > 0)) {
+            free(d);
+            return -2;
+        }
+        d[i] = log(cand[i]) - log(base[i]);
+    }
+    int rc = paired_tests(d, n, out);
+    if (rc == 0) {
+        qsort(d, n, sizeof *d, cmp_double);
+        median_and_interval(d, n, alpha, out);
+    }
     free(d);
-    free(walsh);
-    int bad = isnan(out->p);
-    return bad ? -1 : 0;
+    return rc;
 }
