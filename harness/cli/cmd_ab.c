@@ -18,15 +18,13 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/wait.h>
-#include <unistd.h>
+#include <sys/stat.h>
 
-#include "cli/child_process.h"
+#include "cli/ab_run.h"
 #include "cli/commands.h"
+#include "cli/suite_configs.h"
 #include "compare/compare.h"
 #include "util/fsutil.h"
-
-#define MAX_EXTRA 64               /* --set and --*-plugin-path arguments kept */
 
 static void usage(FILE *f)
 {
@@ -34,7 +32,8 @@ static void usage(FILE *f)
           "                  [--base-plugin-path DIR]... [--cand-plugin-path DIR]...\n"
           "                  [--set K=V]... [--base-set K=V]... [--cand-set K=V]...\n"
           "                  [--threshold PCT] [--alpha A] [--on-ambiguous fail|pass]\n"
-          "                  [--format text|markdown|json]\n"
+          "                  [--format text|markdown|json] [--time-budget SECONDS]\n"
+          "       harness ab SUITE... [--filter REGEX] [options as above]\n"
           "\n"
           "Interleaved A/B: N rounds, each running the base and the candidate back to\n"
           "back as two `harness run` processes (the order alternates), then a verdict on\n"
@@ -50,10 +49,21 @@ static void usage(FILE *f)
           "Both sides are validated (harness validate) before the first round.\n"
           "Single-rank runs only.\n"
           "\n"
+          "A suite (one config, a folder of configs, a NAME.suite file, or more than two\n"
+          "arguments) runs each config as both base and candidate (the sides differ by\n"
+          "their plugin paths and --base-set/--cand-set): every round runs every\n"
+          "benchmark's pair, and the benchmarks' p are adjusted together\n"
+          "(Benjamini-Hochberg) so that false alarms stay near alpha for the suite.\n"
+          "\n"
           "  --rounds N        rounds (default 10); fewer than can reach --alpha are\n"
           "                    refused before anything runs (6 at alpha 0.05)\n"
           "  --output-dir DIR  where the rounds' experiment folders go (default\n"
-          "                    experiments/ab): DIR/round-NN-{base,cand}/<experiment>\n"
+          "                    experiments/ab): DIR/round-NN-{base,cand}/<experiment>,\n"
+          "                    a suite's under DIR/NN-NAME/\n"
+          "  --time-budget S   time the first round and run as many rounds as fit in S\n"
+          "                    seconds (at most --rounds, default then 50); too few to\n"
+          "                    reach --alpha is exit 2 after that first round\n"
+          "  --filter REGEX    a suite's benchmarks (and sweep points) to run, as in run\n"
           "  --threshold, --alpha, --on-ambiguous, --format: as in `harness compare`\n"
           "\n"
           "exit: as `harness compare` (0 SAME or IMPROVEMENT, 1 REGRESSION, FAILED or\n"
@@ -62,35 +72,25 @@ static void usage(FILE *f)
           f);
 }
 
-typedef struct ab_opts {
-    const char *config[2];         /* base, cand */
-    const char *extra[2][MAX_EXTRA];
-    size_t n_extra[2];
-    int rounds;
-    const char *output_dir;
-    harness_compare_options o;
-    harness_compare_format format;
-} ab_opts;
-
-static int add_extra(ab_opts *a, int side, const char *flag, const char *value, harness_error *err)
+static int add_extra(harness_ab_opts *a, int side, const char *flag, const char *value, harness_error *err)
 {
     for (int s = 0; s < 2; s++) {
         if (side >= 0 && s != side)
             continue;
-        if (a->n_extra[s] + 2 > MAX_EXTRA)
+        if (a->n_extra[s] + 2 > HARNESS_AB_MAX_EXTRA)
             return harness_error_set(err, HARNESS_EXIT_USAGE, "ab: more than %d --set and --plugin-path "
-                                     "arguments", MAX_EXTRA / 2);
+                                     "arguments", HARNESS_AB_MAX_EXTRA / 2);
         a->extra[s][a->n_extra[s]++] = flag;
         a->extra[s][a->n_extra[s]++] = value;
     }
     return 0;
 }
 
-enum { O_BASE_PP = 1000, O_CAND_PP, O_SET, O_BASE_SET, O_CAND_SET, O_ON_AMBIGUOUS };
+enum { O_BASE_PP = 1000, O_CAND_PP, O_SET, O_BASE_SET, O_CAND_SET, O_ON_AMBIGUOUS, O_FILTER, O_TIME_BUDGET };
 
 /* --threshold, --alpha, --on-ambiguous, --format: as `harness compare`
  * takes them. */
-static int parse_judging(int c, const char *arg, ab_opts *a, harness_error *err)
+static int parse_judging(int c, const char *arg, harness_ab_opts *a, harness_error *err)
 {
     char *end;
     double v;
@@ -135,7 +135,7 @@ static int parse_judging(int c, const char *arg, ab_opts *a, harness_error *err)
 
 /* Refuse --rounds that can never reach --alpha, once both are known (either
  * may come first), so that nothing runs for a verdict that cannot come. */
-static int check_rounds(const ab_opts *a, harness_error *err)
+static int check_rounds(const harness_ab_opts *a, harness_error *err)
 {
     size_t need = harness_ab_rounds_needed(a->o.alpha);
     if ((size_t)a->rounds >= need)
@@ -145,7 +145,7 @@ static int check_rounds(const ab_opts *a, harness_error *err)
                              2.0 / ldexp(1.0, a->rounds), a->o.alpha, need);
 }
 
-static int parse(int argc, char **argv, ab_opts *a, harness_error *err)
+static int parse(int argc, char **argv, harness_ab_opts *a, harness_error *err)
 {
     static const struct option longopts[] = {
         {"rounds", required_argument, NULL, 'n'},         {"output-dir", required_argument, NULL, 'o'},
@@ -155,6 +155,7 @@ static int parse(int argc, char **argv, ab_opts *a, harness_error *err)
         {"cand-set", required_argument, NULL, O_CAND_SET}, {"threshold", required_argument, NULL, 't'},
         {"alpha", required_argument, NULL, 'a'},          {"on-ambiguous", required_argument, NULL, O_ON_AMBIGUOUS},
         {"format", required_argument, NULL, 'f'},         {"help", no_argument, NULL, 'h'},
+        {"filter", required_argument, NULL, O_FILTER},    {"time-budget", required_argument, NULL, O_TIME_BUDGET},
         {NULL, 0, NULL, 0},
     };
     a->rounds = 10;
@@ -175,8 +176,16 @@ static int parse(int argc, char **argv, ab_opts *a, harness_error *err)
                 return harness_error_set(err, HARNESS_EXIT_USAGE, "--rounds: expected an integer in [1, 1000], got "
                                          "'%s'", optarg);
             a->rounds = (int)n;
+            a->rounds_given = 1;
             break;
         }
+        case O_FILTER: a->filter = optarg; break;
+        case O_TIME_BUDGET:
+            a->time_budget_s = strtod(optarg, &end);
+            if (end == optarg || *end || !(a->time_budget_s > 0) || !isfinite(a->time_budget_s))
+                return harness_error_set(err, HARNESS_EXIT_USAGE, "--time-budget: expected seconds > 0, got '%s'",
+                                         optarg);
+            break;
         case 'o': a->output_dir = optarg; break;
         case O_BASE_PP:
         case O_CAND_PP:
@@ -203,179 +212,125 @@ static int parse(int argc, char **argv, ab_opts *a, harness_error *err)
                                      argv[optind - 1]);
         }
     }
-    if (argc - optind != 2)
-        return harness_error_set(err, HARNESS_EXIT_USAGE, "ab: expected BASE_CONFIG and CAND_CONFIG, got %d "
-                                 "argument%s; see `harness ab --help`", argc - optind, argc - optind == 1 ? "" : "s");
-    a->config[0] = argv[optind];
-    a->config[1] = argv[optind + 1];
+    if (argc - optind < 1 || argc - optind > 64)
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "ab: expected BASE_CONFIG and CAND_CONFIG, or a suite "
+                                 "(configs, folders, NAME.suite files; at most 64), got %d arguments; see `harness ab "
+                                 "--help`", argc - optind);
+    for (int i = optind; i < argc; i++)
+        a->paths[a->n_paths++] = argv[i];
+    if (a->time_budget_s > 0 && !a->rounds_given)
+        a->rounds = 50;            /* the budget decides, up to this */
     return check_rounds(a, err);
 }
 
-static const char *const side_names[2] = {"base", "cand"};
 
-/* `harness validate` of one side, with its --set and --plugin-path, before
- * any round runs: a bad side fails in a second, with the child's message,
- * rather than after the other side's first run with a pointer to a log. */
-static int validate_side(const ab_opts *a, int side, harness_error *err)
+/* Whether the arguments are one benchmark's two configs (base, cand) rather
+ * than a suite: two paths, neither a folder nor a NAME.suite (a missing
+ * one is then named as its side's). */
+static int is_pair(const harness_ab_opts *a)
 {
-    const char *argv[MAX_EXTRA + 4];
-    size_t n = 0;
-    argv[n++] = "harness";
-    argv[n++] = "validate";
-    argv[n++] = a->config[side];
-    for (size_t i = 0; i < a->n_extra[side]; i++)
-        argv[n++] = a->extra[side][i];
-    argv[n] = NULL;
-    int devnull = open("/dev/null", O_WRONLY | O_CLOEXEC), code = 0;
-    char msg[2048];
-    int rc = devnull < 0 ? -1 : harness_run_child(argv, STDERR_FILENO, devnull, msg, sizeof msg, &code);
-    if (devnull >= 0)
-        close(devnull);
-    if (rc != 0)
-        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "ab: cannot run harness: %s", strerror(errno));
-    if (code == 0)
-        return 0;
-    /* its last "harness: " line is the error (warnings come before it) */
-    const char *line = msg, *at;
-    for (const char *p = msg; (at = strstr(p, "harness: ")) != NULL; p = at + 1)
-        if (at == msg || at[-1] == '\n')
-            line = at + strlen("harness: ");
-    return harness_error_set(err, code == 2 || code == 3 ? code : HARNESS_EXIT_RUNTIME, "ab: the %s side (%s%s) "
-                             "is not valid, nothing was run: %s", side_names[side], a->config[side],
-                             a->n_extra[side] ? " with its --set and --plugin-path" : "", line);
+    struct stat st;
+    for (size_t i = 0; i < a->n_paths; i++)
+        if ((stat(a->paths[i], &st) == 0 && S_ISDIR(st.st_mode)) || harness_is_suite_file(a->paths[i]))
+            return 0;
+    return a->n_paths == 2;
 }
 
-/* Run `harness run` for one side of one round; *folder: the experiment
- * folder it printed. The child's stderr goes to LOG (named on failure). */
-static int run_side(const ab_opts *a, int side, int round, char **folder, harness_error *err)
+/* The base side's --set and --plugin-path as run's options, for preparing
+ * a suite's configs here. */
+static void base_options(const harness_ab_opts *a, harness_cli_opts *o)
 {
-    char *out_dir = NULL, *log = NULL;
-    if (asprintf(&out_dir, "%s/round-%02d-%s", a->output_dir, round + 1, side_names[side]) < 0 ||
-        asprintf(&log, "%s.log", out_dir) < 0) {
-        free(out_dir);
-        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
-    }
-    const char *argv[MAX_EXTRA + 8];
-    size_t n = 0;
-    argv[n++] = "harness";
-    argv[n++] = "run";
-    argv[n++] = a->config[side];
-    argv[n++] = "--quiet";
-    argv[n++] = "--output-dir";
-    argv[n++] = out_dir;
-    for (size_t i = 0; i < a->n_extra[side]; i++)
-        argv[n++] = a->extra[side][i];
-    argv[n] = NULL;
-
-    int rc = 0, code = 0;
-    char buf[4096];
-    int logfd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (logfd < 0) {
-        rc = harness_error_set(err, HARNESS_EXIT_RUNTIME, "ab: %s: %s", log, strerror(errno));
-    } else if (harness_run_child(argv, STDOUT_FILENO, logfd, buf, sizeof buf, &code) != 0) {
-        rc = harness_error_set(err, HARNESS_EXIT_RUNTIME, "ab: cannot run harness: %s", strerror(errno));
-    } else {
-        size_t len = strlen(buf);
-        /* 1: validation failed, the summary says so and the pair is FAILED */
-        if ((code == 0 || code == 1) && strchr(buf, '\n'))
-            rc = harness_error_set(err, HARNESS_EXIT_USAGE, "ab: %s wrote several experiment folders (a "
-                                   "sweep?); an A/B run compares one point: fix the sweep with --set",
-                                   a->config[side]);
-        else if ((code == 0 || code == 1) && len)
-            *folder = strdup(buf);
-        else if (code == 0 || code == 1)
-            rc = harness_error_set(err, HARNESS_EXIT_RUNTIME, "ab: round %d, %s: `harness run %s` named no "
-                                   "experiment folder; its messages are in %s", round + 1, side_names[side],
-                                   a->config[side], log);
+    memset(o, 0, sizeof *o);
+    o->runs = 1;
+    o->filter = a->filter;
+    for (size_t i = 0; i + 1 < a->n_extra[0]; i += 2) {
+        if (strcmp(a->extra[0][i], "--set") == 0)
+            o->sets[o->n_sets++] = a->extra[0][i + 1];
         else
-            rc = harness_error_set(err, code == 2 || code == 130 ? code : HARNESS_EXIT_RUNTIME,
-                                   "ab: round %d, %s: `harness run %s` exited %d; its messages are in %s",
-                                   round + 1, side_names[side], a->config[side], code, log);
+            o->plugin_paths[o->n_plugin_paths++] = a->extra[0][i + 1];
     }
-    if (logfd >= 0)
-        close(logfd);
-    free(out_dir);
-    free(log);
-    if (rc == 0 && !*folder)
-        rc = harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
-    else if (rc != 0) {
-        free(*folder);
-        *folder = NULL;
-    }
-    return rc;
 }
 
-static int load_round(const char *folder, harness_compare_side *side, harness_error *err)
+/* a->bench: the pair, or every config of the suite (prepared with the base
+ * side's options, --filter applied). 0, or the exit code, printed. */
+static int select_benchmarks(harness_ab_opts *a, harness_suite_configs *sel)
 {
-    char *path = NULL;
-    if (asprintf(&path, "%s/summary_ranks_1_rank_0.json", folder) < 0)
-        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
-    harness_run_summary r;
-    int rc = harness_run_summary_load(path, &r, err);
-    free(path);
-    if (rc != 0)
-        return rc;
-    rc = harness_compare_side_add(side, &r, err);
-    harness_run_summary_free(&r);
-    return rc;
+    int pair = is_pair(a);
+    if (!pair) {
+        harness_cli_opts o;
+        base_options(a, &o);
+        int code = harness_suite_select(&o, a->paths, a->n_paths, sel);
+        if (code != 0)
+            return code;
+    }
+    a->n_bench = pair ? 1 : sel->n_configs;
+    if (!(a->bench = calloc(a->n_bench, sizeof *a->bench)))
+        return harness_error_report(&(harness_error){.code = HARNESS_EXIT_RUNTIME, .msg = "out of memory"});
+    for (size_t b = 0; b < a->n_bench; b++) {
+        harness_ab_bench *x = &a->bench[b];
+        x->config[0] = pair ? a->paths[0] : sel->configs[b].path;
+        x->config[1] = pair ? a->paths[1] : sel->configs[b].path;
+        if (pair)
+            continue;
+        const char *slash = strrchr(x->config[0], '/'), *stem = slash ? slash + 1 : x->config[0];
+        snprintf(x->folder, sizeof x->folder, "%02zu-%.*s", b + 1, (int)strcspn(stem, "."), stem);
+    }
+    return 0;
+}
+
+/* The verdict's report on stdout; the exit code. */
+static int report(const harness_ab_opts *a, harness_compare_side sides[2], harness_error *err)
+{
+    harness_comparison cmp;
+    if (harness_compare_rounds(&sides[0], &sides[1], a->n_bench, &a->o, &cmp, err) != 0) {
+        harness_comparison_free(&cmp);
+        return harness_error_report(err);
+    }
+    char *text = harness_compare_report(&cmp, a->format);
+    int code = harness_comparison_exit_code(&cmp);
+    harness_comparison_free(&cmp);
+    if (!text) {
+        harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory writing the report");
+        return harness_error_report(err);
+    }
+    fputs(text, stdout);
+    free(text);
+    if (fflush(stdout) != 0 || ferror(stdout)) {
+        harness_error_set(err, HARNESS_EXIT_RUNTIME, "cannot write the report: %s", strerror(errno));
+        return harness_error_report(err);
+    }
+    return code;
 }
 
 int harness_cmd_ab(int argc, char **argv)
 {
     harness_error err = {0};
-    ab_opts a;
+    harness_ab_opts a;
     memset(&a, 0, sizeof a);
     int rc = parse(argc, argv, &a, &err);
     if (rc == -1)
         return 0;
     if (rc != 0)
         return harness_error_report(&err);
-    if (harness_mkdirs(a.output_dir, &err) != 0)
-        return harness_error_report(&err);
-
-    for (int side = 0; side < 2; side++)
-        if (validate_side(&a, side, &err) != 0)
-            return harness_error_report(&err);
-
+    harness_suite_configs sel = {0};
+    int code = select_benchmarks(&a, &sel);
+    if (code == 0 && (harness_ab_validate(&a, &err) != 0 || harness_mkdirs(a.output_dir, &err) != 0))
+        code = harness_error_report(&err);
     harness_compare_side sides[2];
     memset(sides, 0, sizeof sides);
-    for (int s = 0; s < 2 && rc == 0; s++) {
-        sides[s].is_parent = 1;   /* the report says "folder of experiments": one per round */
+    for (int s = 0; s < 2 && code == 0; s++) {
+        sides[s].is_parent = 1;    /* the report says "folder of experiments": one per round */
         if (!(sides[s].root = strdup(a.output_dir)))
-            rc = harness_error_set(&err, HARNESS_EXIT_RUNTIME, "out of memory");
+            code = harness_error_report(&(harness_error){.code = HARNESS_EXIT_RUNTIME, .msg = "out of memory"});
     }
-    for (int round = 0; round < a.rounds && rc == 0; round++) {
-        for (int k = 0; k < 2 && rc == 0; k++) {
-            int side = harness_ab_base_first((size_t)round) ? k : 1 - k;
-            char *folder = NULL;
-            rc = run_side(&a, side, round, &folder, &err);
-            if (rc == 0)
-                rc = load_round(folder, &sides[side], &err);
-            free(folder);
-        }
-    }
-    if (rc != 0) {
-        harness_compare_side_free(&sides[0]);
-        harness_compare_side_free(&sides[1]);
-        return harness_error_report(&err);
-    }
-    harness_comparison cmp;
-    if (harness_compare_rounds(&sides[0], &sides[1], &a.o, &cmp, &err) != 0) {
-        harness_comparison_free(&cmp);
-        return harness_error_report(&err);
-    }
-    char *report = harness_compare_report(&cmp, a.format);
-    int code = harness_comparison_exit_code(&cmp);
-    harness_comparison_free(&cmp);
-    if (!report) {
-        harness_error_set(&err, HARNESS_EXIT_RUNTIME, "out of memory writing the report");
-        return harness_error_report(&err);
-    }
-    fputs(report, stdout);
-    free(report);
-    if (fflush(stdout) != 0 || ferror(stdout)) {
-        harness_error_set(&err, HARNESS_EXIT_RUNTIME, "cannot write the report: %s", strerror(errno));
-        return harness_error_report(&err);
-    }
+    int rounds;
+    if (code == 0 && harness_ab_run(&a, sides, &rounds, &err) != 0)
+        code = harness_error_report(&err);
+    if (code == 0)
+        code = report(&a, sides, &err);
+    harness_compare_side_free(&sides[0]);
+    harness_compare_side_free(&sides[1]);
+    harness_suite_configs_free(&sel);
+    free(a.bench);
     return code;
 }

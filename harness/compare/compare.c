@@ -510,7 +510,7 @@ static int match(harness_comparison *c, harness_error *err)
  * that have a p, each is judged on its Benjamini-Hochberg adjusted p
  * instead, which keeps the expected share of false discoveries among the
  * changes called at alpha (independent or positively dependent tests). */
-static int control_fdr(harness_comparison *c, harness_error *err)
+int harness_cmp_control_fdr(harness_comparison *c, harness_error *err)
 {
     size_t m = 0;
     for (size_t i = 0; i < c->n_pairs; i++)
@@ -577,7 +577,7 @@ int harness_compare_sides(harness_compare_side *base, harness_compare_side *cand
                                  "component config, rank and world size); nothing to compare",
                                  out->cand.root ? out->cand.root : "CAND", out->base.root ? out->base.root : "BASE",
                                  out->cand.n_runs, out->base.n_runs);
-    if (control_fdr(out, err) != 0)
+    if (harness_cmp_control_fdr(out, err) != 0)
         return err->code;
     harness_cmp_tally(out);
     return 0;

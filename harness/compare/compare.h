@@ -179,6 +179,8 @@ typedef struct harness_compare_pair {
 /* One round of an interleaved A/B run (harness ab), for its table. */
 typedef struct harness_ab_round {
     const harness_run_summary *base, *cand;
+    size_t benchmark;              /* its pair: a suite's benchmarks are the pairs, in order */
+    size_t round;                  /* its round (from 0) among its benchmark's */
     int base_first;                /* the base ran first in this round */
     double base_median, cand_median;   /* ns; NaN when the run measured nothing */
     double ratio;                  /* cand_median / base_median; NaN when either is unknown */
@@ -221,17 +223,21 @@ int harness_compare_dirs(const char *base, const char *cand, const harness_compa
  * unit "rounds"; the verdict is not set. 0, -1 out of memory, -2 a value <= 0. */
 int harness_compare_paired(const double *base, const double *cand, size_t n, const harness_compare_options *o,
                            harness_compare_stats *out);
-/* An interleaved A/B run as a comparison of one pair: base->runs[i] and
- * cand->runs[i] ran in round i (rank 0 of each), in the order of
+/* An interleaved A/B run of one benchmark or a suite of them as a
+ * comparison of a pair per benchmark: base->runs and cand->runs hold each
+ * benchmark's rounds in turn (benchmark-major, as many each), run i of a
+ * benchmark in round i (rank 0 of each) in the order of
  * harness_ab_base_first. The sides are moved into *out, and every round
- * into out->rounds. FAILED when a round failed; otherwise judged by
- * harness_compare_decide on the paired statistics, the load warnings of
- * every round counted. 3 on mismatched sides or out of memory. */
-int harness_compare_rounds(harness_compare_side *base, harness_compare_side *cand, const harness_compare_options *o,
-                           harness_comparison *out, harness_error *err);
-/* Whether the base runs first in round `round` (from 0): ABBA..., so that
- * a trend within a round favours neither side. */
-int harness_ab_base_first(size_t round);
+ * into out->rounds. A pair is FAILED when a round of it failed; otherwise
+ * judged by harness_compare_decide on the paired statistics, with the p of
+ * several benchmarks adjusted together (Benjamini-Hochberg). 3 on
+ * mismatched sides or out of memory. */
+int harness_compare_rounds(harness_compare_side *base, harness_compare_side *cand, size_t benchmarks,
+                           const harness_compare_options *o, harness_comparison *out, harness_error *err);
+/* Whether the base runs first in round `round` (from 0) of benchmark
+ * `benchmark`: ABBA... along the rounds and along a round's benchmarks, so
+ * that a trend within a round favours neither side. */
+int harness_ab_base_first(size_t round, size_t benchmark);
 /* The fewest rounds with a difference that can reach alpha: the exact
  * sign test's least two-sided p over n such pairs is 2 / 2^n (the signed-rank test's too). */
 size_t harness_ab_rounds_needed(double alpha);

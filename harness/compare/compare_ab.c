@@ -36,22 +36,16 @@ int harness_compare_paired(const double *base, const double *cand, size_t n, con
     return 0;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The median of v[0..n) (reordered). */
 static double median(double *v, size_t n)
 {
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : 0.5 * (v[n / 2 - 1] + v[n / 2]);
+    harness_sort_doubles(v, n);
+    return harness_quantile_sorted(v, n, 0.5);
 }
 
-int harness_ab_base_first(size_t round)
+int harness_ab_base_first(size_t round, size_t benchmark)
 {
-    return round % 2 == 0;
+    return (round + benchmark) % 2 == 0;
 }
 
 static int run_failed(const harness_run_summary *r)
@@ -60,8 +54,9 @@ static int run_failed(const harness_run_summary *r)
 }
 
 /* out->rounds from the runs of the two sides (moved into *out): round i is
- * base.runs[i] against cand.runs[i]. -1 out of memory. */
-static int fill_rounds(harness_comparison *out)
+ * base.runs[i] against cand.runs[i], `per` rounds a benchmark. -1 out of
+ * memory. */
+static int fill_rounds(harness_comparison *out, size_t per)
 {
     size_t n = out->base.n_runs;
     out->rounds = calloc(n, sizeof *out->rounds);
@@ -72,7 +67,9 @@ static int fill_rounds(harness_comparison *out)
         harness_ab_round *r = &out->rounds[i];
         r->base = &out->base.runs[i];
         r->cand = &out->cand.runs[i];
-        r->base_first = harness_ab_base_first(i);
+        r->benchmark = i / per;
+        r->round = i % per;
+        r->base_first = harness_ab_base_first(r->round, r->benchmark);
         r->base_median = r->base->n_samples ? r->base->stats.median : NAN;
         r->cand_median = r->cand->n_samples ? r->cand->stats.median : NAN;
         r->ratio = r->base_median > 0 ? r->cand_median / r->base_median : NAN;
@@ -133,8 +130,38 @@ static int judge_rounds(harness_compare_pair *p, const harness_ab_round *rounds,
     return rc;
 }
 
-int harness_compare_rounds(harness_compare_side *base, harness_compare_side *cand, const harness_compare_options *o,
-                           harness_comparison *out, harness_error *err)
+/* Pair b of out: rounds [b * per, (b + 1) * per). */
+static int judge_benchmark(harness_comparison *out, size_t b, size_t per, harness_error *err)
+{
+    harness_compare_pair *p = &out->pairs[b];
+    const harness_ab_round *rounds = out->rounds + b * per;
+    p->base = rounds[per - 1].base;
+    p->cand = rounds[per - 1].cand;
+    size_t busy = 0, failed = per;
+    for (size_t i = per; i-- > 0;) {   /* the first failed round is the one shown */
+        busy += rounds[i].base_busy || rounds[i].cand_busy;
+        if (rounds[i].base_failed || rounds[i].cand_failed)
+            failed = i;
+    }
+    if (failed < per)
+        judge_failed_round(p, &rounds[failed]);
+    else if (judge_rounds(p, rounds, per, &out->opts) != 0)
+        return harness_cmp_oom(err);
+    p->s.base_lo = p->s.base_hi = p->s.cand_lo = p->s.cand_hi = NAN;
+    harness_cmp_judge_failed(p);
+    if ((strcmp(p->base->variant_key, p->cand->variant_key) != 0 || !cJSON_Compare(p->base->config, p->cand->config, 1)) &&
+        harness_cmp_add_note(out, err, "base is %s {%s}, cand is %s {%s}", p->base->variant_key,
+                             p->base->config_text, p->cand->variant_key, p->cand->config_text) != 0)
+        return err->code;
+    if (busy && harness_cmp_add_note(out, err, "%s {%s}: %zu of %zu rounds had interference that could have moved a "
+                                     "median by the threshold; the pairs divide out load that lasts a round",
+                                     p->base->variant_key, p->base->config_text, busy, per) != 0)
+        return err->code;
+    return 0;
+}
+
+int harness_compare_rounds(harness_compare_side *base, harness_compare_side *cand, size_t benchmarks,
+                           const harness_compare_options *o, harness_comparison *out, harness_error *err)
 {
     memset(out, 0, sizeof *out);
     out->opts = *o;
@@ -144,34 +171,17 @@ int harness_compare_rounds(harness_compare_side *base, harness_compare_side *can
     memset(cand, 0, sizeof *cand);
     out->by_rank = 1;
     size_t n = out->base.n_runs;
-    if (n == 0 || n != out->cand.n_runs)
-        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "A/B: %zu base rounds and %zu candidate rounds; "
-                                 "expected as many of each", n, out->cand.n_runs);
-    out->pairs = calloc(1, sizeof *out->pairs);
-    if (!out->pairs || fill_rounds(out) != 0)
+    if (n == 0 || n != out->cand.n_runs || benchmarks == 0 || n % benchmarks != 0)
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "A/B: %zu base rounds and %zu candidate rounds of %zu "
+                                 "benchmarks; expected as many of each, for each", n, out->cand.n_runs, benchmarks);
+    out->pairs = calloc(benchmarks, sizeof *out->pairs);
+    if (!out->pairs || fill_rounds(out, n / benchmarks) != 0)
         return harness_cmp_oom(err);
-    out->n_pairs = 1;
-    harness_compare_pair *p = &out->pairs[0];
-    p->base = &out->base.runs[n - 1];
-    p->cand = &out->cand.runs[n - 1];
-    size_t busy = 0, failed = n;
-    for (size_t i = n; i-- > 0;) {     /* the first failed round is the one shown */
-        busy += out->rounds[i].base_busy || out->rounds[i].cand_busy;
-        if (out->rounds[i].base_failed || out->rounds[i].cand_failed)
-            failed = i;
-    }
-    if (failed < n)
-        judge_failed_round(p, &out->rounds[failed]);
-    else if (judge_rounds(p, out->rounds, n, o) != 0)
-        return harness_cmp_oom(err);
-    p->s.base_lo = p->s.base_hi = p->s.cand_lo = p->s.cand_hi = NAN;
-    harness_cmp_judge_failed(p);
-    if ((strcmp(p->base->variant_key, p->cand->variant_key) != 0 || !cJSON_Compare(p->base->config, p->cand->config, 1)) &&
-        harness_cmp_add_note(out, err, "base is %s {%s}, cand is %s {%s}", p->base->variant_key,
-                             p->base->config_text, p->cand->variant_key, p->cand->config_text) != 0)
-        return err->code;
-    if (busy && harness_cmp_add_note(out, err, "%zu of %zu rounds had interference that could have moved a median "
-                                     "by the threshold; the pairs divide out load that lasts a round", busy, n) != 0)
+    out->n_pairs = benchmarks;
+    for (size_t b = 0; b < benchmarks; b++)
+        if (judge_benchmark(out, b, n / benchmarks, err) != 0)
+            return err->code;
+    if (harness_cmp_control_fdr(out, err) != 0)
         return err->code;
     harness_cmp_tally(out);
     return 0;

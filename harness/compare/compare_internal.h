@@ -25,6 +25,9 @@ int harness_cmp_run_order(const void *pa, const void *pb);
  * memory), FAILED when either run is not ok, the replicate statistics of
  * rank_shift.h into *s (0, -1 out of memory, -2 a value <= 0), the counts
  * and overall verdict of the pairs. */
+/* With two or more pairs that have a p: each judged again on its
+ * Benjamini-Hochberg adjusted p (q), with notes saying so (compare.c). */
+int harness_cmp_control_fdr(harness_comparison *c, harness_error *err);
 int harness_cmp_add_note(harness_comparison *c, harness_error *err, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 void harness_cmp_judge_failed(harness_compare_pair *p);

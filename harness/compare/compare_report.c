@@ -179,9 +179,13 @@ typedef struct round_row {
     const char *cell[N_ROUND_COLS];
 } round_row;
 
-static void make_round_row(const harness_ab_round *r, size_t i, round_row *out)
+/* A suite's rounds say their benchmark too: "2/3" is benchmark 2's round 3. */
+static void make_round_row(const harness_comparison *c, const harness_ab_round *r, round_row *out)
 {
-    snprintf(out->round, sizeof out->round, "%zu", i + 1);
+    if (c->n_pairs > 1)
+        snprintf(out->round, sizeof out->round, "%zu/%zu", r->benchmark + 1, r->round + 1);
+    else
+        snprintf(out->round, sizeof out->round, "%zu", r->round + 1);
     out->cell[0] = out->round;
     out->cell[1] = r->base_first ? "base" : "cand";
     out->cell[2] = fmt_time(r->base_median, out->base, sizeof out->base);
@@ -197,10 +201,10 @@ static void rounds_text(FILE *f, const harness_comparison *c)
         return;
     size_t width[N_ROUND_COLS];
     for (int j = 0; j < N_ROUND_COLS; j++)
-        width[j] = strlen(round_headers[j]);
+        width[j] = strlen(j == 0 && c->n_pairs > 1 ? "bench/round" : round_headers[j]);
     for (size_t i = 0; i < c->n_rounds; i++) {
         round_row r;
-        make_round_row(&c->rounds[i], i, &r);
+        make_round_row(c, &c->rounds[i], &r);
         for (int j = 0; j < N_ROUND_COLS; j++)
             if (strlen(r.cell[j]) > width[j])
                 width[j] = strlen(r.cell[j]);
@@ -209,9 +213,9 @@ static void rounds_text(FILE *f, const harness_comparison *c)
     for (size_t i = 0; i <= c->n_rounds; i++) {   /* the header, then the rounds */
         round_row r;
         if (i)
-            make_round_row(&c->rounds[i - 1], i - 1, &r);
+            make_round_row(c, &c->rounds[i - 1], &r);
         for (int j = 0; j < N_ROUND_COLS; j++) {   /* words left, numbers right, state last */
-            const char *cell = i ? r.cell[j] : round_headers[j];
+            const char *cell = i ? r.cell[j] : j == 0 && c->n_pairs > 1 ? "bench/round" : round_headers[j];
             if (j == N_ROUND_COLS - 1)
                 fprintf(f, "%s\n", cell);
             else
@@ -373,11 +377,11 @@ static void rounds_markdown(FILE *f, const harness_comparison *c)
     if (!c->n_rounds)
         return;
     fprintf(f, "\n<details><summary>%zu rounds (first: the side that ran first; cand/base: the ratio of the "
-            "round's medians)</summary>\n\n| round | first | base median | cand median | cand/base | state |\n"
-            "| ---: | --- | ---: | ---: | ---: | --- |\n", c->n_rounds);
+            "round's medians)</summary>\n\n| %s | first | base median | cand median | cand/base | state |\n"
+            "| ---: | --- | ---: | ---: | ---: | --- |\n", c->n_rounds, c->n_pairs > 1 ? "bench/round" : "round");
     for (size_t i = 0; i < c->n_rounds; i++) {
         round_row r;
-        make_round_row(&c->rounds[i], i, &r);
+        make_round_row(c, &c->rounds[i], &r);
         for (int j = 0; j < N_ROUND_COLS; j++) {
             fputs(j ? " | " : "| ", f);
             md_text(f, r.cell[j]);
@@ -551,7 +555,8 @@ static cJSON *rounds_json(const harness_comparison *c)
     for (size_t i = 0; i < c->n_rounds; i++) {
         const harness_ab_round *r = &c->rounds[i];
         cJSON *o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "round", (double)(i + 1));
+        cJSON_AddNumberToObject(o, "benchmark", (double)(r->benchmark + 1));   /* its pair, from 1 */
+        cJSON_AddNumberToObject(o, "round", (double)(r->round + 1));
         cJSON_AddStringToObject(o, "first", r->base_first ? "base" : "cand");
         add_num(o, "base_median_ns", r->base_median);
         add_num(o, "cand_median_ns", r->cand_median);

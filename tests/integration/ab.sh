@@ -116,7 +116,7 @@ bad() {  # bad CODE MESSAGE DESC ARGS...
     expect_exit "$code" "$desc" "$HARNESS" ab "$@"
     expect_err "$msg" "$desc: message"
 }
-bad 2 "ab: expected BASE_CONFIG and CAND_CONFIG" "one config" "$cfg"
+bad 2 "ab: expected BASE_CONFIG and CAND_CONFIG, or a suite" "no config" --rounds 6
 bad 2 "--rounds: expected an integer" "bad rounds" "$cfg" "$cfg" --rounds 0
 # Both sides are validated before any round: a bad one fails at once, with the
 # child's message, and nothing runs.

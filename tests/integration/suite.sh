@@ -8,6 +8,7 @@
 # suite folder left behind.
 . "$top_builddir/tests/setup"
 
+no_folder() { [ ! -e "$SCRATCH/bad" ] || { fail "$1: left $(ls "$SCRATCH/bad")"; rm -rf "$SCRATCH/bad"; }; }
 mkdir -p "$SCRATCH/cfgs"
 spin_config() {  # spin_config FILE NAME DURATION_NS
     cat >"$1" <<YAML
@@ -98,6 +99,33 @@ expect_exit 2 "compare --filter matching nothing" "$HARNESS" compare "$(cat "$SC
     "$(cat "$SCRATCH/cand.path")" --filter zzz
 expect_err "--filter 'zzz' matches none of its 8 runs" "compare --filter matching nothing: message"
 
+# ab over a suite: every benchmark's pair each round, the rounds listed by
+# benchmark, the p adjusted together; --filter picks benchmarks.
+expect_exit 0 "ab over a suite" "$HARNESS" ab "$SCRATCH/cfgs" --rounds 6 --threshold 30 --output-dir "$SCRATCH/ab" \
+    --format json
+python3 - "$SCRATCH/out" <<'PY' || fail "ab over a suite: json"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert len(r["pairs"]) == 2 and all(p["replicates"]["unit"] == "rounds" for p in r["pairs"]), r["pairs"]
+assert [(x["benchmark"], x["round"]) for x in r["rounds"]] == [(b, i) for b in (1, 2) for i in range(1, 7)]
+# ABBA along the rounds and along a round's benchmarks
+assert [x["first"] for x in r["rounds"][:2]] == ["base", "cand"] and r["rounds"][6]["first"] == "cand"
+assert all(p["q_fdr"] is not None for p in r["pairs"]), r["pairs"]
+PY
+[ -d "$SCRATCH/ab/01-a" ] && [ -d "$SCRATCH/ab/02-b" ] || fail "ab over a suite: a folder per benchmark"
+expect_exit 0 "ab --filter" "$HARNESS" ab "$SCRATCH/cfgs" --filter spin_a --rounds 6 --threshold 30 \
+    --output-dir "$SCRATCH/ab2"
+grep -q "^bench/round" "$SCRATCH/out" && fail "ab --filter: one benchmark has plain rounds" || pass "ab --filter: one benchmark"
+[ ! -d "$SCRATCH/ab2/02-b" ] || fail "ab --filter ran spin_b"
+expect_exit 2 "ab --time-budget too small" "$HARNESS" ab "$SCRATCH/cfgs" --time-budget 0.01 --output-dir "$SCRATCH/ab3"
+expect_err "--time-budget 0.01 s: the first round of 2 benchmarks took" "the budget: message"
+expect_err "fewer than the 6 that can reach --alpha 0.05; give at least" "the budget: what it needs"
+expect_exit 0 "ab --time-budget" "$HARNESS" ab "$SCRATCH/cfgs/a.yaml" "$SCRATCH/cfgs/a.yaml" --time-budget 600 \
+    --rounds 7 --threshold 30 --output-dir "$SCRATCH/ab4"
+expect_err "7 rounds fit in --time-budget 600 s" "the budget: rounds capped by --rounds"
+expect_exit 2 "ab --filter matching nothing" "$HARNESS" ab "$SCRATCH/cfgs" --filter zzz --output-dir "$SCRATCH/bad"
+no_folder "ab --filter matching nothing"
+
 # record and history of a suite folder.
 expect_exit 0 "record a suite" "$HARNESS" record "$(cat "$SCRATCH/base.path")" --db "$SCRATCH/r.sqlite" \
     --commit c1 --branch main
@@ -122,7 +150,6 @@ assert x["status"] == "interrupted" and 1 <= len(x["experiments"]) < 50, (x["sta
 PY
 
 # Bad inputs: exit 2, the culprit named, no suite folder made.
-no_folder() { [ ! -e "$SCRATCH/bad" ] || { fail "$1: left $(ls "$SCRATCH/bad")"; rm -rf "$SCRATCH/bad"; }; }
 printf 'cfgs/a.yaml\nmissing.yaml\n' >"$SCRATCH/missing.suite"
 expect_exit 2 "a suite file naming a missing config" "$HARNESS" run "$SCRATCH/missing.suite" --output-dir "$SCRATCH/bad"
 expect_err "missing.suite:2: $SCRATCH/missing.yaml: no such config file" "names the suite file, line and config"
