@@ -1,14 +1,18 @@
 #!/usr/bin/env python3
-"""Change points of harness history (E-divisive means, permutation test,
-alpha 0.01) against the true steps of synthetic series and against Apache
-Otava (pip install apache-otava) on the same series: Otava's default
-(compute_change_points: windowed split + merge, t-test, p 0.001) and its
-original E-divisive (compute_change_points_orig, permutations).
-Figures, not a test.
-  usage: python3 bench/changepoint_vs_otava.py [SERIES_PER_KIND]   (from the source tree)"""
+"""Change points of harness history (E-divisive means without the series'
+outliers, permutation test, alpha 0.01, steps under 2% dropped) against the
+true steps of synthetic series and against Apache Otava (pip install
+apache-otava) on the same series: Otava's default (compute_change_points:
+windowed split + merge, t-test, p 0.001) and its original E-divisive
+(compute_change_points_orig, permutations). Figures, not a test.
+  usage: python3 bench/changepoint_vs_otava.py [SUITE] [SERIES_PER_KIND]   (from the source tree)
+  SUITE: readme (default: the README's table, 30 series a kind), goal (30-run
+  series with a 5% step at run 15 or none, with and without outliers, 20 a
+  kind), size (harness alone: extra change points between real steps and
+  on pure noise, 1000 and 200 series)."""
 import os, random, subprocess, sys, tempfile
 
-n_per_kind = int(sys.argv[1]) if len(sys.argv) > 1 else 30
+suite = sys.argv[1] if len(sys.argv) > 1 else "readme"
 tmp = tempfile.mkdtemp()
 tool = os.path.join(tmp, "cp_series")
 subprocess.run(["cc", "-O2", "-I.", "-Iharness", "bench/cp_series.c", "harness/compare/changepoint.c", "-lm",
@@ -19,19 +23,38 @@ except ImportError:
     compute_change_points = compute_change_points_orig = None
 
 rng = random.Random(1)
-kinds = {  # name: (length, [(index, relative step)], relative noise)
-    "noise": (60, [], 0.01),
-    "one 10% step": (60, [(35, 0.10)], 0.01),
-    "one 3% step": (60, [(35, 0.03)], 0.01),
-    "two steps": (90, [(30, 0.08), (60, -0.05)], 0.01),
+# name: (length, [(index, relative step)], relative noise, outliers a series), series per kind
+suites = {
+    "readme": ({
+        "noise": (60, [], 0.01, 0),
+        "one 10% step": (60, [(35, 0.10)], 0.01, 0),
+        "one 3% step": (60, [(35, 0.03)], 0.01, 0),
+        "two steps": (90, [(30, 0.08), (60, -0.05)], 0.01, 0),
+    }, 30),
+    "goal": ({
+        "noise, 30": (30, [], 0.01, 0),
+        "5% step at 15": (30, [(15, 0.05)], 0.01, 0),
+        "noise + 2 spikes": (30, [], 0.01, 2),
+        "5% step + 2 spikes": (30, [(15, 0.05)], 0.01, 2),
+        "-49% at 8 of 16 + 2 spikes": (16, [(8, -0.49)], 0.02, 2),
+    }, 20),
+    "size": ({
+        "noise, 30": (30, [], 0.01, 0),
+        "8 levels, 20% steps": (80, [(i, 0.2 / (1 + 0.2 * (i // 10 - 1))) for i in range(10, 80, 10)], 0.01, 0),
+    }, 0),
 }
-def series(length, steps, noise):
+kinds, default_n = suites[suite]
+n_per_kind = int(sys.argv[2]) if len(sys.argv) > 2 else default_n
+
+def series(length, steps, noise, spikes):
     level, out = 100000.0, []
     for i in range(length):
         for at, rel in steps:
             if i == at:
                 level *= 1 + rel
         out.append(level * (1 + noise * rng.gauss(0, 1)))
+    for i in rng.sample(range(length), spikes):   # a busy machine: a run 10-30 times slower
+        out[i] *= rng.uniform(10, 30)
     return out
 
 def score(found, truth, tol=1):
@@ -39,23 +62,39 @@ def score(found, truth, tol=1):
     false = sum(not any(abs(f - t) <= tol for t in truth) for f in found)
     return hit, false
 
-print(f"{'series':14} {'method':22} {'steps found':>12} {'false cps':>10} {'agree w/ harness':>17}")
-for name, (length, steps, noise) in kinds.items():
-    data = [series(length, steps, noise) for _ in range(n_per_kind)]
-    out = subprocess.run([tool], input="\n".join(" ".join(f"{v:.6f}" for v in s) for s in data) + "\n",
+def harness(data, *options):
+    out = subprocess.run([tool, *options], input="\n".join(" ".join(f"{v:.6f}" for v in s) for s in data) + "\n",
                          capture_output=True, text=True, check=True).stdout.split("\n")
-    ours = [[int(v) for v in line.split()] for line in out[:len(data)]]
-    truth = [at for at, _ in steps]
-    rows = [("harness (E-div, a=.01)", ours)]
-    if compute_change_points:
-        rows.append(("otava default", [[cp.index for cp in compute_change_points(s)[0]] for s in data]))
-        rows.append(("otava e-divisive", [[cp.index for cp in compute_change_points_orig(s, seed=1)[0]]
-                                          for s in data]))
+    return [[int(v) for v in line.split()] for line in out[:len(data)]]
+
+def report(name, truth, data, rows, ours):
     for method, found in rows:
-        hits = falses = agree = 0
+        hits = falses = agree = clean = 0
         for f, o in zip(found, ours):
             h, fa = score(f, truth)
             hits += h
             falses += fa
+            clean += not f
             agree += sorted(f) == sorted(o)
-        print(f"{name:14} {method:22} {hits:>5}/{len(truth) * len(data):<6} {falses:>10} {agree:>10}/{len(data)}")
+        print(f"{name:27} {method:30} {hits:>5}/{len(truth) * len(data):<6} {falses:>9} {clean:>7}/{len(data):<4}"
+              f" {agree:>6}/{len(data)}")
+
+print(f"{'series':27} {'method':30} {'steps found':>12} {'false cps':>9} {'no cp':>12} {'agree w/ harness':>11}")
+for name, (length, steps, noise, spikes) in kinds.items():
+    truth = [at for at, _ in steps]
+    if suite == "size":   # the test's size: a permutation test at alpha 0.05, 99 permutations
+        count = 1000 if steps else 200
+        data = [series(length, steps, noise, spikes) for _ in range(count)]
+        for options in (["--alpha", "0.05", "--permutations", "99", "--min-change", "0"],
+                        ["--alpha", "0.05", "--permutations", "99"], []):
+            found = harness(data, *options)
+            report(name, truth, data, [("harness " + " ".join(options or ["(defaults)"]), found)], found)
+        continue
+    data = [series(length, steps, noise, spikes) for _ in range(n_per_kind)]
+    ours = harness(data)
+    rows = [("harness (a=.01, min 2%)", ours), ("harness --min-change 0", harness(data, "--min-change", "0"))]
+    if compute_change_points:
+        rows.append(("otava default", [[cp.index for cp in compute_change_points(s)[0]] for s in data]))
+        rows.append(("otava e-divisive", [[cp.index for cp in compute_change_points_orig(s, seed=1)[0]]
+                                          for s in data]))
+    report(name, truth, data, rows, ours)

@@ -1,26 +1,49 @@
 /* cp_series.c - read series of numbers, one series per line, from stdin;
  * print the change points harness history would report for each (indices,
  * space-separated). For bench/changepoint_vs_otava.py: built there with
- *   cc -O2 -I. -Iharness bench/cp_series.c harness/compare/changepoint.c -lm */
+ *   cc -O2 -I. -Iharness bench/cp_series.c harness/compare/changepoint.c -lm
+ * Options (history's defaults otherwise): --alpha A, --permutations N,
+ * --min-change PCT. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "compare/changepoint.h"
 
-int main(void)
+/* The options history takes, from argv; -1 on an unknown one. */
+static int parse_options(int argc, char **argv, harness_cp_options *o)
+{
+    for (int i = 1; i + 1 < argc; i += 2) {
+        if (strcmp(argv[i], "--alpha") == 0)
+            o->alpha = strtod(argv[i + 1], NULL);
+        else if (strcmp(argv[i], "--permutations") == 0)
+            o->permutations = atoi(argv[i + 1]);
+        else if (strcmp(argv[i], "--min-change") == 0)
+            o->min_change = strtod(argv[i + 1], NULL) / 100.0;
+        else
+            return -1;
+    }
+    return argc % 2 == 1 ? 0 : -1;
+}
+
+int main(int argc, char **argv)
 {
     static char line[1 << 20];
     harness_cp_options o = HARNESS_CP_DEFAULTS;
+    if (parse_options(argc, argv, &o) != 0) {
+        fputs("usage: cp_series [--alpha A] [--permutations N] [--min-change PCT] <series\n", stderr);
+        return 2;
+    }
     while (fgets(line, sizeof line, stdin)) {
         double *x = NULL;
         size_t n = 0, cap = 0;
         for (char *tok = strtok(line, " \n"); tok; tok = strtok(NULL, " \n")) {
             if (n == cap) {
                 cap = cap ? 2 * cap : 64;
-                x = realloc(x, cap * sizeof *x);
-                if (!x)
+                double *grown = realloc(x, cap * sizeof *x);
+                if (!grown)
                     return 3;
+                x = grown;
             }
             x[n++] = strtod(tok, NULL);
         }

@@ -13,13 +13,16 @@ static void usage(FILE *f)
 {
     fputs("usage: harness history --db FILE [--variant KEY] [--machine HOST] [--branch NAME]\n"
           "                       [--config-hash PREFIX] [--world-size N] [--rank R]\n"
-          "                       [--alpha A] [--permutations N] [--format text|markdown|json|html]\n"
+          "                       [--alpha A] [--permutations N] [--min-change PCT]\n"
+          "                       [--format text|markdown|json|html]\n"
           "\n"
           "The runs recorded with `harness record`, one series per (machine, variant key,\n"
           "config hash, world size, rank); each point is a run's median with its CI and\n"
           "that CI's coverage, in commit order (the order the runs were recorded). Change\n"
           "points are found by E-divisive means with a permutation test (as MongoDB's CI\n"
-          "and Apache Otava do): each with the commit where the new level starts, the\n"
+          "and Apache Otava do) on the series without its outliers (a run or two far from\n"
+          "the runs on both sides of it: a busy machine), and a step smaller than\n"
+          "--min-change is dropped: each with the commit where the new level starts, the\n"
           "step (medians of the segments either side) and its permutation p. Runs that\n"
           "failed are left out.\n"
           "\n"
@@ -28,8 +31,12 @@ static void usage(FILE *f)
           "  --alpha A             significance of each change point (default 0.01)\n"
           "  --permutations N      per test (default 499); the smallest p is 1/(N+1), so N must be\n"
           "                        at least ceil(1/A) - 1 (--alpha 0.001 needs 999)\n"
+          "  --min-change PCT      drop a change point whose step is under PCT percent\n"
+          "                        (default 2; 0 keeps every significant one)\n"
           "  --format F            text (default), markdown, json, or html (one self-contained\n"
-          "                        page: an inline SVG chart per series, no script)\n"
+          "                        page: a chart per series - round ticks from zero, or a log\n"
+          "                        axis over a wide range; commits on the x axis; outliers\n"
+          "                        marked at the top edge; no script)\n"
           "\n"
           "exit: 0 shown, 2 usage error, no database, not a results database, a filter\n"
           "      that matches nothing, 3 I/O\n",
@@ -47,7 +54,108 @@ static int int_arg(const char *s, int min, int *out)
     return 0;
 }
 
-int harness_cmd_history(int argc, char **argv)
+/* "2" or "2%" as the fraction 0.02; 0 to 100 percent. */
+static int percent_arg(const char *s, double *out)
+{
+    char *end;
+    double v = strtod(s, &end);
+    if (end != s && *end == '%')
+        end++;
+    if (end == s || *end || !(v >= 0 && v <= 100))
+        return -1;
+    *out = v / 100.0;
+    return 0;
+}
+
+typedef struct history_args {
+    const char *db_path;
+    harness_history_filter filt;
+    harness_cp_options cp;
+    harness_history_format fmt;
+} history_args;
+
+enum { OPT_MIN_CHANGE = 256 };
+
+static int format_arg(const char *s, harness_history_format *fmt)
+{
+    if (strcmp(s, "text") == 0)
+        *fmt = HARNESS_HISTORY_TEXT;
+    else if (strcmp(s, "markdown") == 0 || strcmp(s, "md") == 0)
+        *fmt = HARNESS_HISTORY_MARKDOWN;
+    else if (strcmp(s, "json") == 0)
+        *fmt = HARNESS_HISTORY_JSON;
+    else if (strcmp(s, "html") == 0)
+        *fmt = HARNESS_HISTORY_HTML;
+    else
+        return -1;
+    return 0;
+}
+
+/* One option c with its value into *a; 0, or an error in *err. */
+static int take_option(int c, const char *v, history_args *a, harness_error *err)
+{
+    switch (c) {
+    case 'd': a->db_path = v; return 0;
+    case 'v': a->filt.variant_key = v; return 0;
+    case 'm': a->filt.host = v; return 0;
+    case 'b': a->filt.branch = v; return 0;
+    case 'c': a->filt.config_hash = v; return 0;
+    case 'w':
+    case 'r':
+        if (int_arg(v, c == 'w' ? 1 : 0, c == 'w' ? &a->filt.world_size : &a->filt.rank) == 0)
+            return 0;
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "--%s: expected an integer >= %d, got '%s'",
+                                 c == 'w' ? "world-size" : "rank", c == 'w' ? 1 : 0, v);
+    case 'a': {
+        char *end;
+        a->cp.alpha = strtod(v, &end);
+        if (end != v && !*end && a->cp.alpha > 0 && a->cp.alpha < 1)
+            return 0;
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "--alpha: expected a number in (0, 1), got '%s'", v);
+    }
+    case 'p':
+        if (int_arg(v, 19, &a->cp.permutations) == 0)
+            return 0;
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "--permutations: expected an integer >= 19, got '%s'", v);
+    case OPT_MIN_CHANGE:
+        if (percent_arg(v, &a->cp.min_change) == 0)
+            return 0;
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "--min-change: expected a percentage from 0 to 100 (2 "
+                                 "or 2%%), got '%s'", v);
+    case 'f':
+        if (format_arg(v, &a->fmt) == 0)
+            return 0;
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "--format: expected text, markdown, json or html, got "
+                                 "'%s'", v);
+    default:
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "history: unknown option; see `harness history --help`");
+    }
+}
+
+/* A permutation p is at least 1 / (permutations + 1): an alpha below it
+ * can never find a change point and the report would only say "none".
+ * The rule: permutations >= ceil(1 / alpha) - 1. 0, or an error in *err. */
+static int check_alpha(const harness_cp_options *cp, harness_error *err)
+{
+    if (!(1.0 / (cp->permutations + 1.0) > cp->alpha))
+        return 0;
+    double need = ceil(1.0 / cp->alpha) - 1.0;
+    while (1.0 / (need + 1.0) > cp->alpha)   /* rounding in 1 / alpha */
+        need += 1.0;
+    if (need <= 1e9)
+        return harness_error_set(err, HARNESS_EXIT_USAGE,
+                                 "history: --alpha %g can never be reached with --permutations %d (the smallest "
+                                 "permutation p is 1/(%d+1) = %.4g): use --permutations %.0f or more (the rule: "
+                                 "permutations >= ceil(1/alpha) - 1), or a larger --alpha",
+                                 cp->alpha, cp->permutations, cp->permutations, 1.0 / (cp->permutations + 1.0), need);
+    return harness_error_set(err, HARNESS_EXIT_USAGE,
+                             "history: --alpha %g would need --permutations %.0f (the rule: permutations >= "
+                             "ceil(1/alpha) - 1), beyond the 1000000000 allowed: use a larger --alpha",
+                             cp->alpha, need);
+}
+
+/* The command line into *a: 0 to go on, 1 after --help, else an error in *err. */
+static int parse_args(int argc, char **argv, history_args *a, harness_error *err)
 {
     static const struct option longopts[] = {
         {"db", required_argument, NULL, 'd'},           {"variant", required_argument, NULL, 'v'},
@@ -55,104 +163,48 @@ int harness_cmd_history(int argc, char **argv)
         {"config-hash", required_argument, NULL, 'c'},  {"world-size", required_argument, NULL, 'w'},
         {"rank", required_argument, NULL, 'r'},         {"alpha", required_argument, NULL, 'a'},
         {"permutations", required_argument, NULL, 'p'}, {"format", required_argument, NULL, 'f'},
+        {"min-change", required_argument, NULL, OPT_MIN_CHANGE},
         {"help", no_argument, NULL, 'h'},               {NULL, 0, NULL, 0},
     };
-    harness_error err = {0};
-    const char *db_path = NULL;
-    harness_history_filter filt = {NULL, NULL, NULL, NULL, -1, -1};
-    harness_cp_options cp = HARNESS_CP_DEFAULTS;
-    harness_history_format fmt = HARNESS_HISTORY_TEXT;
     opterr = 0;
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, "d:v:m:b:c:w:r:a:p:f:h", longopts, NULL)) != -1) {
-        switch (c) {
-        case 'd': db_path = optarg; break;
-        case 'v': filt.variant_key = optarg; break;
-        case 'm': filt.host = optarg; break;
-        case 'b': filt.branch = optarg; break;
-        case 'c': filt.config_hash = optarg; break;
-        case 'w':
-        case 'r':
-            if (int_arg(optarg, c == 'w' ? 1 : 0, c == 'w' ? &filt.world_size : &filt.rank) != 0) {
-                harness_error_set(&err, HARNESS_EXIT_USAGE, "--%s: expected an integer >= %d, got '%s'",
-                                  c == 'w' ? "world-size" : "rank", c == 'w' ? 1 : 0, optarg);
-                return harness_error_report(&err);
-            }
-            break;
-        case 'a': {
-            char *end;
-            cp.alpha = strtod(optarg, &end);
-            if (end == optarg || *end || !(cp.alpha > 0 && cp.alpha < 1)) {
-                harness_error_set(&err, HARNESS_EXIT_USAGE, "--alpha: expected a number in (0, 1), got '%s'", optarg);
-                return harness_error_report(&err);
-            }
-            break;
+        if (c == 'h') {
+            usage(stdout);
+            return 1;
         }
-        case 'p':
-            if (int_arg(optarg, 19, &cp.permutations) != 0) {
-                harness_error_set(&err, HARNESS_EXIT_USAGE, "--permutations: expected an integer >= 19, got '%s'",
-                                  optarg);
-                return harness_error_report(&err);
-            }
-            break;
-        case 'f':
-            if (strcmp(optarg, "text") == 0)
-                fmt = HARNESS_HISTORY_TEXT;
-            else if (strcmp(optarg, "markdown") == 0 || strcmp(optarg, "md") == 0)
-                fmt = HARNESS_HISTORY_MARKDOWN;
-            else if (strcmp(optarg, "json") == 0)
-                fmt = HARNESS_HISTORY_JSON;
-            else if (strcmp(optarg, "html") == 0)
-                fmt = HARNESS_HISTORY_HTML;
-            else {
-                harness_error_set(&err, HARNESS_EXIT_USAGE, "--format: expected text, markdown, json or html, got "
-                                  "'%s'", optarg);
-                return harness_error_report(&err);
-            }
-            break;
-        case 'h': usage(stdout); return 0;
-        default:
-            harness_error_set(&err, HARNESS_EXIT_USAGE, "history: %s '%s'; see `harness history --help`",
-                              optopt ? "option needs a value or is unknown:" : "unknown option", argv[optind - 1]);
-            return harness_error_report(&err);
-        }
+        if (c == '?' || c == ':')
+            return harness_error_set(err, HARNESS_EXIT_USAGE, "history: %s '%s'; see `harness history --help`",
+                                     optopt ? "option needs a value or is unknown:" : "unknown option",
+                                     argv[optind - 1]);
+        if (take_option(c, optarg, a, err) != 0)
+            return err->code;
     }
-    if (optind < argc) {
-        harness_error_set(&err, HARNESS_EXIT_USAGE, "history: unexpected argument '%s'; see `harness history --help`",
-                          argv[optind]);
+    if (optind < argc)
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "history: unexpected argument '%s'; see `harness history "
+                                 "--help`", argv[optind]);
+    if (!a->db_path)
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "history: --db FILE is required; see `harness history "
+                                 "--help`");
+    return check_alpha(&a->cp, err);
+}
+
+int harness_cmd_history(int argc, char **argv)
+{
+    harness_error err = {0};
+    history_args a = {NULL, {NULL, NULL, NULL, NULL, -1, -1}, HARNESS_CP_DEFAULTS, HARNESS_HISTORY_TEXT};
+    int parsed = parse_args(argc, argv, &a, &err);
+    if (parsed == 1)
+        return 0;
+    if (parsed != 0)
         return harness_error_report(&err);
-    }
-    if (!db_path) {
-        harness_error_set(&err, HARNESS_EXIT_USAGE, "history: --db FILE is required; see `harness history --help`");
-        return harness_error_report(&err);
-    }
-    /* A permutation p is at least 1 / (permutations + 1): an alpha below it
-     * can never find a change point and the report would only say "none".
-     * The rule: permutations >= ceil(1 / alpha) - 1. */
-    if (1.0 / (cp.permutations + 1.0) > cp.alpha) {
-        double need = ceil(1.0 / cp.alpha) - 1.0;
-        while (1.0 / (need + 1.0) > cp.alpha)   /* rounding in 1 / alpha */
-            need += 1.0;
-        if (need <= 1e9)
-            harness_error_set(&err, HARNESS_EXIT_USAGE,
-                              "history: --alpha %g can never be reached with --permutations %d (the smallest "
-                              "permutation p is 1/(%d+1) = %.4g): use --permutations %.0f or more (the rule: "
-                              "permutations >= ceil(1/alpha) - 1), or a larger --alpha",
-                              cp.alpha, cp.permutations, cp.permutations, 1.0 / (cp.permutations + 1.0), need);
-        else
-            harness_error_set(&err, HARNESS_EXIT_USAGE,
-                              "history: --alpha %g would need --permutations %.0f (the rule: permutations >= "
-                              "ceil(1/alpha) - 1), beyond the 1000000000 allowed: use a larger --alpha",
-                              cp.alpha, need);
-        return harness_error_report(&err);
-    }
     harness_db *db;
-    if (harness_db_open(db_path, 0, &db, &err) != 0)
+    if (harness_db_open(a.db_path, 0, &db, &err) != 0)
         return harness_error_report(&err);
     harness_history h;
-    int rc = harness_history_load(db, &filt, &cp, &h, &err);
-    char *report = rc == 0 ? harness_history_report(&h, fmt) : NULL;
+    int rc = harness_history_load(db, &a.filt, &a.cp, &h, &err);
+    char *report = rc == 0 ? harness_history_report(&h, a.fmt) : NULL;
     if (rc == 0 && !report)
         rc = harness_error_set(&err, HARNESS_EXIT_RUNTIME, "out of memory writing the report");
     harness_history_free(&h);

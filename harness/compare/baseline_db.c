@@ -4,7 +4,9 @@
  * branch (same variant key, component config, world size, rank and, when
  * the candidate names it, host) since that series' last change point are
  * the base: a level the history says is stable, with as many runs as it
- * has, so the base's replicates are runs. */
+ * has, so the base's replicates are runs. A run the candidate itself
+ * holds (the same summary, by its SHA-256, as record keys runs) is never
+ * part of its own base. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE                /* open_memstream */
 #endif
@@ -18,14 +20,62 @@
 #include <string.h>
 
 #include "compare/changepoint.h"
+#include "util/fsutil.h"
+#include "util/sha256.h"
+
+/* The SHA-256s (hex) of the candidate's summaries, and the base runs
+ * already taken (two candidate runs of one series share their base). */
+typedef struct base_state {
+    char (*cand_sha)[65];
+    size_t n_cand_sha;
+    sqlite3_int64 *taken;
+    size_t n_taken;
+} base_state;
 
 static const char runs_query[] =
-    "SELECT r.id, e.name, r.status, r.validation_failed, r.median"
+    "SELECT r.id, e.name, r.status, r.validation_failed, r.median, r.summary_sha256"
     "  FROM runs r JOIN experiments e ON e.id = r.experiment_id JOIN machines m ON m.id = r.machine_id"
     " WHERE r.variant_key = ?1 AND r.component_config = ?2 AND r.world_size = ?3 AND r.rank = ?4"
     "   AND e.git_branch = ?5 AND (?6 IS NULL OR m.host = ?6)"
     "   AND r.status = 'ok' AND r.validation_failed = 0 AND r.n > 0"
     " ORDER BY e.id, r.id";
+
+/* The hex SHA-256 of every candidate summary's bytes, as record stores
+ * them; a summary that cannot be read is skipped (it was read once to load). */
+static int hash_candidates(const harness_compare_side *cand, base_state *st, harness_error *err)
+{
+    st->cand_sha = malloc((cand->n_runs ? cand->n_runs : 1) * sizeof *st->cand_sha);
+    st->taken = NULL;
+    st->n_cand_sha = st->n_taken = 0;
+    if (!st->cand_sha)
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
+    for (size_t i = 0; i < cand->n_runs; i++) {
+        char *text;
+        size_t len;
+        harness_error ignored = {0};
+        if (!cand->runs[i].path || harness_read_file(cand->runs[i].path, &text, &len, &ignored) != 0)
+            continue;
+        uint8_t d[32];
+        harness_sha256_digest(text, len, d);
+        free(text);
+        for (int k = 0; k < 32; k++)
+            snprintf(st->cand_sha[st->n_cand_sha] + 2 * k, 3, "%02x", d[k]);
+        st->n_cand_sha++;
+    }
+    return 0;
+}
+
+/* 1 when a recorded run is the candidate's own, or already in the base. */
+static int skip_run(const base_state *st, sqlite3_int64 id, const unsigned char *sha)
+{
+    for (size_t i = 0; sha && i < st->n_cand_sha; i++)
+        if (strcmp((const char *)sha, st->cand_sha[i]) == 0)
+            return 1;
+    for (size_t i = 0; i < st->n_taken; i++)
+        if (st->taken[i] == id)
+            return 1;
+    return 0;
+}
 
 /* A summary's text for one recorded run: what harness_run_summary_parse
  * needs, so the base runs are checked and summarised like any other. */
@@ -69,9 +119,52 @@ static char *summary_text(sqlite3 *h, sqlite3_int64 id, const harness_run_summar
     return buf;
 }
 
-/* The base runs for one candidate run into *base. */
-static int base_for(harness_db *db, const harness_run_summary *cand, const char *branch,
-                    harness_compare_side *base, size_t *found, harness_error *err)
+/* The recorded runs of one series, in record order. */
+typedef struct series_rows {
+    sqlite3_int64 *ids;
+    double *medians;
+    char **names;
+    size_t n, cap;
+} series_rows;
+
+static void rows_free(series_rows *r)
+{
+    for (size_t i = 0; i < r->n; i++)
+        free(r->names[i]);
+    free(r->names);
+    free(r->ids);
+    free(r->medians);
+}
+
+static int rows_add(series_rows *r, sqlite3_int64 id, const unsigned char *name, double median)
+{
+    if (r->n == r->cap) {
+        size_t cap = r->cap ? r->cap * 2 : 16;
+        sqlite3_int64 *gi = realloc(r->ids, cap * sizeof *gi);
+        if (gi)
+            r->ids = gi;
+        double *gm = realloc(r->medians, cap * sizeof *gm);
+        if (gm)
+            r->medians = gm;
+        char **gn = realloc(r->names, cap * sizeof *gn);
+        if (gn)
+            r->names = gn;
+        if (!gi || !gm || !gn)
+            return -1;
+        r->cap = cap;
+    }
+    if (!(r->names[r->n] = strdup(name ? (const char *)name : "?")))
+        return -1;
+    r->ids[r->n] = id;
+    r->medians[r->n++] = median;
+    return 0;
+}
+
+/* The runs of cand's series on `branch` into *rows, less the candidate's
+ * own (by summary hash): a candidate already recorded is not its own base,
+ * nor does it move the series' last change point. */
+static int read_series(harness_db *db, const harness_run_summary *cand, const char *branch, const base_state *bs,
+                       series_rows *rows, harness_error *err)
 {
     sqlite3 *h = harness_db_handle(db);
     sqlite3_stmt *st;
@@ -92,76 +185,56 @@ static int base_for(harness_db *db, const harness_run_summary *cand, const char 
         sqlite3_bind_text(st, 6, cand->host, -1, SQLITE_STATIC);
     else
         sqlite3_bind_null(st, 6);
-    sqlite3_int64 *ids = NULL;
-    double *medians = NULL;
-    char **names = NULL;
-    size_t n = 0, cap = 0;
     int rc = 0, step;
-    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW) {
-        if (n == cap) {
-            cap = cap ? cap * 2 : 16;
-            sqlite3_int64 *gi = realloc(ids, cap * sizeof *gi);
-            if (gi)
-                ids = gi;
-            double *gm = realloc(medians, cap * sizeof *gm);
-            if (gm)
-                medians = gm;
-            char **gn = realloc(names, cap * sizeof *gn);
-            if (gn)
-                names = gn;
-            if (!gi || !gm || !gn) {
-                rc = harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
-                break;
-            }
-        }
-        ids[n] = sqlite3_column_int64(st, 0);
-        const unsigned char *name = sqlite3_column_text(st, 1);
-        names[n] = strdup(name ? (const char *)name : "?");
-        medians[n] = sqlite3_column_double(st, 4);
-        n++;
-    }
+    while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW)
+        if (!skip_run(bs, -1, sqlite3_column_text(st, 5)) &&
+            rows_add(rows, sqlite3_column_int64(st, 0), sqlite3_column_text(st, 1), sqlite3_column_double(st, 4)))
+            rc = harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
     if (rc == 0 && step != SQLITE_DONE)
         rc = harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s: reading the runs: %s", harness_db_path(db),
                                sqlite3_errmsg(h));
     sqlite3_finalize(st);
     free(config);
+    return rc;
+}
 
-    /* since the last change point: the current level of the series */
-    size_t from = 0;
+/* The base runs for one candidate run into *base: its series since the
+ * last change point (the current level), each run once. */
+static int base_for(harness_db *db, const harness_run_summary *cand, const char *branch, base_state *bs,
+                    harness_compare_side *base, size_t *found, harness_error *err)
+{
+    series_rows rows = {0};
+    int rc = read_series(db, cand, branch, bs, &rows, err);
+    size_t from = 0, ncp = 0;
     harness_change_point *cps = NULL;
-    size_t ncp = 0;
     harness_cp_options o = HARNESS_CP_DEFAULTS;
-    if (rc == 0 && harness_changepoints(medians, n, &o, &cps, &ncp) != 0)
+    if (rc == 0 && harness_changepoints(rows.medians, rows.n, &o, &cps, &ncp) != 0)
         rc = harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
     if (ncp)
         from = cps[ncp - 1].index;
     free(cps);
-    for (size_t i = from; rc == 0 && i < n; i++) {
-        char *text = summary_text(h, ids[i], cand);
+    sqlite3_int64 *grown = rc == 0 ? realloc(bs->taken, (bs->n_taken + rows.n + 1) * sizeof *grown) : NULL;
+    if (rc == 0 && !grown)
+        rc = harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
+    if (grown)
+        bs->taken = grown;
+    for (size_t i = from; rc == 0 && i < rows.n; i++) {
+        (*found)++;
+        if (skip_run(bs, rows.ids[i], NULL))
+            continue;              /* in the base already, for another run of the candidate */
+        bs->taken[bs->n_taken++] = rows.ids[i];
+        char *text = summary_text(harness_db_handle(db), rows.ids[i], cand);
         char path[512];
-        snprintf(path, sizeof path, "%s:%s/rank %d", harness_db_path(db), names[i], cand->rank);
+        snprintf(path, sizeof path, "%s:%s/rank %d", harness_db_path(db), rows.names[i], cand->rank);
         harness_run_summary r;
         if (!text)
             rc = harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
         else if ((rc = harness_run_summary_parse(path, text, strlen(text), &r, err)) == 0)
             rc = harness_compare_side_add(base, &r, err);
         free(text);
-        (*found)++;
     }
-    for (size_t i = 0; i < n; i++)
-        free(names[i]);
-    free(names);
-    free(ids);
-    free(medians);
+    rows_free(&rows);
     return rc;
-}
-
-/* Whether candidate runs a and b belong to one series (so share a base). */
-static int same_series(const harness_run_summary *a, const harness_run_summary *b)
-{
-    return strcmp(a->variant_key, b->variant_key) == 0 && cJSON_Compare(a->config, b->config, 1) &&
-           a->world_size == b->world_size && a->rank == b->rank &&
-           ((!a->host && !b->host) || (a->host && b->host && strcmp(a->host, b->host) == 0));
 }
 
 int harness_compare_side_from_db(harness_db *db, const harness_compare_side *cand, const char *branch,
@@ -175,17 +248,15 @@ int harness_compare_side_from_db(harness_db *db, const harness_compare_side *can
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
     snprintf(base->root, len, "%s (branch %s)", harness_db_path(db), branch);
     size_t found = 0;
-    for (size_t i = 0; i < cand->n_runs; i++) {
-        /* several candidate runs of one series (harness run --runs N) share its base, loaded once */
-        size_t j = 0;
-        while (j < i && !same_series(&cand->runs[j], &cand->runs[i]))
-            j++;
-        if (j < i)
-            continue;
-        if (base_for(db, &cand->runs[i], branch, base, &found, err) != 0) {
-            harness_compare_side_free(base);
-            return err->code;
-        }
+    base_state bs;
+    int rc = hash_candidates(cand, &bs, err);
+    for (size_t i = 0; rc == 0 && i < cand->n_runs; i++)
+        rc = base_for(db, &cand->runs[i], branch, &bs, base, &found, err);
+    free(bs.cand_sha);
+    free(bs.taken);
+    if (rc != 0) {
+        harness_compare_side_free(base);
+        return err->code;
     }
     if (found == 0) {
         harness_compare_side_free(base);

@@ -99,49 +99,44 @@ static double median_of(const double *x, size_t n, double *scratch)
     return n % 2 ? scratch[n / 2] : 0.5 * (scratch[n / 2 - 1] + scratch[n / 2]);
 }
 
-static int cmp_cp(const void *a, const void *b)
+/* The best split over all segments (bounds[0..nb)): its segment in *seg,
+ * its offset in that segment (0: none) and its Q. */
+static size_t best_over_segments(const double *x, const size_t *bounds, size_t nb, size_t min_size, size_t *seg,
+                                 double *q)
 {
-    const harness_change_point *x = a, *y = b;
-    return (x->index > y->index) - (x->index < y->index);
+    size_t tau = 0;
+    *q = -1;
+    for (size_t s = 0; s + 1 < nb; s++) {
+        double qs;
+        size_t t = harness_cp_best_split(x + bounds[s], bounds[s + 1] - bounds[s], min_size, &qs);
+        if (t && qs > *q) {
+            *q = qs;
+            *seg = s;
+            tau = t;
+        }
+    }
+    return tau;
 }
 
-int harness_changepoints(const double *x, size_t n, const harness_cp_options *o, harness_change_point **out,
-                         size_t *n_out)
+/* E-divisive on x: significant splits into cps (index and p, unsorted).
+ * bounds holds n + 2 entries, scratch n. The number found. */
+static size_t divide(const double *x, size_t n, const harness_cp_options *o, harness_change_point *cps,
+                     size_t *bounds, double *scratch)
 {
-    *out = NULL;
-    *n_out = 0;
-    double *scratch = malloc((n ? n : 1) * sizeof *scratch);
-    harness_change_point *cps = malloc((n ? n : 1) * sizeof *cps);
-    size_t *bounds = malloc((n + 2) * sizeof *bounds);   /* segment starts, then n */
-    if (!scratch || !cps || !bounds) {
-        free(scratch);
-        free(cps);
-        free(bounds);
-        return -1;
-    }
     uint64_t rng = o->seed;
     size_t nb = 2, ncp = 0;
-    bounds[0] = 0;
+    bounds[0] = 0;                 /* segment starts, then n */
     bounds[1] = n;
     for (;;) {
-        /* the best split over all segments */
-        size_t seg = 0, tau = 0;
-        double q = -1;
-        for (size_t s = 0; s + 1 < nb; s++) {
-            double qs;
-            size_t t = harness_cp_best_split(x + bounds[s], bounds[s + 1] - bounds[s], o->min_size, &qs);
-            if (t && qs > q) {
-                q = qs;
-                seg = s;
-                tau = t;
-            }
-        }
+        size_t seg = 0;
+        double q;
+        size_t tau = best_over_segments(x, bounds, nb, o->min_size, &seg, &q);
         if (!tau || !(q > 0))
             break;
-        size_t start = bounds[seg];
         double p = permutation_p(x, bounds, nb, q, o, &rng, scratch);
         if (!(p <= o->alpha))
             break;
+        size_t start = bounds[seg];
         cps[ncp].index = start + tau;
         cps[ncp].p = p;
         ncp++;
@@ -149,18 +144,167 @@ int harness_changepoints(const double *x, size_t n, const harness_cp_options *o,
         bounds[seg + 1] = start + tau;
         nb++;
     }
-    qsort(cps, ncp, sizeof *cps, cmp_cp);
-    /* the step: medians of the neighbouring segments */
+    return ncp;
+}
+
+static int cmp_cp(const void *a, const void *b)
+{
+    const harness_change_point *x = a, *y = b;
+    return (x->index > y->index) - (x->index < y->index);
+}
+
+/* The step of each change point: medians of the values of the segments on
+ * either side (between its neighbours), cps sorted by index. */
+static void set_steps(const double *x, size_t n, harness_change_point *cps, size_t ncp, double *scratch)
+{
     for (size_t i = 0; i < ncp; i++) {
         size_t lo = i ? cps[i - 1].index : 0, mid = cps[i].index, hi = i + 1 < ncp ? cps[i + 1].index : n;
         cps[i].before = median_of(x + lo, mid - lo, scratch);
         cps[i].after = median_of(x + mid, hi - mid, scratch);
     }
+}
+
+double harness_cp_step(const harness_change_point *c)
+{
+    if (c->before == c->after)
+        return 0;
+    return c->before != 0 ? c->after / c->before - 1.0 : INFINITY;
+}
+
+/* Drop the change points whose step is below min_change, the smallest
+ * first: dropping one merges two segments, which changes its neighbours'
+ * steps, so they are measured again before the next is judged. */
+static size_t drop_small(const double *x, size_t n, double min_change, harness_change_point *cps, size_t ncp,
+                         double *scratch)
+{
+    for (;;) {
+        set_steps(x, n, cps, ncp, scratch);
+        size_t smallest = ncp;
+        for (size_t i = 0; i < ncp; i++)
+            if (smallest == ncp || fabs(harness_cp_step(&cps[i])) < fabs(harness_cp_step(&cps[smallest])))
+                smallest = i;
+        if (smallest == ncp || !(fabs(harness_cp_step(&cps[smallest])) < min_change))
+            return ncp;
+        memmove(cps + smallest, cps + smallest + 1, (ncp - smallest - 1) * sizeof *cps);
+        ncp--;
+    }
+}
+
+/* An outlier is a run far from each of its neighbourhoods: the medians of
+ * the OUTLIER_SIDE runs before it, of those after it, and of the
+ * 2 OUTLIER_SIDE - 1 runs centred on it (itself included). A run beside a
+ * step agrees with the runs on its own side, and a run of a level of three
+ * (min_size) agrees with the window centred on it, so only a spike of one
+ * or two runs is an outlier. Far: more than OUTLIER_K robust sigmas (1.4826
+ * x the median distance of every run to its nearest neighbourhood) and more
+ * than OUTLIER_FLOOR of that neighbourhood's median, so a dead-quiet series
+ * does not call every wobble an outlier. */
+enum { OUTLIER_SIDE = 3 };
+#define OUTLIER_K 5.0
+#define OUTLIER_FLOOR 0.05
+
+/* Keep the median of x[lo..hi) in *near when it is nearer v than *best. */
+static void nearer(const double *x, size_t lo, size_t hi, double v, double *best, double *near, double *scratch)
+{
+    if (hi <= lo)
+        return;
+    double m = median_of(x + lo, hi - lo, scratch);
+    if (fabs(v - m) < *best) {
+        *best = fabs(v - m);
+        *near = m;
+    }
+}
+
+/* The distance of x[i] to its nearest neighbourhood's median, that median in *near. */
+static double nearer_side(const double *x, size_t n, size_t i, double *near, double *scratch)
+{
+    double best = INFINITY;
+    *near = x[i];
+    size_t w = 2 * OUTLIER_SIDE - 1;
+    size_t lo = i > OUTLIER_SIDE ? i - OUTLIER_SIDE : 0, hi = i + 1 + OUTLIER_SIDE < n ? i + 1 + OUTLIER_SIDE : n;
+    nearer(x, lo, i, x[i], &best, near, scratch);
+    nearer(x, i + 1, hi, x[i], &best, near, scratch);
+    size_t c = i > w / 2 ? i - w / 2 : 0;   /* the centred window, slid inside the series */
+    if (c + w > n)
+        c = n - w;
+    nearer(x, c, c + w, x[i], &best, near, scratch);
+    return isfinite(best) ? best : 0;
+}
+
+size_t harness_cp_outliers(const double *x, size_t n, unsigned char *flag)
+{
+    memset(flag, 0, n);
+    if (n < 2 * OUTLIER_SIDE + 1)
+        return 0;                  /* too short to tell an outlier from a level */
+    double *near = malloc(n * sizeof *near), *res = malloc(n * sizeof *res), *scratch = malloc(n * sizeof *scratch);
+    size_t found = 0;
+    if (near && res && scratch) {
+        for (size_t i = 0; i < n; i++)
+            res[i] = nearer_side(x, n, i, &near[i], scratch);
+        double sigma = 1.4826 * median_of(res, n, scratch);
+        for (size_t i = 0; i < n; i++)
+            if (res[i] > OUTLIER_K * sigma && res[i] > OUTLIER_FLOOR * fabs(near[i]))
+                found += flag[i] = 1;
+    }
+    free(near);
+    free(res);
+    free(scratch);
+    return found;
+}
+
+/* The change points of y[0..m) (the series without its outliers): the
+ * significant splits, sorted, then the steps below min_change dropped;
+ * indices into y. 0, or -1 out of memory. */
+static int search(const double *y, size_t m, const harness_cp_options *o, harness_change_point *cps, size_t *ncp)
+{
+    double *scratch = malloc((m ? m : 1) * sizeof *scratch);
+    size_t *bounds = malloc((m + 2) * sizeof *bounds);
+    int rc = scratch && bounds ? 0 : -1;
+    if (rc == 0) {
+        *ncp = divide(y, m, o, cps, bounds, scratch);
+        qsort(cps, *ncp, sizeof *cps, cmp_cp);
+        *ncp = drop_small(y, m, o->min_change, cps, *ncp, scratch);
+    }
     free(scratch);
     free(bounds);
-    if (ncp == 0) {
+    return rc;
+}
+
+/* The outliers are left out of the search: E-divisive's energy distance
+ * weighs a run 30 times the level (a busy machine) above a halving of every
+ * other run, so its best split lands beside the outlier, fails its test,
+ * and the search stops before the real step is tested. The change points'
+ * indices are then those of the whole series: the run after the last run of
+ * the old level, so outliers between the two levels count as the new one's
+ * and the commit named is the earliest that can have made the change. */
+int harness_changepoints(const double *x, size_t n, const harness_cp_options *o, harness_change_point **out,
+                         size_t *n_out)
+{
+    *out = NULL;
+    *n_out = 0;
+    size_t a = n ? n : 1, m = 0, ncp = 0;
+    unsigned char *flag = malloc(a);
+    double *y = malloc(a * sizeof *y);
+    size_t *where = malloc(a * sizeof *where);
+    harness_change_point *cps = malloc(a * sizeof *cps);
+    int rc = flag && y && where && cps ? 0 : -1;
+    if (rc == 0) {
+        harness_cp_outliers(x, n, flag);
+        for (size_t i = 0; i < n; i++)
+            if (!flag[i]) {
+                where[m] = i;
+                y[m++] = x[i];
+            }
+        rc = search(y, m, o, cps, &ncp);
+    }
+    for (size_t i = 0; rc == 0 && i < ncp; i++)
+        cps[i].index = where[cps[i].index - 1] + 1;
+    free(flag);
+    free(y);
+    free(where);
+    if (rc != 0 || ncp == 0) {
         free(cps);
-        return 0;
+        return rc;
     }
     *out = cps;
     *n_out = ncp;

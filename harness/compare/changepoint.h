@@ -12,8 +12,17 @@
  * of permutations whose best Q over all segments reaches the observed one is
  * its p: the observed Q is a maximum over the segments too); a significant
  * split divides its segment and the search repeats, until a test fails.
- * Distribution-free and needs no threshold on the step's size, which is why
- * those CI systems chose it over fixed-threshold alerts. */
+ *
+ * harness_changepoints leaves the series' outliers out of it (runs far from
+ * the runs on both sides, harness_cp_outliers): the energy distance weighs
+ * one run at 30x the level (a busy machine) above a halving of every other
+ * run, so the best split lands beside the outlier, fails its test, and the
+ * search stops before the real step is ever tested.
+ *
+ * A change point whose step (medians of the segments either side) is
+ * smaller than min_change is dropped, the smallest first, and its segments
+ * merged: with quiet runs the test finds shifts of a tenth of a percent that
+ * nobody would act on. */
 #ifndef HARNESS_CHANGEPOINT_H
 #define HARNESS_CHANGEPOINT_H
 
@@ -25,12 +34,17 @@ typedef struct harness_cp_options {
     int permutations;              /* per test (499: p resolves to 0.002) */
     size_t min_size;               /* fewest points on either side of a split (3) */
     uint64_t seed;                 /* the permutations' PRNG: the same series gives the same answer */
+    double min_change;             /* smallest step kept, relative: 0.02 is 2% (0: keep every significant one) */
 } harness_cp_options;
 
+/* min_change 2%: below compare's default threshold (5%), so a step compare would call
+ * a regression shows in the history, above the run-to-run drift of a quiet
+ * machine (a few tenths of a percent). */
+#define HARNESS_CP_DEFAULT_MIN_CHANGE 0.02
 /* alpha 0.01 rather than 0.05: every accepted split opens further tests
  * (each at alpha) on its two halves, and a series of a hundred commits is
  * read again on every commit; Apache Otava defaults stricter still (0.001). */
-#define HARNESS_CP_DEFAULTS {0.01, 499, 3, 0x5eed}
+#define HARNESS_CP_DEFAULTS {0.01, 499, 3, 0x5eed, HARNESS_CP_DEFAULT_MIN_CHANGE}
 
 typedef struct harness_change_point {
     size_t index;                  /* first point of the new level */
@@ -38,12 +52,23 @@ typedef struct harness_change_point {
     double before, after;          /* medians of the segments on either side (between neighbouring change points) */
 } harness_change_point;
 
+/* The relative step of a change point, after / before - 1 (0.05 is +5%). */
+double harness_cp_step(const harness_change_point *c);
+
 /* Change points of x[0..n), sorted by index, into a malloc'ed *out (NULL
- * when none). 0, or -1 out of memory. */
+ * when none): E-divisive on x without its outliers (harness_cp_outliers),
+ * then the steps below o->min_change dropped. 0, or -1 out of memory. */
 int harness_changepoints(const double *x, size_t n, const harness_cp_options *o, harness_change_point **out,
                          size_t *n_out);
 
-/* The best split of x[0..n) (min_size on each side) and its Q; 0 when none fits. */
+/* Mark in flag[0..n) the outliers of x: runs far from the runs on both
+ * sides of them (a spike of one or two runs, not a level of three or more),
+ * which the search leaves out and the chart draws apart. Their number;
+ * 0 out of memory or under 7 points. */
+size_t harness_cp_outliers(const double *x, size_t n, unsigned char *flag);
+
+/* The best split of x[0..n) (min_size on each side) and its Q, on the values
+ * as given; 0 when none fits. */
 size_t harness_cp_best_split(const double *x, size_t n, size_t min_size, double *q);
 
 #endif

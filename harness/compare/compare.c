@@ -372,6 +372,12 @@ static int judge(harness_comparison *c, harness_compare_pair *p, const harness_r
         return harness_cmp_oom(err);
     }
     s->unit = unit_of(bu, ku);
+    harness_stats level;           /* --baseline-db: the base shown is the level used, not its newest run */
+    if (c->base.is_database && strcmp(bu, "runs") == 0 && harness_stats_compute(bv, nb, &level) == 0) {
+        s->base_median = level.median;
+        s->base_lo = level.ci95_lo;
+        s->base_hi = level.ci95_hi;
+    }
     int rc = harness_cmp_replicate_stats(bv, nb, kv, nk, &c->opts, s);
     free(bv);
     free(kv);

@@ -120,7 +120,8 @@ typedef struct harness_compare_options {
 
 /* What a pair's replicates say. NaN where unknown. */
 typedef struct harness_compare_stats {
-    double base_median, base_lo, base_hi;   /* the newest run's median and its CI, for display */
+    double base_median, base_lo, base_hi;   /* the newest run's median and CI, for display; --baseline-db:
+                                             * the median of the base runs' medians, the level compared with */
     double cand_median, cand_lo, cand_hi;
     const char *unit;              /* "windows", "runs", "runs/windows" or "windows/runs" (base/cand) */
     size_t n_base, n_cand;         /* replicates */

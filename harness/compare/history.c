@@ -120,6 +120,7 @@ static int add_row(harness_history *h, sqlite3_stmt *st, size_t *cap_series, siz
     p->ci_hi = col_real(st, 13);
     p->n = sqlite3_column_int64(st, 14);
     p->ci_level = col_real(st, 15);
+    p->outlier = 0;                /* find_changes marks them */
     return p->experiment ? 0 : oom(err);
 }
 
@@ -153,6 +154,26 @@ static void describe(const harness_history_filter *f, char *buf, size_t cap)
     }
     if (!buf[0])
         snprintf(buf, cap, "no filter");
+}
+
+/* The change points of one series, and its outliers marked (the runs the
+ * search left out, which the reports show apart). 0, or -1 out of memory. */
+static int find_changes(harness_series *s, const harness_cp_options *cp)
+{
+    double *x = malloc((s->n_points ? s->n_points : 1) * sizeof *x);
+    unsigned char *flag = malloc(s->n_points ? s->n_points : 1);
+    int rc = x && flag ? 0 : -1;
+    if (rc == 0) {
+        for (size_t k = 0; k < s->n_points; k++)
+            x[k] = s->points[k].median;
+        rc = harness_changepoints(x, s->n_points, cp, &s->cps, &s->n_cps);
+        harness_cp_outliers(x, s->n_points, flag);
+        for (size_t k = 0; k < s->n_points; k++)
+            s->points[k].outlier = flag[k];
+    }
+    free(x);
+    free(flag);
+    return rc;
 }
 
 int harness_history_load(harness_db *db, const harness_history_filter *f, const harness_cp_options *cp,
@@ -192,17 +213,8 @@ int harness_history_load(harness_db *db, const harness_history_filter *f, const 
         return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: no recorded run matches (%s); see the series with "
                                  "no filter, or record runs first (harness record)", out->db_path, what);
     }
-    for (size_t i = 0; i < out->n_series; i++) {
-        harness_series *s = &out->series[i];
-        double *x = malloc(s->n_points * sizeof *x);
-        if (!x)
+    for (size_t i = 0; i < out->n_series; i++)
+        if (find_changes(&out->series[i], cp) != 0)
             return oom(err);
-        for (size_t k = 0; k < s->n_points; k++)
-            x[k] = s->points[k].median;
-        int cr = harness_changepoints(x, s->n_points, cp, &s->cps, &s->n_cps);
-        free(x);
-        if (cr != 0)
-            return oom(err);
-    }
     return 0;
 }

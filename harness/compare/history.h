@@ -2,7 +2,7 @@
  * as series, one per (machine, variant key, config hash, world size, rank),
  * each point a run's median with its CI (and that CI's coverage) in commit order (the order the runs
  * were recorded: CI records main commit after commit), and the change points
- * E-divisive finds in each (changepoint.h). Reports in history_report.c. */
+ * E-divisive finds in each without its outliers (changepoint.h). Reports in history_report.c. */
 #ifndef HARNESS_HISTORY_H
 #define HARNESS_HISTORY_H
 
@@ -18,6 +18,7 @@ typedef struct harness_history_point {
     double median, ci_lo, ci_hi;   /* ns */
     double ci_level;               /* the CI's exact coverage (0.9375 for 5 samples; NaN when not recorded) */
     long long n;                   /* steps */
+    int outlier;                   /* far from the runs on both sides: left out of the change-point search */
 } harness_history_point;
 
 typedef struct harness_series {

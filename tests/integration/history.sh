@@ -84,9 +84,30 @@ assert "<script" not in t and "http://" not in t.replace('xmlns="http://www.w3.o
 assert "https://" not in t
 svg = t[t.index("<svg"):t.index("</svg>") + 6]
 doc = xml.dom.minidom.parseString(svg)          # well-formed
-assert len(doc.getElementsByTagName("circle")) == 12
-assert len([l for l in doc.getElementsByTagName("line") if l.getAttribute("class") == "ci"]) == 12
+marks = doc.getElementsByTagName("circle") + [p for p in doc.getElementsByTagName("path")
+                                              if p.getAttribute("class") == "outlier"]
+assert len(marks) == 12, len(marks)               # a run, or an outlier at the edge
+outliers = len([m for m in marks if m.getAttribute("class") == "outlier"])
+assert len([l for l in doc.getElementsByTagName("line") if l.getAttribute("class") == "ci"]) == 12 - outliers
 assert len([l for l in doc.getElementsByTagName("line") if l.getAttribute("class") == "change"]) == 1
+# scales to the page (several series stack without scrolling sideways)
+root = doc.documentElement
+assert root.getAttribute("width") == "100%" and root.getAttribute("viewBox"), root.toxml()[:200]
+# the x axis names the commits, the change point's first; the chart's change is the table's
+text = lambda e: "".join(n.data for n in e.getElementsByTagName("tspan")[0].childNodes) if e.getElementsByTagName(
+    "tspan") else "".join(n.data for n in e.childNodes if n.nodeType == n.TEXT_NODE)
+xt = [text(e) for e in doc.getElementsByTagName("text") if e.getAttribute("class") == "xtick"]
+assert "c8" in xt and "c1" in xt and "c12" in xt, xt
+(label,) = [e for e in doc.getElementsByTagName("text") if e.getAttribute("class") == "change-label"]
+assert " at c8 " in label.firstChild.data, label.firstChild.data
+assert "<td>8</td><td><code>c8</code></td>" in t
+# round ticks from zero on a linear axis (the medians span under 3x)
+yt = [e.firstChild.data for e in doc.getElementsByTagName("text") if e.getAttribute("class") == "ytick"]
+assert yt[0] == "0", yt
+vals = [float(v.split()[0]) for v in yt[1:]]
+step = vals[0]
+assert all(abs(v - step * (i + 1)) < 1e-9 * v for i, v in enumerate(vals)), yt
+assert ("%g" % step)[0] in "125" and set(("%g" % step).lstrip("0.")[1:]) <= {"0"}, yt
 PY
 
 expect_exit 0 "history: markdown" "$HARNESS" history --db "$SCRATCH/results.sqlite" --format markdown
@@ -122,6 +143,28 @@ assert p["replicates"] == {"unit": "runs", "base": 5, "cand": 4}, p["replicates"
 assert p["verdict"] == "improvement", p
 assert 0.75 < p["ratio"] < 0.92, p["ratio"]
 assert r["base"].endswith("results.sqlite (branch main)"), r["base"]
+PY
+# The base column is the level the candidate is compared with: the median of
+# the five run medians since the change point, not the newest run's.
+"$HARNESS" history --db "$SCRATCH/results.sqlite" --format json >"$SCRATCH/hist.json" || fail "history json for the base"
+python3 - "$SCRATCH/out" "$SCRATCH/hist.json" <<'PY' || fail "compare --baseline-db: the base column"
+import json, statistics, sys
+(p,) = json.load(open(sys.argv[1]))["pairs"]
+(s,) = json.load(open(sys.argv[2]))["series"]
+level = statistics.median(q["median"] for q in s["points"][7:])
+assert abs(p["base"]["median"] - level) <= 1e-9 * level, (p["base"]["median"], level)
+assert p["base"]["ci95_median"][0] <= level <= p["base"]["ci95_median"][1], p["base"]
+PY
+# A candidate already recorded (c12) is not its own base: c8..c11 are.
+expect_exit 0 "compare --baseline-db: a recorded candidate" "$HARNESS" compare --on-ambiguous pass --baseline-db \
+    "$SCRATCH/results.sqlite" "$last" --format json
+python3 - "$SCRATCH/out" "$SCRATCH/hist.json" <<'PY' || fail "compare --baseline-db: the candidate's own run left out"
+import json, statistics, sys
+(p,) = json.load(open(sys.argv[1]))["pairs"]
+(s,) = json.load(open(sys.argv[2]))["series"]
+assert p["replicates"]["base"] == 4, p["replicates"]
+level = statistics.median(q["median"] for q in s["points"][7:11])
+assert abs(p["base"]["median"] - level) <= 1e-9 * level, (p["base"]["median"], level)
 PY
 slower=$(spin_unrecorded slower 75000) || fail "a slow candidate"
 expect_exit 1 "compare --baseline-db: slower than the current level" "$HARNESS" compare --baseline-db \
@@ -221,7 +264,23 @@ expect_exit 0 "history: --alpha 0.003 with 333 permutations (1/334 <= 0.003)" "$
     --db "$SCRATCH/results.sqlite" --alpha 0.003 --permutations 333
 grep -q "alpha 0.003, 333 permutations" "$SCRATCH/out" || fail "history: --alpha 0.003 --permutations 333 used"
 
+# --min-change: a percentage, stated in the report; a bad value names the option.
+expect_exit 0 "history: --min-change 5%" "$HARNESS" history --db "$SCRATCH/results.sqlite" --min-change 5%
+grep -q "steps under 5% dropped" "$SCRATCH/out" || fail "history: --min-change 5% used"
+grep -q "^  change at #8 (commit c8)" "$SCRATCH/out" || fail "history: --min-change 5% keeps the 20% step"
+expect_exit 0 "history: --min-change 50" "$HARNESS" history --db "$SCRATCH/results.sqlite" --min-change 50
+grep -q "12 runs, 0 change points$" "$SCRATCH/out" || fail "history: --min-change 50 drops the 20% step"
+expect_exit 0 "history: the default min change" "$HARNESS" history --db "$SCRATCH/results.sqlite" --format json
+python3 -c 'import json, sys; m = json.load(open(sys.argv[1]))["method"]; assert m["min_change_pct"] == 2, m' \
+    "$SCRATCH/out" || fail "history json: min_change_pct 2 by default"
+for v in abc -1 101 5x ""; do
+    bad 2 "--min-change: expected a percentage from 0 to 100 (2 or 2%), got '$v'" "--min-change '$v'" \
+        history --db "$SCRATCH/results.sqlite" --min-change "$v"
+done
+
 expect_exit 0 "record --help" "$HARNESS" record --help
 expect_exit 0 "history --help" "$HARNESS" history --help
 grep -q "E-divisive" "$SCRATCH/out" || fail "history --help: the method"
+grep -q "min-change PCT .*under PCT percent" "$SCRATCH/out" && grep -q "(default 2; 0 keeps every significant one)" \
+    "$SCRATCH/out" || fail "history --help: --min-change and its default"
 finish
