@@ -16,7 +16,7 @@
  * config of a suite for both), and the folder its rounds go into under
  * --output-dir ("" for a lone benchmark). */
 typedef struct harness_ab_bench {
-    const char *config[2];         /* base, cand */
+    char *config[2];               /* base, cand (malloc'ed) */
     char folder[128];
 } harness_ab_bench;
 
@@ -29,6 +29,7 @@ typedef struct harness_ab_opts {
     double time_budget_s;          /* --time-budget; 0 none */
     const char *output_dir;
     const char *filter;            /* --filter, passed to every run (a sweep's point) */
+    const char *tree[2];           /* --base-tree, --cand-tree: CONFIG paths are inside each */
     harness_compare_options o;
     harness_compare_format format;
     harness_ab_bench *bench;

@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "cli/ab_run.h"
 #include "cli/commands.h"
@@ -86,7 +87,8 @@ static int add_extra(harness_ab_opts *a, int side, const char *flag, const char 
     return 0;
 }
 
-enum { O_BASE_PP = 1000, O_CAND_PP, O_SET, O_BASE_SET, O_CAND_SET, O_ON_AMBIGUOUS, O_FILTER, O_TIME_BUDGET };
+enum { O_BASE_PP = 1000, O_CAND_PP, O_SET, O_BASE_SET, O_CAND_SET, O_ON_AMBIGUOUS, O_FILTER, O_TIME_BUDGET,
+       O_BASE_TREE, O_CAND_TREE };
 
 /* --threshold, --alpha, --on-ambiguous, --format: as `harness compare`
  * takes them. */
@@ -156,6 +158,7 @@ static int parse(int argc, char **argv, harness_ab_opts *a, harness_error *err)
         {"alpha", required_argument, NULL, 'a'},          {"on-ambiguous", required_argument, NULL, O_ON_AMBIGUOUS},
         {"format", required_argument, NULL, 'f'},         {"help", no_argument, NULL, 'h'},
         {"filter", required_argument, NULL, O_FILTER},    {"time-budget", required_argument, NULL, O_TIME_BUDGET},
+        {"base-tree", required_argument, NULL, O_BASE_TREE}, {"cand-tree", required_argument, NULL, O_CAND_TREE},
         {NULL, 0, NULL, 0},
     };
     a->rounds = 10;
@@ -180,6 +183,8 @@ static int parse(int argc, char **argv, harness_ab_opts *a, harness_error *err)
             break;
         }
         case O_FILTER: a->filter = optarg; break;
+        case O_BASE_TREE: a->tree[0] = optarg; break;
+        case O_CAND_TREE: a->tree[1] = optarg; break;
         case O_TIME_BUDGET:
             a->time_budget_s = strtod(optarg, &end);
             if (end == optarg || *end || !(a->time_budget_s > 0) || !isfinite(a->time_budget_s))
@@ -218,6 +223,9 @@ static int parse(int argc, char **argv, harness_ab_opts *a, harness_error *err)
                                  "--help`", argc - optind);
     for (int i = optind; i < argc; i++)
         a->paths[a->n_paths++] = argv[i];
+    if (!a->tree[0] != !a->tree[1])
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "ab: --base-tree and --cand-tree go together (the two "
+                                 "checkouts that CONFIG paths are inside)");
     if (a->time_budget_s > 0 && !a->rounds_given)
         a->rounds = 50;            /* the budget decides, up to this */
     return check_rounds(a, err);
@@ -226,55 +234,94 @@ static int parse(int argc, char **argv, harness_ab_opts *a, harness_error *err)
 
 /* Whether the arguments are one benchmark's two configs (base, cand) rather
  * than a suite: two paths, neither a folder nor a NAME.suite (a missing
- * one is then named as its side's). */
+ * one is then named as its side's), and no trees. */
 static int is_pair(const harness_ab_opts *a)
 {
     struct stat st;
     for (size_t i = 0; i < a->n_paths; i++)
         if ((stat(a->paths[i], &st) == 0 && S_ISDIR(st.st_mode)) || harness_is_suite_file(a->paths[i]))
             return 0;
-    return a->n_paths == 2;
+    return a->n_paths == 2 && !a->tree[0];
 }
 
-/* The base side's --set and --plugin-path as run's options, for preparing
- * a suite's configs here. */
-static void base_options(const harness_ab_opts *a, harness_cli_opts *o)
+/* The candidate side's --set and --plugin-path as run's options, for
+ * preparing a suite's configs here (the base side is validated apart). */
+static void cand_options(const harness_ab_opts *a, harness_cli_opts *o)
 {
     memset(o, 0, sizeof *o);
     o->runs = 1;
     o->filter = a->filter;
-    for (size_t i = 0; i + 1 < a->n_extra[0]; i += 2) {
-        if (strcmp(a->extra[0][i], "--set") == 0)
-            o->sets[o->n_sets++] = a->extra[0][i + 1];
+    for (size_t i = 0; i + 1 < a->n_extra[1]; i += 2) {
+        if (strcmp(a->extra[1][i], "--set") == 0)
+            o->sets[o->n_sets++] = a->extra[1][i + 1];
         else
-            o->plugin_paths[o->n_plugin_paths++] = a->extra[0][i + 1];
+            o->plugin_paths[o->n_plugin_paths++] = a->extra[1][i + 1];
     }
 }
 
-/* a->bench: the pair, or every config of the suite (prepared with the base
- * side's options, --filter applied). 0, or the exit code, printed. */
+static char *joined(const char *dir, const char *path)
+{
+    char *p = NULL;
+    return (dir ? asprintf(&p, "%s/%s", dir, path) : asprintf(&p, "%s", path)) < 0 ? NULL : p;
+}
+
+/* A suite's configs, expanded in the candidate tree when there are trees;
+ * each benchmark's base config is the same path in the base tree (one
+ * missing there is new in the candidate: said, and left out). */
+static int suite_benchmarks(harness_ab_opts *a, harness_suite_configs *sel)
+{
+    const char *paths[64];
+    size_t n = 0;
+    int code = 0;
+    for (; n < a->n_paths && code == 0; n++)
+        if (!(paths[n] = joined(a->tree[1], a->paths[n])))
+            code = harness_error_report(&(harness_error){.code = HARNESS_EXIT_RUNTIME, .msg = "out of memory"});
+    harness_cli_opts o;
+    cand_options(a, &o);
+    if (code == 0)
+        code = harness_suite_select(&o, paths, n, sel);
+    for (size_t i = 0; i < n; i++)
+        free((char *)paths[i]);
+    if (code == 0 && !(a->bench = calloc(sel->n_configs, sizeof *a->bench)))
+        code = harness_error_report(&(harness_error){.code = HARNESS_EXIT_RUNTIME, .msg = "out of memory"});
+    size_t skip = a->tree[1] ? strlen(a->tree[1]) + 1 : 0;
+    for (size_t b = 0; code == 0 && b < sel->n_configs; b++) {
+        harness_ab_bench *x = &a->bench[a->n_bench];
+        const char *rel = sel->configs[b].path + skip, *slash = strrchr(rel, '/'), *stem = slash ? slash + 1 : rel;
+        x->config[0] = joined(a->tree[0], rel);
+        x->config[1] = strdup(sel->configs[b].path);
+        if (!x->config[0] || !x->config[1])
+            return harness_error_report(&(harness_error){.code = HARNESS_EXIT_RUNTIME, .msg = "out of memory"});
+        if (a->tree[0] && access(x->config[0], F_OK) != 0) {
+            fprintf(stderr, "harness: ab: %s is new in --cand-tree %s (not in --base-tree %s): not compared\n",
+                    rel, a->tree[1], a->tree[0]);
+            free(x->config[0]);
+            free(x->config[1]);
+            continue;
+        }
+        snprintf(x->folder, sizeof x->folder, "%02zu-%.*s", a->n_bench + 1, (int)strcspn(stem, "."), stem);
+        a->n_bench++;
+    }
+    if (code == 0 && a->n_bench == 0)
+        code = harness_error_report(&(harness_error){.code = HARNESS_EXIT_USAGE,
+                                                     .msg = "ab: no benchmark of the candidate tree is in the base "
+                                                            "tree; nothing to compare"});
+    return code;
+}
+
+/* a->bench: the pair, or every config of the suite (--filter applied).
+ * 0, or the exit code, printed. */
 static int select_benchmarks(harness_ab_opts *a, harness_suite_configs *sel)
 {
-    int pair = is_pair(a);
-    if (!pair) {
-        harness_cli_opts o;
-        base_options(a, &o);
-        int code = harness_suite_select(&o, a->paths, a->n_paths, sel);
-        if (code != 0)
-            return code;
-    }
-    a->n_bench = pair ? 1 : sel->n_configs;
-    if (!(a->bench = calloc(a->n_bench, sizeof *a->bench)))
+    if (!is_pair(a))
+        return suite_benchmarks(a, sel);
+    if (!(a->bench = calloc(1, sizeof *a->bench)))
         return harness_error_report(&(harness_error){.code = HARNESS_EXIT_RUNTIME, .msg = "out of memory"});
-    for (size_t b = 0; b < a->n_bench; b++) {
-        harness_ab_bench *x = &a->bench[b];
-        x->config[0] = pair ? a->paths[0] : sel->configs[b].path;
-        x->config[1] = pair ? a->paths[1] : sel->configs[b].path;
-        if (pair)
-            continue;
-        const char *slash = strrchr(x->config[0], '/'), *stem = slash ? slash + 1 : x->config[0];
-        snprintf(x->folder, sizeof x->folder, "%02zu-%.*s", b + 1, (int)strcspn(stem, "."), stem);
-    }
+    a->n_bench = 1;
+    a->bench[0].config[0] = strdup(a->paths[0]);
+    a->bench[0].config[1] = strdup(a->paths[1]);
+    if (!a->bench[0].config[0] || !a->bench[0].config[1])
+        return harness_error_report(&(harness_error){.code = HARNESS_EXIT_RUNTIME, .msg = "out of memory"});
     return 0;
 }
 
@@ -331,6 +378,10 @@ int harness_cmd_ab(int argc, char **argv)
     harness_compare_side_free(&sides[0]);
     harness_compare_side_free(&sides[1]);
     harness_suite_configs_free(&sel);
+    for (size_t b = 0; b < a.n_bench; b++) {
+        free(a.bench[b].config[0]);
+        free(a.bench[b].config[1]);
+    }
     free(a.bench);
     return code;
 }

@@ -393,7 +393,7 @@ static void rounds_markdown(FILE *f, const harness_comparison *c)
 
 static void markdown_report(FILE *f, const harness_comparison *c)
 {
-    fprintf(f, "**harness compare: %s**: ", harness_verdict_label(c->overall));
+    fprintf(f, "**harness %s: %s**: ", c->n_rounds ? "ab" : "compare", harness_verdict_label(c->overall));
     counts_line(f, c);
     fputs(" (", f);
     params_line(f, c);

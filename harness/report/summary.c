@@ -99,6 +99,8 @@ static harness_noise_evidence noise_of(const harness_run_result *r, size_t first
 static int compute_noise(harness_summary *s)
 {
     const harness_run_result *r = s->run;
+    if (!r->window_switches || !r->window_steal_share)
+        return 0;                  /* a run result without the counters (made by hand): unknown */
     s->window_noise = calloc(r->n_windows ? r->n_windows : 1, sizeof *s->window_noise);
     if (!s->window_noise)
         return -1;

@@ -161,7 +161,8 @@ static cJSON *timing_json(const harness_summary *s)
         add_converged(win, s, r->stop_reason[w]);
         add_stats(win, &s->windows[w]);
         add_window_times(win, r, w);
-        cJSON_AddItemToObject(win, "noise", noise_json(&s->window_noise[w], NULL));
+        if (s->window_noise)
+            cJSON_AddItemToObject(win, "noise", noise_json(&s->window_noise[w], NULL));
         cJSON_AddItemToArray(windows, win);
     }
     cJSON_AddItemToObject(o, "across_windows", across_windows_json(s));

@@ -147,7 +147,7 @@ static void test_windows_disagree(void **state)
     w[2] = window(100, 1100, 1110, 1120, 0.96);   /* the third moved up, clear of the first */
     assert_true(harness_warn_windows_disagree(w, 3, msg, sizeof msg));
     assert_non_null(strstr(msg, "windows disagree: window 1's CI of the median [990 ns, 1.01 us] and window 3's "
-                                "[1.1 us, 1.12 us] are 8.9% apart"));
+                                "[1.1 us, 1.12 us] are 9.0% apart"));
     /* Disjoint by less than 1% of the median: too small to matter. */
     w[2] = window(100, 1019, 1020, 1021, 0.96);
     assert_false(harness_warn_windows_disagree(w, 3, msg, sizeof msg));
