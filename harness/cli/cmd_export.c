@@ -11,7 +11,7 @@
 
 static void usage(FILE *f)
 {
-    fputs("usage: harness export EXPERIMENT... [--format csv|json]\n"
+    fputs("usage: harness export EXPERIMENT... [--format csv|json] [--filter REGEX]\n"
           "\n"
           "Print one row per rank and measurement window of each experiment folder\n"
           "(an EXPERIMENT may be a folder of them, as for compare):\n"
@@ -20,8 +20,11 @@ static void usage(FILE *f)
           "A run that failed before measuring gets one row with its status and error.\n"
           "csv (default): RFC 4180, a header line; json: an array of objects.\n"
           "\n"
-          "exit: 0 written, 2 usage error or a folder that is not an experiment\n"
-          "      (named, with why), 3 runtime failure (standard output not writable)\n",
+          "  --filter REGEX   only runs whose name \"EXPERIMENT_NAME VARIANT_KEY KEY=VALUE...\"\n"
+          "                   (every component parameter) matches (POSIX extended regex)\n"
+          "\n"
+          "exit: 0 written, 2 usage error, a folder that is not an experiment\n"
+          "      (named, with why) or a --filter that keeps no run, 3 runtime failure (standard output not writable)\n",
           f);
 }
 
@@ -29,17 +32,19 @@ int harness_cmd_export(int argc, char **argv)
 {
     static const struct option longopts[] = {
         {"format", required_argument, NULL, 'f'},
+        {"filter", required_argument, NULL, 1000},   /* long only */
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     harness_error err = {0};
-    const char *format = "csv";
+    const char *format = "csv", *pattern = NULL;
     opterr = 0;
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, "f:h", longopts, NULL)) != -1) {
         switch (c) {
         case 'f': format = optarg; break;
+        case 1000: pattern = optarg; break;
         case 'h': usage(stdout); return 0;
         default:
             harness_error_set(&err, HARNESS_EXIT_USAGE, "export: unknown option or missing value: '%s'; see "
@@ -60,13 +65,24 @@ int harness_cmd_export(int argc, char **argv)
     /* Every folder is read before anything is printed: a bad one leaves no
      * half table on stdout. */
     harness_export_table table;
-    if (harness_export_table_init(&table, &err) != 0)
+    harness_bench_filter filter;
+    if (harness_bench_filter_init(&filter, pattern, &err) != 0)
         return harness_error_report(&err);
-    for (int i = optind; i < argc; i++) {
-        if (harness_export_add_folder(&table, argv[i], &err) != 0) {
-            harness_export_table_free(&table);
-            return harness_error_report(&err);
-        }
+    if (harness_export_table_init(&table, &err) != 0) {
+        harness_bench_filter_free(&filter);
+        return harness_error_report(&err);
+    }
+    table.filter = &filter;
+    int bad = 0;
+    for (int i = optind; i < argc && !bad; i++)
+        bad = harness_export_add_folder(&table, argv[i], &err);
+    if (!bad && pattern && cJSON_GetArraySize(table.rows) == 0)
+        bad = harness_error_set(&err, HARNESS_EXIT_USAGE, "export: --filter '%s' matches none of the %zu runs read",
+                                pattern, table.runs_seen);
+    harness_bench_filter_free(&filter);
+    if (bad) {
+        harness_export_table_free(&table);
+        return harness_error_report(&err);
     }
     int rc = 0;
     if (json)

@@ -7,11 +7,12 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/bench_filter.h"
 #include "compare/history.h"
 
 static void usage(FILE *f)
 {
-    fputs("usage: harness history --db FILE [--variant KEY] [--machine HOST] [--branch NAME]\n"
+    fputs("usage: harness history --db FILE [--variant KEY] [--machine HOST] [--branch NAME] [--filter REGEX]\n"
           "                       [--config-hash PREFIX] [--world-size N] [--rank R]\n"
           "                       [--alpha A] [--permutations N] [--min-change PCT]\n"
           "                       [--format text|markdown|json|html]\n"
@@ -28,6 +29,8 @@ static void usage(FILE *f)
           "\n"
           "  --db FILE             the results database\n"
           "  --variant, --machine, --branch, --config-hash, --world-size, --rank   filters\n"
+          "  --filter REGEX        series whose name \"? VARIANT_KEY KEY=VALUE...\" (every component\n"
+          "                        parameter) matches (POSIX extended regex)\n"
           "  --alpha A             significance of each change point (default 0.01)\n"
           "  --permutations N      per test (default 499); the smallest p is 1/(N+1), so N must be\n"
           "                        at least ceil(1/A) - 1 (--alpha 0.001 needs 999)\n"
@@ -69,12 +72,13 @@ static int percent_arg(const char *s, double *out)
 
 typedef struct history_args {
     const char *db_path;
+    const char *filter;            /* --filter REGEX over series names */
     harness_history_filter filt;
     harness_cp_options cp;
     harness_history_format fmt;
 } history_args;
 
-enum { OPT_MIN_CHANGE = 256 };
+enum { OPT_MIN_CHANGE = 256, OPT_FILTER };
 
 static int format_arg(const char *s, harness_history_format *fmt)
 {
@@ -117,6 +121,7 @@ static int take_option(int c, const char *v, history_args *a, harness_error *err
         if (int_arg(v, 19, &a->cp.permutations) == 0)
             return 0;
         return harness_error_set(err, HARNESS_EXIT_USAGE, "--permutations: expected an integer >= 19, got '%s'", v);
+    case OPT_FILTER: a->filter = v; return 0;
     case OPT_MIN_CHANGE:
         if (percent_arg(v, &a->cp.min_change) == 0)
             return 0;
@@ -164,6 +169,7 @@ static int parse_args(int argc, char **argv, history_args *a, harness_error *err
         {"rank", required_argument, NULL, 'r'},         {"alpha", required_argument, NULL, 'a'},
         {"permutations", required_argument, NULL, 'p'}, {"format", required_argument, NULL, 'f'},
         {"min-change", required_argument, NULL, OPT_MIN_CHANGE},
+        {"filter", required_argument, NULL, OPT_FILTER},
         {"help", no_argument, NULL, 'h'},               {NULL, 0, NULL, 0},
     };
     opterr = 0;
@@ -190,10 +196,31 @@ static int parse_args(int argc, char **argv, history_args *a, harness_error *err
     return check_alpha(&a->cp, err);
 }
 
+static int filter_keeps(const char *name, void *filter)
+{
+    return harness_bench_filter_match(filter, name);
+}
+
+/* --filter over the series loaded; none left is exit 2. */
+static int apply_filter(const history_args *a, harness_history *h, harness_error *err)
+{
+    harness_bench_filter f;
+    if (!a->filter)
+        return 0;
+    if (harness_bench_filter_init(&f, a->filter, err) != 0)
+        return err->code;
+    size_t before = h->n_series, left = harness_history_keep(h, filter_keeps, &f);
+    harness_bench_filter_free(&f);
+    if (left == 0)
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "history: --filter '%s' matches none of the %zu series "
+                                 "(a series is named \"? VARIANT_KEY KEY=VALUE...\")", a->filter, before);
+    return 0;
+}
+
 int harness_cmd_history(int argc, char **argv)
 {
     harness_error err = {0};
-    history_args a = {NULL, {NULL, NULL, NULL, NULL, -1, -1}, HARNESS_CP_DEFAULTS, HARNESS_HISTORY_TEXT};
+    history_args a = {NULL, NULL, {NULL, NULL, NULL, NULL, -1, -1}, HARNESS_CP_DEFAULTS, HARNESS_HISTORY_TEXT};
     int parsed = parse_args(argc, argv, &a, &err);
     if (parsed == 1)
         return 0;
@@ -204,6 +231,8 @@ int harness_cmd_history(int argc, char **argv)
         return harness_error_report(&err);
     harness_history h;
     int rc = harness_history_load(db, &a.filt, &a.cp, &h, &err);
+    if (rc == 0)
+        rc = apply_filter(&a, &h, &err);
     char *report = rc == 0 ? harness_history_report(&h, a.fmt) : NULL;
     if (rc == 0 && !report)
         rc = harness_error_set(&err, HARNESS_EXIT_RUNTIME, "out of memory writing the report");

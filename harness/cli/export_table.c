@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare/compare.h"
 #include "compare/experiment_folders.h"
 #include "compare/folder_ranks.h"
 #include "util/fsutil.h"
@@ -38,6 +39,8 @@ static int oom(harness_error *err)
 
 int harness_export_table_init(harness_export_table *t, harness_error *err)
 {
+    t->filter = NULL;
+    t->runs_seen = 0;
     t->columns = cJSON_CreateArray();
     t->rows = cJSON_CreateArray();
     for (size_t i = 0; t->columns && fixed_columns[i]; i++)
@@ -182,6 +185,20 @@ static cJSON *load_json(const char *path, harness_error *err)
     return root;
 }
 
+/* Whether --filter keeps the run of summary s: its name "EXPERIMENT_NAME
+ * VARIANT_KEY KEY=VALUE..." with every component parameter, as compare's. */
+static int kept(const harness_export_table *t, const cJSON *s)
+{
+    if (!t->filter || !t->filter->pattern)
+        return 1;
+    const cJSON *name = get(s, "experiment.name"), *key = get(s, "component.variant_key");
+    char buf[1024];
+    harness_summary_bench_name(cJSON_IsString(name) ? name->valuestring : NULL,
+                               cJSON_IsString(key) ? key->valuestring : NULL, get(s, "component.config"), buf,
+                               sizeof buf);
+    return harness_bench_filter_match(t->filter, buf);
+}
+
 /* One rank's rows from its summary at path: a row per window, or one row
  * when it measured nothing. Its status file has the last word on status
  * and error (compare/folder_ranks.h). */
@@ -196,6 +213,11 @@ static int add_summary(harness_export_table *t, const char *folder, const char *
         cJSON_Delete(s);
         return harness_error_set(err, HARNESS_EXIT_USAGE, "export: %s: not a harness summary (no \"schema\": "
                                  "\"harness.summary/1\")", path);
+    }
+    t->runs_seen++;
+    if (!kept(t, s)) {
+        cJSON_Delete(s);
+        return 0;
     }
     cJSON *base = rank_row(t, folder, s);
     const cJSON *windows = get(s, "timing.windows"), *w;
@@ -244,7 +266,11 @@ static int add_missing_rank(harness_export_table *t, const char *folder, int wor
                             harness_error *err)
 {
     const char *status = rf->status ? rf->status : "missing";
-    char *why = NULL;
+    char *why = NULL, name[512];
+    t->runs_seen++;
+    snprintf(name, sizeof name, "? %s", rf->variant_key ? rf->variant_key : "");
+    if (rf->variant_key && t->filter && !harness_bench_filter_match(t->filter, name))
+        return 0;
     if (!rf->error && asprintf(&why, "no summary: %s", harness_rank_files_why(rf->status)) < 0)
         return oom(err);
     cJSON *row = cJSON_CreateObject();

@@ -7,11 +7,14 @@
 
 #include <cjson/cJSON.h>
 
+#include "cli/bench_filter.h"
 #include "util/error.h"
 
 typedef struct harness_export_table {
     cJSON *columns;    /* array of names: the fixed ones, then config.*, then env.*, as first seen */
     cJSON *rows;       /* array of objects, name -> number, string, bool or null */
+    const harness_bench_filter *filter; /* --filter: only runs whose name matches; NULL all */
+    size_t runs_seen;  /* ranks read, kept or not (to tell "filtered out" from "nothing there") */
 } harness_export_table;
 
 int harness_export_table_init(harness_export_table *t, harness_error *err);

@@ -23,6 +23,7 @@
 #include "cli/child_process.h"
 #include "cli/commands.h"
 #include "cli/suite_configs.h"
+#include "dist/launcher.h"
 #include "report/experiment.h"
 #include "run/runner.h"
 #include "util/fsutil.h"
@@ -172,9 +173,21 @@ static int run_all(const harness_cli_opts *opts, const char *dir, suite *s, cons
     return worst;
 }
 
+static const char *getenv_text(const char *name)
+{
+    return getenv(name);
+}
+
 int harness_run_suite(const harness_cli_opts *opts)
 {
     harness_error err = {0};
+    /* N ranks would each start the whole suite, N folders of it */
+    harness_launch l = harness_launch_detect(getenv_text);
+    if (l.world_size > 1)
+        return harness_error_set(&err, HARNESS_EXIT_USAGE, "run: a suite or --runs starts each run as a fresh "
+                                 "process, which a job of %d ranks (%s) cannot do; launch one config per job, and "
+                                 "repeat the job for runs", l.world_size, l.variable),
+               harness_error_report(&err);
     suite s = {0};
     int code = harness_suite_select(opts, opts->configs, opts->n_configs, &s.sel);
     harness_experiment exp;

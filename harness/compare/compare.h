@@ -75,8 +75,11 @@ typedef struct harness_compare_side {
 } harness_compare_side;
 
 /* A run's benchmark name for --filter: "EXPERIMENT_NAME VARIANT_KEY
- * k=v ..." with every component parameter ("?" when the summary names no
- * experiment); returns buf. */
+ * k=v ..." with every component parameter ("?" for a name the summary
+ * lacks); returns buf. The first from a summary's parts, the second from a
+ * loaded run. */
+const char *harness_summary_bench_name(const char *experiment, const char *key, const struct cJSON *config,
+                                       char *buf, size_t cap);
 const char *harness_run_summary_name(const harness_run_summary *r, char *buf, size_t cap);
 
 /* Drop the runs of side whose name `keep` refuses (an incomplete run is

@@ -402,15 +402,21 @@ int harness_compare_side_add(harness_compare_side *side, harness_run_summary *ru
     return 0;
 }
 
-const char *harness_run_summary_name(const harness_run_summary *r, char *buf, size_t cap)
+const char *harness_summary_bench_name(const char *experiment, const char *key, const cJSON *config, char *buf,
+                                       size_t cap)
 {
-    size_t len = (size_t)snprintf(buf, cap, "%s %s", r->experiment_name ? r->experiment_name : "?", r->variant_key);
-    for (const cJSON *p = r->config ? r->config->child : NULL; p && len < cap; p = p->next) {
+    size_t len = (size_t)snprintf(buf, cap, "%s %s", experiment ? experiment : "?", key ? key : "?");
+    for (const cJSON *p = cJSON_IsObject(config) ? config->child : NULL; p && len < cap; p = p->next) {
         char *v = cJSON_IsString(p) ? NULL : cJSON_PrintUnformatted(p);
         len += (size_t)snprintf(buf + len, cap - len, " %s=%s", p->string, v ? v : p->valuestring);
         free(v);
     }
     return buf;
+}
+
+const char *harness_run_summary_name(const harness_run_summary *r, char *buf, size_t cap)
+{
+    return harness_summary_bench_name(r->experiment_name, r->variant_key, r->config, buf, cap);
 }
 
 size_t harness_compare_side_keep(harness_compare_side *side, int (*keep)(const char *name, void *arg), void *arg)

@@ -4,6 +4,9 @@
 #endif
 #include "compare/history.h"
 
+#include "compare/compare.h"
+
+#include <cjson/cJSON.h>
 #include <math.h>
 #include <sqlite3.h>
 #include <stdio.h>
@@ -69,6 +72,24 @@ void harness_history_free(harness_history *h)
         free_series(&h->series[i]);
     free(h->series);
     memset(h, 0, sizeof *h);
+}
+
+size_t harness_history_keep(harness_history *h, int (*keep)(const char *name, void *arg), void *arg)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < h->n_series; i++) {
+        harness_series *s = &h->series[i];
+        cJSON *config = s->config ? cJSON_Parse(s->config) : NULL;
+        char name[1024];
+        harness_summary_bench_name(NULL, s->variant_key, config, name, sizeof name);
+        cJSON_Delete(config);
+        if (keep(name, arg))
+            h->series[k++] = *s;
+        else
+            free_series(s);
+    }
+    h->n_series = k;
+    return k;
 }
 
 static int oom(harness_error *err)

@@ -51,6 +51,11 @@ int harness_history_load(harness_db *db, const harness_history_filter *f, const 
                          harness_history *out, harness_error *err);
 void harness_history_free(harness_history *h);
 
+/* Drop the series whose name `keep` refuses: "? VARIANT_KEY KEY=VALUE..."
+ * with every component parameter (the database keys a series without the
+ * experiment's name, hence "?"). Returns the series left. */
+size_t harness_history_keep(harness_history *h, int (*keep)(const char *name, void *arg), void *arg);
+
 typedef enum { HARNESS_HISTORY_TEXT, HARNESS_HISTORY_MARKDOWN, HARNESS_HISTORY_JSON, HARNESS_HISTORY_HTML }
     harness_history_format;
 

@@ -132,6 +132,25 @@ expect_exit 0 "record a suite" "$HARNESS" record "$(cat "$SCRATCH/base.path")" -
 grep -q "recorded 8 runs from 8 experiment folders" "$SCRATCH/out" || fail "record: $(cat "$SCRATCH/out")"
 expect_exit 0 "history of a suite, html" "$HARNESS" history --db "$SCRATCH/r.sqlite" --format html
 grep -q "<svg" "$SCRATCH/out" || fail "history html: no chart"
+expect_exit 0 "history --filter" "$HARNESS" history --db "$SCRATCH/r.sqlite" --filter 'duration_ns=30000' --format json
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert len(r["series"]) == 1, len(r["series"])' \
+    "$SCRATCH/out" || fail "history --filter keeps one series"
+expect_exit 2 "history --filter matching nothing" "$HARNESS" history --db "$SCRATCH/r.sqlite" --filter zzz
+expect_err "--filter 'zzz' matches none of the 2 series" "history --filter matching nothing: message"
+# the candidate suite against the recorded base: four runs a side per series
+expect_exit 0 "compare --baseline-db of a suite" "$HARNESS" compare --baseline-db "$SCRATCH/r.sqlite" \
+    "$(cat "$SCRATCH/cand.path")" --threshold 30 --format json
+python3 - "$SCRATCH/out" <<'PY' || fail "compare --baseline-db of a suite: json"
+import json, sys
+r = json.load(open(sys.argv[1]))
+assert len(r["pairs"]) == 2 and r["verdict"] == "same", r["verdict"]
+assert all(p["replicates"] == {"unit": "runs", "base": 4, "cand": 4} for p in r["pairs"]), r["pairs"]
+PY
+expect_exit 0 "export --filter" "$HARNESS" export "$(cat "$SCRATCH/base.path")" --filter spin_a --format json
+python3 -c 'import json,sys; r=json.load(open(sys.argv[1])); assert {x["name"] for x in r} == {"spin_a"} and len(r) == 8, r' \
+    "$SCRATCH/out" || fail "export --filter: spin_a's 4 runs x 2 windows"
+expect_exit 2 "export --filter matching nothing" "$HARNESS" export "$(cat "$SCRATCH/base.path")" --filter zzz
+expect_err "--filter 'zzz' matches none of the 8 runs read" "export --filter matching nothing: message"
 
 # Ctrl-C: the suite stops, its index says interrupted, exit 130.
 spin_config "$SCRATCH/long.yaml" long 1000000
@@ -171,6 +190,10 @@ printf 'schedule: {measurement_stepz: 3}\ncomponent: {variant_key: spin}\n' >"$S
 expect_exit 2 "a bad config among good ones" "$HARNESS" run "$SCRATCH/cfgs" --runs 2 --output-dir "$SCRATCH/bad"
 expect_err "c.yaml:1" "the bad config is named with its line"
 no_folder "a bad config: nothing ran"
+expect_exit 2 "a suite under a launcher" env OMPI_COMM_WORLD_SIZE=2 "$HARNESS" run "$SCRATCH/cfgs/a.yaml" --runs 2 \
+    --output-dir "$SCRATCH/bad"
+expect_err "a job of 2 ranks (OMPI_COMM_WORLD_SIZE) cannot do" "a suite under a launcher: message"
+no_folder "a suite under a launcher"
 expect_exit 2 "--runs 0" "$HARNESS" run "$SCRATCH/cfgs/a.yaml" --runs 0
 expect_err "--runs: expected an integer in [1, 1000], got '0'" "--runs 0: message"
 finish
