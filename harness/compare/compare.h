@@ -38,7 +38,7 @@ typedef struct harness_run_summary {
     double noise_bound;            /* noise.median_shift_bound: how far interference could have raised
                                     * the median (a share); NAN when the summary does not say */
     char *noise_evidence;          /* noise.evidence, or NULL */
-    int windows_disagree;          /* the run's "windows disagree" warning */
+    int windows_disagree;          /* timing.across_windows.windows_disagree */
     char *host;                    /* env.host, or NULL */
 } harness_run_summary;
 

@@ -99,20 +99,16 @@ static int parse_noise(const cJSON *root, const char *path, harness_run_summary 
     return 0;
 }
 
-/* The "windows disagree" warning, for a note beside the pair. */
-static int parse_warnings(const cJSON *root, const char *path, harness_run_summary *out, harness_error *err)
+/* Whether the run's windows disagree (timing.across_windows.windows_disagree),
+ * for a note beside the pair; a summary from before the flag says nothing. */
+static int parse_disagreement(const cJSON *timing, const char *path, harness_run_summary *out, harness_error *err)
 {
-    const cJSON *warnings = cJSON_GetObjectItemCaseSensitive(root, "warnings");
-    if (!warnings)
-        return 0;
-    if (!cJSON_IsArray(warnings))
-        return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: warnings: expected an array of strings", path);
-    for (const cJSON *w = warnings->child; w; w = w->next) {
-        if (!cJSON_IsString(w))
-            return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: warnings: expected an array of strings", path);
-        if (strncmp(w->valuestring, "windows disagree", 16) == 0)
-            out->windows_disagree = 1;
-    }
+    const cJSON *across = cJSON_IsObject(timing) ? cJSON_GetObjectItemCaseSensitive(timing, "across_windows") : NULL;
+    const cJSON *flag = cJSON_IsObject(across) ? cJSON_GetObjectItemCaseSensitive(across, "windows_disagree") : NULL;
+    if (flag && !cJSON_IsBool(flag))
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: timing.across_windows.windows_disagree: expected "
+                                 "true or false", path);
+    out->windows_disagree = cJSON_IsTrue(flag);
     return 0;
 }
 
@@ -128,5 +124,5 @@ int harness_cmp_parse_replicates(const cJSON *root, const char *path, harness_ru
         return harness_cmp_oom(err);
     if (parse_noise(root, path, out, err) != 0)
         return err->code;
-    return parse_warnings(root, path, out, err);
+    return parse_disagreement(timing, path, out, err);
 }

@@ -63,6 +63,7 @@ typedef struct harness_summary {
      * (steps within a window share the machine's state, so are not
      * independent); n = windows, so its CI is below 95% for n < 6. */
     harness_stats across_windows;
+    int windows_disagree;          /* two windows' CIs of the median apart by a share that matters (warnings.h) */
     harness_noise_evidence noise;  /* over every measured window */
     harness_noise_evidence *window_noise; /* run->n_windows entries */
     harness_region_stats *regions; /* from the trace, in order of first appearance */

@@ -97,6 +97,8 @@ static cJSON *across_windows_json(const harness_summary *s)
         cJSON_AddNullToObject(o, "ci_median");
     }
     add_num(o, "ci_level", a->n ? a->ci_level : NAN);
+    /* for readers that act on it (compare's note), not a sentence to match */
+    cJSON_AddBoolToObject(o, "windows_disagree", s->windows_disagree);
     return o;
 }
 

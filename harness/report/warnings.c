@@ -173,7 +173,8 @@ static void collect_windows(harness_summary *s)
             if (harness_warn_not_converged(w, r->stop_reason[w], &s->windows[w], s->cfg->stop_max_rel_ci, msg,
                                            sizeof msg))
                 harness_warnings_add(&s->warnings, "%s", msg);
-    if (harness_warn_windows_disagree(s->windows, r->n_windows, msg, sizeof msg))
+    s->windows_disagree = harness_warn_windows_disagree(s->windows, r->n_windows, msg, sizeof msg);
+    if (s->windows_disagree)
         harness_warnings_add(&s->warnings, "%s", msg);
 }
 

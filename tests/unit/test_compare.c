@@ -212,6 +212,7 @@ static void test_zero_replicate(void **state)
  * median written here is a decoy), and summary_extra's members when not
  * NULL. */
 static const char *summary_extra;
+static int disagree;               /* timing.across_windows.windows_disagree of the next summary */
 static char *summary_text(const char *key, const char *config, int rank, int world, const char *status,
                           double center, size_t n, uint64_t seed)
 {
@@ -230,7 +231,8 @@ static char *summary_text(const char *key, const char *config, int rank, int wor
     for (size_t w = 0; w < 5; w++)
         fprintf(f, "%s{\"n\": %zu, \"first_sample\": %zu, \"median\": 1}", w ? ", " : "",
                 w < 4 ? n / 5 : n - 4 * (n / 5), w * (n / 5));
-    fprintf(f, "]}%s%s}", summary_extra ? ", " : "", summary_extra ? summary_extra : "");
+    fprintf(f, "], \"across_windows\": {\"windows_disagree\": %s}}%s%s}", disagree ? "true" : "false",
+            summary_extra ? ", " : "", summary_extra ? summary_extra : "");
     assert_int_equal(fclose(f), 0);
     return buf;
 }
@@ -460,9 +462,11 @@ static void test_windows_of_single_runs_never_decide(void **state)
     (void)state;
     harness_compare_side base = {0}, cand = {0};
     add_run(&base, "b/summary_ranks_2_rank_0.json", "spin/cpu", "{}", 0, "ok", 1000);
-    summary_extra = "\"warnings\": [\"windows disagree: x\"]";
+    summary_extra = "\"warnings\": [\"windows disagree: (a sentence for people; the flag decides)\"]";
+    disagree = 1;
     add_run(&cand, "c/summary_ranks_2_rank_0.json", "spin/cpu", "{}", 0, "ok", 1500);
     summary_extra = NULL;
+    disagree = 0;
     harness_comparison c;
     harness_error err = {0};
     assert_int_equal(harness_compare_sides(&base, &cand, &defaults, &c, &err), 0);
