@@ -361,6 +361,12 @@ int harness_cmd_ab(int argc, char **argv)
         return harness_error_report(&err);
     harness_suite_configs sel = {0};
     int code = select_benchmarks(&a, &sel);
+    /* judged together, a lone change among m benchmarks needs p <= alpha / m */
+    if (code == 0 && a.n_bench > 1 && !a.time_budget_s && 2.0 / ldexp(1.0, a.rounds) > a.o.alpha / (double)a.n_bench)
+        fprintf(stderr, "harness: ab: warning: %d rounds reach p = %.3g at best, above alpha / %zu benchmarks = "
+                "%.3g: a change in one benchmark alone cannot be called; use --rounds %d or more\n", a.rounds,
+                2.0 / ldexp(1.0, a.rounds), a.n_bench, a.o.alpha / (double)a.n_bench,
+                (int)ceil(log2(2.0 * (double)a.n_bench / a.o.alpha)));
     if (code == 0 && (harness_ab_validate(&a, &err) != 0 || harness_mkdirs(a.output_dir, &err) != 0))
         code = harness_error_report(&err);
     harness_compare_side sides[2];

@@ -113,6 +113,7 @@ assert [x["first"] for x in r["rounds"][:2]] == ["base", "cand"] and r["rounds"]
 assert all(p["q_fdr"] is not None for p in r["pairs"]), r["pairs"]
 PY
 [ -d "$SCRATCH/ab/01-a" ] && [ -d "$SCRATCH/ab/02-b" ] || fail "ab over a suite: a folder per benchmark"
+expect_err "6 rounds reach p = 0.0312 at best, above alpha / 2 benchmarks = 0.025" "ab: too few rounds for a lone change"
 expect_exit 0 "ab --filter" "$HARNESS" ab "$SCRATCH/cfgs" --filter spin_a --rounds 6 --threshold 30 \
     --output-dir "$SCRATCH/ab2"
 grep -q "^bench/round" "$SCRATCH/out" && fail "ab --filter: one benchmark has plain rounds" || pass "ab --filter: one benchmark"
