@@ -563,8 +563,8 @@ int harness_cmp_control_fdr(harness_comparison *c, harness_error *err)
     return rc;
 }
 
-int harness_compare_sides(harness_compare_side *base, harness_compare_side *cand, const harness_compare_options *o,
-                          harness_comparison *out, harness_error *err)
+void harness_cmp_take_sides(harness_comparison *out, harness_compare_side *base, harness_compare_side *cand,
+                            const harness_compare_options *o)
 {
     memset(out, 0, sizeof *out);
     out->opts = *o;
@@ -572,6 +572,12 @@ int harness_compare_sides(harness_compare_side *base, harness_compare_side *cand
     out->cand = *cand;
     memset(base, 0, sizeof *base);
     memset(cand, 0, sizeof *cand);
+}
+
+int harness_compare_sides(harness_compare_side *base, harness_compare_side *cand, const harness_compare_options *o,
+                          harness_comparison *out, harness_error *err)
+{
+    harness_cmp_take_sides(out, base, cand, o);
     /* a results database is many runs of each key: matched by key, never by rank alone */
     out->by_rank = !out->base.is_parent && !out->cand.is_parent && !out->base.is_database && !out->cand.is_database;
     if (match(out, err) != 0)

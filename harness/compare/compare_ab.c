@@ -163,12 +163,7 @@ static int judge_benchmark(harness_comparison *out, size_t b, size_t per, harnes
 int harness_compare_rounds(harness_compare_side *base, harness_compare_side *cand, size_t benchmarks,
                            const harness_compare_options *o, harness_comparison *out, harness_error *err)
 {
-    memset(out, 0, sizeof *out);
-    out->opts = *o;
-    out->base = *base;
-    out->cand = *cand;
-    memset(base, 0, sizeof *base);
-    memset(cand, 0, sizeof *cand);
+    harness_cmp_take_sides(out, base, cand, o);
     out->by_rank = 1;
     size_t n = out->base.n_runs;
     if (n == 0 || n != out->cand.n_runs || benchmarks == 0 || n % benchmarks != 0)

@@ -25,6 +25,9 @@ int harness_cmp_run_order(const void *pa, const void *pb);
  * memory), FAILED when either run is not ok, the replicate statistics of
  * rank_shift.h into *s (0, -1 out of memory, -2 a value <= 0), the counts
  * and overall verdict of the pairs. */
+/* Start *out as a comparison of the two sides, moved into it (and zeroed). */
+void harness_cmp_take_sides(harness_comparison *out, harness_compare_side *base, harness_compare_side *cand,
+                            const harness_compare_options *o);
 /* With two or more pairs that have a p: each judged again on its
  * Benjamini-Hochberg adjusted p (q), with notes saying so (compare.c). */
 int harness_cmp_control_fdr(harness_comparison *c, harness_error *err);
