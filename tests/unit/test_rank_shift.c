@@ -20,6 +20,7 @@
 #include "util/stats.h"
 
 #include "assert_near.h"
+#include "sim_rng.h"
 
 static harness_rank_shift shift(const double *b, size_t m, const double *c, size_t n, double alpha)
 {
@@ -201,20 +202,6 @@ static void test_hodges_lehmann_and_moses(void **state)
 
 /* ---- simulation ------------------------------------------------------------------ */
 
-static uint64_t rng = 0x9E3779B97F4A7C15ULL;
-
-static double uniform01(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return ((double)(rng >> 11) + 0.5) / (double)(1ULL << 53);
-}
-
-static double gauss(void)
-{
-    return sqrt(-2.0 * log(uniform01())) * cos(2.0 * M_PI * uniform01());
-}
 
 enum { WINDOWS = 5, STEPS = 100, RUNS = 5, TRIALS = 400 };
 

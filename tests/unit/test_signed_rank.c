@@ -20,26 +20,8 @@
 #include "compare/signed_rank.h"
 
 #include "assert_near.h"
+#include "sim_rng.h"
 
-static uint64_t rng;
-
-static void seed(uint64_t s)
-{
-    rng = s ? s : 0x9E3779B97F4A7C15ULL;
-}
-
-static double uniform01(void)
-{
-    rng ^= rng << 13;
-    rng ^= rng >> 7;
-    rng ^= rng << 17;
-    return ((double)(rng >> 11) + 0.5) / (double)(1ULL << 53);
-}
-
-static double gauss(void)
-{
-    return sqrt(-2.0 * log(uniform01())) * cos(2.0 * M_PI * uniform01());
-}
 
 /* base = 1000 ns, cand = 1000 exp(d): rounds whose log ratios are d. */
 static void rounds_of(const double *d, size_t n, double *b, double *c)
