@@ -147,6 +147,25 @@ static int check_rounds(const harness_ab_opts *a, harness_error *err)
                              2.0 / ldexp(1.0, a->rounds), a->o.alpha, need);
 }
 
+/* --rounds N and --time-budget SECONDS: how many rounds. */
+static int parse_count(int c, const char *arg, harness_ab_opts *a, harness_error *err)
+{
+    char *end;
+    if (c == O_TIME_BUDGET) {
+        a->time_budget_s = strtod(arg, &end);
+        if (end == arg || *end || !(a->time_budget_s > 0) || !isfinite(a->time_budget_s))
+            return harness_error_set(err, HARNESS_EXIT_USAGE, "--time-budget: expected seconds > 0, got '%s'", arg);
+        return 0;
+    }
+    long n = strtol(arg, &end, 10);
+    if (end == arg || *end || n < 1 || n > 1000)
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "--rounds: expected an integer in [1, 1000], got '%s'",
+                                 arg);
+    a->rounds = (int)n;
+    a->rounds_given = 1;
+    return 0;
+}
+
 static int parse(int argc, char **argv, harness_ab_opts *a, harness_error *err)
 {
     static const struct option longopts[] = {
@@ -171,26 +190,15 @@ static int parse(int argc, char **argv, harness_ab_opts *a, harness_error *err)
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, "n:o:t:a:f:h", longopts, NULL)) != -1) {
-        char *end;
         switch (c) {
-        case 'n': {
-            long n = strtol(optarg, &end, 10);
-            if (end == optarg || *end || n < 1 || n > 1000)
-                return harness_error_set(err, HARNESS_EXIT_USAGE, "--rounds: expected an integer in [1, 1000], got "
-                                         "'%s'", optarg);
-            a->rounds = (int)n;
-            a->rounds_given = 1;
+        case 'n':
+        case O_TIME_BUDGET:
+            if (parse_count(c, optarg, a, err) != 0)
+                return err->code;
             break;
-        }
         case O_FILTER: a->filter = optarg; break;
         case O_BASE_TREE: a->tree[0] = optarg; break;
         case O_CAND_TREE: a->tree[1] = optarg; break;
-        case O_TIME_BUDGET:
-            a->time_budget_s = strtod(optarg, &end);
-            if (end == optarg || *end || !(a->time_budget_s > 0) || !isfinite(a->time_budget_s))
-                return harness_error_set(err, HARNESS_EXIT_USAGE, "--time-budget: expected seconds > 0, got '%s'",
-                                         optarg);
-            break;
         case 'o': a->output_dir = optarg; break;
         case O_BASE_PP:
         case O_CAND_PP:
