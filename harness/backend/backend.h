@@ -33,6 +33,13 @@ typedef struct harness_backend harness_backend;
 struct harness_dist;                /* dist/dist.h */
 struct harness_collective;
 
+/* What a device says of its own state, as nvbench reads it: the SM clock,
+ * its most, and NVML's reason bits for holding it down (util/interference.h). */
+typedef struct harness_device_state {
+    double sm_clock_mhz, sm_clock_max_mhz;
+    uint64_t throttle_reasons;
+} harness_device_state;
+
 typedef struct harness_backend_ops {
     /* Step timer: a stamp right before and right after each measured step
      * (host clock ticks, also the trace's timeline), and the step's
@@ -95,6 +102,10 @@ typedef struct harness_backend_ops {
     int (*is_device_memory)(const harness_backend *b, const void *p);
     int (*device_collective)(const harness_backend *b, struct harness_dist *d, const struct harness_collective *c,
                              harness_error *err);
+
+    /* The device's clocks now (read at each window's start and end, outside
+     * the timed steps): 0, or -1 when unknown. NULL on the CPU. */
+    int (*device_state)(const harness_backend *b, harness_device_state *out);
 } harness_backend_ops;
 
 /* What the summary's env says of a GPU (zero on the CPU). */

@@ -13,6 +13,7 @@
 #include "backend/backend.h"
 #include "backend/cuda_collectives.h"
 #include "backend/event_timer.h"
+#include "backend/gpu_clocks.h"
 #ifdef HAVE_CUPTI
 #include "backend/cupti_collector.h"
 #endif
@@ -32,6 +33,7 @@ typedef struct cuda_state {
     cudaGraphExec_t graph_exec;
     harness_gpu_activity_list activity; /* the kernel timeline's records */
     int collecting;                /* the CUPTI collector is started */
+    harness_gpu_clocks *clocks;    /* NVML's view of this device; NULL when it has none */
 #ifdef HAVE_NCCL
     cuda_collectives *nccl;        /* the communicator, from the first device collective on */
 #endif
@@ -270,6 +272,7 @@ static void cu_close(harness_backend *b)
         cupti_collector_stop();
 #endif
     harness_gpu_activity_list_free(&st->activity);
+    harness_gpu_clocks_close(st->clocks);
 #ifdef HAVE_NCCL
     cuda_nccl_close(st->nccl);
 #endif
@@ -303,6 +306,23 @@ static int cu_device_collective(const harness_backend *b, harness_dist *d, const
 }
 #endif
 
+static int cu_device_state(const harness_backend *b, harness_device_state *out)
+{
+    cuda_state *st = state_of(b);
+    return harness_gpu_clocks_read(st->clocks, &out->sm_clock_mhz, &out->sm_clock_max_mhz, &out->throttle_reasons);
+}
+
+/* NVML for the clocks, found by the device's PCI bus id (NVML's device
+ * order need not be CUDA's); without it the clocks are unknown, said once. */
+static void open_clocks(cuda_state *st, int dev)
+{
+    char bus[32], why[256];
+    if (cudaDeviceGetPCIBusId(bus, sizeof bus, dev) != cudaSuccess)
+        return;
+    if (!(st->clocks = harness_gpu_clocks_open(bus, why, sizeof why)))
+        fprintf(stderr, "harness: cuda: the SM clock and its throttle reasons are not recorded: %s\n", why);
+}
+
 static const harness_backend_ops cuda_ops = {
     .stamp = NULL, /* the host clock, inline: the launch time of each step() */
     .step_ns = NULL,
@@ -322,6 +342,7 @@ static const harness_backend_ops cuda_ops = {
     .replay = cu_replay,
     .activity_flush = cu_activity_flush,
     .is_device_memory = cu_is_device_memory,
+    .device_state = cu_device_state,
 #ifdef HAVE_NCCL
     .device_collective = cu_device_collective,
 #endif
@@ -435,6 +456,7 @@ int cuda_backend_LTX_harness_cuda_backend_open(harness_backend *b, harness_error
     version_text(cudaRuntimeGetVersion(&v) == cudaSuccess ? v : 0, i->runtime, sizeof i->runtime);
 
     device_props(&b->gpu_props, &prop, dev);
+    open_clocks(st, dev);
     if (b->opts.gpu_activity)
         start_activity(b, st);
 

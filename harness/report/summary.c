@@ -76,9 +76,16 @@ static int compute_across_windows(harness_summary *s)
  * windows' samples. */
 static harness_noise_evidence noise_of(const harness_run_result *r, size_t first, size_t last)
 {
-    harness_noise_evidence e = {.involuntary_switches = 0, .steal_share = 0};
+    harness_noise_evidence e = {.involuntary_switches = 0, .steal_share = 0, .sm_clock_mhz = NAN,
+                                .sm_clock_max_mhz = NAN};
     double wall = 0;
     for (size_t w = first; w < last; w++) {
+        const harness_device_state *d = r->window_device ? &r->window_device[w] : NULL;
+        if (d && !isnan(d->sm_clock_mhz)) {   /* fmin/fmax skip a NAN side */
+            e.sm_clock_mhz = fmin(e.sm_clock_mhz, d->sm_clock_mhz);
+            e.sm_clock_max_mhz = fmax(e.sm_clock_max_mhz, d->sm_clock_max_mhz);
+            e.throttle_reasons |= d->throttle_reasons;
+        }
         if (r->window_switches[w] < 0 || e.involuntary_switches < 0)
             e.involuntary_switches = -1;
         else
@@ -93,6 +100,9 @@ static harness_noise_evidence noise_of(const harness_run_result *r, size_t first
                                ? NAN
                                : harness_median_shift_bound(r->samples_ns + from, e.steps,
                                                             (double)e.involuntary_switches, e.steal_share);
+    /* a clock held down slows every step alike, on top of the preemptions */
+    double clock = harness_clock_shift_bound(e.sm_clock_mhz, e.sm_clock_max_mhz, e.throttle_reasons);
+    e.median_shift_bound = 1.0 - (1.0 - e.median_shift_bound) * (1.0 - clock);
     return e;
 }
 
@@ -116,9 +126,14 @@ const char *harness_noise_text(const harness_noise_evidence *e, char *buf, size_
         snprintf(buf, cap, "unknown (the kernel's counters could not be read)");
         return buf;
     }
-    char steal[48] = "";
+    char steal[256] = "", names[128];
+    size_t len = 0;
     if (e->steal_share > 0)
-        snprintf(steal, sizeof steal, ", %.1f%% of CPU time stolen", e->steal_share * 100);
+        len += (size_t)snprintf(steal, sizeof steal, ", %.1f%% of CPU time stolen", e->steal_share * 100);
+    if (!isnan(e->sm_clock_mhz))
+        snprintf(steal + len, sizeof steal - len, ", SM clock %.0f MHz of %.0f%s%s", e->sm_clock_mhz,
+                 e->sm_clock_max_mhz, e->throttle_reasons & HARNESS_THROTTLE_SLOWDOWNS ? ", held down by " : "",
+                 harness_throttle_names(e->throttle_reasons, names, sizeof names));
     if (e->median_shift_bound >= 1)
         snprintf(buf, cap, "%lld involuntary context switches in %zu measured steps%s: half the steps or more "
                  "may have waited, so nothing bounds the median's rise", (long long)e->involuntary_switches,

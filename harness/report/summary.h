@@ -36,6 +36,8 @@ typedef struct harness_noise_evidence {
     int64_t involuntary_switches;  /* -1 unknown */
     size_t steps;                  /* measured steps they fell among */
     double steal_share;            /* NAN unknown */
+    double sm_clock_mhz, sm_clock_max_mhz; /* a device's lowest SM clock seen and its most; NAN unknown */
+    uint64_t throttle_reasons;     /* NVML's reason bits seen (util/interference.h) */
     double median_shift_bound;     /* share of the median, 0 to 1; NAN unknown */
 } harness_noise_evidence;
 

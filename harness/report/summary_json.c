@@ -11,6 +11,7 @@
 #include "report/roofline.h"
 #include "report/sample_array.h"
 #include "report/summary.h"
+#include "util/interference.h"
 
 /* JSON has no NaN or infinity: such a value is unknown, so null. */
 static void add_num(cJSON *o, const char *key, double v)
@@ -63,8 +64,12 @@ static cJSON *noise_json(const harness_noise_evidence *e, const harness_env *env
     add_num(o, "involuntary_switches", e->involuntary_switches >= 0 ? (double)e->involuntary_switches : NAN);
     cJSON_AddNumberToObject(o, "measured_steps", (double)e->steps);
     add_num(o, "steal_share", e->steal_share);
+    add_num(o, "sm_clock_mhz", e->sm_clock_mhz);             /* the lowest seen; null on the CPU */
+    add_num(o, "sm_clock_max_mhz", e->sm_clock_max_mhz);
+    char names[128];
+    cJSON_AddStringToObject(o, "throttle_reasons", harness_throttle_names(e->throttle_reasons, names, sizeof names));
     add_num(o, "median_shift_bound", e->median_shift_bound);
-    char text[256];
+    char text[512];
     cJSON_AddStringToObject(o, "evidence", harness_noise_text(e, text, sizeof text));
     if (env) {                     /* context only: the machine's load, not this run's */
         add_num(o, "load_average_start", env->load_start[0]);

@@ -217,7 +217,7 @@ static void section_environment(FILE *f, const harness_summary *s)
     print_load(f, "at start, ", e->load_start);
     print_load(f, "at end\n", e->load_end);
     if (s->run) {
-        char noise[256];
+        char noise[512];
         fprintf(f, "  interference with this run: %s\n", harness_noise_text(&s->noise, noise, sizeof noise));
     }
     fprintf(f, "  gpu %s, driver %s, cuda %s\n", e->gpu, e->driver, e->cuda);

@@ -1,5 +1,6 @@
 #include "run/runner.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -353,6 +354,28 @@ static int run_device_window(harness_run_result *r, size_t *cap, const harness_s
     return 0;
 }
 
+/* 1 with *out when the backend reads its device's clocks, else 0. */
+static int device_state(const harness_backend *b, harness_device_state *out)
+{
+    return b->ops->device_state && b->ops->device_state(b, out) == 0;
+}
+
+/* A window's device state from its start (NULL: unknown) and its end: the
+ * lower clock, the reasons of either. */
+static harness_device_state window_device_state(const harness_backend *b, const harness_device_state *start)
+{
+    harness_device_state end, w = {NAN, NAN, 0};
+    int known = device_state(b, &end);
+    if (start && known) {
+        w.sm_clock_mhz = fmin(start->sm_clock_mhz, end.sm_clock_mhz);
+        w.sm_clock_max_mhz = end.sm_clock_max_mhz;
+        w.throttle_reasons = start->throttle_reasons | end.throttle_reasons;
+    } else if (start || known) {
+        w = start ? *start : end;
+    }
+    return w;
+}
+
 int harness_runner_run(const harness_schedule *s, const harness_backend *b, harness_step_fn step, void *arg,
                        const harness_runner_hooks *hooks, harness_run_result *out, harness_error *err)
 {
@@ -365,8 +388,9 @@ int harness_runner_run(const harness_schedule *s, const harness_backend *b, harn
     out->window_cpu_ns = calloc(windows, sizeof *out->window_cpu_ns);
     out->window_switches = calloc(windows, sizeof *out->window_switches);
     out->window_steal_share = calloc(windows, sizeof *out->window_steal_share);
+    out->window_device = calloc(windows, sizeof *out->window_device);
     if (!out->window_start || !out->stop_reason || !out->window_wall_ns || !out->window_cpu_ns ||
-        !out->window_switches || !out->window_steal_share)
+        !out->window_switches || !out->window_steal_share || !out->window_device)
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
     size_t cap = 0;
     uint64_t t0 = b->ops->wall_ns(b);
@@ -381,6 +405,8 @@ int harness_runner_run(const harness_schedule *s, const harness_backend *b, harn
         out->n_windows = w + 1;
         out->stop_reason[w] = "interrupted";
         harness_interference before, after;
+        harness_device_state dev_before;
+        int dev_known = device_state(b, &dev_before);
         harness_interference_now(&before);
         uint64_t wall0 = b->ops->wall_ns(b), cpu0 = b->ops->cpu_ns(b);
         stop = harness_backend_has_device_timer(b) ? run_device_window(out, &cap, s, b, step, arg, h, err)
@@ -392,6 +418,7 @@ int harness_runner_run(const harness_schedule *s, const harness_backend *b, harn
                                       ? after.involuntary_switches - before.involuntary_switches
                                       : -1;
         out->window_steal_share[w] = harness_steal_share(&before, &after, out->window_wall_ns[w]);
+        out->window_device[w] = window_device_state(b, dev_known ? &dev_before : NULL);
     }
     if (h->schedule_end && !out->step_failed && !err->code && h->schedule_end(h->arg, err) > 0 && !err->code)
         out->interrupted = 1;
@@ -434,5 +461,6 @@ void harness_run_result_free(harness_run_result *r)
     free(r->window_cpu_ns);
     free(r->window_switches);
     free(r->window_steal_share);
+    free(r->window_device);
     memset(r, 0, sizeof *r);
 }

@@ -65,6 +65,8 @@ typedef struct harness_run_result {
     double *window_cpu_ns;         /* per window: CPU time of the process (all threads) meanwhile */
     int64_t *window_switches;      /* per window: involuntary context switches meanwhile (-1 unknown) */
     double *window_steal_share;    /* per window: share of the CPUs' time stolen meanwhile (NAN unknown) */
+    harness_device_state *window_device; /* per window, on a device: the lower SM clock of its start and end,
+                                          * the device's most, the reason bits of both (NAN clocks unknown) */
     int64_t warmup_steps_run, wait_steps_run;
     int interrupted;               /* SIGINT, SIGTERM or SIGHUP: stopped after the current step */
     int step_failed;               /* a step returned nonzero */

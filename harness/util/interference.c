@@ -68,3 +68,25 @@ double harness_median_shift_bound(const double *samples, size_t n, double hits, 
     double bound = (median - below) / median + steal;
     return bound > 1 ? 1 : bound;
 }
+
+const char *harness_throttle_names(uint64_t reasons, char *buf, size_t cap)
+{
+    static const struct { uint64_t bit; const char *name; } names[] = {
+        {HARNESS_THROTTLE_SW_POWER_CAP, "sw_power_cap"}, {HARNESS_THROTTLE_HW_SLOWDOWN, "hw_slowdown"},
+        {HARNESS_THROTTLE_SW_THERMAL, "sw_thermal"},     {HARNESS_THROTTLE_HW_THERMAL, "hw_thermal"},
+        {HARNESS_THROTTLE_HW_POWER_BRAKE, "hw_power_brake"},
+    };
+    size_t len = 0;
+    buf[0] = '\0';
+    for (size_t i = 0; i < sizeof names / sizeof names[0] && len < cap; i++)
+        if (reasons & names[i].bit)
+            len += (size_t)snprintf(buf + len, cap - len, "%s%s", len ? ", " : "", names[i].name);
+    return buf;
+}
+
+double harness_clock_shift_bound(double lo_mhz, double max_mhz, uint64_t reasons)
+{
+    if (!(reasons & HARNESS_THROTTLE_SLOWDOWNS) || !(lo_mhz > 0) || !(max_mhz > 0) || lo_mhz >= max_mhz)
+        return 0;
+    return 1.0 - lo_mhz / max_mhz;
+}

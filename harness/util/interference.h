@@ -33,4 +33,26 @@ double harness_steal_share(const harness_interference *a, const harness_interfer
  * copy cannot be made. */
 double harness_median_shift_bound(const double *samples, size_t n, double hits, double steal_share);
 
+/* NVML's clocks-event ("throttle") reason bits that slow a running kernel;
+ * idle, an applications-clock setting, sync boost and a display clock say
+ * nothing against this run. */
+#define HARNESS_THROTTLE_SW_POWER_CAP 0x4ULL
+#define HARNESS_THROTTLE_HW_SLOWDOWN 0x8ULL
+#define HARNESS_THROTTLE_SW_THERMAL 0x20ULL
+#define HARNESS_THROTTLE_HW_THERMAL 0x40ULL
+#define HARNESS_THROTTLE_HW_POWER_BRAKE 0x80ULL
+#define HARNESS_THROTTLE_SLOWDOWNS                                                                      \
+    (HARNESS_THROTTLE_SW_POWER_CAP | HARNESS_THROTTLE_HW_SLOWDOWN | HARNESS_THROTTLE_SW_THERMAL |     \
+     HARNESS_THROTTLE_HW_THERMAL | HARNESS_THROTTLE_HW_POWER_BRAKE)
+
+/* How far a clock held down could have slowed the steps: 1 - lo / max
+ * when a slowing reason was seen and the SM clock ran at lo of its max; 0
+ * when no reason slowed it or the clocks are unknown (NAN). A kernel bound
+ * by memory loses less than this, so it is an upper bound. */
+double harness_clock_shift_bound(double lo_mhz, double max_mhz, uint64_t reasons);
+
+/* "sw_power_cap, hw_thermal" for the slowing bits of `reasons`, "" for
+ * none; returns buf. */
+const char *harness_throttle_names(uint64_t reasons, char *buf, size_t cap);
+
 #endif

@@ -1,4 +1,5 @@
 /* The schedule: step counts per phase, windows, auto stopping, failures, SIGINT. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -489,6 +490,42 @@ static void test_device_window_keeps_what_was_measured_on_interrupt(void **state
     harness_run_result_free(&r);
 }
 
+/* The device's clocks, read at each window's start and end: window 2's
+ * end finds the clock held down by a power cap. */
+static int clock_reads;
+static int gpu_device_state(const harness_backend *b, harness_device_state *out)
+{
+    (void)b;
+    clock_reads++;
+    out->sm_clock_max_mhz = 1980;
+    out->sm_clock_mhz = clock_reads == 4 ? 1485 : 1980;
+    out->throttle_reasons = clock_reads == 4 ? 0x4 : 0x1;   /* sw power cap; else idle */
+    return 0;
+}
+
+static void test_device_state_per_window(void **state)
+{
+    (void)state;
+    harness_backend_ops ops;
+    harness_backend b = device_backend(&ops);
+    ops.device_state = gpu_device_state;
+    clock_reads = 0;
+    harness_schedule s = {.warmup_steps = 1, .wait_steps = 1, .measurement_steps = 4, .repeat = 2};
+    counter c = {0, -1, -1, 0};
+    harness_run_result r;
+    harness_error err = {0};
+    assert_int_equal(harness_runner_run(&s, &b, count_step, &c, NULL, &r, &err), 0);
+    assert_int_equal(clock_reads, 4);      /* two a window, outside the steps */
+    assert_true(r.window_device[0].sm_clock_mhz == 1980 && r.window_device[0].throttle_reasons == 0x1);
+    assert_true(r.window_device[1].sm_clock_mhz == 1485 && r.window_device[1].sm_clock_max_mhz == 1980);
+    assert_true(r.window_device[1].throttle_reasons == (0x1 | 0x4));
+    harness_run_result_free(&r);
+    /* on the CPU there is no device state: unknown */
+    assert_int_equal(harness_runner_run(&s, &cpu, count_step, &c, NULL, &r, &err), 0);
+    assert_true(isnan(r.window_device[0].sm_clock_mhz));
+    harness_run_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -509,6 +546,7 @@ int main(void)
         cmocka_unit_test_setup(test_device_timer_collects_after_each_window, setup),
         cmocka_unit_test_setup(test_device_timer_collects_at_auto_checks, setup),
         cmocka_unit_test_setup(test_device_window_keeps_what_was_measured_on_interrupt, setup),
+        cmocka_unit_test_setup(test_device_state_per_window, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -324,12 +324,27 @@ static void test_bh_adjust(void **state)
     assert_true(any_false < 0.10 * suites);
 }
 
+/* A clock held down: the bound is the share of the clock lost, only when a
+ * slowing reason was seen; names of the slowing bits only. */
+static void test_clock_shift_bound(void **state)
+{
+    (void)state;
+    assert_near(harness_clock_shift_bound(1485, 1980, HARNESS_THROTTLE_SW_POWER_CAP), 0.25, 1e-12);
+    assert_near(harness_clock_shift_bound(1485, 1980, 0x1 | 0x2), 0, 0);   /* idle, applications clocks */
+    assert_near(harness_clock_shift_bound(1980, 1980, HARNESS_THROTTLE_HW_THERMAL), 0, 0);
+    assert_near(harness_clock_shift_bound(NAN, NAN, HARNESS_THROTTLE_HW_THERMAL), 0, 0);
+    char buf[128];
+    assert_string_equal(harness_throttle_names(0x1 | 0x4 | 0x40, buf, sizeof buf), "sw_power_cap, hw_thermal");
+    assert_string_equal(harness_throttle_names(0x1 | 0x2 | 0x10 | 0x100, buf, sizeof buf), "");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_to_ten),
         cmocka_unit_test(test_median_shift_bound),
         cmocka_unit_test(test_bh_adjust),
+        cmocka_unit_test(test_clock_shift_bound),
         cmocka_unit_test(test_single_sample),
         cmocka_unit_test(test_all_equal),
         cmocka_unit_test(test_outlier),

@@ -14,6 +14,7 @@
 #include "report/roofline.h"
 #include "report/summary.h"
 #include "report/warnings.h"
+#include "assert_near.h"
 
 static char msg[HARNESS_WARNING_LEN];
 
@@ -397,6 +398,53 @@ static void test_roofline_above_datasheet_peak(void **state)
     harness_summary_release(&x.s);
 }
 
+/* The run's interference from its windows' counters: 2 preemptions among
+ * 20 steps of 1000..1019 ns bound the median's rise by 2 ranks, and a
+ * window whose SM clock was held at 1485 of 1980 MHz by a power cap adds
+ * its 25%: 1 - (1 - a)(1 - 0.25). The flag and the evidence say which. */
+static void test_noise_of_a_summary(void **state)
+{
+    (void)state;
+    double samples[40];
+    for (int i = 0; i < 40; i++)
+        samples[i] = 1000 + i % 20;
+    size_t starts[3] = {0, 20, 40};
+    const char *reasons[2] = {"steps", "steps"};
+    double wall[2] = {1e5, 1e5}, cpu[2] = {1e5, 1e5}, steal[2] = {0, 0};
+    int64_t switches[2] = {2, 0};
+    harness_device_state dev[2] = {{1980, 1980, 0x1}, {1485, 1980, 0x4}};
+    harness_run_result run = {.samples_ns = samples, .n_samples = 40, .window_start = starts, .n_windows = 2,
+                              .stop_reason = reasons, .window_wall_ns = wall, .window_cpu_ns = cpu,
+                              .window_switches = switches, .window_steal_share = steal, .window_device = dev};
+    harness_config cfg;
+    memset(&cfg, 0, sizeof cfg);
+    cfg.measurement_steps = 20;
+    cfg.repeat = 2;
+    harness_clock clk = {.resolution_ns = 1, .name = "clock_gettime"};
+    harness_summary s;
+    memset(&s, 0, sizeof s);
+    s.status = "ok";
+    s.cfg = &cfg;
+    s.clock = &clk;
+    s.run = &run;
+    s.env.logical_cpus = s.env.affinity_cpus = 8;
+    s.env.omp_threads = 1;
+    assert_int_equal(harness_summary_compute(&s), 0);
+    /* window 1 alone: 2 ranks below rank 9.5 of 0..19 is rank 7.5, 1007.5 of 1009.5 */
+    assert_near(s.window_noise[0].median_shift_bound, 2.0 / 1009.5, 1e-12);
+    assert_near(s.window_noise[1].median_shift_bound, 0.25, 1e-12);
+    assert_true(s.noise.involuntary_switches == 2 && s.noise.steps == 40);
+    assert_true(s.noise.sm_clock_mhz == 1485 && s.noise.throttle_reasons == 0x5);
+    /* the run: 2 ranks below rank 19.5 of 0..39 (1009.5) is rank 17.5, 1008.5 */
+    assert_near(s.noise.median_shift_bound, 1.0 - (1.0 - 1.0 / 1009.5) * 0.75, 1e-12);
+    char text[512];
+    harness_noise_text(&s.noise, text, sizeof text);
+    assert_non_null(strstr(text, "2 involuntary context switches in 40 measured steps, SM clock 1485 MHz of 1980, "
+                                 "held down by sw_power_cap"));
+    assert_false(s.windows_disagree);
+    harness_summary_release(&s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -410,6 +458,7 @@ int main(void)
         cmocka_unit_test(test_not_converged),
         cmocka_unit_test(test_list_is_bounded),
         cmocka_unit_test(test_collect_over_a_summary),
+        cmocka_unit_test(test_noise_of_a_summary),
         cmocka_unit_test(test_roofline_above_machine_file_peak),
         cmocka_unit_test(test_roofline_above_datasheet_peak),
     };
