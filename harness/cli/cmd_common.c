@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/cpu_hint.h"
 #include "backend/backend.h"
 #include "run/instance.h"
 #include "util/input_file.h"
@@ -283,6 +284,14 @@ static int resolve_device(const harness_cli_opts *opts, const char *wanted, harn
     return 0;
 }
 
+/* A GPU config that cannot run here: the error ends with the command that
+ * runs it on the CPU (validate checks without the device, never gets here). */
+static int cpu_hint(const harness_cli_opts *opts, harness_prepared *p, harness_error *err)
+{
+    harness_append_cpu_hint(opts, p, err);
+    return err->code;
+}
+
 int harness_prepare_point(const harness_cli_opts *opts, size_t point, harness_prepared *p, harness_error *err)
 {
     memset(p, 0, sizeof *p);
@@ -294,7 +303,7 @@ int harness_prepare_point(const harness_cli_opts *opts, size_t point, harness_pr
     if (apply_cli_overrides(p->cfg, opts, err) != 0)
         return err->code;
     if (resolve_device(opts, p->cfg->device, p, err) != 0)
-        return err->code;
+        return err->code == HARNESS_EXIT_RUNTIME ? cpu_hint(opts, p, err) : err->code;
     if (harness_registry_init(&p->registry, harness_host_services(), err) != 0)
         return err->code;
     p->registry_ready = 1;
@@ -314,13 +323,15 @@ int harness_prepare_point(const harness_cli_opts *opts, size_t point, harness_pr
     }
     const harness_variant *v = &p->entry->variant;
     if (strcmp(v->device, p->device) != 0) {
-        if (strcmp(p->cfg->device, "auto") != 0)
-            return harness_config_fail(p->cfg, HARNESS_EXIT_USAGE, "component.variant_key", err,
-                                       "%s runs on %s, but device is %s; drop one of them or make them agree",
-                                       v->key, v->device, p->cfg->device);
+        if (strcmp(p->cfg->device, "auto") != 0) {
+            harness_config_fail(p->cfg, HARNESS_EXIT_USAGE, "component.variant_key", err,
+                                "%s runs on %s, but device is %s; drop one of them or make them agree", v->key,
+                                v->device, p->cfg->device);
+            return cpu_hint(opts, p, err);
+        }
         /* auto with an exact key: the key decides. */
         if (resolve_device(opts, v->device, p, err) != 0)
-            return err->code;
+            return cpu_hint(opts, p, err);
     }
     if (check_cuda_only_keys(p, err) != 0)
         return err->code;
