@@ -284,6 +284,22 @@ static int resolve_device(const harness_cli_opts *opts, const char *wanted, harn
     return 0;
 }
 
+/* The folder's hash: of the resolved config as if its output_dir were the
+ * default, since where a run is written is not what was run (one config run
+ * into two places gets one hash, and a default run keeps the hash it had). */
+static int folder_hash(harness_config *cfg, char hash8[9])
+{
+    char *where = cfg->output_dir, fallback[] = "experiments";
+    cfg->output_dir = fallback;
+    char *text = harness_config_dump(cfg);
+    cfg->output_dir = where;
+    if (!text)
+        return -1;
+    harness_config_hash8(text, hash8);
+    free(text);
+    return 0;
+}
+
 /* A GPU config that cannot run here: the error ends with the command that
  * runs it on the CPU (validate checks without the device, never gets here). */
 static int cpu_hint(const harness_cli_opts *opts, harness_prepared *p, harness_error *err)
@@ -350,9 +366,8 @@ int harness_prepare_point(const harness_cli_opts *opts, size_t point, harness_pr
         }
     }
     p->resolved_yaml = harness_config_dump(p->cfg);
-    if (!p->resolved_yaml)
+    if (!p->resolved_yaml || folder_hash(p->cfg, p->hash8) != 0)
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
-    harness_config_hash8(p->resolved_yaml, p->hash8);
     return 0;
 }
 

@@ -39,7 +39,7 @@ static void usage(FILE *f)
           "  --output-dir DIR    root for the experiment folder (experiment.output_dir)\n"
           "  --device D          auto, cpu or cuda (device)\n"
           "  --plugin-path DIR   look for plugins in DIR first (repeatable)\n"
-          "  --quiet             print only the experiment folder's path (one per point)\n"
+          "  --quiet             print only the folders' paths (one per point) and errors; warnings at the end\n"
           "\n"
           "exit: 0 ok, 1 validation mismatch, 2 usage or config error, 3 runtime failure (a crashed or\n"
           "      hung plugin too), 128+signal interrupted (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP)\n",
