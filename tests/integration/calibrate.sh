@@ -40,6 +40,14 @@ case $? in
            pass "--require-idle on a busy machine refuses" || fail "--require-idle refusal: $(cat "$SCRATCH/err")" ;;
     *) fail "--require-idle: exit $?" ;;
 esac
+# More threads than CPUs is busy on any machine: refused before measuring,
+# so nothing on stdout (no peaks printed, then refused).
+over=$(( $(getconf _NPROCESSORS_ONLN) * 4 ))
+expect_exit 3 "--require-idle --threads $over" "$HARNESS" calibrate --quick --require-idle --threads $over \
+    --output "$SCRATCH/over.json"
+expect_err "--require-idle: nothing measured" "--require-idle refuses before measuring"
+[ ! -s "$SCRATCH/out" ] && [ ! -e "$SCRATCH/over.json" ] && pass "--require-idle refused: no peaks printed, no file" ||
+    fail "--require-idle refused after measuring: $(cat "$SCRATCH/out")"
 ls "$SCRATCH" | grep -q '\.tmp' && fail "calibrate left a temporary file" || pass "no temporary file left"
 
 # Default location: $HARNESS_MACHINE_FILE, directories created.
