@@ -13,9 +13,10 @@
 #include "run/instance.h"
 #include "util/input_file.h"
 #include "util/suggest.h"
+#include "util/term.h"
 
 enum { OPT_SET = 's', OPT_PLUGIN_PATH = 'P', OPT_OUTPUT_DIR = 'o', OPT_DEVICE = 'd', OPT_QUIET = 'q',
-       OPT_HELP = 'h', OPT_JSON = 'j', OPT_RUNS = 1000, OPT_FILTER };
+       OPT_HELP = 'h', OPT_JSON = 'j', OPT_RUNS = 1000, OPT_FILTER, OPT_COLOR };
 
 static int parse_runs(const char *arg, int *runs, harness_error *err)
 {
@@ -50,6 +51,7 @@ int harness_parse_opts(int argc, char **argv, const char *command, void (*usage)
         {"help", no_argument, NULL, OPT_HELP},
         {"runs", required_argument, NULL, OPT_RUNS},
         {"filter", required_argument, NULL, OPT_FILTER},
+        {"color", required_argument, NULL, OPT_COLOR},
         {NULL, 0, NULL, 0},
     };
     memset(opts, 0, sizeof *opts);
@@ -75,6 +77,16 @@ int harness_parse_opts(int argc, char **argv, const char *command, void (*usage)
                 goto unknown;
             rc = parse_runs(optarg, &opts->runs, err);
             break;
+        case OPT_COLOR: {
+            harness_color_mode mode;
+            if (!is_run)
+                goto unknown;
+            if (harness_color_parse(optarg, &mode) != 0)
+                return harness_error_set(err, HARNESS_EXIT_USAGE, "--color: expected auto, never or always, got "
+                                         "'%s'", optarg);
+            opts->color = (int)mode;
+            break;
+        }
         case OPT_FILTER:
             if (!is_run && takes_config)
                 goto unknown;

@@ -11,6 +11,7 @@
 
 #include "dist/launcher.h"
 #include "report/warnings.h"
+#include "util/term.h"
 
 static const char *getenv_text(const char *name)
 {
@@ -78,7 +79,9 @@ void harness_session_warn(harness_session *s, const harness_warnings *w, const c
     }
     for (size_t i = 0; i < w->n; i++) {
         char *line = NULL;
-        int n = asprintf(&line, "harness: warning: %s%s%s\n", several ? dir : "", several ? ": " : "", w->text[i]);
+        int color = harness_color_on(stderr);
+        int n = asprintf(&line, "harness: %swarning:%s %s%s%s\n", color ? HARNESS_SGR_YELLOW : "",
+                         color ? HARNESS_SGR_RESET : "", several ? dir : "", several ? ": " : "", w->text[i]);
         char *grown = n > 0 ? realloc(s->deferred, s->deferred_len + (size_t)n + 1) : NULL;
         if (!grown) {              /* no memory to keep it: say it now rather than never */
             fprintf(stderr, "harness: warning: %s\n", w->text[i]);
