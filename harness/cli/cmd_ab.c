@@ -187,9 +187,8 @@ static int parse(int argc, char **argv, harness_ab_opts *a, harness_error *err)
         case O_FILTER: a->filter = optarg; break;
         case O_WIDE: a->wide = 1; break;
         case O_COLOR:
-            if (harness_color_parse(optarg, &a->color) != 0)
-                return harness_error_set(err, HARNESS_EXIT_USAGE, "--color: expected auto, never or always, got "
-                                         "'%s'", optarg);
+            if (harness_color_option(optarg, &a->color, err) != 0)
+                return err->code;
             break;
         case O_BASE_TREE: a->tree[0] = optarg; break;
         case O_CAND_TREE: a->tree[1] = optarg; break;

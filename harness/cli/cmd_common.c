@@ -77,16 +77,11 @@ int harness_parse_opts(int argc, char **argv, const char *command, void (*usage)
                 goto unknown;
             rc = parse_runs(optarg, &opts->runs, err);
             break;
-        case OPT_COLOR: {
-            harness_color_mode mode;
+        case OPT_COLOR:
             if (!is_run)
                 goto unknown;
-            if (harness_color_parse(optarg, &mode) != 0)
-                return harness_error_set(err, HARNESS_EXIT_USAGE, "--color: expected auto, never or always, got "
-                                         "'%s'", optarg);
-            opts->color = (int)mode;
+            rc = harness_color_option(optarg, &opts->color, err);
             break;
-        }
         case OPT_FILTER:
             if (!is_run && takes_config)
                 goto unknown;

@@ -141,9 +141,8 @@ static int parse(int argc, char **argv, compare_opts *opts, harness_error *err)
         case OPT_FILTER: opts->filter = optarg; break;
         case OPT_WIDE: opts->wide = 1; break;
         case OPT_COLOR:
-            if (harness_color_parse(optarg, &opts->color) != 0)
-                return harness_error_set(err, HARNESS_EXIT_USAGE, "--color: expected auto, never or always, got "
-                                         "'%s'", optarg);
+            if (harness_color_option(optarg, &opts->color, err) != 0)
+                return err->code;
             break;
         case OPT_BASELINE_BRANCH: opts->baseline_branch = optarg; break;
         case OPT_ON_AMBIGUOUS:

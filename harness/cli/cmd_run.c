@@ -203,7 +203,7 @@ int harness_cmd_run(int argc, char **argv)
     int code = harness_parse_opts(argc, argv, "run", usage, &opts, &perr);
     if (code != 0)
         return code < 0 ? 0 : harness_error_report(&perr);
-    harness_color_init((harness_color_mode)opts.color);
+    harness_color_init(opts.color);
     if (is_suite(&opts))
         return harness_run_suite(&opts);
     if (harness_cli_prepare_parsed(&opts, "run", &p, &code) != 0)

@@ -1,5 +1,7 @@
 #include "util/term.h"
 
+#include "util/error.h"
+
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -16,6 +18,13 @@ int harness_color_parse(const char *text, harness_color_mode *mode)
             return 0;
         }
     return -1;
+}
+
+int harness_color_option(const char *text, harness_color_mode *mode, harness_error *err)
+{
+    if (harness_color_parse(text, mode) == 0)
+        return 0;
+    return harness_error_set(err, HARNESS_EXIT_USAGE, "--color: expected auto, never or always, got '%s'", text);
 }
 
 static int wants_color(harness_color_mode mode, int fd)

@@ -14,6 +14,10 @@ typedef enum { HARNESS_COLOR_AUTO, HARNESS_COLOR_NEVER, HARNESS_COLOR_ALWAYS } h
 /* "auto" | "never" | "always" into *mode; -1 on anything else. */
 int harness_color_parse(const char *text, harness_color_mode *mode);
 
+/* --color's value into *mode, or exit 2 (usage) with err naming it. */
+struct harness_error;
+int harness_color_option(const char *text, harness_color_mode *mode, struct harness_error *err);
+
 /* Decide, once per process, for stdout and stderr. */
 void harness_color_init(harness_color_mode mode);
 

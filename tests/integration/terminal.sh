@@ -24,11 +24,12 @@ base=$(spin base 50000) || fail "base runs"
 slow=$(spin slow 80000) || fail "slow runs"
 ESC=$(printf '\033')
 
-# on_tty CMD...: CMD's output as a terminal shows it (stdout and stderr).
+# on_tty CMD...: CMD's output as a terminal shows it (stdout and stderr);
+# TERM set, since make may run under TERM=dumb (which means no colour).
 on_tty() {
     cmd=""
     for a in "$@"; do cmd="$cmd '$a'"; done
-    script -qec "$cmd" /dev/null </dev/null | tr -d '\r'
+    TERM=xterm script -qec "$cmd" /dev/null </dev/null | tr -d '\r'
 }
 
 "$HARNESS" compare "$base" "$slow" >"$SCRATCH/pipe" 2>&1
