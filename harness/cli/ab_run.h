@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "compare/compare.h"
+#include "util/term.h"
 #include "util/error.h"
 
 #define HARNESS_AB_MAX_EXTRA 64    /* --set and --*-plugin-path arguments kept, flag and value each */
@@ -32,6 +33,8 @@ typedef struct harness_ab_opts {
     const char *tree[2];           /* --base-tree, --cand-tree: CONFIG paths are inside each */
     harness_compare_options o;
     harness_compare_format format;
+    harness_color_mode color;      /* --color, the text format's verdicts */
+    int wide;                      /* --wide: the text table at full width */
     harness_ab_bench *bench;
     size_t n_bench;
 } harness_ab_opts;

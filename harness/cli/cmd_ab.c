@@ -33,7 +33,7 @@ static void usage(FILE *f)
           "                  [--base-plugin-path DIR]... [--cand-plugin-path DIR]...\n"
           "                  [--set K=V]... [--base-set K=V]... [--cand-set K=V]...\n"
           "                  [--threshold PCT] [--alpha A] [--on-ambiguous fail|pass]\n"
-          "                  [--format text|markdown|json] [--time-budget SECONDS]\n"
+          "                  [--format text|markdown|json] [--color WHEN] [--wide] [--time-budget SECONDS]\n"
           "       harness ab SUITE... [--filter REGEX] [options as above]\n"
           "\n"
           "Interleaved A/B: N rounds, each running the base and the candidate back to\n"
@@ -65,7 +65,8 @@ static void usage(FILE *f)
           "                    seconds (at most --rounds, default then 50); too few to\n"
           "                    reach --alpha is exit 2 after that first round\n"
           "  --filter REGEX    a suite's benchmarks (and sweep points) to run, as in run\n"
-          "  --threshold, --alpha, --on-ambiguous, --format: as in `harness compare`\n"
+          "  --threshold, --alpha, --on-ambiguous, --format, --color, --wide: as in\n"
+          "                    `harness compare`\n"
           "\n"
           "exit: as `harness compare` (0 SAME or IMPROVEMENT, 1 REGRESSION, FAILED or\n"
           "      AMBIGUOUS unless --on-ambiguous pass); a round whose run fails to\n"
@@ -88,7 +89,7 @@ static int add_extra(harness_ab_opts *a, int side, const char *flag, const char 
 }
 
 enum { O_BASE_PP = 1000, O_CAND_PP, O_SET, O_BASE_SET, O_CAND_SET, O_ON_AMBIGUOUS, O_FILTER, O_TIME_BUDGET,
-       O_BASE_TREE, O_CAND_TREE };
+       O_BASE_TREE, O_CAND_TREE, O_COLOR, O_WIDE };
 
 /* --threshold, --alpha, --on-ambiguous, --format: as `harness compare`
  * takes them. */
@@ -177,6 +178,7 @@ static int parse(int argc, char **argv, harness_ab_opts *a, harness_error *err)
         {"alpha", required_argument, NULL, 'a'},          {"on-ambiguous", required_argument, NULL, O_ON_AMBIGUOUS},
         {"format", required_argument, NULL, 'f'},         {"help", no_argument, NULL, 'h'},
         {"filter", required_argument, NULL, O_FILTER},    {"time-budget", required_argument, NULL, O_TIME_BUDGET},
+        {"color", required_argument, NULL, O_COLOR},      {"wide", no_argument, NULL, O_WIDE},
         {"base-tree", required_argument, NULL, O_BASE_TREE}, {"cand-tree", required_argument, NULL, O_CAND_TREE},
         {NULL, 0, NULL, 0},
     };
@@ -197,6 +199,11 @@ static int parse(int argc, char **argv, harness_ab_opts *a, harness_error *err)
                 return err->code;
             break;
         case O_FILTER: a->filter = optarg; break;
+        case O_WIDE: a->wide = 1; break;
+        case O_COLOR:
+            if (harness_color_option(optarg, &a->color, err) != 0)
+                return err->code;
+            break;
         case O_BASE_TREE: a->tree[0] = optarg; break;
         case O_CAND_TREE: a->tree[1] = optarg; break;
         case 'o': a->output_dir = optarg; break;
@@ -341,7 +348,10 @@ static int report(const harness_ab_opts *a, harness_compare_side sides[2], harne
         harness_comparison_free(&cmp);
         return harness_error_report(err);
     }
-    char *text = harness_compare_report(&cmp, a->format);
+    harness_color_init(a->color);
+    harness_text_style style = {harness_color_on(stdout), a->wide ? 0 : harness_term_width()};
+    char *text = a->format == HARNESS_COMPARE_TEXT ? harness_compare_report_text(&cmp, &style)
+                                                   : harness_compare_report(&cmp, a->format);
     int code = harness_comparison_exit_code(&cmp);
     harness_comparison_free(&cmp);
     if (!text) {

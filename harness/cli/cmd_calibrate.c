@@ -114,6 +114,19 @@ static void fill_machine(harness_machine *m, const harness_cpu_peaks *pk, int qu
     snprintf(m->harness_version, sizeof m->harness_version, "%s", PACKAGE_VERSION);
 }
 
+/* --require-idle refuses on the load before measuring too: a busy machine
+ * is known before a minute of measurement, and its peaks are of no use. */
+static int busy_before(const calibrate_opts *o, const double load[3], const char *path, harness_error *err)
+{
+    char busy[2 * HARNESS_WARNING_LEN];
+    int threads = o->threads > 0 ? o->threads : omp_get_max_threads();
+    if (!harness_warn_busy_calibration(load, load, (int)sysconf(_SC_NPROCESSORS_ONLN), harness_affinity_cpus(),
+                                       threads, busy, sizeof busy))
+        return 0;
+    harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s; --require-idle: nothing measured, %s not written", busy, path);
+    return 1;
+}
+
 int harness_cmd_calibrate(int argc, char **argv)
 {
     calibrate_opts o;
@@ -134,6 +147,8 @@ int harness_cmd_calibrate(int argc, char **argv)
     harness_cpu_peaks pk;
     double load_start[3], load_end[3];
     harness_loadavg(load_start);
+    if (o.require_idle && busy_before(&o, load_start, path, &err))
+        return harness_error_report(&err);
     int failed = harness_cpu_peaks_measure(&popts, &pk) != 0;
     harness_loadavg(load_end);
     if (failed) {

@@ -8,13 +8,15 @@
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/cpu_hint.h"
 #include "backend/backend.h"
 #include "run/instance.h"
 #include "util/input_file.h"
 #include "util/suggest.h"
+#include "util/term.h"
 
 enum { OPT_SET = 's', OPT_PLUGIN_PATH = 'P', OPT_OUTPUT_DIR = 'o', OPT_DEVICE = 'd', OPT_QUIET = 'q',
-       OPT_HELP = 'h', OPT_JSON = 'j', OPT_RUNS = 1000, OPT_FILTER };
+       OPT_HELP = 'h', OPT_JSON = 'j', OPT_RUNS = 1000, OPT_FILTER, OPT_COLOR };
 
 static int parse_runs(const char *arg, int *runs, harness_error *err)
 {
@@ -49,6 +51,7 @@ int harness_parse_opts(int argc, char **argv, const char *command, void (*usage)
         {"help", no_argument, NULL, OPT_HELP},
         {"runs", required_argument, NULL, OPT_RUNS},
         {"filter", required_argument, NULL, OPT_FILTER},
+        {"color", required_argument, NULL, OPT_COLOR},
         {NULL, 0, NULL, 0},
     };
     memset(opts, 0, sizeof *opts);
@@ -73,6 +76,11 @@ int harness_parse_opts(int argc, char **argv, const char *command, void (*usage)
             if (!is_run)
                 goto unknown;
             rc = parse_runs(optarg, &opts->runs, err);
+            break;
+        case OPT_COLOR:
+            if (!is_run)
+                goto unknown;
+            rc = harness_color_option(optarg, &opts->color, err);
             break;
         case OPT_FILTER:
             if (!is_run && takes_config)
@@ -283,6 +291,30 @@ static int resolve_device(const harness_cli_opts *opts, const char *wanted, harn
     return 0;
 }
 
+/* The folder's hash: of the resolved config as if its output_dir were the
+ * default, since where a run is written is not what was run (one config run
+ * into two places gets one hash, and a default run keeps the hash it had). */
+static int folder_hash(harness_config *cfg, char hash8[9])
+{
+    char *where = cfg->output_dir, fallback[] = "experiments";
+    cfg->output_dir = fallback;
+    char *text = harness_config_dump(cfg);
+    cfg->output_dir = where;
+    if (!text)
+        return -1;
+    harness_config_hash8(text, hash8);
+    free(text);
+    return 0;
+}
+
+/* A GPU config that cannot run here: the error ends with the command that
+ * runs it on the CPU (validate checks without the device, never gets here). */
+static int cpu_hint(const harness_cli_opts *opts, harness_prepared *p, harness_error *err)
+{
+    harness_append_cpu_hint(opts, p, err);
+    return err->code;
+}
+
 int harness_prepare_point(const harness_cli_opts *opts, size_t point, harness_prepared *p, harness_error *err)
 {
     memset(p, 0, sizeof *p);
@@ -294,7 +326,7 @@ int harness_prepare_point(const harness_cli_opts *opts, size_t point, harness_pr
     if (apply_cli_overrides(p->cfg, opts, err) != 0)
         return err->code;
     if (resolve_device(opts, p->cfg->device, p, err) != 0)
-        return err->code;
+        return err->code == HARNESS_EXIT_RUNTIME ? cpu_hint(opts, p, err) : err->code;
     if (harness_registry_init(&p->registry, harness_host_services(), err) != 0)
         return err->code;
     p->registry_ready = 1;
@@ -314,13 +346,15 @@ int harness_prepare_point(const harness_cli_opts *opts, size_t point, harness_pr
     }
     const harness_variant *v = &p->entry->variant;
     if (strcmp(v->device, p->device) != 0) {
-        if (strcmp(p->cfg->device, "auto") != 0)
-            return harness_config_fail(p->cfg, HARNESS_EXIT_USAGE, "component.variant_key", err,
-                                       "%s runs on %s, but device is %s; drop one of them or make them agree",
-                                       v->key, v->device, p->cfg->device);
+        if (strcmp(p->cfg->device, "auto") != 0) {
+            harness_config_fail(p->cfg, HARNESS_EXIT_USAGE, "component.variant_key", err,
+                                "%s runs on %s, but device is %s; drop one of them or make them agree", v->key,
+                                v->device, p->cfg->device);
+            return cpu_hint(opts, p, err);
+        }
         /* auto with an exact key: the key decides. */
         if (resolve_device(opts, v->device, p, err) != 0)
-            return err->code;
+            return cpu_hint(opts, p, err);
     }
     if (check_cuda_only_keys(p, err) != 0)
         return err->code;
@@ -339,9 +373,8 @@ int harness_prepare_point(const harness_cli_opts *opts, size_t point, harness_pr
         }
     }
     p->resolved_yaml = harness_config_dump(p->cfg);
-    if (!p->resolved_yaml)
+    if (!p->resolved_yaml || folder_hash(p->cfg, p->hash8) != 0)
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
-    harness_config_hash8(p->resolved_yaml, p->hash8);
     return 0;
 }
 

@@ -10,11 +10,13 @@
 #include "cli/commands.h"
 #include "compare/baseline_db.h"
 #include "compare/compare.h"
+#include "util/term.h"
 
 static void usage(FILE *f)
 {
     fputs("usage: harness compare BASE CAND [--threshold PCT] [--alpha A] [--on-ambiguous fail|pass]\n"
           "                             [--format text|markdown|json] [--filter REGEX]\n"
+          "                             [--color auto|never|always] [--wide]\n"
           "       harness compare --baseline-db FILE [--baseline-branch NAME] CAND [options]\n"
           "\n"
           "Is the candidate slower than the base? BASE and CAND are experiment folders\n"
@@ -52,6 +54,11 @@ static void usage(FILE *f)
           "                        their medians are the base's replicates, and the base column\n"
           "                        is the median of those medians\n"
           "  --baseline-branch B   the branch of the baseline (default main)\n"
+          "  --color WHEN          colour the verdicts in the text format: auto (default: on a\n"
+          "                        terminal, unless NO_COLOR is set), never or always\n"
+          "  --wide                every column of the text table; by default it is fitted to\n"
+          "                        the terminal's width ($COLUMNS), dropping the columns the\n"
+          "                        verdict sums up (replicates, p, rank, interval, medians)\n"
           "  --filter REGEX        only runs whose name \"EXPERIMENT_NAME VARIANT_KEY KEY=VALUE...\"\n"
           "                        (every component parameter) matches (POSIX extended regex)\n"
           "\n"
@@ -63,7 +70,7 @@ static void usage(FILE *f)
 
 enum {
     OPT_THRESHOLD = 't', OPT_ALPHA = 'a', OPT_FORMAT = 'f', OPT_HELP = 'h',
-    OPT_ON_AMBIGUOUS = 1000, OPT_BASELINE_DB, OPT_BASELINE_BRANCH, OPT_FILTER
+    OPT_ON_AMBIGUOUS = 1000, OPT_BASELINE_DB, OPT_BASELINE_BRANCH, OPT_FILTER, OPT_COLOR, OPT_WIDE
 };
 
 /* A whole finite number, nothing after it but `suffix` (if given). */
@@ -88,6 +95,8 @@ typedef struct compare_opts {
     const char *filter;                /* --filter REGEX over benchmark names */
     harness_compare_options o;
     harness_compare_format format;
+    harness_color_mode color;          /* --color: the text format's verdicts */
+    int wide;                          /* --wide: every column, whatever the terminal's width */
 } compare_opts;
 
 /* -1 after --help, else 0 or an exit code with err set. */
@@ -101,6 +110,8 @@ static int parse(int argc, char **argv, compare_opts *opts, harness_error *err)
         {"baseline-db", required_argument, NULL, OPT_BASELINE_DB},
         {"baseline-branch", required_argument, NULL, OPT_BASELINE_BRANCH},
         {"filter", required_argument, NULL, OPT_FILTER},
+        {"color", required_argument, NULL, OPT_COLOR},
+        {"wide", no_argument, NULL, OPT_WIDE},
         {"help", no_argument, NULL, OPT_HELP},
         {NULL, 0, NULL, 0},
     };
@@ -128,6 +139,11 @@ static int parse(int argc, char **argv, compare_opts *opts, harness_error *err)
             break;
         case OPT_BASELINE_DB: opts->baseline_db = optarg; break;
         case OPT_FILTER: opts->filter = optarg; break;
+        case OPT_WIDE: opts->wide = 1; break;
+        case OPT_COLOR:
+            if (harness_color_option(optarg, &opts->color, err) != 0)
+                return err->code;
+            break;
         case OPT_BASELINE_BRANCH: opts->baseline_branch = optarg; break;
         case OPT_ON_AMBIGUOUS:
             if (strcmp(optarg, "fail") == 0)
@@ -263,7 +279,10 @@ int harness_cmd_compare(int argc, char **argv)
         harness_comparison_free(&cmp);
         return harness_error_report(&err);
     }
-    char *report = harness_compare_report(&cmp, opts.format);
+    harness_color_init(opts.color);
+    harness_text_style style = {harness_color_on(stdout), opts.wide ? 0 : harness_term_width()};
+    char *report = opts.format == HARNESS_COMPARE_TEXT ? harness_compare_report_text(&cmp, &style)
+                                                       : harness_compare_report(&cmp, opts.format);
     if (!report) {
         harness_comparison_free(&cmp);
         harness_error_set(&err, HARNESS_EXIT_RUNTIME, "out of memory writing the report");

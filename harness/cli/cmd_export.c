@@ -11,7 +11,7 @@
 
 static void usage(FILE *f)
 {
-    fputs("usage: harness export EXPERIMENT... [--format csv|json] [--filter REGEX]\n"
+    fputs("usage: harness export EXPERIMENT... [--format csv|json] [--rows windows|runs] [--filter REGEX]\n"
           "\n"
           "Print one row per rank and measurement window of each experiment folder\n"
           "(an EXPERIMENT may be a folder of them, as for compare):\n"
@@ -20,6 +20,8 @@ static void usage(FILE *f)
           "A run that failed before measuring gets one row with its status and error.\n"
           "csv (default): RFC 4180, a header line; json: an array of objects.\n"
           "\n"
+          "  --rows R         windows (default): a row per rank and window; runs: a row per\n"
+          "                   rank, with the statistics over all its windows (window empty)\n"
           "  --filter REGEX   only runs whose name \"EXPERIMENT_NAME VARIANT_KEY KEY=VALUE...\"\n"
           "                   (every component parameter) matches (POSIX extended regex)\n"
           "\n"
@@ -33,11 +35,12 @@ int harness_cmd_export(int argc, char **argv)
     static const struct option longopts[] = {
         {"format", required_argument, NULL, 'f'},
         {"filter", required_argument, NULL, 1000},   /* long only */
+        {"rows", required_argument, NULL, 1001},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     harness_error err = {0};
-    const char *format = "csv", *pattern = NULL;
+    const char *format = "csv", *pattern = NULL, *rows = "windows";
     opterr = 0;
     optind = 1;
     int c;
@@ -45,6 +48,7 @@ int harness_cmd_export(int argc, char **argv)
         switch (c) {
         case 'f': format = optarg; break;
         case 1000: pattern = optarg; break;
+        case 1001: rows = optarg; break;
         case 'h': usage(stdout); return 0;
         default:
             harness_error_set(&err, HARNESS_EXIT_USAGE, "export: unknown option or missing value: '%s'; see "
@@ -55,6 +59,10 @@ int harness_cmd_export(int argc, char **argv)
     int json = strcmp(format, "json") == 0;
     if (!json && strcmp(format, "csv") != 0) {
         harness_error_set(&err, HARNESS_EXIT_USAGE, "export: --format: expected csv or json, got '%s'", format);
+        return harness_error_report(&err);
+    }
+    if (strcmp(rows, "windows") != 0 && strcmp(rows, "runs") != 0) {
+        harness_error_set(&err, HARNESS_EXIT_USAGE, "export: --rows: expected windows or runs, got '%s'", rows);
         return harness_error_report(&err);
     }
     if (optind == argc) {
@@ -73,6 +81,7 @@ int harness_cmd_export(int argc, char **argv)
         return harness_error_report(&err);
     }
     table.filter = &filter;
+    table.per_run = strcmp(rows, "runs") == 0;
     int bad = 0;
     for (int i = optind; i < argc && !bad; i++)
         bad = harness_export_add_folder(&table, argv[i], &err);

@@ -91,5 +91,9 @@ int harness_cmd_record(int argc, char **argv)
     if (res.already)
         printf(" (%zu already stored)", res.already);
     putchar('\n');
+    /* Kept for the record, but not a figure: history would not show them, and says the same. */
+    if (res.not_ok)
+        fprintf(stderr, "harness: warning: %zu of the runs recorded did not finish ok (interrupted, failed, or no "
+                "samples): they are stored, but history and --baseline-db leave them out\n", res.not_ok);
     return 0;
 }

@@ -15,11 +15,13 @@
 #include "cli/session.h"
 #include "run/runner.h"
 #include "util/format.h"
+#include "util/term.h"
 
 static void usage(FILE *f)
 {
     fputs("usage: harness run CONFIG... [--runs N] [--filter REGEX] [--set KEY=VALUE]... [--output-dir DIR]\n"
           "                   [--device auto|cpu|cuda] [--plugin-path DIR]... [--quiet]\n"
+          "                   [--color auto|never|always]\n"
           "\n"
           "Validate CONFIG, load its component, check it against the reference, run the\n"
           "warmup / wait / measurement schedule and write an experiment folder under\n"
@@ -39,7 +41,9 @@ static void usage(FILE *f)
           "  --output-dir DIR    root for the experiment folder (experiment.output_dir)\n"
           "  --device D          auto, cpu or cuda (device)\n"
           "  --plugin-path DIR   look for plugins in DIR first (repeatable)\n"
-          "  --quiet             print only the experiment folder's path (one per point)\n"
+          "  --color WHEN        warnings in yellow: auto (on a terminal, unless NO_COLOR is set),\n"
+          "                      never or always\n"
+          "  --quiet             print only the folders' paths (one per point) and errors; warnings at the end\n"
           "\n"
           "exit: 0 ok, 1 validation mismatch, 2 usage or config error, 3 runtime failure (a crashed or\n"
           "      hung plugin too), 128+signal interrupted (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP)\n",
@@ -199,6 +203,7 @@ int harness_cmd_run(int argc, char **argv)
     int code = harness_parse_opts(argc, argv, "run", usage, &opts, &perr);
     if (code != 0)
         return code < 0 ? 0 : harness_error_report(&perr);
+    harness_color_init(opts.color);
     if (is_suite(&opts))
         return harness_run_suite(&opts);
     if (harness_cli_prepare_parsed(&opts, "run", &p, &code) != 0)

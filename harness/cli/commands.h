@@ -8,6 +8,7 @@
 #include "config/config.h"
 #include "util/error.h"
 #include "plugin/registry.h"
+#include "util/term.h"
 
 #define HARNESS_MAX_OPTS 64
 
@@ -24,6 +25,7 @@ typedef struct harness_cli_opts {
     const char *output_dir;        /* --output-dir, overrides experiment.output_dir */
     const char *device;            /* --device, overrides device */
     int quiet;
+    harness_color_mode color;      /* run --color */
     int json;                      /* list --json */
     int device_may_be_absent;      /* validate: check a cuda config on a machine without a GPU */
 } harness_cli_opts;

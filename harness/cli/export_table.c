@@ -239,12 +239,14 @@ static int add_summary(harness_export_table *t, const char *folder, const char *
     }
     /* A run that failed before measuring still gets its row: status and
      * error are what a reader of the export needs to see. */
-    if (rc == 0 && cJSON_GetArraySize(windows) == 0) {
-        put_window(base, NULL);
+    if (rc == 0 && (cJSON_GetArraySize(windows) == 0 || t->per_run)) {
+        /* The run's own statistics have the windows' keys but for the
+         * window's index and stop, which stay null. */
+        put_window(base, cJSON_GetArraySize(windows) ? get(s, "timing") : NULL);
         cJSON_AddItemToArray(t->rows, base);
         base = NULL;
     }
-    const cJSON *list = cJSON_IsArray(windows) ? windows : NULL;
+    const cJSON *list = cJSON_IsArray(windows) && base ? windows : NULL;   /* NULL: the run's row is in */
     cJSON_ArrayForEach(w, list) {
         cJSON *row = rc == 0 ? cJSON_Duplicate(base, 1) : NULL;
         if (!row) {

@@ -15,6 +15,7 @@ typedef struct harness_export_table {
     cJSON *rows;       /* array of objects, name -> number, string, bool or null */
     const harness_bench_filter *filter; /* --filter: only runs whose name matches; NULL all */
     size_t runs_seen;  /* ranks read, kept or not (to tell "filtered out" from "nothing there") */
+    int per_run;       /* --rows runs: one row per rank, its whole-run statistics (window: null) */
 } harness_export_table;
 
 int harness_export_table_init(harness_export_table *t, harness_error *err);

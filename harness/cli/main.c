@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "git_commit.h"   /* generated at every make: Makefile.am */
 #include "harness/plugin.h"
+#include "util/suggest.h"
 
 static void usage(FILE *f)
 {
@@ -30,6 +31,53 @@ static void usage(FILE *f)
           f);
 }
 
+struct command {
+    const char *name;
+    int (*fn)(int argc, char **argv);
+};
+
+static const struct command commands[] = {
+    {"run", harness_cmd_run},         {"validate", harness_cmd_validate},
+    {"list", harness_cmd_list},       {"compare", harness_cmd_compare},
+    {"calibrate", harness_cmd_calibrate}, {"record", harness_cmd_record},
+    {"history", harness_cmd_history}, {"ab", harness_cmd_ab},
+    {"export", harness_cmd_export},   {"new-plugin", harness_cmd_new_plugin},
+};
+#define N_COMMANDS (sizeof commands / sizeof commands[0])
+
+static const struct command *find_command(const char *name)
+{
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        if (strcmp(commands[i].name, name) == 0)
+            return &commands[i];
+    return NULL;
+}
+
+/* A typo ("runn") is answered with the command meant, as config keys are. */
+static int unknown_command(const char *cmd)
+{
+    const char *names[N_COMMANDS];
+    for (size_t i = 0; i < N_COMMANDS; i++)
+        names[i] = commands[i].name;
+    const char *guess = harness_suggest(cmd, names, N_COMMANDS);
+    if (guess)
+        fprintf(stderr, "harness: unknown command '%s'; did you mean '%s'? (see harness --help)\n", cmd, guess);
+    else
+        fprintf(stderr, "harness: unknown command '%s'; commands are run, validate, list, compare, calibrate, "
+                        "record, history, ab, export and new-plugin (see harness --help)\n", cmd);
+    return 2;
+}
+
+/* `harness help CMD` is `harness CMD --help`: the habit git and cargo teach. */
+static int help_for(const char *cmd)
+{
+    const struct command *c = find_command(cmd);
+    if (!c)
+        return unknown_command(cmd);
+    char *args[] = {(char *)c->name, (char *)"--help", NULL};
+    return c->fn(2, args);
+}
+
 static int dispatch(int argc, char **argv)
 {
     if (argc < 2) {
@@ -38,6 +86,8 @@ static int dispatch(int argc, char **argv)
         return 2;
     }
     const char *cmd = argv[1];
+    if (strcmp(cmd, "help") == 0 && argc >= 3)
+        return help_for(argv[2]);
     if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 || strcmp(cmd, "help") == 0) {
         usage(stdout);
         return 0;
@@ -47,28 +97,10 @@ static int dispatch(int argc, char **argv)
                HARNESS_GIT_COMMIT);
         return 0;
     }
-    if (strcmp(cmd, "run") == 0)
-        return harness_cmd_run(argc - 1, argv + 1);
-    if (strcmp(cmd, "validate") == 0)
-        return harness_cmd_validate(argc - 1, argv + 1);
-    if (strcmp(cmd, "list") == 0)
-        return harness_cmd_list(argc - 1, argv + 1);
-    if (strcmp(cmd, "compare") == 0)
-        return harness_cmd_compare(argc - 1, argv + 1);
-    if (strcmp(cmd, "calibrate") == 0)
-        return harness_cmd_calibrate(argc - 1, argv + 1);
-    if (strcmp(cmd, "record") == 0)
-        return harness_cmd_record(argc - 1, argv + 1);
-    if (strcmp(cmd, "history") == 0)
-        return harness_cmd_history(argc - 1, argv + 1);
-    if (strcmp(cmd, "ab") == 0)
-        return harness_cmd_ab(argc - 1, argv + 1);
-    if (strcmp(cmd, "export") == 0)
-        return harness_cmd_export(argc - 1, argv + 1);
-    if (strcmp(cmd, "new-plugin") == 0)
-        return harness_cmd_new_plugin(argc - 1, argv + 1);
-    fprintf(stderr, "harness: unknown command '%s'; commands are run, validate, list, compare, calibrate, record, history, ab, export and new-plugin (see harness --help)\n", cmd);
-    return 2;
+    const struct command *c = find_command(cmd);
+    if (c)
+        return c->fn(argc - 1, argv + 1);
+    return unknown_command(cmd);
 }
 
 /* What a command printed must have reached stdout (a full disk, /dev/full,

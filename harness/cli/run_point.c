@@ -386,8 +386,8 @@ static void finish_point(point *pt)
                 printf("experiment: %s\n", pt->exp.dir);
             }
             fflush(stdout);
-            /* Once, on stderr, even with --quiet: they qualify every figure. */
-            harness_warnings_print(&s->warnings, stderr);
+            /* Once, on stderr, even with --quiet (then at the end): they qualify every figure. */
+            harness_session_warn(pt->session, &s->warnings, pt->exp.dir, pt->p->cfg->n_sweep_points > 1);
         }
     }
     if (pt->code != 0 && !pt->crashed)

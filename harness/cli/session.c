@@ -1,4 +1,7 @@
+#define _GNU_SOURCE                /* asprintf */
 #include "cli/session.h"
+
+#include <stdio.h>
 
 #include <stdlib.h>
 #include <string.h>
@@ -7,6 +10,8 @@
 #endif
 
 #include "dist/launcher.h"
+#include "report/warnings.h"
+#include "util/term.h"
 
 static const char *getenv_text(const char *name)
 {
@@ -66,8 +71,37 @@ harness_backend *harness_session_backend(harness_session *s, const char *device,
     return &s->backend;
 }
 
+void harness_session_warn(harness_session *s, const harness_warnings *w, const char *dir, int several)
+{
+    if (!s->opts->quiet) {
+        harness_warnings_print(w, stderr);
+        return;
+    }
+    for (size_t i = 0; i < w->n; i++) {
+        char *line = NULL;
+        int color = harness_color_on(stderr);
+        int n = asprintf(&line, "harness: %swarning:%s %s%s%s\n", color ? HARNESS_SGR_YELLOW : "",
+                         color ? HARNESS_SGR_RESET : "", several ? dir : "", several ? ": " : "", w->text[i]);
+        char *grown = n > 0 ? realloc(s->deferred, s->deferred_len + (size_t)n + 1) : NULL;
+        if (!grown) {              /* no memory to keep it: say it now rather than never */
+            fprintf(stderr, "harness: warning: %s\n", w->text[i]);
+            free(line);
+            continue;
+        }
+        memcpy(grown + s->deferred_len, line, (size_t)n + 1);
+        s->deferred = grown;
+        s->deferred_len += (size_t)n;
+        free(line);
+    }
+}
+
 void harness_session_end(harness_session *s)
 {
+    if (s->deferred) {
+        fflush(stdout);            /* the paths first, then what qualifies them */
+        fputs(s->deferred, stderr);
+        free(s->deferred);
+    }
     if (s->backend_open)
         harness_backend_close(&s->backend);
     s->dist.ops->finalize(&s->dist);

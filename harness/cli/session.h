@@ -13,6 +13,8 @@ typedef struct harness_session {
     harness_dist dist;
     harness_backend backend;
     int backend_open;
+    char *deferred;                /* --quiet: warning lines kept for the end of the run */
+    size_t deferred_len;
 } harness_session;
 
 /* Finds this process's place among the ranks: alone, or an MPI rank when a
@@ -24,6 +26,12 @@ int harness_session_init(harness_session *s, const harness_cli_opts *opts, harne
  * device) on demand. NULL with err set when it cannot be opened. */
 harness_backend *harness_session_backend(harness_session *s, const char *device, const harness_backend_options *opts,
                                         harness_error *err);
+
+/* A point's warnings: on stderr now, or with --quiet kept (each line naming
+ * the point's folder when the run has several points) and printed once by
+ * harness_session_end, after every path. */
+struct harness_warnings;
+void harness_session_warn(harness_session *s, const struct harness_warnings *w, const char *dir, int several);
 
 void harness_session_end(harness_session *s);
 

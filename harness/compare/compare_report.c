@@ -9,6 +9,8 @@
 #include "compare/compare.h"
 #include "compare/folder_ranks.h"
 #include "util/format.h"
+#include "util/table_fit.h"
+#include "util/term.h"
 
 #define N_COLS 11
 #define COL_VERDICT (N_COLS - 1)
@@ -226,10 +228,51 @@ static void rounds_text(FILE *f, const harness_comparison *c)
 
 /* ---- text --------------------------------------------------------------------- */
 
-/* The pairs' table, aligned. */
-static void pairs_text(FILE *f, const harness_comparison *c)
+/* The SGR colour of a verdict's word, or NULL for none. */
+static const char *verdict_color(harness_verdict v)
+{
+    switch (v) {
+    case HARNESS_VERDICT_REGRESSION: return HARNESS_SGR_RED;
+    case HARNESS_VERDICT_IMPROVEMENT: return HARNESS_SGR_GREEN;
+    case HARNESS_VERDICT_AMBIGUOUS: return HARNESS_SGR_YELLOW;
+    case HARNESS_VERDICT_FAILED: return HARNESS_SGR_BOLD_RED;
+    default: return NULL;
+    }
+}
+
+/* `word` in v's colour when the style has colour. */
+static void put_verdict(FILE *f, const harness_text_style *st, harness_verdict v, const char *word)
+{
+    const char *sgr = st->color ? verdict_color(v) : NULL;
+    fprintf(f, "%s%s%s", sgr ? sgr : "", word, sgr ? HARNESS_SGR_RESET : "");
+}
+
+/* One line of the table: the columns shown, cut to their widths. */
+static void table_line(FILE *f, const char *const *cell, const harness_table_fit *t, const harness_text_style *st,
+                       harness_verdict v)
+{
+    int first = 1;
+    for (int j = 0; j < N_COLS; j++) {
+        if (!t->shown[j])
+            continue;
+        char cut[512];
+        const char *text = harness_table_cut(cell[j], t->width[j], cut, sizeof cut);
+        fputs(first ? "" : "  ", f);
+        first = 0;
+        if (j == COL_VERDICT)      /* last and unpadded: its colour cannot shift a column */
+            put_verdict(f, st, v, text);
+        else
+            fprintf(f, j < 2 ? "%-*s" : "%*s", (int)t->width[j], text);
+    }
+    fputc('\n', f);
+}
+
+/* The pairs' table, aligned; on a narrow terminal the config is cut and
+ * the columns a verdict already sums up are dropped (--wide keeps them). */
+static void pairs_text(FILE *f, const harness_comparison *c, const harness_text_style *st)
 {
     size_t width[N_COLS];
+    unsigned char shown[N_COLS];
     for (int j = 0; j < N_COLS; j++)
         width[j] = strlen(headers[j]);
     for (size_t i = 0; i < c->n_pairs; i++) {
@@ -239,19 +282,39 @@ static void pairs_text(FILE *f, const harness_comparison *c)
             if (strlen(r.cell[j]) > width[j])
                 width[j] = strlen(r.cell[j]);
     }
-    for (int j = 0; j < N_COLS; j++)   /* names and configs left, numbers right, verdict left */
-        fprintf(f, j < 2 || j == COL_VERDICT ? "%-*s%s" : "%*s%s", j == COL_VERDICT ? 0 : (int)width[j], headers[j],
-                j == COL_VERDICT ? "\n" : "  ");
+    /* replicates, p, rank, the interval, then the medians: the ratio, the
+     * change and the verdict stay. */
+    static const int drop[] = {8, 9, 2, 6, 3, 4, 5};
+    harness_table_fit t = {N_COLS, width, shown, 1, 16, drop, (int)(sizeof drop / sizeof drop[0]), 2};
+    if (width[COL_VERDICT] < strlen("IMPROVEMENT"))
+        width[COL_VERDICT] = strlen("IMPROVEMENT");   /* the widest word, whatever the rows say */
+    harness_table_fit_to(&t, st->width);
+    table_line(f, headers, &t, &(harness_text_style){0, 0}, HARNESS_VERDICT_SAME);
     for (size_t i = 0; i < c->n_pairs; i++) {
         row r;
         make_row(&c->pairs[i], &r);
-        for (int j = 0; j < N_COLS; j++)
-            fprintf(f, j < 2 || j == COL_VERDICT ? "%-*s%s" : "%*s%s", j == COL_VERDICT ? 0 : (int)width[j],
-                    r.cell[j], j == COL_VERDICT ? "\n" : "  ");
+        table_line(f, r.cell, &t, st, c->pairs[i].s.verdict);
     }
 }
 
-static void text_report(FILE *f, const harness_comparison *c)
+/* hyperfine's two-sided summary, for a single pair: "cand ran 1.05 ± 0.01
+ * times faster than base", the ± half the interval's width as a factor. */
+static void faster_line(FILE *f, const harness_comparison *c)
+{
+    if (c->n_pairs != 1)
+        return;
+    const harness_compare_stats *s = &c->pairs[0].s;
+    if (s->verdict == HARNESS_VERDICT_FAILED || !(s->ratio > 0) || isinf(s->ratio) || !(s->ratio_lo > 0) ||
+        !(s->ratio_hi > 0) || isinf(s->ratio_hi))
+        return;
+    int cand_faster = s->ratio <= 1.0;
+    double factor = cand_faster ? 1.0 / s->ratio : s->ratio;
+    double spread = cand_faster ? (1.0 / s->ratio_lo - 1.0 / s->ratio_hi) / 2 : (s->ratio_hi - s->ratio_lo) / 2;
+    fprintf(f, "\n%s ran %.2f \xc2\xb1 %.2f times faster than %s\n", cand_faster ? "cand" : "base", factor, spread,
+            cand_faster ? "base" : "cand");
+}
+
+static void text_report(FILE *f, const harness_comparison *c, const harness_text_style *st)
 {
     for (int side = 0; side < 2; side++) {
         const harness_compare_side *sd = side ? &c->cand : &c->base;
@@ -262,7 +325,8 @@ static void text_report(FILE *f, const harness_comparison *c)
         fputs(side ? ")\n\n" : ")\n", f);
     }
 
-    pairs_text(f, c);
+    pairs_text(f, c, st);
+    faster_line(f, c);
     rounds_text(f, c);
 
     int gap = 0;
@@ -270,14 +334,19 @@ static void text_report(FILE *f, const harness_comparison *c)
         const harness_compare_pair *p = &c->pairs[i];
         if (p->s.verdict != HARNESS_VERDICT_FAILED)
             continue;
-        fprintf(f, "%sFAILED: %s {%s} rank %d/%d: %s\n", gap++ ? "" : "\n", p->base->variant_key,
+        fputs(gap++ ? "" : "\n", f);
+        put_verdict(f, st, HARNESS_VERDICT_FAILED, "FAILED");
+        fprintf(f, ": %s {%s} rank %d/%d: %s\n", p->base->variant_key,
                 p->base->config_text, p->base->rank, p->base->world_size, p->reason);
     }
     for (size_t i = 0; i < c->n_pairs; i++) {
         const harness_compare_pair *p = &c->pairs[i];
-        if (p->s.verdict == HARNESS_VERDICT_AMBIGUOUS)
-            fprintf(f, "%sAMBIGUOUS: %s {%s} rank %d/%d: %s\n", gap++ ? "" : "\n", p->base->variant_key,
-                    p->base->config_text, p->base->rank, p->base->world_size, p->s.why);
+        if (p->s.verdict != HARNESS_VERDICT_AMBIGUOUS)
+            continue;
+        fputs(gap++ ? "" : "\n", f);
+        put_verdict(f, st, HARNESS_VERDICT_AMBIGUOUS, "AMBIGUOUS");
+        fprintf(f, ": %s {%s} rank %d/%d: %s\n", p->base->variant_key, p->base->config_text, p->base->rank,
+                p->base->world_size, p->s.why);
     }
     for (size_t i = 0; i < c->n_notes; i++)
         fprintf(f, "%snote: %s\n", gap++ ? "" : "\n", c->notes[i]);
@@ -301,7 +370,9 @@ static void text_report(FILE *f, const harness_comparison *c)
         }
     }
 
-    fprintf(f, "\nverdict: %s: ", harness_verdict_label(c->overall));
+    fputs("\nverdict: ", f);
+    put_verdict(f, st, c->overall, harness_verdict_label(c->overall));
+    fputs(": ", f);
     counts_line(f, c);
     fputs(" (", f);
     params_line(f, c);
@@ -654,17 +725,32 @@ static char *json_report(const harness_comparison *c)
 
 char *harness_compare_report(const harness_comparison *c, harness_compare_format fmt)
 {
+    static const harness_text_style plain;
     if (fmt == HARNESS_COMPARE_JSON)
         return json_report(c);
+    if (fmt == HARNESS_COMPARE_TEXT)
+        return harness_compare_report_text(c, &plain);
     char *buf = NULL;
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     if (!f)
         return NULL;
-    if (fmt == HARNESS_COMPARE_MARKDOWN)
-        markdown_report(f, c);
-    else
-        text_report(f, c);
+    markdown_report(f, c);
+    if (fclose(f) != 0) {
+        free(buf);
+        return NULL;
+    }
+    return buf;
+}
+
+char *harness_compare_report_text(const harness_comparison *c, const harness_text_style *style)
+{
+    char *buf = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&buf, &len);
+    if (!f)
+        return NULL;
+    text_report(f, c, style);
     if (fclose(f) != 0) {
         free(buf);
         return NULL;

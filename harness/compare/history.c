@@ -197,6 +197,21 @@ static int find_changes(harness_series *s, const harness_cp_options *cp)
     return rc;
 }
 
+/* Runs the query above leaves out whatever the filter: not ok, failed
+ * validation or without samples. -1 when it cannot tell. */
+static long count_not_ok(sqlite3 *h)
+{
+    sqlite3_stmt *st;
+    long n = -1;
+    if (sqlite3_prepare_v2(h, "SELECT count(*) FROM runs WHERE NOT (status = 'ok' AND validation_failed = 0 AND n > 0 "
+                           "AND median IS NOT NULL)", -1, &st, NULL) != SQLITE_OK)
+        return -1;
+    if (sqlite3_step(st) == SQLITE_ROW)
+        n = (long)sqlite3_column_int64(st, 0);
+    sqlite3_finalize(st);
+    return n;
+}
+
 int harness_history_load(harness_db *db, const harness_history_filter *f, const harness_cp_options *cp,
                          harness_history *out, harness_error *err)
 {
@@ -231,6 +246,12 @@ int harness_history_load(harness_db *db, const harness_history_filter *f, const 
     if (out->n_series == 0) {
         char what[512];
         describe(f, what, sizeof what);
+        long left_out = count_not_ok(h);
+        if (left_out > 0)
+            return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: no recorded run matches (%s); the database holds "
+                                     "%ld run%s that did not finish ok (interrupted, failed, or no samples), which "
+                                     "history leaves out (record said so)", out->db_path, what, left_out,
+                                     left_out == 1 ? "" : "s");
         return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: no recorded run matches (%s); see the series with "
                                  "no filter, or record runs first (harness record)", out->db_path, what);
     }

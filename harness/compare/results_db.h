@@ -39,6 +39,7 @@ typedef struct harness_record_options {
 
 typedef struct harness_record_result {
     size_t added;                  /* runs (ranks) stored */
+    size_t not_ok;                 /* of them, runs history leaves out: not status ok, failed validation, no samples */
     size_t already;                /* runs found already stored (same summary bytes) */
     size_t folders;                /* experiment folders read (folders of them expanded) */
 } harness_record_result;

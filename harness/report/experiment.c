@@ -16,11 +16,15 @@ int harness_experiment_create(harness_experiment *exp, const char *output_dir, t
     localtime_r(&when, &tm);
     char stamp[32];
     strftime(stamp, sizeof stamp, "%Y-%m-%d__%H-%M-%S", &tm);
+    /* "base/" names the same folder as "base": no "base//" in the paths printed. */
+    int root = (int)strlen(output_dir);
+    while (root > 0 && output_dir[root - 1] == '/')  /* "/" itself: root 0, then "/stamp" */
+        root--;
     /* mkdir is atomic: whoever creates the name owns it, so concurrent runs
      * in the same second cannot share a folder. */
     for (int n = 1; n < 10000; n++) {
-        int len = n == 1 ? snprintf(exp->dir, sizeof exp->dir, "%s/%s_%s", output_dir, stamp, hash8)
-                         : snprintf(exp->dir, sizeof exp->dir, "%s/%s_%s-%d", output_dir, stamp, hash8, n);
+        int len = n == 1 ? snprintf(exp->dir, sizeof exp->dir, "%.*s/%s_%s", root, output_dir, stamp, hash8)
+                         : snprintf(exp->dir, sizeof exp->dir, "%.*s/%s_%s-%d", root, output_dir, stamp, hash8, n);
         if (len < 0 || (size_t)len >= sizeof exp->dir)
             return harness_error_set(err, HARNESS_EXIT_RUNTIME, "experiment.output_dir %s: path too long",
                                      output_dir);

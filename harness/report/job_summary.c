@@ -1,5 +1,6 @@
 /* The cross-rank summary; see job_summary.h. */
 #include "report/job_summary.h"
+#include "util/format.h"
 
 #include <cjson/cJSON.h>
 #include <stdio.h>
@@ -171,22 +172,27 @@ char *harness_job_summary_text(const harness_rank_figures *r, int n, const char 
     FILE *f = open_memstream(&buf, &len);
     if (!f)
         return NULL;
-    fprintf(f, "%s on %d rank%s\n\n%6s  %-10s %-20s %14s %14s %10s %10s\n", variant_key, n, n == 1 ? "" : "s",
-            "rank", "status", "host", "median ns", "p90 ns", "GB/s", "GFLOP/s");
+    /* Times with their unit, as stdout prints them (harness_format_ns). */
+    char med[32], p90[32], lo[32], hi[32];
+    fprintf(f, "%s on %d rank%s\n\n%6s  %-10s %-20s %12s %12s %10s %10s\n", variant_key, n, n == 1 ? "" : "s",
+            "rank", "status", "host", "median", "p90", "GB/s", "GFLOP/s");
     for (int i = 0; i < n; i++)
-        fprintf(f, "%6d  %-10s %-20.20s %14.1f %14.1f %10.2f %10.2f\n", r[i].rank, r[i].status, r[i].host,
-                r[i].median_ns, r[i].p90_ns, r[i].gb_per_s, r[i].gflop_per_s);
+        fprintf(f, "%6d  %-10s %-20.20s %12s %12s %10.2f %10.2f\n", r[i].rank, r[i].status, r[i].host,
+                harness_format_ns(r[i].median_ns, med, sizeof med), harness_format_ns(r[i].p90_ns, p90, sizeof p90),
+                r[i].gb_per_s, r[i].gflop_per_s);
     across a = across_ranks(r, n);
     if (a.n > 0)
-        fprintf(f, "\nacross %d rank%s: median of the ranks' medians %.1f ns, min %.1f (rank %d), max %.1f (rank %d); "
-                "skew (max / min) %.3f\n", a.n, a.n == 1 ? "" : "s", a.median, a.min, a.fastest, a.max, a.slowest,
-                a.skew);
+        fprintf(f, "\nacross %d rank%s: median of the ranks' medians %s, min %s (rank %d), max %s (rank %d); "
+                "skew (max / min) %.3f\n", a.n, a.n == 1 ? "" : "s", harness_format_ns(a.median, med, sizeof med),
+                harness_format_ns(a.min, lo, sizeof lo), a.fastest, harness_format_ns(a.max, hi, sizeof hi),
+                a.slowest, a.skew);
     else
         fputs("\nno rank measured a step\n", f);
     for (int w = 0; w < max_windows(r, n); w++) {
         double ns;
         int who = slowest_in_window(r, n, w, &ns);
-        fprintf(f, "window %d: slowest rank %d (median %.1f ns)\n", w + 1, who, ns);   /* from 1, as in text */
+        fprintf(f, "window %d: slowest rank %d (median %s)\n", w + 1, who,   /* from 1, as in text */
+                harness_format_ns(ns, med, sizeof med));
     }
     for (int i = 0; i < n; i++)
         if (r[i].comm_calls)

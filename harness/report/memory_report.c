@@ -311,10 +311,66 @@ static int emit_series(FILE *b, const chart *c, const harness_memory_log *log, i
     return 0;
 }
 
-static void emit_marker(FILE *b, const chart *c, const char *id, const char *cls, const char *what, uint64_t bytes,
-                        int64_t step, double label_dy)
+/* A marker label's box in the SVG's units: bold 12px text, about 7 px a
+ * character, 10 px above its baseline and 3 below. */
+typedef struct label_box {
+    double x0, x1, top, bottom;
+} label_box;
+
+static label_box box_of(double x, double baseline, int anchor_end, size_t chars)
 {
-    char h[32];
+    double w = 7.0 * (double)chars;
+    return (label_box){anchor_end ? x - w : x, anchor_end ? x : x + w, baseline - 10, baseline + 3};
+}
+
+/* Whether a series' line (straight between its samples) passes through the box. */
+static int line_crosses(const chart *c, const harness_memory_log *log, int which, const label_box *bx)
+{
+    for (size_t i = 0; i + 1 < log->n; i++) {
+        double xa = px(c, (double)log->samples[i].step), xb = px(c, (double)log->samples[i + 1].step);
+        double ya = py(c, (double)series_value(&log->samples[i], which));
+        double yb = py(c, (double)series_value(&log->samples[i + 1], which));
+        double lo = xa > bx->x0 ? xa : bx->x0, hi = xb < bx->x1 ? xb : bx->x1;
+        if (xb <= xa || lo > hi)
+            continue;
+        /* the segment's y over the box's x span, at its two ends */
+        double y_lo = ya + (yb - ya) * (lo - xa) / (xb - xa), y_hi = ya + (yb - ya) * (hi - xa) / (xb - xa);
+        double top = y_lo < y_hi ? y_lo : y_hi, bottom = y_lo < y_hi ? y_hi : y_lo;
+        if (bottom >= bx->top - 2 && top <= bx->bottom + 2)
+            return 1;
+    }
+    return 0;
+}
+
+static int boxes_overlap(const label_box *a, const label_box *b)
+{
+    return a->x0 < b->x1 && b->x0 < a->x1 && a->top < b->bottom && b->top < a->bottom;
+}
+
+/* The baseline offset from the dot at which a label crosses no line, no
+ * other label (taken) and stays inside the plot: above, below, then
+ * further out in turn; above when nothing is clear. */
+static double clear_offset(const chart *c, const harness_memory_log *log, double x, double y, int anchor_end,
+                           size_t chars, const label_box *taken)
+{
+    static const double offsets[] = {-9, 18, -25, 34, -41, 50};
+    for (size_t k = 0; k < sizeof offsets / sizeof offsets[0]; k++) {
+        label_box bx = box_of(x, y + offsets[k], anchor_end, chars);
+        int clear = bx.top >= MT && bx.bottom <= MT + PH && !(taken && boxes_overlap(&bx, taken));
+        for (int which = SERIES_ALLOCATED; clear && log && which <= SERIES_PEAK; which++)
+            clear = !line_crosses(c, log, which, &bx);
+        if (clear)
+            return offsets[k];
+    }
+    return offsets[0];
+}
+
+/* The dot and its label, placed clear of the lines and of `taken` (the
+ * other label, or NULL); *placed gets this label's box. */
+static void emit_marker(FILE *b, const chart *c, const harness_memory_log *log, const char *id, const char *cls,
+                        const char *what, uint64_t bytes, int64_t step, const label_box *taken, label_box *placed)
+{
+    char h[32], text[160];
     fmt_bytes(h, sizeof h, bytes);
     double x = px(c, (double)step), y = py(c, (double)bytes);
     fprintf(b,
@@ -323,8 +379,13 @@ static void emit_marker(FILE *b, const chart *c, const char *id, const char *cls
               "</title></circle>\n",
               id, cls, bytes, step, x, y, what, h, bytes, step);
     int right_half = x > ML + PW / 2.0;
-    fprintf(b, "<text class=\"mlabel\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s %s</text>\n",
-              right_half ? x - 8 : x + 8, y + label_dy, right_half ? "end" : "start", what, h);
+    double tx = right_half ? x - 8 : x + 8;
+    int n = snprintf(text, sizeof text, "%s %s", what, h);
+    size_t chars = n > 0 ? (size_t)n : 0;
+    double dy = clear_offset(c, log, tx, y, right_half, chars, taken);
+    *placed = box_of(tx, y + dy, right_half, chars);
+    fprintf(b, "<text class=\"mlabel\" id=\"%s-label\" x=\"%.1f\" y=\"%.1f\" text-anchor=\"%s\">%s</text>\n", id,
+            tx, y + dy, right_half ? "end" : "start", text);
 }
 
 /* y: everything drawn or marked fits, with room above for the peak's
@@ -411,15 +472,14 @@ static void emit_axes(FILE *b, const chart *c, int yticks, int with_xticks)
 
 /* The global peaks: the allocated one is the tracker's figure, at the first
  * sample that had seen it (it may have fallen between two samples); the
- * reserved one the largest sample. Labels that would collide are moved
- * apart, one above its dot and one below. */
+ * reserved one the largest sample. Each label goes where no line crosses
+ * it and the other label is not (above its dot when it can). */
 static void emit_peak_markers(FILE *b, const chart *c, const harness_memory_report_input *in,
                               const char *alloc_label, const char *reserved_label)
 {
     const harness_memory_log *log = in->log;
     size_t n = log->n;
     int64_t alloc_step = 0, res_step = 0;
-    double alloc_y = 0, res_y = 0;
     if (in->peak_allocated) {
         size_t at = n - 1;
         for (size_t i = 0; i < n; i++)
@@ -429,7 +489,6 @@ static void emit_peak_markers(FILE *b, const chart *c, const harness_memory_repo
                 break;
             }
         alloc_step = log->samples[at].step;
-        alloc_y = py(c, (double)in->peak_allocated);
     }
     uint64_t res_peak = 0;
     size_t res_at = 0;
@@ -440,17 +499,14 @@ static void emit_peak_markers(FILE *b, const chart *c, const harness_memory_repo
         }
     if (res_peak) {
         res_step = log->samples[res_at].step;
-        res_y = py(c, (double)res_peak);
     }
-    int collide = in->peak_allocated && res_peak && fabs(res_y - alloc_y) < 16 &&
-                  fabs(px(c, (double)res_step) - px(c, (double)alloc_step)) < 260;
     fputs("<g class=\"markers\">\n", b);
+    label_box res_box, alloc_box;
     if (res_peak)
-        emit_marker(b, c, "reserved-marker", "m-res", reserved_label, res_peak, res_step,
-                    collide && res_y >= alloc_y ? 18 : -9);
+        emit_marker(b, c, log, "reserved-marker", "m-res", reserved_label, res_peak, res_step, NULL, &res_box);
     if (in->peak_allocated)
-        emit_marker(b, c, "peak-marker", "m-peak", alloc_label, in->peak_allocated, alloc_step,
-                    collide && res_y < alloc_y ? 18 : -9);
+        emit_marker(b, c, log, "peak-marker", "m-peak", alloc_label, in->peak_allocated, alloc_step,
+                    res_peak ? &res_box : NULL, &alloc_box);
     fputs("</g>\n", b);
 }
 
@@ -669,15 +725,15 @@ char *harness_memory_report_html(const harness_memory_report_input *in)
     if (n) {
         const harness_memory_sample *s = log->samples;
         fprintf(b,
-                  "<tr><th>steps covered</th><td id=\"steps\" class=\"num\" data-first=\"%" PRId64 "\" data-last=\"%" PRId64
-                  "\">%" PRId64 " &ndash; %" PRId64 "</td></tr>\n",
+                  "<tr><th>steps sampled</th><td id=\"steps\" class=\"num\" data-first=\"%" PRId64 "\" data-last=\"%" PRId64
+                  "\">from step %" PRId64 " to step %" PRId64 " (steps count from 0)</td></tr>\n",
                   s[0].step, s[n - 1].step, s[0].step, s[n - 1].step);
         char d[48];
         fmt_duration(d, sizeof d, s[n - 1].t_us - s[0].t_us);
         fprintf(b, "<tr><th>time covered</th><td class=\"num\">%s</td></tr>\n", d);
         emit_figure_row(b, "allocated at the last sample", "last-allocated", s[n - 1].allocated);
     } else {
-        fputs("<tr><th>steps covered</th><td id=\"steps\" class=\"num\">no samples</td></tr>\n", b);
+        fputs("<tr><th>steps sampled</th><td id=\"steps\" class=\"num\">no samples</td></tr>\n", b);
     }
     fputs("</tbody>\n</table>\n", b);
 

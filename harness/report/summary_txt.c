@@ -148,12 +148,19 @@ static void print_throughput(FILE *f, const harness_summary *s)
     if (s->overall.n == 0 || median <= 0 || (s->cost.bytes <= 0 && s->cost.flops <= 0))
         return;
     char b[32];
+    /* The roofline's percents too: how good a rate is, said where the rate is. */
+    harness_roofline r;
+    harness_roofline_compute(s, &r);
     fprintf(f, "throughput at the median:");
     if (s->cost.bytes > 0)
         fprintf(f, " %.2f GB/s (%s/step)", s->cost.bytes / median, harness_format_bytes(s->cost.bytes, b, sizeof b));
+    if (s->cost.bytes > 0 && !r.missing && isfinite(r.percent_of_peak_bandwidth))
+        fprintf(f, " %.1f%% of peak", r.percent_of_peak_bandwidth);
     if (s->cost.flops > 0)
         fprintf(f, "%s %.2f GFLOP/s (%.4g FLOP/step)", s->cost.bytes > 0 ? "," : "", s->cost.flops / median,
                 s->cost.flops);
+    if (s->cost.flops > 0 && !r.missing && isfinite(r.percent_of_top_flops) && r.top_flops)
+        fprintf(f, " %.1f%% of peak %s", r.percent_of_top_flops, r.top_flops);
     fputc('\n', f);
 }
 

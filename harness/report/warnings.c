@@ -7,6 +7,7 @@
 #include "report/roofline.h"
 #include "report/summary.h"
 #include "util/format.h"
+#include "util/term.h"
 
 void harness_warnings_add(harness_warnings *w, const char *fmt, ...)
 {
@@ -208,6 +209,8 @@ void harness_warnings_collect(harness_summary *s)
 
 void harness_warnings_print(const harness_warnings *w, FILE *f)
 {
+    int color = harness_color_on(f);
     for (size_t i = 0; i < w->n; i++)
-        fprintf(f, "harness: warning: %s\n", w->text[i]);
+        fprintf(f, "harness: %swarning:%s %s\n", color ? HARNESS_SGR_YELLOW : "", color ? HARNESS_SGR_RESET : "",
+                w->text[i]);
 }

@@ -40,6 +40,14 @@ case $? in
            pass "--require-idle on a busy machine refuses" || fail "--require-idle refusal: $(cat "$SCRATCH/err")" ;;
     *) fail "--require-idle: exit $?" ;;
 esac
+# More threads than CPUs is busy on any machine: refused before measuring,
+# so nothing on stdout (no peaks printed, then refused).
+over=$(( $(getconf _NPROCESSORS_ONLN) * 4 ))
+expect_exit 3 "--require-idle --threads $over" "$HARNESS" calibrate --quick --require-idle --threads $over \
+    --output "$SCRATCH/over.json"
+expect_err "--require-idle: nothing measured" "--require-idle refuses before measuring"
+[ ! -s "$SCRATCH/out" ] && [ ! -e "$SCRATCH/over.json" ] && pass "--require-idle refused: no peaks printed, no file" ||
+    fail "--require-idle refused after measuring: $(cat "$SCRATCH/out")"
 ls "$SCRATCH" | grep -q '\.tmp' && fail "calibrate left a temporary file" || pass "no temporary file left"
 
 # Default location: $HARNESS_MACHINE_FILE, directories created.
@@ -67,6 +75,12 @@ roofline good 'r["percent_of_peak_bandwidth"] > 0 and r["percent_of_peak_flops"]
 roofline good 'r["peak_bytes_per_s"] > 0 and sys.argv[1] and r["peak_source"]'
 grep -q "of peak bandwidth" "$SCRATCH"/good/*/profiler_summary_ranks_1_rank_0.txt &&
     pass "text summary has the roofline" || fail "text summary lacks the roofline"
+# stdout's short table says it too, beside the rates it qualifies.
+expect_exit 0 "run's table with a machine file" env HARNESS_MACHINE_FILE="$M" "$HARNESS" run \
+    "$CONFIGS/rms_norm_tiny.yaml" --output-dir "$SCRATCH/table"
+grep -q "^throughput at the median: .* GB/s (.*/step) [0-9.]*% of peak, .* GFLOP/s (.*) [0-9.]*% of peak fp32 FLOP/s$" \
+    "$SCRATCH/out" && pass "stdout: the roofline percents beside the rates" ||
+    fail "stdout lacks the roofline percents: $(grep throughput "$SCRATCH/out")"
 
 run absent HARNESS_MACHINE_FILE="$SCRATCH/none.json"
 roofline absent 'r["percent_of_peak_bandwidth"] is None and "harness calibrate" in r["missing"] and "none.json" in r["missing"]'

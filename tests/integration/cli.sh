@@ -21,6 +21,14 @@ expect_exit 2 "no command" "$HARNESS"
 head -1 "$SCRATCH/err" | grep -q "^harness: no command given" || fail "no command: a harness: line first"
 expect_exit 2 "unknown command" "$HARNESS" frobnicate
 expect_err "unknown command 'frobnicate'" "unknown command is named"
+# A typo gets the command meant; `help CMD` is `CMD --help`.
+expect_exit 2 "typo of a command" "$HARNESS" runn x.yaml
+expect_err "did you mean 'run'?" "runn suggests run"
+for cmd in run compare ab export; do
+    expect_exit 0 "harness help $cmd" "$HARNESS" help $cmd
+    grep -q "usage: harness $cmd" "$SCRATCH/out" || fail "help $cmd prints $cmd's usage"
+done
+expect_exit 2 "help of an unknown command" "$HARNESS" help frobnicate
 expect_exit 2 "run without a config" "$HARNESS" run
 expect_err "expected a CONFIG file" "run without a config says what is missing"
 expect_exit 2 "unknown option" "$HARNESS" run --bogus x.yaml

@@ -32,7 +32,8 @@ expect_has() {
 expect "subcommands starting with r" "record run" "$HARNESS" r
 expect "new-plugin and the rest" "new-plugin" "$HARNESS" ne
 expect_has "every subcommand" export "$HARNESS" ""
-expect "run's options" "--device --filter --help --output-dir --plugin-path --quiet --runs --set" harness run --
+expect "run's options" "--color --device --filter --help --output-dir --plugin-path --quiet --runs --set" harness run --
+expect "--color's values" "always auto never" harness compare --color ""
 expect "list's --json" "--json" harness list --j
 expect "export's --format values" "csv json" harness export --format ""
 expect "history's formats" "html" harness history --format h
@@ -58,6 +59,15 @@ got=$(bash -c '. "$1"; COMP_WORDBREAKS=" "; COMP_LINE="harness run x.yaml --set 
     _harness harness; echo "${COMPREPLY[*]}"' x "$top_srcdir/share/completion/harness" "$HARNESS" 2>&1)
 case " $got " in *" component.variant_key=rms_norm/cpu "*) pass "KEY=VALUE when '=' does not break words" ;;
     *) fail "KEY=VALUE when '=' does not break words: got '$got'" ;; esac
+# component.config.*: the parameters of the config file's variant (a bare
+# family, or an exact key), or of the line's --set component.variant_key=.
+printf 'component:\n  variant_key: rms_norm   # a family\n' >confs/rms.yaml
+expect "parameters of the config's variant" "component.config.hidden_size=" \
+    "$HARNESS" run confs/rms.yaml --set component.config.hid
+expect_has "every parameter of rms_norm" "component.config.eps=" "$HARNESS" run confs/rms.yaml --set component.config.
+expect "parameters of the variant --set names" "component.config.duration_ns=" \
+    "$HARNESS" run confs/rms.yaml --set component.variant_key=spin/cpu --set component.config.du
+expect "no parameters without a config" "component.config=" "$HARNESS" run --set component.config
 expect "no completion for another key's value" "" harness run x.yaml --set schedule.repeat=
 expect_has "variant keys of a --plugin-path" "compl_probe/cpu" \
     "$HARNESS" run --plugin-path plugins x.yaml --set component.variant_key=compl

@@ -39,6 +39,32 @@ PY
     expect_err "component.config.num_heads: num_heads (" "the parameter error, not the device's"
 fi
 
+# The hint for a GPU config here is a command that works: printed, then run.
+# hint_of: the command after "to run it on the CPU: ", as this test runs it.
+hint_of() {
+    sed -n 's/.*; to run it on the CPU: harness //p' "$SCRATCH/err"
+}
+sed -e 's|variant_key: rms_norm|variant_key: rms_norm/cuda|' -e '1i device: cuda' "$TINY" >"$SCRATCH/tiny_cuda.yaml"
+for dev in "" "--device auto" "--device cuda" "--device cpu"; do
+    want=3; [ "$dev" = "--device cpu" ] && want=2
+    expect_exit $want "a CUDA config without a GPU ${dev:-(its own device)}" "$HARNESS" run "$SCRATCH/tiny_cuda.yaml" $dev
+    hint=$(hint_of)
+    [ -n "$hint" ] || { fail "${dev:-no --device}: no command to run it on the CPU: $(cat "$SCRATCH/err")"; continue; }
+    ! grep -q "use --device cpu or auto" "$SCRATCH/err" || fail "the hint still says --device cpu or auto alone"
+    eval "expect_exit 0 \"the hint runs: harness $hint\" \"\$HARNESS\" $hint --output-dir \"\$SCRATCH/hinted\" --quiet"
+    rm -rf "$SCRATCH/hinted"
+done
+# The shipped GPU configs: their hints are accepted as they stand (validate
+# checks all a run would, but for the minutes a GPU shape takes on the CPU).
+for cfg in rms_norm_cuda attention_cuda transformer_block_cuda; do
+    expect_exit 3 "$cfg.yaml without a GPU" "$HARNESS" run "$top_srcdir/configs/$cfg.yaml"
+    hint=$(hint_of)
+    case $hint in
+        "run "*" --device cpu"*) eval "expect_exit 0 \"$cfg.yaml's hint validates\" \"\$HARNESS\" validate ${hint#run }" ;;
+        *) fail "$cfg.yaml: no command to run it on the CPU: $(cat "$SCRATCH/err")" ;;
+    esac
+done
+
 # tests/setup hides every GPU from this test (CUDA_VISIBLE_DEVICES is empty).
 expect_exit 3 "--device cuda without a GPU" "$HARNESS" run "$TINY" --device cuda --output-dir "$out"
 expect_err "device cuda: " "names the device"

@@ -131,6 +131,24 @@ PY
     fail "export of a folder of experiments"
 
 # Bad input: exit 2, a message naming what, and nothing on stdout.
+# --rows runs: a row per rank with its whole-run statistics (the summary's
+# timing), no window; --rows windows is the default's table.
+expect_exit 0 "export --rows runs" "$HARNESS" export "$a" "$b" --rows runs --format json
+python3 - "$SCRATCH/out" "$a/summary_ranks_1_rank_0.json" "$b/summary_ranks_1_rank_0.json" <<'PY' &&
+import json, sys
+rows = json.load(open(sys.argv[1]))
+assert len(rows) == 2, len(rows)
+for row, path in zip(rows, sys.argv[2:]):
+    t = json.load(open(path))["timing"]
+    assert row["window"] is None and row["n"] == t["n"] and row["median_ns"] == t["median"], (row, t["n"])
+    assert row["ci_lo_ns"] == t["ci95_median"][0] and row["gb_per_s"] > 0, row
+assert rows[1]["n"] == 3 * json.load(open(sys.argv[3]))["timing"]["windows"][0]["n"]
+PY
+    pass "--rows runs: one row per run, its statistics" || fail "--rows runs: $(head -c 600 "$SCRATCH/out")"
+expect_exit 0 "export --rows windows" "$HARNESS" export "$a" "$b" "$crashed" "$failed" "$killed" --rows windows
+cmp -s "$SCRATCH/out" export.csv && pass "--rows windows is the default" || fail "--rows windows differs from the default"
+expect_exit 2 "--rows steps" "$HARNESS" export "$a" --rows steps
+expect_err "export: --rows: expected windows or runs, got 'steps'" "--rows: a bad value is named"
 expect_exit 2 "a missing folder" "$HARNESS" export "$a" nowhere
 expect_err "export: nowhere: no such folder; expected an experiment folder" "the missing folder is named"
 [ -s "$SCRATCH/out" ] && fail "nothing printed for a bad folder" || pass "nothing printed for a bad folder"

@@ -283,4 +283,18 @@ expect_exit 0 "history --help" "$HARNESS" history --help
 grep -q "E-divisive" "$SCRATCH/out" || fail "history --help: the method"
 grep -q "min-change PCT .*under PCT percent" "$SCRATCH/out" && grep -q "(default 2; 0 keeps every significant one)" \
     "$SCRATCH/out" || fail "history --help: --min-change and its default"
+# An interrupted run: record keeps it and says history will leave it out;
+# history, finding nothing else, says why (the two agree).
+dir=$("$HARNESS" run "$CONFIGS/spin_tiny.yaml" --output-dir "$SCRATCH/int" --quiet 2>/dev/null)
+python3 - "$dir/summary_ranks_1_rank_0.json" <<'PY' || fail "mark the run interrupted"
+import json, sys
+s = json.load(open(sys.argv[1]))
+s["status"] = "interrupted"
+json.dump(s, open(sys.argv[1], "w"))
+PY
+expect_exit 0 "record an interrupted run" "$HARNESS" record "$dir" --db "$SCRATCH/int.sqlite"
+grep -q "^recorded 1 run " "$SCRATCH/out" || fail "record: $(cat "$SCRATCH/out")"
+expect_err "1 of the runs recorded did not finish ok" "record says history will leave it out"
+expect_exit 2 "history of only an interrupted run" "$HARNESS" history --db "$SCRATCH/int.sqlite"
+expect_err "the database holds 1 run that did not finish ok" "history says why it shows no run"
 finish

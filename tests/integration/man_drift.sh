@@ -29,9 +29,8 @@ done <keys
 [ $missing -eq 0 ] && pass "every config key is in harness-config(5) and the completion"
 
 # ---- commands ------------------------------------------------------------
-# `strcmp(cmd, "NAME") == 0` followed by a harness_cmd_ call: a command.
-awk '/strcmp\(cmd, "[a-z-]*"\) == 0\)$/ { match($0, /"[a-z-]*"/); name = substr($0, RSTART + 1, RLENGTH - 2);
-     getline next_line; if (next_line ~ /harness_cmd_/) print name }' "$CLI/main.c" >commands
+# `{"NAME", harness_cmd_...}` in main.c's table: a command.
+grep -o '{"[a-z-]*", harness_cmd_' "$CLI/main.c" | sed 's/{"\([a-z-]*\)".*/\1/' >commands
 [ "$(wc -l <commands)" -ge 10 ] && pass "main.c dispatches $(wc -l <commands) commands" || fail "commands found in main.c"
 while read -r cmd; do
     grep -q "^\.SS $cmd\$" harness.1.txt || fail "harness(1) has no section for the command $cmd"

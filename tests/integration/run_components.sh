@@ -66,4 +66,11 @@ expect_exit 2 "rms_norm: dtype no variant takes" "$HARNESS" run "$top_srcdir/con
 expect_err "expected one of fp32, bf16, got fp64" "names dtype and its values"
 if grep -q "accept" "$SCRATCH/err"; then fail "rms_norm fp64: no variant takes it, yet the message names one"; fi
 [ ! -e "$SCRATCH/bad" ] || fail "a config error leaves no experiment folder"
+# A first run of the shipped block is short (~6 GFLOP a step, ~0.23 s on 2
+# cores): its default schedule runs at most 60 steps, counted, not timed.
+expect_exit 0 "validate configs/transformer_block.yaml" "$HARNESS" validate "$top_srcdir/configs/transformer_block.yaml"
+steps=$(awk '/^schedule:/ { on = 1; next } /^[^ ]/ { on = 0 } on && /^  (warmup|wait|measurement)_steps:/ { s += $2 }
+    on && /^  repeat:/ { r = $2 } END { print s * r }' "$SCRATCH/out")
+[ "$steps" -gt 0 ] && [ "$steps" -le 60 ] && pass "transformer_block.yaml: $steps steps by default" ||
+    fail "transformer_block.yaml runs $steps steps by default (more than 60: over 15 s on 2 cores)"
 finish

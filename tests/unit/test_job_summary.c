@@ -106,12 +106,29 @@ static void test_stragglers(void **state)
     free(text);
 }
 
+/* summary.txt prints times as stdout does, with a unit: "32 ms", never
+ * "32000094.2". */
+static void test_text_units(void **state)
+{
+    (void)state;
+    const double w[] = {32000094.2};
+    harness_rank_figures r[1] = {rank_of(0, "ok", 32000094.2, w, 1)};
+    char *text = harness_job_summary_text(r, 1, "x/cpu", NULL);
+    assert_null(strstr(text, "32000094"));
+    assert_non_null(strstr(text, " 32 ms "));             /* the rank's row */
+    assert_non_null(strstr(text, "35.2 ms"));             /* its p90 */
+    assert_non_null(strstr(text, "medians 32 ms, min 32 ms (rank 0)"));
+    assert_non_null(strstr(text, "window 1: slowest rank 0 (median 32 ms)"));
+    free(text);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_four_ranks),
         cmocka_unit_test(test_failed_rank),
         cmocka_unit_test(test_stragglers),
+        cmocka_unit_test(test_text_units),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

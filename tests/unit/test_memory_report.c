@@ -462,8 +462,54 @@ static void test_one_sample(void **state)
     assert_true(attr_after(html, "id=\"peak-marker\"", "data-bytes") == 1500);
     assert_true(attr_after(html, "id=\"peak-marker\"", "data-step") == 7);
     assert_true(attr_after(html, "id=\"steps\"", "data-first") == 7);
+    /* a range of step numbers that reads as one, not as a count */
+    assert_non_null(strstr(html, ">from step 7 to step 7 (steps count from 0)<"));
+    assert_null(strstr(html, "steps covered"));
     assert_non_null(strstr(html, ">100.0%<"));
     assert_non_null(strstr(html, "total (1 allocation)"));
+    free(html);
+}
+
+/* The number in attr="..." after anchor, as a double (SVG coordinates). */
+static double coord_after(const char *html, const char *anchor, const char *attr)
+{
+    const char *p = strstr(html, anchor);
+    assert_non_null(p);
+    char key[64];
+    snprintf(key, sizeof key, " %s=\"", attr);
+    const char *q = strstr(p, key);
+    assert_non_null(q);
+    assert_true(q < strchr(p, '>'));
+    return strtod(q + strlen(key), NULL);
+}
+
+/* The resident set a little above the allocated peak, both flat: the
+ * allocated label's usual place (above its dot) is where the resident
+ * line runs, so it goes where no line is. */
+static void test_labels_clear_of_lines(void **state)
+{
+    (void)state;
+    harness_memory_sample s[5];
+    for (int i = 0; i < 5; i++)
+        s[i] = (harness_memory_sample){.t_us = i, .step = i * 10, .phase = 2, .window = 0,
+                                       .allocated = 54 * MIB, .peak_allocated = 54 * MIB, .reserved = 57 * MIB};
+    harness_memory_log log = {.samples = s, .n = 5, .cap = 5, .peak_reserved = 57 * MIB};
+    harness_memory_report_input in = {.device = "cpu", .log = &log, .peak_allocated = 54 * MIB,
+                                      .peak_reserved = 57 * MIB};
+    char *html = harness_memory_report_html(&in);
+    assert_self_contained(html);
+    double dot = coord_after(html, "id=\"peak-marker\"", "cy");
+    double res_line = coord_after(html, "id=\"reserved-marker\"", "cy");
+    double label = coord_after(html, "id=\"peak-marker-label\"", "y");
+    double res_label = coord_after(html, "id=\"reserved-marker-label\"", "y");
+    assert_true(res_line < dot && dot - res_line < 20);        /* the case: the lines 3 MiB apart */
+    /* the text spans [y - 10, y + 3]: neither line inside it, with 2 px to spare */
+    assert_false(label - 12 <= res_line && res_line <= label + 5);
+    assert_false(label - 12 <= dot && dot <= label + 5);
+    assert_false(res_label - 12 <= dot && dot <= res_label + 5);
+    assert_false(res_label - 12 <= res_line && res_line <= res_label + 5);
+    /* and the two labels apart */
+    assert_true(label - res_label > 13 || res_label - label > 13);
     free(html);
 }
 
@@ -558,6 +604,7 @@ int main(void)
         cmocka_unit_test(test_hundred_thousand_samples),
         cmocka_unit_test(test_zero_samples),
         cmocka_unit_test(test_one_sample),
+        cmocka_unit_test(test_labels_clear_of_lines),
         cmocka_unit_test(test_all_zero),
         cmocka_unit_test(test_same_step_and_unknown_phase),
         cmocka_unit_test(test_null_input),
