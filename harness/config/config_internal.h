@@ -19,6 +19,7 @@
 typedef enum {
     K_SECTION,      /* a map of further keys */
     K_INT,          /* int64_t >= min */
+    K_SECONDS,      /* int64_t timeout, 0 to HARNESS_CFG_MAX_TIMEOUT_S (0: never) */
     K_POSITIVE,     /* double > 0 */
     K_BOOL,         /* int 0/1 */
     K_STRING,       /* char *, not empty */
@@ -39,6 +40,10 @@ typedef struct harness_cfg_key_spec {
     const char *const *choices;                    /* K_CHOICE_*, NULL-terminated */
     const struct harness_cfg_key_spec *children;   /* K_SECTION, ended by a NULL name */
 } harness_cfg_key_spec;
+
+/* A timeout is turned into nanoseconds (run/guard.c): a year keeps that
+ * product far inside int64_t and is longer than any run anyone waits for. */
+#define HARNESS_CFG_MAX_TIMEOUT_S 31536000
 
 /* The top level of the config, ended by a NULL name; defined in config.c. */
 extern const harness_cfg_key_spec harness_cfg_top_keys[];
