@@ -22,14 +22,48 @@ static int oom(harness_error *err)
 /* A per-rank file name as the harness writes it ("summary_ranks_2_rank_1.json"):
  * *ws and *rank, or 0. Only the exact spelling counts, so "summary_ranks_+2..."
  * or "..._rank_01.json" are stray files, not a rank's. */
+/* Digits at *p as a number, up to `limit`; -1 (p still moved past them)
+ * for a number over it, -2 for no digits or a leading zero. sscanf's %d
+ * would overflow, undefined, on "2147483648". */
+static long long number(const char **p, long long limit)
+{
+    const char *s = *p;
+    long long v = 0;
+    int over = 0;
+    while (*s >= '0' && *s <= '9') {
+        if (!over && v > (limit - (*s - '0')) / 10)
+            over = 1;
+        else if (!over)
+            v = v * 10 + (*s - '0');
+        s++;
+    }
+    int digits = (int)(s - *p), zero_led = digits > 1 && **p == '0';
+    *p = s;
+    return digits == 0 || zero_led ? -2 : over ? -1 : v;
+}
+
+/* 1 with *ws and *rank for a name of that spelling; -1 for that spelling
+ * with a number out of range (*ws = -1); 0 for any other name. */
 static int rank_name(const char *name, const char *prefix, int *ws, int *rank)
 {
-    char fmt[64], again[64];
-    snprintf(fmt, sizeof fmt, "%s_ranks_%%d_rank_%%d.json", prefix);
-    if (sscanf(name, fmt, ws, rank) != 2)
+    size_t lp = strlen(prefix);
+    if (strncmp(name, prefix, lp) != 0 || strncmp(name + lp, "_ranks_", 7) != 0)
         return 0;
-    snprintf(again, sizeof again, "%s_ranks_%d_rank_%d.json", prefix, *ws, *rank);
-    return strcmp(name, again) == 0;
+    const char *p = name + lp + 7;
+    long long w = number(&p, HARNESS_FOLDER_MAX_RANKS);
+    if (w == -2 || strncmp(p, "_rank_", 6) != 0)
+        return 0;
+    p += 6;
+    long long r = number(&p, HARNESS_FOLDER_MAX_RANKS);
+    if (r == -2 || strcmp(p, ".json") != 0)
+        return 0;
+    if (w < 0 || r < 0) {
+        *ws = *rank = -1;
+        return -1;
+    }
+    *ws = (int)w;
+    *rank = (int)r;
+    return 1;
 }
 
 /* The status file of rank r of a job of ws ranks (0: not known). */
@@ -41,15 +75,20 @@ static void status_name(char *buf, size_t cap, int ws, int r)
         snprintf(buf, cap, "status_ranks_%d_rank_%d.json", ws, r);
 }
 
-/* 0, or 3 out of memory. */
+/* 0; 2 for a status file that is not a regular file of sane size; 3 out of memory. */
 static int read_status(const char *dir, harness_rank_files *rf, harness_error *err)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", dir, rf->status_file);
     char *text = NULL;
     size_t len = 0;
-    harness_error ignored = {0};
-    cJSON *st = harness_read_file(path, &text, &len, &ignored) == 0 ? cJSON_ParseWithLength(text, len) : NULL;
+    harness_error rerr = {0};
+    if (harness_read_file(path, &text, &len, &rerr) != 0 && rerr.code == HARNESS_EXIT_USAGE) {
+        /* A FIFO, a device or an oversized file: hostile, not "unreadable". */
+        *err = rerr;
+        return err->code;
+    }
+    cJSON *st = text ? cJSON_ParseWithLength(text, len) : NULL;
     free(text);
     const cJSON *status = cJSON_GetObjectItemCaseSensitive(st, "status");
     const cJSON *complete = cJSON_GetObjectItemCaseSensitive(st, "complete");
@@ -87,11 +126,15 @@ int harness_folder_ranks_read(const char *dir, harness_folder_ranks *out, harnes
             status0 = 1;
             continue;
         }
-        if (rank_name(e->d_name, "summary", &s.ws, &s.rank))
+        int kind = rank_name(e->d_name, "summary", &s.ws, &s.rank);
+        if (kind)
             s.summary = 1;
-        else if (!rank_name(e->d_name, "status", &s.ws, &s.rank))
+        else if (!(kind = rank_name(e->d_name, "status", &s.ws, &s.rank)))
             continue;
-        if (s.ws < 1 || s.ws > HARNESS_FOLDER_MAX_RANKS || s.rank < 0 || s.rank >= s.ws)
+        if (kind < 0)
+            rc = harness_error_set(err, HARNESS_EXIT_USAGE, "%s/%s: a rank or job size over %d in the name; "
+                                   "not a file this harness wrote", dir, e->d_name, HARNESS_FOLDER_MAX_RANKS);
+        else if (s.ws < 1 || s.ws > HARNESS_FOLDER_MAX_RANKS || s.rank < 0 || s.rank >= s.ws)
             rc = harness_error_set(err, HARNESS_EXIT_USAGE, "%s/%s: rank %d of a job of %d ranks is not a rank "
                                    "this reader takes (0 <= rank < ranks <= %d)", dir, e->d_name, s.rank, s.ws,
                                    HARNESS_FOLDER_MAX_RANKS);
