@@ -67,6 +67,11 @@ void harness_cfg_format_double(double v, char *buf, size_t size);
 /* Deeper than any config needs; bounds the recursion of the parser and the
  * depth of a --set KEY. */
 #define HARNESS_CFG_TREE_MAX_DEPTH 64
+/* Keys in one map: far above any config (a sweep or a component's
+ * parameters), far below what makes loading slow. */
+#define HARNESS_CFG_TREE_MAX_MAP_KEYS 10000
+#define HARNESS_STR_(x) #x
+#define HARNESS_STR(x) HARNESS_STR_(x)
 
 harness_node *harness_cfg_node_new(harness_node_kind kind, harness_where at);
 int harness_cfg_grow(void **array, size_t n, size_t elem);
