@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "util/fsutil.h"
+#include "util/process_identity.h"
 
 static int oom(harness_error *err)
 {
@@ -75,6 +76,37 @@ static void status_name(char *buf, size_t cap, int ws, int r)
         snprintf(buf, cap, "status_ranks_%d_rank_%d.json", ws, r);
 }
 
+/* "running" from a process that is gone (util/process_identity.h): the
+ * status becomes "killed", and the error says how the reader knows. */
+static int settle_running(const cJSON *st, harness_rank_files *rf, harness_error *err)
+{
+    const cJSON *pid = cJSON_GetObjectItemCaseSensitive(st, "pid");
+    const cJSON *ticks = cJSON_GetObjectItemCaseSensitive(st, "pid_start_ticks");
+    const cJSON *host = cJSON_GetObjectItemCaseSensitive(st, "host");
+    const cJSON *boot = cJSON_GetObjectItemCaseSensitive(st, "boot_id");
+    if (!cJSON_IsNumber(pid) || !cJSON_IsString(host))
+        return 0;                  /* written before these were recorded: cannot tell */
+    harness_process_identity w = {.pid = (int64_t)pid->valuedouble,
+                                  .start_ticks = cJSON_IsNumber(ticks) ? (int64_t)ticks->valuedouble : -1};
+    snprintf(w.host, sizeof w.host, "%s", host->valuestring);
+    if (cJSON_IsString(boot))
+        snprintf(w.boot_id, sizeof w.boot_id, "%s", boot->valuestring);
+    char why[512];
+    if (!(pid->valuedouble >= 1 && pid->valuedouble <= 4194304) || !harness_process_gone(&w, why, sizeof why))
+        return 0;
+    char *status = strdup("killed"), *error = NULL;
+    if (!status || asprintf(&error, "it says running, but %s", why) < 0) {
+        free(status);
+        return oom(err);
+    }
+    free(rf->status);
+    free(rf->error);
+    rf->status = status;
+    rf->error = error;
+    rf->ok = 0;
+    return 0;
+}
+
 /* 0; 2 for a status file that is not a regular file of sane size; 3 out of memory. */
 static int read_status(const char *dir, harness_rank_files *rf, harness_error *err)
 {
@@ -104,6 +136,8 @@ static int read_status(const char *dir, harness_rank_files *rf, harness_error *e
         rf->variant_key = strdup(key->valuestring);
     int rc = !rf->status || (cJSON_IsString(error) && error->valuestring[0] && !rf->error) ||
              (cJSON_IsString(key) && key->valuestring[0] && !rf->variant_key) ? oom(err) : 0;
+    if (rc == 0 && good && strcmp(status->valuestring, "running") == 0)
+        rc = settle_running(st, rf, err);
     cJSON_Delete(st);
     return rc;
 }
@@ -203,6 +237,8 @@ const char *harness_rank_files_why(const char *status)
         return "no status file either: it never started, or its files were removed";
     if (strcmp(status, "running") == 0)
         return "killed (SIGKILL, out of memory) or still running";
+    if (strcmp(status, "killed") == 0)
+        return "killed (SIGKILL, out of memory, a reboot) before writing its summary";
     if (strcmp(status, "crashed") == 0)
         return "crashed before writing its summary";
     if (strcmp(status, "unreadable") == 0)
