@@ -62,19 +62,16 @@ int harness_process_gone(const harness_process_identity *writer, char *why, size
     if (!writer->host[0] || strcmp(writer->host, me.host) != 0 || writer->pid <= 0 || writer->pid > INT32_MAX)
         return 0;                  /* another machine's process: not ours to judge */
     if (writer->boot_id[0] && me.boot_id[0] && strcmp(writer->boot_id, me.boot_id) != 0) {
-        snprintf(why, cap, "written on this host (%s) before it last booted: the run ended with the machine",
-                 me.host);
+        snprintf(why, cap, "it was written before %s last booted", me.host);
         return 1;
     }
     if (kill((pid_t)writer->pid, 0) != 0 && errno == ESRCH) {
-        snprintf(why, cap, "its process (pid %lld on %s) is gone: killed (SIGKILL, the out-of-memory killer) "
-                 "before it could say so", (long long)writer->pid, me.host);
+        snprintf(why, cap, "its process (pid %lld on %s) is gone", (long long)writer->pid, me.host);
         return 1;
     }
     int64_t now = start_ticks(writer->pid);
     if (writer->start_ticks >= 0 && now >= 0 && now != writer->start_ticks) {
-        snprintf(why, cap, "its process (pid %lld on %s) is gone, the pid now another process's: killed before "
-                 "it could say so", (long long)writer->pid, me.host);
+        snprintf(why, cap, "its pid %lld on %s now belongs to another process", (long long)writer->pid, me.host);
         return 1;
     }
     return 0;

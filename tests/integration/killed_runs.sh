@@ -49,9 +49,9 @@ PY
     echo "$d"
 }
 # Another boot of this host: killed, whatever the pid is now ($$ is alive).
-reads "$(fake reboot boot_id=00000000-0000-0000-0000-000000000000 pid=$$)" "before it last booted"
+reads "$(fake reboot boot_id=00000000-0000-0000-0000-000000000000 pid=$$)" "last booted"
 # The pid reused by a process started at another time.
-reads "$(fake reused pid=$$ pid_start_ticks=1)" "the pid now another process's"
+reads "$(fake reused pid=$$ pid_start_ticks=1)" "now belongs to another process"
 # Another host's run, or one still going here: running, not killed.
 for d in "$(fake elsewhere host=some-other-host)" "$(fake alive pid=$$ pid_start_ticks=$(cut -d' ' -f22 /proc/$$/stat))"; do
     expect_exit 1 "$d: compare" timeout 20 "$HARNESS" compare "$GOOD" "$d"
