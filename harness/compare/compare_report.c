@@ -9,6 +9,7 @@
 #include "compare/compare.h"
 #include "compare/folder_ranks.h"
 #include "util/format.h"
+#include "util/json_utf8.h"
 
 #define N_COLS 11
 #define COL_VERDICT (N_COLS - 1)
@@ -637,6 +638,7 @@ static char *json_report(const harness_comparison *c)
         cJSON_AddItemToArray(notes, cJSON_CreateString(c->notes[i]));
     cJSON_AddStringToObject(root, "method", method_of(c));
 
+    harness_json_scrub_utf8(root);  /* names from file names: any bytes */
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
     if (!text)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "config/config_internal.h"
+#include "util/utf8.h"
 #include "config/config_limits.h"
 #include "config/config_tree.h"
 #include "util/suggest.h"
@@ -529,7 +530,10 @@ static char *file_stem(const char *path)
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     const char *dot = strrchr(base, '.');
-    return strndup(base, dot && dot != base ? (size_t)(dot - base) : strlen(base));
+    char *stem = strndup(base, dot && dot != base ? (size_t)(dot - base) : strlen(base));
+    if (stem)                      /* a file name is any bytes; the name goes into JSON and YAML */
+        harness_utf8_scrub(stem);
+    return stem;
 }
 
 static int set_defaults(harness_config *cfg)

@@ -121,8 +121,10 @@ static void on_fatal(int sig, siginfo_t *info, void *uc)
     if (sig == WATCHDOG_SIGNAL && !g.fired)
         return;                    /* not ours */
     if (!harness_guard.armed || !g.landing || g.salvaging) {
-        if (sig == WATCHDOG_SIGNAL)
-            return;                /* the step ended just in time */
+        if (sig == WATCHDOG_SIGNAL) {
+            g.fired = 0;           /* the callback ended just in time */
+            return;
+        }
         die_of(sig);
         return;
     }
@@ -256,15 +258,15 @@ static void *watch(void *arg)
             continue;
         }
         int64_t limit_ns = timeout_ns_now();
-        if (limit_ns > 0 && now - since >= limit_ns) {
-            fire(HARNESS_GUARD_TIMED_OUT);
-            break;
-        }
         if (harness_interrupt_requested && !stop_since)
             stop_since = now;
-        if (stop_since && now - stop_since >= HARNESS_GUARD_STOP_GRACE_S * 1000000000LL) {
-            fire(HARNESS_GUARD_INTERRUPTED);
-            break;
+        int timed_out = limit_ns > 0 && now - since >= limit_ns;
+        if (timed_out || (stop_since && now - stop_since >= HARNESS_GUARD_STOP_GRACE_S * 1000000000LL)) {
+            fire(timed_out ? HARNESS_GUARD_TIMED_OUT : HARNESS_GUARD_INTERRUPTED);
+            /* Watching on: a callback that returned just before the signal
+             * came leaves the run going, and the next one guarded. */
+            since = now;
+            stop_since = 0;
         }
     }
     pthread_mutex_unlock(&g.lock);
