@@ -1,4 +1,5 @@
 #include "cli/export_write.h"
+#include "util/json_utf8.h"
 
 #include <math.h>
 #include <stdlib.h>
@@ -103,6 +104,7 @@ int harness_export_write_json(const harness_export_table *t, FILE *f)
         if (!ok)
             break;
     }
+    harness_json_scrub_utf8(out);  /* names from file names: any bytes */
     char *text = ok ? cJSON_Print(out) : NULL;
     cJSON_Delete(out);
     if (!text)

@@ -294,6 +294,7 @@ typedef struct point {
     harness_error err;
     int code;
     int crashed;                   /* the guard landed: the plugin is never called again */
+    int written;                   /* the summaries are on disk (before destroy) */
     char leaks[512];               /* what destroy left allocated, for the summaries' warnings */
 } point;
 
@@ -304,10 +305,15 @@ static void landed(point *pt)
     harness_guard_report r = harness_guard_what_happened();
     char where[512];
     harness_guard_describe(&r, where, sizeof where);
+    const char *status = r.outcome == HARNESS_GUARD_TIMED_OUT     ? "timed_out"
+                         : r.outcome == HARNESS_GUARD_INTERRUPTED ? "interrupted"
+                                                                  : "crashed";
+    int code = r.outcome == HARNESS_GUARD_INTERRUPTED && r.stop_signal > 0 ? 128 + r.stop_signal
+                                                                           : HARNESS_EXIT_RUNTIME;
     pt->crashed = 1;
     pt->err = (harness_error){0};
-    harness_error_set(&pt->err, HARNESS_EXIT_RUNTIME, "%s: %s; the folder keeps what was measured, marked %s",
-                      pt->in.v->key, where, r.outcome == HARNESS_GUARD_TIMED_OUT ? "timed_out" : "crashed");
+    harness_error_set(&pt->err, code, "%s: %s; the folder keeps what was measured, marked %s", pt->in.v->key,
+                      where, status);
     /* Said now: writing the summaries may not survive what the plugin did. */
     harness_error_report(&pt->err);
     fflush(stderr);
@@ -315,9 +321,12 @@ static void landed(point *pt)
         harness_runner_salvage(&pt->run, r.phase && strcmp(r.phase, "measurement") == 0 ? "crashed" : NULL);
         pt->s.run = &pt->run;
     }
-    harness_summary_mark(&pt->s, r.outcome == HARNESS_GUARD_TIMED_OUT ? "timed_out" : "crashed", pt->err.msg);
-    pt->code = HARNESS_EXIT_RUNTIME;
+    harness_summary_mark(&pt->s, status, pt->err.msg);
+    pt->code = code;
 }
+
+static void note_all_leaks(point *pt);
+static void write_summaries_now(point *pt);
 
 /* The component's life inside the guard. The landing is set here, in a
  * frame that lives as long as any callback; after a jump nothing but `pt`
@@ -326,16 +335,27 @@ static void guarded_run(point *pt)
 {
     if (sigsetjmp(harness_guard_landing, 1) != 0) {
         landed(pt);
+        write_summaries_now(pt);
         return;
     }
     harness_backend *b = pt->b;
     pt->code = run_component(pt->p, &pt->in, &pt->s, &pt->run, pt->session, &pt->prof, &pt->err);
     if (b->gpu_activity && b->ops->activity_flush(b))
         pt->s.gpu_activity = b->gpu_activity;
+    /* What was measured is on disk before destroy runs: a destroy that
+     * hangs or crashes only changes the status they give. */
+    write_summaries_now(pt);
     if (pt->in.created) {
         harness_guard_enter("destroy");
         pt->in.v->destroy(&pt->in.inst.ctx, pt->in.state);
         harness_guard_leave();
+    }
+    note_all_leaks(pt);
+    if (pt->leaks[0]) {            /* said in the summaries, written again */
+        harness_warnings_add(&pt->s.warnings, "%s", pt->leaks);
+        if (pt->session->dist.rank == 0)
+            fprintf(stderr, "harness: warning: %s\n", pt->leaks);
+        write_summaries_now(pt);
     }
 }
 
@@ -375,8 +395,6 @@ static void finish_point(point *pt)
         harness_error_set(&werr, HARNESS_EXIT_RUNTIME, "out of memory computing statistics");
         harness_error_report(&werr);
     } else {
-        if (pt->leaks[0])
-            harness_warnings_add(&s->warnings, "%s", pt->leaks);
         if (harness_write_artifacts(&pt->exp, s, &pt->prof, &werr) == 0 && pt->session->dist.rank == 0) {
             /* Rank 0 speaks for a job on stdout; every rank's figures are in its files. */
             if (pt->session->opts->quiet)
@@ -397,6 +415,34 @@ static void finish_point(point *pt)
         if (!pt->err.code)
             pt->err = werr;        /* the reason status.json gives */
     }
+}
+
+/* The summaries of what was measured: all artifacts the first time, then
+ * (after destroy, or a crash in it) the summaries again with what changed. */
+static void write_summaries_now(point *pt)
+{
+    if (!pt->written) {
+        pt->written = 1;
+        finish_point(pt);
+        return;
+    }
+    harness_error werr = {0};
+    if (harness_write_summary_files(&pt->exp, &pt->s, &werr) != 0) {
+        harness_error_report(&werr);
+        pt->code = pt->code ? pt->code : werr.code;
+    }
+}
+
+/* What destroy left allocated: named, then freed by the harness. */
+static void note_all_leaks(point *pt)
+{
+    note_leaks(pt, &pt->mem, "host");
+    if (pt->on_device)
+        note_leaks(pt, &pt->device_mem, "device");
+    if (pt->mem.n_live)  /* what the plugin forgot to free: not ours to leak */
+        harness_alloc_tracker_release_all(&pt->mem);
+    if (pt->on_device && pt->device_mem.n_live)
+        harness_alloc_tracker_release_all(&pt->device_mem);
 }
 
 /* status.json's last word: what the summary says, and where a crash hit. */
@@ -452,7 +498,7 @@ static void salvage(void *arg, harness_guard_outcome outcome)
     (void)outcome;
     point *pt = arg;
     landed(pt);
-    finish_point(pt);
+    write_summaries_now(pt);
     write_final_status(pt);
     end_after_crash(pt);
 }
@@ -543,22 +589,14 @@ static int run_point_here(harness_session *session, const harness_prepared *p, h
 
     if (b->gpu_activity)  /* a session's backend serves several points */
         harness_gpu_activity_list_clear(b->gpu_activity);
-    if (harness_guard_begin(&pt.status, s->variant_key, c->step_timeout_s, salvage, &pt, err) != 0) {
+    if (harness_guard_begin(&pt.status, s->variant_key, c->step_timeout_s, c->callback_timeout_s, salvage, &pt,
+                            err) != 0) {
         pt.code = err->code;
         harness_summary_mark(s, "failed", err->msg);
+        write_summaries_now(&pt);
     } else {
         guarded_run(&pt);
     }
-    if (!pt.crashed) {
-        note_leaks(&pt, &pt.mem, "host");
-        if (pt.on_device)
-            note_leaks(&pt, &pt.device_mem, "device");
-        if (pt.mem.n_live)  /* what the plugin forgot to free: not ours to leak */
-            harness_alloc_tracker_release_all(&pt.mem);
-        if (pt.on_device && pt.device_mem.n_live)
-            harness_alloc_tracker_release_all(&pt.device_mem);
-    }
-    finish_point(&pt);
     if (pt.code == 0 && !pt.crashed) {
         harness_error jerr = {0};
         if (harness_ranks_write_job_summary(&session->dist, s, &pt.exp, &jerr) != 0) {

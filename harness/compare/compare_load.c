@@ -10,6 +10,7 @@
 #endif
 #include "compare/compare.h"
 #include "compare/compare_internal.h"
+#include "util/input_file.h"
 #include "compare/experiment_folders.h"
 #include "compare/folder_ranks.h"
 
@@ -346,40 +347,13 @@ int harness_run_summary_parse(const char *path, const char *text, size_t len, ha
 int harness_run_summary_load(const char *path, harness_run_summary *out, harness_error *err)
 {
     memset(out, 0, sizeof *out);
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return bad(err, path, "cannot read: %s", strerror(errno));
     char *buf = NULL;
-    size_t len = 0, cap = 0;
-    int failed = 0;
-    for (;;) {
-        if (cap - len < 65536) {
-            size_t ncap = cap ? cap * 2 : 65536;
-            char *grown = realloc(buf, ncap + 1);
-            if (!grown) {
-                failed = 1;
-                break;
-            }
-            buf = grown;
-            cap = ncap;
-        }
-        size_t got = fread(buf + len, 1, cap - len, f);
-        len += got;
-        if (got == 0)
-            break;
-    }
-    int read_error = ferror(f);
-    int e = errno;
-    fclose(f);
-    if (failed) {
-        free(buf);
-        return harness_cmp_oom(err);
-    }
-    if (read_error) {
-        free(buf);
-        return bad(err, path, "cannot read: %s", strerror(e));
-    }
-    buf[len] = '\0';
+    size_t len = 0;
+    /* The one reader: a FIFO, a device or a 3 GB sparse file is refused
+     * (exit 2, naming it), never waited on or read whole. */
+    if (harness_read_input_file(path, "summary", HARNESS_MAX_READ_BACK_BYTES, HARNESS_EXIT_USAGE, &buf, &len,
+                                err) != 0)
+        return err->code;
     int rc = harness_run_summary_parse(path, buf, len, out, err);
     free(buf);
     return rc;
@@ -532,7 +506,9 @@ static int load_experiment(harness_compare_side *side, const char *dir, const ha
         struct stat st;
         if (rf->summary[0] && !path) {
             rc = harness_cmp_oom(err);
-        } else if (path && stat(path, &st) == 0 && S_ISREG(st.st_mode)) {
+        } else if (path && lstat(path, &st) == 0) {
+            /* Whatever it is: the reader refuses what is not a regular
+             * file (exit 2, naming it) rather than call the rank missing. */
             harness_run_summary run;
             rc = harness_run_summary_load(path, &run, err);
             if (rc == 0 && (rc = harness_rank_files_settle(rf, dir, &run, err)) == 0)

@@ -11,6 +11,7 @@
 #include "util/format.h"
 #include "util/table_fit.h"
 #include "util/term.h"
+#include "util/json_utf8.h"
 
 #define N_COLS 11
 #define COL_VERDICT (N_COLS - 1)
@@ -708,6 +709,7 @@ static char *json_report(const harness_comparison *c)
         cJSON_AddItemToArray(notes, cJSON_CreateString(c->notes[i]));
     cJSON_AddStringToObject(root, "method", method_of(c));
 
+    harness_json_scrub_utf8(root);  /* names from file names: any bytes */
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
     if (!text)

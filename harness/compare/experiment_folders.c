@@ -84,9 +84,49 @@ static int subfolders(const char *dir, char ***paths, size_t *n, harness_error *
     return rc;
 }
 
-static int scan(const char *dir, int depth, harness_experiment_folders *out, size_t *cap, int *found,
+/* The folders a walk has entered, by device and inode: a folder reached
+ * twice (a link to itself or to a parent, forty of them) is not walked
+ * again, and the count bounds a walk of a huge or hostile tree. */
+typedef struct walk {
+    const char *root;
+    struct { dev_t dev; ino_t ino; } *seen;
+    size_t n, cap;
+} walk;
+
+/* 1: first visit (remembered), 0: seen before, or an error (err set). */
+static int first_visit(walk *w, const char *dir, harness_error *err)
+{
+    struct stat st;
+    if (stat(dir, &st) != 0)
+        return 0;                  /* gone since it was listed: nothing to find */
+    for (size_t i = 0; i < w->n; i++)
+        if (w->seen[i].dev == st.st_dev && w->seen[i].ino == st.st_ino)
+            return 0;
+    if (w->n >= HARNESS_EXPERIMENT_SEARCH_MAX_FOLDERS)
+        return -harness_error_set(err, HARNESS_EXIT_USAGE, "%s: more than %d folders under it; give the "
+                                  "experiment folders, or a folder of them, directly", w->root,
+                                  HARNESS_EXPERIMENT_SEARCH_MAX_FOLDERS);
+    if (w->n == w->cap) {
+        size_t ncap = w->cap ? w->cap * 2 : 64;
+        void *grown = realloc(w->seen, ncap * sizeof *w->seen);
+        if (!grown)
+            return -oom(err);
+        w->seen = grown;
+        w->cap = ncap;
+    }
+    w->seen[w->n].dev = st.st_dev;
+    w->seen[w->n].ino = st.st_ino;
+    w->n++;
+    return 1;
+}
+
+static int scan(walk *w, const char *dir, int depth, harness_experiment_folders *out, size_t *cap, int *found,
                 harness_error *err)
 {
+    *found = 0;
+    int first = first_visit(w, dir, err);
+    if (first <= 0)
+        return first < 0 ? err->code : 0;
     harness_folder_ranks fr;
     int rc = harness_folder_ranks_read(dir, &fr, err);
     *found = rc == 0 && fr.n > 0;
@@ -100,7 +140,7 @@ static int scan(const char *dir, int depth, harness_experiment_folders *out, siz
     rc = subfolders(dir, &subs, &n, err);
     for (size_t i = 0; i < n && rc == 0; i++) {
         int sub;
-        rc = scan(subs[i], depth + 1, out, cap, &sub, err);
+        rc = scan(w, subs[i], depth + 1, out, cap, &sub, err);
     }
     free_names(subs, n);
     return rc;
@@ -118,7 +158,9 @@ int harness_experiment_folders_find(const char *root, harness_experiment_folders
         return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: not a folder; expected an experiment folder "
                                  "written by `harness run` or a folder of them", root);
     size_t cap = 0;
-    int rc = scan(root, 0, out, &cap, &out->root_is_experiment, err);
+    walk w = {.root = root};
+    int rc = scan(&w, root, 0, out, &cap, &out->root_is_experiment, err);
+    free(w.seen);
     if (rc != 0)
         harness_experiment_folders_free(out);
     return rc;

@@ -11,6 +11,7 @@
 #include "util/error.h"
 
 #define HARNESS_EXPERIMENT_SEARCH_DEPTH 4 /* folders below the root searched */
+#define HARNESS_EXPERIMENT_SEARCH_MAX_FOLDERS 100000 /* folders one search enters, at most */
 
 typedef struct harness_experiment_folders {
     char **paths;                  /* malloc'ed, root-relative as joined ("root/a/b") */

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "util/fsutil.h"
+#include "util/process_identity.h"
 
 static int oom(harness_error *err)
 {
@@ -22,14 +23,48 @@ static int oom(harness_error *err)
 /* A per-rank file name as the harness writes it ("summary_ranks_2_rank_1.json"):
  * *ws and *rank, or 0. Only the exact spelling counts, so "summary_ranks_+2..."
  * or "..._rank_01.json" are stray files, not a rank's. */
+/* Digits at *p as a number, up to `limit`; -1 (p still moved past them)
+ * for a number over it, -2 for no digits or a leading zero. sscanf's %d
+ * would overflow, undefined, on "2147483648". */
+static long long number(const char **p, long long limit)
+{
+    const char *s = *p;
+    long long v = 0;
+    int over = 0;
+    while (*s >= '0' && *s <= '9') {
+        if (!over && v > (limit - (*s - '0')) / 10)
+            over = 1;
+        else if (!over)
+            v = v * 10 + (*s - '0');
+        s++;
+    }
+    int digits = (int)(s - *p), zero_led = digits > 1 && **p == '0';
+    *p = s;
+    return digits == 0 || zero_led ? -2 : over ? -1 : v;
+}
+
+/* 1 with *ws and *rank for a name of that spelling; -1 for that spelling
+ * with a number out of range (*ws = -1); 0 for any other name. */
 static int rank_name(const char *name, const char *prefix, int *ws, int *rank)
 {
-    char fmt[64], again[64];
-    snprintf(fmt, sizeof fmt, "%s_ranks_%%d_rank_%%d.json", prefix);
-    if (sscanf(name, fmt, ws, rank) != 2)
+    size_t lp = strlen(prefix);
+    if (strncmp(name, prefix, lp) != 0 || strncmp(name + lp, "_ranks_", 7) != 0)
         return 0;
-    snprintf(again, sizeof again, "%s_ranks_%d_rank_%d.json", prefix, *ws, *rank);
-    return strcmp(name, again) == 0;
+    const char *p = name + lp + 7;
+    long long w = number(&p, HARNESS_FOLDER_MAX_RANKS);
+    if (w == -2 || strncmp(p, "_rank_", 6) != 0)
+        return 0;
+    p += 6;
+    long long r = number(&p, HARNESS_FOLDER_MAX_RANKS);
+    if (r == -2 || strcmp(p, ".json") != 0)
+        return 0;
+    if (w < 0 || r < 0) {
+        *ws = *rank = -1;
+        return -1;
+    }
+    *ws = (int)w;
+    *rank = (int)r;
+    return 1;
 }
 
 /* The status file of rank r of a job of ws ranks (0: not known). */
@@ -41,15 +76,51 @@ static void status_name(char *buf, size_t cap, int ws, int r)
         snprintf(buf, cap, "status_ranks_%d_rank_%d.json", ws, r);
 }
 
-/* 0, or 3 out of memory. */
+/* "running" from a process that is gone (util/process_identity.h): the
+ * status becomes "killed", and the error says how the reader knows. */
+static int settle_running(const cJSON *st, harness_rank_files *rf, harness_error *err)
+{
+    const cJSON *pid = cJSON_GetObjectItemCaseSensitive(st, "pid");
+    const cJSON *ticks = cJSON_GetObjectItemCaseSensitive(st, "pid_start_ticks");
+    const cJSON *host = cJSON_GetObjectItemCaseSensitive(st, "host");
+    const cJSON *boot = cJSON_GetObjectItemCaseSensitive(st, "boot_id");
+    if (!cJSON_IsNumber(pid) || !cJSON_IsString(host))
+        return 0;                  /* written before these were recorded: cannot tell */
+    harness_process_identity w = {.pid = (int64_t)pid->valuedouble,
+                                  .start_ticks = cJSON_IsNumber(ticks) ? (int64_t)ticks->valuedouble : -1};
+    snprintf(w.host, sizeof w.host, "%s", host->valuestring);
+    if (cJSON_IsString(boot))
+        snprintf(w.boot_id, sizeof w.boot_id, "%s", boot->valuestring);
+    char why[512];
+    if (!(pid->valuedouble >= 1 && pid->valuedouble <= 4194304) || !harness_process_gone(&w, why, sizeof why))
+        return 0;
+    char *status = strdup("killed"), *error = NULL;
+    if (!status || asprintf(&error, "it says running, but %s", why) < 0) {
+        free(status);
+        return oom(err);
+    }
+    free(rf->status);
+    free(rf->error);
+    rf->status = status;
+    rf->error = error;
+    rf->ok = 0;
+    return 0;
+}
+
+/* 0; 2 for a status file that is not a regular file of sane size; 3 out of memory. */
 static int read_status(const char *dir, harness_rank_files *rf, harness_error *err)
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", dir, rf->status_file);
     char *text = NULL;
     size_t len = 0;
-    harness_error ignored = {0};
-    cJSON *st = harness_read_file(path, &text, &len, &ignored) == 0 ? cJSON_ParseWithLength(text, len) : NULL;
+    harness_error rerr = {0};
+    if (harness_read_file(path, &text, &len, &rerr) != 0 && rerr.code == HARNESS_EXIT_USAGE) {
+        /* A FIFO, a device or an oversized file: hostile, not "unreadable". */
+        *err = rerr;
+        return err->code;
+    }
+    cJSON *st = text ? cJSON_ParseWithLength(text, len) : NULL;
     free(text);
     const cJSON *status = cJSON_GetObjectItemCaseSensitive(st, "status");
     const cJSON *complete = cJSON_GetObjectItemCaseSensitive(st, "complete");
@@ -65,6 +136,8 @@ static int read_status(const char *dir, harness_rank_files *rf, harness_error *e
         rf->variant_key = strdup(key->valuestring);
     int rc = !rf->status || (cJSON_IsString(error) && error->valuestring[0] && !rf->error) ||
              (cJSON_IsString(key) && key->valuestring[0] && !rf->variant_key) ? oom(err) : 0;
+    if (rc == 0 && good && strcmp(status->valuestring, "running") == 0)
+        rc = settle_running(st, rf, err);
     cJSON_Delete(st);
     return rc;
 }
@@ -87,11 +160,15 @@ int harness_folder_ranks_read(const char *dir, harness_folder_ranks *out, harnes
             status0 = 1;
             continue;
         }
-        if (rank_name(e->d_name, "summary", &s.ws, &s.rank))
+        int kind = rank_name(e->d_name, "summary", &s.ws, &s.rank);
+        if (kind)
             s.summary = 1;
-        else if (!rank_name(e->d_name, "status", &s.ws, &s.rank))
+        else if (!(kind = rank_name(e->d_name, "status", &s.ws, &s.rank)))
             continue;
-        if (s.ws < 1 || s.ws > HARNESS_FOLDER_MAX_RANKS || s.rank < 0 || s.rank >= s.ws)
+        if (kind < 0)
+            rc = harness_error_set(err, HARNESS_EXIT_USAGE, "%s/%s: a rank or job size over %d in the name; "
+                                   "not a file this harness wrote", dir, e->d_name, HARNESS_FOLDER_MAX_RANKS);
+        else if (s.ws < 1 || s.ws > HARNESS_FOLDER_MAX_RANKS || s.rank < 0 || s.rank >= s.ws)
             rc = harness_error_set(err, HARNESS_EXIT_USAGE, "%s/%s: rank %d of a job of %d ranks is not a rank "
                                    "this reader takes (0 <= rank < ranks <= %d)", dir, e->d_name, s.rank, s.ws,
                                    HARNESS_FOLDER_MAX_RANKS);
@@ -160,6 +237,8 @@ const char *harness_rank_files_why(const char *status)
         return "no status file either: it never started, or its files were removed";
     if (strcmp(status, "running") == 0)
         return "killed (SIGKILL, out of memory) or still running";
+    if (strcmp(status, "killed") == 0)
+        return "killed (SIGKILL, out of memory, a reboot) before writing its summary";
     if (strcmp(status, "crashed") == 0)
         return "crashed before writing its summary";
     if (strcmp(status, "unreadable") == 0)

@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "config/config_internal.h"
+#include "util/utf8.h"
 #include "config/config_limits.h"
 #include "config/config_tree.h"
 #include "util/suggest.h"
@@ -47,7 +48,8 @@ static const harness_cfg_key_spec schedule_keys[] = {
     {"measurement_steps", K_STEPS, AT(measurement_steps), 1, NULL, NULL},
     {"repeat", K_INT, AT(repeat), 1, NULL, NULL},
     {"stopping", K_SECTION, 0, 0, NULL, stopping_keys},
-    {"step_timeout_s", K_INT, AT(step_timeout_s), 0, NULL, NULL},
+    {"step_timeout_s", K_SECONDS, AT(step_timeout_s), 0, NULL, NULL},
+    {"callback_timeout_s", K_SECONDS, AT(callback_timeout_s), 0, NULL, NULL},
     {"sync_steps", K_BOOL, AT(sync_steps), 0, NULL, NULL},
     /* CUDA only (a config error on the CPU: cli/cmd_common.c). */
     {"timing", K_CHOICE_TEXT, AT(timing), 0, timings, NULL},
@@ -126,6 +128,21 @@ static int get_int(const harness_config *cfg, const harness_node *v, const char 
     return harness_tree_fail(cfg->tree, v->at, path, err, "expected an integer >= %" PRId64 "%s, got %s%s",
                              min, alternative ? alternative : "", got,
                              rc == -2 ? ", which does not fit in 64 bits" : "");
+}
+
+/* A timeout in whole seconds, bounded so that its nanoseconds fit. */
+static int get_seconds(const harness_config *cfg, const harness_node *v, const char *path, int64_t *out,
+                       harness_error *err)
+{
+    int64_t x = 0;
+    if (get_int(cfg, v, path, 0, NULL, &x, err) != 0)
+        return err->code;
+    if (x > HARNESS_CFG_MAX_TIMEOUT_S)
+        return harness_tree_fail(cfg->tree, v->at, path, err,
+                                 "%" PRId64 " seconds is more than a year (%d s), the longest timeout; "
+                                 "use 0 for none", x, HARNESS_CFG_MAX_TIMEOUT_S);
+    *out = x;
+    return 0;
 }
 
 static int get_positive(const harness_config *cfg, const harness_node *v, const char *path,
@@ -381,6 +398,8 @@ static int check_key(harness_config *cfg, const harness_cfg_key_spec *k,
         return check_map(cfg, v, k->children, path, err);
     case K_INT:
         return get_int(cfg, v, path, k->min, NULL, dst, err);
+    case K_SECONDS:
+        return get_seconds(cfg, v, path, dst, err);
     case K_POSITIVE:
         return get_positive(cfg, v, path, dst, err);
     case K_BOOL:
@@ -511,7 +530,10 @@ static char *file_stem(const char *path)
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     const char *dot = strrchr(base, '.');
-    return strndup(base, dot && dot != base ? (size_t)(dot - base) : strlen(base));
+    char *stem = strndup(base, dot && dot != base ? (size_t)(dot - base) : strlen(base));
+    if (stem)                      /* a file name is any bytes; the name goes into JSON and YAML */
+        harness_utf8_scrub(stem);
+    return stem;
 }
 
 static int set_defaults(harness_config *cfg)
@@ -525,6 +547,7 @@ static int set_defaults(harness_config *cfg)
     cfg->measurement_steps = 100;
     cfg->repeat = 1;
     cfg->step_timeout_s = 60;
+    cfg->callback_timeout_s = 600;
     cfg->stop_max_rel_ci = 0.01;
     cfg->stop_min_steps = 10;
     cfg->stop_max_steps = 100000;

@@ -238,6 +238,7 @@ static void emit_keys(FILE *f, const harness_config *cfg, const harness_cfg_key_
             emit_params(f, cfg, indent + 2);
             continue;
         case K_INT:
+        case K_SECONDS:
             fprintf(f, " %" PRId64, *(const int64_t *)src);
             break;
         case K_POSITIVE:

@@ -19,6 +19,7 @@
 typedef enum {
     K_SECTION,      /* a map of further keys */
     K_INT,          /* int64_t >= min */
+    K_SECONDS,      /* int64_t timeout, 0 to HARNESS_CFG_MAX_TIMEOUT_S (0: never) */
     K_POSITIVE,     /* double > 0 */
     K_BOOL,         /* int 0/1 */
     K_STRING,       /* char *, not empty */
@@ -39,6 +40,10 @@ typedef struct harness_cfg_key_spec {
     const char *const *choices;                    /* K_CHOICE_*, NULL-terminated */
     const struct harness_cfg_key_spec *children;   /* K_SECTION, ended by a NULL name */
 } harness_cfg_key_spec;
+
+/* A timeout is turned into nanoseconds (run/guard.c): a year keeps that
+ * product far inside int64_t and is longer than any run anyone waits for. */
+#define HARNESS_CFG_MAX_TIMEOUT_S 31536000
 
 /* The top level of the config, ended by a NULL name; defined in config.c. */
 extern const harness_cfg_key_spec harness_cfg_top_keys[];
@@ -62,6 +67,11 @@ void harness_cfg_format_double(double v, char *buf, size_t size);
 /* Deeper than any config needs; bounds the recursion of the parser and the
  * depth of a --set KEY. */
 #define HARNESS_CFG_TREE_MAX_DEPTH 64
+/* Keys in one map: far above any config (a sweep or a component's
+ * parameters), far below what makes loading slow. */
+#define HARNESS_CFG_TREE_MAX_MAP_KEYS 10000
+#define HARNESS_STR_(x) #x
+#define HARNESS_STR(x) HARNESS_STR_(x)
 
 harness_node *harness_cfg_node_new(harness_node_kind kind, harness_where at);
 int harness_cfg_grow(void **array, size_t n, size_t elem);

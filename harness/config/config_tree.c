@@ -2,6 +2,7 @@
  * document loader, so that every node keeps its position and anchors, aliases,
  * tags and duplicate keys are refused where they are written. */
 #include "config/config_tree.h"
+#include "config/key_set.h"
 #include "config/config_internal.h"
 #include "util/input_file.h"
 
@@ -242,50 +243,64 @@ static int parse_list(reader *r, harness_node *list, int depth)
     }
 }
 
+/* One `key: value` of a map: the key checked against those read so far
+ * (in constant time, through `keys`) and the map's size limit. */
+static int parse_map_entry(reader *r, yaml_event_t *ev, harness_node *map, harness_key_set *keys, int depth)
+{
+    int rc = check_plain_yaml(r, ev);
+    if (!rc && ev->type != YAML_SCALAR_EVENT)
+        rc = fail_at(r, ev->start_mark, "map keys must be plain names, not lists or maps");
+    if (!rc && map->n >= HARNESS_CFG_TREE_MAX_MAP_KEYS)
+        rc = fail_at(r, ev->start_mark, "more than " HARNESS_STR(HARNESS_CFG_TREE_MAX_MAP_KEYS) " keys in one map; "
+                     "no config needs that many");
+    if (rc) {
+        yaml_event_delete(ev);
+        return rc;
+    }
+    harness_where at = where_of(r, ev->start_mark);
+    char *key = strdup((const char *)ev->data.scalar.value);
+    yaml_event_delete(ev);
+    if (!key)
+        return out_of_memory(r->err);
+
+    size_t saved = path_push(r, key, 0);
+    const harness_node_entry *first = harness_key_set_find(keys, map, key);
+    if (first) {
+        free(key);
+        return harness_tree_fail(r->tree, at, r->path, r->err, "duplicate key (first at line %d); keep only one",
+                                 first->at.line);
+    }
+    harness_node *value;
+    rc = next_event(r, ev);
+    if (!rc)
+        rc = parse_node(r, ev, depth + 1, &value);
+    if (rc) {
+        free(key);
+        return rc;
+    }
+    path_pop(r, saved);
+    if (harness_cfg_map_append(map, key, at, value) || harness_key_set_add(keys, map, map->n - 1))
+        return out_of_memory(r->err);
+    return 0;
+}
+
 static int parse_map(reader *r, harness_node *map, int depth)
 {
+    harness_key_set keys = {0};
+    int rc = 0;
     for (;;) {
         yaml_event_t ev;
-        int rc = next_event(r, &ev);
-        if (rc)
-            return rc;
+        if ((rc = next_event(r, &ev)) != 0)
+            break;
         if (ev.type == YAML_MAPPING_END_EVENT) {
             yaml_event_delete(&ev);
-            return 0;
+            break;
         }
-        rc = check_plain_yaml(r, &ev);
-        if (!rc && ev.type != YAML_SCALAR_EVENT)
-            rc = fail_at(r, ev.start_mark, "map keys must be plain names, not lists or maps");
-        if (rc) {
-            yaml_event_delete(&ev);
-            return rc;
-        }
-        harness_where at = where_of(r, ev.start_mark);
-        char *key = strdup((const char *)ev.data.scalar.value);
-        yaml_event_delete(&ev);
-        if (!key)
-            return out_of_memory(r->err);
-
-        size_t saved = path_push(r, key, 0);
-        const harness_node_entry *first = harness_node_find(map, key);
-        if (first) {
-            free(key);
-            return harness_tree_fail(r->tree, at, r->path, r->err,
-                                     "duplicate key (first at line %d); keep only one",
-                                     first->at.line);
-        }
-        harness_node *value;
-        rc = next_event(r, &ev);
-        if (!rc)
-            rc = parse_node(r, &ev, depth + 1, &value);
-        if (rc) {
-            free(key);
-            return rc;
-        }
-        path_pop(r, saved);
-        if (harness_cfg_map_append(map, key, at, value))
-            return out_of_memory(r->err);
+        if ((rc = parse_map_entry(r, &ev, map, &keys, depth)) != 0)
+            break;
     }
+    harness_key_set_free(&keys);
+    return rc;
 }
 
 /* Consumes *ev. */

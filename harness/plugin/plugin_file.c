@@ -1,5 +1,7 @@
 #include "plugin/plugin_file.h"
 
+#include "util/input_file.h"
+
 #include <elf.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -91,9 +93,9 @@ static int shared_object_looks_right(const char *path, char *why, size_t cap)
  * or, in a build tree, in .libs/. */
 static int la_looks_right(const char *path, char *why, size_t cap)
 {
-    FILE *f = fopen(path, "r");
+    FILE *f = harness_open_regular(path);   /* a FIFO named x.la must not block */
     if (!f) {
-        snprintf(why, cap, "%s", strerror(errno));
+        snprintf(why, cap, "%s", errno == EINVAL ? "not a regular file" : strerror(errno));
         return 0;
     }
     char line[1024], dlname[512] = "";

@@ -9,6 +9,7 @@
 
 #include "run/comm_log.h"
 #include "util/stats.h"
+#include "util/json_utf8.h"
 
 void harness_rank_figures_of(const harness_summary *s, harness_rank_figures *out)
 {
@@ -159,6 +160,7 @@ char *harness_job_summary_json(const harness_rank_figures *r, int n, const char 
         cJSON_AddNumberToObject(o, "slowest_median_ns", ns);
         cJSON_AddItemToArray(win, o);
     }
+    harness_json_scrub_utf8(root);  /* names from file names: any bytes */
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
     return text;

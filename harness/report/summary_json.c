@@ -12,6 +12,7 @@
 #include "report/sample_array.h"
 #include "report/summary.h"
 #include "util/interference.h"
+#include "util/json_utf8.h"
 
 /* JSON has no NaN or infinity: such a value is unknown, so null. */
 static void add_num(cJSON *o, const char *key, double v)
@@ -416,6 +417,7 @@ char *harness_summary_json(const harness_summary *s)
     cJSON_AddItemToObject(root, "warnings", warnings_json(&s->warnings));
     cJSON_AddItemToObject(root, "noise", noise_json(&s->noise, &s->env));
 
+    harness_json_scrub_utf8(root);  /* names from file names: any bytes */
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
     return text;

@@ -34,14 +34,15 @@ static struct {
     volatile sig_atomic_t signal;
     volatile sig_atomic_t exit_status;
     volatile sig_atomic_t on_worker;
-    volatile sig_atomic_t timeout_fired;
+    volatile sig_atomic_t fired;       /* the outcome the watchdog sent SIGALRM for, or 0 */
+    volatile sig_atomic_t stop_signal; /* the stop that was asked for, when it fired for one */
     /* The watchdog. */
     pthread_t watchdog;
     int watchdog_running;
     pthread_mutex_t lock;
     pthread_cond_t wake;
     int stop;
-    int64_t timeout_s;
+    int64_t step_timeout_s, callback_timeout_s;
 } g = {.lock = PTHREAD_MUTEX_INITIALIZER};
 
 
@@ -117,11 +118,13 @@ static void on_fatal(int sig, siginfo_t *info, void *uc)
 {
     (void)info;
     (void)uc;
-    if (sig == WATCHDOG_SIGNAL && !g.timeout_fired)
+    if (sig == WATCHDOG_SIGNAL && !g.fired)
         return;                    /* not ours */
     if (!harness_guard.armed || !g.landing || g.salvaging) {
-        if (sig == WATCHDOG_SIGNAL)
-            return;                /* the step ended just in time */
+        if (sig == WATCHDOG_SIGNAL) {
+            g.fired = 0;           /* the callback ended just in time */
+            return;
+        }
         die_of(sig);
         return;
     }
@@ -138,15 +141,18 @@ static void on_fatal(int sig, siginfo_t *info, void *uc)
             pause();
     }
     if (!g.outcome) {
-        g.outcome = sig == WATCHDOG_SIGNAL ? HARNESS_GUARD_TIMED_OUT : HARNESS_GUARD_CRASHED;
-        g.signal = sig == WATCHDOG_SIGNAL ? 0 : sig;
+        g.outcome = sig == WATCHDOG_SIGNAL ? g.fired : HARNESS_GUARD_CRASHED;
+        g.signal = sig == WATCHDOG_SIGNAL ? g.stop_signal : sig;
     }
     harness_guard.armed = 0;
     g.salvaging = 1;
     harness_atomic_remove_pending();
-    mark(g.outcome == HARNESS_GUARD_TIMED_OUT ? "timed_out" : "crashed", g.signal,
-         g.outcome == HARNESS_GUARD_TIMED_OUT ? "a step did not return within schedule.step_timeout_s"
-                                              : "a plugin callback crashed", 0);
+    if (g.outcome == HARNESS_GUARD_TIMED_OUT)
+        mark("timed_out", 0, "a plugin callback did not return within its timeout", 0);
+    else if (g.outcome == HARNESS_GUARD_INTERRUPTED)
+        mark("interrupted", g.signal, "a plugin callback did not return after a stop was asked for; abandoned", 0);
+    else
+        mark("crashed", g.signal, "a plugin callback crashed", 0);
     siglongjmp(harness_guard_landing, 1);
 }
 
@@ -198,31 +204,69 @@ static int64_t monotonic_ns(void)
     return (int64_t)t.tv_sec * 1000000000LL + t.tv_nsec;
 }
 
+/* Whether plugin code runs on the main thread now; `token` changes each
+ * time a callback or a step begins. Between steps the runner (harness
+ * code) runs under the "step" callback name, and is not watched. */
+static int plugin_busy(uint64_t *token)
+{
+    *token = harness_guard.calls_started + harness_guard.steps_started;
+    if (!harness_guard.armed)
+        return 0;
+    const char *cb = harness_guard.callback;
+    return !(cb && strcmp(cb, "step") == 0) || harness_guard.in_step;
+}
+
+static int64_t timeout_ns_now(void)
+{
+    const char *cb = harness_guard.callback;
+    int64_t s = cb && strcmp(cb, "step") == 0 ? g.step_timeout_s : g.callback_timeout_s;
+    return s * 1000000000LL;       /* s <= a year (config/config_internal.h): no overflow */
+}
+
+static void fire(harness_guard_outcome why)
+{
+    g.stop_signal = why == HARNESS_GUARD_INTERRUPTED ? harness_interrupt_requested : 0;
+    g.fired = why;
+    pthread_kill(g.main, WATCHDOG_SIGNAL);
+}
+
+/* Four checks a second: a hang is caught within a quarter second of its
+ * timeout, and a stop request within the grace plus a quarter second. */
+#define WATCH_PERIOD_NS 250000000LL
+
 static void *watch(void *arg)
 {
     (void)arg;
-    /* Checked eight times per timeout: a hang is caught within 1.125 x it. */
-    int64_t period_ns = g.timeout_s * 1000000000LL / 8, limit_ns = g.timeout_s * 1000000000LL;
-    uint64_t seen = harness_guard.steps_started;
-    int64_t since = monotonic_ns();  /* when `seen` was last seen to change */
+    uint64_t seen = 0;
+    plugin_busy(&seen);
+    int64_t since = monotonic_ns(), stop_since = 0;  /* when `seen` last changed; when a stop was seen */
     pthread_mutex_lock(&g.lock);
     while (!g.stop) {
-        int64_t wake_ns = monotonic_ns() + period_ns;
+        int64_t wake_ns = monotonic_ns() + WATCH_PERIOD_NS;
         struct timespec until = {.tv_sec = wake_ns / 1000000000LL, .tv_nsec = wake_ns % 1000000000LL};
         while (!g.stop && pthread_cond_timedwait(&g.wake, &g.lock, &until) != ETIMEDOUT)
             ;
         if (g.stop)
             break;
-        uint64_t now = harness_guard.steps_started;
-        if (!harness_guard.in_step || now != seen) {
-            seen = now;
-            since = monotonic_ns();
+        uint64_t now_token;
+        int busy = plugin_busy(&now_token);
+        int64_t now = monotonic_ns();
+        if (!busy || now_token != seen) {
+            seen = now_token;
+            since = now;
+            stop_since = 0;
             continue;
         }
-        if (monotonic_ns() - since >= limit_ns) {
-            g.timeout_fired = 1;
-            pthread_kill(g.main, WATCHDOG_SIGNAL);
-            break;
+        int64_t limit_ns = timeout_ns_now();
+        if (harness_interrupt_requested && !stop_since)
+            stop_since = now;
+        int timed_out = limit_ns > 0 && now - since >= limit_ns;
+        if (timed_out || (stop_since && now - stop_since >= HARNESS_GUARD_STOP_GRACE_S * 1000000000LL)) {
+            fire(timed_out ? HARNESS_GUARD_TIMED_OUT : HARNESS_GUARD_INTERRUPTED);
+            /* Watching on: a callback that returned just before the signal
+             * came leaves the run going, and the next one guarded. */
+            since = now;
+            stop_since = 0;
         }
     }
     pthread_mutex_unlock(&g.lock);
@@ -263,7 +307,8 @@ static void install(void)
 }
 
 int harness_guard_begin(harness_status_file *status, const char *variant_key, int64_t step_timeout_s,
-                        harness_guard_salvage_fn salvage, void *salvage_arg, harness_error *err)
+                        int64_t callback_timeout_s, harness_guard_salvage_fn salvage, void *salvage_arg,
+                        harness_error *err)
 {
     g.main = pthread_self();
     install();
@@ -273,18 +318,19 @@ int harness_guard_begin(harness_status_file *status, const char *variant_key, in
     g.salvage = salvage;
     g.salvage_arg = salvage_arg;
     g.outcome = HARNESS_GUARD_NONE;
-    g.signal = g.exit_status = g.on_worker = g.timeout_fired = 0;
+    g.signal = g.exit_status = g.on_worker = g.fired = g.stop_signal = 0;
     g.salvaging = 0;
     g.landing = 1;
     g.stop = 0;
-    g.timeout_s = step_timeout_s;
+    g.step_timeout_s = step_timeout_s;
+    g.callback_timeout_s = callback_timeout_s;
     g.watchdog_running = 0;
-    if (step_timeout_s > 0) {
-        int rc = pthread_create(&g.watchdog, NULL, watch, NULL);
-        if (rc != 0)
-            return harness_error_set(err, HARNESS_EXIT_RUNTIME, "cannot start the step watchdog: %s", strerror(rc));
-        g.watchdog_running = 1;
-    }
+    /* Always started: with no timeouts it still ends a callback that
+     * ignores a stop request. */
+    int rc = pthread_create(&g.watchdog, NULL, watch, NULL);
+    if (rc != 0)
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "cannot start the callback watchdog: %s", strerror(rc));
+    g.watchdog_running = 1;
     return 0;
 }
 
@@ -317,6 +363,7 @@ harness_guard_report harness_guard_what_happened(void)
     int in_step = harness_guard.callback && strcmp(harness_guard.callback, "step") == 0;
     return (harness_guard_report){
         .outcome = (harness_guard_outcome)g.outcome, .signal = g.signal, .exit_status = g.exit_status,
+        .stop_signal = g.outcome == HARNESS_GUARD_INTERRUPTED ? g.signal : 0,
         .on_worker_thread = g.on_worker, .callback = harness_guard.callback,
         .phase = in_step ? harness_phase_name(harness_guard.phase) : NULL, .window = harness_guard.window,
         .step = current_step(),
@@ -332,9 +379,16 @@ const char *harness_guard_describe(const harness_guard_report *r, char *buf, siz
         snprintf(what, sizeof what, "%s crashed with %s (%s)%s", cb, signal_name(r->signal), strsignal(r->signal),
                  r->on_worker_thread ? " on a worker thread" : "");
         break;
-    case HARNESS_GUARD_TIMED_OUT:
-        snprintf(what, sizeof what, "%s did not return within schedule.step_timeout_s (%lld s)", cb,
-                 (long long)g.timeout_s);
+    case HARNESS_GUARD_TIMED_OUT: {
+        int is_step = strcmp(cb, "step") == 0;
+        snprintf(what, sizeof what, "%s did not return within schedule.%s (%lld s)", cb,
+                 is_step ? "step_timeout_s" : "callback_timeout_s",
+                 (long long)(is_step ? g.step_timeout_s : g.callback_timeout_s));
+        break;
+    }
+    case HARNESS_GUARD_INTERRUPTED:
+        snprintf(what, sizeof what, "%s did not return within %d s of %s; abandoned", cb,
+                 HARNESS_GUARD_STOP_GRACE_S, r->stop_signal > 0 ? signal_name(r->stop_signal) : "a stop request");
         break;
     case HARNESS_GUARD_EXITED:
         snprintf(what, sizeof what, "%s called exit(%d)", cb, r->exit_status);

@@ -20,13 +20,19 @@
  *    summaries crashes too, status.json already says "crashed".
  *  - exit() inside a callback runs the guard's on_exit hook, which writes the
  *    summaries the same way and ends the process with exit code 3.
- *  - A watchdog thread (schedule.step_timeout_s) sends the main thread
- *    SIGALRM when one step() has not returned for that long: the same path,
- *    status "timed_out". It reads a counter the step wrapper bumps, so a
- *    measured step costs no clock read or syscall more.
- *  - SIGINT, SIGTERM and SIGHUP stop the run after the current step; a second
- *    one leaves at once, marking status.json "interrupted" and removing a
- *    half-written temporary file.
+ *  - A watchdog thread sends the main thread SIGALRM when one callback has
+ *    not returned for its timeout (schedule.step_timeout_s for step,
+ *    schedule.callback_timeout_s for create, cost, check and destroy): the
+ *    same path, status "timed_out". It reads counters the wrappers bump, so
+ *    a measured step costs no clock read or syscall more.
+ *  - SIGINT, SIGTERM and SIGHUP stop the run after the current step. A
+ *    callback that has not returned HARNESS_GUARD_STOP_GRACE_S after the
+ *    stop was asked for is abandoned the same way (status "interrupted",
+ *    naming the callback): Slurm and mpirun send SIGKILL seconds after
+ *    SIGTERM, and a plugin hung in create or destroy must not keep the
+ *    folder saying "running" for ever. A second signal leaves at once,
+ *    marking status.json "interrupted" and removing a half-written
+ *    temporary file.
  *
  * One run point at a time per process. */
 #ifndef HARNESS_RUN_GUARD_H
@@ -45,7 +51,13 @@ typedef enum {
     HARNESS_GUARD_CRASHED,         /* a fatal signal */
     HARNESS_GUARD_TIMED_OUT,       /* step_timeout_s passed */
     HARNESS_GUARD_EXITED,          /* exit() from a callback */
+    HARNESS_GUARD_INTERRUPTED,     /* a stop was asked for and the callback did not return */
 } harness_guard_outcome;
+
+/* How long a callback may go on after SIGINT/SIGTERM/SIGHUP before it is
+ * abandoned: well inside the 30 s Slurm and mpirun wait before SIGKILL,
+ * long enough for a step that is merely slow. */
+#define HARNESS_GUARD_STOP_GRACE_S 3
 
 /* What the guard shares with the step wrapper; volatile because handlers
  * and the watchdog read it while the main thread writes it. */
@@ -53,6 +65,7 @@ typedef struct harness_guard_state {
     volatile sig_atomic_t armed;   /* a callback is running on the main thread */
     volatile sig_atomic_t in_step;
     volatile uint64_t steps_started;
+    volatile uint64_t calls_started;  /* callbacks entered: the watchdog's sign of progress */
     volatile uint64_t phase_first;  /* steps_started when the current phase began */
     volatile int phase;             /* harness_phase */
     volatile int window;
@@ -69,10 +82,12 @@ extern sigjmp_buf harness_guard_landing;
 typedef void (*harness_guard_salvage_fn)(void *arg, harness_guard_outcome outcome);
 
 /* Install the handlers (once per process) and start guarding a run point
- * whose folder has `status`; step_timeout_s 0 disables the watchdog.
- * Returns nonzero (err set) when the watchdog cannot start. */
+ * whose folder has `status`; a timeout of 0 is none (the watchdog still
+ * runs, for stop requests). Returns nonzero (err set) when the watchdog
+ * cannot start. */
 int harness_guard_begin(harness_status_file *status, const char *variant_key, int64_t step_timeout_s,
-                        harness_guard_salvage_fn salvage, void *salvage_arg, harness_error *err);
+                        int64_t callback_timeout_s, harness_guard_salvage_fn salvage, void *salvage_arg,
+                        harness_error *err);
 
 /* Stop guarding (the watchdog ends); the run point's folder is done. */
 void harness_guard_end(void);
@@ -81,6 +96,7 @@ void harness_guard_end(void);
 static inline void harness_guard_enter(const char *callback)
 {
     harness_guard.callback = callback;
+    harness_guard.calls_started = harness_guard.calls_started + 1;
     harness_guard.armed = 1;
 }
 static inline void harness_guard_leave(void)
@@ -115,6 +131,7 @@ typedef struct harness_guard_report {
     harness_guard_outcome outcome;
     int signal;
     int exit_status;               /* HARNESS_GUARD_EXITED: the plugin's exit() argument */
+    int stop_signal;               /* HARNESS_GUARD_INTERRUPTED: the stop that was asked for */
     int on_worker_thread;
     const char *callback;
     const char *phase;             /* NULL unless the callback was step */

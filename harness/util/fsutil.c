@@ -1,5 +1,7 @@
 #include "util/fsutil.h"
 
+#include "util/input_file.h"
+
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -114,34 +116,9 @@ int harness_write_atomic(const char *path, const void *data, size_t len, harness
 
 int harness_read_file(const char *path, char **data, size_t *len, harness_error *err)
 {
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "cannot read %s: %s", path, strerror(errno));
-    size_t cap = 4096, n = 0;
-    char *buf = malloc(cap);
-    while (buf) {
-        n += fread(buf + n, 1, cap - n - 1, f);
-        if (n < cap - 1)
-            break;
-        char *grown = realloc(buf, cap *= 2);
-        if (!grown) {
-            free(buf);
-            buf = NULL;
-        } else {
-            buf = grown;
-        }
-    }
-    int failed = ferror(f);
-    fclose(f);
-    if (!buf || failed) {
-        free(buf);
-        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "cannot read %s", path);
-    }
-    buf[n] = '\0';
-    *data = buf;
-    if (len)
-        *len = n;
-    return 0;
+    /* Every file read back goes through the one reader: regular files
+     * only, never waiting on a FIFO, a size cap (bad input: exit 2). */
+    return harness_read_input_file(path, "file", HARNESS_MAX_READ_BACK_BYTES, HARNESS_EXIT_USAGE, data, len, err);
 }
 
 int harness_mkdirs(const char *path, harness_error *err)

@@ -1,5 +1,7 @@
 #include "util/install_dir.h"
 
+#include "util/input_file.h"
+
 #include <limits.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -75,7 +77,7 @@ int harness_installed_module(const char *la, char *out, size_t cap)
     size_t n = strlen(la);
     if (n < 3 || strcmp(la + n - 3, ".la") != 0)
         return 0;
-    FILE *f = fopen(la, "r");
+    FILE *f = harness_open_regular(la);   /* a FIFO named x.la must not block */
     if (!f)
         return 0;
     char line[1024], dlname[512] = "";

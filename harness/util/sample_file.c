@@ -1,6 +1,8 @@
 /* sample_file.c - the binary side file of a run's samples; see sample_file.h. */
 #include "util/sample_file.h"
 
+#include "util/input_file.h"
+
 #include <errno.h>
 #include <math.h>
 #include <stdint.h>
@@ -178,31 +180,14 @@ int harness_sample_file_read(const char *path, const harness_sample_file_expect 
 {
     *out = NULL;
     *n = 0;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: cannot read the samples file the summary names: %s",
-                                 path, strerror(errno));
-    struct stat st;
-    if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode)) {
-        fclose(f);
-        return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: the samples file the summary names is not a regular "
-                                 "file", path);
-    }
-    size_t len = (size_t)st.st_size;
-    unsigned char *data = malloc(len ? len : 1);
-    if (!data) {
-        fclose(f);
-        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory reading %s", path);
-    }
-    size_t got = fread(data, 1, len, f);
-    int failed = ferror(f);
-    fclose(f);
-    int rc;
-    if (failed)
-        rc = harness_error_set(err, HARNESS_EXIT_USAGE, "%s: cannot read the samples file: %s", path,
-                               strerror(errno));
-    else
-        rc = harness_sample_file_decode(path, data, got, expect, out, n, err);
+    char *data = NULL;
+    size_t got = 0;
+    /* Regular files only, never waiting on a FIFO, and capped: the summary
+     * that names this file is not to be trusted further than its folder. */
+    if (harness_read_input_file(path, "the samples file the summary names", HARNESS_MAX_READ_BACK_BYTES,
+                                HARNESS_EXIT_USAGE, &data, &got, err) != 0)
+        return err->code;
+    int rc = harness_sample_file_decode(path, (const unsigned char *)data, got, expect, out, n, err);
     free(data);
     return rc;
 }

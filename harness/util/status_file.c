@@ -126,6 +126,13 @@ int harness_status_file_write(harness_status_file *f, const harness_status *st, 
         put(&o, "null");
     put_field(&o, "pid", 0);
     put_int(&o, (int64_t)getpid());
+    /* With the pid, what tells a reader the run was killed (util/process_identity.h). */
+    put_field(&o, "pid_start_ticks", 0);
+    put_int(&o, f->writer.start_ticks);
+    put_field(&o, "host", 0);
+    put_string(&o, f->writer.host);
+    put_field(&o, "boot_id", 0);
+    put_string(&o, f->writer.boot_id);
     put_field(&o, "variant_key", 0);
     put_string(&o, st->variant_key);
     put_field(&o, "callback", 0);
@@ -205,6 +212,7 @@ int harness_status_file_create(harness_status_file *f, const char *dir, const ch
         f->path[0] = '\0';
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s: path too long", dir);
     }
+    harness_process_identity_self(&f->writer);
     harness_status st = {.status = "running", .exit_code = -1, .variant_key = variant_key, .step = -1};
     int rc = harness_status_file_write(f, &st, 0);
     if (rc != 0) {

@@ -10,6 +10,7 @@
 #include <stdint.h>
 
 #include "util/error.h"
+#include "util/process_identity.h"
 
 /* What status.json holds; strings may be NULL (written as null). */
 typedef struct harness_status {
@@ -34,6 +35,7 @@ typedef struct harness_status_file {
     char tmp[4416];                /* <dir>/.<name>.tmp */
     char reserve[4416];            /* <dir>/.<name>.reserve, removed before the final write */
     int has_reserve;
+    harness_process_identity writer;  /* taken once: writes must stay async-signal-safe */
 } harness_status_file;
 
 /* Name the files in `dir` (`name`: "status.json", or a rank's own), claim

@@ -1,5 +1,7 @@
 #include "util/utf8.h"
 
+#include <string.h>
+
 size_t harness_utf8_sequence(const unsigned char *s, size_t n, uint32_t *cp)
 {
     unsigned c = s[0];
@@ -33,4 +35,19 @@ size_t harness_utf8_sequence(const unsigned char *s, size_t n, uint32_t *cp)
     }
     *cp = v;
     return len;
+}
+
+void harness_utf8_scrub(char *s)
+{
+    size_t n = strlen(s);
+    unsigned char *p = (unsigned char *)s;
+    for (size_t i = 0; i < n;) {
+        uint32_t cp;
+        size_t len = p[i] < 0x80 ? 1 : harness_utf8_sequence(p + i, n - i, &cp);
+        if (len == 0) {
+            p[i] = '?';
+            len = 1;
+        }
+        i += len;
+    }
 }

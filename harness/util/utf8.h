@@ -12,4 +12,9 @@
  * ASCII bytes are the caller's business. */
 size_t harness_utf8_sequence(const unsigned char *s, size_t n, uint32_t *cp);
 
+/* Make s valid UTF-8 in place: each byte that starts no valid sequence
+ * becomes '?'. For names taken from bytes no parser checked (a file name):
+ * the JSON and YAML the harness writes must be read back by itself. */
+void harness_utf8_scrub(char *s);
+
 #endif

@@ -20,4 +20,17 @@ else fail "config target"; head -40 "$SCRATCH/err"; fi
 set -- "$SCRATCH"/exp/*/summary_ranks_1_rank_0.json "$regress"/summary/*
 if "$fuzz/replay_summary" "$@" 2>"$SCRATCH/err"; then pass "summary target: $# inputs"
 else fail "summary target"; head -40 "$SCRATCH/err"; fi
+
+# The folder target: a real run's status and summary as records, then the
+# regressions (FIFOs, links to /dev/zero and to the folder, huge ranks).
+python3 - "$SCRATCH"/exp/* "$SCRATCH/folder_seed" <<'PY' || fail "a folder seed"
+import sys
+d, out = sys.argv[1:]
+recs = [b"f" + name.encode() + b"\0" + open(f"{d}/{name}", "rb").read()
+        for name in ("status.json", "summary_ranks_1_rank_0.json")]
+open(out, "wb").write(b"\0\0".join(recs))
+PY
+set -- "$SCRATCH/folder_seed" "$regress"/folder/*
+if timeout 120 "$fuzz/replay_folder" "$@" 2>"$SCRATCH/err"; then pass "folder target: $# inputs"
+else fail "folder target"; head -40 "$SCRATCH/err"; fi
 finish

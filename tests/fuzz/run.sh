@@ -9,14 +9,15 @@ cd "$(dirname "$0")/../.."
 seconds=${1:-60}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir -p tests/fuzz/found "$work/config" "$work/summary"
+mkdir -p tests/fuzz/found "$work/config" "$work/summary" "$work/folder"
 cp configs/*.yaml tests/configs/*.yaml tests/configs/bad/*.yaml tests/fuzz/regressions/config/* "$work/config/"
 cp tests/fuzz/regressions/summary/* "$work/summary/"
+cp tests/fuzz/regressions/folder/* "$work/folder/"
 if harness/harness run tests/configs/spin_tiny.yaml --output-dir "$work/exp" --quiet >/dev/null 2>&1; then
     cp "$work"/exp/*/summary_ranks_1_rank_0.json "$work/summary/seed.json"
 fi
 status=0
-for target in config summary; do
+for target in config summary folder; do
     echo "fuzz: $target for ${seconds}s"
     if ! tests/fuzz/fuzz_$target -max_total_time="$seconds" -timeout=10 -rss_limit_mb=2048 -max_len=65536 \
         -print_final_stats=1 -artifact_prefix=tests/fuzz/found/$target- "$work/$target" >"$work/$target.log" 2>&1; then

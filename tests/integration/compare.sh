@@ -184,7 +184,8 @@ s["status"] = "running"
 json.dump(s, open(sys.argv[1], "w"))
 PY
 expect_exit 1 "a killed candidate" "$HARNESS" compare "$base" "$SCRATCH/killed"
-grep -q "^FAILED (cand): $SCRATCH/killed: no summary, status running: killed" "$SCRATCH/out" ||
+grep -q "^FAILED (cand): $SCRATCH/killed: no summary, status killed: killed (SIGKILL, out of memory, a reboot) \
+before writing its summary (it says running, but its process (pid" "$SCRATCH/out" ||
     fail "killed candidate: named, with its status"
 grep -q "^verdict: FAILED: .*1 failed" "$SCRATCH/out" || fail "killed candidate: the verdict"
 cp -R "$SCRATCH/killed" "$SCRATCH/ci_cand/2026-01-03__00-00-00_22222222"
@@ -195,7 +196,7 @@ import json, sys
 r = json.load(open(sys.argv[1]))
 assert r["verdict"] == "failed" and r["counts"]["failed"] == 1, r["counts"]
 (k,) = r["incomplete"]
-assert k["side"] == "cand" and k["status"] == "running" and k["variant_key"] == "spin/cpu", k
+assert k["side"] == "cand" and k["status"] == "killed" and k["variant_key"] == "spin/cpu", k
 assert k["folder"].endswith("22222222"), k
 PY
 rm -rf "$SCRATCH/ci_cand/2026-01-03__00-00-00_22222222"
@@ -236,8 +237,8 @@ expect_exit 1 "a job whose ranks failed" "$HARNESS" compare "$SCRATCH/job_ok" "$
 grep -q "^FAILED (cand): $SCRATCH/job_bad: rank 0/2: no summary, status failed: stopped before writing its summary \
 (cannot write summary_ranks_2_rank_0.json: No space left on device); variant spin/cpu$" "$SCRATCH/out" ||
     fail "a rank without a summary: named with its folder"
-grep -q "^FAILED: spin/cpu {duration_ns=50000} rank 1/2: cand status running ($SCRATCH/job_bad/\
-status_ranks_2_rank_1.json says running, the summary ok: killed or still running after writing its summary)$" \
+grep -q "^FAILED: spin/cpu {duration_ns=50000} rank 1/2: cand status killed ($SCRATCH/job_bad/\
+status_ranks_2_rank_1.json says killed, the summary ok: it says running, but its process (pid [0-9]* on .*) is gone)$" \
     "$SCRATCH/out" || fail "a rank whose status file says running over its summary's ok"
 grep -q "unmatched" "$SCRATCH/out" && fail "a rank that left no summary is listed as unmatched"
 grep -q "^verdict: FAILED: 0 regressions, 0 improvements, 0 same, 2 failed (" "$SCRATCH/out" || fail "job: verdict"
@@ -249,7 +250,7 @@ assert r["verdict"] == "failed" and r["counts"]["failed"] == 2 and not r["unmatc
 (k,) = r["incomplete"]
 assert (k["rank"], k["world_size"], k["status"]) == (0, 2, "failed") and "No space" in k["error"], k
 (p,) = r["pairs"]
-assert p["rank"] == 1 and p["cand"]["status"] == "running" and p["verdict"] == "failed", p
+assert p["rank"] == 1 and p["cand"]["status"] == "killed" and p["verdict"] == "failed", p
 PY
 # The summary says ok, the status file failed (a later file hit a full disk).
 job "$SCRATCH/job_late" && status "$SCRATCH/job_late/status.json" failed "cannot write profiler_trace: No space"

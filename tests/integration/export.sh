@@ -84,7 +84,8 @@ for r, j in zip(rows, records):
 PY
 
 # A job of 2 ranks (made of run a): rank 0 left no summary (status.json
-# says failed), rank 1's summary says ok but its status file says running.
+# says failed), rank 1's summary says ok but its status file says running,
+# from a process that is gone: killed.
 # A row per rank, each with the status its status file gives, as for a
 # one-rank run that failed before measuring.
 job="$out/job"
@@ -110,8 +111,8 @@ assert len(r0) == 1 and len(r1) == 2 and len(rows) == 3, rows
 assert r0[0]["status"] == "failed" and "No space left" in r0[0]["error"] and r0[0]["world_size"] == 2, r0
 assert r0[0]["variant_key"] == "rms_norm/cpu" and r0[0]["median_ns"] is None, r0
 for r in r1:
-    assert r["status"] == "running" and r["world_size"] == 2 and r["median_ns"] > 0, r
-    assert "status_ranks_2_rank_1.json says running, the summary ok" in r["error"], r
+    assert r["status"] == "killed" and r["world_size"] == 2 and r["median_ns"] > 0, r
+    assert "status_ranks_2_rank_1.json says killed, the summary ok: it says running, but" in r["error"], r
 PY
 rm -f "$job/status.json" "$job/status_ranks_2_rank_1.json"
 expect_exit 0 "export a job with a rank that left no file" "$HARNESS" export "$job" --format json

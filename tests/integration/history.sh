@@ -204,8 +204,8 @@ cp -R "$last" "$SCRATCH/killed"
 rm -f "$SCRATCH"/killed/summary* "$SCRATCH"/killed/profiler_* "$SCRATCH"/killed/samples_*
 python3 -c 'import json, sys; p = sys.argv[1]; s = json.load(open(p)); s.update(status="running", complete=False)
 json.dump(s, open(p, "w"))' "$SCRATCH/killed/status.json" || fail "marking a run killed"
-bad 2 "$SCRATCH/killed: the run did not finish: no summary, and status.json says running: killed (SIGKILL, out of \
-memory) or still running; nothing recorded" "a killed run" record "$SCRATCH/killed" --db "$SCRATCH/results.sqlite"
+bad 2 "$SCRATCH/killed: the run did not finish: no summary, and status.json says killed: killed (SIGKILL, out of \
+memory, a reboot) before writing its summary (it says running, but its process (pid" "a killed run" record "$SCRATCH/killed" --db "$SCRATCH/results.sqlite"
 cp -R "$last" "$SCRATCH/corrupt"
 printf '{"schema": "harness.summary/1", ' >"$SCRATCH/corrupt/summary_ranks_1_rank_0.json"
 bad 2 "$SCRATCH/corrupt/summary_ranks_1_rank_0.json:1:" "a corrupt summary" \

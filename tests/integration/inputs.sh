@@ -72,4 +72,18 @@ if [ -w /dev/full ]; then
     expect_exit 3 "run > /dev/full" sh -c "'$HARNESS' run '$tiny' --output-dir '$SCRATCH/full' >/dev/full"
     expect_err "cannot write to standard output" "run says so"
 fi
+# A map of 120,000 distinct keys (1.6 MB): refused at the limit of keys per
+# map at once, naming where; a duplicate among 10,000 keys is found (a hash
+# set, not a scan of the keys so far), both well inside `timeout 20`.
+python3 -c "
+print('component:\n  variant_key: spin\n  config:')
+for i in range(120000): print('    k%d: 1' % i)" >"$SCRATCH/keys120k.yaml"
+expect_exit 2 "120,000 keys in one map" timeout 20 "$HARNESS" validate "$SCRATCH/keys120k.yaml"
+expect_err "keys120k.yaml:10004:5: component.config: more than 10000 keys in one map" "the key limit is named"
+python3 -c "
+print('component:\n  variant_key: spin\n  config:')
+for i in range(9999): print('    k%d: 1' % i)
+print('    k7: 2')" >"$SCRATCH/dup10k.yaml"
+expect_exit 2 "a duplicate among 10,000 keys" timeout 20 "$HARNESS" validate "$SCRATCH/dup10k.yaml"
+expect_err "component.config.k7: duplicate key (first at line 11)" "the duplicate is named with the first"
 finish

@@ -22,6 +22,17 @@ expect_exit 3 "a config that needs the broken plugin" "$HARNESS" validate "$SCRA
 expect_err "component.variant_key: variant 'garbage' is not available: cannot load plugin $SCRATCH/plugins/garbage.so" \
     "the error names the broken file"
 
+# A FIFO named x.la (or y.so) and a link to /dev/zero in a plugin folder:
+# skipped with a warning, never opened in a way that waits (timeout 20).
+mkfifo "$SCRATCH/plugins/x.la" "$SCRATCH/plugins/y.so"
+ln -s /dev/zero "$SCRATCH/plugins/z.la"
+expect_exit 0 "list with FIFOs and a link to /dev/zero among the plugins" timeout 20 "$HARNESS" list \
+    --plugin-path "$SCRATCH/plugins"
+expect_err "harness: warning: skipped $SCRATCH/plugins/x.la: cannot load plugin $SCRATCH/plugins/x.la: not a regular file" \
+    "the FIFO x.la is named"
+expect_err "skipped $SCRATCH/plugins/z.la" "the link to /dev/zero is named"
+rm -f "$SCRATCH/plugins/x.la" "$SCRATCH/plugins/y.so" "$SCRATCH/plugins/z.la"
+
 # Outside the build tree the harness finds no plugin of its own.
 cp "$top_builddir/harness/harness" "$SCRATCH/harness-copy"
 expect_exit 2 "list with no plugin anywhere" "$SCRATCH/harness-copy" list --plugin-path "$SCRATCH/empty"

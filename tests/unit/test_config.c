@@ -979,6 +979,7 @@ static const char golden[] =
     "    max_steps: 100000\n"
     "    max_time_s: 30.0\n"
     "  step_timeout_s: 60\n"
+    "  callback_timeout_s: 600\n"
     "  sync_steps: false\n"
     "  timing: per_step\n"
     "  flush_l2: false\n"
