@@ -1,4 +1,4 @@
-/* summary_ranks_N_rank_r.json: the keys of DESIGN.md section 7 (never
+/* summary_ranks_N_rank_r.json: the keys of docs/ARCHITECTURE.md section 7 (never
  * rename them; add freely), with every measured sample. */
 #include <cjson/cJSON.h>
 #include <math.h>

@@ -1,4 +1,4 @@
-/* runner.h - the schedule (DESIGN.md section 6):
+/* runner.h - the schedule (docs/ARCHITECTURE.md section 6):
  *   warmup_steps x step()                      untimed
  *   repeat x { wait_steps x step()             untimed
  *              measurement_steps x step() }    each timed

@@ -1,4 +1,4 @@
-/* stats.h - summary statistics of per-step timings (DESIGN.md section 8). */
+/* stats.h - summary statistics of per-step timings (docs/ARCHITECTURE.md section 8). */
 #ifndef HARNESS_STATS_H
 #define HARNESS_STATS_H
 
