@@ -28,6 +28,12 @@ void harness_sort_doubles(double *v, size_t n);
  * Returns -1 when out of memory. */
 int harness_bh_adjust(const double *p, size_t m, double *q);
 
+/* The median of v[0..n), which it sorts in place (harness_sort_doubles):
+ * the quantile 0.5 of harness_quantile_sorted, so every median of the
+ * harness (summaries, compare, calibration, change points) is the same
+ * statistic. n == 0 gives 0. */
+double harness_median(double *v, size_t n);
+
 /* Quantile q in [0,1] of sorted data by linear interpolation between order
  * statistics (Hyndman-Fan type 7, numpy's default). n == 0 gives 0. */
 double harness_quantile_sorted(const double *sorted, size_t n, double q);
