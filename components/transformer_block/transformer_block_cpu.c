@@ -113,11 +113,19 @@ static inline float exp_approx(float x)
 #endif
 
 SWIGLU_CLONES
-void transformer_block_swiglu(float *gate, const float *up, size_t n)
+static void swiglu_cloned(float *gate, const float *up, size_t n)
 {
 #pragma omp parallel for simd schedule(static)
     for (size_t i = 0; i < n; i++)
         gate[i] = gate[i] / (1.0f + exp_approx(-gate[i])) * up[i];
+}
+
+/* The exported name calls the clones rather than being them: clang (14)
+ * emits a target_clones function's resolver only in a file that calls it,
+ * so an exported clone set left callers elsewhere with nothing to link. */
+void transformer_block_swiglu(float *gate, const float *up, size_t n)
+{
+    swiglu_cloned(gate, up, n);
 }
 
 static void push(const transformer_block *b, int region)

@@ -11,6 +11,8 @@
 #include <string.h>
 #include <time.h>
 
+#include "util/stats.h"
+
 #if HARNESS_CLOCK_HAVE_TSC
 #include <cpuid.h>
 #endif
@@ -27,19 +29,6 @@ enum {
 #define CLOCKSOURCE_PATH "/sys/devices/system/clocksource/clocksource0/current_clocksource"
 
 
-static int cmp_double(const void *pa, const void *pb)
-{
-    double a = *(const double *)pa, b = *(const double *)pb;
-    return (a > b) - (a < b);
-}
-
-/* Sorts v in place. */
-static double median(double *v, size_t n)
-{
-    qsort(v, n, sizeof *v, cmp_double);
-    return n % 2 ? v[n / 2] : (v[n / 2 - 1] + v[n / 2]) / 2.0;
-}
-
 /* Median ns between two back-to-back reads of c: the price of one stamp. */
 static double pair_cost_ns(const harness_clock *c)
 {
@@ -49,7 +38,7 @@ static double pair_cost_ns(const harness_clock *c)
         uint64_t t1 = harness_clock_ticks(c);
         d[i] = harness_clock_ns(c, t1 - t0);
     }
-    return median(d, OVERHEAD_PAIRS);
+    return harness_median(d, OVERHEAD_PAIRS);
 }
 
 /* The effective resolution: the smallest nonzero difference between two
@@ -150,7 +139,7 @@ static double calibrate_ns_per_tick(const harness_clock *tsc)
         ratio[i] = (next.ns - prev.ns) / (next.tsc - prev.tsc);
         prev = next;
     }
-    return median(ratio, CAL_INTERVALS);
+    return harness_median(ratio, CAL_INTERVALS);
 }
 
 #endif

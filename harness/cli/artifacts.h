@@ -1,4 +1,4 @@
-/* artifacts.h - the files of an experiment folder (DESIGN.md section 7). */
+/* artifacts.h - the files of an experiment folder (docs/ARCHITECTURE.md section 7). */
 #ifndef HARNESS_CLI_ARTIFACTS_H
 #define HARNESS_CLI_ARTIFACTS_H
 

@@ -5,6 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/stats.h"
+
 /* Q of every split in one pass: with the within sums of the left and right
  * parts kept up to date as tau moves right (adding x[tau-1]'s distances to
  * the points before it, removing them from the right part), the between sum
@@ -86,17 +88,11 @@ static double permutation_p(const double *x, const size_t *bounds, size_t nb, do
     return (1.0 + reached) / (1.0 + o->permutations);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
+/* The median of x[0..n), sorted in scratch so x keeps its order. */
 static double median_of(const double *x, size_t n, double *scratch)
 {
     memcpy(scratch, x, n * sizeof *scratch);
-    qsort(scratch, n, sizeof *scratch, cmp_double);
-    return n % 2 ? scratch[n / 2] : 0.5 * (scratch[n / 2 - 1] + scratch[n / 2]);
+    return harness_median(scratch, n);
 }
 
 /* The best split over all segments (bounds[0..nb)): its segment in *seg,

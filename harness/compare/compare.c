@@ -1,4 +1,4 @@
-/* compare.c - match runs, judge pairs (DESIGN.md section 8). Loading the
+/* compare.c - match runs, judge pairs (docs/ARCHITECTURE.md section 8). Loading the
  * summaries is in compare_load.c, the reports in compare_report.c. */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE                /* vasprintf, before any system header */

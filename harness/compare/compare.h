@@ -1,4 +1,4 @@
-/* compare.h - `harness compare BASE CAND` (DESIGN.md section 8): load the
+/* compare.h - `harness compare BASE CAND` (docs/ARCHITECTURE.md section 8): load the
  * per-rank summaries of two experiment folders (or two folders of them),
  * match their runs, and judge each pair on replicates - the windows of one
  * run (schedule.repeat), or the runs when a side holds several of one key -

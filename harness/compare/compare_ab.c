@@ -36,13 +36,6 @@ int harness_compare_paired(const double *base, const double *cand, size_t n, con
     return 0;
 }
 
-/* The median of v[0..n) (reordered). */
-static double median(double *v, size_t n)
-{
-    harness_sort_doubles(v, n);
-    return harness_quantile_sorted(v, n, 0.5);
-}
-
 int harness_ab_base_first(size_t round, size_t benchmark)
 {
     return (round + benchmark) % 2 == 0;
@@ -123,8 +116,8 @@ static int judge_rounds(harness_compare_pair *p, const harness_ab_round *rounds,
         harness_compare_decide(&p->s, o, NULL, NULL);
     }
     /* display: the medians of the rounds' medians */
-    p->s.base_median = median(b, n);
-    p->s.cand_median = median(c, n);
+    p->s.base_median = harness_median(b, n);
+    p->s.cand_median = harness_median(c, n);
     free(b);
     free(c);
     return rc;

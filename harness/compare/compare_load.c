@@ -1,4 +1,4 @@
-/* compare_load.c - the reading side of `harness compare` (DESIGN.md section 8):
+/* compare_load.c - the reading side of `harness compare` (docs/ARCHITECTURE.md section 8):
  * loading one summary_ranks_N_rank_r.json and checking that it is a complete
  * harness summary (naming the bad key, or the line and column of bad JSON),
  * and finding the summaries of one side: an experiment folder or a folder of

@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/stats.h"
+
 static double binom(size_t m, size_t n)   /* C(m+n, m), as a double */
 {
     double c = 1;
@@ -149,12 +151,6 @@ double harness_rank_cdf(size_t m, size_t n, double u)
     return approx_cdf(m, n, u, mn * (double)(m + n + 1) / 12.0);
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* base and cand pooled and sorted; NULL out of memory. */
 static double *pooled(const double *base, size_t m, const double *cand, size_t n)
 {
@@ -163,7 +159,7 @@ static double *pooled(const double *base, size_t m, const double *cand, size_t n
         return NULL;
     memcpy(all, base, m * sizeof *all);
     memcpy(all + m, cand, n * sizeof *all);
-    qsort(all, m + n, sizeof *all, cmp_double);
+    harness_sort_doubles(all, m + n);
     return all;
 }
 
@@ -257,7 +253,7 @@ int harness_rank_shift_compute(const double *base, size_t m, const double *cand,
             d[i * n + j] = log(cand[j]) - log(base[i]);
             u += cand[j] > base[i] ? 1.0 : cand[j] == base[i] ? 0.5 : 0.0;
         }
-    qsort(d, mn, sizeof *d, cmp_double);
+    harness_sort_doubles(d, mn);
     out->u = u;
     out->ratio = exp(mn % 2 ? d[mn / 2] : 0.5 * (d[mn / 2 - 1] + d[mn / 2]));
 

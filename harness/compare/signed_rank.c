@@ -6,6 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/stats.h"
+
 /* The null distribution of 2W over the 2^n equally likely sign patterns of
  * n doubled ranks r (integers: 2 x a mean rank, which keeps a tied W's
  * half-integers exact): count[s] patterns give s, s = 0..top = sum of r.
@@ -84,12 +86,6 @@ double harness_signed_rank_cdf(size_t n, double w)
     return v;
 }
 
-static int cmp_double(const void *a, const void *b)
-{
-    double x = *(const double *)a, y = *(const double *)b;
-    return (x > y) - (x < y);
-}
-
 /* The nonzero d's |d| into a (sorted), their doubled mid-ranks into r (in
  * a's order), and 2 W+ (the doubled ranks of the positive d); the count of
  * nonzero d into *nz. -1 out of memory. */
@@ -106,7 +102,7 @@ static int doubled_w(const double *d, size_t n, double **a_out, size_t **r_out, 
     for (size_t i = 0; i < n; i++)
         if (d[i] != 0)
             a[m++] = fabs(d[i]);
-    qsort(a, m, sizeof *a, cmp_double);
+    harness_sort_doubles(a, m);
     for (size_t i = 0; i < m;) {   /* a tie group at i..j-1 shares rank (i+1 + j) / 2 */
         size_t j = i;
         while (j < m && a[j] == a[i])
@@ -254,7 +250,7 @@ int harness_signed_rank_compute(const double *base, const double *cand, size_t n
     }
     int rc = paired_tests(d, n, out);
     if (rc == 0) {
-        qsort(d, n, sizeof *d, cmp_double);
+        harness_sort_doubles(d, n);
         median_and_interval(d, n, alpha, out);
     }
     free(d);

@@ -1,4 +1,4 @@
-/* The experiment config (DESIGN.md section 5): the table of keys, loading
+/* The experiment config (docs/ARCHITECTURE.md section 5): the table of keys, loading
  * and validating the tree against it, defaults, and freeing. Binding
  * component parameters is in config_bind.c and the canonical dump that names
  * the experiment folder in config_dump.c; what they share with this file is

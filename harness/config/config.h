@@ -1,4 +1,4 @@
-/* config.h - the experiment config (DESIGN.md section 5): parse, validate,
+/* config.h - the experiment config (docs/ARCHITECTURE.md section 5): parse, validate,
  * apply --set overrides, fill defaults, bind component parameters to a
  * variant's schema, and dump the canonical resolved form that is hashed.
  *

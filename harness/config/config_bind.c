@@ -1,4 +1,4 @@
-/* Binding component.config to a variant's parameter schema (DESIGN.md
+/* Binding component.config to a variant's parameter schema (docs/ARCHITECTURE.md
  * section 5): harness_config_bind_params checks each value written under
  * component.config against the variant's harness_param list (unknown names
  * with a did-you-mean, types, ranges, enums), fills defaults and keeps the

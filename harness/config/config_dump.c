@@ -1,4 +1,4 @@
-/* The canonical dump of a resolved config (DESIGN.md section 5):
+/* The canonical dump of a resolved config (docs/ARCHITECTURE.md section 5):
  * harness_config_dump writes every key of the table in config_internal.h in
  * the table's order, defaults included, in YAML that reads back to the same
  * config, so that two configs that mean the same thing give the same bytes;

@@ -1,4 +1,4 @@
-/* experiment.h - the experiment folder (DESIGN.md section 7):
+/* experiment.h - the experiment folder (docs/ARCHITECTURE.md section 7):
  * <output_dir>/<YYYY-MM-DD__HH-MM-SS>_<hash8>[-N]/ */
 #ifndef HARNESS_EXPERIMENT_H
 #define HARNESS_EXPERIMENT_H

@@ -8,6 +8,8 @@
 #include <string.h>
 
 #include "report/memory_report.h"
+#include "run/runner.h"
+#include "util/format.h"
 #include "util/utf8.h"
 
 /* ---- escaping ---------------------------------------------------------- */
@@ -60,28 +62,6 @@ static void html_escape(FILE *b, const char *s)
 
 /* ---- units ------------------------------------------------------------- */
 
-static const char *const unit_names[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
-
-/* "512 B", "256.0 MiB" */
-static void fmt_bytes(char *out, size_t size, uint64_t bytes)
-{
-    if (bytes < 1024) {
-        snprintf(out, size, "%" PRIu64 " B", bytes);
-        return;
-    }
-    double v = (double)bytes;
-    int k = 0;
-    while (v >= 1024.0 && k < 6) {
-        v /= 1024.0;
-        k++;
-    }
-    if (v >= 1023.95 && k < 6) { /* would print as "1024.0" */
-        v /= 1024.0;
-        k++;
-    }
-    snprintf(out, size, "%.1f %s", v, unit_names[k]);
-}
-
 static void fmt_duration(char *out, size_t size, double us)
 {
     if (us < 1000.0)
@@ -129,16 +109,6 @@ static uint64_t series_value(const harness_memory_sample *s, int which)
     }
 }
 
-static const char *phase_name(int phase)
-{
-    switch (phase) {
-    case 0: return "warmup";
-    case 1: return "wait";
-    case 2: return "measure";
-    default: return "other";
-    }
-}
-
 static const char *phase_class(int phase)
 {
     switch (phase) {
@@ -178,7 +148,7 @@ static int emit_bands(FILE *b, const chart *c, const harness_memory_log *log)
             double a = px(c, xs), e = px(c, xe);
             if (exact) {
                 fprintf(b, "<rect class=\"%s\" x=\"%.1f\" y=\"%d\" width=\"%.1f\" height=\"%d\"><title>%s",
-                          phase_class(s[i].phase), a, MT, e - a, PH, phase_name(s[i].phase));
+                          phase_class(s[i].phase), a, MT, e - a, PH, harness_phase_file_name(s[i].phase));
                 if (s[i].window >= 0 && s[i].phase != 0)
                     fprintf(b, ", window %d", s[i].window + 1);   /* from 1, as in the text summary */
                 fprintf(b, ": steps %" PRId64 " to %" PRId64 "</title></rect>\n", s[i].step,
@@ -204,7 +174,7 @@ static int emit_bands(FILE *b, const chart *c, const harness_memory_log *log)
             if (cols[k] >= 0)
                 fprintf(b, "<rect class=\"%s\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"><title>%s</title></rect>\n",
                           phase_class(phase_of_col[cols[k]]), ML + k, MT, m - k, PH,
-                          phase_name(phase_of_col[cols[k]]));
+                          harness_phase_file_name(phase_of_col[cols[k]]));
             k = m;
         }
         free(cols);
@@ -371,7 +341,7 @@ static void emit_marker(FILE *b, const chart *c, const harness_memory_log *log, 
                         const char *what, uint64_t bytes, int64_t step, const label_box *taken, label_box *placed)
 {
     char h[32], text[160];
-    fmt_bytes(h, sizeof h, bytes);
+    harness_format_bytes_1dp(bytes, h, sizeof h);
     double x = px(c, (double)step), y = py(c, (double)bytes);
     fprintf(b,
               "<circle id=\"%s\" class=\"%s\" data-bytes=\"%" PRIu64 "\" data-step=\"%" PRId64
@@ -450,7 +420,7 @@ static void emit_axes(FILE *b, const chart *c, int yticks, int with_xticks)
         double y = py(c, val * c->yunit);
         fprintf(b, "<line class=\"grid\" x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\"></line>\n", ML, y, ML + PW, y);
         fprintf(b, "<text x=\"%d\" y=\"%.1f\" text-anchor=\"end\">%g %s</text>\n", ML - 6, y + 4, val,
-                unit_names[c->yunit_k]);
+                harness_byte_unit(c->yunit_k));
     }
     if (with_xticks) {
         double xs = nice_step((c->x1 - c->x0) / 8.0);
@@ -570,7 +540,7 @@ static void emit_share(FILE *b, uint64_t bytes, uint64_t peak)
 static void emit_bytes_cell(FILE *b, uint64_t bytes)
 {
     char h[32];
-    fmt_bytes(h, sizeof h, bytes);
+    harness_format_bytes_1dp(bytes, h, sizeof h);
     fprintf(b, "<td class=\"num\" data-bytes=\"%" PRIu64 "\" title=\"%" PRIu64 " bytes\">%s</td>", bytes, bytes, h);
 }
 
@@ -662,7 +632,7 @@ static const char style[] =
 static void emit_figure_row(FILE *b, const char *label, const char *id, uint64_t bytes)
 {
     char h[32];
-    fmt_bytes(h, sizeof h, bytes);
+    harness_format_bytes_1dp(bytes, h, sizeof h);
     fprintf(b,
               "<tr><th>%s</th><td id=\"%s\" class=\"num\" data-bytes=\"%" PRIu64 "\" title=\"%" PRIu64
               " bytes\">%s</td></tr>\n",

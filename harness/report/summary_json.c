@@ -1,4 +1,4 @@
-/* summary_ranks_N_rank_r.json: the keys of DESIGN.md section 7 (never
+/* summary_ranks_N_rank_r.json: the keys of docs/ARCHITECTURE.md section 7 (never
  * rename them; add freely), with every measured sample. */
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -211,14 +211,13 @@ static cJSON *throughput_json(const harness_summary *s)
 
 static cJSON *memory_samples_json(const harness_memory_log *log)
 {
-    static const char *const phases[] = {"warmup", "wait", "measure"};
     cJSON *a = cJSON_CreateArray();
     for (size_t i = 0; log && i < log->n; i++) {
         const harness_memory_sample *m = &log->samples[i];
         cJSON *o = cJSON_CreateObject();
         cJSON_AddNumberToObject(o, "t_us", m->t_us);
         cJSON_AddNumberToObject(o, "step", (double)m->step);
-        cJSON_AddStringToObject(o, "phase", phases[m->phase]);
+        cJSON_AddStringToObject(o, "phase", harness_phase_file_name(m->phase));
         cJSON_AddNumberToObject(o, "window", m->window);
         cJSON_AddNumberToObject(o, "allocated_bytes", (double)m->allocated);
         cJSON_AddNumberToObject(o, "peak_allocated_bytes", (double)m->peak_allocated);

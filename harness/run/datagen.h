@@ -1,5 +1,5 @@
 /* datagen.h - fills component input buffers from the config's data.generator
- * and data.seed (DESIGN.md section 5).
+ * and data.seed (docs/ARCHITECTURE.md section 5).
  *
  * Counter-based: element i of the k-th fill is a pure function of
  * (seed, k, i), so a fill runs in parallel (OpenMP) and gives the same bytes

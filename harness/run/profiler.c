@@ -20,7 +20,7 @@ void harness_profiler_init(harness_profiler *p, const harness_backend *backend, 
     p->n_windows = o->n_windows;
     p->progress = o->progress ? stderr : NULL;
     p->window = -1;
-    p->phase_name = "warmup";
+    p->phase_name = harness_phase_file_name(HARNESS_PHASE_WARMUP);
     struct timespec ts;
     clock_gettime(CLOCK_REALTIME, &ts);
     p->base_ticks = harness_clock_ticks(p->clk);
@@ -209,9 +209,8 @@ static void show_progress(harness_profiler *p, int final)
 static int on_phase_begin(void *arg, harness_phase phase, int window, harness_error *err)
 {
     (void)err;
-    static const char *const names[] = {"warmup", "wait", "measure"};
     harness_profiler *p = arg;
-    p->phase_name = names[phase];
+    p->phase_name = harness_phase_file_name((int)phase);
     p->window = window;
     p->recording = p->trace_enabled && phase == HARNESS_PHASE_MEASURE && p->dropped_steps == 0;
     p->step_mark = p->n_events;

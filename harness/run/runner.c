@@ -101,10 +101,25 @@ static inline double step_duration_ns(const harness_backend *b, uint64_t t0, uin
     return b->ops->stamp ? b->ops->step_ns(b, t0, t1) : harness_clock_ns(&b->clock, t1 - t0);
 }
 
+/* Every phase's two spellings (runner.h says where each is used). */
+static const struct {
+    const char *name, *file_name;
+} phase_names[] = {
+    [HARNESS_PHASE_WARMUP] = {"warmup", "warmup"},
+    [HARNESS_PHASE_WAIT] = {"wait", "wait"},
+    [HARNESS_PHASE_MEASURE] = {"measurement", "measure"},
+};
+
 const char *harness_phase_name(harness_phase phase)
 {
-    static const char *const names[] = {"warmup", "wait", "measurement"};
-    return names[phase];
+    return phase_names[phase].name;
+}
+
+const char *harness_phase_file_name(int phase)
+{
+    if (phase < 0 || (size_t)phase >= sizeof phase_names / sizeof phase_names[0])
+        return "other";
+    return phase_names[phase].file_name;
 }
 
 /* Where a step that returned an error was, for the message and status.json. */

@@ -1,4 +1,4 @@
-/* runner.h - the schedule (DESIGN.md section 6):
+/* runner.h - the schedule (docs/ARCHITECTURE.md section 6):
  *   warmup_steps x step()                      untimed
  *   repeat x { wait_steps x step()             untimed
  *              measurement_steps x step() }    each timed
@@ -31,6 +31,11 @@ typedef enum { HARNESS_PHASE_WARMUP, HARNESS_PHASE_WAIT, HARNESS_PHASE_MEASURE }
 
 /* "warmup", "wait", "measurement": as status.json and messages name them. */
 const char *harness_phase_name(harness_phase phase);
+/* "warmup", "wait", "measure": the spelling the summaries' memory samples,
+ * the trace and the memory report have always written; kept so that those
+ * files read as before. Any other value (a phase from a damaged log) is
+ * "other". Both spellings live in one table in runner.c. */
+const char *harness_phase_file_name(int phase);
 
 /* Observers of the schedule (the profiler, the ranks' barrier); every member
  * may be NULL. They run between steps, outside the timed region. A hook

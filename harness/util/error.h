@@ -4,7 +4,7 @@
 
 #include <stdarg.h>
 
-/* Exit codes (DESIGN.md section 9). */
+/* Exit codes (docs/ARCHITECTURE.md section 9). */
 enum {
     HARNESS_EXIT_OK = 0,
     HARNESS_EXIT_VERDICT = 1,      /* regression found, validation mismatch */

@@ -1,6 +1,11 @@
 #include "util/format.h"
 
+#include <inttypes.h>
 #include <stdio.h>
+
+/* One table of the binary units, for both byte formats and for axis labels. */
+static const char *const byte_units[] = {"B", "KiB", "MiB", "GiB", "TiB", "PiB", "EiB"};
+enum { N_BYTE_UNITS = sizeof byte_units / sizeof byte_units[0] };
 
 const char *harness_format_ns(double ns, char *buf, size_t cap)
 {
@@ -17,13 +22,37 @@ const char *harness_format_ns(double ns, char *buf, size_t cap)
 
 const char *harness_format_bytes(double bytes, char *buf, size_t cap)
 {
-    static const char *const units[] = {"B", "KiB", "MiB", "GiB", "TiB"};
     int u = 0;
     double v = bytes;
-    while (u < 4 && (v >= 1024 || v <= -1024)) {
+    while (u < 4 && (v >= 1024 || v <= -1024)) {   /* TiB at most: "1.5e+03 TiB" beyond */
         v /= 1024;
         u++;
     }
-    snprintf(buf, cap, "%.4g %s", v, units[u]);
+    snprintf(buf, cap, "%.4g %s", v, byte_units[u]);
     return buf;
+}
+
+const char *harness_format_bytes_1dp(uint64_t bytes, char *buf, size_t cap)
+{
+    if (bytes < 1024) {
+        snprintf(buf, cap, "%" PRIu64 " B", bytes);
+        return buf;
+    }
+    double v = (double)bytes;
+    int k = 0;
+    while (v >= 1024.0 && k < N_BYTE_UNITS - 1) {
+        v /= 1024.0;
+        k++;
+    }
+    if (v >= 1023.95 && k < N_BYTE_UNITS - 1) {   /* would print as "1024.0" */
+        v /= 1024.0;
+        k++;
+    }
+    snprintf(buf, cap, "%.1f %s", v, byte_units[k]);
+    return buf;
+}
+
+const char *harness_byte_unit(int k)
+{
+    return k >= 0 && k < N_BYTE_UNITS ? byte_units[k] : "?";
 }

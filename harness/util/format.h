@@ -3,11 +3,20 @@
 #define HARNESS_FORMAT_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* "1.234 ms": ns with a unit chosen for 4 significant digits. */
 const char *harness_format_ns(double ns, char *buf, size_t cap);
 
 /* "1.5 MiB": bytes with a binary unit (B, KiB, MiB, GiB, TiB), 4 significant digits. */
 const char *harness_format_bytes(double bytes, char *buf, size_t cap);
+
+/* "512 B", "256.0 MiB": whole bytes below 1 KiB, else one decimal in the
+ * largest binary unit up to EiB, never "1024.0" of a unit; for the memory
+ * report, whose tables and labels line up on the one decimal. */
+const char *harness_format_bytes_1dp(uint64_t bytes, char *buf, size_t cap);
+
+/* The name of 1024^k bytes, k from 0 ("B") to 6 ("EiB"); "?" past them. */
+const char *harness_byte_unit(int k);
 
 #endif

@@ -50,7 +50,9 @@ static void locate(void)
         plen--;
     if (plen == 0 || strncmp(HARNESS_BINDIR, prefix, plen) != 0 || strncmp(HARNESS_PKGLIBDIR, prefix, plen) != 0)
         return;
-    const char *bin_rel = HARNESS_BINDIR + plen, *lib_rel = HARNESS_PKGLIBDIR + plen;
+    /* Through pointers: clang reads `"literal" + n` as a mistaken append. */
+    const char *bindir = HARNESS_BINDIR, *libdir = HARNESS_PKGLIBDIR;
+    const char *bin_rel = bindir + plen, *lib_rel = libdir + plen;
     char dir[PATH_MAX];
     if (exe_dir(dir, sizeof dir) != 0)
         return;

@@ -28,6 +28,12 @@ void harness_sort_doubles(double *v, size_t n)
     qsort(v, n, sizeof *v, cmp_double_qsort);
 }
 
+double harness_median(double *v, size_t n)
+{
+    harness_sort_doubles(v, n);
+    return harness_quantile_sorted(v, n, 0.5);
+}
+
 double harness_quantile_sorted(const double *sorted, size_t n, double q)
 {
     if (n == 0)

@@ -1,4 +1,4 @@
-/* stats.h - summary statistics of per-step timings (DESIGN.md section 8). */
+/* stats.h - summary statistics of per-step timings (docs/ARCHITECTURE.md section 8). */
 #ifndef HARNESS_STATS_H
 #define HARNESS_STATS_H
 
@@ -27,6 +27,12 @@ void harness_sort_doubles(double *v, size_t n);
  * their q. Pass only the p of tests that were made (m counts them all).
  * Returns -1 when out of memory. */
 int harness_bh_adjust(const double *p, size_t m, double *q);
+
+/* The median of v[0..n), which it sorts in place (harness_sort_doubles):
+ * the quantile 0.5 of harness_quantile_sorted, so every median of the
+ * harness (summaries, compare, calibration, change points) is the same
+ * statistic. n == 0 gives 0. */
+double harness_median(double *v, size_t n);
 
 /* Quantile q in [0,1] of sorted data by linear interpolation between order
  * statistics (Hyndman-Fan type 7, numpy's default). n == 0 gives 0. */

@@ -282,9 +282,13 @@ static inline __nv_bfloat16 __float2bfloat16_rn(float f)
 }
 static inline __nv_bfloat16 __float2bfloat16(float f) { return __float2bfloat16_rn(f); }
 
-/* gcc's _Float16 (x86-64, aarch64) converts with IEEE round-to-nearest-even
- * in libgcc: an implementation independent of the project's common/f16.h,
- * which the reference uses, so the two check each other. */
+/* The compiler's _Float16 (gcc on x86-64 and aarch64, clang from 15)
+ * converts with IEEE round-to-nearest-even: an implementation independent
+ * of the project's common/f16.h, which the reference uses, so the two check
+ * each other. clang 14 has no _Float16 on x86-64 (and its __fp16 needs
+ * compiler-rt), so there the CPU's own F16C instructions convert: as
+ * independent, and on every x86-64 CPU of the last decade. */
+#if defined(__FLT16_MAX__)
 static inline float __half2float(__half h)
 {
     _Float16 v;
@@ -298,6 +302,21 @@ static inline __half __float2half_rn(float f)
     std::memcpy(&h.__x, &v, sizeof v);
     return h;
 }
+#elif defined(__x86_64__)
+#include <immintrin.h>
+__attribute__((target("f16c"))) static inline float __half2float(__half h)
+{
+    return _cvtsh_ss(h.__x);
+}
+__attribute__((target("f16c"))) static inline __half __float2half_rn(float f)
+{
+    __half h;
+    h.__x = (unsigned short)_cvtss_sh(f, _MM_FROUND_TO_NEAREST_INT);
+    return h;
+}
+#else
+#error "cudasim.h needs _Float16 (gcc, or clang 15 and later) for the fp16 conversions"
+#endif
 static inline __half __float2half(float f) { return __float2half_rn(f); }
 
 /* ---- runtime calls the launchers make --------------------------------- */

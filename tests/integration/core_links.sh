@@ -1,5 +1,5 @@
 #!/bin/sh
-# The core binary never links the CUDA runtime (DESIGN.md section 3), so a
+# The core binary never links the CUDA runtime (docs/ARCHITECTURE.md section 3), so a
 # CUDA-enabled build starts where there is no driver or runtime; GPU
 # detection goes through a module loaded on demand.
 . "$top_builddir/tests/setup"

@@ -1,5 +1,5 @@
 #!/bin/sh
-# The core's include graph points down the data flow only (DESIGN.md
+# The core's include graph points down the data flow only (docs/ARCHITECTURE.md
 # section 3): scripts/check_layers passes on this tree and catches a file
 # that includes a header of a later stage.
 . "$top_builddir/tests/setup"

@@ -242,7 +242,7 @@ expect_exit 2 "ranks with different configs" $MPIRUN -np 1 "$HARNESS" run "$TINY
 expect_err "ranks disagree: rank 1 has config" "names the rank that differs"
 [ ! -e "$out" ] || fail "a config mismatch left a folder"
 
-# SIGTERM to one rank of two (DESIGN.md section 9: nothing may hang a job):
+# SIGTERM to one rank of two (docs/ARCHITECTURE.md section 9: nothing may hang a job):
 # it tells the other, both stop within a step and write their summaries
 # marked interrupted, and the job exits 143. The windows never end on their
 # own, so only that can end the job; with sync_steps the other rank waits at

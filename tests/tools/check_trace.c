@@ -100,7 +100,7 @@ int main(int argc, char **argv)
     if (!cJSON_IsArray(events))
         problem("%s: no traceEvents array%.0f", argv[1], 0);
     if (!str(root, "displayTimeUnit") || strcmp(str(root, "displayTimeUnit"), "ms") != 0)
-        problem("%s: displayTimeUnit is not \"ms\" (DESIGN.md section 7)%.0f", argv[1], 0);
+        problem("%s: displayTimeUnit is not \"ms\" (docs/ARCHITECTURE.md section 7)%.0f", argv[1], 0);
 
     /* Tracks named by metadata, and the tracks events use. */
     int steps = 0;

@@ -1,5 +1,5 @@
 /* test_experiment.c - the experiment folder's name (report/experiment.c,
- * DESIGN.md section 7): <output_dir>/<YYYY-MM-DD__HH-MM-SS>_<hash8>, "-2",
+ * docs/ARCHITECTURE.md section 7): <output_dir>/<YYYY-MM-DD__HH-MM-SS>_<hash8>, "-2",
  * "-3", ... for runs in the same second, the output dir made on the way,
  * errors that name the path; and the ranks' file names. */
 #include <limits.h>

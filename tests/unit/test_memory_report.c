@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "report/memory_report.h"
+#include "util/format.h"
 
 #define MIB (1024ull * 1024ull)
 
@@ -591,6 +592,22 @@ static void write_sample(void)
     free(log.samples);
 }
 
+/* The report's sizes (util/format.c): whole bytes, then one decimal, and
+ * a value that would round to "1024.0" of a unit goes up one. */
+static void test_byte_labels(void **state)
+{
+    (void)state;
+    char b[32];
+    assert_string_equal(harness_format_bytes_1dp(512, b, sizeof b), "512 B");
+    assert_string_equal(harness_format_bytes_1dp(1024, b, sizeof b), "1.0 KiB");
+    assert_string_equal(harness_format_bytes_1dp(256 * MIB, b, sizeof b), "256.0 MiB");
+    assert_string_equal(harness_format_bytes_1dp(MIB - 1, b, sizeof b), "1.0 MiB");
+    assert_string_equal(harness_format_bytes_1dp(UINT64_MAX, b, sizeof b), "16.0 EiB");
+    assert_string_equal(harness_byte_unit(0), "B");
+    assert_string_equal(harness_byte_unit(6), "EiB");
+    assert_string_equal(harness_byte_unit(7), "?");
+}
+
 int main(void)
 {
     write_sample();
@@ -598,6 +615,7 @@ int main(void)
         cmocka_unit_test(test_figures_are_exact),
         cmocka_unit_test(test_device_memory),
         cmocka_unit_test(test_units),
+        cmocka_unit_test(test_byte_labels),
         cmocka_unit_test(test_strings_are_escaped),
         cmocka_unit_test(test_allocations_sorted),
         cmocka_unit_test(test_allocation_rows_capped),

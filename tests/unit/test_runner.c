@@ -526,9 +526,25 @@ static void test_device_state_per_window(void **state)
     harness_run_result_free(&r);
 }
 
+/* One table, two spellings: messages and status.json say "measurement",
+ * the files the profiler writes keep "measure" as they always have. */
+static void test_phase_names(void **state)
+{
+    (void)state;
+    assert_string_equal(harness_phase_name(HARNESS_PHASE_WARMUP), "warmup");
+    assert_string_equal(harness_phase_name(HARNESS_PHASE_WAIT), "wait");
+    assert_string_equal(harness_phase_name(HARNESS_PHASE_MEASURE), "measurement");
+    assert_string_equal(harness_phase_file_name(HARNESS_PHASE_WARMUP), "warmup");
+    assert_string_equal(harness_phase_file_name(HARNESS_PHASE_WAIT), "wait");
+    assert_string_equal(harness_phase_file_name(HARNESS_PHASE_MEASURE), "measure");
+    assert_string_equal(harness_phase_file_name(3), "other");
+    assert_string_equal(harness_phase_file_name(-1), "other");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_phase_names),
         cmocka_unit_test_setup(test_fixed_schedule_counts, setup),
         cmocka_unit_test_setup(test_zero_warmup_and_wait, setup),
         cmocka_unit_test_setup(test_failing_step_stops_and_is_located, setup),

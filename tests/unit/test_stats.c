@@ -338,10 +338,27 @@ static void test_clock_shift_bound(void **state)
     assert_string_equal(harness_throttle_names(0x1 | 0x2 | 0x10 | 0x100, buf, sizeof buf), "");
 }
 
+/* harness_median: the summary's median (quantile 0.5) of unsorted data,
+ * which it leaves sorted; a NaN sorts last rather than breaking the sort. */
+static void test_median_helper(void **state)
+{
+    (void)state;
+    double odd[] = {5, 1, 3};
+    assert_true(harness_median(odd, 3) == 3.0);
+    assert_true(odd[0] == 1.0 && odd[1] == 3.0 && odd[2] == 5.0);
+    double even[] = {4, 1, 3, 2};
+    assert_true(harness_median(even, 4) == 2.5);
+    double with_nan[] = {NAN, 2, 1, 3, 0};
+    assert_true(harness_median(with_nan, 5) == 2.0);
+    assert_true(with_nan[0] == 0.0 && isnan(with_nan[4]));
+    assert_true(harness_median(NULL, 0) == 0.0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_one_to_ten),
+        cmocka_unit_test(test_median_helper),
         cmocka_unit_test(test_median_shift_bound),
         cmocka_unit_test(test_bh_adjust),
         cmocka_unit_test(test_clock_shift_bound),
