@@ -323,6 +323,9 @@ static void section_gpu_kernels(FILE *f, const harness_summary *s)
     if (l->dropped)
         fprintf(f, "  %llu activity record%s DROPPED (CUPTI's buffers were full): the table and the trace miss them\n",
                 (unsigned long long)l->dropped, plural((long long)l->dropped));
+    if (l->untimed)
+        fprintf(f, "  %llu GPU record%s without timestamps (CUPTI gave start = end = 0): left out of the table and "
+                   "the trace\n", (unsigned long long)l->untimed, plural((long long)l->untimed));
     free(rows);
 }
 
