@@ -135,6 +135,7 @@ static const char *phase_name(int phase)
     case 0: return "warmup";
     case 1: return "wait";
     case 2: return "measure";
+    case 3: return "trace";
     default: return "other";
     }
 }

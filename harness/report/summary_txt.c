@@ -312,7 +312,7 @@ static void section_gpu_kernels(FILE *f, const harness_summary *s)
     if (harness_gpu_kernel_table(l, &rows, &n, &all) != 0)
         return;
     char total[32], mean[32];
-    fprintf(f, "GPU kernels (CUPTI, measurement windows): %zu kernel%s, %s of GPU time\n", n,
+    fprintf(f, "GPU kernels (CUPTI, trace window after the measured ones): %zu kernel%s, %s of GPU time\n", n,
             plural((long long)n), harness_format_ns(all, total, sizeof total));
     if (n)
         fprintf(f, "  %-48s %8s %11s %11s %7s\n", "kernel", "calls", "total", "mean", "of GPU");

@@ -209,7 +209,7 @@ static void show_progress(harness_profiler *p, int final)
 static int on_phase_begin(void *arg, harness_phase phase, int window, harness_error *err)
 {
     (void)err;
-    static const char *const names[] = {"warmup", "wait", "measure"};
+    static const char *const names[] = {"warmup", "wait", "measure", "trace"};
     harness_profiler *p = arg;
     p->phase_name = names[phase];
     p->window = window;
