@@ -58,8 +58,10 @@ typedef struct harness_backend_ops {
      * how many, or -1 with err set. The runner calls it at the window's end
      * and at each stopping check of measurement_steps: auto. window_begin
      * and window_end frame each measurement window (timing: batch records
-     * its event pair there). between_steps runs before each measured step,
-     * outside the timed region (flush_l2). Each returns 0 or -1 with err. */
+     * its event pair there). between_steps, when set, runs before each
+     * measured step, outside the timed region (the CUDA backend's flush_l2
+     * is the event timer's flush op instead: flush, wait, then the start
+     * event). Each returns 0 or -1 with err. */
     int (*window_begin)(const harness_backend *b, harness_error *err);
     int (*step_begin)(const harness_backend *b, harness_error *err);
     int (*step_end)(const harness_backend *b, harness_error *err);

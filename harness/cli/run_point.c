@@ -262,7 +262,7 @@ static int run_component(const harness_prepared *p, instance *in, harness_summar
     s->run = run;
     if (run->step_failed) {
         char window[32] = "";      /* windows and steps from 1, for people, as the guard says them */
-        if (run->failed_phase != HARNESS_PHASE_WARMUP)
+        if (run->failed_phase != HARNESS_PHASE_WARMUP && run->failed_phase != HARNESS_PHASE_TRACE)
             snprintf(window, sizeof window, ", window %d", run->failed_window + 1);
         harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s: step failed in the %s phase%s, step %lld: %s", v->key,
                           harness_phase_name(run->failed_phase), window, (long long)run->failed_step + 1,

@@ -183,6 +183,7 @@ static cJSON *schedule_json(const harness_summary *s)
     const harness_run_result *r = s->run;
     cJSON_AddNumberToObject(o, "warmup_steps_run", r ? (double)r->warmup_steps_run : 0);
     cJSON_AddNumberToObject(o, "wait_steps_run", r ? (double)r->wait_steps_run : 0);
+    cJSON_AddNumberToObject(o, "trace_steps_run", r ? (double)r->trace_steps_run : 0);
     cJSON_AddNumberToObject(o, "measured_steps", r ? (double)r->n_samples : 0);
     add_num(o, "wall_s", r ? r->wall_s : NAN);
     return o;

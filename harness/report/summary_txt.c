@@ -259,6 +259,9 @@ static void section_schedule(FILE *f, const harness_summary *s)
         char wall[32];
         fprintf(f, "  ran %lld warmup, %lld wait, %zu measured steps in %s\n", (long long)r->warmup_steps_run,
                 (long long)r->wait_steps_run, r->n_samples, harness_format_ns(r->wall_s * 1e9, wall, sizeof wall));
+        if (r->trace_steps_run)
+            fprintf(f, "  then %lld untimed steps in the trace window (the kernel timeline's)\n",
+                    (long long)r->trace_steps_run);
     }
     if (s->clock) {
         char res[32], pair[32];
