@@ -30,7 +30,16 @@ mutate() {
         python3 "$top_srcdir/tests/cudasim/mutations.py" "$1" "$work/$1/$2/$3"
 }
 
+# The poisoning that catches rms_warp_sums reaches a template kernel's static
+# shared memory only through CUDA_STATIC_SHARED (cudasim.h): a plain
+# __shared__ declaration in a kernel file would escape it unseen.
 survivors=0
+plain=$(grep -n '^[^/*]*__shared__' "$top_srcdir"/components/*/*.cu "$top_srcdir"/components/common/*.cuh 2>/dev/null)
+if [ -n "$plain" ]; then
+    echo "$plain"
+    echo "FAIL: static shared memory declared with __shared__: use CUDA_STATIC_SHARED (common/cuda_launch.h)"
+    survivors=1
+fi
 # NAME COMPONENT FILE TEST: TEST is the cmocka test (a pattern) that must
 # catch it; the others would only add minutes.
 for entry in "tc_k_early attention attention_cuda.cu test_tensor_core" \
