@@ -11,10 +11,12 @@
  * Only the issuing thread may rely on its copies after the wait; other
  * threads need a __syncthreads after it, as for ordinary stores.
  *
- * Under tests/cudasim the copies are deferred: each thread's pending copies
- * land at its cp_async_wait_all, the latest moment the hardware allows, so a
- * read before the wait (or, in another thread, before the barrier that
- * follows it) sees the old contents, which a test notices; copies a block
+ * Under tests/cudasim the copies land at one of the two extremes the
+ * hardware allows (cudasim::set_landing): deferred to the issuing thread's
+ * cp_async_wait_all, so a read before the wait (or, in another thread,
+ * before the barrier that follows it) sees the old contents; or at issue,
+ * so a copy issued into a tile that other warps still read (before the
+ * barrier that protects it) overwrites it under them. Copies a block
  * leaves pending at its end are reported when the thread next uses cp.async
  * (in a later block: blocks run one at a time). */
 #ifndef COMPONENTS_CP_ASYNC_CUH
@@ -89,7 +91,14 @@ __device__ __forceinline__ void cp_async16(void *dst, const void *src, bool vali
     unsigned b = cp_async_sim::block_id();
     if (!q.empty() && q.front().block != b)
         cp_async_sim::stale();
-    q.push_back({dst, src, valid, b});
+    if (cudasim::cp_async_landing() == cudasim::AT_ISSUE) {
+        if (valid)
+            std::memcpy(dst, src, 16);
+        else
+            std::memset(dst, 0, 16);
+    } else {
+        q.push_back({dst, src, valid, b});
+    }
     cudasim::record_access(cudasim::CP_ASYNC_SHARED, dst, 16);
     cudasim::record_access(cudasim::CP_ASYNC_GLOBAL, src, 16, valid);
 }

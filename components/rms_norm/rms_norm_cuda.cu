@@ -120,7 +120,7 @@ __global__ void __launch_bounds__(RMS_NORM_CUDA_MAX_THREADS)
 rms_norm_block_per_row(const T *__restrict__ x, const T *__restrict__ w, T *__restrict__ y,
                        row_t rows, int hidden, float eps)
 {
-    __shared__ float warp_sums[RMS_NORM_CUDA_MAX_THREADS / 32];
+    CUDA_STATIC_SHARED(float, warp_sums, RMS_NORM_CUDA_MAX_THREADS / 32);
     row_t row = blockIdx.x;
     (void)rows;   /* one block per row: the grid is exactly rows long */
     int nvec = hidden / VEC, lane = threadIdx.x % 32, nwarps = blockDim.x / 32;

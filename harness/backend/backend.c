@@ -39,7 +39,7 @@ void harness_backend_cuda_peaks(harness_backend *b)
 {
     const harness_device_info *i = &b->info;
     harness_cuda_device_numbers d = {i->cc_major, i->cc_minor, i->sm_count, i->sm_clock_mhz * 1e3,
-                                     i->mem_clock_mhz * 1e3, i->bus_width_bits};
+                                     i->mem_clock_mhz * 1e3, i->bus_width_bits, b->device_name};
     harness_cuda_peaks p;
     harness_cuda_peaks_compute(&d, &p);
     memset(&b->peaks, 0, sizeof b->peaks);
@@ -48,6 +48,16 @@ void harness_backend_cuda_peaks(harness_backend *b)
     b->peaks.fp16_flops_per_s = p.fp16_flops_per_s;
     b->peaks.bf16_flops_per_s = p.bf16_flops_per_s;
     snprintf(b->info.arch, sizeof b->info.arch, "%s", p.arch ? p.arch : "unknown");
+    if (p.sku) {
+        /* Say which datasheet and the clock its figures assume: the device
+         * reports a higher boost clock that the tensor figures do not use. */
+        snprintf(b->peaks.source, sizeof b->peaks.source,
+                 "NVIDIA's %s datasheet, dense: %.1f TFLOP/s bf16/fp16 at %.0f MHz, %.1f TFLOP/s fp32 at %.0f MHz, "
+                 "%.2f TB/s (backend/cuda_peaks.c; the device reports %.0f MHz)", p.sku, p.bf16_flops_per_s / 1e12,
+                 p.tensor_clock_mhz, p.fp32_flops_per_s / 1e12, p.fp32_clock_mhz, p.bytes_per_s / 1e12,
+                 i->sm_clock_mhz);
+        return;
+    }
     snprintf(b->peaks.source, sizeof b->peaks.source,
              "device %d attributes (memory clock x bus width x 2; %d SMs x %.0f MHz) and the %s rates of "
              "backend/cuda_peaks.c", i->index, i->sm_count, i->sm_clock_mhz, p.arch ? p.arch : "(unknown)");

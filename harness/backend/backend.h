@@ -65,8 +65,10 @@ typedef struct harness_backend_ops {
      * how many, or -1 with err set. The runner calls it at the window's end
      * and at each stopping check of measurement_steps: auto. window_begin
      * and window_end frame each measurement window (timing: batch records
-     * its event pair there). between_steps runs before each measured step,
-     * outside the timed region (flush_l2). Each returns 0 or -1 with err. */
+     * its event pair there). between_steps, when set, runs before each
+     * measured step, outside the timed region (the CUDA backend's flush_l2
+     * is the event timer's flush op instead: flush, wait, then the start
+     * event). Each returns 0 or -1 with err. */
     int (*window_begin)(const harness_backend *b, harness_error *err);
     int (*step_begin)(const harness_backend *b, harness_error *err);
     int (*step_end)(const harness_backend *b, harness_error *err);
@@ -88,12 +90,16 @@ typedef struct harness_backend_ops {
     int (*replay)(const harness_backend *b, harness_error *err);
 
     /* The kernel timeline (options.gpu_activity): the device's records are
-     * taken during the measurement windows only (window_begin to
-     * window_end) into b->gpu_activity; this hands over whatever the
+     * taken during the trace window only (activity_window, after the
+     * measured windows) into b->gpu_activity; this hands over whatever the
      * device still holds, before the list is read. 1: the list holds the
      * run's records; 0: no timeline (off, or CUPTI refused us because
      * another profiler holds it; stderr said so). NULL on the CPU. */
     int (*activity_flush)(const harness_backend *b);
+    /* Recording on (on = 1) or off (0, once the recorded work is complete):
+     * the runner's trace window (schedule.trace_steps), never a measured
+     * one. 0, or -1 with err. NULL on the CPU. */
+    int (*activity_window)(const harness_backend *b, int on, harness_error *err);
 
     /* The plugin collectives on device buffers; NULL on the CPU. Whether p
      * is device memory; and the collective among d's ranks on the

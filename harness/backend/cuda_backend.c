@@ -80,6 +80,23 @@ static int ev_elapsed(void *self, void *a, void *b, float *ms)
     return cudaEventElapsedTime(ms, (cudaEvent_t)a, (cudaEvent_t)b) == cudaSuccess ? 0 : -1;
 }
 
+/* The event timer, with the flush op under flush_l2 (after the buffer is
+ * allocated). batch with flush_l2 times each step alone: said on stderr. */
+static int ev_flush(void *self);
+static int start_timer(harness_backend *b, cuda_state *st)
+{
+    harness_event_ops ev = {st, ev_create, ev_destroy, ev_record, ev_sync, ev_elapsed, st->l2_buf ? ev_flush : NULL};
+    if (harness_event_timer_init(&st->timer, &ev, b->opts.batch_timing ? HARNESS_TIMING_BATCH : HARNESS_TIMING_PER_STEP,
+                                 EVENT_POOL_PAIRS) != 0)
+        return -1;
+    st->timer_ready = 1;
+    if (st->timer.batch_per_step)
+        fprintf(stderr, "harness: %stiming: batch with flush_l2: each step is timed alone (flush, wait, then an "
+                "event pair), since one pair around the window would time the flushes too\n",
+                harness_error_rank_label());
+    return 0;
+}
+
 /* The timer's message, with the runtime's last error when there is one. */
 static int timer_fail(harness_error *err, cuda_state *st)
 {
@@ -143,18 +160,27 @@ static int cu_activity_flush(const harness_backend *b)
     return st->collecting;
 }
 
+/* The runner's trace window: recording never overlaps a measured window,
+ * so no timed step pays for CUPTI (README "GPU timeline"). */
+static int cu_activity_window(const harness_backend *b, int on, harness_error *err)
+{
+    cuda_state *st = state_of(b);
+    if (on) {
+        activity_resume(st);
+        return 0;
+    }
+    return activity_pause(st, err);
+}
+
 static int cu_window_begin(const harness_backend *b, harness_error *err)
 {
     cuda_state *st = state_of(b);
-    activity_resume(st);
     return harness_event_timer_window_begin(&st->timer) == 0 ? 0 : timer_fail(err, st);
 }
 static int cu_window_end(const harness_backend *b, harness_error *err)
 {
     cuda_state *st = state_of(b);
-    if (harness_event_timer_window_end(&st->timer) != 0)
-        return timer_fail(err, st);
-    return activity_pause(st, err);
+    return harness_event_timer_window_end(&st->timer) == 0 ? 0 : timer_fail(err, st);
 }
 static int cu_step_begin(const harness_backend *b, harness_error *err)
 {
@@ -174,15 +200,17 @@ static long cu_collect(const harness_backend *b, double *out, size_t max, harnes
     return (long)harness_event_timer_take(&st->timer, out, max);
 }
 
-/* Cold cache: overwrite twice the L2's size on the stream before the step's
- * start event, so the flush is never inside the timed pair. */
-static int cu_between_steps(const harness_backend *b, harness_error *err)
+/* Cold cache (the event timer's flush op): overwrite twice the L2's size,
+ * then wait for it, as nvbench does, so the timed step neither queues behind
+ * the memset nor shares the device with it. The timer calls it before the
+ * step's start event, never inside a pair (backend/event_timer.h). */
+static int ev_flush(void *self)
 {
-    cuda_state *st = state_of(b);
-    if (!st->l2_buf)
-        return 0;
+    cuda_state *st = self;
     cudaError_t rc = cudaMemsetAsync(st->l2_buf, (int)(++st->flushes & 0xff), st->l2_flush_bytes, st->stream);
-    return rc == cudaSuccess ? 0 : cuda_fail(err, rc, "flushing L2 between steps");
+    if (rc == cudaSuccess)
+        rc = cudaStreamSynchronize(st->stream);
+    return rc == cudaSuccess ? 0 : -1;
 }
 
 /* ---- memory ------------------------------------------------------------- */
@@ -335,12 +363,13 @@ static const harness_backend_ops cuda_ops = {
     .step_end = cu_step_end,
     .window_end = cu_window_end,
     .collect = cu_collect,
-    .between_steps = cu_between_steps,
+    .between_steps = NULL,         /* flush_l2 is the timer's flush op */
     .copy = cu_copy,
     .synchronize = cu_synchronize,
     .capture = cu_capture,
     .replay = cu_replay,
     .activity_flush = cu_activity_flush,
+    .activity_window = cu_activity_window,
     .is_device_memory = cu_is_device_memory,
     .device_state = cu_device_state,
 #ifdef HAVE_NCCL
@@ -426,14 +455,6 @@ int cuda_backend_LTX_harness_cuda_backend_open(harness_backend *b, harness_error
         return cuda_fail(err, rc, "creating the component's stream");
     }
     b->stream = st->stream;
-    harness_event_ops ev = {st, ev_create, ev_destroy, ev_record, ev_sync, ev_elapsed};
-    if (harness_event_timer_init(&st->timer, &ev, b->opts.batch_timing ? HARNESS_TIMING_BATCH : HARNESS_TIMING_PER_STEP,
-                                 EVENT_POOL_PAIRS) != 0) {
-        timer_fail(err, st);
-        cu_close(b);
-        return -1;
-    }
-    st->timer_ready = 1;
 
     struct cudaDeviceProp prop;
     if ((rc = cudaGetDeviceProperties(&prop, dev)) != cudaSuccess) {
@@ -466,6 +487,11 @@ int cuda_backend_LTX_harness_cuda_backend_open(harness_backend *b, harness_error
             cu_close(b);
             return cuda_fail(err, rc, "flush_l2: allocating twice the L2's size");
         }
+    }
+    if (start_timer(b, st) != 0) {
+        timer_fail(err, st);
+        cu_close(b);
+        return -1;
     }
     return 0;
 }

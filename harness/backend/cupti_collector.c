@@ -33,7 +33,7 @@ char *__cxa_demangle(const char *mangled, char *out, size_t *len, int *status);
 
 static const CUpti_ActivityKind kinds[] = {
     CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_MEMCPY, CUPTI_ACTIVITY_KIND_MEMSET,
-    CUPTI_ACTIVITY_KIND_RUNTIME,
+    CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_DRIVER,
 };
 
 static struct {
@@ -71,12 +71,13 @@ static void CUPTIAPI buffer_requested(uint8_t **buffer, size_t *size, size_t *ma
 }
 
 /* "cudaLaunchKernel_v7000" -> "cudaLaunchKernel", as the PyTorch profiler
- * names runtime calls. */
-static void runtime_name(CUpti_CallbackId cbid, char *out, size_t cap)
+ * names runtime (and driver) calls. */
+static void api_name(CUpti_CallbackDomain domain, CUpti_CallbackId cbid, char *out, size_t cap)
 {
     const char *name = NULL;
-    if (cuptiGetCallbackName(CUPTI_CB_DOMAIN_RUNTIME_API, cbid, &name) != CUPTI_SUCCESS || !name) {
-        snprintf(out, cap, "cuda runtime %u", (unsigned)cbid);
+    if (cuptiGetCallbackName(domain, cbid, &name) != CUPTI_SUCCESS || !name) {
+        snprintf(out, cap, "cuda %s %u", domain == CUPTI_CB_DOMAIN_DRIVER_API ? "driver" : "runtime",
+                 (unsigned)cbid);
         return;
     }
     snprintf(out, cap, "%s", name);
@@ -146,15 +147,19 @@ static int translate(const CUpti_Activity *r, harness_gpu_activity *a, char *nam
         a->bytes = m->bytes;
         return 1;
     }
-    case CUPTI_ACTIVITY_KIND_RUNTIME: {
+    case CUPTI_ACTIVITY_KIND_RUNTIME:
+    case CUPTI_ACTIVITY_KIND_DRIVER: {
+        /* Driver records: cuBLASLt launches through cuLaunchKernel, so its
+         * kernels' correlation ids lead to a driver call, not a runtime one. */
         const CUpti_ActivityAPI *api = (const CUpti_ActivityAPI *)r;
-        a->kind = HARNESS_GPU_RUNTIME;
+        int driver = r->kind == CUPTI_ACTIVITY_KIND_DRIVER;
+        a->kind = driver ? HARNESS_GPU_DRIVER : HARNESS_GPU_RUNTIME;
         a->start_ns = api->start, a->end_ns = api->end;
         a->correlation = api->correlationId;
         a->thread = api->threadId;
-        runtime_name(api->cbid, name, cap);
+        api_name(driver ? CUPTI_CB_DOMAIN_DRIVER_API : CUPTI_CB_DOMAIN_RUNTIME_API, api->cbid, name, cap);
         a->name = name;
-        return 1;
+        return !driver || harness_gpu_driver_call_kept(name);
     }
     default:
         return 0;
@@ -172,9 +177,8 @@ static void CUPTIAPI buffer_completed(CUcontext ctx, uint32_t stream, uint8_t *b
         char *demangled;
         if (!translate(r, &a, name, sizeof name, &demangled))
             continue;
-        a.start_ns = cupti_collector_to_host_ns(a.start_ns);
-        a.end_ns = cupti_collector_to_host_ns(a.end_ns);
-        if (harness_gpu_activity_append(c.list, &a) != 0)
+        /* Untimed records (start = end = 0) are counted, not placed. */
+        if (harness_gpu_activity_add_cupti(c.list, &a, c.offset_ns) < 0)
             c.list->dropped++;     /* out of memory: counted like CUPTI's own losses */
         free(demangled);
     }

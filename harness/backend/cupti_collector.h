@@ -1,6 +1,6 @@
 /* cupti_collector.h - the CUDA backend's kernel timeline: CUPTI's activity
  * API records kernels (CONCURRENT_KERNEL), memcpy, memset and the runtime
- * calls that launched them, during the measurement windows only, into a
+ * calls that launched them, during the trace window only (never a measured one), into a
  * harness_gpu_activity_list (backend/gpu_activity.h) on the host clock's
  * timeline. Compiled only into the CUDA backend module (libcupti); all that
  * can be plain C without a GPU lives in gpu_activity.c and report/gpu_trace.c.
@@ -9,7 +9,8 @@
  * The sequence, on a profiled rank with profiling.cupti:
  *   cupti_collector_start(&list, &opts, err, cap)  once, after the device is
  *                                 set, before warmup; leaves it paused
- *   per measurement window: cupti_collector_resume() before its first step,
+ *   in the runner's trace window (after the measured windows, which are
+ *   never recorded): cupti_collector_resume() before its first step,
  *                           cupti_collector_pause() after its last step has
  *                           completed (after the window's synchronize)
  *   cupti_collector_flush(err, cap)  after the run: every record into the list

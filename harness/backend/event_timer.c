@@ -21,6 +21,12 @@ int harness_event_timer_init(harness_event_timer *t, const harness_event_ops *op
     memset(t, 0, sizeof *t);
     t->ops = *ops;
     t->mode = mode;
+    if (mode == HARNESS_TIMING_BATCH && ops->flush) {
+        /* A window's single pair would hold every flush but the first. */
+        t->mode = HARNESS_TIMING_PER_STEP;
+        t->batch_per_step = 1;
+        mode = HARNESS_TIMING_PER_STEP;
+    }
     t->pool_pairs = mode == HARNESS_TIMING_BATCH || pool_pairs == 0 ? 1 : pool_pairs;
     t->events = calloc(2 * t->pool_pairs, sizeof *t->events);
     if (!t->events)
@@ -109,6 +115,9 @@ int harness_event_timer_step_begin(harness_event_timer *t)
     /* A full pool is read now: one host wait per pool, not per step. */
     if (t->used_pairs == t->pool_pairs && harness_event_timer_drain(t) != 0)
         return -1;
+    /* Flush, wait, then time: the flush's writes are over before the start. */
+    if (t->ops.flush && t->ops.flush(t->ops.self) != 0)
+        return failf(t, "cannot flush the cache before a step");
     if (t->ops.record(t->ops.self, t->events[2 * t->used_pairs]) != 0)
         return failf(t, "cannot record the start event of a step");
     t->open = 1;

@@ -9,7 +9,14 @@
  *   synchronize on the last event, then elapsed times) when the window ends,
  *   when the runner asks (auto stopping checks), or when the pool is full.
  * batch: one pair around the whole window; each step gets the window's mean
- *   (for steps shorter than the event resolution, about 0.5 us). */
+ *   (for steps shorter than the event resolution, about 0.5 us).
+ *
+ * Cold cache (ops.flush set, schedule.flush_l2): before each step's start
+ * event the timer flushes and waits for the flush to finish (nvbench's
+ * order), so no flush is ever between a start event and its end event.
+ * One pair around a batch of steps cannot leave the flushes between them
+ * out, so batch with a flush times each step with its own pair
+ * (t->batch_per_step says so). */
 #ifndef HARNESS_EVENT_TIMER_H
 #define HARNESS_EVENT_TIMER_H
 
@@ -23,6 +30,9 @@ typedef struct harness_event_ops {
     int (*record)(void *self, void *ev);                  /* enqueue on the component's stream */
     int (*synchronize)(void *self, void *ev);             /* wait until ev has happened */
     int (*elapsed_ms)(void *self, void *start, void *end, float *ms);
+    /* NULL: warm cache. Else: evict the cache on the stream and return once
+     * the stream is idle (the flush done); called before a step's start. */
+    int (*flush)(void *self);
 } harness_event_ops;
 
 typedef enum { HARNESS_TIMING_PER_STEP = 0, HARNESS_TIMING_BATCH = 1 } harness_timing_mode;
@@ -30,6 +40,7 @@ typedef enum { HARNESS_TIMING_PER_STEP = 0, HARNESS_TIMING_BATCH = 1 } harness_t
 typedef struct harness_event_timer {
     harness_event_ops ops;
     harness_timing_mode mode;
+    int batch_per_step;            /* batch was asked with a flush: timed per step */
     void **events;                 /* the pool: start, end, start, end, ... */
     size_t pool_pairs;             /* its size in pairs */
     size_t used_pairs;             /* pairs recorded and not yet read */

@@ -22,6 +22,7 @@ void harness_gpu_activity_list_clear(harness_gpu_activity_list *l)
 {
     l->n = 0;
     l->dropped = 0;
+    l->untimed = 0;
 }
 
 /* A run names a few dozen kernels and runtime functions, and a buffer of
@@ -69,4 +70,24 @@ int harness_gpu_activity_append(harness_gpu_activity_list *l, const harness_gpu_
         return -1;
     l->items[l->n++] = copy;
     return 0;
+}
+
+int harness_gpu_activity_add_cupti(harness_gpu_activity_list *l, const harness_gpu_activity *rec, int64_t offset_ns)
+{
+    int device_work = rec->kind == HARNESS_GPU_KERNEL || rec->kind == HARNESS_GPU_MEMCPY ||
+                      rec->kind == HARNESS_GPU_MEMSET;
+    if (device_work && rec->start_ns == 0 && rec->end_ns == 0) {
+        l->untimed++;
+        return 0;
+    }
+    harness_gpu_activity a = *rec;
+    a.start_ns = (uint64_t)((int64_t)rec->start_ns + offset_ns);
+    a.end_ns = (uint64_t)((int64_t)rec->end_ns + offset_ns);
+    return harness_gpu_activity_append(l, &a) == 0 ? 1 : -1;
+}
+
+int harness_gpu_driver_call_kept(const char *name)
+{
+    /* cuLaunchKernel, cuLaunchKernelEx, cuLaunchCooperativeKernel, cuGraphLaunch */
+    return name && (strncmp(name, "cuLaunch", 8) == 0 || strncmp(name, "cuGraphLaunch", 13) == 0);
 }

@@ -14,7 +14,10 @@ typedef enum harness_gpu_activity_kind {
     HARNESS_GPU_KERNEL = 1,        /* a kernel's execution on the device */
     HARNESS_GPU_MEMCPY,            /* a copy (host<->device, device<->device) */
     HARNESS_GPU_MEMSET,
-    HARNESS_GPU_RUNTIME            /* a host-side runtime call (launch, copy, sync) */
+    HARNESS_GPU_RUNTIME,           /* a host-side runtime call (launch, copy, sync) */
+    HARNESS_GPU_DRIVER             /* a host-side driver launch (cuLaunchKernel): how
+                                    * cuBLASLt and other libraries launch, with no
+                                    * runtime call around it */
 } harness_gpu_activity_kind;
 
 typedef struct harness_gpu_activity {
@@ -25,8 +28,9 @@ typedef struct harness_gpu_activity {
                                     * base), already converted from CUPTI's timestamps */
     uint32_t device;               /* device index: the trace's pid for GPU events */
     uint32_t stream;               /* stream id: the trace's tid */
-    uint32_t correlation;          /* links a RUNTIME record to the work it launched */
-    uint32_t thread;               /* RUNTIME: host thread id */
+    uint32_t correlation;          /* links a RUNTIME or DRIVER record to the work it
+                                    * launched; a graph launch's kernels all share it */
+    uint32_t thread;               /* RUNTIME, DRIVER: host thread id */
     /* KERNEL */
     uint32_t grid[3], block[3];
     uint32_t registers_per_thread;
@@ -40,6 +44,8 @@ typedef struct harness_gpu_activity_list {
     harness_gpu_activity *items;
     size_t n, cap;
     uint64_t dropped;              /* records CUPTI reported lost (full buffers) */
+    uint64_t untimed;              /* device records CUPTI gave without timestamps
+                                    * (start = end = 0), left out: no time to show */
     char **names;                  /* interned name copies */
     size_t n_names, cap_names;
 } harness_gpu_activity_list;
@@ -72,5 +78,17 @@ const char *harness_gpu_activity_intern(harness_gpu_activity_list *l, const char
 /* Appends a copy of *rec with its name interned (NULL stays NULL). 0, or -1
  * out of memory (the list is unchanged). */
 int harness_gpu_activity_append(harness_gpu_activity_list *l, const harness_gpu_activity *rec);
+
+/* A record as CUPTI timed it (start_ns, end_ns on CUPTI's clock) onto the
+ * host timeline (host = CUPTI + offset_ns) and into the list. CUPTI gives a
+ * kernel, copy or set start = end = 0 when it could not time it: such a
+ * record is counted in l->untimed and left out, never shown as a 0-ns call
+ * at time "offset". 1 appended, 0 left out, -1 out of memory. */
+int harness_gpu_activity_add_cupti(harness_gpu_activity_list *l, const harness_gpu_activity *rec, int64_t offset_ns);
+
+/* Whether a driver API call (named without its _vNNNN suffix) is one the
+ * timeline keeps: the launches. Every runtime call also makes driver calls,
+ * so the rest would double the host rows without adding a launch. */
+int harness_gpu_driver_call_kept(const char *name);
 
 #endif

@@ -25,6 +25,11 @@
 #include "run/instance.h"
 #include "util/status_file.h"
 
+/* The kernel timeline's window: at most this many steps (fewer when the
+ * first measured window ran fewer), enough to see a step's kernels repeat
+ * while CUPTI's 8 MiB buffers hold them all. */
+#define TRACE_WINDOW_STEPS 50
+
 /* The component instance the runner steps. */
 typedef struct instance {
     const harness_variant *v;
@@ -230,6 +235,9 @@ static int run_component(const harness_prepared *p, instance *in, harness_summar
         .max_rel_ci = c->stop_max_rel_ci, .min_steps = c->stop_min_steps,
         .max_steps = c->stop_max_steps, .max_time_s = c->stop_max_time_s,
         .nvtx = c->nvtx && strcmp(p->device, "cuda") == 0,
+        /* Every rank runs the trace window (a collective step needs them
+         * all); only profiled ranks record in it. */
+        .trace_steps = c->cupti && strcmp(p->device, "cuda") == 0 ? TRACE_WINDOW_STEPS : 0,
     };
     schedule_observers obs = {.dist = &session->dist, .profiler = harness_profiler_hooks(prof),
                               .sync_steps = (int)p->cfg->sync_steps, .inst = &in->inst};
@@ -254,7 +262,7 @@ static int run_component(const harness_prepared *p, instance *in, harness_summar
     s->run = run;
     if (run->step_failed) {
         char window[32] = "";      /* windows and steps from 1, for people, as the guard says them */
-        if (run->failed_phase != HARNESS_PHASE_WARMUP)
+        if (run->failed_phase != HARNESS_PHASE_WARMUP && run->failed_phase != HARNESS_PHASE_TRACE)
             snprintf(window, sizeof window, ", window %d", run->failed_window + 1);
         harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s: step failed in the %s phase%s, step %lld: %s", v->key,
                           harness_phase_name(run->failed_phase), window, (long long)run->failed_step + 1,

@@ -53,6 +53,7 @@ static int by_start(const void *a, const void *b)
 typedef struct corr_entry {
     uint32_t correlation;
     size_t index;
+    harness_gpu_activity_kind kind;
 } corr_entry;
 
 static int by_correlation(const void *a, const void *b)
@@ -79,6 +80,25 @@ static const corr_entry *find_correlation(const corr_entry *v, size_t n, uint32_
 static int is_device_work(harness_gpu_activity_kind k)
 {
     return k == HARNESS_GPU_KERNEL || k == HARNESS_GPU_MEMCPY || k == HARNESS_GPU_MEMSET;
+}
+
+/* A host-side call: a runtime call, or a driver launch made by a library. */
+static int is_host_call(harness_gpu_activity_kind k)
+{
+    return k == HARNESS_GPU_RUNTIME || k == HARNESS_GPU_DRIVER;
+}
+
+/* Launches by correlation, then runtime before driver: when a runtime call
+ * and a driver call carry the same id, the flow starts on the runtime
+ * call, the one the program made. */
+static int by_launch(const void *a, const void *b)
+{
+    const corr_entry *x = a, *y = b;
+    if (x->correlation != y->correlation)
+        return x->correlation < y->correlation ? -1 : 1;
+    if (x->kind != y->kind)
+        return x->kind == HARNESS_GPU_RUNTIME ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
 }
 
 typedef struct timeline {
@@ -116,7 +136,7 @@ static int host_tid(const timeline *tl, uint32_t thread)
 
 static void where(const timeline *tl, const harness_gpu_activity *a, int *pid, int *tid)
 {
-    if (a->kind == HARNESS_GPU_RUNTIME) {
+    if (is_host_call(a->kind)) {
         *pid = tl->t->host_pid;
         *tid = host_tid(tl, a->thread);
     } else {
@@ -156,7 +176,7 @@ static int write_metadata(timeline *tl, const start_entry *order)
     char label[64];
     for (size_t k = 0; k < n; k++) {
         const harness_gpu_activity *a = &items[order[k].index];
-        if (a->kind == HARNESS_GPU_RUNTIME) {
+        if (is_host_call(a->kind)) {
             if (thread_index(tl, a->thread) < 0) {
                 tl->threads[tl->n_threads++] = a->thread;
                 int tid = tl->t->first_host_tid + (int)tl->n_threads - 1;
@@ -197,7 +217,7 @@ static void put_dim3(FILE *f, const char *key, const uint32_t v[3])
 
 static void write_args(FILE *f, const harness_gpu_activity *a, int64_t dur)
 {
-    if (a->kind == HARNESS_GPU_RUNTIME) {
+    if (is_host_call(a->kind)) {
         fprintf(f, ",\"args\":{\"correlation\":%" PRIu32 ",\"thread\":%" PRIu32 "}", a->correlation, a->thread);
         return;
     }
@@ -221,7 +241,7 @@ static void write_args(FILE *f, const harness_gpu_activity *a, int64_t dur)
 
 static void write_span(timeline *tl, const harness_gpu_activity *a)
 {
-    static const char *const cats[] = {"", "kernel", "gpu_memcpy", "gpu_memset", "cuda_runtime"};
+    static const char *const cats[] = {"", "kernel", "gpu_memcpy", "gpu_memset", "cuda_runtime", "cuda_driver"};
     FILE *f = tl->f;
     int pid, tid;
     where(tl, a, &pid, &tid);
@@ -247,14 +267,23 @@ static void write_span(timeline *tl, const harness_gpu_activity *a)
     tl->events++;
 }
 
+/* The flow id of the k-th work item (in list order) of a correlation id: the
+ * id itself for the first, as Kineto; under a CUDA graph one launch has many
+ * kernels, and a flow id pairs one start with one end, so the others get
+ * k << 32 | id (below 2^53 for k < 2^21: exact in a viewer's doubles). */
+static uint64_t flow_id(uint32_t correlation, size_t k)
+{
+    return (uint64_t)k << 32 | correlation;
+}
+
 /* Kineto's "ac2g" flow: "s" on the runtime call, "f" bound to the enclosing
  * slice ("bp":"e") on the work it launched; both at their slice's start. */
-static void write_flow(timeline *tl, const harness_gpu_activity *a, int start)
+static void write_flow(timeline *tl, const harness_gpu_activity *a, int start, uint64_t id)
 {
     int pid, tid;
     where(tl, a, &pid, &tid);
-    fprintf(tl->f, "{\"ph\":\"%s\",\"id\":%" PRIu32 ",\"pid\":%d,\"tid\":%d,\"ts\":", start ? "s" : "f",
-            a->correlation, pid, tid);
+    fprintf(tl->f, "{\"ph\":\"%s\",\"id\":%" PRIu64 ",\"pid\":%d,\"tid\":%d,\"ts\":", start ? "s" : "f",
+            id, pid, tid);
     harness_trace_put_us(tl->f, rel_ns(tl, a->start_ns));
     fprintf(tl->f, ",\"cat\":\"ac2g\",\"name\":\"ac2g\"%s},\n", start ? "" : ",\"bp\":\"e\"");
     tl->events++;
@@ -271,14 +300,35 @@ static int build_correlations(timeline *tl)
     for (size_t i = 0; i < n; i++) {
         if (items[i].correlation == 0)
             continue;  /* CUPTI's "none" */
-        if (items[i].kind == HARNESS_GPU_RUNTIME)
-            tl->runtime[tl->n_runtime++] = (corr_entry){items[i].correlation, i};
+        if (is_host_call(items[i].kind))
+            tl->runtime[tl->n_runtime++] = (corr_entry){items[i].correlation, i, items[i].kind};
         else if (is_device_work(items[i].kind))
-            tl->work[tl->n_work++] = (corr_entry){items[i].correlation, i};
+            tl->work[tl->n_work++] = (corr_entry){items[i].correlation, i, items[i].kind};
     }
-    qsort(tl->runtime, tl->n_runtime, sizeof *tl->runtime, by_correlation);
+    qsort(tl->runtime, tl->n_runtime, sizeof *tl->runtime, by_launch);
     qsort(tl->work, tl->n_work, sizeof *tl->work, by_correlation);
     return 0;
+}
+
+/* A launch (the one chosen for its id) starts a flow to each work item
+ * with its id; a work item ends the flow of its rank among them. */
+static void write_flows_of(timeline *tl, const harness_gpu_activity *a, size_t index)
+{
+    const corr_entry *launch = find_correlation(tl->runtime, tl->n_runtime, a->correlation);
+    const corr_entry *first = find_correlation(tl->work, tl->n_work, a->correlation);
+    if (!launch || !first)
+        return;
+    const corr_entry *end = tl->work + tl->n_work;
+    if (is_host_call(a->kind)) {
+        if (launch->index != index)
+            return;                /* another call carries this id's flows */
+        for (const corr_entry *w = first; w < end && w->correlation == a->correlation; w++)
+            write_flow(tl, a, 1, flow_id(a->correlation, (size_t)(w - first)));
+        return;
+    }
+    for (const corr_entry *w = first; w < end && w->correlation == a->correlation; w++)
+        if (w->index == index)
+            write_flow(tl, a, 0, flow_id(a->correlation, (size_t)(w - first)));
 }
 
 long harness_gpu_trace_events(FILE *f, const harness_gpu_activity_list *l, const harness_gpu_trace_target *t)
@@ -295,20 +345,11 @@ long harness_gpu_trace_events(FILE *f, const harness_gpu_activity_list *l, const
         goto oom;
     for (size_t k = 0; k < n; k++) {
         const harness_gpu_activity *a = &l->items[order[k].index];
-        if (a->kind < HARNESS_GPU_KERNEL || a->kind > HARNESS_GPU_RUNTIME)
+        if (a->kind < HARNESS_GPU_KERNEL || a->kind > HARNESS_GPU_DRIVER)
             continue;
         write_span(&tl, a);
-        if (a->correlation == 0)
-            continue;
-        /* A call links to the first work item with its id; the work, to its call. */
-        if (a->kind == HARNESS_GPU_RUNTIME) {
-            if (find_correlation(tl.work, tl.n_work, a->correlation))
-                write_flow(&tl, a, 1);
-        } else {
-            const corr_entry *w = find_correlation(tl.work, tl.n_work, a->correlation);
-            if (w && w->index == order[k].index && find_correlation(tl.runtime, tl.n_runtime, a->correlation))
-                write_flow(&tl, a, 0);
-        }
+        if (a->correlation != 0)
+            write_flows_of(&tl, a, order[k].index);
     }
     free(order);
     free(tl.runtime);

@@ -6,8 +6,13 @@
  *     (tid = CUPTI's stream id, "stream N");
  *   - X events with cat "kernel", "gpu_memcpy", "gpu_memset" on the GPU,
  *     "cuda_runtime" on the host process, one thread per host thread;
- *   - an "ac2g" flow from each runtime call to the work it launched: ph "s"
- *     on the call, ph "f" with bp "e" on the kernel, id = correlation id;
+ *   - X events with cat "cuda_driver" for driver launches (cuLaunchKernel,
+ *     as cuBLASLt launches), on the host threads beside the runtime calls;
+ *   - an "ac2g" flow from each runtime call (else the driver launch, when no
+ *     runtime call has the id) to the work it launched: ph "s" on the call,
+ *     ph "f" with bp "e" on the kernel, id = correlation id; a graph launch's
+ *     second and later kernels (one correlation id for all) get their own
+ *     flows, id = k << 32 | correlation id;
  *   - ts/dur in microseconds from the trace's base time with the
  *     nanoseconds as three decimals (small relative values: a double keeps
  *     them exact, where absolute ns since boot would lose the last digits). */

@@ -191,6 +191,7 @@ static cJSON *schedule_json(const harness_summary *s)
     const harness_run_result *r = s->run;
     cJSON_AddNumberToObject(o, "warmup_steps_run", r ? (double)r->warmup_steps_run : 0);
     cJSON_AddNumberToObject(o, "wait_steps_run", r ? (double)r->wait_steps_run : 0);
+    cJSON_AddNumberToObject(o, "trace_steps_run", r ? (double)r->trace_steps_run : 0);
     cJSON_AddNumberToObject(o, "measured_steps", r ? (double)r->n_samples : 0);
     add_num(o, "wall_s", r ? r->wall_s : NAN);
     return o;
@@ -406,10 +407,13 @@ char *harness_summary_json(const harness_summary *s)
     cJSON_AddItemToObject(root, "trace", trace_json(s));
     cJSON_AddItemToObject(root, "communication", harness_comm_json(s));
     cJSON_AddItemToObject(root, "gpu_kernels", gpu_kernels_json(s));
-    if (s->gpu_activity)
+    if (s->gpu_activity) {
         cJSON_AddNumberToObject(root, "gpu_activity_dropped", (double)s->gpu_activity->dropped);
-    else
+        cJSON_AddNumberToObject(root, "gpu_activity_untimed", (double)s->gpu_activity->untimed);
+    } else {
         cJSON_AddNullToObject(root, "gpu_activity_dropped");
+        cJSON_AddNullToObject(root, "gpu_activity_untimed");
+    }
     cJSON *env = env_json(&s->env);
     cJSON_AddItemToObject(root, "env", env);
     harness_device_report_json(s, timing, memory, env);

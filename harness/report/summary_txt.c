@@ -266,6 +266,9 @@ static void section_schedule(FILE *f, const harness_summary *s)
         char wall[32];
         fprintf(f, "  ran %lld warmup, %lld wait, %zu measured steps in %s\n", (long long)r->warmup_steps_run,
                 (long long)r->wait_steps_run, r->n_samples, harness_format_ns(r->wall_s * 1e9, wall, sizeof wall));
+        if (r->trace_steps_run)
+            fprintf(f, "  then %lld untimed steps in the trace window (the kernel timeline's)\n",
+                    (long long)r->trace_steps_run);
     }
     if (s->clock) {
         char res[32], pair[32];
@@ -319,7 +322,7 @@ static void section_gpu_kernels(FILE *f, const harness_summary *s)
     if (harness_gpu_kernel_table(l, &rows, &n, &all) != 0)
         return;
     char total[32], mean[32];
-    fprintf(f, "GPU kernels (CUPTI, measurement windows): %zu kernel%s, %s of GPU time\n", n,
+    fprintf(f, "GPU kernels (CUPTI, trace window after the measured ones): %zu kernel%s, %s of GPU time\n", n,
             plural((long long)n), harness_format_ns(all, total, sizeof total));
     if (n)
         fprintf(f, "  %-48s %8s %11s %11s %7s\n", "kernel", "calls", "total", "mean", "of GPU");
@@ -330,6 +333,9 @@ static void section_gpu_kernels(FILE *f, const harness_summary *s)
     if (l->dropped)
         fprintf(f, "  %llu activity record%s DROPPED (CUPTI's buffers were full): the table and the trace miss them\n",
                 (unsigned long long)l->dropped, plural((long long)l->dropped));
+    if (l->untimed)
+        fprintf(f, "  %llu GPU record%s without timestamps (CUPTI gave start = end = 0): left out of the table and "
+                   "the trace\n", (unsigned long long)l->untimed, plural((long long)l->untimed));
     free(rows);
 }
 

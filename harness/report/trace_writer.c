@@ -89,8 +89,9 @@ int harness_trace_write(const harness_profiler *p, const harness_trace_meta *met
     harness_json_string(f, p->clk->name);
     fprintf(f, ",\"events\":%zu,\"max_events\":%zu,\"steps_not_traced\":%zu,\"truncated\":%s", p->n_events,
             p->max_events, p->dropped_steps, p->dropped_steps ? "true" : "false");
-    fprintf(f, ",\"gpu_activity_records\":%zu,\"gpu_activity_dropped\":%" PRIu64 "},\n", meta->gpu ? meta->gpu->n : 0,
-            meta->gpu ? meta->gpu->dropped : 0);
+    fprintf(f, ",\"gpu_activity_records\":%zu,\"gpu_activity_dropped\":%" PRIu64 ",\"gpu_activity_untimed\":%" PRIu64
+               "},\n", meta->gpu ? meta->gpu->n : 0, meta->gpu ? meta->gpu->dropped : 0,
+            meta->gpu ? meta->gpu->untimed : 0);
     fputs("\"traceEvents\":[\n", f);
     metadata(f, "process_name", pid, 0, label);
     fprintf(f, "{\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"name\":\"process_sort_index\",\"args\":{\"sort_index\":%d}},\n",

@@ -108,6 +108,7 @@ static const struct {
     [HARNESS_PHASE_WARMUP] = {"warmup", "warmup"},
     [HARNESS_PHASE_WAIT] = {"wait", "wait"},
     [HARNESS_PHASE_MEASURE] = {"measurement", "measure"},
+    [HARNESS_PHASE_TRACE] = {"trace", "trace"},
 };
 
 const char *harness_phase_name(harness_phase phase)
@@ -391,6 +392,25 @@ static harness_device_state window_device_state(const harness_backend *b, const 
     return w;
 }
 
+/* The timeline's window (schedule.trace_steps): after the measured ones,
+ * so CUPTI's cost is in no timed step. Nonzero when the run must stop. */
+static int run_trace_window(harness_run_result *r, const harness_schedule *s, const harness_backend *b,
+                            harness_step_fn step, void *arg, const harness_runner_hooks *h, harness_error *err)
+{
+    if (s->trace_steps <= 0 || !b->ops->activity_window || r->n_windows == 0)
+        return 0;
+    int64_t n = (int64_t)harness_window_size(r, 0);
+    if (n > s->trace_steps)
+        n = s->trace_steps;
+    if (b->ops->activity_window(b, 1, err) != 0)
+        return 1;
+    int stop = run_untimed(r, HARNESS_PHASE_TRACE, -1, n, step, arg, h, &r->trace_steps_run, err);
+    /* Recording stops however the window ended; the first error wins. */
+    harness_error local = {0};
+    int off = b->ops->activity_window(b, 0, err->code ? &local : err);
+    return stop || off != 0;
+}
+
 int harness_runner_run(const harness_schedule *s, const harness_backend *b, harness_step_fn step, void *arg,
                        const harness_runner_hooks *hooks, harness_run_result *out, harness_error *err)
 {
@@ -434,6 +454,10 @@ int harness_runner_run(const harness_schedule *s, const harness_backend *b, harn
                                       : -1;
         out->window_steal_share[w] = harness_steal_share(&before, &after, out->window_wall_ns[w]);
         out->window_device[w] = window_device_state(b, dev_known ? &dev_before : NULL);
+    }
+    if (!stop && !err->code) {
+        out->window_start[out->n_windows] = out->n_samples;   /* the first window's size, for the trace */
+        stop = run_trace_window(out, s, b, step, arg, h, err);
     }
     if (h->schedule_end && !out->step_failed && !err->code && h->schedule_end(h->arg, err) > 0 && !err->code)
         out->interrupted = 1;

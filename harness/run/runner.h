@@ -22,12 +22,18 @@ typedef struct harness_schedule {
     int64_t min_steps, max_steps;
     double max_time_s;
     int nvtx;                      /* NVTX ranges around windows and steps (device-timed runs) */
+    /* The kernel timeline's own window: > 0 on a backend with
+     * activity_window, after the last measured window, untimed steps (as
+     * many as the first measured window ran, at most this) with the
+     * device's activity recording on. Measured windows never record it, so
+     * their times hold no tracing cost. 0: no such window. */
+    int64_t trace_steps;
 } harness_schedule;
 
 /* One unit of work; nonzero stops the run (the caller holds the message). */
 typedef int (*harness_step_fn)(void *arg);
 
-typedef enum { HARNESS_PHASE_WARMUP, HARNESS_PHASE_WAIT, HARNESS_PHASE_MEASURE } harness_phase;
+typedef enum { HARNESS_PHASE_WARMUP, HARNESS_PHASE_WAIT, HARNESS_PHASE_MEASURE, HARNESS_PHASE_TRACE } harness_phase;
 
 /* "warmup", "wait", "measurement": as status.json and messages name them. */
 const char *harness_phase_name(harness_phase phase);
@@ -72,7 +78,7 @@ typedef struct harness_run_result {
     double *window_steal_share;    /* per window: share of the CPUs' time stolen meanwhile (NAN unknown) */
     harness_device_state *window_device; /* per window, on a device: the lower SM clock of its start and end,
                                           * the device's most, the reason bits of both (NAN clocks unknown) */
-    int64_t warmup_steps_run, wait_steps_run;
+    int64_t warmup_steps_run, wait_steps_run, trace_steps_run;
     int interrupted;               /* SIGINT, SIGTERM or SIGHUP: stopped after the current step */
     int step_failed;               /* a step returned nonzero */
     harness_phase failed_phase;

@@ -20,6 +20,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <map>
+#include <unordered_map>
 #include <vector>
 
 #if defined(__SANITIZE_ADDRESS__)
@@ -27,6 +28,14 @@
 #include <sanitizer/common_interface_defs.h>
 #define CUDASIM_ASAN 1
 #endif
+
+/* The linker's bounds of the static __shared__ section (cudasim.h); weak:
+ * null in a program whose kernels have none. */
+extern "C" unsigned char __start_cudasim_shared[] __attribute__((weak));
+extern "C" unsigned char __stop_cudasim_shared[] __attribute__((weak));
+
+/* Blocks run so far: CUDA_STATIC_SHARED arrays are poisoned once per block. */
+static unsigned long block_serial;
 
 namespace cudasim {
 
@@ -204,6 +213,11 @@ bool release_block()
 
 void run_block(dim3 grid, dim3 block, dim3 bid, size_t smem)
 {
+    block_serial++;
+    /* Static shared memory starts every block as garbage, as on the GPU. */
+    unsigned char *lo = __start_cudasim_shared, *hi = __stop_cudasim_shared;
+    if (lo && hi > lo)
+        std::memset(lo, 0xff, (size_t)(hi - lo));
     /* A fresh, exact-size dynamic shared allocation per block, filled with
      * 0xff bytes (a NaN as fp32, bf16 and fp16) so that reading it before
      * writing shows; ASan reports any access past smem. */
@@ -282,6 +296,10 @@ void run_block(dim3 grid, dim3 block, dim3 bid, size_t smem)
 
 void set_order(order o) { run_order = o; }
 
+static landing copies_land = AT_WAIT;
+void set_landing(landing l) { copies_land = l; }
+landing cp_async_landing() { return copies_land; }
+
 void syncthreads() { wait_here(AT_SYNCTHREADS); }
 
 unsigned lane_id()
@@ -318,6 +336,22 @@ unsigned active_mask()
         if (L->fibers[first + l].st != DONE)
             m |= 1u << l;
     return m;
+}
+
+/* The block that last poisoned each CUDA_STATIC_SHARED array. */
+static std::unordered_map<void *, unsigned long> &static_shared_blocks()
+{
+    static std::unordered_map<void *, unsigned long> m;
+    return m;
+}
+
+void static_shared(void *p, size_t bytes)
+{
+    unsigned long &last = static_shared_blocks()[p];
+    if (last != block_serial) {
+        std::memset(p, 0xff, bytes);
+        last = block_serial;
+    }
 }
 
 void *dynamic_shared()

@@ -35,9 +35,11 @@
 #define __launch_bounds__(...)
 #define __align__(n) __attribute__((aligned(n)))
 /* The scheduler runs one block at a time on one OS thread, so a function's
- * static variable is exactly one block's shared copy. It is not reset between
- * blocks (README: limits); ASan still puts redzones around it. */
-#define __shared__ static
+ * static variable is exactly one block's shared copy. All of them live in
+ * one section, which the scheduler fills with 0xff bytes (NaN in fp32, bf16
+ * and fp16) at every block start: a read before the block's own write sees
+ * garbage, never zeros or the previous block's values. */
+#define __shared__ static __attribute__((section("cudasim_shared")))
 #define __constant__ static
 
 /* ---- types ---------------------------------------------------------------- */
@@ -75,6 +77,16 @@ enum order { FORWARD, REVERSED };
  * barrier (README: how a missing __syncthreads shows). Default FORWARD. */
 void set_order(order o);
 
+/* When a cp.async copy (components/common/cp_async.cuh) lands in shared
+ * memory: AT_WAIT, the latest legal moment (the issuing thread's wait), or
+ * AT_ISSUE, the earliest. A tile read before the wait and barrier that make
+ * it visible fails at AT_WAIT; a copy issued into a tile that other warps
+ * may still read (before the barrier that protects it) fails at AT_ISSUE.
+ * Tests run every case in both. Default AT_WAIT. */
+enum landing { AT_WAIT, AT_ISSUE };
+void set_landing(landing l);
+landing cp_async_landing();
+
 void syncthreads();
 /* Waits for the lanes of mask (all in this warp, this lane among them) at a
  * warp collective; posts mine and returns the 32 values posted there, valid
@@ -83,6 +95,10 @@ const uint64_t *warp_exchange(unsigned mask, uint64_t mine);
 unsigned lane_id();
 unsigned active_mask();
 void *dynamic_shared();
+/* CUDA_STATIC_SHARED's array at p: filled with 0xff bytes the first time a
+ * thread of each block reaches it (before any thread of the block can have
+ * written it: the declaration comes first). */
+void static_shared(void *p, size_t bytes);
 
 /* Runs body once per thread of the grid; sets the error cudaGetLastError
  * returns when the configuration is one CUDA would refuse: among them more

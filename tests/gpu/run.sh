@@ -4,7 +4,24 @@
 # per dtype (validated), compute-sanitizer's four tools on each, the trace's
 # kernel events, and a table of the figures beside PyTorch's own op.
 #
-#   usage: tests/gpu/run.sh OUTDIR
+#   usage: tests/gpu/run.sh [--dry-run] [--slice N] OUTDIR
+#
+# The order of work on a lent GPU, so that a short loan proves the most:
+#   slice 1  build; validation of every CUDA variant and dtype, the schedule
+#            options, device selection, the trace, table.md (the figures of
+#            the validated runs)
+#   slice 2  the figures at realistic shapes: attention at FlashAttention-2's
+#            shapes beside cuBLAS and PyTorch, the Llama-7B block against
+#            cuBLASLt's GEMM rate
+#   slice 3  compute-sanitizer's four tools on every variant
+#   slice 4  make check with the GPU tests on
+# Each slice is sized to fit one 10-minute command; all four run without
+# --slice. A slice reuses a build configured with CUDA that it finds (an
+# incremental make, seconds when nothing changed), so slices on one warm
+# machine build once; a fresh machine builds again. --dry-run, on any machine (no GPU needed):
+# prints the slices and checks that every file they use is present; exit 1
+# names the missing ones.
+#
 #   env:   HARNESS_DEPS_DEBS=DIR  .deb files from tests/gpu/fetch_deps.sh, for a
 #                                 machine without the -dev packages or a registry
 #          JOBS=N                 build parallelism (default: nproc)
@@ -17,7 +34,15 @@
 # or a checkout after autoreconf -fi). Everything goes to OUTDIR: build.log,
 # check.log, the experiments, sanitizer logs and table.md.
 set -u
-out=${1:?usage: tests/gpu/run.sh OUTDIR}
+dry=0 slice=
+while [ $# -gt 0 ]; do
+    case $1 in
+    --dry-run) dry=1; shift ;;
+    --slice) slice=${2:?--slice needs 1, 2, 3 or 4}; shift 2 ;;
+    *) break ;;
+    esac
+done
+out=${1:?usage: tests/gpu/run.sh [--dry-run] [--slice N] OUTDIR}
 mkdir -p "$out" && out=$(cd "$out" && pwd)
 cd "$(dirname "$0")/../.." || exit 2
 top=$(pwd)
@@ -25,6 +50,12 @@ jobs=${JOBS:-$(nproc)}
 status=0
 note() { printf 'gpu/run.sh: %s\n' "$*" | tee -a "$out/run.log"; }
 bad() { note "FAIL: $*"; status=1; }
+. "$top/tests/gpu/slices.sh"
+case ${slice:-all} in all|1|2|3|4) ;; *) note "--slice $slice: expected 1, 2, 3 or 4"; exit 2 ;; esac
+if [ $dry = 1 ]; then
+    dry_run
+    exit $?
+fi
 
 command -v nvidia-smi >/dev/null && nvidia-smi -L >/dev/null 2>&1 || { note "no GPU visible"; exit 77; }
 nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | tee "$out/gpu.txt"
@@ -44,18 +75,15 @@ if [ -n "${HARNESS_DEPS_DEBS:-}" ]; then
 fi
 
 # ---- build and make check ---------------------------------------------------
-[ -x configure ] || autoreconf -fi >"$out/autoreconf.log" 2>&1 || { note "no ./configure and no autoreconf"; exit 2; }
-{ ./configure --with-cuda && make -j"$jobs"; } >"$out/build.log" 2>&1 || { note "build failed (build.log)"; tail -30 "$out/build.log"; exit 1; }
-note "built: $(grep -E 'CUDA:' "$out/build.log" | tail -1)"
-skip() { case " ${SKIP:-} " in *" $1 "*) return 0;; esac; return 1; }
-if skip check; then
-    note "make check skipped (SKIP)"
-elif ! HARNESS_GPU_TESTS=1 make -j"$jobs" check >"$out/check.log" 2>&1; then
-    bad "make check (check.log; the failed tests' logs in testlogs/)"
-    mkdir -p "$out/testlogs"
-    for t in $(sed -n 's/^\(FAIL\|ERROR\): //p' "$out/check.log"); do cp "${t%.*}.log" "$out/testlogs/" 2>/dev/null; done
+if [ -f Makefile ] && grep -q '^#define HAVE_CUDA 1' build_config.h 2>/dev/null; then
+    # An earlier slice configured and built here: make only what changed.
+    make -j"$jobs" >"$out/build.log" 2>&1 || { note "build failed (build.log)"; tail -30 "$out/build.log"; exit 1; }
+    note "build reused (configured with CUDA already; make found what changed)"
+else
+    [ -x configure ] || autoreconf -fi >"$out/autoreconf.log" 2>&1 || { note "no ./configure and no autoreconf"; exit 2; }
+    { ./configure --with-cuda && make -j"$jobs"; } >"$out/build.log" 2>&1 || { note "build failed (build.log)"; tail -30 "$out/build.log"; exit 1; }
+    note "built: $(grep -E 'CUDA:' "$out/build.log" | tail -1)"
 fi
-skip check || grep -E '^# (TOTAL|PASS|SKIP|FAIL|ERROR)' "$out/check.log" | tee -a "$out/run.log"
 
 # ---- every CUDA variant, per dtype ------------------------------------------
 H=$top/harness/harness
@@ -76,7 +104,7 @@ while read -r key family dtypes; do
     config=$top/configs/$family.yaml
     [ -f "$top/tests/gpu/configs/$family.yaml" ] && config=$top/tests/gpu/configs/$family.yaml
     [ -f "$config" ] || { bad "$key: no configs/$family.yaml"; continue; }
-    for dt in $dtypes; do
+    skip validate || for dt in $dtypes; do
         tag=$(echo "$key" | tr / _)_$dt
         set -- --set component.variant_key="$key" --set validate=true
         [ "$dt" = - ] || set -- "$@" --set component.config.dtype="$dt"
@@ -112,6 +140,7 @@ done <"$out/variants.txt"
 
 # ---- the CUDA schedule options, device selection, the summary's GPU fields -----
 cfg=$top/configs/rms_norm_cuda.yaml
+if ! skip validate; then
 for opt in timing=per_step timing=batch flush_l2=true cuda_graph=true; do
     tag=opts_$(echo "$opt" | tr = _)
     if "$H" run "$cfg" --set schedule.$opt --output-dir "$out/exp_opts/$tag" >"$out/$tag.log" 2>&1; then
@@ -133,10 +162,12 @@ fi
     && note "device auto: rms_norm/cuda" || bad "device auto did not pick rms_norm/cuda (auto.log)"
 (cd "$top" && bench/cupti_overhead.sh 5 "$cfg") >"$out/cupti_overhead.txt" 2>&1 || bad "bench/cupti_overhead.sh"
 cat "$out/cupti_overhead.txt"
+fi
 
 # ---- the trace holds the GPU's kernels ----------------------------------------
 trace=$(ls "$out"/exp/*/*/profiler_trace_*.json 2>/dev/null | head -1)
-if [ -n "$trace" ] && python3 - "$trace" <<'PY'
+if skip validate; then :
+elif [ -n "$trace" ] && python3 - "$trace" <<'PY'
 import json, sys
 events = json.load(open(sys.argv[1]))["traceEvents"]
 kernels = [e for e in events if e.get("cat") == "kernel"]
@@ -160,7 +191,8 @@ fi
 # kernels each sub-operation ran (and the summary's kernel table, where the
 # time went).
 tb_trace=$(ls "$out"/exp/transformer_block_cuda_bf16/*/profiler_trace_*.json 2>/dev/null | head -1)
-if [ -z "$tb_trace" ]; then
+if skip validate; then :
+elif [ -z "$tb_trace" ]; then
     bad "transformer_block/cuda bf16: no trace"
 elif python3 - "$tb_trace" >"$out/transformer_block_regions.txt" <<'PY'
 import json, sys
@@ -179,9 +211,9 @@ for r in regions:
 for n in names:
     ks = sorted(found[n])
     print(f"{n:13s} {len(ks)} kernel(s): " + ", ".join(k[:60] for k in ks[:4]))
-# Our own kernels' regions must have them; cuBLASLt's may launch through the
-# driver API, which the CUPTI collector does not record (runtime API only):
-# then its regions' kernels show on the timeline without a link (exit 2).
+# Our own kernels' regions must have them; cuBLASLt launches through the
+# driver API, whose launches the collector records (cuda_driver) and links:
+# a GEMM region without its kernels (exit 2) means that link is missing.
 ours = ["attn_norm", "rope", "attention", "mlp_norm", "swiglu"]
 sys.exit(1 if not all(found[n] for n in ours) else 0 if all(found[n] for n in names) else 2)
 PY
@@ -189,7 +221,7 @@ then note "transformer_block/cuda: every region has its kernels in the trace"
 elif [ $? -eq 2 ]; then note "transformer_block/cuda: the GEMM regions' kernels are not linked to launches (driver API?)"
 else bad "transformer_block/cuda: a region of its own kernels without them in the trace (transformer_block_regions.txt)"
 fi
-[ -s "$out/transformer_block_regions.txt" ] && cat "$out/transformer_block_regions.txt"
+[ -s "$out/transformer_block_regions.txt" ] && ! skip validate && cat "$out/transformer_block_regions.txt"
 
 # ---- transformer_block/cuda at the Llama-7B shape against cuBLASLt's GEMM rate --------
 # Batch 1, seq 4096, hidden 4096, 32 heads of 128, intermediate 11008, bf16:
@@ -245,7 +277,19 @@ PY
 fi
 
 # ---- the table ---------------------------------------------------------------
-python3 "$top/tests/gpu/table.py" "$out/exp" >"$out/table.md" || bad "table"
-cat "$out/table.md"
+if ! skip validate; then
+    python3 "$top/tests/gpu/table.py" "$out/exp" >"$out/table.md" || bad "table"
+    cat "$out/table.md"
+fi
+# ---- make check with the GPU tests (slice 4) -----------------------------------
+if skip check; then
+    note "make check: not in this slice, or SKIP names it"
+elif ! HARNESS_GPU_TESTS=1 make -j"$jobs" check >"$out/check.log" 2>&1; then
+    bad "make check (check.log; the failed tests' logs in testlogs/)"
+    mkdir -p "$out/testlogs"
+    for t in $(sed -n 's/^\(FAIL\|ERROR\): //p' "$out/check.log"); do cp "${t%.*}.log" "$out/testlogs/" 2>/dev/null; done
+fi
+skip check || grep -E '^# (TOTAL|PASS|SKIP|FAIL|ERROR)' "$out/check.log" | tee -a "$out/run.log"
+
 note "$([ $status = 0 ] && echo 'all passed' || echo 'some checks FAILED'); everything is in $out"
 exit $status

@@ -1,8 +1,9 @@
 #!/bin/sh
 # On a GPU only (HARNESS_GPU_TESTS=1, which tests/gpu/run.sh sets; a skip
 # elsewhere): rms_norm/cuda validated per dtype on odd shapes, the summary's
-# device fields, the kernel timeline in the trace (a kernel per measured
-# step, launch-to-kernel flows that pair up), the CUDA schedule options,
+# device fields, the kernel timeline in the trace (a kernel per step of the
+# trace window, which follows the measured ones: none during them;
+# launch-to-kernel flows that pair up), the CUDA schedule options,
 # profiling.cupti: false, and device_index out of range.
 HARNESS_TEST_GPU=1
 . "$top_builddir/tests/setup"
@@ -35,24 +36,26 @@ if not expect_kernels:
     assert s["gpu_kernels"] is None, s["gpu_kernels"]
     sys.exit(0)
 kernels = s["gpu_kernels"]
-assert kernels and sum(k["calls"] for k in kernels) == t["n"], (kernels, t["n"])
+traced = s["schedule"]["trace_steps_run"]
+assert traced == min(t["n"], 50), (traced, t["n"])
+assert kernels and sum(k["calls"] for k in kernels) == traced, (kernels, traced)
 assert abs(sum(k["share"] for k in kernels) - 1) < 1e-6
 assert s["gpu_activity_dropped"] == 0
 trace = json.load(open(glob.glob(folder + "/*/profiler_trace_ranks_1_rank_0.json")[0]))
 assert trace["deviceProperties"] and trace["deviceProperties"][0]["name"] == g["name"]
 ev = trace["traceEvents"]
 k = [e for e in ev if e.get("cat") == "kernel"]
-assert len(k) == t["n"], (len(k), t["n"])
+assert len(k) == traced, (len(k), traced)
 for e in k:
     assert e["pid"] == g["index"] and {"grid", "block", "registers per thread", "correlation"} <= e["args"].keys(), e
 starts = {e["id"] for e in ev if e.get("ph") == "s"}
 ends = [e for e in ev if e.get("ph") == "f"]
 assert ends and all(e["id"] in starts and e.get("bp") == "e" for e in ends)
 steps = [e for e in ev if e.get("cat") == "step"]
-# The kernels ran during the measured steps' windows: between the first
-# step's start and a little after the last step's end (the device lags).
-lo, hi = min(e["ts"] for e in steps), max(e["ts"] + e["dur"] for e in steps)
-assert all(lo <= e["ts"] <= hi + 1e5 for e in k), "kernels outside the measurement windows"
+# The timeline's kernels ran in the trace window, after every measured
+# step: none was recorded while a step was timed (README, GPU timeline).
+hi = max(e["ts"] + e["dur"] for e in steps)
+assert all(e["ts"] >= hi for e in k), "a kernel recorded during the measurement windows"
 PY
 }
 

@@ -118,22 +118,29 @@ static void run_case(const tcase &c)
                              0);
         else
             assert_int_equal(attention_cuda_plan_kernel(&s, c.dt, c.kernel, q, k, v, o[0], &g), 0);
-        for (int ord = 0; ord < 2; ord++) {
+        /* Both thread orders x both cp.async landings (cudasim.h), each
+         * against the reference and bit for bit against the first. */
+        for (int run = 0; run < 4; run++) {
+            int ord = run & 1, early = run >> 1;
+            void *out = o[run ? 1 : 0];
             cudasim::set_order(ord ? cudasim::REVERSED : cudasim::FORWARD);
-            memset(o[ord], 0xff, nq * es);   /* NaN: an element never written fails */
-            assert_int_equal(attention_cuda_launch(&g, &s, c.dt, q, k, v, o[ord], nullptr), 0);
-            const char *what = ord ? "reversed" : "forward";
+            cudasim::set_landing(early ? cudasim::AT_ISSUE : cudasim::AT_WAIT);
+            memset(out, 0xff, nq * es);   /* NaN: an element never written fails */
+            assert_int_equal(attention_cuda_launch(&g, &s, c.dt, q, k, v, out, nullptr), 0);
             attention_check_result r;
-            assert_int_equal(attention_check(&s, q, k, v, o[ord], ref_dtype(c.dt), 0, &r), 0);
+            assert_int_equal(attention_check(&s, q, k, v, out, ref_dtype(c.dt), 0, &r), 0);
             if (!r.passed)
-                print_error("%s kernel %d (m-tiles %u, %u keys) b%zu h%zu/%zu sq%zu sk%zu d%zu causal %d %s: %s\n",
+                print_error("%s kernel %d (m-tiles %u, %u keys) b%zu h%zu/%zu sq%zu sk%zu d%zu causal %d %s, %s: %s\n",
                             dt_name(c.dt), (int)c.kernel, mt, g.block_keys, c.batch, c.heads, c.kv_heads, c.seq_q,
-                            c.seq_k, c.head_dim, c.causal, what, r.detail);
+                            c.seq_k, c.head_dim, c.causal, ord ? "reversed" : "forward",
+                            early ? "copies land at issue" : "copies land at the wait", r.detail);
             assert_true(r.passed);
             assert_int_equal(r.checked, nq);
+            if (run)
+                assert_memory_equal(o[0], o[1], nq * es);
         }
-        assert_memory_equal(o[0], o[1], nq * es);
         cudasim::set_order(cudasim::FORWARD);
+        cudasim::set_landing(cudasim::AT_WAIT);
     }
     free(q), free(k), free(v), free(o[0]), free(o[1]);
 }
@@ -165,6 +172,11 @@ static void test_tensor_core(void **state)
 {
     (void)state;
     static const tcase cases[] = {
+        /* GQA with two kv heads, 2 and 4 query heads each (with one kv head
+         * every mapping reads head 0, so a wrong one passes); first, so that
+         * tests/cudasim/mutate.sh's mutants fail early. */
+        {BF16, 1, 4, 2, 17, 65, 64, 1, 0, TC, 1},
+        {BF16, 1, 8, 2, 3, 33, 64, 0, 0, TC, 1},
         {BF16, 1, 2, 1, 65, 65, 64, 1, 0, TC, 1},
         {BF16, 2, 2, 2, 3, 65, 128, 1, 0, TC, 1},
         {BF16, 1, 4, 1, 65, 3, 128, 1, 0, TC, 1},
@@ -187,6 +199,8 @@ static void test_simt(void **state)
 {
     (void)state;
     static const tcase cases[] = {
+        {F32, 1, 4, 2, 5, 40, 64, 1, 0, SIMT, 1},     /* GQA 2 and 4 with 2 kv heads */
+        {F32, 1, 8, 2, 3, 33, 64, 0, 0, SIMT, 1},
         {F32, 1, 2, 1, 65, 65, 64, 1, 0, SIMT, 1},
         {F32, 2, 2, 2, 3, 65, 128, 1, 0, SIMT, 1},
         {F32, 1, 2, 2, 65, 3, 64, 1, 0, SIMT, 1},
@@ -211,6 +225,8 @@ static void test_fallback(void **state)
         {BF16, 1, 2, 1, 5, 9, 130, 1, 0, FB, 1},
         {BF16, 1, 2, 1, 7, 9, 64, 1, 0, FB, 0},
         {F32, 1, 1, 1, 7, 5, 128, 1, 0, FB, 0},
+        {BF16, 1, 4, 2, 3, 9, 3, 1, 0, FB, 1},        /* GQA 2 and 4 with 2 kv heads */
+        {F32, 1, 8, 2, 3, 5, 1, 0, 0, FB, 1},
     };
     for (const tcase &c : cases)
         run_case(c);
@@ -391,5 +407,8 @@ int main(void)
         cmocka_unit_test(test_fallback),
         cmocka_unit_test(test_softmax),
     };
+    /* tests/cudasim/mutate.sh runs only the test that can catch a mutant. */
+    if (const char *only = getenv("CUDASIM_TEST_FILTER"))
+        cmocka_set_test_filter(only);
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

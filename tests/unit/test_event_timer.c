@@ -22,6 +22,8 @@ typedef struct fake_device {
     int created, destroyed, records, syncs;
     int fail_create_at;            /* create call that fails, -1: none */
     int fail_record;
+    char log[64];                  /* F: flush, R: record, in order */
+    int n_log;
 } fake_device;
 
 static int fake_create(void *self, void **ev)
@@ -46,6 +48,8 @@ static int fake_record(void *self, void *ev)
     if (d->fail_record)
         return -1;
     d->records++;
+    if (d->n_log < (int)sizeof d->log - 1)
+        d->log[d->n_log++] = 'R';
     ((fake_event *)ev)->t_ms = d->now_ms;
     ((fake_event *)ev)->recorded = 1;
     return 0;
@@ -61,6 +65,16 @@ static int fake_elapsed(void *self, void *a, void *b, float *ms)
 {
     (void)self;
     *ms = (float)(((fake_event *)b)->t_ms - ((fake_event *)a)->t_ms);
+    return 0;
+}
+
+/* A flush that keeps the device busy 2 ms, then waits for it. */
+static int fake_flush(void *self)
+{
+    fake_device *d = self;
+    d->now_ms += 2.0;
+    if (d->n_log < (int)sizeof d->log - 1)
+        d->log[d->n_log++] = 'F';
     return 0;
 }
 
@@ -175,6 +189,35 @@ static void batch_gives_every_step_the_window_mean(void **state)
     harness_event_timer_destroy(&t);
 }
 
+/* flush_l2: flush, wait, then the start event, in both timing modes; the
+ * 2 ms flush is never in a step's time. batch cannot keep the flushes out
+ * of one window pair, so it times each step alone and says so. */
+static void flushes_stay_outside_the_timed_pairs(void **state)
+{
+    (void)state;
+    for (int batch = 0; batch < 2; batch++) {
+        fake_device d = {.fail_create_at = -1};
+        harness_event_ops ops = fake_ops(&d);
+        ops.flush = fake_flush;
+        harness_event_timer t;
+        assert_int_equal(harness_event_timer_init(&t, &ops, batch ? HARNESS_TIMING_BATCH : HARNESS_TIMING_PER_STEP,
+                                                  16), 0);
+        assert_int_equal(t.batch_per_step, batch);
+        assert_int_equal(harness_event_timer_window_begin(&t), 0);
+        for (int i = 0; i < 3; i++)
+            step(&t, &d, 0.001, 0);
+        assert_int_equal(harness_event_timer_window_end(&t), 0);
+        assert_int_equal(harness_event_timer_drain(&t), 0);
+        d.log[d.n_log] = '\0';
+        assert_string_equal(d.log, "FRRFRRFRR");
+        double out[4];
+        assert_int_equal(harness_event_timer_take(&t, out, 4), 3);
+        for (int i = 0; i < 3; i++)
+            assert_float_equal(out[i], 1000.0, 1.0);
+        harness_event_timer_destroy(&t);
+    }
+}
+
 static void misuse_and_device_errors_are_reported(void **state)
 {
     (void)state;
@@ -210,6 +253,7 @@ int main(void)
         cmocka_unit_test(drains_in_the_middle_keep_the_order),
         cmocka_unit_test(batch_gives_every_step_the_window_mean),
         cmocka_unit_test(misuse_and_device_errors_are_reported),
+        cmocka_unit_test(flushes_stay_outside_the_timed_pairs),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -370,6 +370,9 @@ static void test_last_meeting_can_interrupt_a_complete_run(void **state)
 typedef struct fake_gpu {
     int windows_begun, windows_ended, begins, ends, collects, between;
     size_t marked, handed;         /* steps marked; times handed over */
+    char log[64];                  /* W/w window begin/end, A/a activity on/off */
+    int n_log;
+    int recording;
 } fake_gpu;
 static fake_gpu gpu;
 
@@ -377,18 +380,21 @@ static int gpu_window_begin(const harness_backend *b, harness_error *err)
 {
     (void)b, (void)err;
     gpu.windows_begun++;
+    gpu.log[gpu.n_log++] = 'W';
     return 0;
 }
 static int gpu_window_end(const harness_backend *b, harness_error *err)
 {
     (void)b, (void)err;
     gpu.windows_ended++;
+    gpu.log[gpu.n_log++] = 'w';
     return 0;
 }
 static int gpu_step_begin(const harness_backend *b, harness_error *err)
 {
     (void)b, (void)err;
     gpu.begins++;
+    assert_false(gpu.recording);   /* no timed step is ever traced */
     return 0;
 }
 static int gpu_step_end(const harness_backend *b, harness_error *err)
@@ -412,6 +418,14 @@ static long gpu_collect(const harness_backend *b, double *out, size_t max, harne
     while (gpu.handed < gpu.marked && n < max)
         out[n++] = 1000.0 + (double)gpu.handed++;
     return (long)n;
+}
+
+static int gpu_activity_window(const harness_backend *b, int on, harness_error *err)
+{
+    (void)b, (void)err;
+    gpu.recording = on;
+    gpu.log[gpu.n_log++] = on ? 'A' : 'a';
+    return 0;
 }
 
 static harness_backend device_backend(harness_backend_ops *ops)
@@ -451,6 +465,40 @@ static void test_device_timer_collects_after_each_window(void **state)
         assert_true(r.samples_ns[i] == 1000.0 + (double)i);
         assert_true(r.host_samples_ns[i] >= 0);
     }
+    harness_run_result_free(&r);
+}
+
+/* CUPTI's contract: the timeline has its own untimed window after the
+ * measured ones (as many steps as the first window, at most trace_steps);
+ * no measured window records it. */
+static void test_trace_window_after_the_measured_ones(void **state)
+{
+    (void)state;
+    harness_backend_ops ops;
+    harness_backend b = device_backend(&ops);
+    ops.activity_window = gpu_activity_window;
+    harness_schedule s = {.warmup_steps = 2, .measurement_steps = 6, .repeat = 2, .trace_steps = 4};
+    counter c = {0, -1, -1, 0};
+    harness_run_result r;
+    harness_error err = {0};
+    assert_int_equal(harness_runner_run(&s, &b, count_step, &c, NULL, &r, &err), 0);
+    gpu.log[gpu.n_log] = '\0';
+    assert_string_equal(gpu.log, "WwWwAa");
+    assert_int_equal(r.trace_steps_run, 4);
+    assert_int_equal(c.calls, 2 + 12 + 4);
+    assert_int_equal(r.n_samples, 12);        /* trace steps are not samples */
+    harness_run_result_free(&r);
+
+    b = device_backend(&ops);
+    ops.activity_window = gpu_activity_window;
+    s.trace_steps = 100;                       /* no more than the first window ran */
+    assert_int_equal(harness_runner_run(&s, &b, count_step, &c, NULL, &r, &err), 0);
+    assert_int_equal(r.trace_steps_run, 6);
+    harness_run_result_free(&r);
+
+    b = device_backend(&ops);                  /* no activity_window: no trace window */
+    assert_int_equal(harness_runner_run(&s, &b, count_step, &c, NULL, &r, &err), 0);
+    assert_int_equal(r.trace_steps_run, 0);
     harness_run_result_free(&r);
 }
 
@@ -537,7 +585,8 @@ static void test_phase_names(void **state)
     assert_string_equal(harness_phase_file_name(HARNESS_PHASE_WARMUP), "warmup");
     assert_string_equal(harness_phase_file_name(HARNESS_PHASE_WAIT), "wait");
     assert_string_equal(harness_phase_file_name(HARNESS_PHASE_MEASURE), "measure");
-    assert_string_equal(harness_phase_file_name(3), "other");
+    assert_string_equal(harness_phase_file_name(HARNESS_PHASE_TRACE), "trace");
+    assert_string_equal(harness_phase_file_name(4), "other");
     assert_string_equal(harness_phase_file_name(-1), "other");
 }
 
@@ -560,6 +609,7 @@ int main(void)
         cmocka_unit_test_setup(test_signal_during_a_meeting_takes_that_step, setup),
         cmocka_unit_test_setup(test_last_meeting_can_interrupt_a_complete_run, setup),
         cmocka_unit_test_setup(test_device_timer_collects_after_each_window, setup),
+        cmocka_unit_test_setup(test_trace_window_after_the_measured_ones, setup),
         cmocka_unit_test_setup(test_device_timer_collects_at_auto_checks, setup),
         cmocka_unit_test_setup(test_device_window_keeps_what_was_measured_on_interrupt, setup),
         cmocka_unit_test_setup(test_device_state_per_window, setup),

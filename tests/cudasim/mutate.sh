@@ -1,0 +1,75 @@
+#!/bin/sh
+# Mutation test of the CPU execution layer (tests/cudasim/README.md): each
+# bug below once slipped past the simulated tests or is the kind they exist
+# to catch. Each is put back alone into a copy of its kernel file, the
+# simulated test is rebuilt around it (make cudasim-mutant-*: only the
+# kernel file is recompiled) and run; it must fail. A mutant that passes,
+# or whose text no longer matches the kernel (the kernel changed: update
+# the list), fails this test.
+#   tc_k_early, simt_k_early   the next K tile's cp.async before the barrier
+#                              that protects the tile other warps still read
+#                              (caught when copies land at issue)
+#   tc_v_early, simt_v_early   the same for V
+#   rms_warp_sums              warp_sums[lane] read without lane < nwarps
+#                              (caught by static shared memory poisoned at
+#                              every block start)
+#   tc_gqa, simt_gqa           kv head h % kv_heads instead of h / group
+#                              (caught by GQA cases with 2 kv heads)
+# Run by make check; by hand, some of them: MUTANTS='tc_gqa rms_warp_sums' sh tests/cudasim/mutate.sh
+. "$top_builddir/tests/setup"
+
+command -v python3 >/dev/null || { echo "no python3: skipped"; exit 77; }
+[ -x "$top_builddir/tests/unit/test_attention_cuda_sim" ] || { echo "no simulated tests built: skipped"; exit 77; }
+
+work=$SCRATCH                  # removed on exit by tests/setup
+
+# mutate NAME COMPONENT FILE: FILE's text with the mutation NAME applied
+# (first occurrence of its anchor) into $work/NAME/COMPONENT/.
+mutate() {
+    mkdir -p "$work/$1" && cp -R "$top_srcdir/components/$2" "$work/$1/" &&
+        python3 "$top_srcdir/tests/cudasim/mutations.py" "$1" "$work/$1/$2/$3"
+}
+
+# The poisoning that catches rms_warp_sums reaches a template kernel's static
+# shared memory only through CUDA_STATIC_SHARED (cudasim.h): a plain
+# __shared__ declaration in a kernel file would escape it unseen.
+survivors=0
+plain=$(grep -n '^[^/*]*__shared__' "$top_srcdir"/components/*/*.cu "$top_srcdir"/components/common/*.cuh 2>/dev/null)
+if [ -n "$plain" ]; then
+    echo "$plain"
+    echo "FAIL: static shared memory declared with __shared__: use CUDA_STATIC_SHARED (common/cuda_launch.h)"
+    survivors=1
+fi
+# NAME COMPONENT FILE TEST: TEST is the cmocka test (a pattern) that must
+# catch it; the others would only add minutes.
+for entry in "tc_k_early attention attention_cuda.cu test_tensor_core" \
+        "tc_v_early attention attention_cuda.cu test_tensor_core" \
+        "simt_k_early attention attention_cuda.cu test_simt" "simt_v_early attention attention_cuda.cu test_simt" \
+        "tc_gqa attention attention_cuda.cu test_tensor_core" "simt_gqa attention attention_cuda.cu test_simt" \
+        "rms_warp_sums rms_norm rms_norm_cuda.cu *"; do
+    set -f
+    set -- $entry
+    set +f
+    if [ -n "${MUTANTS:-}" ]; then
+        case " $MUTANTS " in *" $1 "*) ;; *) continue ;; esac
+    fi
+    if ! mutate "$1" "$2" "$3"; then
+        echo "FAIL: mutant $1 could not be applied (the kernel changed: update tests/cudasim/mutations.py)"
+        survivors=$((survivors + 1))
+        continue
+    fi
+    if ! make -s -C "$top_builddir" "cudasim-mutant-$2" MUTANT_DIR="$work/$1" >"$work/$1.build" 2>&1; then
+        cat "$work/$1.build"
+        echo "FAIL: mutant $1 did not build"
+        survivors=$((survivors + 1))
+        continue
+    fi
+    # The first failed check ends the run: a caught mutant needs no more.
+    if CMOCKA_TEST_ABORT=1 CUDASIM_TEST_FILTER="$4" "$work/$1/test" >"$work/$1.log" 2>&1; then
+        echo "FAIL: mutant $1 survived: the simulated tests passed with the bug in"
+        survivors=$((survivors + 1))
+    else
+        echo "ok: mutant $1 caught: $(grep -m1 -E 'ERROR|Failure|error|cudasim:' "$work/$1.log" | cut -c1-160)"
+    fi
+done
+[ "$survivors" -eq 0 ] || { echo "$survivors mutant(s) not caught"; exit 1; }
