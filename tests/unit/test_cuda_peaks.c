@@ -15,7 +15,7 @@ static void h100_sxm_matches_its_datasheet(void **state)
 {
     (void)state;
     /* 132 SMs; tensor figures are quoted at 1.83 GHz, FP32 at 1.98 GHz. */
-    harness_cuda_device_numbers d = {9, 0, 132, 1830000, 2619000, 5120};
+    harness_cuda_device_numbers d = {9, 0, 132, 1830000, 2619000, 5120, NULL};
     harness_cuda_peaks p;
     harness_cuda_peaks_compute(&d, &p);
     assert_string_equal(p.arch, "Hopper");
@@ -87,7 +87,7 @@ static void unknown_skus_use_the_reported_clock(void **state)
 static void a100_matches_its_datasheet(void **state)
 {
     (void)state;
-    harness_cuda_device_numbers d = {8, 0, 108, 1410000, 1215000, 5120};
+    harness_cuda_device_numbers d = {8, 0, 108, 1410000, 1215000, 5120, NULL};
     harness_cuda_peaks p;
     harness_cuda_peaks_compute(&d, &p);
     assert_float_equal(p.fp32_flops_per_s / 1e12, 19.5, 0.1);
@@ -98,7 +98,7 @@ static void a100_matches_its_datasheet(void **state)
 static void volta_has_no_bf16(void **state)
 {
     (void)state;
-    harness_cuda_device_numbers d = {7, 0, 80, 1530000, 877000, 4096};
+    harness_cuda_device_numbers d = {7, 0, 80, 1530000, 877000, 4096, NULL};
     harness_cuda_peaks p;
     harness_cuda_peaks_compute(&d, &p);
     assert_float_equal(p.fp16_flops_per_s / 1e12, 125.3, 0.5);
@@ -118,12 +118,12 @@ static void every_blackwell_minor_is_known(void **state)
 static void unknown_parts_give_zero_not_a_guess(void **state)
 {
     (void)state;
-    harness_cuda_device_numbers d = {99, 0, 100, 2000000, 0, 0};
+    harness_cuda_device_numbers d = {99, 0, 100, 2000000, 0, 0, NULL};
     harness_cuda_peaks p;
     harness_cuda_peaks_compute(&d, &p);
     assert_null(p.arch);
     assert_true(p.fp32_flops_per_s == 0 && p.bf16_flops_per_s == 0 && p.bytes_per_s == 0);
-    d = (harness_cuda_device_numbers){9, 0, 0, 0, 2619000, 5120};   /* clock unknown */
+    d = (harness_cuda_device_numbers){9, 0, 0, 0, 2619000, 5120, NULL};   /* clock unknown */
     harness_cuda_peaks_compute(&d, &p);
     assert_true(p.fp32_flops_per_s == 0);
     assert_true(p.bytes_per_s > 0);        /* what is known is still given */

@@ -80,7 +80,7 @@ static int fake_flush(void *self)
 
 static harness_event_ops fake_ops(fake_device *d)
 {
-    return (harness_event_ops){d, fake_create, fake_destroy, fake_record, fake_sync, fake_elapsed};
+    return (harness_event_ops){d, fake_create, fake_destroy, fake_record, fake_sync, fake_elapsed, NULL};
 }
 
 /* One step that takes `ms` on the device, with `gap` ms between steps. */
