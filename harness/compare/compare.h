@@ -71,7 +71,7 @@ typedef struct harness_compare_side {
     harness_run_summary *runs;
     size_t n_runs, cap;
     harness_incomplete_run *incomplete;
-    size_t n_incomplete;
+    size_t n_incomplete, incomplete_cap;
 } harness_compare_side;
 
 /* A run's benchmark name for --filter: "EXPERIMENT_NAME VARIANT_KEY

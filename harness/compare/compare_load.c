@@ -481,9 +481,15 @@ static int add_incomplete(harness_compare_side *side, const char *dir, int world
         .error = rf->error ? strdup(rf->error) : NULL,
         .variant_key = rf->variant_key ? strdup(rf->variant_key) : NULL,
     };
-    harness_incomplete_run *grown = realloc(side->incomplete, (side->n_incomplete + 1) * sizeof *grown);
-    if (grown)
-        side->incomplete = grown;
+    /* doubling: a folder of a 40,000-rank job must not cost 40,000 copies of the list */
+    harness_incomplete_run *grown = side->incomplete;
+    if (side->n_incomplete == side->incomplete_cap) {
+        size_t cap = side->incomplete_cap ? 2 * side->incomplete_cap : 8;
+        if ((grown = realloc(side->incomplete, cap * sizeof *grown)) != NULL) {
+            side->incomplete = grown;
+            side->incomplete_cap = cap;
+        }
+    }
     if (!grown || !run.folder || !run.status || (rf->error && !run.error) || (rf->variant_key && !run.variant_key)) {
         free(run.folder), free(run.status), free(run.error), free(run.variant_key);
         return harness_cmp_oom(err);
