@@ -76,7 +76,8 @@ static int add_folder(harness_suite_configs *s, const char *dir, harness_error *
     closedir(d);
     if (rc == 0 && n == 0)
         rc = harness_error_set(err, HARNESS_EXIT_USAGE, "%s: a folder with no config in it (*.yaml, *.yml)", dir);
-    qsort(names, n, sizeof *names, by_name);
+    if (n > 1)
+        qsort(names, n, sizeof *names, by_name);
     for (size_t i = 0; i < n; i++) {
         if (rc == 0)
             rc = add_config(s, names[i], err);
