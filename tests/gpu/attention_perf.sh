@@ -1,8 +1,8 @@
 #!/bin/sh
 # attention/cuda beside attention/cublas and PyTorch's
 # scaled_dot_product_attention on FlashAttention-2's benchmark shapes
-# (16k tokens per step: batch x seq = 16384; hidden 2048: heads x head_dim
-# = 2048), bf16 (fp16 too with DTYPES), causal and not; the issue's goals are
+# (16k tokens per step: batch x seq = 16384, seq 512 to 16k; hidden 2048:
+# heads x head_dim = 2048), bf16 (fp16 too with DTYPES), causal and not; the issue's goals are
 # read off the table (attention_perf.py). At head_dim 128 attention/cuda also
 # runs its 32-key build (HARNESS_ATTENTION_TC_BK=32, attention_cuda.h) beside
 # the default 64, interleaved, so the table says which tile is faster on this
@@ -10,17 +10,24 @@
 #
 #   usage: tests/gpu/attention_perf.sh OUTDIR   (from the top of the tree)
 #   env:   DTYPES="bf16 fp16"  the dtypes to run (default bf16)
+#          SEQS="512 1024"     the sequence lengths (default 512 to 16384)
+#          HARNESS_GPU_DEADLINE=EPOCH_S  start no run after then (run.sh's slice
+#                              budget): the runs left are named, exit 0
 set -u
 out=${1:?usage: tests/gpu/attention_perf.sh OUTDIR}
 H=./harness/harness
 status=0
 for dt in ${DTYPES:-bf16}; do
 for d in 128 64; do
-for seq in 1024 2048 4096; do
+for seq in ${SEQS:-512 1024 2048 4096 8192 16384}; do
 for causal in false true; do
 for variant in cuda cuda32 cublas; do
     [ $variant = cuda32 ] && [ $d != 128 ] && continue
     tag=${dt}_d${d}_s${seq}_${causal}_$variant
+    if [ -n "${HARNESS_GPU_DEADLINE:-}" ] && [ "$(date +%s)" -ge "$HARNESS_GPU_DEADLINE" ]; then
+        echo "attention_perf: out of time: $tag and the runs after it not run" >&2
+        break 5
+    fi
     bk=64; [ $variant = cuda32 ] && bk=32
     HARNESS_ATTENTION_TC_BK=$bk "$H" run configs/attention_cuda.yaml --set component.variant_key=attention/${variant%32} \
         --set component.config.batch_size=$((16384 / seq)) --set component.config.num_heads=$((2048 / d)) \

@@ -1,0 +1,305 @@
+# tests/gpu/parts.sh - sourced by tests/gpu/run.sh: each part of the work
+# (the slices in slices.sh say which run when), the device's facts and the
+# end of a slice. Uses run.sh's repo, top, out, H, jobs, slice, note, bad,
+# verdict, out_of_time, skip.
+
+# facts.txt: what results.py puts at the head of the results file.
+device_facts() {
+    nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv,noheader | head -1 >"$out/gpu.txt"
+    {
+        echo "gpu=$(cut -d, -f1 "$out/gpu.txt" | sed 's/ *$//')"
+        echo "driver=$(cut -d, -f2 "$out/gpu.txt" | sed 's/^ *//')"
+        echo "memory=$(cut -d, -f3 "$out/gpu.txt" | sed 's/^ *//')"
+        echo "nvcc=$({ nvcc --version || /usr/local/cuda/bin/nvcc --version; } 2>/dev/null | sed -n 's/.*release \([0-9.]*\).*/\1/p')"
+        echo "compute_sanitizer=$(compute-sanitizer --version 2>/dev/null | sed -n 's/.*Version \([0-9.]*\).*/\1/p' | head -1)"
+        echo "commit=$(cut -d' ' -f2 "$(carry_dir)/SOURCE" 2>/dev/null)"
+        echo "source=$(cat "$(carry_dir)/SOURCE" 2>/dev/null)"
+        echo "host_cpus=$(nproc)"
+    } >"$out/facts.txt"
+    note "device: $(cat "$out/gpu.txt")"
+}
+
+# The end of every slice, also after a failure: the results file from all
+# that WORK holds (this slice's and the earlier ones' on this machine), and
+# with --export the four files the device tool brings back.
+finish_slice() {
+    commit=$(sed -n 's/^commit=//p' "$out/facts.txt" 2>/dev/null)
+    python3 "$repo/tests/gpu/results.py" ${commit:+--commit "$commit"} --outdir "$out/results" "$out" \
+        >"$out/results.txt" 2>>"$out/run.log"
+    (cd "$out" && find facts.txt gpu.txt verdicts.tsv torch.json gemm_rate.txt ./*.md exp fig tune \
+        -name '*.txt' -o -name '*.tsv' -o -name '*.json' -o -name '*.md' 2>/dev/null |
+        grep -v -e profiler_trace -e '/results/' | tar czf bundle.tgz -T - 2>/dev/null)
+    [ -n "$export_to" ] || return 0
+    mkdir -p "$export_to"
+    for f in $(cat "$out/results.txt") "$out/run.log" "$out/bundle.tgz"; do
+        [ -f "$f" ] && cp "$f" "$export_to/"
+    done
+    note "exported to $export_to: $(ls "$export_to" | tr '\n' ' ')"
+}
+
+# ---- slice 1: every CUDA variant per dtype, validated; options; the trace -----
+part_validate() {
+    "$H" list --json >"$out/list.json" || bad "harness list"
+    python3 - "$out/list.json" >"$out/variants.txt" <<'PY'
+import json, sys
+# One line per CUDA variant: key, family, its dtype choices (or "-").
+for v in json.load(open(sys.argv[1]))["variants"]:
+    if v["device"] != "cuda":
+        continue
+    dtypes = next((p.get("choices") for p in v["params"] if p["name"] == "dtype"), None) or ["-"]
+    print(v["key"], v["family"], " ".join(dtypes))
+PY
+    [ -s "$out/variants.txt" ] || bad "no CUDA variant listed"
+    while read -r key family dtypes; do
+        config=$(family_config "$family") || { verdict validate "$key" FAIL "no configs/$family.yaml"; continue; }
+        for dt in $dtypes; do
+            out_of_time "validate $key $dt" && return
+            tag=$(echo "$key" | tr / _)_$dt
+            set -- --set component.variant_key="$key" --set validate=true
+            [ "$dt" = - ] || set -- "$@" --set component.config.dtype="$dt"
+            if "$H" run "$config" "$@" --output-dir "$out/exp/$tag" >"$out/$tag.log" 2>&1; then
+                verdict validate "$key $dt" ok
+            else
+                verdict validate "$key $dt" FAIL "exit $? ($tag.log)"
+            fi
+        done
+    done <"$out/variants.txt"
+    # A head_dim-128 block with grouped-query attention, on a shape the CPU
+    # reference affords (the configs' default shape has head_dim 64).
+    if "$H" run configs/transformer_block_cuda.yaml --set component.config.seq_len=512 \
+            --set component.config.num_heads=8 --set component.config.num_kv_heads=2 \
+            --set schedule.measurement_steps=10 --set schedule.repeat=1 \
+            --output-dir "$out/exp/transformer_block_cuda_bf16_d128_gqa" >"$out/tb_d128.log" 2>&1; then
+        verdict validate "transformer_block/cuda bf16 head_dim 128, 512 tokens, GQA" ok
+    else
+        verdict validate "transformer_block/cuda bf16 head_dim 128, 512 tokens, GQA" FAIL "exit $? (tb_d128.log)"
+    fi
+    out_of_time "schedule options, device selection, the trace" && return
+    part_options
+    part_trace
+    python3 tests/gpu/table.py "$out/exp" >"$out/table.md" 2>"$out/table.err" || bad "table (table.err)"
+    cat "$out/table.md"
+}
+
+# The family's example config; tests/gpu/configs/ has one where that example is a sweep.
+family_config() {
+    if [ -f "tests/gpu/configs/$1.yaml" ]; then echo "tests/gpu/configs/$1.yaml"
+    elif [ -f "configs/$1.yaml" ]; then echo "configs/$1.yaml"
+    else return 1; fi
+}
+
+# The CUDA schedule options, device selection, the summary's GPU fields.
+part_options() {
+    cfg=configs/rms_norm_cuda.yaml
+    for opt in timing=per_step timing=batch flush_l2=true cuda_graph=true; do
+        tag=opts_$(echo "$opt" | tr = _)
+        if "$H" run "$cfg" --set schedule.$opt --output-dir "$out/exp_opts/$tag" >"$out/$tag.log" 2>&1; then
+            verdict options "rms_norm/cuda schedule.$opt" ok
+        else
+            verdict options "rms_norm/cuda schedule.$opt" FAIL "exit $? ($tag.log)"
+        fi
+    done
+    python3 tests/gpu/check_summaries.py "$out/exp_opts" >"$out/options.md" &&
+        verdict options "the summaries' GPU fields" ok || verdict options "the summaries' GPU fields" FAIL "options.md"
+    rm -rf "$out/exp_bad"
+    "$H" run "$cfg" --set device_index=99 --output-dir "$out/exp_bad" >"$out/device_index.log" 2>&1
+    rc=$?
+    if [ $rc -ne 0 ] && grep -q device_index "$out/device_index.log" && [ ! -d "$out/exp_bad" ]; then
+        verdict options "device_index 99 refused" ok "exit $rc"
+    else
+        verdict options "device_index 99 refused" FAIL "exit $rc, or no message naming it, or a folder left"
+    fi
+    "$H" run configs/rms_norm.yaml --output-dir "$out/exp_auto" >"$out/auto.log" 2>&1 &&
+        grep -q 'rms_norm/cuda' "$out"/exp_auto/*/summary_ranks_1_rank_0.json &&
+        verdict options "device auto picks rms_norm/cuda" ok || verdict options "device auto picks rms_norm/cuda" FAIL auto.log
+    bench/cupti_overhead.sh 5 "$cfg" >"$out/cupti_overhead.txt" 2>&1 &&
+        verdict options "bench/cupti_overhead.sh" ok "$(tail -1 "$out/cupti_overhead.txt")" ||
+        verdict options "bench/cupti_overhead.sh" FAIL cupti_overhead.txt
+}
+
+# The trace holds the GPU's kernels; the block's regions hold theirs.
+part_trace() {
+    trace=$(ls "$out"/exp/*/*/profiler_trace_*.json 2>/dev/null | head -1)
+    if [ -n "$trace" ] && python3 - "$trace" <<'PY'
+import json, sys
+events = json.load(open(sys.argv[1]))["traceEvents"]
+kernels = [e for e in events if e.get("cat") == "kernel"]
+flows = [e for e in events if e.get("ph") in ("s", "f")]
+print(f"trace {sys.argv[1].split('/')[-3]}: {len(kernels)} kernel events, {len(flows)} flow events")
+sys.exit(0 if kernels else 1)
+PY
+    then verdict trace "kernel events in the trace" ok; else verdict trace "kernel events in the trace" FAIL; fi
+    # The block's regions are NVTX ranges and trace regions; each launch inside
+    # one is linked to its kernel by a flow event, so the trace shows which
+    # kernels each sub-operation ran.
+    tb_trace=$(ls "$out"/exp/transformer_block_cuda_bf16/*/profiler_trace_*.json 2>/dev/null | head -1)
+    if [ -z "$tb_trace" ]; then
+        verdict trace "transformer_block/cuda regions" FAIL "no trace"
+    elif python3 - "$tb_trace" >"$out/transformer_block_regions.txt" <<'PY'
+import json, sys
+from collections import defaultdict
+events = json.load(open(sys.argv[1]))["traceEvents"]
+names = ["attn_norm", "qkv_proj", "rope", "attention", "out_proj", "mlp_norm", "gate_up_proj", "swiglu", "down_proj"]
+regions = [e for e in events if e.get("ph") == "X" and e.get("cat") == "region" and e.get("name") in names]
+kernels = {(e["pid"], e["tid"], e["ts"]): e["name"] for e in events if e.get("ph") == "X" and e.get("cat") == "kernel"}
+ends = {e["id"]: kernels.get((e["pid"], e["tid"], e["ts"])) for e in events if e.get("ph") == "f"}
+starts = [(e["ts"], ends.get(e["id"])) for e in events if e.get("ph") == "s" and ends.get(e["id"])]
+found = defaultdict(set)
+for r in regions:
+    for ts, k in starts:
+        if r["ts"] <= ts <= r["ts"] + r["dur"]:
+            found[r["name"]].add(k)
+for n in names:
+    ks = sorted(found[n])
+    print(f"{n:13s} {len(ks)} kernel(s): " + ", ".join(k[:60] for k in ks[:4]))
+# Our own kernels' regions must have them; cuBLASLt launches through the
+# driver API, whose launches the collector records (cuda_driver) and links:
+# a GEMM region without its kernels (exit 2) means that link is missing.
+ours = ["attn_norm", "rope", "attention", "mlp_norm", "swiglu"]
+sys.exit(1 if not all(found[n] for n in ours) else 0 if all(found[n] for n in names) else 2)
+PY
+    then verdict trace "transformer_block/cuda regions" ok "every region has its kernels"
+    elif [ $? -eq 2 ]; then verdict trace "transformer_block/cuda regions" "GEMM kernels not linked" "driver API launches?"
+    else verdict trace "transformer_block/cuda regions" FAIL "a region of our kernels without them (transformer_block_regions.txt)"
+    fi
+}
+
+# ---- slice 2: the figures --------------------------------------------------------
+# Attention at FlashAttention-2's shapes, beside cuBLAS (attention_perf.sh
+# stops at the deadline and names the runs it left).
+part_attention_perf() {
+    mkdir -p "$out/fig/attention"
+    tests/gpu/attention_perf.sh "$out/fig/attention" >"$out/attention_perf.md" 2>"$out/attention_perf.err" &&
+        verdict figures "attention at FlashAttention-2's shapes" ok ||
+        verdict figures "attention at FlashAttention-2's shapes" FAIL attention_perf.err
+    grep 'out of time' "$out/attention_perf.err" | while read -r line; do verdict skip "attention_perf" "not run" "$line"; done
+    cat "$out/attention_perf.md"
+}
+
+# transformer_block/cuda at the Llama-7B shape against cuBLASLt's GEMM rate:
+# batch 1, seq 4096, hidden 4096, 32 heads of 128, intermediate 11008, bf16;
+# the block's FLOP rate (its declared cost over its median step) against the
+# rate cuBLASLt reaches on the block's own seven GEMMs (tokens x out x in: Q,
+# K, V, O 4096 x 4096 x 4096, gate and up 4096 x 11008 x 4096, down 4096 x
+# 4096 x 11008), each timed alone by tests/gpu/gemm_rate.c (median of 50), in
+# the same slice. The goal (issue 9) is 70%.
+part_llama() {
+    out_of_time "Llama-7B block against cuBLASLt" && return
+    nvcc=$(sed -n 's/^NVCC = //p' Makefile)
+    if ! ${nvcc:-nvcc} -O2 -o "$out/gemm_rate" tests/gpu/gemm_rate.c -lcublasLt >"$out/gemm_rate_build.log" 2>&1; then
+        verdict figures "tests/gpu/gemm_rate.c" FAIL "did not build (gemm_rate_build.log)"
+    elif ! "$out/gemm_rate" 4096 4096 4096 4096 4096 4096 4096 4096 4096 4096 4096 4096 \
+            4096 11008 4096 4096 11008 4096 4096 4096 11008 >"$out/gemm_rate.txt" 2>&1; then
+        verdict figures "cuBLASLt's GEMM rate" FAIL gemm_rate.txt
+    else
+        verdict figures "cuBLASLt's GEMM rate" ok "$(grep '^mix' "$out/gemm_rate.txt")"
+    fi
+    fig_run llama7b_block configs/transformer_block_cuda.yaml --set component.config.seq_len=4096 \
+        --set component.config.hidden_size=4096 --set component.config.num_heads=32 \
+        --set component.config.num_kv_heads=32 --set component.config.intermediate_size=11008 \
+        --set component.config.dtype=bf16 --set validate=false \
+        --set schedule.measurement_steps=20 --set schedule.repeat=3 --set profiling.trace=false
+}
+
+# fig_run TAG CONFIG ARGS...: one figure run into WORK/fig/TAG.
+fig_run() {
+    tag=$1 config=$2
+    shift 2
+    out_of_time "figure $tag" && return
+    rm -rf "$out/fig/$tag"
+    if "$H" run "$config" "$@" --output-dir "$out/fig/$tag" >"$out/fig_$tag.log" 2>&1; then
+        verdict figures "$tag" ok
+    else
+        verdict figures "$tag" FAIL "exit $? (fig_$tag.log)"
+    fi
+}
+
+# RMSNorm at the issue's shapes (8 x 1024 x 4096, and the rows of a
+# 4096-token Llama-7B prompt: hidden 4096) and allreduce/cuda in a world of
+# one (NCCL; busbw by nccl-tests' formula is 0 there, algbw is said beside).
+part_figures() {
+    for dt in bf16 fp32; do
+        fig_run rms_norm_8x1024x4096_$dt configs/rms_norm_cuda.yaml --set component.config.dtype=$dt \
+            --set profiling.trace=false
+    done
+    fig_run rms_norm_llama7b_4096x4096_bf16 configs/rms_norm_cuda.yaml --set component.config.batch_size=1 \
+        --set component.config.seq_len=4096 --set profiling.trace=false
+    for bytes in 16777216 268435456; do
+        fig_run allreduce_${bytes}_fp32 tests/gpu/configs/allreduce.yaml --set component.variant_key=allreduce/cuda \
+            --set component.config.bytes=$bytes --set profiling.trace=false
+    done
+}
+
+# ---- slice 3: compute-sanitizer, each tool, a short schedule of each dtype ----
+part_sanitize() {
+    [ -s "$out/variants.txt" ] || { "$H" list --json >"$out/list.json" && python3 -c 'import json, sys
+for v in json.load(open(sys.argv[1]))["variants"]:
+    if v["device"] == "cuda":
+        d = next((p.get("choices") for p in v["params"] if p["name"] == "dtype"), None) or ["-"]
+        print(v["key"], v["family"], " ".join(d))' "$out/list.json" >"$out/variants.txt"; }
+    # Does compute-sanitizer run here at all? Some sandboxes refuse the device.
+    if ! command -v compute-sanitizer >/dev/null; then
+        verdict skip "compute-sanitizer" "not run" "not installed"; return
+    fi
+    compute-sanitizer --tool memcheck --error-exitcode 99 "$H" run configs/rms_norm_cuda.yaml --set validate=false \
+        --set schedule.warmup_steps=0 --set schedule.measurement_steps=1 --set schedule.repeat=1 \
+        --set profiling.trace=false --output-dir "$out/sanitizer" >"$out/sanitizer_probe.log" 2>&1
+    rc=$?
+    if [ $rc -ne 0 ] && grep -qi 'not supported\|error 999\|unable to\|failed to initialize' "$out/sanitizer_probe.log"; then
+        verdict skip "compute-sanitizer" "refused here" "$(grep -i -m1 'not supported\|error\|unable' "$out/sanitizer_probe.log")"
+        return
+    fi
+    while read -r key family dtypes; do
+        case $key in allreduce/*) verdict sanitize "$key" "not run" "its kernels are NCCL's"; continue ;; esac
+        config=$(family_config "$family") || continue
+        for dt in $dtypes; do
+        for tool in memcheck racecheck initcheck synccheck; do
+            out_of_time "compute-sanitizer $tool $key $dt" && return
+            set -- --set component.variant_key="$key" --set schedule.warmup_steps=1 --set schedule.wait_steps=0 \
+                --set schedule.measurement_steps=2 --set schedule.repeat=1 --set profiling.trace=false
+            [ "$dt" = - ] || set -- "$@" --set component.config.dtype="$dt"
+            log=$out/sanitizer_$(echo "$key" | tr / _)_${dt}_$tool.log
+            if compute-sanitizer --tool "$tool" --error-exitcode 99 "$H" run "$config" "$@" \
+                    --output-dir "$out/sanitizer" >"$log" 2>&1; then
+                verdict sanitize "$key $dt $tool" clean
+            elif [ "$tool" = racecheck ] && ! grep 'Race reported' "$log" | grep -qE 'rms_norm|attention|softmax|rope|swiglu'; then
+                # cuBLAS's Hopper kernels (nvjet_*) draw racecheck reports of their own.
+                verdict sanitize "$key $dt $tool" "clean in ours" "hazards only in library kernels: $(grep -o \
+                    'Race reported between [A-Za-z]* access at [A-Za-z0-9_]*' "$log" | sort -u | head -2 | tr '\n' ' ')"
+            else
+                verdict sanitize "$key $dt $tool" FAIL "exit $? ($(basename "$log"))"
+            fi
+        done
+        done
+    done <"$out/variants.txt"
+}
+
+# ---- slice 4: tuning sweeps --------------------------------------------------------
+# Attention's key tile is chosen at build time per head_dim; head_dim 128 also
+# has a 32-key build, picked by HARNESS_ATTENTION_TC_BK (attention_cuda.h).
+# The sweep: of tests/gpu/configs/attention_tune.yaml runs under each.
+part_tune() {
+    for bk in 64 32; do
+        out_of_time "attention tuning, $bk-key tiles" && return
+        rm -rf "$out/tune/attention_bk$bk"
+        if HARNESS_ATTENTION_TC_BK=$bk "$H" run tests/gpu/configs/attention_tune.yaml \
+                --output-dir "$out/tune/attention_bk$bk" >"$out/tune_bk$bk.log" 2>&1; then
+            verdict tune "attention/cuda, $bk-key tiles, the sweep" ok
+        else
+            verdict tune "attention/cuda, $bk-key tiles, the sweep" FAIL "exit $? (tune_bk$bk.log)"
+        fi
+    done
+}
+
+# ---- slice 5: make check with the GPU tests ------------------------------------------
+part_check() {
+    out_of_time "make check" && return
+    left=$(( ${deadline:-$(($(date +%s) + 3600))} - $(date +%s) ))
+    if ! HARNESS_GPU_TESTS=1 timeout "$left" make -j"$jobs" check >"$out/check.log" 2>&1; then
+        verdict check "make check" FAIL "check.log; the failed tests' logs in testlogs/ (exit 124: out of time)"
+        mkdir -p "$out/testlogs"
+        for t in $(sed -n 's/^\(FAIL\|ERROR\): //p' "$out/check.log"); do cp "${t%.*}.log" "$out/testlogs/" 2>/dev/null; done
+    else
+        verdict check "make check" ok "$(grep -E '^# (PASS|SKIP|FAIL)' "$out/check.log" | tr '\n' ' ')"
+    fi
+}
