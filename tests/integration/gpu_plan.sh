@@ -1,30 +1,67 @@
 #!/bin/sh
-# tests/gpu/run.sh --dry-run on a machine without a GPU: it prints the four
-# slices in the order of work and finds every file they use in this tree
-# (a file left out of the tarball fails this under make distcheck); in a
-# tree that lacks them it names each missing file and exits 1; a slice that
-# does not exist is refused.
+# tests/gpu/run.sh --dry-run on a machine without a GPU: it prints the five
+# slices in the order of work, each with the device tool's call that runs it,
+# finds every file they use in this tree (a file left out of the tarball
+# fails this under make distcheck), and checks the carry folder that
+# tests/gpu/prepare.sh makes (a stand-in here, HARNESS_GPU_CARRY): whole, of
+# this tree's state, within 64 MiB. Missing or stale: it names what and exits
+# 1; a slice that does not exist is refused. The GPU configs it runs pass
+# `harness validate`.
 . "$top_builddir/tests/setup"
 
+# A carry folder as prepare.sh leaves it, of this tree's state.
+carry=$SCRATCH/carry
+mkdir -p "$carry/debs"
+echo tarball >"$carry/harness-0.1.0.tar.gz"
+echo deb >"$carry/debs/libyaml-dev.deb"
+repo=$top_srcdir
+. "$top_srcdir/tests/gpu/source_state.sh"
+source_state >"$carry/SOURCE"
+HARNESS_GPU_CARRY=$carry
+export HARNESS_GPU_CARRY
+
 expect_exit 0 "dry run of this tree" sh "$top_srcdir/tests/gpu/run.sh" --dry-run "$SCRATCH/plan"
-for s in 1 2 3 4; do
+for s in 1 2 3 4 5; do
     grep -q "slice $s: " "$SCRATCH/out" && pass "slice $s listed" || fail "slice $s not listed"
+    grep -qF "run: command='sh tests/gpu/run.sh --slice $s --export \$OUT' carry=[\"tests/gpu/carry\"] timeout_s=600" \
+        "$SCRATCH/out" && pass "slice $s: the device tool's call" || fail "slice $s: no device tool call printed"
 done
 grep -q 'everything the slices use is present' "$SCRATCH/out" && pass "all present" || fail "no all-present line"
-[ "$(grep -n 'slice 1: ' "$SCRATCH/out" | cut -d: -f1)" -lt "$(grep -n 'slice 4: ' "$SCRATCH/out" | cut -d: -f1)" ] &&
-    pass "validation before make check" || fail "slices out of order"
+grep -q 'carry: harness-0.1.0.tar.gz, 1 .debs: .* MiB of the 64 MiB' "$SCRATCH/out" && pass "the carry's size" ||
+    fail "no carry size line: $(grep carry "$SCRATCH/out")"
+line() { grep -n "slice $1: " "$SCRATCH/out" | cut -d: -f1; }
+[ "$(line 1)" -lt "$(line 2)" ] && [ "$(line 2)" -lt "$(line 3)" ] && [ "$(line 3)" -lt "$(line 4)" ] &&
+    [ "$(line 4)" -lt "$(line 5)" ] && pass "validation, figures, sanitizers, tuning, make check in order" ||
+    fail "slices out of order"
 
 expect_exit 0 "dry run of slice 2" sh "$top_srcdir/tests/gpu/run.sh" --dry-run --slice 2 "$SCRATCH/plan2"
 grep -q 'slice 2: ' "$SCRATCH/out" && ! grep -q 'slice 1: ' "$SCRATCH/out" && pass "only slice 2" ||
     fail "--slice 2 listed other slices"
 
-# A tree with the script and nothing it reads.
+# The carry folder stale (made from another state of the tree), then absent.
+echo "commit 0000 edits 0000" >"$carry/SOURCE"
+expect_exit 1 "dry run with a stale carry" sh "$top_srcdir/tests/gpu/run.sh" --dry-run "$SCRATCH/plan5"
+grep -q "stale: .*run tests/gpu/prepare.sh again" "$SCRATCH/out" && pass "says the carry is stale" ||
+    fail "no stale line"
+HARNESS_GPU_CARRY=$SCRATCH/nothing expect_exit 1 "dry run without a carry" \
+    sh "$top_srcdir/tests/gpu/run.sh" --dry-run "$SCRATCH/plan6"
+for f in 'harness-\*.tar.gz' 'debs/\*.deb' SOURCE; do
+    grep -q "missing: .*nothing/$f (run tests/gpu/prepare.sh)" "$SCRATCH/out" && pass "names the carry's $f" ||
+        fail "does not name the carry's missing $f"
+done
+
+# A tree with the scripts and nothing they read.
 mkdir -p "$SCRATCH/bare/tests/gpu"
-cp "$top_srcdir/tests/gpu/run.sh" "$top_srcdir/tests/gpu/slices.sh" "$SCRATCH/bare/tests/gpu/"
+for f in run.sh slices.sh source_state.sh build.sh parts.sh; do cp "$top_srcdir/tests/gpu/$f" "$SCRATCH/bare/tests/gpu/"; done
 expect_exit 1 "dry run of a bare tree" sh "$SCRATCH/bare/tests/gpu/run.sh" --dry-run "$SCRATCH/plan3"
-for f in tests/gpu/gemm_rate.c tests/gpu/table.py configs/rms_norm_cuda.yaml tests/gpu/configs/attention.yaml; do
+for f in tests/gpu/gemm_rate.c tests/gpu/table.py tests/gpu/results.py configs/rms_norm_cuda.yaml \
+        tests/gpu/configs/attention.yaml tests/gpu/configs/attention_tune.yaml; do
     grep -q "missing: $f" "$SCRATCH/out" && pass "names $f" || fail "does not name missing $f"
 done
 
-expect_exit 2 "--slice 5" sh "$top_srcdir/tests/gpu/run.sh" --dry-run --slice 5 "$SCRATCH/plan4"
+expect_exit 2 "--slice 6" sh "$top_srcdir/tests/gpu/run.sh" --dry-run --slice 6 "$SCRATCH/plan4"
+
+for c in "$top_srcdir"/tests/gpu/configs/*.yaml; do
+    expect_exit 0 "harness validate tests/gpu/configs/$(basename "$c")" "$HARNESS" validate "$c"
+done
 finish
