@@ -177,6 +177,10 @@ def main(argv):
     env = any_summary.get("env") or {}
     gpu = facts.get("gpu") or (env.get("gpu_device") or {}).get("name") or env.get("gpu") or "unknown GPU"
     commit = (a.commit or facts.get("commit") or env.get("git_commit") or "unknown")[:12]
+    # prepare.sh's SOURCE: "commit C edits E", E the hash of no edits when the tree was clean.
+    edits = facts.get("source", "").partition(" edits ")[2]
+    if edits and edits not in ("none", "e3b0c44298fc"):
+        commit += "-dirty"
     device = {
         "gpu": gpu, "driver": facts.get("driver") or env.get("driver"), "memory": facts.get("memory"),
         "cuda_runtime": (env.get("gpu_device") or {}).get("runtime") or env.get("cuda"), "nvcc": facts.get("nvcc"),
