@@ -168,6 +168,7 @@ PY
 # Attention at FlashAttention-2's shapes, beside cuBLAS (attention_perf.sh
 # stops at the deadline and names the runs it left).
 part_attention_perf() {
+    out_of_time "attention at FlashAttention-2's shapes" && return
     mkdir -p "$out/fig/attention"
     tests/gpu/attention_perf.sh "$out/fig/attention" >"$out/attention_perf.md" 2>"$out/attention_perf.err" &&
         verdict figures "attention at FlashAttention-2's shapes" ok ||
@@ -232,6 +233,7 @@ part_figures() {
 
 # ---- slice 3: compute-sanitizer, each tool, a short schedule of each dtype ----
 part_sanitize() {
+    out_of_time "compute-sanitizer" && return
     [ -s "$out/variants.txt" ] || { "$H" list --json >"$out/list.json" && python3 -c 'import json, sys
 for v in json.load(open(sys.argv[1]))["variants"]:
     if v["device"] == "cuda":

@@ -49,6 +49,7 @@
 #          HARNESS_GPU_BUDGET_S   a slice's seconds before it starts no more runs
 #          HARNESS_DEPS_DEBS=DIR  .deb files other than tests/gpu/carry/debs
 #          HARNESS_CONFIGURE_ARGS more ./configure arguments
+#          HARNESS_GPU_TREE=DIR   a tree built with CUDA already: no build
 set -u
 dry=0 slice= export_to=
 while [ $# -gt 0 ]; do
@@ -59,10 +60,13 @@ while [ $# -gt 0 ]; do
     *) break ;;
     esac
 done
+# WORK and --export's folder as given, from where the script was called.
+out=
+if [ $# -gt 0 ]; then mkdir -p "$1" && out=$(cd "$1" && pwd) || exit 2; fi
+if [ -n "$export_to" ]; then mkdir -p "$export_to" && export_to=$(cd "$export_to" && pwd) || exit 2; fi
 cd "$(dirname "$0")/../.." || exit 2
 repo=$(pwd)
-out=${1:-tests/gpu/work}
-mkdir -p "$out" && out=$(cd "$out" && pwd)
+[ -n "$out" ] || { mkdir -p tests/gpu/work && out=$repo/tests/gpu/work; }
 top=$repo
 jobs=${JOBS:-$(nproc)}
 status=0
