@@ -33,6 +33,12 @@ run fig allreduce_4096 "$top_srcdir/tests/gpu/configs/allreduce.yaml" --set comp
 run fig llama7b "$top_srcdir/configs/transformer_block.yaml" --set component.config.seq_len=8 \
     --set component.config.hidden_size=64 --set component.config.num_heads=2 --set component.config.num_kv_heads=2 \
     --set component.config.intermediate_size=128 --set component.config.dtype=bf16
+# The same all-reduce as if on two ranks: busbw = algbw x 2(2-1)/2 = algbw.
+src=$(ls "$w"/fig/allreduce_4096/*/summary_ranks_1_rank_0.json)
+mkdir -p "$w/fig/allreduce_n2/f"
+python3 -c 'import json, sys
+s = json.load(open(sys.argv[1])); s["world_size"] = 2; s["throughput"]["gb_per_s"] = 100.0
+json.dump(s, open(sys.argv[2], "w"))' "$src" "$w/fig/allreduce_n2/f/summary_ranks_2_rank_0.json"
 printf 'gpu=NVIDIA H100 80GB HBM3\ndriver=580.159.04\nmemory=81559 MiB\nnvcc=13.0\ncommit=0123456789abcdef\n' \
     >"$w/facts.txt"
 printf '4096 4096 4096 0.2000 687.2\nmix 1234.5 3.0863 400.0\n' >"$w/gemm_rate.txt"
@@ -56,12 +62,16 @@ has "attention/cpu (32-key tiles) | bf16 | batch 1 x seq 32, 2 heads of 64, caus
 has "| TFLOP/s |" "attention in TFLOP/s"
 has "GB/s busbw" "allreduce in busbw"
 has "busbw = algbw x 2(n-1)/n is 0 on one GPU" "nccl-tests' formula, said for one GPU"
+grep -F "1 rank, algbw" "$md" | grep -qF "| 0.0 | GB/s busbw |" && pass "busbw 0 on one rank" ||
+    fail "one rank's busbw: $(grep -F '1 rank, algbw' "$md")"
+grep -F "2 ranks, algbw 100.0 GB/s" "$md" | grep -qF "| 100.0 | GB/s busbw |" && pass "busbw = algbw on two ranks" ||
+    fail "two ranks' busbw: $(grep -F 'allreduce' "$md")"
 has "cuBLASLt on its seven GEMMs: 400.0 TFLOP/s" "the block against cuBLASLt's rate"
 has "PyTorch n/a: tests/gpu/torch_times.py did not run" "PyTorch n/a, with why"
 has "Not run: tuning." "what did not run"
 has "No check failed." "no failure"
 n=$(grep -c '^| [a-z_]*/cpu' "$md")
-[ "$n" -eq 5 ] && pass "one row per run (1 validated, 4 figures)" || fail "$n rows of runs, expected 5"
+[ "$n" -eq 6 ] && pass "one row per run (1 validated, 5 figures)" || fail "$n rows of runs, expected 6"
 
 # A second slice's folder: a failed sanitizer, PyTorch's times; the later folder wins.
 w2=$SCRATCH/work2
