@@ -57,7 +57,7 @@ PY
             tag=$(echo "$key" | tr / _)_$dt
             set -- --set component.variant_key="$key" --set validate=true
             [ "$dt" = - ] || set -- "$@" --set component.config.dtype="$dt"
-            if "$H" run "$config" "$@" --output-dir "$out/exp/$tag" >"$out/$tag.log" 2>&1; then
+            if "$H" run "$config" "$@" --output-dir "$out/exp/$tag" >"$out/$tag.log" 2>&1 </dev/null; then
                 verdict validate "$key $dt" ok
             else
                 verdict validate "$key $dt" FAIL "exit $? ($tag.log)"
@@ -262,7 +262,7 @@ for v in json.load(open(sys.argv[1]))["variants"]:
             [ "$dt" = - ] || set -- "$@" --set component.config.dtype="$dt"
             log=$out/sanitizer_$(echo "$key" | tr / _)_${dt}_$tool.log
             if compute-sanitizer --tool "$tool" --error-exitcode 99 "$H" run "$config" "$@" \
-                    --output-dir "$out/sanitizer" >"$log" 2>&1; then
+                    --output-dir "$out/sanitizer" >"$log" 2>&1 </dev/null; then
                 verdict sanitize "$key $dt $tool" clean
             elif [ "$tool" = racecheck ] && ! grep 'Race reported' "$log" | grep -qE 'rms_norm|attention|softmax|rope|swiglu'; then
                 # cuBLAS's Hopper kernels (nvjet_*) draw racecheck reports of their own.
