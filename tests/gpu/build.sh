@@ -8,7 +8,7 @@
 # unpacked once into a private prefix: the libraries' headers, .so links and
 # run-time files, for a machine without the -dev packages or a registry.
 deps_from_debs() {
-    debs=${HARNESS_DEPS_DEBS:-$repo/tests/gpu/carry/debs}
+    debs=${HARNESS_DEPS_DEBS:-$(carry_dir)/debs}
     ls "$debs"/*.deb >/dev/null 2>&1 || { note "no .deb files in $debs: the system's libraries"; return 0; }
     deps=$out/deps
     if [ ! -f "$deps/.unpacked" ]; then
@@ -37,7 +37,7 @@ deps_from_debs() {
 # (again only when the tarball changed); else this tree's ./configure; else
 # autoreconf's.
 source_tree() {
-    tarball=$(ls "$repo"/tests/gpu/carry/harness-*.tar.gz 2>/dev/null | head -1)
+    tarball=$(ls "$(carry_dir)"/harness-*.tar.gz 2>/dev/null | head -1)
     if [ -n "$tarball" ]; then
         sum=$(sha256sum "$tarball" | cut -c1-16)
         top=$out/build/$(basename "$tarball" .tar.gz)
@@ -45,7 +45,7 @@ source_tree() {
             rm -rf "$out/build" && mkdir -p "$out/build" && tar xzf "$tarball" -C "$out/build" &&
                 echo "$sum" >"$out/build/.tarball" || { note "could not unpack $tarball"; return 1; }
         fi
-        note "source: $(basename "$tarball") ($(cat "$repo/tests/gpu/carry/SOURCE" 2>/dev/null))"
+        note "source: $(basename "$tarball") ($(cat "$(carry_dir)/SOURCE" 2>/dev/null))"
     elif [ -x "$repo/configure" ]; then
         top=$repo
     elif command -v autoreconf >/dev/null && (cd "$repo" && autoreconf -fi) >"$out/autoreconf.log" 2>&1; then
