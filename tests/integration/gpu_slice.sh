@@ -4,7 +4,8 @@
 # each slice starts no run and must say so. Every slice still ends with the
 # results file and, with --export, exactly the four files the device tool
 # brings back (at most 8, names of letters, digits, '.', '_', '-'); slices
-# run one after another add up in one work folder; with no GPU it exits 77.
+# run one after another add up in one work folder, and their bundles merge
+# into the same file elsewhere; with no GPU it exits 77.
 . "$top_builddir/tests/setup"
 command -v python3 >/dev/null || { echo "no python3: skipped"; exit 77; }
 
@@ -46,6 +47,15 @@ md=$SCRATCH/out_3/$(basename "$md")
 grep -q '| skip | compute-sanitizer | not run | out of time in slice 3 |' "$md" &&
     grep -q '| skip | validate .* | not run | out of time in slice 1 |' "$md" &&
     pass "the results of both slices" || fail "slice 3's results lack a slice's lines"
+
+# Slices on different machines: their bundles merged here give the same file.
+mkdir -p "$SCRATCH/b1" "$SCRATCH/b3"
+tar xzf "$SCRATCH/out_1/bundle.tgz" -C "$SCRATCH/b1" && tar xzf "$SCRATCH/out_3/bundle.tgz" -C "$SCRATCH/b3" ||
+    fail "unpack the bundles"
+expect_exit 0 "results.py on the two bundles" python3 "$top_srcdir/tests/gpu/results.py" --outdir "$SCRATCH/merged" \
+    "$SCRATCH/b1" "$SCRATCH/b3"
+cmp -s "$md" "$SCRATCH/merged/$(basename "$md")" && pass "the bundles merged make the last slice's file" ||
+    fail "merged bundles differ: $(diff "$md" "$SCRATCH/merged/$(basename "$md")" | head -5)"
 
 PATH="$SCRATCH/empty:/usr/bin:/bin" expect_exit 77 "no GPU" sh "$top_srcdir/tests/gpu/run.sh" --slice 1 "$SCRATCH/work2"
 finish
