@@ -49,6 +49,31 @@
  * state without a lock: call them from the thread that called the callback,
  * never from worker threads (OpenMP regions, pthreads) the plugin starts.
  *
+ * CUDA graphs. With `schedule.cuda_graph: true` (harness-config(5)) the
+ * host calls step() of a CUDA variant once more after check, inside a
+ * stream capture of `stream(ctx)` (cudaStreamCaptureModeThreadLocal), and
+ * from then on times replays of the captured graph: step() itself is not
+ * called again for the warmup or the windows. So a step that may be
+ * captured
+ *   - launches all its device work on stream(ctx) (or on streams forked
+ *     from it with events and joined back), never on the legacy default
+ *     stream;
+ *   - never waits for the device: no device_synchronize, copy_to_host or
+ *     copy_to_device (both wait for the stream), no cudaStreamSynchronize,
+ *     cudaMemcpy or event query; capture fails on them;
+ *   - never allocates or frees (device_alloc, device_free, alloc,
+ *     cudaMalloc): everything it uses comes from create;
+ *   - takes no decision on the host that should differ between steps: a
+ *     branch on device results (which it cannot read without a sync), a
+ *     step counter, buffers swapped between steps, a fresh random seed,
+ *     the kernels' arguments are all frozen as captured, and every replay
+ *     repeats the one captured step;
+ *   - does its host-side bookkeeping knowing it runs once: region_push and
+ *     region_pop, note and the host-buffer collectives happen at capture
+ *     only, not per replayed step.
+ * A step that breaks these fails the run with "cuda_graph: capturing one
+ * step" rather than timing something else. CPU variants are never captured.
+ *
  * Lifetime. The host keeps pointers to what the plugin hands it and copies
  * only the structs themselves (harness_variant and each harness_param, into
  * host-sized copies): the strings (key, family, device, summary, parameter
@@ -159,7 +184,10 @@ typedef struct harness_variant {
     uint32_t n_params;
     /* Allocate buffers (services->alloc), fill inputs (services->fill). */
     int (*create)(harness_ctx *ctx, void **state);
-    /* One unit of work; timed by the host around the call. */
+    /* One unit of work; timed by the host around the call. A CUDA variant's
+     * step may be captured into a CUDA graph and replayed instead of called
+     * (see "CUDA graphs" above): no host sync, no allocation, no host-side
+     * decision that differs between steps. */
     int (*step)(harness_ctx *ctx, void *state);
     /* Bytes and FLOPs of one step. */
     void (*cost)(void *state, harness_cost *out);
@@ -238,7 +266,8 @@ typedef struct harness_services {
     /* The stream to launch on (a cudaStream_t): the host times steps with
      * events on it, so work launched elsewhere is not timed. */
     void *(*stream)(harness_ctx *ctx);
-    /* Wait until the stream's work is done (checks; never needed in step). */
+    /* Wait until the stream's work is done (checks; never in step, which
+     * may be captured into a CUDA graph). */
     int (*device_synchronize)(harness_ctx *ctx);
 
     /* ---- ABI 2.2: collectives among the job's ranks --------------------
