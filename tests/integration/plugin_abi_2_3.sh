@@ -39,4 +39,17 @@ expect_err "step failed in the warmup phase, step 1: note needs a non-empty key"
 expect_exit 3 "too many keys fail the step" "$HARNESS" run "$SCRATCH/tiny.yaml" $FIXTURES \
     --output-dir "$SCRATCH/many" --set component.config.misuse=too_many
 expect_err "note 'key14': more than 16 keys" "the key over the limit named"
+
+# HARNESS_SHARED_HOST: callbacks in a second source file reach the host
+# through the harness_host the file with the init defines, which no other
+# module can see.
+expect_exit 0 "a plugin of two files runs" "$HARNESS" run "$SCRATCH/tiny.yaml" $FIXTURES \
+    --output-dir "$SCRATCH/two" --set component.variant_key=two_files/cpu
+python3 - "$(summary_of "$SCRATCH/two")" <<'PY' && pass "the second file noted through the shared host" || fail "two files"
+import json, sys
+assert json.load(open(sys.argv[1]))["component_notes"] == {"set_by": "two_files_step.c"}
+PY
+so="$top_builddir/tests/fixtures/abi2_3/.libs/two_files.so"
+if nm -D --defined-only "$so" | grep -q harness_host; then fail "harness_host is exported by $so"
+else pass "harness_host stays inside the plugin"; fi
 finish

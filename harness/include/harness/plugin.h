@@ -5,7 +5,8 @@
  * A plugin includes this header and nothing else of the harness, and links
  * against nothing of it: everything it needs from the host arrives in the
  * service table handed to its init function, which HARNESS_PLUGIN_INIT keeps
- * in the file-static `harness_host` for the callbacks.
+ * in `harness_host` for the callbacks (static in each file; one for all of a
+ * plugin's files under HARNESS_SHARED_HOST, below).
  *
  *   #include <harness/plugin.h>
  *   static const harness_variant my_variant = { sizeof(harness_variant), ... };
@@ -323,18 +324,37 @@ typedef int (*harness_plugin_init_fn)(const harness_services *svc, harness_ctx *
      (svc)->member != NULL)
 
 /* The service table, for the plugin's callbacks: HARNESS_PLUGIN_INIT sets it
- * before the body of init runs. Static, so each source file has its own; in
- * a plugin of several files, only the one with HARNESS_PLUGIN_INIT has it
- * set, and passes it on to the others itself. */
+ * before the body of init runs.
+ *
+ * A plugin of one file: harness_host is static in that file.
+ * A plugin of several files: define HARNESS_SHARED_HOST before including
+ * this header in every one of its files (`-DHARNESS_SHARED_HOST` in the
+ * plugin's CFLAGS, or a header of the plugin's own). Then every file sees one
+ * harness_host, defined by the file with HARNESS_PLUGIN_INIT and hidden from
+ * other modules, so two plugins never share (or interpose) it. A file
+ * compiled without the macro has a static harness_host of its own that is
+ * never set: define it for all files or for none. */
 #if defined(__GNUC__)
-__attribute__((unused))
+#define HARNESS_HIDDEN_ __attribute__((visibility("hidden")))
+#define HARNESS_UNUSED_ __attribute__((unused))
+#else
+#define HARNESS_HIDDEN_
+#define HARNESS_UNUSED_
 #endif
-static const harness_services *harness_host;
+#ifdef HARNESS_SHARED_HOST
+extern HARNESS_HIDDEN_ const harness_services *harness_host;
+#define HARNESS_HOST_DEFINITION_ HARNESS_HIDDEN_ const harness_services *harness_host = NULL;
+#else
+HARNESS_UNUSED_ static const harness_services *harness_host;
+#define HARNESS_HOST_DEFINITION_
+#endif
 
 /* Declares the ABI the plugin was built against and opens the definition of
  * its init function; `name` is the module's file name without extension.
- * The exported init stores the table in harness_host, then runs the body. */
+ * The exported init stores the table in harness_host (which it also defines
+ * under HARNESS_SHARED_HOST), then runs the body. */
 #define HARNESS_PLUGIN_INIT(name, svc, ctx)                                                   \
+    HARNESS_HOST_DEFINITION_                                                                  \
     HARNESS_EXPORT extern const harness_plugin_abi name##_LTX_harness_plugin_abi;             \
     const harness_plugin_abi name##_LTX_harness_plugin_abi = {                                \
         sizeof(harness_plugin_abi), HARNESS_ABI_MAJOR, HARNESS_ABI_MINOR};                    \
