@@ -1,4 +1,5 @@
-/* The services that need only a context: registration, logging, failing. */
+/* The services that need only a context: registration, logging, failing,
+ * notes. */
 #include "plugin/context.h"
 
 #include <stdio.h>
@@ -41,6 +42,15 @@ int harness_svc_register_variant(harness_ctx *ctx, const harness_variant *v)
         return -1;
     }
     return 0;
+}
+
+void harness_svc_set_unload(harness_ctx *ctx, void (*unload)(void))
+{
+    if (ctx->kind != HARNESS_CTX_REGISTRATION || !ctx->registry) {
+        harness_ctx_failf(ctx, "set_unload called outside plugin init");
+        return;
+    }
+    ctx->registry->plugins[ctx->plugin].unload = unload;
 }
 
 void harness_svc_log(harness_ctx *ctx, int level, const char *fmt, ...)

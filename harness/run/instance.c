@@ -290,6 +290,7 @@ static const harness_services host_services = {
     .broadcast = harness_svc_broadcast,
     .barrier = harness_svc_barrier,
     .note = harness_svc_note,
+    .set_unload = harness_svc_set_unload,
 };
 
 const harness_services *harness_host_services(void)

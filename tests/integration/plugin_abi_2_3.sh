@@ -52,4 +52,17 @@ PY
 so="$top_builddir/tests/fixtures/abi2_3/.libs/two_files.so"
 if nm -D --defined-only "$so" | grep -q harness_host; then fail "harness_host is exported by $so"
 else pass "harness_host stays inside the plugin"; fi
+
+# set_unload: the callback runs once per process that loaded the plugin,
+# after the run, also when the plugin is one of several in its folder.
+HARNESS_TEST_UNLOAD_LOG="$SCRATCH/unload.log"
+export HARNESS_TEST_UNLOAD_LOG
+expect_exit 0 "a run of a plugin with an unload callback" "$HARNESS" run "$SCRATCH/tiny.yaml" $FIXTURES \
+    --output-dir "$SCRATCH/unload" --set component.variant_key=unload/cpu
+[ "$(cat "$SCRATCH/unload.log")" = unload ] && pass "unload called once after the run" \
+    || fail "unload log after a run: $(cat "$SCRATCH/unload.log")"
+rm -f "$SCRATCH/unload.log"
+expect_exit 0 "list" "$HARNESS" list $FIXTURES
+[ "$(cat "$SCRATCH/unload.log")" = unload ] && pass "unload called once by list" \
+    || fail "unload log after list: $(cat "$SCRATCH/unload.log")"
 finish

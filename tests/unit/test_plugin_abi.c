@@ -7,11 +7,21 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "plugin/notes.h"
 #include "plugin/registry.h"
 #include "run/instance.h"
+
+#define FIXTURE(name) HARNESS_BUILD_DIR "/tests/fixtures/abi2_3/" name
+
+static void assert_contains(const char *haystack, const char *needle)
+{
+    if (!strstr(haystack, needle))
+        fail_msg("expected \"%s\" in \"%s\"", needle, haystack);
+}
 
 static void test_host_is_2_3_with_note(void **state)
 {
@@ -83,6 +93,59 @@ static void test_note_in_an_instance_and_not_in_init(void **state)
     assert_string_equal(init.message, "note called outside a component instance");
 }
 
+/* The lines the unload fixture wrote into `log`, which is then removed. */
+static int unload_calls(const char *log)
+{
+    FILE *f = fopen(log, "r");
+    int lines = 0;
+    for (int c; f && (c = fgetc(f)) != EOF;)
+        lines += c == '\n';
+    if (f)
+        fclose(f);
+    unlink(log);
+    return lines;
+}
+
+static void test_unload_is_called_once_when_the_registry_is_freed(void **state)
+{
+    (void)state;
+    char log[] = "/tmp/harness-unload-XXXXXX";
+    int fd = mkstemp(log);
+    assert_true(fd >= 0);
+    close(fd);
+    setenv("HARNESS_TEST_UNLOAD_LOG", log, 1);
+    harness_registry reg;
+    harness_error err = {0};
+    assert_int_equal(harness_registry_init(&reg, harness_host_services(), &err), 0);
+    assert_int_equal(harness_registry_load_file(&reg, FIXTURE("unload.la"), &err), 0);
+    assert_int_equal(harness_registry_load_file(&reg, FIXTURE("notes.la"), &err), 0); /* asked for none */
+    assert_non_null(reg.plugins[0].unload);
+    assert_null(reg.plugins[1].unload);
+    assert_int_equal(unload_calls(log), 0);  /* not while loaded */
+    harness_registry_free(&reg);
+    assert_int_equal(unload_calls(log), 1);
+
+    /* An init that fails after asking is still unloaded through the callback. */
+    setenv("HARNESS_TEST_UNLOAD_FAIL_INIT", "1", 1);
+    assert_int_equal(harness_registry_init(&reg, harness_host_services(), &err), 0);
+    assert_int_not_equal(harness_registry_load_file(&reg, FIXTURE("unload.la"), &err), 0);
+    assert_contains(err.msg, "unload: failing init as asked");
+    harness_registry_free(&reg);
+    assert_int_equal(unload_calls(log), 1);
+    unsetenv("HARNESS_TEST_UNLOAD_FAIL_INIT");
+    unsetenv("HARNESS_TEST_UNLOAD_LOG");
+}
+
+static void test_set_unload_only_in_init(void **state)
+{
+    (void)state;
+    harness_instance in;
+    harness_instance_init(&in, NULL, NULL, NULL, NULL);
+    harness_host_services()->set_unload(&in.ctx, NULL);
+    assert_true(in.ctx.failed);
+    assert_string_equal(in.ctx.message, "set_unload called outside plugin init");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -90,6 +153,8 @@ int main(void)
         cmocka_unit_test(test_a_key_noted_again_keeps_its_place),
         cmocka_unit_test(test_bad_notes_are_refused_with_why),
         cmocka_unit_test(test_note_in_an_instance_and_not_in_init),
+        cmocka_unit_test(test_unload_is_called_once_when_the_registry_is_freed),
+        cmocka_unit_test(test_set_unload_only_in_init),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

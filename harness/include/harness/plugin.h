@@ -1,6 +1,7 @@
 /* harness/plugin.h - the plugin ABI of harness, version 2.3 (2.1 added the
  * device services at the end of harness_services, 2.2 the collectives after
- * them, 2.3 the note service; 2.0, 2.1 and 2.2 plugins load as before).
+ * them, 2.3 note, set_unload, the variant's step_cost and the parameter
+ * helpers; 2.0, 2.1 and 2.2 plugins load as before).
  *
  * A plugin includes this header and nothing else of the harness, and links
  * against nothing of it: everything it needs from the host arrives in the
@@ -79,7 +80,8 @@
  * only the structs themselves (harness_variant and each harness_param, into
  * host-sized copies): the strings (key, family, device, summary, parameter
  * names, defaults, help), the choices lists and the functions must stay
- * valid until the plugin is unloaded, at the end of the process. Static
+ * valid until the plugin is unloaded, at the end of the process (after the
+ * callback it gave set_unload, if any). Static
  * const tables, as in the example above, are the simple way. Strings handed
  * to services (tags, region names, log and fail formats) are used during
  * the call only.
@@ -302,6 +304,14 @@ typedef struct harness_services {
      * keys; anything else, or a call from init, fails the callback. From
      * the callbacks of an instance (create, check, step, destroy). */
     void (*note)(harness_ctx *ctx, const char *key, const char *value);
+
+    /* Init only: `unload` is called once when the host is done with the
+     * plugin, after the last instance was destroyed and before the module
+     * is closed; also after an init that failed, so what init acquired
+     * before failing can be released. For what outlives instances: a
+     * library the plugin opened (dlopen of cuBLAS), a cache, a thread pool.
+     * NULL (the default) for none; a second call replaces the first. */
+    void (*set_unload)(harness_ctx *ctx, void (*unload)(void));
 } harness_services;
 
 /* ---- entry point ------------------------------------------------------ */
