@@ -36,11 +36,11 @@
  *     into host structs (harness_cost, harness_check) only the fields that
  *     lie within their `size`.
  *
- * Callback order, per instance: validate -> create -> cost -> check -> step
- * (warmup, then the measurement windows) -> destroy. validate also runs
- * alone, for `harness validate`. Once create has returned 0, destroy is
- * called exactly once, also when cost, check or a step failed later or the
- * run was interrupted; when create fails destroy is not called, so create
+ * Callback order, per instance: validate -> create -> cost (or step_cost) ->
+ * check -> step (warmup, then the measurement windows) -> destroy. validate
+ * also runs alone, for `harness validate`. Once create has returned 0,
+ * destroy is called exactly once, also when cost, check or a step failed
+ * later or the run was interrupted; when create fails destroy is not called, so create
  * frees what it allocated, or leaves it to the host, which releases every
  * tracked allocation left at the end of the instance.
  *
@@ -192,7 +192,9 @@ typedef struct harness_variant {
      * (see "CUDA graphs" above): no host sync, no allocation, no host-side
      * decision that differs between steps. */
     int (*step)(harness_ctx *ctx, void *state);
-    /* Bytes and FLOPs of one step. */
+    /* Bytes and FLOPs of one step: the form of ABI 2.0 to 2.2, which can
+     * neither log nor fail. A variant sets this or step_cost (ABI 2.3),
+     * not both. */
     void (*cost)(void *state, harness_cost *out);
     /* Optional: run one step, compare with the reference, fill *out. */
     int (*check)(harness_ctx *ctx, void *state, harness_check *out);
@@ -204,6 +206,12 @@ typedef struct harness_variant {
      * written (also for `harness validate`), so a failure is reported as a
      * config error. Reads parameters with param_*, fails with fail(). */
     int (*validate)(harness_ctx *ctx);
+    /* ABI 2.3: cost with the instance's context: bytes and FLOPs of one
+     * step, computed where parameters can be read (param_*), facts logged
+     * and a size that overflows refused: return 0, or nonzero after fail(),
+     * which fails the run before the check. Called once, after create.
+     * Set this or cost, not both. */
+    int (*step_cost)(harness_ctx *ctx, void *state, harness_cost *out);
 } harness_variant;
 
 /* ---- host services ---------------------------------------------------- */
