@@ -27,12 +27,9 @@ typedef struct allreduce_state {
 static const char *const dtypes[] = {"fp32", "bf16", "fp64", "int32", NULL};
 
 static const harness_param params[] = {
-    {sizeof(harness_param), "bytes", HARNESS_PARAM_INT, "1048576", HARNESS_PARAM_MIN, 8, 0, NULL,
-     "size of the buffer each rank reduces (a whole number of elements)"},
-    {sizeof(harness_param), "dtype", HARNESS_PARAM_ENUM, "fp32", 0, 0, 0, dtypes,
-     "element type; bf16 is reduced in fp32 and rounded"},
-    {sizeof(harness_param), "in_place", HARNESS_PARAM_BOOL, "false", 0, 0, 0, NULL,
-     "reduce into the input buffer (send == recv)"},
+    HARNESS_INT_PARAM_MIN("bytes", "1048576", 8, "size of the buffer each rank reduces (a whole number of elements)"),
+    HARNESS_ENUM_PARAM("dtype", "fp32", dtypes, "element type; bf16 is reduced in fp32 and rounded"),
+    HARNESS_BOOL_PARAM("in_place", "false", "reduce into the input buffer (send == recv)"),
 };
 
 static harness_dtype dtype_of(const char *name, size_t *elem)

@@ -18,24 +18,21 @@ static const char *const attention_cuda_dtypes[] = {"fp32", "bf16", "fp16", NULL
 
 /* The table, given dtype's choices and description: all the CPU's and the
  * CUDA variants' tables differ in. */
-#define ATTENTION_PARAMS(dtypes, dtype_help)                                                                          \
-    {                                                                                                                 \
-        {sizeof(harness_param), "batch_size", HARNESS_PARAM_INT, "1", HARNESS_PARAM_MIN, 1, 0, NULL,                  \
-         "sequences per step"},                                                                                       \
-        {sizeof(harness_param), "num_heads", HARNESS_PARAM_INT, "32", HARNESS_PARAM_MIN, 1, 0, NULL, "query heads"},  \
-        {sizeof(harness_param), "num_kv_heads", HARNESS_PARAM_INT, "0", HARNESS_PARAM_MIN, 0, 0, NULL,                \
-         "key/value heads (grouped-query attention), a divisor of num_heads; 0: num_heads"},                          \
-        {sizeof(harness_param), "seq_len", HARNESS_PARAM_INT, "1024", HARNESS_PARAM_MIN, 1, 0, NULL,                  \
-         "queries per sequence"},                                                                                     \
-        {sizeof(harness_param), "kv_seq_len", HARNESS_PARAM_INT, "0", HARNESS_PARAM_MIN, 0, 0, NULL,                  \
-         "keys per sequence; 0: seq_len. Causal masks align bottom-right (query i sees keys "                         \
-         "<= i + kv_seq_len - seq_len)"},                                                                             \
-        {sizeof(harness_param), "head_dim", HARNESS_PARAM_INT, "128", HARNESS_PARAM_MIN, 1, 0, NULL,                  \
-         "elements per head"},                                                                                        \
-        {sizeof(harness_param), "causal", HARNESS_PARAM_BOOL, "true", 0, 0, 0, NULL, "mask out keys after the query"}, \
-        {sizeof(harness_param), "dtype", HARNESS_PARAM_ENUM, "fp32", 0, 0, 0, dtypes, dtype_help},                    \
-        {sizeof(harness_param), "scale", HARNESS_PARAM_FLOAT, "0", HARNESS_PARAM_MIN | HARNESS_PARAM_MAX, 0, FLT_MAX, \
-         NULL, "multiplies Q K^T before the softmax; 0: 1/sqrt(head_dim)"},                                           \
+#define ATTENTION_PARAMS(dtypes, dtype_help)                                                                    \
+    {                                                                                                           \
+        HARNESS_INT_PARAM_MIN("batch_size", "1", 1, "sequences per step"),                                     \
+        HARNESS_INT_PARAM_MIN("num_heads", "32", 1, "query heads"),                                            \
+        HARNESS_INT_PARAM_MIN("num_kv_heads", "0", 0,                                                          \
+            "key/value heads (grouped-query attention), a divisor of num_heads; 0: num_heads"),                 \
+        HARNESS_INT_PARAM_MIN("seq_len", "1024", 1, "queries per sequence"),                                   \
+        HARNESS_INT_PARAM_MIN("kv_seq_len", "0", 0,                                                            \
+            "keys per sequence; 0: seq_len. Causal masks align bottom-right (query i sees keys "                \
+            "<= i + kv_seq_len - seq_len)"),                                                                    \
+        HARNESS_INT_PARAM_MIN("head_dim", "128", 1, "elements per head"),                                      \
+        HARNESS_BOOL_PARAM("causal", "true", "mask out keys after the query"),                                 \
+        HARNESS_ENUM_PARAM("dtype", "fp32", dtypes, dtype_help),                                               \
+        HARNESS_FLOAT_PARAM_RANGE("scale", "0", 0, FLT_MAX,                                                    \
+            "multiplies Q K^T before the softmax; 0: 1/sqrt(head_dim)"),                                        \
     }
 
 static const harness_param attention_cpu_params[] = ATTENTION_PARAMS(

@@ -57,8 +57,7 @@ typedef struct spin_state {
 } spin_state;
 
 static const harness_param spin_params[] = {
-    {sizeof(harness_param), "duration_ns", HARNESS_PARAM_INT, "100000", HARNESS_PARAM_MIN, 0, 0, NULL,
-     "nanoseconds each step busy-waits, counted from its entry"},
+    HARNESS_INT_PARAM_MIN("duration_ns", "100000", 0, "nanoseconds each step busy-waits, counted from its entry"),
 };
 
 /* The raw monotonic clock is not slewed by NTP, so a spin lasts the same
@@ -103,8 +102,7 @@ typedef struct copy_state {
 } copy_state;
 
 static const harness_param copy_params[] = {
-    {sizeof(harness_param), "bytes", HARNESS_PARAM_INT, "134217728", HARNESS_PARAM_MIN, 1, 0, NULL,
-     "bytes copied from src to dst per step"},
+    HARNESS_INT_PARAM_MIN("bytes", "134217728", 1, "bytes copied from src to dst per step"),
 };
 
 static void copy_release(harness_ctx *ctx, copy_state *s)
@@ -198,9 +196,8 @@ static void copy_destroy(harness_ctx *ctx, void *state)
 /* ---- registration ----------------------------------------------------- */
 
 static const harness_param noop_params[] = {
-    {.size = sizeof(harness_param), .name = "regions",
-     .type = HARNESS_PARAM_INT, .default_value = "0", .bounds = HARNESS_PARAM_MIN | HARNESS_PARAM_MAX,
-     .min = 0, .max = 1000000, .help = "region push/pop pairs per step, to measure what a region costs"},
+    HARNESS_INT_PARAM_RANGE("regions", "0", 0, 1000000,
+        "region push/pop pairs per step, to measure what a region costs"),
 };
 
 static const harness_variant variants[] = {

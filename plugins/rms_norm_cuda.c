@@ -26,16 +26,12 @@ typedef struct rms_cuda_state {
 static const char *const dtypes[] = {"fp32", "bf16", "fp16", NULL};
 
 static const harness_param params[] = {
-    {sizeof(harness_param), "batch_size", HARNESS_PARAM_INT, "8", HARNESS_PARAM_MIN, 1, 0, NULL,
-     "sequences per step"},
-    {sizeof(harness_param), "seq_len", HARNESS_PARAM_INT, "1024", HARNESS_PARAM_MIN, 1, 0, NULL,
-     "tokens per sequence; rows normalized = batch_size x seq_len"},
-    {sizeof(harness_param), "hidden_size", HARNESS_PARAM_INT, "4096", HARNESS_PARAM_MIN, 1, 0, NULL,
-     "elements per row: the dimension normalized over"},
-    {sizeof(harness_param), "eps", HARNESS_PARAM_FLOAT, "1e-6", HARNESS_PARAM_MIN | HARNESS_PARAM_MAX, FLT_MIN, FLT_MAX,
-     NULL, "added to mean(x^2) under the square root; > 0"},
-    {sizeof(harness_param), "dtype", HARNESS_PARAM_ENUM, "fp32", 0, 0, 0, dtypes,
-     "type of x, weight and y; fp32 accumulation, bf16 and fp16 round to nearest even"},
+    HARNESS_INT_PARAM_MIN("batch_size", "8", 1, "sequences per step"),
+    HARNESS_INT_PARAM_MIN("seq_len", "1024", 1, "tokens per sequence; rows normalized = batch_size x seq_len"),
+    HARNESS_INT_PARAM_MIN("hidden_size", "4096", 1, "elements per row: the dimension normalized over"),
+    HARNESS_FLOAT_PARAM_RANGE("eps", "1e-6", FLT_MIN, FLT_MAX, "added to mean(x^2) under the square root; > 0"),
+    HARNESS_ENUM_PARAM("dtype", "fp32", dtypes,
+        "type of x, weight and y; fp32 accumulation, bf16 and fp16 round to nearest even"),
 };
 
 static void release(harness_ctx *ctx, rms_cuda_state *s)

@@ -25,29 +25,24 @@
 static const char *const tb_dtypes[] = {"fp32", "bf16", NULL};
 
 static const harness_param tb_params[] = {
-    {sizeof(harness_param), "batch_size", HARNESS_PARAM_INT, "1", HARNESS_PARAM_MIN, 1, 0, NULL, "sequences per step"},
-    {sizeof(harness_param), "seq_len", HARNESS_PARAM_INT, "256", HARNESS_PARAM_MIN, 1, 0, NULL,
-     "tokens per sequence (positions 0..seq_len-1 for RoPE)"},
-    {sizeof(harness_param), "hidden_size", HARNESS_PARAM_INT, "1024", HARNESS_PARAM_MIN, 1, 0, NULL,
-     "model width; must equal num_heads x head_dim with head_dim even"},
-    {sizeof(harness_param), "num_heads", HARNESS_PARAM_INT, "16", HARNESS_PARAM_MIN, 1, 0, NULL, "query heads"},
-    {sizeof(harness_param), "num_kv_heads", HARNESS_PARAM_INT, "0", HARNESS_PARAM_MIN, 0, 0, NULL,
-     "key/value heads (grouped-query attention); 0 = num_heads; must divide num_heads"},
-    {sizeof(harness_param), "intermediate_size", HARNESS_PARAM_INT, "2816", HARNESS_PARAM_MIN, 1, 0, NULL,
-     "width of the SwiGLU MLP"},
-    {sizeof(harness_param), "rope_theta",
-     HARNESS_PARAM_FLOAT, "10000", HARNESS_PARAM_MIN | HARNESS_PARAM_MAX, DBL_MIN, DBL_MAX, NULL,
-     "RoPE base: pair i of a head turns by position x rope_theta^(-2i/head_dim)"},
-    {sizeof(harness_param), "eps",
-     HARNESS_PARAM_FLOAT, "1e-5", HARNESS_PARAM_MIN | HARNESS_PARAM_MAX, FLT_MIN, FLT_MAX, NULL,
-     "RMSNorm's eps, added to mean(x^2) under the square root; > 0"},
-    {sizeof(harness_param), "causal", HARNESS_PARAM_BOOL, "true", 0, 0, 0, NULL, "token i attends to tokens 0..i only"},
-    {sizeof(harness_param), "dtype", HARNESS_PARAM_ENUM, "fp32", 0, 0, 0, tb_dtypes,
-     "storage of x, y and the weights; bf16: the CPU computes in fp32 on an fp32 copy of the weights, "
-     "the GPU runs bf16 GEMMs with fp32 accumulation and keeps activations in bf16"},
-    {sizeof(harness_param), "tensor_parallel", HARNESS_PARAM_BOOL, "false", 0, 0, 0, NULL,
-     "split heads and MLP columns over the job's ranks (Megatron-style), two all-reduces per step "
-     "(on the GPU through NCCL)"},
+    HARNESS_INT_PARAM_MIN("batch_size", "1", 1, "sequences per step"),
+    HARNESS_INT_PARAM_MIN("seq_len", "256", 1, "tokens per sequence (positions 0..seq_len-1 for RoPE)"),
+    HARNESS_INT_PARAM_MIN("hidden_size", "1024", 1, "model width; must equal num_heads x head_dim with head_dim even"),
+    HARNESS_INT_PARAM_MIN("num_heads", "16", 1, "query heads"),
+    HARNESS_INT_PARAM_MIN("num_kv_heads", "0", 0,
+        "key/value heads (grouped-query attention); 0 = num_heads; must divide num_heads"),
+    HARNESS_INT_PARAM_MIN("intermediate_size", "2816", 1, "width of the SwiGLU MLP"),
+    HARNESS_FLOAT_PARAM_RANGE("rope_theta", "10000", DBL_MIN, DBL_MAX,
+        "RoPE base: pair i of a head turns by position x rope_theta^(-2i/head_dim)"),
+    HARNESS_FLOAT_PARAM_RANGE("eps", "1e-5", FLT_MIN, FLT_MAX,
+        "RMSNorm's eps, added to mean(x^2) under the square root; > 0"),
+    HARNESS_BOOL_PARAM("causal", "true", "token i attends to tokens 0..i only"),
+    HARNESS_ENUM_PARAM("dtype", "fp32", tb_dtypes,
+        "storage of x, y and the weights; bf16: the CPU computes in fp32 on an fp32 copy of the weights, "
+        "the GPU runs bf16 GEMMs with fp32 accumulation and keeps activations in bf16"),
+    HARNESS_BOOL_PARAM("tensor_parallel", "false",
+        "split heads and MLP columns over the job's ranks (Megatron-style), two all-reduces per step "
+        "(on the GPU through NCCL)"),
 };
 
 /* The shape from the parameters (num_kv_heads 0 means num_heads), checked:

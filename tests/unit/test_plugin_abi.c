@@ -211,6 +211,50 @@ static void test_variant_cost_calls_the_form_given(void **state)
     assert_string_equal(in.ctx.message, "step_cost returned an error without a message");
 }
 
+/* Each helper gives the struct its nine fields spelled out would. */
+static void test_param_helpers_fill_the_fields_by_name(void **state)
+{
+    (void)state;
+    static const char *const choices[] = {"a", "b", NULL};
+    const harness_param got[] = {
+        HARNESS_INT_PARAM("i", "1", "h0"),
+        HARNESS_INT_PARAM_MIN("imin", "2", -3, "h1"),
+        HARNESS_INT_PARAM_RANGE("irange", "3", 1, 9, "h2"),
+        HARNESS_FLOAT_PARAM("f", "0.5", "h3"),
+        HARNESS_FLOAT_PARAM_MIN("fmin", "1e-6", 1e-9, "h4"),
+        HARNESS_FLOAT_PARAM_RANGE("frange", "1", 0.5, 2.5, "h5"),
+        HARNESS_BOOL_PARAM("b", "true", "h6"),
+        HARNESS_STRING_PARAM("s", NULL, "h7"),
+        HARNESS_ENUM_PARAM("e", "b", choices, "h8"),
+    };
+    const harness_param want[] = {
+        {sizeof(harness_param), "i", HARNESS_PARAM_INT, "1", 0, 0, 0, NULL, "h0"},
+        {sizeof(harness_param), "imin", HARNESS_PARAM_INT, "2", HARNESS_PARAM_MIN, -3, 0, NULL, "h1"},
+        {sizeof(harness_param), "irange", HARNESS_PARAM_INT, "3", HARNESS_PARAM_MIN | HARNESS_PARAM_MAX, 1, 9, NULL, "h2"},
+        {sizeof(harness_param), "f", HARNESS_PARAM_FLOAT, "0.5", 0, 0, 0, NULL, "h3"},
+        {sizeof(harness_param), "fmin", HARNESS_PARAM_FLOAT, "1e-6", HARNESS_PARAM_MIN, 1e-9, 0, NULL, "h4"},
+        {sizeof(harness_param), "frange", HARNESS_PARAM_FLOAT, "1", HARNESS_PARAM_MIN | HARNESS_PARAM_MAX, 0.5, 2.5,
+         NULL, "h5"},
+        {sizeof(harness_param), "b", HARNESS_PARAM_BOOL, "true", 0, 0, 0, NULL, "h6"},
+        {sizeof(harness_param), "s", HARNESS_PARAM_STRING, NULL, 0, 0, 0, NULL, "h7"},
+        {sizeof(harness_param), "e", HARNESS_PARAM_ENUM, "b", 0, 0, 0, choices, "h8"},
+    };
+    assert_int_equal(sizeof got, sizeof want);
+    for (size_t i = 0; i < sizeof got / sizeof got[0]; i++) {
+        assert_int_equal(got[i].size, want[i].size);
+        assert_string_equal(got[i].name, want[i].name);
+        assert_int_equal(got[i].type, want[i].type);
+        if (want[i].default_value)
+            assert_string_equal(got[i].default_value, want[i].default_value);
+        else
+            assert_null(got[i].default_value);
+        assert_int_equal(got[i].bounds, want[i].bounds);
+        assert_true(got[i].min == want[i].min && got[i].max == want[i].max);
+        assert_ptr_equal(got[i].choices, want[i].choices);
+        assert_string_equal(got[i].help, want[i].help);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -223,6 +267,7 @@ int main(void)
         cmocka_unit_test(test_a_variant_sets_one_form_of_cost),
         cmocka_unit_test(test_a_2_2_plugin_keeps_its_cost),
         cmocka_unit_test(test_variant_cost_calls_the_form_given),
+        cmocka_unit_test(test_param_helpers_fill_the_fields_by_name),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

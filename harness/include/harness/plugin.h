@@ -136,6 +136,43 @@ typedef struct harness_param {
     const char *help;              /* one line, shown by `harness list` */
 } harness_param;
 
+/* Parameter tables by name rather than by position (ABI 2.3; plain C99
+ * designated initializers, so a table built with them loads on any 2.x
+ * host). Each expands to one harness_param with its size set; DEFAULT is
+ * YAML scalar text, NULL when the user must set the parameter; MIN and MAX
+ * are inclusive bounds:
+ *   static const char *const dtypes[] = {"fp32", "bf16", NULL};
+ *   static const harness_param params[] = {
+ *       HARNESS_INT_PARAM_MIN("rows", "8", 1, "rows of the matrix"),
+ *       HARNESS_FLOAT_PARAM_RANGE("eps", "1e-6", 1e-30, 1, "added to the variance"),
+ *       HARNESS_BOOL_PARAM("causal", "true", "mask out later keys"),
+ *       HARNESS_ENUM_PARAM("dtype", "fp32", dtypes, "element type"),
+ *   };
+ * The fields are in declaration order, so C++20 accepts them too. */
+#define HARNESS_PARAM_HEAD_(NAME, TYPE, DEFAULT) \
+    .size = sizeof(harness_param), .name = (NAME), .type = (TYPE), .default_value = (DEFAULT)
+#define HARNESS_INT_PARAM(NAME, DEFAULT, HELP) \
+    {HARNESS_PARAM_HEAD_(NAME, HARNESS_PARAM_INT, DEFAULT), .help = (HELP)}
+#define HARNESS_INT_PARAM_MIN(NAME, DEFAULT, MIN, HELP) \
+    {HARNESS_PARAM_HEAD_(NAME, HARNESS_PARAM_INT, DEFAULT), .bounds = HARNESS_PARAM_MIN, .min = (MIN), .help = (HELP)}
+#define HARNESS_INT_PARAM_RANGE(NAME, DEFAULT, MIN, MAX, HELP)                                          \
+    {HARNESS_PARAM_HEAD_(NAME, HARNESS_PARAM_INT, DEFAULT), .bounds = HARNESS_PARAM_MIN | HARNESS_PARAM_MAX, \
+     .min = (MIN), .max = (MAX), .help = (HELP)}
+#define HARNESS_FLOAT_PARAM(NAME, DEFAULT, HELP) \
+    {HARNESS_PARAM_HEAD_(NAME, HARNESS_PARAM_FLOAT, DEFAULT), .help = (HELP)}
+#define HARNESS_FLOAT_PARAM_MIN(NAME, DEFAULT, MIN, HELP) \
+    {HARNESS_PARAM_HEAD_(NAME, HARNESS_PARAM_FLOAT, DEFAULT), .bounds = HARNESS_PARAM_MIN, .min = (MIN), .help = (HELP)}
+#define HARNESS_FLOAT_PARAM_RANGE(NAME, DEFAULT, MIN, MAX, HELP)                                          \
+    {HARNESS_PARAM_HEAD_(NAME, HARNESS_PARAM_FLOAT, DEFAULT), .bounds = HARNESS_PARAM_MIN | HARNESS_PARAM_MAX, \
+     .min = (MIN), .max = (MAX), .help = (HELP)}
+#define HARNESS_BOOL_PARAM(NAME, DEFAULT, HELP) \
+    {HARNESS_PARAM_HEAD_(NAME, HARNESS_PARAM_BOOL, DEFAULT), .help = (HELP)}
+#define HARNESS_STRING_PARAM(NAME, DEFAULT, HELP) \
+    {HARNESS_PARAM_HEAD_(NAME, HARNESS_PARAM_STRING, DEFAULT), .help = (HELP)}
+/* CHOICES: a NULL-terminated array of strings, DEFAULT one of them. */
+#define HARNESS_ENUM_PARAM(NAME, DEFAULT, CHOICES, HELP) \
+    {HARNESS_PARAM_HEAD_(NAME, HARNESS_PARAM_ENUM, DEFAULT), .choices = (CHOICES), .help = (HELP)}
+
 /* ---- data ------------------------------------------------------------- */
 
 typedef enum harness_dtype {
