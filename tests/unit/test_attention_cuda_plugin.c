@@ -1,5 +1,5 @@
 /* test_attention_cuda_plugin.c - the attention plugin for NVIDIA GPUs
- * (plugins/attention_cuda.c: attention/cuda and attention/cublas) end to end
+ * (components/attention/attention_cuda_adapter.c: attention/cuda and attention/cublas) end to end
  * without a GPU: its kernels are tests/cudasim's CPU builds of
  * attention_cuda.cu and attention_softmax.cu, cuBLAS is fake_cublas.c (the
  * GEMMs on the CPU, with cuBLAS's argument checks), and the host is a fake

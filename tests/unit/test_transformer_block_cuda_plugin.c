@@ -1,5 +1,5 @@
 /* test_transformer_block_cuda_plugin.c - transformer_block/cuda
- * (plugins/transformer_block_cuda.c and the GPU block it drives,
+ * (components/transformer_block/transformer_block_cuda_adapter.c and the GPU block it drives,
  * components/transformer_block/transformer_block_gpu.c) end to end without a
  * GPU: the kernels (rms_norm/cuda's, attention/cuda's, the block's RoPE and
  * SwiGLU) are tests/cudasim's CPU builds of their .cu files, cuBLASLt is
@@ -330,7 +330,7 @@ static void test_tensor_parallel(void **state)
     munmap(tp, sizeof *tp);
 }
 
-/* The bf16 tolerance (plugins/transformer_block_cuda.c: the CPU bf16 block's
+/* The bf16 tolerance (components/transformer_block/transformer_block_cuda_adapter.c: the CPU bf16 block's
  * plus 2^-5 rms(row) for the bf16 activations) still fails blocks that are
  * wrong: y of a non-causal block held to the causal reference, y of one
  * theta held to another's, y held to a reference without the MLP's

@@ -26,8 +26,8 @@
  * single-rank reference, so it proves the split equals the whole block. */
 #include <harness/plugin.h>
 
-#include "check_verdict.h"
-#include "transformer_block_params.h"
+#include "common/check_verdict.h"
+#include "transformer_block_adapter.h"
 
 #include "transformer_block/transformer_block.h"
 #include "common/bf16.h"

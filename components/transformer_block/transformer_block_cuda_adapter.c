@@ -1,7 +1,7 @@
 /* transformer_block_cuda.c - transformer_block/cuda: the Llama decoder block
  * of components/transformer_block/transformer_block_gpu.h behind the harness
  * ABI (2.1), with transformer_block/cpu's parameters and data
- * (transformer_block_params.h) and its double reference, so a config
+ * (transformer_block_adapter.h) and its double reference, so a config
  * switches `device` and nothing else.
  *
  * Device memory (cuBLASLt's workspace too), copies and the stream come from
@@ -23,8 +23,8 @@
 
 #include <cuda_runtime_api.h>
 
-#include "check_verdict.h"
-#include "transformer_block_params.h"
+#include "common/check_verdict.h"
+#include "transformer_block_adapter.h"
 
 #include "transformer_block/transformer_block.h"
 #include "transformer_block/transformer_block_gpu.h"

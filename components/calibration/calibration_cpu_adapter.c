@@ -11,7 +11,7 @@
 
 #include <harness/plugin.h>
 
-#include "copy/copy.h"
+#include "calibration/copy.h"
 
 #include <stdint.h>
 #include <stdio.h>

@@ -1,4 +1,4 @@
-/* attention_params.h - the parameters attention/cpu and attention/cuda share,
+/* attention_adapter.h - the parameters attention/cpu and attention/cuda share,
  * and how both read them into a shape: one table, so that a config switches
  * device and nothing else, but for the dtypes offered (the CUDA variants'
  * tensor cores also take fp16; the CPU kernels do not). Included by

@@ -1,14 +1,14 @@
-/* transformer_block_params.h - what transformer_block/cpu and
+/* transformer_block_adapter.h - what transformer_block/cpu and
  * transformer_block/cuda share: the parameter table, how both read it into a
  * shape, and how both make the weights from the data generator. One copy, so
  * that a config switches `device` and nothing else, and both devices see the
- * same x and weights for the same seed. Included by plugins/transformer_block.c
- * and plugins/transformer_block_cuda.c (after <harness/plugin.h>, as
+ * same x and weights for the same seed. Included by components/transformer_block/transformer_block_cpu_adapter.c
+ * and components/transformer_block/transformer_block_cuda_adapter.c (after <harness/plugin.h>, as
  * `harness_host`'s user).
  *
  * Weights: each projection from the generator, then scaled by 1/sqrt(fan_in)
  * (its in_features), the usual initialisation, so that every projection keeps
- * the activations' scale (see plugins/transformer_block.c for why). RMSNorm
+ * the activations' scale (see components/transformer_block/transformer_block_cpu_adapter.c for why). RMSNorm
  * weights are 1 + generator / 10: near one, as in a trained model, yet not all
  * equal, so a kernel that ignored them would fail the check. */
 #ifndef PLUGINS_TRANSFORMER_BLOCK_PARAMS_H

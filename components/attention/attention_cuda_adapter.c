@@ -1,5 +1,5 @@
 /* attention_cuda.c - attention on an NVIDIA GPU behind the harness ABI (2.1),
- * with attention/cpu's parameters (attention_params.h; fp16 too) and its
+ * with attention/cpu's parameters (attention_adapter.h; fp16 too) and its
  * double reference; two variants:
  *   attention/cuda    the fused kernels of components/attention/attention_cuda.cu
  *   attention/cublas  the unfused baseline: cuBLAS GEMM, softmax kernel, cuBLAS
@@ -13,12 +13,12 @@
 
 #include <cuda_runtime_api.h>
 
-#include "check_verdict.h"
+#include "common/check_verdict.h"
 
 #include "attention/attention.h"
 #include "attention/attention_cublas.h"
 #include "attention/attention_cuda.h"
-#include "attention_params.h"
+#include "attention_adapter.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -2,10 +2,10 @@
  * kernels of components/attention behind the harness ABI. */
 #include <harness/plugin.h>
 
-#include "check_verdict.h"
+#include "common/check_verdict.h"
 
 #include "attention/attention.h"
-#include "attention_params.h"
+#include "attention_adapter.h"
 
 #include <float.h>
 #include <math.h>
@@ -36,7 +36,7 @@ static void release(harness_ctx *ctx, att_state *s)
     free(s);
 }
 
-/* The shared parameters (attention_params.h), plus the CPU kernels'
+/* The shared parameters (attention_adapter.h), plus the CPU kernels'
  * workspace, which must be computable. */
 static int read_params(harness_ctx *ctx, att_state *s, size_t *q_bytes, size_t *kv_bytes)
 {
