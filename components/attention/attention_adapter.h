@@ -1,20 +1,19 @@
-/* attention_adapter.h - the parameters attention/cpu and attention/cuda share,
- * and how both read them into a shape: one table, so that a config switches
- * device and nothing else, but for the dtypes offered (the CUDA variants'
- * tensor cores also take fp16; the CPU kernels do not). Included by
- * plugins/attention.c and plugins/attention_cuda.c (after <harness/plugin.h>,
- * as `harness_host`'s user). */
-#ifndef PLUGINS_ATTENTION_PARAMS_H
-#define PLUGINS_ATTENTION_PARAMS_H
+/* attention_adapter.h - what attention/cpu and attention/cuda (with
+ * attention/cublas) share behind the harness ABI: one parameter table, so
+ * that a config switches device and nothing else, but for the dtypes offered
+ * (the CUDA variants' tensor cores also take fp16; the CPU kernels do not);
+ * how both read it into a shape; the cost of a step; the check of an output
+ * against the double reference. Compiled into both plugins, whose files
+ * share harness_host (HARNESS_SHARED_HOST, build.am). */
+#ifndef ATTENTION_ADAPTER_H
+#define ATTENTION_ADAPTER_H
 
 #include <float.h>
-#include <math.h>
-#include <string.h>
+#include <stddef.h>
+
+#include <harness/plugin.h>
 
 #include "attention/attention.h"
-
-static const char *const attention_cpu_dtypes[] = {"fp32", "bf16", NULL};
-static const char *const attention_cuda_dtypes[] = {"fp32", "bf16", "fp16", NULL};
 
 /* The table, given dtype's choices and description: all the CPU's and the
  * CUDA variants' tables differ in. */
@@ -35,59 +34,27 @@ static const char *const attention_cuda_dtypes[] = {"fp32", "bf16", "fp16", NULL
             "multiplies Q K^T before the softmax; 0: 1/sqrt(head_dim)"),                                        \
     }
 
-static const harness_param attention_cpu_params[] = ATTENTION_PARAMS(
-    attention_cpu_dtypes, "type of q, k, v and o; bf16 computes in fp32 and rounds to nearest even");
-static const harness_param attention_cuda_params[] = ATTENTION_PARAMS(
-    attention_cuda_dtypes, "type of q, k, v and o; bf16 and fp16 compute in fp32 and round to nearest even");
-
+/* One instance's shape and sizes. Each adapter's state starts with one, so
+ * the cost (attention_step_cost) serves every variant as it is. */
 typedef struct attention_config {
     attention_shape shape;
     attention_dtype dtype;
     size_t elem, q_elems, kv_elems, q_bytes, kv_bytes;
 } attention_config;
 
-/* a * b * c * d, or nonzero when that overflows size_t. */
-static int attention_mul4(size_t a, size_t b, size_t c, size_t d, size_t *out)
-{
-    return __builtin_mul_overflow(a, b, out) || __builtin_mul_overflow(*out, c, out) ||
-           __builtin_mul_overflow(*out, d, out);
-}
-
 /* The parameters as a shape and buffer sizes. Fails (with a message naming
  * the parameters) on combinations the schema cannot rule out; run first by
  * `validate`, so those are config errors found before anything exists. */
-static int attention_read_config(harness_ctx *ctx, attention_config *c)
-{
-    const harness_services *H = harness_host;
-    memset(c, 0, sizeof *c);
-    size_t batch = (size_t)H->param_int(ctx, "batch_size"), heads = (size_t)H->param_int(ctx, "num_heads");
-    size_t kv = (size_t)H->param_int(ctx, "num_kv_heads"), seq = (size_t)H->param_int(ctx, "seq_len");
-    size_t kv_seq = (size_t)H->param_int(ctx, "kv_seq_len"), d = (size_t)H->param_int(ctx, "head_dim");
-    double scale = H->param_float(ctx, "scale");
-    const char *dt = H->param_string(ctx, "dtype");
-    attention_dtype dtype = strcmp(dt, "bf16") == 0 ? ATTENTION_BF16
-                            : strcmp(dt, "fp16") == 0 ? ATTENTION_F16 : ATTENTION_F32;
-    if (kv == 0)
-        kv = heads;
-    if (kv_seq == 0)
-        kv_seq = seq;
-    if (heads % kv != 0)
-        return H->fail(ctx, "num_heads (%zu) must be a multiple of num_kv_heads (%zu): each key/value head "
-                            "serves num_heads / num_kv_heads query heads; pick a divisor of %zu, or 0 for %zu",
-                       heads, kv, heads, heads);
+int attention_read_config(harness_ctx *ctx, attention_config *c);
 
-    size_t elem = dtype == ATTENTION_F32 ? sizeof(float) : sizeof(uint16_t);
-    if (attention_mul4(batch, seq, heads, d, &c->q_elems) || attention_mul4(batch, kv_seq, kv, d, &c->kv_elems) ||
-        __builtin_mul_overflow(c->q_elems, elem, &c->q_bytes) ||
-        __builtin_mul_overflow(c->kv_elems, elem, &c->kv_bytes))
-        return H->fail(ctx, "batch_size, seq_len, kv_seq_len, num_heads, num_kv_heads, head_dim: "
-                            "%zu x %zu (or %zu) x %zu (or %zu) x %zu elements overflow size_t; "
-                            "choose smaller sizes",
-                       batch, seq, kv_seq, heads, kv, d);
-    c->shape = (attention_shape){batch, heads, kv, seq, kv_seq, d, H->param_bool(ctx, "causal"),
-                                 (float)(scale > 0 ? scale : 1.0 / sqrt((double)d))};
-    c->dtype = dtype, c->elem = elem;
-    return 0;
-}
+/* step_cost of every variant (state starts with its attention_config). */
+int attention_step_cost(harness_ctx *ctx, void *state, harness_cost *out);
+
+/* o (host memory, as q, k and v) held to the double reference with
+ * attention_check's tolerances, into *out; larger shapes check an evenly
+ * spread subset, said in the detail. 0, or -1 with why recorded, after
+ * `who`. */
+int attention_check_output(harness_ctx *ctx, const char *who, const attention_config *c, const void *q,
+                           const void *k, const void *v, const void *o, harness_check *out);
 
 #endif

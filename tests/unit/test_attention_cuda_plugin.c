@@ -76,7 +76,7 @@ static void run_config(const char *key, const char *const *params, const char *k
     assert_true(strncmp(chk.detail, dtype, strlen(dtype)) == 0);   /* "<dtype> vs double ref" */
     assert_int_equal(v->step(c, state), 0);
     harness_cost cost = {sizeof cost, 0, 0};
-    v->cost(state, &cost);
+    assert_int_equal(v->step_cost(c, state, &cost), 0);
     assert_true(cost.flops > 0 && cost.bytes > 0);
     v->destroy(c, state);
     assert_int_equal(c->device_used, 0);         /* every device buffer freed */
