@@ -2,26 +2,26 @@
  * transformer_block/cuda share: the parameter table, how both read it into a
  * shape, and how both make the weights from the data generator. One copy, so
  * that a config switches `device` and nothing else, and both devices see the
- * same x and weights for the same seed. Included by components/transformer_block/transformer_block_cpu_adapter.c
- * and components/transformer_block/transformer_block_cuda_adapter.c (after <harness/plugin.h>, as
- * `harness_host`'s user).
+ * same x and weights for the same seed; and the cost of a step. Compiled into
+ * both plugins, whose files share harness_host (HARNESS_SHARED_HOST,
+ * build.am).
  *
  * Weights: each projection from the generator, then scaled by 1/sqrt(fan_in)
  * (its in_features), the usual initialisation, so that every projection keeps
- * the activations' scale (see components/transformer_block/transformer_block_cpu_adapter.c for why). RMSNorm
+ * the activations' scale (see transformer_block_cpu_adapter.c for why). RMSNorm
  * weights are 1 + generator / 10: near one, as in a trained model, yet not all
  * equal, so a kernel that ignored them would fail the check. */
-#ifndef PLUGINS_TRANSFORMER_BLOCK_PARAMS_H
-#define PLUGINS_TRANSFORMER_BLOCK_PARAMS_H
+#ifndef TRANSFORMER_BLOCK_ADAPTER_H
+#define TRANSFORMER_BLOCK_ADAPTER_H
 
 #include <float.h>
-#include <math.h>
-#include <stdint.h>
-#include <string.h>
+#include <stddef.h>
+
+#include <harness/plugin.h>
 
 #include "transformer_block/transformer_block.h"
-#include "common/bf16.h"
 
+/* The table, the same on both devices. */
 static const char *const tb_dtypes[] = {"fp32", "bf16", NULL};
 
 static const harness_param tb_params[] = {
@@ -50,67 +50,26 @@ static const harness_param tb_params[] = {
  * attention scratch for `threads` CPU threads). Fails with a message that
  * starts with the parameters' names; run first by `validate`, so these are
  * config errors found before anything exists. *weights: the parameter count. */
-static int tb_read_shape(harness_ctx *ctx, int threads, transformer_block_shape *sh, int *bf16,
-                         transformer_block_sizes *sizes, size_t *weights)
-{
-    const harness_services *H = harness_host;
-    int64_t p[6] = {H->param_int(ctx, "batch_size"),  H->param_int(ctx, "seq_len"),
-                    H->param_int(ctx, "hidden_size"), H->param_int(ctx, "num_heads"),
-                    H->param_int(ctx, "num_kv_heads"), H->param_int(ctx, "intermediate_size")};
-    *bf16 = strcmp(H->param_string(ctx, "dtype"), "bf16") == 0;
-    *sh = (transformer_block_shape){
-        (size_t)p[0], (size_t)p[1], (size_t)p[2], (size_t)p[3], (size_t)(p[4] == 0 ? p[3] : p[4]),
-        (size_t)p[5], H->param_float(ctx, "rope_theta"), (float)H->param_float(ctx, "eps"),
-        H->param_bool(ctx, "causal"),
-    };
-    char msg[256];
-    if (transformer_block_check_shape(sh, msg, sizeof msg) != 0 ||
-        transformer_block_sizes_of(sh, *bf16 ? TB_BF16 : TB_F32, threads, sizes, msg, sizeof msg) != 0)
-        return H->fail(ctx, "%s", msg);
-    *weights = 0;
-    for (int i = 0; i < TB_N_WEIGHTS; i++)
-        if (__builtin_add_overflow(*weights, sizes->weight_elems[i], weights) ||
-            *weights > SIZE_MAX / sizeof(float))
-            return H->fail(ctx, "hidden_size (%zu) and intermediate_size (%zu) give more weights than size_t "
-                           "can count; choose smaller sizes", sh->hidden, sh->intermediate);
-    return 0;
-}
+int tb_read_shape(harness_ctx *ctx, int threads, transformer_block_shape *sh, int *bf16,
+                  transformer_block_sizes *sizes, size_t *weights);
 
 /* What splitting the block over n ranks needs (tensor_parallel): the
  * collectives, and heads, kv heads and MLP columns that divide evenly. 0, or
  * -1 with the message recorded. */
-static int tb_check_tensor_parallel(harness_ctx *ctx, const transformer_block_shape *sh, int n)
-{
-    if (!HARNESS_HAS_SERVICE(harness_host, all_reduce))
-        return harness_host->fail(ctx, "tensor_parallel needs a harness with collectives (plugin ABI 2.2)");
-    const size_t sizes[] = {sh->heads, sh->kv_heads, sh->intermediate};
-    const char *const names[] = {"num_heads", "num_kv_heads", "intermediate_size"};
-    for (int i = 0; i < 3; i++)
-        if (sizes[i] % (size_t)n != 0)
-            return harness_host->fail(ctx, "tensor_parallel: %s (%zu) is not a multiple of the job's %d ranks",
-                                      names[i], sizes[i], n);
-    return 0;
-}
+int tb_check_tensor_parallel(harness_ctx *ctx, const transformer_block_shape *sh, int n);
 
 /* Weight `which` (n elements at w, host memory, stored as bf16 or fp32) from
  * the generator, shaped as described at the top; in place (bf16 values are
  * rounded back after scaling). 0, or -1 with fill's message recorded. */
-static int tb_fill_weight(harness_ctx *ctx, const transformer_block_shape *sh, int which, int bf16, void *w,
-                          size_t n)
-{
-    if (harness_host->fill(ctx, w, n, bf16 ? HARNESS_DTYPE_BF16 : HARNESS_DTYPE_F32) != 0)
-        return -1;
-    int norm = which == TB_ATTN_NORM || which == TB_MLP_NORM;
-    float scale = (float)(1.0 / sqrt((double)(which == TB_W_DOWN ? sh->intermediate : sh->hidden)));
-    for (size_t j = 0; j < n; j++) {
-        float v = bf16 ? bf16_to_f32(((uint16_t *)w)[j]) : ((float *)w)[j];
-        v = norm ? 1.0f + 0.1f * v : v * scale;
-        if (bf16)
-            ((uint16_t *)w)[j] = f32_to_bf16(v);
-        else
-            ((float *)w)[j] = v;
-    }
-    return 0;
-}
+int tb_fill_weight(harness_ctx *ctx, const transformer_block_shape *sh, int which, int bf16, void *w, size_t n);
+
+/* step_cost's figures, given what each device reads: FLOPs, 2 per
+ * multiply-add of the six projections plus attention's exact count (causal
+ * mask included), per rank its share when the block is split over tp_size
+ * ranks; bytes, the weight bytes this rank reads plus x read and y written
+ * (x_bytes each). Activations, produced and consumed within the step, and the
+ * O(tokens x (hidden + intermediate)) elementwise work are left out. */
+void tb_cost_of(const transformer_block_shape *sh, int tp_size, double weight_bytes, size_t x_bytes,
+                harness_cost *out);
 
 #endif

@@ -201,7 +201,7 @@ static void run_config(const char *const *params, const char *kernel)
         assert_string_equal(c->regions[i], transformer_block_region_names[i]);
 
     harness_cost cost = {sizeof cost, 0, 0};
-    v->cost(state, &cost);
+    assert_int_equal(v->step_cost(c, state, &cost), 0);
     assert_true(cost.flops == transformer_block_flops(&s));
     assert_true(cost.bytes > 0);
     v->destroy(c, state);
@@ -272,8 +272,8 @@ static int run_rank(const char *const *params, int rank, const char *kernel)
         fprintf(stderr, "    rank %d, %s: max |err| %.3g, loosest bound %.3g\n", rank, fake_host_param(c, "dtype"),
                 chk.max_abs_err, chk.tolerance);
     harness_cost cost = {sizeof cost, 0, 0};
-    if (ok)
-        c->variant->cost(state, &cost);
+    if (ok && c->variant->step_cost(c, state, &cost) != 0)
+        ok = 0;
     if (ok && cost.flops != transformer_block_flops(&s) / 2) {
         fprintf(stderr, "rank %d: cost %g FLOPs, not half the block's %g\n", rank, cost.flops,
                 transformer_block_flops(&s));
