@@ -123,11 +123,13 @@ static int ar_step(harness_ctx *ctx, void *state)
                                     HARNESS_REDUCE_SUM);
 }
 
-static void ar_cost(void *state, harness_cost *out)
+static int ar_cost(harness_ctx *ctx, void *state, harness_cost *out)
 {
+    (void)ctx;
     const allreduce_state *s = state;
     out->bytes = (double)s->bytes;     /* per step: algbw, as nccl-tests defines it */
     out->flops = 0;
+    return 0;
 }
 
 /* Rank r's element i, and the sum over n ranks. */
@@ -198,7 +200,7 @@ static const harness_variant allreduce_cpu = {
     .size = sizeof(harness_variant), .key = "allreduce/cpu", .family = "allreduce", .device = "cpu",
     .summary = "all-reduce (sum) of a host buffer among the ranks (MPI), checked exactly",
     .params = params, .n_params = sizeof params / sizeof params[0],
-    .create = ar_create_cpu, .step = ar_step, .cost = ar_cost, .check = ar_check, .destroy = ar_destroy,
+    .create = ar_create_cpu, .step = ar_step, .step_cost = ar_cost, .check = ar_check, .destroy = ar_destroy,
     .validate = ar_validate,
 };
 
@@ -209,7 +211,7 @@ static const harness_variant allreduce_cuda = {
     .size = sizeof(harness_variant), .key = "allreduce/cuda", .family = "allreduce", .device = "cuda",
     .summary = "all-reduce (sum) of a device buffer among the ranks (NCCL), checked exactly",
     .params = params, .n_params = sizeof params / sizeof params[0],
-    .create = ar_create_cuda, .step = ar_step, .cost = ar_cost, .check = ar_check, .destroy = ar_destroy,
+    .create = ar_create_cuda, .step = ar_step, .step_cost = ar_cost, .check = ar_check, .destroy = ar_destroy,
     .validate = ar_validate,
 };
 #endif

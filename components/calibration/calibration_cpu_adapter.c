@@ -1,4 +1,4 @@
-/* calibration.c - variants that measure the harness and the machine rather
+/* calibration_cpu_adapter.c - plugins/calibration.la, variants that measure the harness and the machine rather
  * than a component:
  *   noop/cpu  does nothing (or only opens and closes `regions` regions): the
  *             harness's own per-step overhead, and the cost of a region;
@@ -20,11 +20,13 @@
 #include <time.h>
 
 
-static void zero_cost(void *state, harness_cost *out)
+static int zero_cost(harness_ctx *ctx, void *state, harness_cost *out)
 {
+    (void)ctx;
     (void)state;
     out->bytes = 0.0;
     out->flops = 0.0;
+    return 0;
 }
 
 /* ---- noop/cpu --------------------------------------------------------- */
@@ -148,10 +150,12 @@ static int copy_step(harness_ctx *ctx, void *state)
 }
 
 /* Every byte is read once and written once. */
-static void copy_cost(void *state, harness_cost *out)
+static int copy_cost(harness_ctx *ctx, void *state, harness_cost *out)
 {
+    (void)ctx;
     out->bytes = 2.0 * (double)((const copy_state *)state)->bytes;
     out->flops = 0.0;
+    return 0;
 }
 
 /* dst is cleared first, so only this step's copy can make it equal src. */
@@ -211,7 +215,7 @@ static const harness_variant variants[] = {
         .n_params = 1,
         .create = noop_create,
         .step = noop_step,
-        .cost = zero_cost,
+        .step_cost = zero_cost,
         .destroy = noop_destroy,
     },
     {
@@ -224,7 +228,7 @@ static const harness_variant variants[] = {
         .n_params = sizeof spin_params / sizeof spin_params[0],
         .create = spin_create,
         .step = spin_step,
-        .cost = zero_cost,
+        .step_cost = zero_cost,
         .destroy = spin_destroy,
     },
     {
@@ -237,7 +241,7 @@ static const harness_variant variants[] = {
         .n_params = sizeof copy_params / sizeof copy_params[0],
         .create = copy_create,
         .step = copy_step,
-        .cost = copy_cost,
+        .step_cost = copy_cost,
         .check = copy_check,
         .destroy = copy_destroy,
     },
