@@ -1,5 +1,5 @@
-/* calibration_cpu_adapter.c - plugins/calibration.la, variants that measure the harness and the machine rather
- * than a component:
+/* calibration_cpu_adapter.c - plugins/calibration.la, variants that
+ * measure the harness and the machine rather than a component:
  *   noop/cpu  does nothing (or only opens and closes `regions` regions): the
  *             harness's own per-step overhead, and the cost of a region;
  *   spin/cpu  busy-waits a known time: how accurately a step is timed;
