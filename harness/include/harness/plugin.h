@@ -40,9 +40,9 @@
  * check -> step (warmup, then the measurement windows) -> destroy. validate
  * also runs alone, for `harness validate`. Once create has returned 0,
  * destroy is called exactly once, also when cost, check or a step failed
- * later or the run was interrupted; when create fails destroy is not called, so create
- * frees what it allocated, or leaves it to the host, which releases every
- * tracked allocation left at the end of the instance.
+ * later or the run was interrupted; when create fails destroy is not
+ * called, so create frees what it allocated, or leaves it to the host,
+ * which releases every tracked allocation left at the end of the instance.
  *
  * Threads. The callbacks are called from one thread. log may be called from
  * any thread (lines from different threads may interleave). rank, world_size
@@ -247,7 +247,8 @@ typedef struct harness_variant {
      * step, computed where parameters can be read (param_*), facts logged
      * and a size that overflows refused: return 0, or nonzero after fail(),
      * which fails the run before the check. Called once, after create.
-     * Set this or cost, not both. */
+     * Set this or cost, not both. A host older than 2.3 refuses a plugin
+     * that sets it (a field it does not know), naming both versions. */
     int (*step_cost)(harness_ctx *ctx, void *state, harness_cost *out);
 } harness_variant;
 
@@ -347,7 +348,8 @@ typedef struct harness_services {
      * kernels chose, a tile size, a library version. Noting a key again
      * replaces its value. Keys up to 63 bytes, values up to 255, at most 16
      * keys; anything else, or a call from init, fails the callback. From
-     * the callbacks of an instance (create, check, step, destroy). */
+     * the callbacks of an instance (create, step_cost, check, step,
+     * destroy). */
     void (*note)(harness_ctx *ctx, const char *key, const char *value);
 
     /* Init only: `unload` is called once when the host is done with the
