@@ -31,6 +31,9 @@ int harness_registry_init(harness_registry *reg, const harness_services *service
 void harness_registry_free(harness_registry *reg)
 {
     for (size_t i = 0; i < reg->n_plugins; i++) {
+        /* Called also when the module stays loaded: the host is done with it. */
+        if (reg->plugins[i].unload)
+            reg->plugins[i].unload();
         /* Unloading under the sanitizers would hide plugin frames in leak
          * reports, and the process is about to end anyway. */
         if (reg->plugins[i].handle && !getenv("HARNESS_KEEP_PLUGINS"))
@@ -397,8 +400,10 @@ static int valid_variant(const harness_variant *v, harness_error *err, const cha
         why = "key and family must be non-empty";
     else if (!v->device || (strcmp(v->device, "cpu") != 0 && strcmp(v->device, "cuda") != 0))
         why = "device must be \"cpu\" or \"cuda\"";
-    else if (!v->create || !v->step || !v->cost || !v->destroy)
-        why = "create, step, cost and destroy are required";
+    else if (!v->create || !v->step || !v->destroy || (!v->cost && !v->step_cost))
+        why = "create, step, destroy and one of cost and step_cost are required";
+    else if (v->cost && v->step_cost)
+        why = "it sets both cost and step_cost; set one (step_cost, ABI 2.3, can log and fail)";
     for (uint32_t i = 0; !why && i < v->n_params; i++) {
         const harness_param *p = &v->params[i];
         if (!p->name || !*p->name)
