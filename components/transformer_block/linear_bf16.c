@@ -47,30 +47,50 @@ size_t linear_bf16_packed_a_elems(size_t m, size_t k)
     return (m + MR - 1) / MR * MR * ((k + 1) & ~(size_t)1);
 }
 
-/* Row block rb, pair p, row r, element e at ((rb * kp + p) * MR + r) * 2 + e;
- * rows past m and an odd k's last pair's second element are zeros. */
-#define PACK_A(GET)                                                                                      \
-    size_t kp = (k + 1) / 2, blocks = (m + MR - 1) / MR;                                                \
+/* Row block rb, pair p, row r at ((rb * kp + p) * MR + r) * 2 (two bf16,
+ * one 32-bit word); rows past m and an odd k's missing last element are
+ * zeros. Words, not elements, move: pair(row, p) builds one. */
+#define PACK_A(PAIR)                                                                                     \
+    size_t kp = (k + 1) / 2, full = k / 2, blocks = (m + MR - 1) / MR;                                  \
+    uint32_t *d32 = (uint32_t *)(void *)dst;                                                             \
     _Pragma("omp parallel for schedule(static)")                                                         \
-    for (size_t rb = 0; rb < blocks; rb++)                                                               \
+    for (size_t rb = 0; rb < blocks; rb++) {                                                             \
+        uint32_t *d = d32 + rb * kp * MR;                                                                \
         for (size_t r = 0; r < MR; r++) {                                                                \
             size_t row = rb * MR + r;                                                                    \
-            uint16_t *d = dst + (rb * kp * MR + r) * 2;                                                  \
-            for (size_t i = 0; i < 2 * kp; i++)                                                          \
-                d[(i / 2) * MR * 2 + i % 2] = row < m && i < k ? GET(row * lda + i) : 0;                 \
-        }
+            if (row >= m) {                                                                              \
+                for (size_t p = 0; p < kp; p++)                                                          \
+                    d[p * MR + r] = 0;                                                                   \
+                continue;                                                                                \
+            }                                                                                            \
+            for (size_t p = 0; p < full; p++)                                                            \
+                d[p * MR + r] = PAIR(row * lda + 2 * p);                                                 \
+            if (kp > full)                                                                               \
+                d[full * MR + r] = LAST(row * lda + 2 * full);                                           \
+        }                                                                                                \
+    }
 
-#define GET_BF16(at) a[at]
-#define GET_F32(at) f32_to_bf16(a[at])
+static inline uint32_t word(uint16_t lo, uint16_t hi)
+{
+    return (uint32_t)lo | (uint32_t)hi << 16;
+}
 
 void linear_bf16_pack_a(const uint16_t *a, size_t m, size_t k, size_t lda, uint16_t *dst)
 {
-    PACK_A(GET_BF16)
+#define PAIR(at) word(a[at], a[(at) + 1])
+#define LAST(at) word(a[at], 0)
+    PACK_A(PAIR)
+#undef PAIR
+#undef LAST
 }
 
 void linear_bf16_pack_a_f32(const float *a, size_t m, size_t k, size_t lda, uint16_t *dst)
 {
-    PACK_A(GET_F32)
+#define PAIR(at) word(f32_to_bf16(a[at]), f32_to_bf16(a[(at) + 1]))
+#define LAST(at) word(f32_to_bf16(a[at]), 0)
+    PACK_A(PAIR)
+#undef PAIR
+#undef LAST
 }
 
 #if defined(__x86_64__)
