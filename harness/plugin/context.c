@@ -65,3 +65,15 @@ int harness_svc_fail(harness_ctx *ctx, const char *fmt, ...)
     va_end(ap);
     return -1;
 }
+
+void harness_svc_note(harness_ctx *ctx, const char *key, const char *value)
+{
+    /* Notes describe what one instance ran; init has no instance to describe. */
+    if (ctx->kind != HARNESS_CTX_INSTANCE) {
+        harness_ctx_failf(ctx, "note called outside a component instance");
+        return;
+    }
+    char why[256];
+    if (harness_notes_set(&ctx->notes, key, value, why, sizeof why) != 0)
+        harness_ctx_failf(ctx, "%s", why);
+}

@@ -1,6 +1,6 @@
-/* harness/plugin.h - the plugin ABI of harness, version 2.2 (2.1 added the
+/* harness/plugin.h - the plugin ABI of harness, version 2.3 (2.1 added the
  * device services at the end of harness_services, 2.2 the collectives after
- * them; 2.0 and 2.1 plugins load as before).
+ * them, 2.3 the note service; 2.0, 2.1 and 2.2 plugins load as before).
  *
  * A plugin includes this header and nothing else of the harness, and links
  * against nothing of it: everything it needs from the host arrives in the
@@ -69,7 +69,7 @@ extern "C" {
 #endif
 
 #define HARNESS_ABI_MAJOR 2
-#define HARNESS_ABI_MINOR 2
+#define HARNESS_ABI_MINOR 3
 
 #if defined(__GNUC__)
 #define HARNESS_EXPORT __attribute__((visibility("default")))
@@ -262,6 +262,16 @@ typedef struct harness_services {
                           harness_reduce_op op);
     int (*broadcast)(harness_ctx *ctx, void *buf, size_t count, harness_dtype dtype, int root);
     int (*barrier)(harness_ctx *ctx);
+
+    /* ---- ABI 2.3 -------------------------------------------------------- */
+
+    /* Record a fact about this instance as two strings, written into the
+     * summary's `component_notes` object: which ISA path or algorithm the
+     * kernels chose, a tile size, a library version. Noting a key again
+     * replaces its value. Keys up to 63 bytes, values up to 255, at most 16
+     * keys; anything else, or a call from init, fails the callback. From
+     * the callbacks of an instance (create, check, step, destroy). */
+    void (*note)(harness_ctx *ctx, const char *key, const char *value);
 } harness_services;
 
 /* ---- entry point ------------------------------------------------------ */
