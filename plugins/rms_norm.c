@@ -76,6 +76,8 @@ static int rms_create(harness_ctx *ctx, void **state)
         release(ctx, s);
         return -1;      /* fill recorded why */
     }
+    if (harness_host->note)        /* ABI 2.3: the ISA in the summary's component_notes */
+        harness_host->note(ctx, "isa", rms_norm_isa());
     harness_host->log(ctx, HARNESS_LOG_DEBUG, "%s kernels, %zu rows x %zu, %s",
                       rms_norm_isa(), s->rows, s->hidden, bf16 ? "bf16" : "fp32");
     *state = s;

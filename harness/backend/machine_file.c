@@ -167,6 +167,7 @@ void harness_machine_load_peaks(harness_peaks *peaks, int threads)
     char path[4096], why[512];
     harness_machine m;
     peaks->bytes_per_s = peaks->flops_per_s = peaks->bf16_flops_per_s = 0;
+    peaks->cpu_bf16_dot_flops_per_s = peaks->cpu_amx_bf16_flops_per_s = 0;
     peaks->from_machine_file = 0;
     peaks->source[0] = peaks->missing[0] = '\0';
     harness_machine_file_path(path, sizeof path);
@@ -205,6 +206,8 @@ void harness_machine_load_peaks(harness_peaks *peaks, int threads)
      * the components use on this CPU, AMX where it was measured, else the
      * AVX-512 BF16 dot. */
     peaks->bf16_flops_per_s = m.amx_bf16_flops_per_s > 0 ? m.amx_bf16_flops_per_s : m.bf16_dot_flops_per_s;
+    peaks->cpu_bf16_dot_flops_per_s = m.bf16_dot_flops_per_s;
+    peaks->cpu_amx_bf16_flops_per_s = m.amx_bf16_flops_per_s;
     peaks->from_machine_file = 1;
     /* The load says whether the peaks may be low (harness calibrate on a busy machine). */
     if (isnan(m.load_at_calibration[0]))
