@@ -76,7 +76,10 @@ def make_venv(d):
 
 
 def reexec_in(py):
-    if os.path.realpath(sys.executable) == os.path.realpath(py) or os.environ.get("VS_PYTORCH_REEXEC"):
+    """Run this script again under py (a venv's python), unless this is it:
+    compared by sys.prefix, since a venv's python is a link to the base one."""
+    venv = os.path.dirname(os.path.dirname(os.path.abspath(py)))
+    if os.path.realpath(sys.prefix) == os.path.realpath(venv) or os.environ.get("VS_PYTORCH_REEXEC"):
         return
     argv = [a for a in sys.argv[1:]]
     for opt in ("--make-venv", "--venv"):    # drop the option and its value
@@ -279,7 +282,7 @@ def make_cases(torch, F, quick):
         cases.append(dict(name=f"block {dt} {tokens} tok h{bc['hidden_size']} "
                           f"{bc['num_heads']}/{bc['num_kv_heads'] or bc['num_heads']}h i{bc['intermediate_size']}",
                           config="transformer_block.yaml", sets=sets, unit="GFLOP/s", peak=dt, est_s=0.05,
-                          torch={"torch": lambda d=tdt[dt]: torch_block(torch, F, bc, d)}))
+                          torch={"block": lambda d=tdt[dt]: torch_block(torch, F, bc, d)}))
     return cases
 
 
@@ -400,7 +403,8 @@ def main():
     peaks = {k: [peak_of(m, k) for m in calib] for k in ("fp32", "bf16", "bytes")}
     print()
     print(f"machine: {ident['cpu_model']}, {ident['logical_cpus']} logical CPUs, {ident['threads']} threads")
-    print("peaks (harness calibrate --quick, every round): median [min, max]")
+    print("peaks (harness calibrate --quick, every round): median [min, max]; 'of peak' below uses the\n"
+          "  highest of the rounds (other load only lowers a peak measurement, never raises it)")
     print(f"  fp32 FMA       {fmt(peaks['fp32'], '7.1f')} GFLOP/s ({calib[0]['peaks'].get('flops_isa', '?')})")
     for line in calib[0]["_stdout"].splitlines():
         if line.startswith(("bf16 dot", "AMX")) and "not measured" in line:
@@ -427,8 +431,10 @@ def main():
         pk = peaks[c["peak"]]
         n = len(e["h"])
 
+        best = max((p for p in pk if p), default=None)
+
         def frac(times):
-            f = [work / t / p for t, p in zip(times, pk[:n]) if p]
+            f = [work / t / best for t in times] if best else []
             return f"{statistics.median(f):.0%} [{min(f):.0%}, {max(f):.0%}]" if f else "-"
         rep = dict(name=c["name"], unit=c["unit"], peak=c["peak"], harness_ns=e["h"], validation=e["valid"],
                    isa=e["isa"], work_per_step=work, torch={})
@@ -440,15 +446,17 @@ def main():
                 continue
             ratios = [t / h for h, t in zip(e["h"], ts)]
             rep["torch"][k] = dict(ns=ts, ratio=ratios)
-            label = {"bhsd": "torch SDPA [B,H,S,D]", "bshd": "torch SDPA on [B,S,H,D] views"}.get(k, f"torch {k}")
+            label = {"bhsd": "torch SDPA [B,H,S,D]", "bshd": "torch SDPA on [B,S,H,D] views",
+                     "block": "torch F.rms_norm, F.linear, SDPA, F.silu"}.get(k, f"torch {k}")
             print(f"| | {label} | {fmt([x / 1e6 for x in ts], '.3f')} | {work / statistics.median(ts):.1f} | "
                   f"{frac(ts)} | {fmt(ratios, '.2f')} |")
         report.append(rep)
     print()
     print("Rates count the harness's declared work per step (FLOPs; bytes for copy and rms_norm) for both\n"
-          "sides. 'of peak': each round's rate over the same round's peak for the dtype (fp32 FMA; the bf16\n"
-          "peak, AMX where measured else the AVX-512 BF16 dot; copy for rms_norm). torch / harness > 1: the\n"
-          "harness is faster. Every figure is the median over rounds with the rounds' [min, max].")
+          "sides, at the median time. 'of peak': each round's rate over the highest calibrated peak of the\n"
+          "run for the dtype (fp32 FMA; the bf16 peak, AMX where measured else the AVX-512 BF16 dot; copy\n"
+          "for rms_norm). torch / harness: the two sides' times in the same round, > 1: the harness is\n"
+          "faster. Every figure is the median over rounds with the rounds' [min, max].")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(dict(machine=ident, torch=torch.__version__, threads=THREADS, rounds=rounds, commit=commit,

@@ -167,22 +167,41 @@ static TARGET void tile_any(int mr, int nv, size_t kp, const uint16_t *a, const 
     }
 }
 
+/* One job: column panel pn of GEMM o, row block rb. */
+static TARGET void job(size_t m, size_t k, const uint16_t *ap, const linear_bf16_out *o, size_t pn, size_t rb)
+{
+    size_t kp = (k + 1) / 2, bstride = kp * 32, blocks = (o->n + 15) / 16, tail = o->n % 16;
+    size_t b0 = pn * NV, nv = blocks - b0 < NV ? blocks - b0 : NV;
+    size_t r0 = rb * MR, mr = m - r0 < MR ? m - r0 : MR;
+    __mmask16 last = b0 + nv == blocks && tail ? (__mmask16)((1u << tail) - 1) : 0xffff;
+    tile_any((int)mr, (int)nv, kp, ap + rb * kp * MR * 2, o->wp + b0 * bstride, bstride, o->beta,
+             o->c + r0 * o->ldc + b0 * 16, o->ldc, last);
+}
+
+void linear_bf16_multi(size_t m, size_t k, const uint16_t *ap, const linear_bf16_out *outs, size_t n_outs)
+{
+    size_t row_blocks = (m + MR - 1) / MR, total = 0;
+    for (size_t g = 0; g < n_outs; g++)
+        total += ((outs[g].n + 15) / 16 + NV - 1) / NV * row_blocks;
+    /* One team for all the GEMMs: the jobs of each in turn, split evenly. */
+#pragma omp parallel for schedule(static)
+    for (size_t j = 0; j < total; j++) {
+        size_t g = 0, rest = j;
+        for (;;) {
+            size_t jobs = ((outs[g].n + 15) / 16 + NV - 1) / NV * row_blocks;
+            if (rest < jobs)
+                break;
+            rest -= jobs, g++;
+        }
+        job(m, k, ap, &outs[g], rest / row_blocks, rest % row_blocks);
+    }
+}
+
 void linear_bf16(size_t m, size_t n, size_t k, const uint16_t *ap, const uint16_t *wp, float beta, float *c,
                  size_t ldc)
 {
-    size_t kp = (k + 1) / 2, bstride = kp * 32;
-    size_t blocks = (n + 15) / 16, panels = (blocks + NV - 1) / NV, row_blocks = (m + MR - 1) / MR;
-    size_t tail = n % 16;
-    __mmask16 edge = tail ? (__mmask16)((1u << tail) - 1) : 0xffff;
-#pragma omp parallel for schedule(static)
-    for (size_t job = 0; job < panels * row_blocks; job++) {
-        size_t pn = job / row_blocks, rb = job % row_blocks;
-        size_t b0 = pn * NV, nv = blocks - b0 < NV ? blocks - b0 : NV;
-        size_t r0 = rb * MR, mr = m - r0 < MR ? m - r0 : MR;
-        __mmask16 last = b0 + nv == blocks ? edge : 0xffff;
-        tile_any((int)mr, (int)nv, kp, ap + rb * kp * MR * 2, wp + b0 * bstride, bstride, beta,
-                 c + r0 * ldc + b0 * 16, ldc, last);
-    }
+    linear_bf16_out o = {n, wp, beta, c, ldc};
+    linear_bf16_multi(m, k, ap, &o, 1);
 }
 
 #else
@@ -196,6 +215,11 @@ void linear_bf16(size_t m, size_t n, size_t k, const uint16_t *ap, const uint16_
                  size_t ldc)
 {
     (void)m, (void)n, (void)k, (void)ap, (void)wp, (void)beta, (void)c, (void)ldc;
+}
+
+void linear_bf16_multi(size_t m, size_t k, const uint16_t *ap, const linear_bf16_out *outs, size_t n_outs)
+{
+    (void)m, (void)k, (void)ap, (void)outs, (void)n_outs;
 }
 
 #endif

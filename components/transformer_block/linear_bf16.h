@@ -41,4 +41,16 @@ void linear_bf16_pack_a_f32(const float *a, size_t m, size_t k, size_t lda, uint
 void linear_bf16(size_t m, size_t n, size_t k, const uint16_t *ap, const uint16_t *wp, float beta, float *c,
                  size_t ldc);
 
+/* Several GEMMs of one input (Q, K and V of the normed activations; gate
+ * and up): one OpenMP team and one even split of all their tiles, so the
+ * small ones (K, V) neither pay a fork and join each nor leave a thread idle. */
+typedef struct linear_bf16_out {
+    size_t n;
+    const uint16_t *wp;
+    float beta;
+    float *c;
+    size_t ldc;
+} linear_bf16_out;
+void linear_bf16_multi(size_t m, size_t k, const uint16_t *ap, const linear_bf16_out *outs, size_t n_outs);
+
 #endif

@@ -149,9 +149,9 @@ int transformer_block_forward_bf16_dot(const transformer_block *b)
 
     push(b, 1);                                   /* qkv_proj */
     linear_bf16_pack_a_f32(norm, t, hid, hid, ap);
-    linear_bf16(t, qw, hid, ap, wp[TB_WQ], 0.0f, q, qw);
-    linear_bf16(t, kv, hid, ap, wp[TB_WK], 0.0f, k, kv);
-    linear_bf16(t, kv, hid, ap, wp[TB_WV], 0.0f, v, kv);
+    const linear_bf16_out qkv[3] = {{qw, wp[TB_WQ], 0.0f, q, qw}, {kv, wp[TB_WK], 0.0f, k, kv},
+                                    {kv, wp[TB_WV], 0.0f, v, kv}};
+    linear_bf16_multi(t, hid, ap, qkv, 3);
     pop(b);
 
     push(b, 2);                                   /* rope, and q, k, v into bf16 for attention */
@@ -178,8 +178,9 @@ int transformer_block_forward_bf16_dot(const transformer_block *b)
 
     push(b, 6);                                   /* gate_up_proj */
     linear_bf16_pack_a_f32(norm, t, hid, hid, ap);
-    linear_bf16(t, inter, hid, ap, wp[TB_W_GATE], 0.0f, gate, inter);
-    linear_bf16(t, inter, hid, ap, wp[TB_W_UP], 0.0f, up, inter);
+    const linear_bf16_out gate_up[2] = {{inter, wp[TB_W_GATE], 0.0f, gate, inter},
+                                        {inter, wp[TB_W_UP], 0.0f, up, inter}};
+    linear_bf16_multi(t, hid, ap, gate_up, 2);
     pop(b);
 
     push(b, 7);                                   /* swiglu */
