@@ -261,7 +261,7 @@ static const harness_variant transformer_block_cpu = {
     .family = "transformer_block",
     .device = "cpu",
     .summary = "Llama decoder block forward: RMSNorm, GQA attention with RoPE, SwiGLU MLP "
-               "(OpenBLAS sgemm, OpenMP)",
+               "(fp32: OpenBLAS sgemm; bf16: vdpbf16ps GEMMs where the CPU has AVX-512 BF16; OpenMP)",
     .params = tb_params,
     .n_params = sizeof tb_params / sizeof tb_params[0],
     .create = tb_create,
