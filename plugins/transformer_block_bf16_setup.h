@@ -72,7 +72,7 @@ static void tb_note_isa(harness_ctx *ctx, const char *gemm)
     snprintf(isa, sizeof isa, "gemm=%s attention=%s rms_norm=%s", gemm, attention_isa(), rms_norm_isa());
     if (harness_host->note)        /* ABI 2.3 hosts */
         harness_host->note(ctx, "isa", isa);
-    harness_host->log(ctx, HARNESS_LOG_INFO, "isa: %s", isa);
+    harness_host->log(ctx, HARNESS_LOG_DEBUG, "isa: %s", isa);
 }
 
 #endif
