@@ -47,6 +47,7 @@ static int rms_create(harness_ctx *ctx, void **state)
         release(ctx, s);
         return -1;      /* fill recorded why */
     }
+    harness_host->note(ctx, "isa", rms_norm_isa());   /* the summary's component_notes */
     harness_host->log(ctx, HARNESS_LOG_DEBUG, "%s kernels, %zu rows x %zu, %s", rms_norm_isa(), cfg.rows,
                       cfg.hidden, cfg.dtype == RMS_NORM_BF16 ? "bf16" : "fp32");
     *state = s;

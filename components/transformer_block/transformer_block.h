@@ -20,12 +20,16 @@
  * in double and their cos/sin rounded to float once, into a table built at
  * setup, so long sequences lose no accuracy to a float position * frequency.
  *
- * Math is fp32 throughout: the six projections are cblas_sgemm calls (split
- * across the OpenMP threads, OpenBLAS itself single-threaded), RMSNorm
- * and attention are the kernels of components/rms_norm and components/attention,
- * RoPE and SwiGLU are OpenMP loops here. With dtype bf16 only x and y are bf16
- * (the block's input and output); the weights the kernel reads are fp32 (the
- * plugin converts bf16-stored weights once, see components/transformer_block/transformer_block_cpu_adapter.c).
+ * fp32: the six projections are cblas_sgemm calls (split across the OpenMP
+ * threads, OpenBLAS itself single-threaded), RMSNorm and attention are the
+ * kernels of components/rms_norm and components/attention, RoPE and SwiGLU
+ * are OpenMP loops here.
+ *
+ * bf16, two paths (transformer_block_bf16_choose): on a CPU with AVX-512
+ * BF16 the projections are bf16 GEMMs with fp32 accumulation on weights
+ * packed once (wp, linear_bf16.h) and attention is attention_bf16
+ * (transformer_block_bf16.c); elsewhere, or forced, the fp32 step above on
+ * an fp32 copy of the weights with only x and y in bf16.
  *
  * The caller allocates every buffer (so a host can track memory by name) and
  * passes pointers; nothing is allocated inside a step. Plain C, no harness
@@ -126,6 +130,13 @@ typedef struct transformer_block {
     int tp_rank, tp_size;
     int (*all_reduce)(void *user, float *buf, size_t n); /* in place, sum; 0 or nonzero */
     void *comm_user;
+    /* bf16 on the dot unit (dtype bf16, tp_size <= 1): the GEMM weights
+     * packed by transformer_block_bf16_pack, and scratch of
+     * transformer_block_bf16_scratch_bytes (64-byte aligned). wp[TB_WQ]
+     * NULL: the fp32 step (w[] then holds every weight in fp32; with wp,
+     * w[] needs only the two norms'). */
+    const uint16_t *wp[TB_N_WEIGHTS];
+    void *scratch16;
 } transformer_block;
 
 /* Rank tp_rank's slice of the whole weight `which` (elements of `elem`
@@ -164,6 +175,33 @@ void transformer_block_blas_setup(void);
  * rope table must have been written. */
 /* 0, or the all_reduce callback's nonzero result (tensor parallelism). */
 int transformer_block_forward(const transformer_block *b);
+
+/* ---- bf16 on AVX-512 BF16 (transformer_block_bf16.c) --------------------- */
+
+/* Which step a bf16 block takes, from the ISA asked for (HARNESS_CPU_ISA's
+ * value; NULL, "" or "auto": the best this CPU has): 1 the dot unit
+ * ("avx512_bf16"; "amx" too: this block has no AMX GEMM), 0 the fp32 step
+ * (any other name: "avx512", "avx2", "portable"), -1 when the dot unit is
+ * asked for and this CPU lacks it. *path: "avx512_bf16" or "fp32" (NULL
+ * on -1); *why: a sentence for the log and the summary. */
+int transformer_block_bf16_choose(const char *isa, const char **path, const char **why);
+
+/* Elements of weight `which`'s packed form (0 for the norms), and the packing. */
+size_t transformer_block_bf16_packed_elems(const transformer_block_shape *s, int which);
+void transformer_block_bf16_pack(const transformer_block_shape *s, int which, const uint16_t *w, uint16_t *dst);
+size_t transformer_block_bf16_scratch_bytes(const transformer_block_shape *s);
+
+/* The step on the dot unit; transformer_block_forward calls it when wp is set. */
+int transformer_block_forward_bf16_dot(const transformer_block *b);
+
+/* The dot path stores every activation in bf16 on its way into a GEMM or
+ * attention, as transformer_block/cuda does, so its bound is that block's
+ * (plugins/transformer_block_cuda.c, BF16_ACTIVATIONS_ATOL, derived and
+ * measured there: about a dozen roundings of 2^-9 relative, each reaching y
+ * at ~2^-9 rms(row), smallest passing ATOL 8 x 2^-9, doubled to 2^-5 by the
+ * project's bf16 policy): rtol = fp32 tol + 2^-8, atol = fp32 tol + this. */
+#define TB_BF16_ACTIVATIONS_ATOL 0x1p-5
+double transformer_block_bf16_tol_atol(const transformer_block_shape *s);
 
 /* gate[i] = SiLU(gate[i]) * up[i], SiLU(g) = g / (1 + e^-g), within ~2e-7
  * relative of the exact value for finite gate (the step's swiglu). */

@@ -171,6 +171,8 @@ int transformer_block_forward(const transformer_block *b)
     float *attn = b->buf[TB_BUF_ATTN], *gate = b->buf[TB_BUF_GATE], *up = b->buf[TB_BUF_UP];
     const float *const *w = b->w;
     int rc = 0;
+    if (b->dtype == TB_BF16 && b->wp[TB_WQ])
+        return transformer_block_forward_bf16_dot(b);
 
     push(b, 0);                                   /* attn_norm */
     if (b->dtype == TB_BF16)

@@ -12,11 +12,14 @@
  * equal, so a kernel that ignored them would fail the check.
  *
  * dtype bf16: x, y and the weights are stored in bf16 (tags "x", "y", "wq",
- * ...). cblas has no bf16 GEMM (and Debian's OpenBLAS 0.3.21 is built without
- * sbgemm), so create converts all weights once into one packed fp32 copy
- * ("weights_fp32") that the GEMMs read: 4 more bytes per parameter, i.e. bf16
- * mode holds 6 bytes per parameter against fp32 mode's 4. The reference
- * reads the bf16 weights themselves, so the check covers the conversion.
+ * ...). On a CPU with AVX-512 BF16 (transformer_block_bf16_choose; forced
+ * with HARNESS_CPU_ISA) create packs the GEMM weights once into the dot
+ * kernel's order ("weights_bf16_packed", 2 bytes per parameter) and the
+ * step runs bf16 GEMMs; elsewhere, or forced, or with tensor_parallel, it
+ * converts all weights once into one packed fp32 copy ("weights_fp32")
+ * that the fp32 sgemm step reads. The path is logged and in the summary.
+ * The reference reads the bf16 weights themselves, so the check covers the
+ * packing and the conversion.
  *
  * tensor_parallel: true splits the block over the job's ranks as Megatron-LM
  * does (components/transformer_block/transformer_block.h): every rank
@@ -28,6 +31,7 @@
 
 #include "common/check_verdict.h"
 #include "transformer_block_adapter.h"
+#include "transformer_block_bf16_setup.h"
 
 #include "transformer_block/transformer_block.h"
 #include "common/bf16.h"
@@ -46,6 +50,9 @@ typedef struct tb_state {
     void *w[TB_N_WEIGHTS];         /* as stored, in dtype */
     float *w32;                    /* bf16 only: packed fp32 copy of all weights */
     float *tp_w;                   /* tensor_parallel: this rank's slices, packed fp32 */
+    uint16_t *wp;                  /* bf16 on the dot unit: the packed GEMM weights */
+    void *scratch16;               /* and its bf16 scratch */
+    const char *path;              /* bf16: "avx512_bf16" or "fp32" */
     void *buf[TB_N_BUFS];
 } tb_state;
 
@@ -87,7 +94,7 @@ static int setup_tensor_parallel(harness_ctx *ctx, tb_state *s)
 
 static void release(harness_ctx *ctx, tb_state *s)
 {
-    void **all[] = {&s->x, &s->y, (void **)&s->w32, (void **)&s->tp_w};
+    void **all[] = {&s->x, &s->y, (void **)&s->w32, (void **)&s->tp_w, (void **)&s->wp, &s->scratch16};
     for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
         if (*all[i])
             harness_host->free(ctx, *all[i]);
@@ -141,7 +148,14 @@ static int tb_create(harness_ctx *ctx, void **state)
     int ok = (s->x = H->alloc(ctx, s->sizes.x_bytes, "x")) && (s->y = H->alloc(ctx, s->sizes.x_bytes, "y"));
     for (int i = 0; ok && i < TB_N_WEIGHTS; i++)
         ok = (s->w[i] = H->alloc(ctx, s->sizes.weight_elems[i] * elem, transformer_block_weight_names[i])) != NULL;
-    if (ok && bf16)
+    int dot = bf16 ? tb_bf16_path(ctx, &sh, &s->path) : 0;
+    if (dot < 0) {
+        release(ctx, s);
+        return -1;                 /* tb_bf16_path recorded why */
+    }
+    if (ok && dot)
+        ok = tb_alloc_packed(ctx, &sh, &s->wp, &s->scratch16, &s->w32);
+    else if (ok && bf16)
         ok = (s->w32 = harness_host->alloc(ctx, total * sizeof(float), "weights_fp32")) != NULL;
     for (int i = 0; ok && i < TB_N_BUFS; i++)
         if (s->sizes.buf_bytes[i] > 0)
@@ -159,7 +173,9 @@ static int tb_create(harness_ctx *ctx, void **state)
         return -1;      /* fill recorded why */
     }
     float *packed = s->w32;
-    for (int i = 0; i < TB_N_WEIGHTS; i++) {
+    if (dot)
+        tb_pack_weights(&sh, s->w, s->wp, s->w32, &s->block);
+    for (int i = 0; !dot && i < TB_N_WEIGHTS; i++) {
         if (bf16) {
             transformer_block_bf16_to_f32(s->w[i], packed, s->sizes.weight_elems[i]);
             s->block.w[i] = packed;
@@ -174,6 +190,8 @@ static int tb_create(harness_ctx *ctx, void **state)
         return -1;
     }
     memcpy(s->block.buf, s->buf, sizeof s->buf);
+    s->block.scratch16 = s->scratch16;
+    tb_note_isa(ctx, bf16 ? s->path : "fp32");
     s->block.x = s->x;
     s->block.y = s->y;
     s->block.regions = (transformer_block_regions){region_push, region_pop, NULL};
@@ -194,8 +212,9 @@ static int tb_step(harness_ctx *ctx, void *state)
     return transformer_block_forward(&s->block) == 0 ? 0 : -1;   /* the all-reduce recorded why */
 }
 
-/* tb_cost_of's figures; the weights the GEMMs read are fp32 in both dtypes
- * (in bf16 mode, the fp32 copy), a tensor-parallel rank's its share. */
+/* tb_cost_of's figures; the weights the GEMMs read: bf16 on the dot unit
+ * (packed once), fp32 otherwise (in bf16 mode the fp32 copy); a
+ * tensor-parallel rank's its share. */
 static int tb_cost(harness_ctx *ctx, void *state, harness_cost *out)
 {
     (void)ctx;
@@ -204,7 +223,8 @@ static int tb_cost(harness_ctx *ctx, void *state, harness_cost *out)
     for (int i = 0; i < TB_N_WEIGHTS; i++)
         weights += (double)s->sizes.weight_elems[i];
     double share = s->block.tp_size > 1 ? 1.0 / s->block.tp_size : 1.0;
-    tb_cost_of(&s->block.shape, s->block.tp_size, weights * sizeof(float) * share, s->sizes.x_bytes, out);
+    double per_weight = s->wp ? sizeof(uint16_t) : sizeof(float);   /* what the step's GEMMs read */
+    tb_cost_of(&s->block.shape, s->block.tp_size, weights * per_weight * share, s->sizes.x_bytes, out);
     return 0;
 }
 
@@ -215,7 +235,11 @@ static int tb_check(harness_ctx *ctx, void *state, harness_check *out)
         return -1;
     transformer_block_check_result r;
     const void *const *w = (const void *const *)s->w;
-    if (transformer_block_check(&s->block.shape, s->block.dtype, s->x, w, s->y, CHECK_REF_FLOPS, &r) != 0)
+    int rc = s->wp ? transformer_block_check_tol(&s->block.shape, s->block.dtype, s->x, w, s->y, CHECK_REF_FLOPS,
+                                                 transformer_block_fp32_tol(&s->block.shape) + 0x1p-8,
+                                                 transformer_block_bf16_tol_atol(&s->block.shape), &r)
+                   : transformer_block_check(&s->block.shape, s->block.dtype, s->x, w, s->y, CHECK_REF_FLOPS, &r);
+    if (rc != 0)
         return harness_host->fail(ctx, "%s", r.detail);
     COPY_CHECK_VERDICT(out, r);
     return 0;
@@ -233,7 +257,7 @@ static const harness_variant transformer_block_cpu = {
     .family = "transformer_block",
     .device = "cpu",
     .summary = "Llama decoder block forward: RMSNorm, GQA attention with RoPE, SwiGLU MLP "
-               "(OpenBLAS sgemm, OpenMP)",
+               "(fp32: OpenBLAS sgemm; bf16: vdpbf16ps GEMMs where the CPU has AVX-512 BF16; OpenMP)",
     .params = tb_params,
     .n_params = sizeof tb_params / sizeof tb_params[0],
     .create = tb_create,

@@ -24,6 +24,10 @@ typedef struct harness_peaks {
     double flops_per_s;            /* fp32 FMA throughput (2 flops per FMA) */
     double fp16_flops_per_s;       /* dense fp16 / bf16 (tensor cores on a GPU); 0 when unknown */
     double bf16_flops_per_s;
+    /* The CPU's bf16 units (machine file; 0 where absent): the roofline
+     * judges a component against the one its "isa" note names
+     * (report/roofline_cpu.c). */
+    double cpu_bf16_dot_flops_per_s, cpu_amx_bf16_flops_per_s;
     char source[512];              /* where they came from (the machine file) */
     char missing[512];             /* why they are unknown, when they are */
     int from_machine_file;         /* measured by harness calibrate (so possibly stale or low), not a datasheet's */

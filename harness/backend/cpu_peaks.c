@@ -228,5 +228,11 @@ int harness_cpu_peaks_measure(const harness_cpu_peaks_opts *opts, harness_cpu_pe
     out->copy_buffer_bytes = (size_t)(opts->quick ? 64 : 256) << 20;
     out->copy_reps = opts->quick ? 5 : 15;
     out->bytes_per_s = harness_cpu_copy_peak(out->threads, out->copy_buffer_bytes, out->copy_reps);
+    out->bf16_dot_flops_per_s = harness_cpu_bf16_dot_peak(out->threads, opts->quick ? 0.03 : 0.2, out->flops_reps);
+    out->has_amx_bf16 = harness_cpu_has_amx_bf16();
+    out->amx_permitted = out->has_amx_bf16 && harness_cpu_amx_permission() == 0;
+    if (out->amx_permitted)
+        out->amx_bf16_flops_per_s = harness_cpu_amx_bf16_peak(out->threads, opts->quick ? 0.03 : 0.2,
+                                                              out->flops_reps);
     return out->bytes_per_s > 0 ? 0 : -1;
 }

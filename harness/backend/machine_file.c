@@ -55,6 +55,10 @@ int harness_machine_file_write(const char *path, const harness_machine *m, harne
     cJSON_AddNumberToObject(peaks, "flops_per_s", m->flops_per_s);
     cJSON_AddStringToObject(peaks, "flops_means", "fp32 FMA, 2 flops per FMA, all threads");
     cJSON_AddStringToObject(peaks, "flops_isa", m->flops_isa);
+    cJSON_AddNumberToObject(peaks, "bf16_dot_flops_per_s", m->bf16_dot_flops_per_s);
+    cJSON_AddNumberToObject(peaks, "amx_bf16_flops_per_s", m->amx_bf16_flops_per_s);
+    cJSON_AddStringToObject(peaks, "bf16_means", "AVX-512 BF16 vdpbf16ps / AMX tdpbf16ps, 2 flops per "
+                            "multiply-add, all threads; 0: the CPU has no such unit");
     cJSON_AddNumberToObject(peaks, "bytes_per_s", m->bytes_per_s);
     cJSON_AddStringToObject(peaks, "bytes_means", "memcpy, bytes read + bytes written, all threads");
     cJSON_AddNumberToObject(peaks, "copy_buffer_bytes", m->copy_buffer_bytes);
@@ -118,6 +122,9 @@ static harness_machine_status parse(const cJSON *root, harness_machine *m, char 
     get_string(root, "host", m->host, sizeof m->host);
     get_string(peaks, "flops_isa", m->flops_isa, sizeof m->flops_isa);
     m->copy_buffer_bytes = get_number(peaks, "copy_buffer_bytes");
+    /* Absent in older files: unknown, as for a CPU without the unit. */
+    m->bf16_dot_flops_per_s = get_number(peaks, "bf16_dot_flops_per_s") > 0 ? get_number(peaks, "bf16_dot_flops_per_s") : 0;
+    m->amx_bf16_flops_per_s = get_number(peaks, "amx_bf16_flops_per_s") > 0 ? get_number(peaks, "amx_bf16_flops_per_s") : 0;
     m->quick = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(peaks, "quick"));
     get_string(root, "measured_at", m->measured_at, sizeof m->measured_at);
     const cJSON *load = cJSON_GetObjectItemCaseSensitive(root, "load_at_calibration");
@@ -159,7 +166,8 @@ void harness_machine_load_peaks(harness_peaks *peaks, int threads)
 {
     char path[4096], why[512];
     harness_machine m;
-    peaks->bytes_per_s = peaks->flops_per_s = 0;
+    peaks->bytes_per_s = peaks->flops_per_s = peaks->bf16_flops_per_s = 0;
+    peaks->cpu_bf16_dot_flops_per_s = peaks->cpu_amx_bf16_flops_per_s = 0;
     peaks->from_machine_file = 0;
     peaks->source[0] = peaks->missing[0] = '\0';
     harness_machine_file_path(path, sizeof path);
@@ -194,6 +202,12 @@ void harness_machine_load_peaks(harness_peaks *peaks, int threads)
     }
     peaks->bytes_per_s = m.bytes_per_s;
     peaks->flops_per_s = m.flops_per_s;
+    /* The bf16 peak a bf16 component is judged against: that of the unit
+     * the components use on this CPU, AMX where it was measured, else the
+     * AVX-512 BF16 dot. */
+    peaks->bf16_flops_per_s = m.amx_bf16_flops_per_s > 0 ? m.amx_bf16_flops_per_s : m.bf16_dot_flops_per_s;
+    peaks->cpu_bf16_dot_flops_per_s = m.bf16_dot_flops_per_s;
+    peaks->cpu_amx_bf16_flops_per_s = m.amx_bf16_flops_per_s;
     peaks->from_machine_file = 1;
     /* The load says whether the peaks may be low (harness calibrate on a busy machine). */
     if (isnan(m.load_at_calibration[0]))

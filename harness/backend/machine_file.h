@@ -27,6 +27,10 @@ typedef struct harness_machine {
     double flops_per_s;            /* fp32 FMA, 2 flops per FMA */
     double bytes_per_s;            /* copy, bytes read + written */
     char flops_isa[16];
+    /* bf16 peaks (2 flops per multiply-add); 0: the unit is absent, or a
+     * file written before they were measured. */
+    double bf16_dot_flops_per_s;   /* AVX-512 BF16 vdpbf16ps */
+    double amx_bf16_flops_per_s;   /* AMX tdpbf16ps */
     double copy_buffer_bytes;
     int quick;                     /* measured with --quick */
     char measured_at[32];          /* ISO 8601, UTC */

@@ -13,6 +13,7 @@
 
 #include "backend/cpu_peaks.h"
 #include "backend/machine_file.h"
+#include "cli/calibrate_bf16.h"
 #include "cli/commands.h"
 #include "report/warnings.h"
 #include "util/sysinfo.h"
@@ -22,7 +23,9 @@ static void usage(FILE *f)
     fputs("usage: harness calibrate [--quick] [--output FILE] [--threads N] [--require-idle]\n"
           "\n"
           "Measure this machine's fp32 FMA peak (register-resident FMAs, the widest ISA\n"
-          "the CPU has) and copy bandwidth (memcpy of buffers far larger than the cache,\n"
+          "the CPU has), its bf16 peaks (AVX-512 BF16 vdpbf16ps; AMX tdpbf16ps where the\n"
+          "CPU has AMX and Linux grants the tile state; a unit absent is said and left 0)\n"
+          "and copy bandwidth (memcpy of buffers far larger than the cache,\n"
           "bytes read + written), on all threads a run uses, and write them with the\n"
           "machine's identity (CPU model, logical CPUs, threads) to the machine file.\n"
           "`harness run` reads it for the roofline (percent of peak) in its summaries.\n"
@@ -103,6 +106,8 @@ static void fill_machine(harness_machine *m, const harness_cpu_peaks *pk, int qu
         snprintf(m->host, sizeof m->host, "unknown");
     m->flops_per_s = pk->flops_per_s;
     m->bytes_per_s = pk->bytes_per_s;
+    m->bf16_dot_flops_per_s = pk->bf16_dot_flops_per_s;
+    m->amx_bf16_flops_per_s = pk->amx_bf16_flops_per_s;
     snprintf(m->flops_isa, sizeof m->flops_isa, "%s", pk->flops_isa);
     m->copy_buffer_bytes = (double)pk->copy_buffer_bytes;
     m->quick = quick;
@@ -160,6 +165,7 @@ int harness_cmd_calibrate(int argc, char **argv)
     fill_machine(&m, &pk, o.quick, load_start);
     printf("machine: %s, %d logical CPUs, %d threads\n", m.id.cpu_model, m.id.logical_cpus, m.id.threads);
     printf("fp32 FMA peak:  %8.1f GFLOP/s  (%s, best of %d)\n", pk.flops_per_s / 1e9, pk.flops_isa, pk.flops_reps);
+    harness_calibrate_print_bf16(&pk);
     printf("copy bandwidth: %8.1f GB/s     (2 x %zu MiB, bytes read + written, best of %d)\n",
            pk.bytes_per_s / 1e9, pk.copy_buffer_bytes >> 20, pk.copy_reps);
     if (isnan(load_start[0]))

@@ -1,5 +1,6 @@
 /* Percent of peak from the summary's cost, median and the backend's peaks. */
 #include "report/roofline.h"
+#include "report/roofline_cpu.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -21,7 +22,7 @@ void harness_roofline_compute(const harness_summary *s, harness_roofline *out)
     out->percent_of_peak_bandwidth = harness_roofline_percent(s->cost.bytes, median, out->peak_bytes_per_s);
     out->percent_of_peak_flops = harness_roofline_percent(s->cost.flops, median, out->peak_flops_per_s);
     out->peak_fp16_flops_per_s = p && p->fp16_flops_per_s > 0 ? p->fp16_flops_per_s : NAN;
-    out->peak_bf16_flops_per_s = p && p->bf16_flops_per_s > 0 ? p->bf16_flops_per_s : NAN;
+    out->peak_bf16_flops_per_s = p ? harness_roofline_bf16_peak(p, s->notes) : NAN;
     out->percent_of_peak_fp16_flops = harness_roofline_percent(s->cost.flops, median, out->peak_fp16_flops_per_s);
     out->percent_of_peak_bf16_flops = harness_roofline_percent(s->cost.flops, median, out->peak_bf16_flops_per_s);
     out->source = p && p->source[0] ? p->source : NULL;

@@ -1,0 +1,225 @@
+/* linear_bf16.c - bf16 GEMM on vdpbf16ps (see linear_bf16.h).
+ *
+ * Register tile: 8 rows of a x 48 columns of W (3 vectors of 16), 24 zmm
+ * accumulators, 3 for the packed W vectors; a's pairs are broadcast from
+ * memory as the instruction's third operand. Per pair of k that is 3 vector
+ * loads and 8 broadcasts for 24 dot instructions (1536 flops), enough to keep
+ * the dot unit busy from L1/L2. No k blocking: the whole-k panel of 48
+ * packed columns (96 KB at k = 1024, 270 KB at k = 2816) stays in L2 while
+ * every 8-row block of a streams past it, and an 8-row block of a (16-45 KB)
+ * is re-read from L1/L2 for each of the panel's columns.
+ *
+ * Threads split the (column panel, row block) pairs, panel-major, so each
+ * thread keeps one or two panels in its own L2.
+ *
+ * Compiled for the baseline with target attributes; callers check
+ * linear_bf16_supported() first. Elsewhere than x86-64 the entry points
+ * exist but report no support. */
+#include "transformer_block/linear_bf16.h"
+
+#include "common/bf16.h"
+
+#include <string.h>
+
+#define MR 8                       /* rows of a per tile */
+#define NV 3                       /* vectors of 16 columns per tile */
+
+size_t linear_bf16_packed_elems(size_t n, size_t k)
+{
+    return (n + 15) / 16 * 16 * ((k + 1) & ~(size_t)1);
+}
+
+void linear_bf16_pack(const uint16_t *w, size_t n, size_t k, uint16_t *dst)
+{
+    size_t kp = (k + 1) / 2, blocks = (n + 15) / 16;
+#pragma omp parallel for schedule(static)
+    for (size_t b = 0; b < blocks; b++)
+        for (size_t p = 0; p < kp; p++)
+            for (size_t c = 0; c < 16; c++)
+                for (size_t e = 0; e < 2; e++) {
+                    size_t col = b * 16 + c, i = 2 * p + e;
+                    dst[((b * kp + p) * 16 + c) * 2 + e] = col < n && i < k ? w[col * k + i] : 0;
+                }
+}
+
+size_t linear_bf16_packed_a_elems(size_t m, size_t k)
+{
+    return (m + MR - 1) / MR * MR * ((k + 1) & ~(size_t)1);
+}
+
+/* Row block rb, pair p, row r at ((rb * kp + p) * MR + r) * 2 (two bf16,
+ * one 32-bit word); rows past m and an odd k's missing last element are
+ * zeros. Words, not elements, move: pair(row, p) builds one. */
+#define PACK_A(PAIR)                                                                                     \
+    size_t kp = (k + 1) / 2, full = k / 2, blocks = (m + MR - 1) / MR;                                  \
+    uint32_t *d32 = (uint32_t *)(void *)dst;                                                             \
+    _Pragma("omp parallel for schedule(static)")                                                         \
+    for (size_t rb = 0; rb < blocks; rb++) {                                                             \
+        uint32_t *d = d32 + rb * kp * MR;                                                                \
+        for (size_t r = 0; r < MR; r++) {                                                                \
+            size_t row = rb * MR + r;                                                                    \
+            if (row >= m) {                                                                              \
+                for (size_t p = 0; p < kp; p++)                                                          \
+                    d[p * MR + r] = 0;                                                                   \
+                continue;                                                                                \
+            }                                                                                            \
+            for (size_t p = 0; p < full; p++)                                                            \
+                d[p * MR + r] = PAIR(row * lda + 2 * p);                                                 \
+            if (kp > full)                                                                               \
+                d[full * MR + r] = LAST(row * lda + 2 * full);                                           \
+        }                                                                                                \
+    }
+
+static inline uint32_t word(uint16_t lo, uint16_t hi)
+{
+    return (uint32_t)lo | (uint32_t)hi << 16;
+}
+
+void linear_bf16_pack_a(const uint16_t *a, size_t m, size_t k, size_t lda, uint16_t *dst)
+{
+#define PAIR(at) word(a[at], a[(at) + 1])
+#define LAST(at) word(a[at], 0)
+    PACK_A(PAIR)
+#undef PAIR
+#undef LAST
+}
+
+void linear_bf16_pack_a_f32(const float *a, size_t m, size_t k, size_t lda, uint16_t *dst)
+{
+#define PAIR(at) word(f32_to_bf16(a[at]), f32_to_bf16(a[(at) + 1]))
+#define LAST(at) word(f32_to_bf16(a[at]), 0)
+    PACK_A(PAIR)
+#undef PAIR
+#undef LAST
+}
+
+#if defined(__x86_64__)
+#include <immintrin.h>
+
+int linear_bf16_supported(void)
+{
+    /* __builtin_cpu_supports also checks that the OS saves the zmm state. */
+    return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
+           __builtin_cpu_supports("avx512bf16");
+}
+
+#define TARGET __attribute__((target("avx512f,avx512bw,avx512bf16")))
+
+/* One tile: mr (1..MR) rows from a, nv (1..NV) column vectors from the packed
+ * panel at b (vector j at b + j * bstride), the last vector's stores masked
+ * by `last` (a partial block at the matrix's right edge). Inlined into each
+ * (mr, nv) case below, so the loops over them unroll into registers. */
+static inline __attribute__((always_inline)) TARGET void tile(int mr, int nv, size_t kp, const uint16_t *a,
+                                                              const uint16_t *b, size_t bstride, float beta,
+                                                              float *c, size_t ldc, __mmask16 last)
+{
+    __m512 acc[MR][NV];
+#pragma GCC unroll 8
+    for (int r = 0; r < mr; r++)
+#pragma GCC unroll 3
+        for (int j = 0; j < nv; j++) {
+            __mmask16 m = j == nv - 1 ? last : 0xffff;
+            acc[r][j] = beta != 0.0f ? _mm512_maskz_loadu_ps(m, c + r * ldc + 16 * j) : _mm512_setzero_ps();
+        }
+    /* a is packed: pair p of row r at a + (p * MR + r) * 2, one pointer
+     * and constant offsets, broadcast straight into the instruction. */
+    for (size_t p = 0; p < kp; p++) {
+        __m512bh w[NV];
+#pragma GCC unroll 3
+        for (int j = 0; j < nv; j++)
+            w[j] = (__m512bh)_mm512_loadu_si512((const void *)(b + j * bstride + p * 32));
+#pragma GCC unroll 8
+        for (int r = 0; r < mr; r++) {
+            int32_t pair;
+            memcpy(&pair, a + (p * MR + (size_t)r) * 2, sizeof pair);
+            __m512bh x = (__m512bh)_mm512_set1_epi32(pair);
+#pragma GCC unroll 3
+            for (int j = 0; j < nv; j++)
+                acc[r][j] = _mm512_dpbf16_ps(acc[r][j], x, w[j]);
+        }
+    }
+#pragma GCC unroll 8
+    for (int r = 0; r < mr; r++)
+#pragma GCC unroll 3
+        for (int j = 0; j < nv; j++)
+            _mm512_mask_storeu_ps(c + r * ldc + 16 * j, j == nv - 1 ? last : 0xffff, acc[r][j]);
+}
+
+/* The (mr, nv) dispatch: each case a tile with constant sizes. */
+#define TILE_NV(MRC)                                                                                     \
+    switch (nv) {                                                                                        \
+    case 1: tile(MRC, 1, kp, a, b, bstride, beta, c, ldc, last); break;                             \
+    case 2: tile(MRC, 2, kp, a, b, bstride, beta, c, ldc, last); break;                             \
+    default: tile(MRC, 3, kp, a, b, bstride, beta, c, ldc, last); break;                            \
+    }
+
+static TARGET void tile_any(int mr, int nv, size_t kp, const uint16_t *a, const uint16_t *b, size_t bstride, float beta, float *c, size_t ldc, __mmask16 last)
+{
+    switch (mr) {
+    case 1: TILE_NV(1) break;
+    case 2: TILE_NV(2) break;
+    case 3: TILE_NV(3) break;
+    case 4: TILE_NV(4) break;
+    case 5: TILE_NV(5) break;
+    case 6: TILE_NV(6) break;
+    case 7: TILE_NV(7) break;
+    default: TILE_NV(8) break;
+    }
+}
+
+/* One job: column panel pn of GEMM o, row block rb. */
+static TARGET void job(size_t m, size_t k, const uint16_t *ap, const linear_bf16_out *o, size_t pn, size_t rb)
+{
+    size_t kp = (k + 1) / 2, bstride = kp * 32, blocks = (o->n + 15) / 16, tail = o->n % 16;
+    size_t b0 = pn * NV, nv = blocks - b0 < NV ? blocks - b0 : NV;
+    size_t r0 = rb * MR, mr = m - r0 < MR ? m - r0 : MR;
+    __mmask16 last = b0 + nv == blocks && tail ? (__mmask16)((1u << tail) - 1) : 0xffff;
+    tile_any((int)mr, (int)nv, kp, ap + rb * kp * MR * 2, o->wp + b0 * bstride, bstride, o->beta,
+             o->c + r0 * o->ldc + b0 * 16, o->ldc, last);
+}
+
+void linear_bf16_multi(size_t m, size_t k, const uint16_t *ap, const linear_bf16_out *outs, size_t n_outs)
+{
+    size_t row_blocks = (m + MR - 1) / MR, total = 0;
+    for (size_t g = 0; g < n_outs; g++)
+        total += ((outs[g].n + 15) / 16 + NV - 1) / NV * row_blocks;
+    /* One team for all the GEMMs: the jobs of each in turn, split evenly. */
+#pragma omp parallel for schedule(static)
+    for (size_t j = 0; j < total; j++) {
+        size_t g = 0, rest = j;
+        for (;;) {
+            size_t jobs = ((outs[g].n + 15) / 16 + NV - 1) / NV * row_blocks;
+            if (rest < jobs)
+                break;
+            rest -= jobs, g++;
+        }
+        job(m, k, ap, &outs[g], rest / row_blocks, rest % row_blocks);
+    }
+}
+
+void linear_bf16(size_t m, size_t n, size_t k, const uint16_t *ap, const uint16_t *wp, float beta, float *c,
+                 size_t ldc)
+{
+    linear_bf16_out o = {n, wp, beta, c, ldc};
+    linear_bf16_multi(m, k, ap, &o, 1);
+}
+
+#else
+
+int linear_bf16_supported(void)
+{
+    return 0;
+}
+
+void linear_bf16(size_t m, size_t n, size_t k, const uint16_t *ap, const uint16_t *wp, float beta, float *c,
+                 size_t ldc)
+{
+    (void)m, (void)n, (void)k, (void)ap, (void)wp, (void)beta, (void)c, (void)ldc;
+}
+
+void linear_bf16_multi(size_t m, size_t k, const uint16_t *ap, const linear_bf16_out *outs, size_t n_outs)
+{
+    (void)m, (void)k, (void)ap, (void)outs, (void)n_outs;
+}
+
+#endif
