@@ -1,11 +1,12 @@
 /* Writing the experiment folder's files: each to a temporary name, then
  * renamed (util/fsutil.h), so none is ever half written. */
-#include "cli/artifacts.h"
+#include "pipeline/artifacts.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "pipeline/config_source.h"
 #include "report/memory_report.h"
 #include "report/trace_writer.h"
 #include "util/fsutil.h"
@@ -34,7 +35,7 @@ static const char *copy_name(const char *path)
     return *base ? base : "config_as_given.yaml";
 }
 
-int harness_write_config_copies(const harness_experiment *exp, const harness_prepared *p, harness_error *err)
+int harness_write_config_copies(const harness_experiment *exp, const harness_plan *p, harness_error *err)
 {
     const char *original;
     size_t len;

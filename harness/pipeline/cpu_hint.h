@@ -1,14 +1,14 @@
 /* cpu_hint.h - the command that runs a GPU config on the CPU, for the error
  * a machine without a GPU gives. */
-#ifndef HARNESS_CPU_HINT_H
-#define HARNESS_CPU_HINT_H
+#ifndef HARNESS_PIPELINE_CPU_HINT_H
+#define HARNESS_PIPELINE_CPU_HINT_H
 
-#include "cli/commands.h"
+#include "pipeline/plan.h"
 
 /* Appends "; to run it on the CPU: harness run CONFIG --device cpu [--set
  * component.variant_key=F/cpu] [the user's --set...]" to err->msg when a CPU
  * variant of the config's family takes its parameters; else appends nothing.
  * Loads p's registry if it is not loaded yet. */
-void harness_append_cpu_hint(const harness_cli_opts *opts, harness_prepared *p, harness_error *err);
+void harness_append_cpu_hint(const harness_plan_request *req, harness_plan *p, harness_error *err);
 
 #endif

@@ -1,11 +1,11 @@
-#include "cli/ranks.h"
+#include "pipeline/ranks.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "cli/artifacts.h"
+#include "pipeline/artifacts.h"
 #include "report/job_summary.h"
 #include "report/trace_merge.h"
 #include "util/fsutil.h"
@@ -18,7 +18,7 @@ typedef struct rank_identity {
     char plugin[128];
 } rank_identity;
 
-static void identity_of(const harness_prepared *p, rank_identity *id)
+static void identity_of(const harness_plan *p, rank_identity *id)
 {
     memset(id, 0, sizeof *id);
     snprintf(id->hash8, sizeof id->hash8, "%s", p->hash8);
@@ -61,7 +61,7 @@ static int check_profiled_ranks(const harness_dist *d, const harness_config *c, 
     return 0;
 }
 
-int harness_ranks_agree(harness_dist *d, const harness_prepared *p, harness_error *err)
+int harness_ranks_agree(harness_dist *d, const harness_plan *p, harness_error *err)
 {
     if (check_profiled_ranks(d, p->cfg, err) != 0)
         return err->code;
@@ -83,7 +83,7 @@ int harness_ranks_agree(harness_dist *d, const harness_prepared *p, harness_erro
     return 0;
 }
 
-int harness_ranks_make_folder(harness_dist *d, const harness_prepared *p, harness_experiment *exp,
+int harness_ranks_make_folder(harness_dist *d, const harness_plan *p, harness_experiment *exp,
                               harness_error *err)
 {
     int failed = 0;
