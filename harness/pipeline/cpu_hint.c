@@ -4,8 +4,6 @@
  * variant accepts the config as it stands. */
 #include "pipeline/cpu_hint.h"
 
-#include "run/instance.h"
-
 #include <stdio.h>
 #include <string.h>
 
@@ -34,16 +32,16 @@ static size_t append_word(char *buf, size_t len, size_t size, const char *word)
 }
 
 /* The CPU variant of cfg's family that takes its parameters, or NULL. */
-static const harness_variant *cpu_variant(harness_plan *p)
+static const harness_variant *cpu_variant(harness_config *cfg, const harness_registry *reg)
 {
-    const char *key = p->cfg->variant_key;
+    const char *key = cfg->variant_key;
     size_t family_len = strcspn(key, "/");
-    for (size_t i = 0; i < p->registry.n_variants; i++) {
-        const harness_variant *v = &p->registry.variants[i].variant;
+    for (size_t i = 0; i < reg->n_variants; i++) {
+        const harness_variant *v = &reg->variants[i].variant;
         harness_error ignored = {0};
         if (strcmp(v->device, "cpu") == 0 && strlen(v->family) == family_len &&
             strncmp(v->family, key, family_len) == 0 &&
-            harness_config_bind_params(p->cfg, v->key, v->params, v->n_params, &ignored) == 0)
+            harness_config_bind_params(cfg, v->key, v->params, v->n_params, &ignored) == 0)
             return v;
     }
     return NULL;
@@ -65,19 +63,10 @@ static void drop_generic_advice(char *msg)
     }
 }
 
-void harness_append_cpu_hint(const harness_plan_request *req, harness_plan *p, harness_error *err)
+void harness_append_cpu_hint(const harness_plan_request *req, harness_config *cfg, const harness_registry *reg,
+                             harness_error *err)
 {
-    if (!p->cfg || !req->config_path)
-        return;
-    harness_error ignored = {0};
-    if (!p->registry_ready) {
-        if (harness_registry_init(&p->registry, harness_host_services(), &ignored) != 0)
-            return;
-        p->registry_ready = 1;
-        if (harness_plan_load_plugins(&p->registry, req, p->cfg, &ignored) != 0)
-            return;
-    }
-    const harness_variant *v = cpu_variant(p);
+    const harness_variant *v = cfg && req->config_path ? cpu_variant(cfg, reg) : NULL;
     if (!v)
         return;
     char cmd[1024] = "harness run";
@@ -85,7 +74,7 @@ void harness_append_cpu_hint(const harness_plan_request *req, harness_plan *p, h
     len = append_word(cmd, len, sizeof cmd, "--device");
     len = append_word(cmd, len, sizeof cmd, "cpu");
     char key_set[300];
-    if (strcmp(p->cfg->variant_key, v->family) != 0) {
+    if (strcmp(cfg->variant_key, v->family) != 0) {
         /* A bare family picks the variant by device; an exact key must change. */
         snprintf(key_set, sizeof key_set, "component.variant_key=%s", v->key);
         len = append_word(cmd, len, sizeof cmd, "--set");

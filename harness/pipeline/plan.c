@@ -183,7 +183,15 @@ static int folder_hash(harness_config *cfg, char hash8[9])
  * runs it on the CPU (validate checks without the device, never gets here). */
 static int cpu_hint(const harness_plan_request *req, harness_plan *p, harness_error *err)
 {
-    harness_append_cpu_hint(req, p, err);
+    harness_error ignored = {0};
+    if (p->cfg && !p->registry_ready) {
+        if (harness_registry_init(&p->registry, harness_host_services(), &ignored) != 0)
+            return err->code;
+        p->registry_ready = 1;
+        if (harness_plan_load_plugins(&p->registry, req, p->cfg, &ignored) != 0)
+            return err->code;
+    }
+    harness_append_cpu_hint(req, p->cfg, &p->registry, err);
     return err->code;
 }
 

@@ -9,21 +9,10 @@
 #include <stddef.h>
 
 #include "config/config.h"
+#include "pipeline/plan_request.h"
 #include "plugin/registry.h"
 #include "run/runner.h"
 #include "util/error.h"
-
-/* What the command asks for; the strings belong to the caller. */
-typedef struct harness_plan_request {
-    const char *config_path;
-    const char *const *sets;       /* --set KEY=VALUE, applied before validation */
-    size_t n_sets;
-    const char *const *plugin_paths; /* searched before the config's plugin_path */
-    size_t n_plugin_paths;
-    const char *output_dir;        /* overrides experiment.output_dir, or NULL */
-    const char *device;            /* overrides device, or NULL */
-    int device_may_be_absent;      /* validate: check a cuda config on a machine without a GPU */
-} harness_plan_request;
 
 typedef struct harness_plan {
     harness_config *cfg;
