@@ -6,7 +6,7 @@
 #include "cli/bench_filter.h"
 #include "cli/commands.h"
 #include "config/config_tree.h"
-#include "run/instance.h"
+#include "run/services.h"
 
 static void usage(FILE *f)
 {

@@ -13,7 +13,7 @@
 #include "cli/commands.h"
 #include "pipeline/run_point.h"
 #include "pipeline/session.h"
-#include "run/runner.h"
+#include "run/guard.h"
 #include "util/format.h"
 #include "util/term.h"
 
@@ -125,7 +125,7 @@ static int run_sweep(const harness_cli_opts *opts, harness_session *session, har
         harness_plan_free(first);
         return harness_error_report(&err);
     }
-    harness_runner_catch_sigint();
+    harness_guard_catch_stop_signals();
     size_t done = 0;
     for (size_t i = 0; i < n; i++) {
         harness_plan q, *cur = first;
@@ -235,7 +235,7 @@ int harness_cmd_run(int argc, char **argv)
     } else {
         /* From here on Ctrl-C is ours: whatever happens next, the folder
          * gets a summary saying the run was interrupted. */
-        harness_runner_catch_sigint();
+        harness_guard_catch_stop_signals();
         harness_point_result res;
         code = harness_run_point(&session, &p, &res);
         free(res.dir);

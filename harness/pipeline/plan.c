@@ -13,6 +13,7 @@
 #include "pipeline/config_source.h"
 #include "pipeline/cpu_hint.h"
 #include "run/instance.h"
+#include "run/services.h"
 #include "util/suggest.h"
 
 /* The kernel timeline's window: at most this many steps (fewer when the

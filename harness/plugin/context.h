@@ -38,9 +38,9 @@ void harness_ctx_failf(harness_ctx *ctx, const char *fmt, ...) __attribute__((fo
 /* The plugin's message, or `fallback` when it left none. */
 const char *harness_ctx_message(const harness_ctx *ctx, const char *fallback);
 
-/* The services every context supports: register_variant (registration
- * only), log and fail. The full table adds the instance services. */
-int harness_svc_register_variant(harness_ctx *ctx, const harness_variant *v);
+/* The services every context supports: log and fail. register_variant
+ * (registration only) is the registry's (plugin/registry.h); the full
+ * table adds the instance services. */
 void harness_svc_log(harness_ctx *ctx, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int harness_svc_fail(harness_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
