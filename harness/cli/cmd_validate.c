@@ -36,10 +36,10 @@ static int validate_sweep(const harness_cli_opts *opts, harness_plan *first)
             cur = &q;
         }
         if (!opts->quiet)
-            printf("%s%s", i ? "---\n" : "", cur->resolved_yaml);
+            printf("%s%s", i ? "---\n" : "", cur->out.resolved_yaml);
         fputs("harness: ", stderr);
         harness_sweep_point_label(cur->cfg, stderr);
-        fprintf(stderr, " (%s on %s, config hash %s)\n", cur->entry->variant.key, cur->device, cur->hash8);
+        fprintf(stderr, " (%s on %s, config hash %s)\n", cur->entry->variant.key, cur->device, cur->out.hash8);
         if (i > 0)
             harness_plan_free(&q);
     }
@@ -62,9 +62,9 @@ int harness_cmd_validate(int argc, char **argv)
     if (p.cfg->n_sweep_keys > 0)
         return validate_sweep(&opts, &p);
     if (!opts.quiet)
-        fputs(p.resolved_yaml, stdout);
+        fputs(p.out.resolved_yaml, stdout);
     fprintf(stderr, "harness: %s: valid (%s on %s, config hash %s)\n", opts.config_path, p.entry->variant.key,
-            p.device, p.hash8);
+            p.device, p.out.hash8);
     harness_plan_free(&p);
     return 0;
 }

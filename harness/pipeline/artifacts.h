@@ -8,7 +8,7 @@
 #include "run/profiler.h"
 
 /* The config as the user wrote it (byte copy) and as it was resolved. */
-int harness_write_config_copies(const harness_experiment *exp, const harness_plan *p, harness_error *err);
+int harness_write_config_copies(const harness_experiment *exp, const harness_plan_outputs *out, harness_error *err);
 
 /* Trace and memory report where profiled, then the summaries on every rank;
  * when an artifact cannot be written the summaries still are, saying so.

@@ -286,8 +286,9 @@ int harness_plan_point(const harness_plan_request *req, size_t point, harness_pl
     if (variant_accepts(p, v, err) != 0)
         return err->code;
     p->schedule = schedule_of(p->cfg, p->device);
-    p->resolved_yaml = harness_config_dump(p->cfg);
-    if (!p->resolved_yaml || folder_hash(p->cfg, p->hash8) != 0)
+    p->out = (harness_plan_outputs){.config_path = p->cfg->path, .output_dir = p->cfg->output_dir,
+                                    .resolved_yaml = harness_config_dump(p->cfg)};
+    if (!p->out.resolved_yaml || folder_hash(p->cfg, p->out.hash8) != 0)
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
     return 0;
 }
@@ -306,7 +307,7 @@ int harness_plan_sweep(const harness_plan_request *req, const harness_plan *firs
 
 void harness_plan_free(harness_plan *p)
 {
-    free(p->resolved_yaml);
+    free(p->out.resolved_yaml);
     harness_config_free(p->cfg);
     if (p->registry_ready)
         harness_registry_free(&p->registry);

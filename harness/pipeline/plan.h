@@ -14,6 +14,15 @@
 #include "run/runner.h"
 #include "util/error.h"
 
+/* What the run writes from the plan: the folder's place and name, and the
+ * config's two copies in it. */
+typedef struct harness_plan_outputs {
+    const char *config_path;       /* the config as given, copied byte for byte */
+    const char *output_dir;        /* where the folder goes */
+    char *resolved_yaml;           /* canonical dump: resolved_config.yaml */
+    char hash8[9];                 /* names the folder */
+} harness_plan_outputs;
+
 typedef struct harness_plan {
     harness_config *cfg;
     harness_registry registry;
@@ -21,8 +30,7 @@ typedef struct harness_plan {
     const harness_variant_entry *entry;
     const char *device;            /* resolved: "cpu" | "cuda" */
     harness_schedule schedule;     /* the runner's part of cfg */
-    char *resolved_yaml;           /* canonical dump */
-    char hash8[9];
+    harness_plan_outputs out;
     char device_unchecked[512];    /* why the device could not be checked (validate without it), or "" */
 } harness_plan;
 

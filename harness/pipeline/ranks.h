@@ -10,13 +10,14 @@
 #include "report/experiment.h"
 #include "report/summary.h"
 
-/* 0 when every rank has p's config hash, variant and plugin file; else
- * err (exit 2) on every rank, naming the ranks that differ from rank 0. */
-int harness_ranks_agree(harness_dist *d, const harness_plan *p, harness_error *err);
+/* 0 when every rank has this rank's config hash, variant and plugin file;
+ * else err (exit 2) on every rank, naming the ranks that differ from rank 0. */
+int harness_ranks_agree(harness_dist *d, const char *hash8, const char *variant_key, const char *plugin_path,
+                        harness_error *err);
 
 /* Rank 0 creates the folder; every rank gets its path in exp. 0 or err on
  * every rank. (The config copies follow the folder's status.json: pipeline/run_point.c.) */
-int harness_ranks_make_folder(harness_dist *d, const harness_plan *p, harness_experiment *exp,
+int harness_ranks_make_folder(harness_dist *d, const harness_plan_outputs *out, harness_experiment *exp,
                               harness_error *err);
 
 /* After a rank's own files: rank 0 gathers every rank's figures and writes

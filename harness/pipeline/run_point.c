@@ -100,17 +100,25 @@ static void landed(point *pt)
 
 static void note_all_leaks(point *pt);
 static void write_summaries_now(point *pt);
+static void run_and_destroy(point *pt);
 
 /* The component's life inside the guard. The landing is set here, in a
  * frame that lives as long as any callback; after a jump nothing but `pt`
  * (unchanged since sigsetjmp) is read. */
 static void guarded_run(point *pt)
 {
-    if (sigsetjmp(harness_guard_landing, 1) != 0) {
-        landed(pt);
-        write_summaries_now(pt);
+    if (sigsetjmp(harness_guard_landing, 1) == 0) {
+        run_and_destroy(pt);
         return;
     }
+    landed(pt);
+    write_summaries_now(pt);
+}
+
+/* create -> check -> schedule, the summaries, then destroy and what it
+ * left allocated. */
+static void run_and_destroy(point *pt)
+{
     harness_backend *b = pt->b;
     harness_component_where where = {.plan = pt->p, .dist = &pt->session->dist, .backend = b, .prof = &pt->prof};
     pt->code = harness_component_run(&pt->in, &where, &pt->s, &pt->run, &pt->err);
@@ -297,6 +305,17 @@ static harness_backend *open_backend(harness_session *session, const harness_pla
     return b;
 }
 
+/* profiled_ranks names ranks of this job: known only now, at run time. */
+static int check_profiled_ranks(const harness_dist *d, const harness_config *c, harness_error *err)
+{
+    for (size_t i = 0; !c->profile_all_ranks && i < c->n_profiled_ranks; i++)
+        if (c->profiled_ranks[i] >= d->world_size)
+            return harness_error_set(err, HARNESS_EXIT_USAGE, "profiling.profiled_ranks: rank %d is outside this "
+                                     "job of %d rank%s (0..%d); use ranks of the job, or all", (int)c->profiled_ranks[i],
+                                     d->world_size, d->world_size == 1 ? "" : "s", d->world_size - 1);
+    return 0;
+}
+
 /* The summary's facts known before anything runs. */
 static void start_summary(point *pt)
 {
@@ -321,8 +340,9 @@ static int open_folder(point *pt)
 {
     harness_summary *s = &pt->s;
     harness_error *err = &pt->err;
-    if (harness_ranks_agree(&pt->session->dist, pt->p, err) != 0 ||
-        harness_ranks_make_folder(&pt->session->dist, pt->p, &pt->exp, err) != 0)
+    if (check_profiled_ranks(&pt->session->dist, pt->p->cfg, err) != 0 ||
+        harness_ranks_agree(&pt->session->dist, pt->p->out.hash8, s->variant_key, s->plugin_path, err) != 0 ||
+        harness_ranks_make_folder(&pt->session->dist, &pt->p->out, &pt->exp, err) != 0)
         return harness_error_report(err);
     char status_name[256] = "status.json";
     if (s->world_size > 1 && s->rank != 0)
@@ -333,7 +353,7 @@ static int open_folder(point *pt)
         return harness_error_report(err);
     }
     pt->res->dir = strdup(pt->exp.dir);
-    if (s->rank == 0 && harness_write_config_copies(&pt->exp, pt->p, err) != 0) {
+    if (s->rank == 0 && harness_write_config_copies(&pt->exp, &pt->p->out, err) != 0) {
         harness_status st = {.status = "failed", .exit_code = err->code, .error = err->msg,
                              .variant_key = s->variant_key, .step = -1};
         harness_status_file_write(&pt->status, &st, 1);
@@ -432,12 +452,12 @@ static int run_point_here(harness_session *session, const harness_plan *p, harne
         return code;
     prepare_instance(&pt);
     if (harness_guard_begin(&pt.status, pt.s.variant_key, p->cfg->step_timeout_s, p->cfg->callback_timeout_s,
-                            salvage, &pt, &pt.err) != 0) {
+                            salvage, &pt, &pt.err) == 0) {
+        guarded_run(&pt);
+    } else {
         pt.code = pt.err.code;
         harness_summary_mark(&pt.s, "failed", pt.err.msg);
         write_summaries_now(&pt);
-    } else {
-        guarded_run(&pt);
     }
     if (pt.code == 0 && !pt.crashed)
         write_job_summary(&pt);

@@ -27,7 +27,7 @@ static int observe_phase_begin(void *arg, harness_phase phase, int window, harne
     /* A stop agreed here is in harness_interrupt_requested: the runner stops
      * before the window's first step. */
     if (phase == HARNESS_PHASE_MEASURE) {
-        o->dist->lockstep = o->inst->collectives_called > 0;   /* the check and warmup have run */
+        o->dist->lockstep = *o->collectives_called > 0;   /* the check and warmup have run */
         harness_dist_meet(o->dist, &harness_interrupt_requested, 0, err);
         if (err->code)
             return -1;

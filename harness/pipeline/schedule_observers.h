@@ -3,8 +3,9 @@
 #ifndef HARNESS_PIPELINE_SCHEDULE_OBSERVERS_H
 #define HARNESS_PIPELINE_SCHEDULE_OBSERVERS_H
 
+#include <stdint.h>
+
 #include "dist/dist.h"
-#include "run/instance.h"
 #include "run/runner.h"
 
 /* What watches the schedule: the ranks meet before each measurement
@@ -14,7 +15,7 @@ typedef struct harness_schedule_observers {
     harness_dist *dist;
     harness_runner_hooks profiler;
     int sync_steps;
-    const harness_instance *inst;
+    const int64_t *collectives_called; /* the instance's: nonzero once it called one */
 } harness_schedule_observers;
 
 /* The hooks that call o's observers; o must outlive the run. */
