@@ -18,6 +18,7 @@ static const char *getenv_text(const char *name)
     return getenv(name);
 }
 
+#ifdef HAVE_MPI                    /* only ranks started by MPI share a node */
 /* Ranks on one node share its cores: unless the user chose (OMP_NUM_THREADS),
  * each rank's OpenMP team gets its share, so N ranks do not run N x cores
  * threads. */
@@ -32,6 +33,7 @@ static void share_cores(const harness_dist *d)
     (void)d;
 #endif
 }
+#endif
 
 int harness_session_init(harness_session *s, int quiet, harness_error *err)
 {
