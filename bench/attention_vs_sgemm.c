@@ -131,6 +131,32 @@ static double attention_gflops(const shape_run *r, int bf16)
     return attention_flops(&r->s) / median(t, CALLS) * 1e-9;
 }
 
+enum { RUNS = 3 * 2 * 2 };
+
+/* Every shape the table shows: 3 lengths x 2 head sizes x causal or not,
+ * inputs filled. */
+static void make_runs(shape_run runs[RUNS], int bf16)
+{
+    static const size_t seqs[] = {512, 1024, 2048}, dims[] = {64, 128};
+    size_t elem = bf16 ? sizeof(uint16_t) : sizeof(float), nr = 0;
+    for (size_t si = 0; si < 3; si++)
+        for (size_t di = 0; di < 2; di++)
+            for (int causal = 0; causal < 2; causal++) {
+                shape_run *r = &runs[nr++];
+                size_t n = seqs[si] * HEADS * dims[di];
+                r->s = (attention_shape){1, HEADS, HEADS, seqs[si], seqs[si], dims[di], causal,
+                                         (float)(1.0 / __builtin_sqrt((double)dims[di]))};
+                r->q = alloc_or_die(n * elem);
+                r->k = alloc_or_die(n * elem);
+                r->v = alloc_or_die(n * elem);
+                r->o = alloc_or_die(n * elem);
+                r->ws = alloc_or_die(attention_workspace_bytes(&r->s, omp_get_max_threads()));
+                fill(r->q, n, bf16);
+                fill(r->k, n, bf16);
+                fill(r->v, n, bf16);
+            }
+}
+
 int main(int argc, char **argv)
 {
     int rounds = argc > 1 ? atoi(argv[1]) : 5;
@@ -156,26 +182,8 @@ int main(int argc, char **argv)
         fill(gemms[g].b, (size_t)gemms[g].k * gemms[g].n, 0);
     }
 
-    static const size_t seqs[] = {512, 1024, 2048}, dims[] = {64, 128};
-    enum { RUNS = 3 * 2 * 2 };
     shape_run runs[RUNS];
-    size_t elem = bf16 ? sizeof(uint16_t) : sizeof(float), nr = 0;
-    for (size_t si = 0; si < 3; si++)
-        for (size_t di = 0; di < 2; di++)
-            for (int causal = 0; causal < 2; causal++) {
-                shape_run *r = &runs[nr++];
-                size_t n = seqs[si] * HEADS * dims[di];
-                r->s = (attention_shape){1, HEADS, HEADS, seqs[si], seqs[si], dims[di], causal,
-                                         (float)(1.0 / __builtin_sqrt((double)dims[di]))};
-                r->q = alloc_or_die(n * elem);
-                r->k = alloc_or_die(n * elem);
-                r->v = alloc_or_die(n * elem);
-                r->o = alloc_or_die(n * elem);
-                r->ws = alloc_or_die(attention_workspace_bytes(&r->s, omp_get_max_threads()));
-                fill(r->q, n, bf16);
-                fill(r->k, n, bf16);
-                fill(r->v, n, bf16);
-            }
+    make_runs(runs, bf16);
 
     double gemm_rate[GEMMS][64], att_rate[RUNS][64];
     if (rounds > 64)

@@ -99,6 +99,79 @@ typedef struct compare_opts {
     int wide;                          /* --wide: every column, whatever the terminal's width */
 } compare_opts;
 
+/* --threshold: a percentage, with or without its % sign. */
+static int parse_threshold(const char *arg, double *threshold, harness_error *err)
+{
+    double v;
+    if (parse_number(arg, "%", &v) != 0 || v < 0)
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "--threshold: expected a percentage >= 0 such "
+                                 "as 5 or 5%%, got '%s'", arg);
+    /* One unit everywhere, percent: a fraction such as 0.05 would
+     * silently mean 0.05%, so it needs its % sign to count. */
+    if (v > 0 && v < 1 && !strchr(arg, '%'))
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "--threshold %s: the unit is percent, so this "
+                                 "is %s%%; write %g for %g%%, or %s%% if you mean it", arg, arg,
+                                 v * 100, v * 100, arg);
+    *threshold = v / 100.0;
+    return 0;
+}
+
+static int parse_on_ambiguous(const char *arg, int *fails, harness_error *err)
+{
+    if (strcmp(arg, "fail") == 0 || strcmp(arg, "pass") == 0) {
+        *fails = strcmp(arg, "fail") == 0;
+        return 0;
+    }
+    return harness_error_set(err, HARNESS_EXIT_USAGE, "--on-ambiguous: expected fail or pass, got '%s'", arg);
+}
+
+static int parse_alpha(const char *arg, double *alpha, harness_error *err)
+{
+    double v;
+    if (parse_number(arg, NULL, &v) != 0 || !(v > 0 && v < 1))
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "--alpha: expected a number in (0, 1) such as "
+                                 "0.05, got '%s'", arg);
+    *alpha = v;
+    return 0;
+}
+
+static int parse_format(const char *arg, harness_compare_format *format, harness_error *err)
+{
+    if (strcmp(arg, "text") == 0)
+        *format = HARNESS_COMPARE_TEXT;
+    else if (strcmp(arg, "markdown") == 0 || strcmp(arg, "md") == 0)
+        *format = HARNESS_COMPARE_MARKDOWN;
+    else if (strcmp(arg, "json") == 0)
+        *format = HARNESS_COMPARE_JSON;
+    else
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "--format: expected text, markdown or json, "
+                                 "got '%s'", arg);
+    return 0;
+}
+
+/* BASE and CAND, or with --baseline-db CAND alone. */
+static int parse_folders(int argc, char **argv, compare_opts *opts, harness_error *err)
+{
+    int positional = argc - optind;
+    if (opts->baseline_db) {
+        if (positional != 1)
+            return harness_error_set(err, HARNESS_EXIT_USAGE, "compare --baseline-db: expected one CAND folder, got "
+                                     "%d arguments; see `harness compare --help`", positional);
+        opts->cand = argv[optind];
+        if (!opts->baseline_branch)
+            opts->baseline_branch = "main";
+        return 0;
+    }
+    if (opts->baseline_branch)
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "compare: --baseline-branch needs --baseline-db");
+    if (positional != 2)
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "compare: expected BASE and CAND folders, got %d "
+                                 "argument%s; see `harness compare --help`", positional, positional == 1 ? "" : "s");
+    opts->base = argv[optind];
+    opts->cand = argv[optind + 1];
+    return 0;
+}
+
 /* -1 after --help, else 0 or an exit code with err set. */
 static int parse(int argc, char **argv, compare_opts *opts, harness_error *err)
 {
@@ -122,79 +195,27 @@ static int parse(int argc, char **argv, compare_opts *opts, harness_error *err)
     opterr = 0;
     optind = 1;
     int c;
-    double v;
     while ((c = getopt_long(argc, argv, "t:a:f:h", longopts, NULL)) != -1) {
+        int rc = 0;
         switch (c) {
-        case OPT_THRESHOLD:
-            if (parse_number(optarg, "%", &v) != 0 || v < 0)
-                return harness_error_set(err, HARNESS_EXIT_USAGE, "--threshold: expected a percentage >= 0 such "
-                                         "as 5 or 5%%, got '%s'", optarg);
-            /* One unit everywhere, percent: a fraction such as 0.05 would
-             * silently mean 0.05%, so it needs its % sign to count. */
-            if (v > 0 && v < 1 && !strchr(optarg, '%'))
-                return harness_error_set(err, HARNESS_EXIT_USAGE, "--threshold %s: the unit is percent, so this "
-                                         "is %s%%; write %g for %g%%, or %s%% if you mean it", optarg, optarg,
-                                         v * 100, v * 100, optarg);
-            opts->o.threshold = v / 100.0;
-            break;
+        case OPT_THRESHOLD: rc = parse_threshold(optarg, &opts->o.threshold, err); break;
         case OPT_BASELINE_DB: opts->baseline_db = optarg; break;
         case OPT_FILTER: opts->filter = optarg; break;
         case OPT_WIDE: opts->wide = 1; break;
-        case OPT_COLOR:
-            if (harness_color_option(optarg, &opts->color, err) != 0)
-                return err->code;
-            break;
+        case OPT_COLOR: rc = harness_color_option(optarg, &opts->color, err); break;
         case OPT_BASELINE_BRANCH: opts->baseline_branch = optarg; break;
-        case OPT_ON_AMBIGUOUS:
-            if (strcmp(optarg, "fail") == 0)
-                opts->o.ambiguous_fails = 1;
-            else if (strcmp(optarg, "pass") == 0)
-                opts->o.ambiguous_fails = 0;
-            else
-                return harness_error_set(err, HARNESS_EXIT_USAGE, "--on-ambiguous: expected fail or pass, got '%s'",
-                                         optarg);
-            break;
-        case OPT_ALPHA:
-            if (parse_number(optarg, NULL, &v) != 0 || !(v > 0 && v < 1))
-                return harness_error_set(err, HARNESS_EXIT_USAGE, "--alpha: expected a number in (0, 1) such as "
-                                         "0.05, got '%s'", optarg);
-            opts->o.alpha = v;
-            break;
-        case OPT_FORMAT:
-            if (strcmp(optarg, "text") == 0)
-                opts->format = HARNESS_COMPARE_TEXT;
-            else if (strcmp(optarg, "markdown") == 0 || strcmp(optarg, "md") == 0)
-                opts->format = HARNESS_COMPARE_MARKDOWN;
-            else if (strcmp(optarg, "json") == 0)
-                opts->format = HARNESS_COMPARE_JSON;
-            else
-                return harness_error_set(err, HARNESS_EXIT_USAGE, "--format: expected text, markdown or json, "
-                                         "got '%s'", optarg);
-            break;
+        case OPT_ON_AMBIGUOUS: rc = parse_on_ambiguous(optarg, &opts->o.ambiguous_fails, err); break;
+        case OPT_ALPHA: rc = parse_alpha(optarg, &opts->o.alpha, err); break;
+        case OPT_FORMAT: rc = parse_format(optarg, &opts->format, err); break;
         case OPT_HELP: usage(stdout); return -1;
         default:
             return harness_error_set(err, HARNESS_EXIT_USAGE, "compare: %s option '%s'; see `harness compare --help`",
                                      optopt ? "option needs a value or is unknown:" : "unknown", argv[optind - 1]);
         }
+        if (rc != 0)
+            return err->code;
     }
-    int positional = argc - optind;
-    if (opts->baseline_db) {
-        if (positional != 1)
-            return harness_error_set(err, HARNESS_EXIT_USAGE, "compare --baseline-db: expected one CAND folder, got "
-                                     "%d arguments; see `harness compare --help`", positional);
-        opts->cand = argv[optind];
-        if (!opts->baseline_branch)
-            opts->baseline_branch = "main";
-        return 0;
-    }
-    if (opts->baseline_branch)
-        return harness_error_set(err, HARNESS_EXIT_USAGE, "compare: --baseline-branch needs --baseline-db");
-    if (positional != 2)
-        return harness_error_set(err, HARNESS_EXIT_USAGE, "compare: expected BASE and CAND folders, got %d "
-                                 "argument%s; see `harness compare --help`", positional, positional == 1 ? "" : "s");
-    opts->base = argv[optind];
-    opts->cand = argv[optind + 1];
-    return 0;
+    return parse_folders(argc, argv, opts, err);
 }
 
 static int filter_keeps(const char *name, void *filter)

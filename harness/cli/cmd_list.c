@@ -6,7 +6,7 @@
 #include "cli/bench_filter.h"
 #include "cli/commands.h"
 #include "config/config_tree.h"
-#include "run/instance.h"
+#include "run/services.h"
 
 static void usage(FILE *f)
 {
@@ -150,7 +150,8 @@ int harness_cmd_list(int argc, char **argv)
     harness_registry reg;
     if (harness_registry_init(&reg, harness_host_services(), &err) != 0)
         return harness_error_report(&err);
-    if (harness_load_plugins(&reg, &opts, NULL, &err) != 0) {
+    harness_plan_request req = harness_cli_plan_request(&opts);
+    if (harness_plan_load_plugins(&reg, &req, NULL, &err) != 0) {
         harness_registry_free(&reg);
         return harness_error_report(&err);
     }

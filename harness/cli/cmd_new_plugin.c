@@ -14,7 +14,7 @@
 
 #include "cli/commands.h"
 #include "cli/templates.h"
-#include "run/instance.h"
+#include "run/services.h"
 #include "util/build_tree.h"
 #include "util/fsutil.h"
 

@@ -1,5 +1,5 @@
-/* harness run CONFIG: prepare the config, then run it in a session
- * (cli/run_point.c). With a sweep: every point is prepared first, so one
+/* harness run CONFIG: argv -> plan (pipeline/plan.h), then run it in a
+ * session (pipeline/run_point.h). With a sweep: every point is planned first, so one
  * bad point is refused before anything runs; then each runs in turn and a
  * table of all points ends the output. */
 #include <stdio.h>
@@ -11,9 +11,9 @@
 
 #include "cli/bench_filter.h"
 #include "cli/commands.h"
-#include "cli/run_point.h"
-#include "cli/session.h"
-#include "run/runner.h"
+#include "pipeline/run_point.h"
+#include "pipeline/session.h"
+#include "run/guard.h"
 #include "util/format.h"
 #include "util/term.h"
 
@@ -98,7 +98,7 @@ static char **copy_values(const harness_config *cfg)
 }
 
 /* Whether --filter keeps the prepared point p. */
-static int kept(const harness_bench_filter *filter, const harness_prepared *p)
+static int kept(const harness_bench_filter *filter, const harness_plan *p)
 {
     char name[1024];
     return harness_bench_filter_match(filter, harness_bench_name(p->cfg, p->entry->variant.key, name, sizeof name));
@@ -106,9 +106,10 @@ static int kept(const harness_bench_filter *filter, const harness_prepared *p)
 
 /* Every point validated first, then those --filter keeps run one after
  * the other; *first (point 0, prepared) is freed here. */
-static int run_sweep(harness_session *session, harness_prepared *first, const harness_bench_filter *filter)
+static int run_sweep(const harness_cli_opts *opts, harness_session *session, harness_plan *first,
+                     const harness_bench_filter *filter)
 {
-    const harness_cli_opts *opts = session->opts;
+    harness_plan_request req = harness_cli_plan_request(opts);
     harness_error err = {0};
     size_t n = first->cfg->n_sweep_points, n_keys = first->cfg->n_sweep_keys;
     harness_point_result *res = calloc(n, sizeof *res);
@@ -117,20 +118,20 @@ static int run_sweep(harness_session *session, harness_prepared *first, const ha
     if (!res || !values)
         worst = harness_error_set(&err, HARNESS_EXIT_RUNTIME, "out of memory");
     else
-        worst = harness_prepare_sweep(opts, first, &err);
+        worst = harness_plan_sweep(&req, first, &err);
     if (worst != 0) {
         free(res);
         free(values);
-        harness_prepared_free(first);
+        harness_plan_free(first);
         return harness_error_report(&err);
     }
-    harness_runner_catch_sigint();
+    harness_guard_catch_stop_signals();
     size_t done = 0;
     for (size_t i = 0; i < n; i++) {
-        harness_prepared q, *cur = first;
+        harness_plan q, *cur = first;
         if (i > 0) {
-            if (harness_prepare_point(opts, i, &q, &err) != 0) { /* the file changed meanwhile */
-                harness_prepared_free(&q);
+            if (harness_plan_point(&req, i, &q, &err) != 0) { /* the file changed meanwhile */
+                harness_plan_free(&q);
                 int code = harness_error_report(&err);
                 worst = code > worst ? code : worst;
                 break;
@@ -142,7 +143,7 @@ static int run_sweep(harness_session *session, harness_prepared *first, const ha
         if (!kept(filter, cur)) {
             res[i].status = "skipped (--filter)";
             if (i > 0)
-                harness_prepared_free(&q);
+                harness_plan_free(&q);
             continue;
         }
         if (!opts->quiet && session->dist.rank == 0) {  /* rank 0 speaks for a job */
@@ -155,7 +156,7 @@ static int run_sweep(harness_session *session, harness_prepared *first, const ha
         int code = harness_run_point(session, cur, &res[i]);
         worst = code > worst ? code : worst;
         if (i > 0)
-            harness_prepared_free(&q);
+            harness_plan_free(&q);
         if (code >= 128)           /* 128 + the signal that stopped it */
             break;
     }
@@ -163,7 +164,7 @@ static int run_sweep(harness_session *session, harness_prepared *first, const ha
         print_sweep_table(first->cfg, values, res, done);
         fflush(stdout);
     }
-    harness_prepared_free(first);
+    harness_plan_free(first);
     for (size_t i = 0; i < n; i++) {
         free_values(values[i], n_keys);
         free(res[i].dir);
@@ -174,15 +175,16 @@ static int run_sweep(harness_session *session, harness_prepared *first, const ha
 }
 
 /* Whether --filter keeps some point of p's sweep after the first. */
-static int matches_any_point(const harness_cli_opts *opts, const harness_prepared *p,
+static int matches_any_point(const harness_cli_opts *opts, const harness_plan *p,
                              const harness_bench_filter *filter)
 {
+    harness_plan_request req = harness_cli_plan_request(opts);
     int any = 0;
     for (size_t i = 1; i < p->cfg->n_sweep_points && !any; i++) {
-        harness_prepared q;
+        harness_plan q;
         harness_error err = {0};
-        any = harness_prepare_point(opts, i, &q, &err) == 0 && kept(filter, &q);
-        harness_prepared_free(&q);
+        any = harness_plan_point(&req, i, &q, &err) == 0 && kept(filter, &q);
+        harness_plan_free(&q);
     }
     return any;
 }
@@ -198,7 +200,7 @@ static int is_suite(const harness_cli_opts *opts)
 int harness_cmd_run(int argc, char **argv)
 {
     harness_cli_opts opts;
-    harness_prepared p;
+    harness_plan p;
     harness_error perr = {0};
     int code = harness_parse_opts(argc, argv, "run", usage, &opts, &perr);
     if (code != 0)
@@ -206,7 +208,7 @@ int harness_cmd_run(int argc, char **argv)
     harness_color_init(opts.color);
     if (is_suite(&opts))
         return harness_run_suite(&opts);
-    if (harness_cli_prepare_parsed(&opts, "run", &p, &code) != 0)
+    if (harness_cli_plan_parsed(&opts, "run", &p, &code) != 0)
         return code;
     /* --filter: a sweep runs the points it keeps; a plain config must match */
     harness_bench_filter filter;
@@ -218,26 +220,26 @@ int harness_cmd_run(int argc, char **argv)
                            harness_bench_name(p.cfg, p.entry->variant.key, name, sizeof name),
                            p.cfg->n_sweep_points > 1 ? ", ..." : ""))) {
         harness_bench_filter_free(&filter);
-        harness_prepared_free(&p);
+        harness_plan_free(&p);
         return harness_error_report(&perr);
     }
     harness_session session;
     harness_error err = {0};
-    if (harness_session_init(&session, &opts, &err) != 0) {
-        harness_prepared_free(&p);
+    if (harness_session_init(&session, opts.quiet, &err) != 0) {
+        harness_plan_free(&p);
         harness_bench_filter_free(&filter);
         return harness_error_report(&err);
     }
     if (p.cfg->n_sweep_keys > 0) {
-        code = run_sweep(&session, &p, &filter);
+        code = run_sweep(&opts, &session, &p, &filter);
     } else {
         /* From here on Ctrl-C is ours: whatever happens next, the folder
          * gets a summary saying the run was interrupted. */
-        harness_runner_catch_sigint();
+        harness_guard_catch_stop_signals();
         harness_point_result res;
         code = harness_run_point(&session, &p, &res);
         free(res.dir);
-        harness_prepared_free(&p);
+        harness_plan_free(&p);
     }
     harness_session_end(&session);
     harness_bench_filter_free(&filter);

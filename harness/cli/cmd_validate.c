@@ -17,43 +17,44 @@ static void usage(FILE *f)
           f);
 }
 
-/* Every point prepared in turn: its resolved config on stdout, its hash on stderr. */
-static int validate_sweep(const harness_cli_opts *opts, harness_prepared *first)
+/* Every point planned in turn: its resolved config on stdout, its hash on stderr. */
+static int validate_sweep(const harness_cli_opts *opts, harness_plan *first)
 {
+    harness_plan_request req = harness_cli_plan_request(opts);
     size_t n = first->cfg->n_sweep_points;
     harness_error err = {0};
     int code = 0;
     for (size_t i = 0; i < n && !code; i++) {
-        harness_prepared q, *cur = first;
+        harness_plan q, *cur = first;
         if (i > 0) {
-            code = harness_prepare_point(opts, i, &q, &err);
+            code = harness_plan_point(&req, i, &q, &err);
             if (code) {
-                harness_prepared_free(&q);
+                harness_plan_free(&q);
                 code = harness_error_report(&err);
                 break;
             }
             cur = &q;
         }
         if (!opts->quiet)
-            printf("%s%s", i ? "---\n" : "", cur->resolved_yaml);
+            printf("%s%s", i ? "---\n" : "", cur->out.resolved_yaml);
         fputs("harness: ", stderr);
         harness_sweep_point_label(cur->cfg, stderr);
-        fprintf(stderr, " (%s on %s, config hash %s)\n", cur->entry->variant.key, cur->device, cur->hash8);
+        fprintf(stderr, " (%s on %s, config hash %s)\n", cur->entry->variant.key, cur->device, cur->out.hash8);
         if (i > 0)
-            harness_prepared_free(&q);
+            harness_plan_free(&q);
     }
     if (!code)
         fprintf(stderr, "harness: %s: valid, %zu points\n", opts->config_path, n);
-    harness_prepared_free(first);
+    harness_plan_free(first);
     return code;
 }
 
 int harness_cmd_validate(int argc, char **argv)
 {
     harness_cli_opts opts;
-    harness_prepared p;
+    harness_plan p;
     int code;
-    if (harness_cli_prepare(argc, argv, "validate", usage, &opts, &p, &code) != 0)
+    if (harness_cli_plan(argc, argv, "validate", usage, &opts, &p, &code) != 0)
         return code;
     if (p.device_unchecked[0])
         fprintf(stderr, "harness: warning: everything but the device itself was checked here: %s\n",
@@ -61,9 +62,9 @@ int harness_cmd_validate(int argc, char **argv)
     if (p.cfg->n_sweep_keys > 0)
         return validate_sweep(&opts, &p);
     if (!opts.quiet)
-        fputs(p.resolved_yaml, stdout);
+        fputs(p.out.resolved_yaml, stdout);
     fprintf(stderr, "harness: %s: valid (%s on %s, config hash %s)\n", opts.config_path, p.entry->variant.key,
-            p.device, p.hash8);
-    harness_prepared_free(&p);
+            p.device, p.out.hash8);
+    harness_plan_free(&p);
     return 0;
 }

@@ -1,13 +1,14 @@
-/* commands.h - the subcommands of the CLI, and what run and validate share:
- * options, then config -> device -> plugins -> variant -> parameters. */
+/* commands.h - the subcommands of the CLI, and what they share: options,
+ * and (run, validate) argv -> plan (pipeline/plan.h). */
 #ifndef HARNESS_COMMANDS_H
 #define HARNESS_COMMANDS_H
 
 #include <stdio.h>
 
 #include "config/config.h"
-#include "util/error.h"
+#include "pipeline/plan.h"
 #include "plugin/registry.h"
+#include "util/error.h"
 #include "util/term.h"
 
 #define HARNESS_MAX_OPTS 64
@@ -30,51 +31,25 @@ typedef struct harness_cli_opts {
     int device_may_be_absent;      /* validate: check a cuda config on a machine without a GPU */
 } harness_cli_opts;
 
-/* A config ready to run: validated, its variant found and parameters bound. */
-typedef struct harness_prepared {
-    harness_config *cfg;
-    harness_registry registry;
-    int registry_ready;
-    const harness_variant_entry *entry;
-    const char *device;            /* resolved: "cpu" | "cuda" */
-    char *resolved_yaml;           /* canonical dump */
-    char hash8[9];
-    char device_unchecked[512];    /* why the device could not be checked (validate without it), or "" */
-} harness_prepared;
-
 /* Parse argv for `harness <command>`; `usage` prints that command's help.
  * Returns -1 when the command should exit 0 (--help printed), else 0 or an
  * exit code. */
 int harness_parse_opts(int argc, char **argv, const char *command, void (*usage)(FILE *),
                        harness_cli_opts *opts, harness_error *err);
 
-/* The bytes of the config file at `path`, read on first use and the same
- * for the rest of the process (what was parsed is what the folder copies). */
-int harness_config_source(const char *path, const char **text, size_t *len, harness_error *err);
+/* The plan request of parsed options: what they ask of pipeline/plan.h. */
+harness_plan_request harness_cli_plan_request(const harness_cli_opts *opts);
 
-int harness_prepare(const harness_cli_opts *opts, harness_prepared *p, harness_error *err);
-/* The same for one point of the config's sweep (0 when it has none). On
- * failure *p may hold parts: free it with harness_prepared_free. */
-int harness_prepare_point(const harness_cli_opts *opts, size_t point, harness_prepared *p, harness_error *err);
-/* Prepare (and free) every point after `first` (point 0, prepared): so that
- * a sweep with one bad point is refused before anything runs. */
-int harness_prepare_sweep(const harness_cli_opts *opts, harness_prepared *first, harness_error *err);
 /* "point 2/4: a.b=4096 c.d=fp32" (no newline). */
 void harness_sweep_point_label(const harness_config *cfg, FILE *f);
 
-/* Both of the above for `run` and `validate`, errors reported on stderr.
- * Returns 0 when *p is ready, else the exit code (0 after --help), with
- * nothing left to free. */
-int harness_cli_prepare(int argc, char **argv, const char *command, void (*usage)(FILE *),
-                        harness_cli_opts *opts, harness_prepared *p, int *exit_code);
+/* argv -> plan, for `run` and `validate` (point 0 of a sweep), errors
+ * reported on stderr. Returns 0 when *p is ready, else -1 with *exit_code
+ * set (0 after --help) and nothing left to free. */
+int harness_cli_plan(int argc, char **argv, const char *command, void (*usage)(FILE *),
+                        harness_cli_opts *opts, harness_plan *p, int *exit_code);
 /* The second half of that, for options already parsed. */
-int harness_cli_prepare_parsed(harness_cli_opts *opts, const char *command, harness_prepared *p, int *exit_code);
-void harness_prepared_free(harness_prepared *p);
-
-/* Plugins from --plugin-path and the config's plugin_path, then the rest of the search path. */
-int harness_load_plugins(harness_registry *reg, const harness_cli_opts *opts, const harness_config *cfg,
-                         harness_error *err);
-
+int harness_cli_plan_parsed(harness_cli_opts *opts, const char *command, harness_plan *p, int *exit_code);
 /* One warning on stderr for each file in a plugin directory that could not
  * be loaded; printed once per command, not per sweep point. */
 void harness_warn_broken_plugins(const harness_registry *reg);

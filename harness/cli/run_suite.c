@@ -25,7 +25,8 @@
 #include "cli/suite_configs.h"
 #include "dist/launcher.h"
 #include "report/experiment.h"
-#include "run/runner.h"
+#include "run/guard.h"
+#include "run/interrupt.h"
 #include "util/fsutil.h"
 
 typedef struct suite_run {
@@ -198,7 +199,7 @@ int harness_run_suite(const harness_cli_opts *opts)
         suite_free(&s);
         return code;
     }
-    harness_runner_catch_sigint();
+    harness_guard_catch_stop_signals();
     const char *status;
     code = run_all(opts, exp.dir, &s, &status);
     char *index = index_json(opts, &s, exp.dir, status);

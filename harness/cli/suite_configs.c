@@ -156,22 +156,23 @@ static int expand(const char *const *paths, size_t n, harness_suite_configs *s, 
     return 0;
 }
 
-/* Prepare every point of c (refusing a bad one, as `run` would) and count
+/* Plan every point of c (refusing a bad one, as `run` would) and count
  * those the filter keeps. Returns 0 or the exit code (its error printed). */
 static int check_config(const harness_cli_opts *opts, const harness_bench_filter *filter, harness_suite_config *c)
 {
     harness_cli_opts o = *opts;
     o.config_path = c->path;
-    harness_prepared p;
+    harness_plan p;
     int code = 0;
-    if (harness_cli_prepare_parsed(&o, "run", &p, &code) != 0)
+    if (harness_cli_plan_parsed(&o, "run", &p, &code) != 0)
         return code;
+    harness_plan_request req = harness_cli_plan_request(&o);
     size_t points = p.cfg->n_sweep_points;
     for (size_t i = 0; i < points && code == 0; i++) {
-        harness_prepared q, *cur = &p;
+        harness_plan q, *cur = &p;
         harness_error err = {0};
-        if (i > 0 && harness_prepare_point(&o, i, &q, &err) != 0) {
-            harness_prepared_free(&q);
+        if (i > 0 && harness_plan_point(&req, i, &q, &err) != 0) {
+            harness_plan_free(&q);
             code = harness_error_report(&err);
             break;
         }
@@ -183,9 +184,9 @@ static int check_config(const harness_cli_opts *opts, const harness_bench_filter
             (harness_bench_filter_match(filter, name) && c->kept_points++ == 0 && !(c->first_name = strdup(name))))
             code = harness_error_report(&(harness_error){.code = HARNESS_EXIT_RUNTIME, .msg = "out of memory"});
         if (i > 0)
-            harness_prepared_free(&q);
+            harness_plan_free(&q);
     }
-    harness_prepared_free(&p);
+    harness_plan_free(&p);
     return code;
 }
 

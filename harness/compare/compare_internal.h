@@ -4,7 +4,7 @@
 #ifndef HARNESS_COMPARE_INTERNAL_H
 #define HARNESS_COMPARE_INTERNAL_H
 
-#include "compare/compare.h"
+#include "compare/comparison.h"
 #include "util/error.h"
 
 /* compare.c: set err to "out of memory" and return exit code 3. */

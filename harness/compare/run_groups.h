@@ -17,7 +17,7 @@
 
 #include <stddef.h>
 
-#include "compare/compare.h"
+#include "compare/comparison.h"
 
 typedef struct harness_run_groups {
     size_t n_runs;

@@ -521,7 +521,12 @@ static int check_whole(const harness_config *cfg, harness_error *err)
                                  "expected an integer <= max_steps (%" PRId64 "), got %" PRId64,
                                  cfg->stop_max_steps, cfg->stop_min_steps);
     }
-    return harness_config_check_limits(cfg, err);
+    harness_schedule_counts counts = {.warmup_steps = cfg->warmup_steps, .wait_steps = cfg->wait_steps,
+                                      .measurement_steps = cfg->measurement_steps, .repeat = cfg->repeat,
+                                      .stop_max_steps = cfg->stop_max_steps};
+    char why[256];
+    const char *key = harness_schedule_counts_exceed(&counts, why, sizeof why);
+    return key ? harness_config_fail(cfg, HARNESS_EXIT_USAGE, key, err, "%s", why) : 0;
 }
 
 /* "configs/rms_norm.yaml" -> "rms_norm" */

@@ -9,8 +9,11 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "config/config.h"
-#include "config/config_tree.h"
+#include "config/config_node.h"
+#include "util/error.h"
+
+struct harness_config;
+struct harness_param_value;
 
 /* ---- the table of keys ---------------------------------------------------
  * One table drives both validation and the dump, so the dump's key order is
@@ -54,31 +57,12 @@ extern const harness_cfg_key_spec harness_cfg_top_keys[];
 /* config.c */
 int harness_cfg_out_of_memory(harness_error *err);
 void harness_cfg_join(char *buf, size_t size, const char *const *words);
-harness_where harness_cfg_nearest(const harness_config *cfg, const char *path);
+harness_where harness_cfg_nearest(const struct harness_config *cfg, const char *path);
 
 /* config_bind.c */
-void harness_cfg_free_params(harness_param_value *values, size_t n);
+void harness_cfg_free_params(struct harness_param_value *values, size_t n);
 
 /* config_dump.c */
 void harness_cfg_format_double(double v, char *buf, size_t size);
-
-/* config_tree.c, also used by the tree editing in config_set.c */
-
-/* Deeper than any config needs; bounds the recursion of the parser and the
- * depth of a --set KEY. */
-#define HARNESS_CFG_TREE_MAX_DEPTH 64
-/* Keys in one map: far above any config (a sweep or a component's
- * parameters), far below what makes loading slow. */
-#define HARNESS_CFG_TREE_MAX_MAP_KEYS 10000
-#define HARNESS_STR_(x) #x
-#define HARNESS_STR(x) HARNESS_STR_(x)
-
-harness_node *harness_cfg_node_new(harness_node_kind kind, harness_where at);
-int harness_cfg_grow(void **array, size_t n, size_t elem);
-int harness_cfg_list_append(harness_node *list, harness_node *item);
-int harness_cfg_map_append(harness_node *map, char *key, harness_where at, harness_node *value);
-int harness_cfg_parse_text(harness_config_tree *tree, const char *origin, const char *key_path,
-                           int depth, const char *text, size_t len, harness_node **out,
-                           harness_error *err);
 
 #endif

@@ -3,7 +3,6 @@
  * tags and duplicate keys are refused where they are written. */
 #include "config/config_tree.h"
 #include "config/key_set.h"
-#include "config/config_internal.h"
 #include "util/input_file.h"
 
 #include <errno.h>

@@ -12,37 +12,8 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "config/config_node.h"
 #include "util/error.h"
-
-typedef enum { HARNESS_NODE_SCALAR, HARNESS_NODE_LIST, HARNESS_NODE_MAP } harness_node_kind;
-
-typedef struct harness_node harness_node;
-
-/* Where something was written: `origin` NULL means the tree's file at
- * line:col (1-based); otherwise it is "--set KEY=VALUE" and line:col mean
- * nothing to the user. */
-typedef struct harness_where {
-    const char *origin;
-    int line, col;
-    const char *key;                    /* when set, the key path errors about this
-                                         * node name (a swept value: "sweep.a.b[1]") */
-} harness_where;
-
-typedef struct harness_node_entry {     /* one `key: value` of a map */
-    char *key;
-    harness_where at;                   /* of the key */
-    harness_node *value;
-} harness_node_entry;
-
-struct harness_node {
-    harness_node_kind kind;
-    harness_where at;
-    char *text;                         /* SCALAR: as written, quotes removed */
-    int quoted;                         /* SCALAR: written in quotes (always a string) */
-    harness_node **items;               /* LIST */
-    harness_node_entry *entries;        /* MAP, in file order */
-    size_t n;                           /* items or entries */
-};
 
 typedef struct harness_config_tree {
     char *path;
@@ -106,5 +77,25 @@ int harness_tree_fail(const harness_config_tree *tree, harness_where at, const c
 int harness_parse_int(const char *text, int64_t *out);    /* [+-]digits */
 int harness_parse_float(const char *text, double *out);   /* 1e-6, 1.0e-6, .5, -2.5E+3, 7 */
 int harness_parse_bool(const char *text, int *out);       /* true/false, True/False, TRUE/FALSE */
+
+/* The tree's building blocks, for the parser and the tree editing of
+ * config_set.c. */
+
+/* Deeper than any config needs; bounds the recursion of the parser and the
+ * depth of a --set KEY. */
+#define HARNESS_CFG_TREE_MAX_DEPTH 64
+/* Keys in one map: far above any config (a sweep or a component's
+ * parameters), far below what makes loading slow. */
+#define HARNESS_CFG_TREE_MAX_MAP_KEYS 10000
+#define HARNESS_STR_(x) #x
+#define HARNESS_STR(x) HARNESS_STR_(x)
+
+harness_node *harness_cfg_node_new(harness_node_kind kind, harness_where at);
+int harness_cfg_grow(void **array, size_t n, size_t elem);
+int harness_cfg_list_append(harness_node *list, harness_node *item);
+int harness_cfg_map_append(harness_node *map, char *key, harness_where at, harness_node *value);
+int harness_cfg_parse_text(harness_config_tree *tree, const char *origin, const char *key_path,
+                           int depth, const char *text, size_t len, harness_node **out,
+                           harness_error *err);
 
 #endif

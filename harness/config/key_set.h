@@ -6,7 +6,7 @@
 
 #include <stddef.h>
 
-#include "config/config_tree.h"
+#include "config/config_node.h"
 
 /* Indices into a map's entries, by the hash of their keys. */
 typedef struct harness_key_set {

@@ -1,11 +1,10 @@
-/* The services that need only a context: registration, logging, failing,
- * notes. */
+/* The services that need only a context: logging, failing, notes. */
 #include "plugin/context.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 
-#include "plugin/registry.h"
+#include "util/error.h"
 
 void harness_ctx_vfail(harness_ctx *ctx, const char *fmt, va_list ap)
 {
@@ -27,30 +26,6 @@ void harness_ctx_failf(harness_ctx *ctx, const char *fmt, ...)
 const char *harness_ctx_message(const harness_ctx *ctx, const char *fallback)
 {
     return ctx->failed && ctx->message[0] ? ctx->message : fallback;
-}
-
-int harness_svc_register_variant(harness_ctx *ctx, const harness_variant *v)
-{
-    if (ctx->kind != HARNESS_CTX_REGISTRATION || !ctx->registry) {
-        harness_ctx_failf(ctx, "register_variant called outside plugin init");
-        return -1;
-    }
-    harness_error err = {0};
-    if (harness_registry_add(ctx->registry, ctx->plugin, v, &err) != 0) {
-        ctx->host_refused = !ctx->failed;
-        harness_ctx_failf(ctx, "%s", err.msg);
-        return -1;
-    }
-    return 0;
-}
-
-void harness_svc_set_unload(harness_ctx *ctx, void (*unload)(void))
-{
-    if (ctx->kind != HARNESS_CTX_REGISTRATION || !ctx->registry) {
-        harness_ctx_failf(ctx, "set_unload called outside plugin init");
-        return;
-    }
-    ctx->registry->plugins[ctx->plugin].unload = unload;
 }
 
 void harness_svc_log(harness_ctx *ctx, int level, const char *fmt, ...)

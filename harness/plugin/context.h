@@ -41,11 +41,9 @@ void harness_ctx_failf(harness_ctx *ctx, const char *fmt, ...) __attribute__((fo
 /* The plugin's message, or `fallback` when it left none. */
 const char *harness_ctx_message(const harness_ctx *ctx, const char *fallback);
 
-/* The services every context supports: register_variant and set_unload
- * (registration only), log, fail and note (instances only). The full table adds the instance services. */
-int harness_svc_register_variant(harness_ctx *ctx, const harness_variant *v);
-/* set_unload (ABI 2.3): registration only; stored on the plugin's registry entry. */
-void harness_svc_set_unload(harness_ctx *ctx, void (*unload)(void));
+/* The services every context supports: log and fail; note (instances
+ * only). register_variant and set_unload (registration only) are the
+ * registry's (plugin/registry.h); the full table adds the instance services. */
 void harness_svc_log(harness_ctx *ctx, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int harness_svc_fail(harness_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* note (ABI 2.3): instances only; a bad key or value fails the callback. */

@@ -552,3 +552,30 @@ const harness_variant_entry *harness_registry_resolve(const harness_registry *re
     free(names);
     return NULL;
 }
+
+/* A registration context's register_variant service: into its registry. */
+int harness_svc_register_variant(harness_ctx *ctx, const harness_variant *v)
+{
+    if (ctx->kind != HARNESS_CTX_REGISTRATION || !ctx->registry) {
+        harness_ctx_failf(ctx, "register_variant called outside plugin init");
+        return -1;
+    }
+    harness_error err = {0};
+    if (harness_registry_add(ctx->registry, ctx->plugin, v, &err) != 0) {
+        ctx->host_refused = !ctx->failed;
+        harness_ctx_failf(ctx, "%s", err.msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* A registration context's set_unload service (ABI 2.3): stored on the
+ * plugin's registry entry, called by harness_registry_free. */
+void harness_svc_set_unload(harness_ctx *ctx, void (*unload)(void))
+{
+    if (ctx->kind != HARNESS_CTX_REGISTRATION || !ctx->registry) {
+        harness_ctx_failf(ctx, "set_unload called outside plugin init");
+        return;
+    }
+    ctx->registry->plugins[ctx->plugin].unload = unload;
+}

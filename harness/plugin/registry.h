@@ -74,6 +74,12 @@ int harness_registry_load_search_path(harness_registry *reg, const char *const *
 /* Called by the register_variant service. */
 int harness_registry_add(harness_registry *reg, size_t plugin, const harness_variant *v, harness_error *err);
 
+/* The register_variant service of a registration context (plugin/context.h):
+ * harness_registry_add into ctx's registry, a refusal recorded on ctx. */
+int harness_svc_register_variant(harness_ctx *ctx, const harness_variant *v);
+/* set_unload (ABI 2.3): registration only. */
+void harness_svc_set_unload(harness_ctx *ctx, void (*unload)(void));
+
 /* An exact key ("rms_norm/cpu"), or a family ("rms_norm") resolved for
  * `device` ("cpu" or "cuda"). Unknown keys get a did-you-mean and the list
  * of directories searched (HARNESS_EXIT_USAGE), and the broken modules; when

@@ -639,34 +639,30 @@ static void emit_figure_row(FILE *b, const char *label, const char *id, uint64_t
               label, id, bytes, bytes, h);
 }
 
-char *harness_memory_report_html(const harness_memory_report_input *in)
+/* What the figures are called on this device, in the table and legend. */
+typedef struct memory_labels {
+    int cpu, cuda;
+    const char *alloc, *res, *alloc_legend, *res_legend;
+} memory_labels;
+
+static memory_labels labels_for(const char *device)
 {
-    if (!in)
-        return NULL;
-    char *text = NULL;
-    size_t text_len = 0;
-    FILE *b = open_memstream(&text, &text_len);
-    if (!b)
-        return NULL;
-    const harness_memory_log *log = in->log;
-    size_t n = log && log->samples ? log->n : 0;
-    harness_memory_report_input fixed = *in;
-    harness_memory_log empty = {0};
-    if (!n)
-        fixed.log = &empty;
-    in = &fixed;
-
-    const char *dev = in->device ? in->device : "";
+    const char *dev = device ? device : "";
     int cpu = strcmp(dev, "cpu") == 0, cuda = strcmp(dev, "cuda") == 0;
-    const char *alloc_label = "peak allocated";
-    const char *res_label = cpu ? "peak resident set" : "peak reserved";
-    const char *alloc_legend = cpu    ? "allocated (tracked host allocations)"
-                               : cuda ? "allocated (tracked device allocations)"
-                                      : "allocated (tracked allocations)";
-    const char *res_legend = cpu    ? "resident set (RSS of the process)"
-                             : cuda ? "reserved (device memory in use)"
-                                    : "reserved";
+    return (memory_labels){
+        .cpu = cpu, .cuda = cuda, .alloc = "peak allocated",
+        .res = cpu ? "peak resident set" : "peak reserved",
+        .alloc_legend = cpu    ? "allocated (tracked host allocations)"
+                        : cuda ? "allocated (tracked device allocations)"
+                               : "allocated (tracked allocations)",
+        .res_legend = cpu    ? "resident set (RSS of the process)"
+                      : cuda ? "reserved (device memory in use)"
+                             : "reserved",
+    };
+}
 
+static void emit_head(FILE *b, const harness_memory_report_input *in)
+{
     fputs("<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n"
                 "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>memory", b);
     if (in->title && in->title[0]) {
@@ -684,16 +680,20 @@ char *harness_memory_report_html(const harness_memory_report_input *in)
         html_escape(b, in->subtitle);
         fputs("</p>\n", b);
     }
+}
 
-    /* headline figures */
+/* The headline figures' table. */
+static void emit_figures(FILE *b, const harness_memory_report_input *in, const memory_labels *l)
+{
+    size_t n = in->log->n;
     fputs("<table class=\"figures\">\n<tbody>\n", b);
-    emit_figure_row(b, alloc_label, "peak-allocated", in->peak_allocated);
-    emit_figure_row(b, res_label, "peak-reserved", in->peak_reserved);
+    emit_figure_row(b, l->alloc, "peak-allocated", in->peak_allocated);
+    emit_figure_row(b, l->res, "peak-reserved", in->peak_reserved);
     if (in->device_total)
         emit_figure_row(b, "device memory (total)", "device-total", in->device_total);
     fprintf(b, "<tr><th>samples</th><td id=\"samples\" class=\"num\" data-count=\"%zu\">%zu</td></tr>\n", n, n);
     if (n) {
-        const harness_memory_sample *s = log->samples;
+        const harness_memory_sample *s = in->log->samples;
         fprintf(b,
                   "<tr><th>steps sampled</th><td id=\"steps\" class=\"num\" data-first=\"%" PRId64 "\" data-last=\"%" PRId64
                   "\">from step %" PRId64 " to step %" PRId64 " (steps count from 0)</td></tr>\n",
@@ -706,16 +706,21 @@ char *harness_memory_report_html(const harness_memory_report_input *in)
         fputs("<tr><th>steps sampled</th><td id=\"steps\" class=\"num\">no samples</td></tr>\n", b);
     }
     fputs("</tbody>\n</table>\n", b);
+}
 
-    /* timeline */
+/* The chart with its legend and a note on what it draws. Nonzero when the
+ * chart could not be drawn. */
+static int emit_timeline(FILE *b, const harness_memory_report_input *in, const memory_labels *l)
+{
+    size_t n = in->log->n;
     fputs("<h2>Timeline</h2>\n<figure>\n", b);
-    int failed = emit_chart(b, in, alloc_label, res_label) != 0;
+    int failed = emit_chart(b, in, l->alloc, l->res) != 0;
     fputs("<figcaption>\n<ul class=\"legend\">\n", b);
-    fprintf(b, "<li><span class=\"sw line s-alloc\"></span>%s</li>\n", alloc_legend);
-    fprintf(b, "<li><span class=\"sw line s-res\"></span>%s</li>\n", res_legend);
+    fprintf(b, "<li><span class=\"sw line s-alloc\"></span>%s</li>\n", l->alloc_legend);
+    fprintf(b, "<li><span class=\"sw line s-res\"></span>%s</li>\n", l->res_legend);
     fputs("<li><span class=\"sw line s-peak\"></span>peak allocated so far</li>\n", b);
-    fprintf(b, "<li><span class=\"sw dot\"></span>%s (the summary&#39;s figure)</li>\n", alloc_label);
-    fprintf(b, "<li><span class=\"sw ring\"></span>%s (highest sample)</li>\n", res_label);
+    fprintf(b, "<li><span class=\"sw dot\"></span>%s (the summary&#39;s figure)</li>\n", l->alloc);
+    fprintf(b, "<li><span class=\"sw ring\"></span>%s (highest sample)</li>\n", l->res);
     fputs("<li><span class=\"sw ph0\"></span>warmup</li>\n<li><span class=\"sw ph1\"></span>wait</li>\n"
                 "<li><span class=\"sw ph2\"></span>measure</li>\n</ul>\n", b);
     if (!n)
@@ -730,18 +735,41 @@ char *harness_memory_report_html(const harness_memory_report_input *in)
                       "and at each phase edge; the peak allocated may fall between two samples.</p>\n",
                   n, n == 1 ? "" : "s");
     fputs("</figcaption>\n</figure>\n", b);
+    return failed;
+}
 
-    failed |= emit_allocations(b, in) != 0;
-
+static void emit_footer(FILE *b, const memory_labels *l)
+{
     fprintf(b, "<p class=\"note\">%s. %s. Bytes are in binary units (1 KiB = 1024 bytes); hover a figure for "
                   "the exact count.</p>\n</body>\n</html>\n",
-              cpu    ? "Allocated: what the harness and the plugins allocated through the tracked allocator"
-              : cuda ? "Allocated: the tracked device allocations"
-                     : "Allocated: the tracked allocations",
-              cpu    ? "Resident set: the process&#39;s resident memory (RSS), all of it, tracked or not"
-              : cuda ? "Reserved: the device memory in use"
-                     : "Reserved: the memory the backend reports in use");
+              l->cpu    ? "Allocated: what the harness and the plugins allocated through the tracked allocator"
+              : l->cuda ? "Allocated: the tracked device allocations"
+                        : "Allocated: the tracked allocations",
+              l->cpu    ? "Resident set: the process&#39;s resident memory (RSS), all of it, tracked or not"
+              : l->cuda ? "Reserved: the device memory in use"
+                        : "Reserved: the memory the backend reports in use");
+}
 
+char *harness_memory_report_html(const harness_memory_report_input *in)
+{
+    if (!in)
+        return NULL;
+    char *text = NULL;
+    size_t text_len = 0;
+    FILE *b = open_memstream(&text, &text_len);
+    if (!b)
+        return NULL;
+    harness_memory_report_input fixed = *in;
+    harness_memory_log empty = {0};
+    if (!(in->log && in->log->samples && in->log->n))
+        fixed.log = &empty;
+    in = &fixed;
+    memory_labels l = labels_for(in->device);
+    emit_head(b, in);
+    emit_figures(b, in, &l);
+    int failed = emit_timeline(b, in, &l);
+    failed |= emit_allocations(b, in) != 0;
+    emit_footer(b, &l);
     /* Out of memory: in a helper's scratch, or writing (the stream's error flag). */
     failed |= ferror(b);
     if (fclose(b) != 0 || failed) {

@@ -157,7 +157,7 @@ int harness_summary_compute(harness_summary *s)
         return -1;
     memset(&s->overall, 0, sizeof s->overall);
     if (!s->run) {
-        harness_warnings_collect(s);
+        harness_summary_collect_warnings(s);
         return 0;
     }
     const harness_run_result *r = s->run;
@@ -171,7 +171,7 @@ int harness_summary_compute(harness_summary *s)
             return -1;
     if (compute_across_windows(s) != 0 || compute_noise(s) != 0)
         return -1;
-    harness_warnings_collect(s);
+    harness_summary_collect_warnings(s);
     return 0;
 }
 

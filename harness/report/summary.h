@@ -102,6 +102,9 @@ typedef struct harness_summary {
  * warnings (s->env must hold the end-of-run load). 0, or -1 out of memory. */
 int harness_summary_compute(harness_summary *s);
 void harness_summary_release(harness_summary *s);
+/* Apply every warning rule (report/warnings.h) to a computed summary, into
+ * s->warnings (report/summary_warnings.c). */
+void harness_summary_collect_warnings(harness_summary *s);
 
 /* The JSON text (schema "harness.summary/1"); malloc'ed, NULL out of memory. */
 char *harness_summary_json(const harness_summary *s);

@@ -62,19 +62,9 @@ static int64_t trace_end_ns(const harness_profiler *p)
     return end;
 }
 
-int harness_trace_write(const harness_profiler *p, const harness_trace_meta *meta, const char *path,
-                        harness_error *err)
+/* The trace's header: its clock, the job, the device and what was kept. */
+static void write_header(FILE *f, const harness_profiler *p, const harness_trace_meta *meta)
 {
-    char tmp[4096];
-    FILE *f = harness_atomic_open(path, tmp, err);
-    if (!f)
-        return err->code;
-    const harness_gpu_activity_list *gpu = meta->gpu && meta->gpu->n ? meta->gpu : NULL;
-    int pid = gpu ? (int)getpid() : meta->rank;
-    char label[512];
-    snprintf(label, sizeof label, "rank %d of %d: %s on %s", meta->rank, meta->world_size, meta->variant_key,
-             meta->device_name);
-
     fprintf(f, "{\"schemaVersion\":1,\"displayTimeUnit\":\"ms\",\"baseTimeNanoseconds\":%" PRIu64 ",\n",
             p->base_unix_ns);
     fprintf(f, "\"distributedInfo\":{\"rank\":%d,\"world_size\":%d},\n\"deviceProperties\":", meta->rank,
@@ -92,18 +82,12 @@ int harness_trace_write(const harness_profiler *p, const harness_trace_meta *met
     fprintf(f, ",\"gpu_activity_records\":%zu,\"gpu_activity_dropped\":%" PRIu64 ",\"gpu_activity_untimed\":%" PRIu64
                "},\n", meta->gpu ? meta->gpu->n : 0, meta->gpu ? meta->gpu->dropped : 0,
             meta->gpu ? meta->gpu->untimed : 0);
-    fputs("\"traceEvents\":[\n", f);
-    metadata(f, "process_name", pid, 0, label);
-    fprintf(f, "{\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"name\":\"process_sort_index\",\"args\":{\"sort_index\":%d}},\n",
-            pid, meta->rank);
-    metadata(f, "thread_name", pid, TID_STEPS, "measured steps");
-    metadata(f, "thread_name", pid, TID_MEMORY, "memory");
+}
 
-    /* Collectives: what each call moved and how fast, as nccl-tests counts. */
-    const harness_comm_log *comm = meta->comm && meta->comm->n ? meta->comm : NULL;
-    if (comm)
-        metadata(f, "thread_name", pid, TID_COMM, "communication");
-    const int64_t end = trace_end_ns(p);
+/* Collectives: what each call moved and how fast, as nccl-tests counts. */
+static void write_collectives(FILE *f, const harness_profiler *p, const harness_comm_log *comm, int pid,
+                              int world_size, int64_t end)
+{
     for (size_t i = 0; comm && i < comm->n; i++) {
         const harness_comm_record *c = &comm->records[i];
         int64_t t0 = to_ns(p, c->t0), t1 = to_ns(p, c->t1);
@@ -115,9 +99,13 @@ int harness_trace_write(const harness_profiler *p, const harness_trace_meta *met
         fputs(",\"dur\":", f);
         put_us(f, t1 - t0);
         fprintf(f, ",\"args\":{\"dtype\":\"%s\",\"bytes\":%" PRIu64 ",\"world_size\":%d}},\n",
-                harness_dtype_name(c->dtype), c->bytes, meta->world_size);
+                harness_dtype_name(c->dtype), c->bytes, world_size);
     }
-    const harness_memory_log *m = &p->memory;
+}
+
+/* The memory samples as counters. */
+static void write_memory(FILE *f, const harness_memory_log *m, int pid, int64_t end)
+{
     for (size_t i = 0; i < m->n; i++) {
         int64_t ns = llround(m->samples[i].t_us * 1000.0);
         if (ns > end)
@@ -127,6 +115,45 @@ int harness_trace_write(const harness_profiler *p, const harness_trace_meta *met
         fprintf(f, ",\"args\":{\"allocated_bytes\":%" PRIu64 ",\"reserved_bytes\":%" PRIu64 "}},\n",
                 m->samples[i].allocated, m->samples[i].reserved);
     }
+}
+
+/* The measured steps and regions; the last event ends the list. */
+static void write_spans(FILE *f, const harness_profiler *p, int pid)
+{
+    for (size_t i = 0; i < p->n_events; i++) {
+        span(f, p, pid, &p->events[i]);
+        fputs(i + 1 < p->n_events ? ",\n" : "\n", f);
+    }
+    if (p->n_events == 0)  /* the list before ends with a comma after the metadata */
+        fprintf(f, "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":0}}\n",
+                pid, TID_STEPS);
+}
+
+int harness_trace_write(const harness_profiler *p, const harness_trace_meta *meta, const char *path,
+                        harness_error *err)
+{
+    char tmp[4096];
+    FILE *f = harness_atomic_open(path, tmp, err);
+    if (!f)
+        return err->code;
+    const harness_gpu_activity_list *gpu = meta->gpu && meta->gpu->n ? meta->gpu : NULL;
+    int pid = gpu ? (int)getpid() : meta->rank;
+    char label[512];
+    snprintf(label, sizeof label, "rank %d of %d: %s on %s", meta->rank, meta->world_size, meta->variant_key,
+             meta->device_name);
+    write_header(f, p, meta);
+    fputs("\"traceEvents\":[\n", f);
+    metadata(f, "process_name", pid, 0, label);
+    fprintf(f, "{\"ph\":\"M\",\"pid\":%d,\"tid\":0,\"name\":\"process_sort_index\",\"args\":{\"sort_index\":%d}},\n",
+            pid, meta->rank);
+    metadata(f, "thread_name", pid, TID_STEPS, "measured steps");
+    metadata(f, "thread_name", pid, TID_MEMORY, "memory");
+    const harness_comm_log *comm = meta->comm && meta->comm->n ? meta->comm : NULL;
+    if (comm)
+        metadata(f, "thread_name", pid, TID_COMM, "communication");
+    const int64_t end = trace_end_ns(p);
+    write_collectives(f, p, comm, pid, meta->world_size, end);
+    write_memory(f, &p->memory, pid, end);
     if (gpu) {
         harness_gpu_trace_target target = {.base_ns = p->base_monotonic_ns, .host_pid = pid,
                                            .first_host_tid = TID_FIRST_RUNTIME};
@@ -135,13 +162,7 @@ int harness_trace_write(const harness_profiler *p, const harness_trace_meta *met
             return harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s: out of memory writing the GPU timeline", path);
         }
     }
-    for (size_t i = 0; i < p->n_events; i++) {
-        span(f, p, pid, &p->events[i]);
-        fputs(i + 1 < p->n_events ? ",\n" : "\n", f);
-    }
-    if (p->n_events == 0)  /* the list above ends with a comma after the metadata */
-        fprintf(f, "{\"ph\":\"M\",\"pid\":%d,\"tid\":%d,\"name\":\"thread_sort_index\",\"args\":{\"sort_index\":0}}\n",
-                pid, TID_STEPS);
+    write_spans(f, p, pid);
     fputs("]}\n", f);
     return harness_atomic_commit(f, tmp, path, err);
 }

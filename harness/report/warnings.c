@@ -4,8 +4,6 @@
 #include <stdarg.h>
 #include <string.h>
 
-#include "report/roofline.h"
-#include "report/summary.h"
 #include "util/format.h"
 #include "util/term.h"
 
@@ -137,74 +135,6 @@ int harness_warn_not_converged(size_t window, const char *stop_reason, const har
              "at +-%.3g%% of it, not the +-%.3g%% asked (schedule.stopping.max_rel_ci)", window + 1, stop_reason,
              st->n, 100 * reached, 100 * max_rel_ci);
     return 1;
-}
-
-/* CPU over wall time of all measured windows: how many threads the run
- * actually kept busy (0 when unknown). */
-static double busy_threads(const harness_run_result *r)
-{
-    double cpu = 0, wall = 0;
-    for (size_t w = 0; r && w < r->n_windows; w++) {
-        cpu += r->window_cpu_ns[w];
-        wall += r->window_wall_ns[w];
-    }
-    double ratio = harness_cpu_per_wall(cpu, wall);
-    return isnan(ratio) ? 0 : ratio;
-}
-
-static void collect_oversubscribed(harness_summary *s)
-{
-    const harness_env *e = &s->env;
-    harness_load_facts f = {.logical_cpus = e->logical_cpus, .affinity_cpus = e->affinity_cpus,
-                            .omp_threads = e->omp_threads, .busy_threads = busy_threads(s->run), .load_start = e->load_start[0],
-                            .load_end = e->load_end[0], .own_cpu_s_start = e->own_cpu_s_start};
-    char msg[HARNESS_WARNING_LEN];
-    if (harness_warn_oversubscribed(&f, msg, sizeof msg))
-        harness_warnings_add(&s->warnings, "%s", msg);
-}
-
-static void collect_windows(harness_summary *s)
-{
-    const harness_run_result *r = s->run;
-    char msg[HARNESS_WARNING_LEN];
-    if (!r)
-        return;
-    if (s->cfg->measurement_steps == 0)
-        for (size_t w = 0; w < r->n_windows; w++)
-            if (harness_warn_not_converged(w, r->stop_reason[w], &s->windows[w], s->cfg->stop_max_rel_ci, msg,
-                                           sizeof msg))
-                harness_warnings_add(&s->warnings, "%s", msg);
-    s->windows_disagree = harness_warn_windows_disagree(s->windows, r->n_windows, msg, sizeof msg);
-    if (s->windows_disagree)
-        harness_warnings_add(&s->warnings, "%s", msg);
-}
-
-static void collect_resolution(harness_summary *s)
-{
-    char msg[HARNESS_WARNING_LEN];
-    if (s->overall.n && s->clock && harness_warn_near_resolution(s->overall.median, s->clock->resolution_ns, msg,
-                                                                  sizeof msg))
-        harness_warnings_add(&s->warnings, "%s", msg);
-}
-
-static void collect_above_peak(harness_summary *s)
-{
-    harness_roofline r;
-    char msg[HARNESS_WARNING_LEN];
-    harness_roofline_compute(s, &r);
-    if (harness_warn_above_peak("bandwidth", r.percent_of_peak_bandwidth, 1, r.from_machine_file, msg, sizeof msg))
-        harness_warnings_add(&s->warnings, "%s", msg);
-    if (harness_warn_above_peak(r.top_flops, r.percent_of_top_flops, 0, r.from_machine_file, msg, sizeof msg))
-        harness_warnings_add(&s->warnings, "%s", msg);
-}
-
-void harness_warnings_collect(harness_summary *s)
-{
-    s->warnings.n = 0;
-    collect_oversubscribed(s);
-    collect_windows(s);
-    collect_resolution(s);
-    collect_above_peak(s);
 }
 
 void harness_warnings_print(const harness_warnings *w, FILE *f)

@@ -2,8 +2,9 @@
  * printed once on stderr and listed in both summaries.
  *
  * Each rule is a pure function of the facts it needs (unit-tested in
- * tests/unit/test_warnings.c); harness_warnings_collect applies them all to
- * a summary. The thresholds are the HARNESS_WARN_* constants below. */
+ * tests/unit/test_warnings.c); harness_summary_collect_warnings
+ * (report/summary_warnings.c) applies them all to a summary. The
+ * thresholds are the HARNESS_WARN_* constants below. */
 #ifndef HARNESS_WARNINGS_H
 #define HARNESS_WARNINGS_H
 
@@ -97,9 +98,6 @@ int harness_warn_near_resolution(double median_ns, double resolution_ns, char *m
 int harness_warn_not_converged(size_t window, const char *stop_reason, const harness_stats *st, double max_rel_ci,
                                char *msg, size_t cap);
 
-struct harness_summary;
-/* Apply every rule to a computed summary, into s->warnings. */
-void harness_warnings_collect(struct harness_summary *s);
 /* Each warning on its own "harness: warning: " line. */
 void harness_warnings_print(const harness_warnings *w, FILE *f);
 

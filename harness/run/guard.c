@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "run/interrupt.h"
 #include "util/fsutil.h"
 
 harness_guard_state harness_guard;
@@ -405,4 +406,47 @@ const char *harness_guard_describe(const harness_guard_report *r, char *buf, siz
         snprintf(where, sizeof where, " in the %s phase, step %lld", r->phase, (long long)r->step + 1);
     snprintf(buf, cap, "%s%s", what, where);
     return buf;
+}
+
+/* A signal this soon after the first is the same request delivered twice:
+ * GNU timeout signals the harness and then its process group, a terminal's
+ * Ctrl-C reaches the whole foreground group while mpirun forwards it too,
+ * and such copies come within milliseconds, even on a loaded machine. A
+ * person who presses Ctrl-C again because the first did not seem to work
+ * does so after a second or more. */
+#define SAME_REQUEST_NS 1000000000LL
+
+/* The first stop request is noted and honoured after the current step; a
+ * second one means the user will not wait (the guard leaves at once).
+ * Only this handler touches `first` (the stop signals are blocked while it
+ * runs); clock_gettime is async-signal-safe. A stop another rank asked for
+ * sets harness_interrupt_requested but is no signal of this process's, so a
+ * signal after it is a first one. */
+static void on_stop(int sig)
+{
+    static struct timespec first;
+    struct timespec now;
+    clock_gettime(CLOCK_MONOTONIC, &now);
+    if (first.tv_sec || first.tv_nsec) {
+        long long since = (long long)(now.tv_sec - first.tv_sec) * 1000000000LL + (now.tv_nsec - first.tv_nsec);
+        if (since >= SAME_REQUEST_NS)
+            harness_guard_leave_now(sig);
+        return;
+    }
+    first = now;
+    harness_interrupt_signalled_here = 1;
+    harness_interrupt_requested = sig;
+}
+
+void harness_guard_catch_stop_signals(void)
+{
+    static const int stops[] = {SIGINT, SIGTERM, SIGHUP};
+    struct sigaction sa;
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_stop;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < sizeof stops / sizeof stops[0]; i++)
+        sigaddset(&sa.sa_mask, stops[i]);
+    for (size_t i = 0; i < sizeof stops / sizeof stops[0]; i++)
+        sigaction(stops[i], &sa, NULL);
 }

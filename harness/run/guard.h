@@ -42,7 +42,7 @@
 #include <signal.h>
 #include <stdint.h>
 
-#include "run/runner.h"
+#include "run/phase.h"
 #include "util/status_file.h"
 
 /* How the guard saw the run end, for the run point's summary. */
@@ -148,5 +148,9 @@ const char *harness_guard_describe(const harness_guard_report *r, char *buf, siz
 /* A second SIGINT/SIGTERM/SIGHUP: mark the folder interrupted, remove any
  * half-written temporary file, and _exit(128 + sig). Async-signal-safe. */
 void harness_guard_leave_now(int sig);
+
+/* From here on SIGINT, SIGTERM and SIGHUP ask the run to stop after the
+ * current step (run/interrupt.h); a second one leaves at once. */
+void harness_guard_catch_stop_signals(void);
 
 #endif

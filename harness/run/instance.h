@@ -30,10 +30,6 @@ typedef struct harness_instance {
     harness_comm_log *comm;        /* where collectives are logged; NULL: not logged */
 } harness_instance;
 
-/* The table plugins get: registration, logging and failing (plugin/context.h)
- * and the instance services below. */
-const harness_services *harness_host_services(void);
-
 void harness_instance_init(harness_instance *in, const harness_variant *variant, const harness_config *cfg,
                            harness_alloc_tracker *mem, harness_datagen *gen);
 

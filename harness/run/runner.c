@@ -11,52 +11,6 @@
 #include "util/interference.h"
 #include "util/stats.h"
 
-volatile sig_atomic_t harness_interrupt_requested = 0;
-volatile sig_atomic_t harness_interrupt_signalled_here = 0;
-
-/* A signal this soon after the first is the same request delivered twice:
- * GNU timeout signals the harness and then its process group, a terminal's
- * Ctrl-C reaches the whole foreground group while mpirun forwards it too,
- * and such copies come within milliseconds, even on a loaded machine. A
- * person who presses Ctrl-C again because the first did not seem to work
- * does so after a second or more. */
-#define SAME_REQUEST_NS 1000000000LL
-
-/* The first stop request is noted and honoured after the current step; a
- * second one means the user will not wait (run/guard.c leaves at once).
- * Only this handler touches `first` (the stop signals are blocked while it
- * runs); clock_gettime is async-signal-safe. A stop another rank asked for
- * sets harness_interrupt_requested but is no signal of this process's, so a
- * signal after it is a first one. */
-static void on_stop(int sig)
-{
-    static struct timespec first;
-    struct timespec now;
-    clock_gettime(CLOCK_MONOTONIC, &now);
-    if (first.tv_sec || first.tv_nsec) {
-        long long since = (long long)(now.tv_sec - first.tv_sec) * 1000000000LL + (now.tv_nsec - first.tv_nsec);
-        if (since >= SAME_REQUEST_NS)
-            harness_guard_leave_now(sig);
-        return;
-    }
-    first = now;
-    harness_interrupt_signalled_here = 1;
-    harness_interrupt_requested = sig;
-}
-
-void harness_runner_catch_sigint(void)
-{
-    static const int stops[] = {SIGINT, SIGTERM, SIGHUP};
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_handler = on_stop;
-    sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < sizeof stops / sizeof stops[0]; i++)
-        sigaddset(&sa.sa_mask, stops[i]);
-    for (size_t i = 0; i < sizeof stops / sizeof stops[0]; i++)
-        sigaction(stops[i], &sa, NULL);
-}
-
 /* Room for `need` samples (and as many host samples on a device). */
 static int reserve(harness_run_result *r, size_t *cap, size_t need, int device)
 {
@@ -99,28 +53,6 @@ static inline uint64_t step_stamp(const harness_backend *b)
 static inline double step_duration_ns(const harness_backend *b, uint64_t t0, uint64_t t1)
 {
     return b->ops->stamp ? b->ops->step_ns(b, t0, t1) : harness_clock_ns(&b->clock, t1 - t0);
-}
-
-/* Every phase's two spellings (runner.h says where each is used). */
-static const struct {
-    const char *name, *file_name;
-} phase_names[] = {
-    [HARNESS_PHASE_WARMUP] = {"warmup", "warmup"},
-    [HARNESS_PHASE_WAIT] = {"wait", "wait"},
-    [HARNESS_PHASE_MEASURE] = {"measurement", "measure"},
-    [HARNESS_PHASE_TRACE] = {"trace", "trace"},
-};
-
-const char *harness_phase_name(harness_phase phase)
-{
-    return phase_names[phase].name;
-}
-
-const char *harness_phase_file_name(int phase)
-{
-    if (phase < 0 || (size_t)phase >= sizeof phase_names / sizeof phase_names[0])
-        return "other";
-    return phase_names[phase].file_name;
 }
 
 /* Where a step that returned an error was, for the message and status.json. */
@@ -263,6 +195,86 @@ static int finish_device_window(harness_run_result *r, size_t *resolved, const h
     return rc;
 }
 
+/* Before a device-timed step: a stop asked for, room for its sample, the
+ * backend's and the hooks' turn between steps. Nonzero when the window
+ * must stop. */
+static int before_device_step(harness_run_result *r, size_t *cap, const harness_backend *b,
+                              const harness_runner_hooks *h, int window, int64_t i, harness_error *err)
+{
+    if (harness_interrupt_requested) {
+        r->interrupted = 1;
+        return 1;
+    }
+    if (reserve(r, cap, r->n_samples + 1, 1) != 0) {
+        harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory for samples");
+        return 1;
+    }
+    if (b->ops->between_steps && b->ops->between_steps(b, err) != 0)
+        return 1;
+    int met = h->step_begin ? h->step_begin(h->arg, window, i, err) : 0;
+    if (err->code) {
+        hook_failed(err, HARNESS_PHASE_MEASURE);
+        return 1;
+    }
+    if (met) {                     /* the ranks agreed to stop at this step's meeting */
+        r->interrupted = 1;
+        return 1;
+    }
+    return 0;
+}
+
+/* One step marked on the device's stream, its launch timed on the host.
+ * Nonzero when the window must stop. */
+static int device_step(harness_run_result *r, const harness_schedule *s, const harness_backend *b,
+                       harness_step_fn step, void *arg, const harness_runner_hooks *h, int window, int64_t i,
+                       harness_error *err)
+{
+    harness_nvtx_push(s->nvtx, "step");
+    if (b->ops->step_begin(b, err) != 0) {
+        harness_nvtx_pop(s->nvtx);
+        return 1;
+    }
+    uint64_t t0 = harness_clock_ticks(&b->clock);
+    int rc = step(arg);
+    uint64_t t1 = harness_clock_ticks(&b->clock);
+    int marked = b->ops->step_end(b, err);
+    harness_nvtx_pop(s->nvtx);
+    if (rc != 0) {
+        note_step_failed(r, HARNESS_PHASE_MEASURE, window, i);
+        r->stop_reason[window] = "step_failed";
+        return 1;
+    }
+    if (marked != 0)
+        return 1;
+    r->samples_ns[r->n_samples] = 0;   /* known once collected */
+    r->host_samples_ns[r->n_samples++] = harness_clock_ns(&b->clock, t1 - t0);
+    if (h->step_end)
+        h->step_end(h->arg, HARNESS_PHASE_MEASURE, window, i, t0, t1);
+    return 0;
+}
+
+/* Opens a device window: its sample room, the hooks' phase, the NVTX range
+ * and the backend's window. Nonzero when it could not start (the range is
+ * then closed again). */
+static int begin_device_window(harness_run_result *r, size_t *cap, const harness_schedule *s,
+                               const harness_backend *b, const harness_runner_hooks *h, int window, harness_error *err)
+{
+    int fixed = s->measurement_steps > 0;
+    size_t expected = fixed && s->measurement_steps < (1 << 20) ? (size_t)s->measurement_steps : 1 << 20;
+    if (reserve(r, cap, r->n_samples + expected, 1) != 0)
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory for %zu samples", expected);
+    if (h->phase_begin && h->phase_begin(h->arg, HARNESS_PHASE_MEASURE, window, err) != 0)
+        return hook_failed(err, HARNESS_PHASE_MEASURE);
+    char label[32];
+    snprintf(label, sizeof label, "window %d", window + 1);   /* from 1, as in the text summary */
+    harness_nvtx_push(s->nvtx, label);
+    if (b->ops->window_begin(b, err) != 0) {
+        harness_nvtx_pop(s->nvtx);
+        return 1;
+    }
+    return 0;
+}
+
 /* One measurement window timed by the device (the CPU path is run_window,
  * whose timed region this function leaves alone). Between steps the host
  * never waits: the backend marks each step on the device's stream, and
@@ -272,92 +284,32 @@ static int finish_device_window(harness_run_result *r, size_t *resolved, const h
 static int run_device_window(harness_run_result *r, size_t *cap, const harness_schedule *s, const harness_backend *b,
                              harness_step_fn step, void *arg, const harness_runner_hooks *h, harness_error *err)
 {
-    const harness_backend_ops *t = b->ops;
     int window = (int)r->n_windows - 1;
     int fixed = s->measurement_steps > 0;
     size_t start = r->n_samples, resolved = start;
-    size_t expected = fixed && s->measurement_steps < (1 << 20) ? (size_t)s->measurement_steps : 1 << 20;
-    if (reserve(r, cap, start + expected, 1) != 0)
-        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory for %zu samples", expected);
-    if (h->phase_begin && h->phase_begin(h->arg, HARNESS_PHASE_MEASURE, window, err) != 0)
-        return hook_failed(err, HARNESS_PHASE_MEASURE);
-    char label[32];
-    snprintf(label, sizeof label, "window %d", window + 1);   /* from 1, as in the text summary */
-    harness_nvtx_push(s->nvtx, label);
-    int stop = 0;
-    if (t->window_begin(b, err) != 0) {
-        harness_nvtx_pop(s->nvtx);
-        return 1;
-    }
-    uint64_t wall0 = t->wall_ns(b);
+    int stop = begin_device_window(r, cap, s, b, h, window, err);
+    if (stop)
+        return stop;
+    uint64_t wall0 = b->ops->wall_ns(b);
     size_t next_check = start + (size_t)(s->min_steps > 0 ? s->min_steps : 1);
     int64_t limit = fixed ? s->measurement_steps : s->max_steps;
     const char *why = "steps";
     for (int64_t i = 0; i < limit && !stop; i++) {
-        if (harness_interrupt_requested) {
-            r->interrupted = 1;
+        stop = before_device_step(r, cap, b, h, window, i, err) || device_step(r, s, b, step, arg, h, window, i, err);
+        if (stop || fixed || r->n_samples < next_check)
+            continue;
+        if (collect_device(r, &resolved, b, err) != 0) {
             stop = 1;
             break;
         }
-        if (reserve(r, cap, r->n_samples + 1, 1) != 0) {
-            harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory for samples");
-            stop = 1;
+        size_t n = r->n_samples - start;
+        double elapsed = (double)(b->ops->wall_ns(b) - wall0) * 1e-9;
+        const char *verdict = auto_verdict(s, r->samples_ns + start, n, elapsed);
+        if (verdict) {
+            why = verdict;
             break;
         }
-        if (t->between_steps && t->between_steps(b, err) != 0) {
-            stop = 1;
-            break;
-        }
-        int met = h->step_begin ? h->step_begin(h->arg, window, i, err) : 0;
-        if (err->code) {
-            hook_failed(err, HARNESS_PHASE_MEASURE);
-            stop = 1;
-            break;
-        }
-        if (met) {                 /* the ranks agreed to stop at this step's meeting */
-            r->interrupted = 1;
-            stop = 1;
-            break;
-        }
-        harness_nvtx_push(s->nvtx, "step");
-        if (t->step_begin(b, err) != 0) {
-            harness_nvtx_pop(s->nvtx);
-            stop = 1;
-            break;
-        }
-        uint64_t t0 = harness_clock_ticks(&b->clock);
-        int rc = step(arg);
-        uint64_t t1 = harness_clock_ticks(&b->clock);
-        int marked = t->step_end(b, err);
-        harness_nvtx_pop(s->nvtx);
-        if (rc != 0) {
-            note_step_failed(r, HARNESS_PHASE_MEASURE, window, i);
-            r->stop_reason[window] = "step_failed";
-            stop = 1;
-            break;
-        }
-        if (marked != 0) {
-            stop = 1;
-            break;
-        }
-        r->samples_ns[r->n_samples] = 0;   /* known once collected */
-        r->host_samples_ns[r->n_samples++] = harness_clock_ns(&b->clock, t1 - t0);
-        if (h->step_end)
-            h->step_end(h->arg, HARNESS_PHASE_MEASURE, window, i, t0, t1);
-        if (!fixed && r->n_samples >= next_check) {
-            if (collect_device(r, &resolved, b, err) != 0) {
-                stop = 1;
-                break;
-            }
-            size_t n = r->n_samples - start;
-            double elapsed = (double)(t->wall_ns(b) - wall0) * 1e-9;
-            const char *verdict = auto_verdict(s, r->samples_ns + start, n, elapsed);
-            if (verdict) {
-                why = verdict;
-                break;
-            }
-            next_check = r->n_samples + (n / 10 > 0 ? n / 10 : 1);
-        }
+        next_check = r->n_samples + (n / 10 > 0 ? n / 10 : 1);
     }
     if (finish_device_window(r, &resolved, b, err) != 0 || err->code)
         stop = 1;

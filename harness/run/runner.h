@@ -14,6 +14,8 @@
 #include <stdint.h>
 
 #include "backend/backend.h"
+#include "run/interrupt.h"
+#include "run/phase.h"
 #include "util/error.h"
 
 typedef struct harness_schedule {
@@ -32,16 +34,6 @@ typedef struct harness_schedule {
 
 /* One unit of work; nonzero stops the run (the caller holds the message). */
 typedef int (*harness_step_fn)(void *arg);
-
-typedef enum { HARNESS_PHASE_WARMUP, HARNESS_PHASE_WAIT, HARNESS_PHASE_MEASURE, HARNESS_PHASE_TRACE } harness_phase;
-
-/* "warmup", "wait", "measurement": as status.json and messages name them. */
-const char *harness_phase_name(harness_phase phase);
-/* "warmup", "wait", "measure": the spelling the summaries' memory samples,
- * the trace and the memory report have always written; kept so that those
- * files read as before. Any other value (a phase from a damaged log) is
- * "other". Both spellings live in one table in runner.c. */
-const char *harness_phase_file_name(int phase);
 
 /* Observers of the schedule (the profiler, the ranks' barrier); every member
  * may be NULL. They run between steps, outside the timed region. A hook
@@ -99,12 +91,6 @@ static inline double harness_cpu_per_wall(double cpu_ns, double wall_ns)
     return wall_ns >= HARNESS_CPU_PER_WALL_MIN_NS ? cpu_ns / wall_ns : NAN;
 }
 
-/* The signal (SIGINT, SIGTERM, SIGHUP) that asked the run to stop, or 0;
- * the runner stops after the current step. A second one leaves at once. */
-extern volatile sig_atomic_t harness_interrupt_requested;
-/* Whether that signal came to this process (not a stop another rank told). */
-extern volatile sig_atomic_t harness_interrupt_signalled_here;
-void harness_runner_catch_sigint(void);
 
 /* Make a run that was left by a crash (run/guard.h) consistent: the last
  * window ends at the last sample measured, its stop reason `why` (NULL:

@@ -61,6 +61,48 @@ static void put_utf8(char *buf, size_t *n, size_t cap, unsigned cp)
             buf[(*n)++] = (char)b[i];
 }
 
+/* A \uXXXX escape after its "\u" (s->p on the digits), with the low half
+ * of a surrogate pair, into *cp. `esc` is where the escape began. */
+static int unicode_escape(scan *s, const unsigned char *esc, unsigned *cp)
+{
+    if (s->end - s->p < 4 || hex4(s->p, cp) != 0)
+        return fail(s, esc, "a bad \\u escape%s", NULL);
+    s->p += 4;
+    if (*cp == 0)
+        return fail(s, esc, "\\u0000 (a NUL) inside a string%s", NULL);
+    if (*cp >= 0xD800 && *cp < 0xDC00) {  /* a surrogate pair, or nothing valid */
+        unsigned lo;
+        if (s->end - s->p < 6 || s->p[0] != '\\' || s->p[1] != 'u' || hex4(s->p + 2, &lo) != 0 || lo < 0xDC00 ||
+            lo > 0xDFFF)
+            return fail(s, esc, "an unpaired UTF-16 surrogate escape%s", NULL);
+        s->p += 6;
+        *cp = 0x10000 + ((*cp - 0xD800) << 10) + (lo - 0xDC00);
+    } else if (*cp >= 0xDC00 && *cp <= 0xDFFF) {
+        return fail(s, esc, "an unpaired UTF-16 surrogate escape%s", NULL);
+    }
+    return 0;
+}
+
+/* The escape at s->p (on its backslash), decoded into *cp. */
+static int escape(scan *s, unsigned *cp)
+{
+    const unsigned char *esc = s->p;
+    if (s->p + 1 >= s->end)
+        return fail(s, esc, "unterminated string%s", NULL);
+    unsigned e = s->p[1];
+    s->p += 2;
+    switch (e) {
+    case '"': case '\\': case '/': *cp = e; return 0;
+    case 'b': *cp = '\b'; return 0;
+    case 'f': *cp = '\f'; return 0;
+    case 'n': *cp = '\n'; return 0;
+    case 'r': *cp = '\r'; return 0;
+    case 't': *cp = '\t'; return 0;
+    case 'u': return unicode_escape(s, esc, cp);
+    default: return fail(s, esc, "an unknown escape in a string%s", NULL);
+    }
+}
+
 /* A string at s->p (on the opening quote). When `key` is not NULL the
  * decoded text is stored there (malloc'ed), for the duplicate check. */
 static int string(scan *s, char **key, size_t *key_len)
@@ -84,48 +126,11 @@ static int string(scan *s, char **key, size_t *key_len)
             return fail(s, s->p, c ? "a control character inside a string%s" : "a NUL byte inside a string%s", NULL);
         }
         if (c == '\\') {
-            const unsigned char *esc = s->p;
-            if (s->p + 1 >= s->end) {
-                free(buf);
-                return fail(s, esc, "unterminated string%s", NULL);
-            }
-            unsigned e = s->p[1];
-            s->p += 2;
             unsigned cp = 0;
-            switch (e) {
-            case '"': case '\\': case '/': cp = e; break;
-            case 'b': cp = '\b'; break;
-            case 'f': cp = '\f'; break;
-            case 'n': cp = '\n'; break;
-            case 'r': cp = '\r'; break;
-            case 't': cp = '\t'; break;
-            case 'u':
-                if (s->end - s->p < 4 || hex4(s->p, &cp) != 0) {
-                    free(buf);
-                    return fail(s, esc, "a bad \\u escape%s", NULL);
-                }
-                s->p += 4;
-                if (cp == 0) {
-                    free(buf);
-                    return fail(s, esc, "\\u0000 (a NUL) inside a string%s", NULL);
-                }
-                if (cp >= 0xD800 && cp < 0xDC00) {  /* a surrogate pair, or nothing valid */
-                    unsigned lo;
-                    if (s->end - s->p < 6 || s->p[0] != '\\' || s->p[1] != 'u' || hex4(s->p + 2, &lo) != 0 ||
-                        lo < 0xDC00 || lo > 0xDFFF) {
-                        free(buf);
-                        return fail(s, esc, "an unpaired UTF-16 surrogate escape%s", NULL);
-                    }
-                    s->p += 6;
-                    cp = 0x10000 + ((cp - 0xD800) << 10) + (lo - 0xDC00);
-                } else if (cp >= 0xDC00 && cp <= 0xDFFF) {
-                    free(buf);
-                    return fail(s, esc, "an unpaired UTF-16 surrogate escape%s", NULL);
-                }
-                break;
-            default:
+            int rc = escape(s, &cp);
+            if (rc != 0) {
                 free(buf);
-                return fail(s, esc, "an unknown escape in a string%s", NULL);
+                return rc;
             }
             put_utf8(buf, &n, cap, cp);
             continue;
@@ -136,11 +141,10 @@ static int string(scan *s, char **key, size_t *key_len)
             free(buf);
             return fail(s, s->p, "invalid UTF-8 inside a string%s", NULL);
         }
-        size_t k = len;
-        for (size_t i = 0; i < k && buf; i++)
+        for (size_t i = 0; i < len && buf; i++)
             if (n < cap)
                 buf[n++] = (char)s->p[i];
-        s->p += k;
+        s->p += len;
     }
     if (s->p >= s->end) {
         free(buf);

@@ -97,77 +97,72 @@ static int write_all(int fd, const char *p, size_t n)
     return 0;
 }
 
-int harness_status_file_write(harness_status_file *f, const harness_status *st, int final)
+/* value, or null when it is not `known`. */
+static void put_int_or_null(out *o, int known, int64_t value)
 {
-    if (!f->path[0])
-        return EINVAL;
-    int saved_errno = errno;       /* a signal handler must leave errno as it found it */
-    if (final && f->has_reserve) {
-        unlink(f->reserve);
-        f->has_reserve = 0;
-    }
-    out o = {.n = 0};
-    put(&o, "{");
-    put_field(&o, "schema", 1);
-    put_string(&o, "harness.status/1");
-    put_field(&o, "status", 0);
-    put_string(&o, st->status);
-    put_field(&o, "complete", 0);
-    put(&o, st->status && strcmp(st->status, "ok") == 0 ? "true" : "false");
-    put_field(&o, "exit_code", 0);
-    if (st->exit_code < 0)
-        put(&o, "null");
+    if (known)
+        put_int(o, value);
     else
-        put_int(&o, st->exit_code);
-    put_field(&o, "signal", 0);
-    if (st->signal)
-        put_int(&o, st->signal);
-    else
-        put(&o, "null");
-    put_field(&o, "pid", 0);
-    put_int(&o, (int64_t)getpid());
-    /* With the pid, what tells a reader the run was killed (util/process_identity.h). */
-    put_field(&o, "pid_start_ticks", 0);
-    put_int(&o, f->writer.start_ticks);
-    put_field(&o, "host", 0);
-    put_string(&o, f->writer.host);
-    put_field(&o, "boot_id", 0);
-    put_string(&o, f->writer.boot_id);
-    put_field(&o, "variant_key", 0);
-    put_string(&o, st->variant_key);
-    put_field(&o, "callback", 0);
-    put_string(&o, st->callback);
-    put_field(&o, "phase", 0);
-    put_string(&o, st->phase);
-    /* Which window: the steps of wait and measurement count from 0 in each. */
-    put_field(&o, "window", 0);
-    if (st->phase && strcmp(st->phase, "warmup") != 0)
-        put_int(&o, st->window);
-    else
-        put(&o, "null");
-    put_field(&o, "step", 0);
-    if (st->step >= 0)
-        put_int(&o, st->step);
-    else
-        put(&o, "null");
-    put_field(&o, "summaries_written", 0);
-    put(&o, st->summaries ? "true" : "false");
-    put_field(&o, "error", 0);
-    put_string(&o, st->error);
-    /* A message too long for the buffer is cut, not the JSON: close it. */
-    if (o.full) {
-        o.n = o.n > 200 ? o.n - 200 : 0;
-        o.full = 0;
-        while (o.n && o.buf[o.n - 1] != ',')
-            o.n--;
-        if (o.n)
-            o.n--;
-        put(&o, ",\n  \"error\": \"(message too long)\"");
-    }
-    put(&o, "\n}\n");
+        put(o, "null");
+}
 
+/* The status as JSON into o; a message too long for the buffer is cut,
+ * not the JSON. */
+static void render(out *o, const harness_status_file *f, const harness_status *st)
+{
+    put(o, "{");
+    put_field(o, "schema", 1);
+    put_string(o, "harness.status/1");
+    put_field(o, "status", 0);
+    put_string(o, st->status);
+    put_field(o, "complete", 0);
+    put(o, st->status && strcmp(st->status, "ok") == 0 ? "true" : "false");
+    put_field(o, "exit_code", 0);
+    put_int_or_null(o, st->exit_code >= 0, st->exit_code);
+    put_field(o, "signal", 0);
+    put_int_or_null(o, st->signal != 0, st->signal);
+    put_field(o, "pid", 0);
+    put_int(o, (int64_t)getpid());
+    /* With the pid, what tells a reader the run was killed (util/process_identity.h). */
+    put_field(o, "pid_start_ticks", 0);
+    put_int(o, f->writer.start_ticks);
+    put_field(o, "host", 0);
+    put_string(o, f->writer.host);
+    put_field(o, "boot_id", 0);
+    put_string(o, f->writer.boot_id);
+    put_field(o, "variant_key", 0);
+    put_string(o, st->variant_key);
+    put_field(o, "callback", 0);
+    put_string(o, st->callback);
+    put_field(o, "phase", 0);
+    put_string(o, st->phase);
+    /* Which window: the steps of wait and measurement count from 0 in each. */
+    put_field(o, "window", 0);
+    put_int_or_null(o, st->phase && strcmp(st->phase, "warmup") != 0, st->window);
+    put_field(o, "step", 0);
+    put_int_or_null(o, st->step >= 0, st->step);
+    put_field(o, "summaries_written", 0);
+    put(o, st->summaries ? "true" : "false");
+    put_field(o, "error", 0);
+    put_string(o, st->error);
+    if (o->full) {
+        o->n = o->n > 200 ? o->n - 200 : 0;
+        o->full = 0;
+        while (o->n && o->buf[o->n - 1] != ',')
+            o->n--;
+        if (o->n)
+            o->n--;
+        put(o, ",\n  \"error\": \"(message too long)\"");
+    }
+    put(o, "\n}\n");
+}
+
+/* o's bytes to the temporary file, synced, then renamed over the status
+ * file. 0 or an errno. */
+static int replace_file(const harness_status_file *f, const out *o)
+{
     int fd = open(f->tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    int rc = fd < 0 ? errno : write_all(fd, o.buf, o.n);
+    int rc = fd < 0 ? errno : write_all(fd, o->buf, o->n);
     if (fd >= 0) {
         if (rc == 0 && fsync(fd) != 0)
             rc = errno;
@@ -178,6 +173,21 @@ int harness_status_file_write(harness_status_file *f, const harness_status *st, 
         rc = errno;
     if (rc != 0)
         unlink(f->tmp);
+    return rc;
+}
+
+int harness_status_file_write(harness_status_file *f, const harness_status *st, int final)
+{
+    if (!f->path[0])
+        return EINVAL;
+    int saved_errno = errno;       /* a signal handler must leave errno as it found it */
+    if (final && f->has_reserve) {
+        unlink(f->reserve);
+        f->has_reserve = 0;
+    }
+    out o = {.n = 0};
+    render(&o, f, st);
+    int rc = replace_file(f, &o);
     errno = saved_errno;
     return rc;
 }

@@ -84,79 +84,64 @@ static int is_named(long pid, long tid)
     return 0;
 }
 
-int main(int argc, char **argv)
+/* One event, checked against the tracks named so far; returns 1 for a
+ * measured step's span. */
+static int check_event(const cJSON *e, const char *file)
 {
-    if (argc < 2) {
-        fprintf(stderr, "usage: check_trace TRACE.json [MEASURED_STEPS]\n");
-        return 2;
+    const char *ph = str(e, "ph"), *name = str(e, "name");
+    long pid = (long)num(e, "pid"), tid = (long)num(e, "tid");
+    if (!ph || !name || pid < 0 || tid < 0) {
+        problem("%s: an event lacks ph, name, pid or tid%.0f", file, 0);
+        return 0;
     }
-    char *text = slurp(argv[1]);
-    cJSON *root = text ? cJSON_Parse(text) : NULL;
-    if (!root) {
-        printf("check_trace: %s is not valid JSON\n", argv[1]);
-        return 1;
+    if (strcmp(ph, "M") == 0) {
+        if (strcmp(name, "process_name") == 0)
+            name_track(pid, -1);
+        if (strcmp(name, "thread_name") == 0)
+            name_track(pid, tid);
+        return 0;
     }
-    const cJSON *events = cJSON_GetObjectItemCaseSensitive(root, "traceEvents");
-    if (!cJSON_IsArray(events))
-        problem("%s: no traceEvents array%.0f", argv[1], 0);
-    if (!str(root, "displayTimeUnit") || strcmp(str(root, "displayTimeUnit"), "ms") != 0)
-        problem("%s: displayTimeUnit is not \"ms\" (docs/ARCHITECTURE.md section 7)%.0f", argv[1], 0);
+    if (!is_named(pid, -1))
+        problem("%s: process %.0f has no process_name before its events", name, (double)pid);
+    if (!is_named(pid, tid))
+        problem("%s: thread %.0f has no thread_name before its events", name, (double)tid);
+    double ts = num(e, "ts");
+    if (ts < 0)
+        problem("%s: negative or missing ts %g", name, ts);
+    if (strcmp(ph, "C") == 0) {
+        double *last_counter = last_counter_of(pid);
+        if (ts < *last_counter)
+            problem("%s: counter samples go back in time at %g", name, ts);
+        *last_counter = ts;
+        return 0;
+    }
+    if (strcmp(ph, "s") == 0 || strcmp(ph, "f") == 0) {  /* launch -> kernel flows */
+        if (num(e, "id") < 0)
+            problem("%s: flow event without an id%.0f", name, 0);
+        const char *bp = str(e, "bp");
+        if (strcmp(ph, "f") == 0 && (!bp || strcmp(bp, "e") != 0))
+            problem("%s: flow end without bp e%.0f", name, 0);
+        return 0;
+    }
+    if (strcmp(ph, "X") != 0) {
+        problem("unexpected phase %s%.0f", ph, 0);
+        return 0;
+    }
+    double dur = num(e, "dur");
+    if (dur < 0)
+        problem("%s: negative or missing dur %g", name, dur);
+    if (strcmp(str(e, "cat") ? str(e, "cat") : "", "step") != 0)
+        return 0;
+    const cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args");
+    if (num(args, "window") < 0 || num(args, "step") < 0)
+        problem("%s: step span without window and step in args%.0f", name, 0);
+    return 1;
+}
 
-    /* Tracks named by metadata, and the tracks events use. */
-    int steps = 0;
+/* Every region must lie inside some step (quadratic, fine for test-sized traces). */
+static void check_regions_nested(const cJSON *events)
+{
     const cJSON *e;
-    cJSON_ArrayForEach(e, events)
-    {
-        const char *ph = str(e, "ph"), *name = str(e, "name");
-        long pid = (long)num(e, "pid"), tid = (long)num(e, "tid");
-        if (!ph || !name || pid < 0 || tid < 0) {
-            problem("%s: an event lacks ph, name, pid or tid%.0f", argv[1], 0);
-            continue;
-        }
-        if (strcmp(ph, "M") == 0) {
-            if (strcmp(name, "process_name") == 0)
-                name_track(pid, -1);
-            if (strcmp(name, "thread_name") == 0)
-                name_track(pid, tid);
-            continue;
-        }
-        if (!is_named(pid, -1))
-            problem("%s: process %.0f has no process_name before its events", name, (double)pid);
-        if (!is_named(pid, tid))
-            problem("%s: thread %.0f has no thread_name before its events", name, (double)tid);
-        double ts = num(e, "ts");
-        if (ts < 0)
-            problem("%s: negative or missing ts %g", name, ts);
-        if (strcmp(ph, "C") == 0) {
-            double *last_counter = last_counter_of(pid);
-            if (ts < *last_counter)
-                problem("%s: counter samples go back in time at %g", name, ts);
-            *last_counter = ts;
-            continue;
-        }
-        if (strcmp(ph, "s") == 0 || strcmp(ph, "f") == 0) {  /* launch -> kernel flows */
-            if (num(e, "id") < 0)
-                problem("%s: flow event without an id%.0f", name, 0);
-            const char *bp = str(e, "bp");
-            if (strcmp(ph, "f") == 0 && (!bp || strcmp(bp, "e") != 0))
-                problem("%s: flow end without bp e%.0f", name, 0);
-            continue;
-        }
-        if (strcmp(ph, "X") != 0) {
-            problem("unexpected phase %s%.0f", ph, 0);
-            continue;
-        }
-        double dur = num(e, "dur");
-        if (dur < 0)
-            problem("%s: negative or missing dur %g", name, dur);
-        if (strcmp(str(e, "cat") ? str(e, "cat") : "", "step") == 0) {
-            const cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args");
-            if (num(args, "window") < 0 || num(args, "step") < 0)
-                problem("%s: step span without window and step in args%.0f", name, 0);
-            steps++;
-        }
-    }
-    /* Every region must lie inside some step (quadratic, fine for test-sized traces). */
     cJSON_ArrayForEach(e, events)
     {
         const char *cat = str(e, "cat");
@@ -176,6 +161,30 @@ int main(int argc, char **argv)
         if (!inside)
             problem("%s: region not nested in any step (ts %g)", str(e, "name"), ts);
     }
+}
+
+int main(int argc, char **argv)
+{
+    if (argc < 2) {
+        fprintf(stderr, "usage: check_trace TRACE.json [MEASURED_STEPS]\n");
+        return 2;
+    }
+    char *text = slurp(argv[1]);
+    cJSON *root = text ? cJSON_Parse(text) : NULL;
+    if (!root) {
+        printf("check_trace: %s is not valid JSON\n", argv[1]);
+        return 1;
+    }
+    const cJSON *events = cJSON_GetObjectItemCaseSensitive(root, "traceEvents");
+    if (!cJSON_IsArray(events))
+        problem("%s: no traceEvents array%.0f", argv[1], 0);
+    if (!str(root, "displayTimeUnit") || strcmp(str(root, "displayTimeUnit"), "ms") != 0)
+        problem("%s: displayTimeUnit is not \"ms\" (docs/ARCHITECTURE.md section 7)%.0f", argv[1], 0);
+    int steps = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, events)
+        steps += check_event(e, argv[1]);
+    check_regions_nested(events);
     if (argc > 2 && steps != atoi(argv[2])) {
         char want[32];
         snprintf(want, sizeof want, "%s", argv[2]);

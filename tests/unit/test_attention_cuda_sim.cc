@@ -293,11 +293,12 @@ static void test_softmax(void **state)
 
 /* ---- the plan (host logic) ------------------------------------------------ */
 
-static void test_plan(void **state)
+/* bf16 on tensor cores: the tiles, the 32-key build, one or two m-tiles. */
+static void test_plan_tensor_core(void **state)
 {
     (void)state;
     alignas(16) static char buf[64];
-    const void *a = buf, *odd = buf + 2;
+    const void *a = buf;
     attention_cuda_geometry g;
     attention_shape s = {2, 32, 8, 4096, 4096, 128, 1, 0.088f};
 
@@ -345,7 +346,17 @@ static void test_plan(void **state)
     assert_int_equal(attention_cuda_plan_tensor_core(&s, BF16, 0, 0, a, a, a, a, &g), -1);
     assert_int_equal(attention_cuda_plan_tensor_core(&s, BF16, 3, 0, a, a, a, a, &g), -1);
     assert_int_equal(attention_cuda_plan_tensor_core(&s, F32, 1, 0, a, a, a, a, &g), -1);
-    s.batch = 2, s.heads = 32, s.kv_heads = 8;
+}
+
+/* fp32 on SIMT, and the fallback for misaligned pointers or another head_dim. */
+static void test_plan_other_kernels(void **state)
+{
+    (void)state;
+    alignas(16) static char buf[64];
+    const void *a = buf, *odd = buf + 2;
+    attention_cuda_geometry g;
+    attention_shape s = {2, 32, 8, 4096, 4096, 128, 1, 0.088f};
+    unsetenv(ATTENTION_CUDA_TC_BK_ENV);
     /* fp32: SIMT, 32 queries a block, K and V tiles of 32 x 128 floats. */
     assert_int_equal(attention_cuda_plan(&s, F32, a, a, a, a, &g), 0);
     assert_int_equal(g.kernel, SIMT);
@@ -365,7 +376,16 @@ static void test_plan(void **state)
     assert_int_equal(attention_cuda_plan_kernel(&s, BF16, SIMT, a, a, a, a, &g), -1);
     assert_int_equal(attention_cuda_plan_kernel(&s, BF16, TC, a, a, a, a, &g), 0);
     assert_int_equal(g.smem, 32768);      /* 128 + 64 + 64 rows x 64 x 2 bytes */
+}
 
+static void test_plan_refusals(void **state)
+{
+    (void)state;
+    alignas(16) static char buf[64];
+    const void *a = buf;
+    attention_cuda_geometry g;
+    attention_shape s = {2, 32, 8, 4096, 4096, 64, 1, 0.088f};
+    unsetenv(ATTENTION_CUDA_TC_BK_ENV);
     /* Refusals: heads not a multiple of kv_heads, no kv heads, a grid past
      * CUDA's limits; no queries is a plan with nothing to launch. */
     s.kv_heads = 5;
@@ -401,7 +421,9 @@ static void test_plan(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_plan),
+        cmocka_unit_test(test_plan_tensor_core),
+        cmocka_unit_test(test_plan_other_kernels),
+        cmocka_unit_test(test_plan_refusals),
         cmocka_unit_test(test_tensor_core),
         cmocka_unit_test(test_simt),
         cmocka_unit_test(test_fallback),

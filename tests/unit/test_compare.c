@@ -723,6 +723,48 @@ static void write_rank(const char *dir, int rank, int world, const char *status,
         write_status(dir, name, status, error);
 }
 
+/* A rank with neither file; a status file that says failed over a
+ * summary that says ok; status.json alone (the job's size unknown). */
+static void check_incomplete_ranks(const char *job)
+{
+    write_rank(job, 0, 2, "ok", NULL, 0);
+    write_rank(job, 1, 3, NULL, NULL, 0);
+    char path[512];
+    snprintf(path, sizeof path, "%s/summary_ranks_2_rank_1.json", job);
+    assert_int_equal(unlink(path), 0);
+    snprintf(path, sizeof path, "%s/status_ranks_2_rank_1.json", job);
+    assert_int_equal(unlink(path), 0);
+    harness_compare_side side;
+    harness_error err = {0};
+    assert_int_equal(harness_compare_side_load(job, &side, &err), HARNESS_EXIT_USAGE);
+    assert_non_null(strstr(err.msg, "an experiment folder holds one job"));   /* 2 and 3 ranks */
+    snprintf(path, sizeof path, "%s/summary_ranks_3_rank_1.json", job);
+    assert_int_equal(unlink(path), 0);
+    write_rank(job, 2, 2, NULL, NULL, 0);       /* rank 2 of 2: not a rank */
+    assert_int_equal(harness_compare_side_load(job, &side, &err), HARNESS_EXIT_USAGE);
+    assert_non_null(strstr(err.msg, "summary_ranks_2_rank_2.json: rank 2 of a job of 2 ranks"));
+    snprintf(path, sizeof path, "%s/summary_ranks_2_rank_2.json", job);
+    assert_int_equal(unlink(path), 0);
+    write_status(job, "status.json", "failed", "disk full after the summary");
+    if (harness_compare_side_load(job, &side, &err) != 0)
+        fail_msg("%s", err.msg);
+    assert_int_equal(side.n_runs, 1);
+    assert_string_equal(side.runs[0].status, "failed");
+    assert_non_null(strstr(side.runs[0].error, "status.json says failed, the summary ok: disk full after the summary"));
+    assert_int_equal(side.n_incomplete, 1);
+    assert_int_equal(side.incomplete[0].rank, 1);
+    assert_string_equal(side.incomplete[0].status, "missing");
+    harness_compare_side_free(&side);
+    snprintf(path, sizeof path, "%s/summary_ranks_2_rank_0.json", job);
+    assert_int_equal(unlink(path), 0);
+    assert_int_equal(harness_compare_side_load(job, &side, &err), 0);
+    assert_int_equal(side.n_runs, 0);
+    assert_int_equal(side.n_incomplete, 1);
+    assert_int_equal(side.incomplete[0].world_size, 0);
+    assert_string_equal(side.incomplete[0].status, "failed");
+    harness_compare_side_free(&side);
+}
+
 /* Each rank's status file is its last word, and a rank with no summary is
  * FAILED, naming the folder and the rank: a job of 2 ranks whose rank 0
  * failed to write its summary and whose rank 1 was killed after writing
@@ -768,43 +810,7 @@ static void test_job_with_failed_ranks(void **state)
     free(text);
     harness_comparison_free(&c);
 
-    /* A rank with neither file; a status file that says failed over a
-     * summary that says ok; status.json alone (the job's size unknown). */
-    write_rank(job, 0, 2, "ok", NULL, 0);
-    write_rank(job, 1, 3, NULL, NULL, 0);
-    char path[512];
-    snprintf(path, sizeof path, "%s/summary_ranks_2_rank_1.json", job);
-    assert_int_equal(unlink(path), 0);
-    snprintf(path, sizeof path, "%s/status_ranks_2_rank_1.json", job);
-    assert_int_equal(unlink(path), 0);
-    harness_compare_side side;
-    assert_int_equal(harness_compare_side_load(job, &side, &err), HARNESS_EXIT_USAGE);
-    assert_non_null(strstr(err.msg, "an experiment folder holds one job"));   /* 2 and 3 ranks */
-    snprintf(path, sizeof path, "%s/summary_ranks_3_rank_1.json", job);
-    assert_int_equal(unlink(path), 0);
-    write_rank(job, 2, 2, NULL, NULL, 0);       /* rank 2 of 2: not a rank */
-    assert_int_equal(harness_compare_side_load(job, &side, &err), HARNESS_EXIT_USAGE);
-    assert_non_null(strstr(err.msg, "summary_ranks_2_rank_2.json: rank 2 of a job of 2 ranks"));
-    snprintf(path, sizeof path, "%s/summary_ranks_2_rank_2.json", job);
-    assert_int_equal(unlink(path), 0);
-    write_status(job, "status.json", "failed", "disk full after the summary");
-    if (harness_compare_side_load(job, &side, &err) != 0)
-        fail_msg("%s", err.msg);
-    assert_int_equal(side.n_runs, 1);
-    assert_string_equal(side.runs[0].status, "failed");
-    assert_non_null(strstr(side.runs[0].error, "status.json says failed, the summary ok: disk full after the summary"));
-    assert_int_equal(side.n_incomplete, 1);
-    assert_int_equal(side.incomplete[0].rank, 1);
-    assert_string_equal(side.incomplete[0].status, "missing");
-    harness_compare_side_free(&side);
-    snprintf(path, sizeof path, "%s/summary_ranks_2_rank_0.json", job);
-    assert_int_equal(unlink(path), 0);
-    assert_int_equal(harness_compare_side_load(job, &side, &err), 0);
-    assert_int_equal(side.n_runs, 0);
-    assert_int_equal(side.n_incomplete, 1);
-    assert_int_equal(side.incomplete[0].world_size, 0);
-    assert_string_equal(side.incomplete[0].status, "failed");
-    harness_compare_side_free(&side);
+    check_incomplete_ranks(job);
 
     char cmd[128];
     snprintf(cmd, sizeof cmd, "rm -rf '%s'", tmp);

@@ -146,31 +146,13 @@ static void assert_dim3(const cJSON *args, const char *key, int x, int y, int z)
     assert_int_equal(cJSON_GetArrayItem(a, 2)->valueint, z);
 }
 
-static void test_trace(void **state)
+static void assert_header(const cJSON *root, const char *text, const harness_profiler *p)
 {
-    (void)state;
-    harness_profiler p;
-    harness_profiler_options o = {.trace = 1, .max_events = 100, .n_windows = 1};
-    harness_profiler_init(&p, &cpu, NULL, &o);
-    harness_gpu_activity_list l;
-    harness_gpu_activity_list_init(&l);
-    fill(&l, p.base_monotonic_ns);
-    harness_gpu_device_props dev = {.id = 0, .name = "Test GPU", .num_sms = 132, .total_global_mem = 80ull << 30,
-                                    .compute_major = 9, .warp_size = 32};
-    harness_trace_meta meta = {.rank = 1, .world_size = 2, .variant_key = "test/cuda", .device_name = "Test GPU",
-                               .harness_version = "0", .gpu = &l, .gpu_devices = &dev, .n_gpu_devices = 1};
-    harness_error err = {0};
-    assert_int_equal(harness_trace_write(&p, &meta, path, &err), 0);
-    char *text = NULL;
-    assert_int_equal(harness_read_file(path, &text, NULL, &err), 0);
-    cJSON *root = cJSON_Parse(text);
-    assert_non_null(root);
-
     /* Header: Kineto's fields. The base time is checked in the text: a
      * double cannot hold 19 digits. */
     assert_int_equal(num(root, "schemaVersion"), 1);
     char base[64];
-    snprintf(base, sizeof base, "\"baseTimeNanoseconds\":%llu,", (unsigned long long)p.base_unix_ns);
+    snprintf(base, sizeof base, "\"baseTimeNanoseconds\":%llu,", (unsigned long long)p->base_unix_ns);
     assert_non_null(strstr(text, base));
     const cJSON *dist = cJSON_GetObjectItem(root, "distributedInfo");
     assert_int_equal(num(dist, "rank"), 1);
@@ -180,16 +162,21 @@ static void test_trace(void **state)
     assert_int_equal(num(props, "numSms"), 132);
     assert_int_equal(num(props, "computeMajor"), 9);
     assert_int_equal(num(cJSON_GetObjectItem(root, "otherData"), "gpu_activity_dropped"), 3);
+}
 
-    const cJSON *events = cJSON_GetObjectItem(root, "traceEvents");
-    int host = (int)getpid();
+static void assert_tracks(const cJSON *events, int host)
+{
     /* A process per GPU, a thread per stream; the runtime on the host. */
     assert_string_equal(meta_name(events, "process_name", 0, 0), "GPU 0");
     assert_string_equal(meta_name(events, "thread_name", 0, 7), "stream 7");
     assert_string_equal(meta_name(events, "thread_name", 0, 13), "stream 13");
     assert_non_null(meta_name(events, "process_name", host, 0));
     assert_string_equal(meta_name(events, "thread_name", host, 4), "CUDA runtime (thread 4242)");
+}
 
+/* The kernel with its launch parameters, the runtime call, the copies. */
+static void assert_records(const cJSON *events, const char *text, int host)
+{
     const cJSON *k = find(events, "X", "kernel", "rms_norm_kernel");
     assert_non_null(k);
     assert_int_equal(num(k, "pid"), 0);
@@ -222,8 +209,11 @@ static void test_trace(void **state)
     const cJSON *set = find(events, "X", "gpu_memset", "Memset");
     assert_non_null(set);
     assert_int_equal(num(cJSON_GetObjectItem(set, "args"), "bytes"), 1024);
+}
 
-    /* One flow, launch -> kernel: s on the call, f bound to the kernel. */
+/* One flow, launch -> kernel: s on the call, f bound to the kernel. */
+static void assert_one_flow(const cJSON *events, int host)
+{
     int starts = 0, ends = 0;
     const cJSON *e;
     cJSON_ArrayForEach(e, events)
@@ -248,8 +238,12 @@ static void test_trace(void **state)
     }
     assert_int_equal(starts, 1);
     assert_int_equal(ends, 1);
+}
 
-    /* GPU spans in start order, the late memcpy first; relative, small ts. */
+/* GPU spans in start order, the late memcpy first; relative, small ts. */
+static void assert_spans_in_order(const cJSON *events)
+{
+    const cJSON *e;
     double last = -1;
     int spans = 0;
     cJSON_ArrayForEach(e, events)
@@ -265,7 +259,34 @@ static void test_trace(void **state)
         spans++;
     }
     assert_int_equal(spans, 6);
+}
 
+static void test_trace(void **state)
+{
+    (void)state;
+    harness_profiler p;
+    harness_profiler_options o = {.trace = 1, .max_events = 100, .n_windows = 1};
+    harness_profiler_init(&p, &cpu, NULL, &o);
+    harness_gpu_activity_list l;
+    harness_gpu_activity_list_init(&l);
+    fill(&l, p.base_monotonic_ns);
+    harness_gpu_device_props dev = {.id = 0, .name = "Test GPU", .num_sms = 132, .total_global_mem = 80ull << 30,
+                                    .compute_major = 9, .warp_size = 32};
+    harness_trace_meta meta = {.rank = 1, .world_size = 2, .variant_key = "test/cuda", .device_name = "Test GPU",
+                               .harness_version = "0", .gpu = &l, .gpu_devices = &dev, .n_gpu_devices = 1};
+    harness_error err = {0};
+    assert_int_equal(harness_trace_write(&p, &meta, path, &err), 0);
+    char *text = NULL;
+    assert_int_equal(harness_read_file(path, &text, NULL, &err), 0);
+    cJSON *root = cJSON_Parse(text);
+    assert_non_null(root);
+    assert_header(root, text, &p);
+    const cJSON *events = cJSON_GetObjectItem(root, "traceEvents");
+    int host = (int)getpid();
+    assert_tracks(events, host);
+    assert_records(events, text, host);
+    assert_one_flow(events, host);
+    assert_spans_in_order(events);
     cJSON_Delete(root);
     free(text);
     harness_gpu_activity_list_free(&l);

@@ -15,6 +15,7 @@
 #include "plugin/registry.h"
 #include "plugin/variant_cost.h"
 #include "run/instance.h"
+#include "run/services.h"
 
 #define FIXTURE(name) HARNESS_BUILD_DIR "/tests/fixtures/abi2_3/" name
 

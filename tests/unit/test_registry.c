@@ -10,7 +10,7 @@
 #include <unistd.h>
 
 #include "plugin/registry.h"
-#include "run/instance.h"
+#include "run/services.h"
 
 #define FIXTURE(name) HARNESS_BUILD_DIR "/tests/fixtures/" name
 

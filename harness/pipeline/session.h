@@ -1,15 +1,15 @@
 /* session.h - what one `harness run` process sets up once and every sweep
  * point shares: its options, its place among the ranks, and the backend
  * (opened on first use; the CPU's clock is calibrated once). */
-#ifndef HARNESS_CLI_SESSION_H
-#define HARNESS_CLI_SESSION_H
+#ifndef HARNESS_PIPELINE_SESSION_H
+#define HARNESS_PIPELINE_SESSION_H
 
 #include "backend/backend.h"
-#include "cli/commands.h"
+#include "util/error.h"
 #include "dist/dist.h"
 
 typedef struct harness_session {
-    const harness_cli_opts *opts;
+    int quiet;                     /* --quiet: only paths on stdout, warnings at the end */
     harness_dist dist;
     harness_backend backend;
     int backend_open;
@@ -20,7 +20,7 @@ typedef struct harness_session {
 /* Finds this process's place among the ranks: alone, or an MPI rank when a
  * launcher started several. 0, or err: exit 2 when a launcher started ranks
  * that this build (without MPI) cannot join, 3 when MPI fails. */
-int harness_session_init(harness_session *s, const harness_cli_opts *opts, harness_error *err);
+int harness_session_init(harness_session *s, int quiet, harness_error *err);
 
 /* The backend for a resolved device, opened (or reopened for another
  * device) on demand. NULL with err set when it cannot be opened. */

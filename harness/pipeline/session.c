@@ -1,5 +1,5 @@
 #define _GNU_SOURCE                /* asprintf */
-#include "cli/session.h"
+#include "pipeline/session.h"
 
 #include <stdio.h>
 
@@ -18,6 +18,7 @@ static const char *getenv_text(const char *name)
     return getenv(name);
 }
 
+#ifdef HAVE_MPI                    /* only ranks started by MPI share a node */
 /* Ranks on one node share its cores: unless the user chose (OMP_NUM_THREADS),
  * each rank's OpenMP team gets its share, so N ranks do not run N x cores
  * threads. */
@@ -32,11 +33,12 @@ static void share_cores(const harness_dist *d)
     (void)d;
 #endif
 }
+#endif
 
-int harness_session_init(harness_session *s, const harness_cli_opts *opts, harness_error *err)
+int harness_session_init(harness_session *s, int quiet, harness_error *err)
 {
     memset(s, 0, sizeof *s);
-    s->opts = opts;
+    s->quiet = quiet;
     harness_launch l = harness_launch_detect(getenv_text);
     if (l.world_size == 1) {
         harness_dist_single_init(&s->dist);
@@ -73,7 +75,7 @@ harness_backend *harness_session_backend(harness_session *s, const char *device,
 
 void harness_session_warn(harness_session *s, const harness_warnings *w, const char *dir, int several)
 {
-    if (!s->opts->quiet) {
+    if (!s->quiet) {
         harness_warnings_print(w, stderr);
         return;
     }

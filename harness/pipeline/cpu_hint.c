@@ -2,9 +2,7 @@
  * whose variant_key names a CUDA variant (device and key then disagree), so
  * the hint names the CPU variant of the same family too, and only when that
  * variant accepts the config as it stands. */
-#include "cli/cpu_hint.h"
-
-#include "run/instance.h"
+#include "pipeline/cpu_hint.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -34,16 +32,16 @@ static size_t append_word(char *buf, size_t len, size_t size, const char *word)
 }
 
 /* The CPU variant of cfg's family that takes its parameters, or NULL. */
-static const harness_variant *cpu_variant(harness_prepared *p)
+static const harness_variant *cpu_variant(harness_config *cfg, const harness_registry *reg)
 {
-    const char *key = p->cfg->variant_key;
+    const char *key = cfg->variant_key;
     size_t family_len = strcspn(key, "/");
-    for (size_t i = 0; i < p->registry.n_variants; i++) {
-        const harness_variant *v = &p->registry.variants[i].variant;
+    for (size_t i = 0; i < reg->n_variants; i++) {
+        const harness_variant *v = &reg->variants[i].variant;
         harness_error ignored = {0};
         if (strcmp(v->device, "cpu") == 0 && strlen(v->family) == family_len &&
             strncmp(v->family, key, family_len) == 0 &&
-            harness_config_bind_params(p->cfg, v->key, v->params, v->n_params, &ignored) == 0)
+            harness_config_bind_params(cfg, v->key, v->params, v->n_params, &ignored) == 0)
             return v;
     }
     return NULL;
@@ -65,39 +63,30 @@ static void drop_generic_advice(char *msg)
     }
 }
 
-void harness_append_cpu_hint(const harness_cli_opts *opts, harness_prepared *p, harness_error *err)
+void harness_append_cpu_hint(const harness_plan_request *req, harness_config *cfg, const harness_registry *reg,
+                             harness_error *err)
 {
-    if (!p->cfg || !opts->config_path)
-        return;
-    harness_error ignored = {0};
-    if (!p->registry_ready) {
-        if (harness_registry_init(&p->registry, harness_host_services(), &ignored) != 0)
-            return;
-        p->registry_ready = 1;
-        if (harness_load_plugins(&p->registry, opts, p->cfg, &ignored) != 0)
-            return;
-    }
-    const harness_variant *v = cpu_variant(p);
+    const harness_variant *v = cfg && req->config_path ? cpu_variant(cfg, reg) : NULL;
     if (!v)
         return;
     char cmd[1024] = "harness run";
-    size_t len = append_word(cmd, strlen(cmd), sizeof cmd, opts->config_path);
+    size_t len = append_word(cmd, strlen(cmd), sizeof cmd, req->config_path);
     len = append_word(cmd, len, sizeof cmd, "--device");
     len = append_word(cmd, len, sizeof cmd, "cpu");
     char key_set[300];
-    if (strcmp(p->cfg->variant_key, v->family) != 0) {
+    if (strcmp(cfg->variant_key, v->family) != 0) {
         /* A bare family picks the variant by device; an exact key must change. */
         snprintf(key_set, sizeof key_set, "component.variant_key=%s", v->key);
         len = append_word(cmd, len, sizeof cmd, "--set");
         len = append_word(cmd, len, sizeof cmd, key_set);
     }
-    for (size_t i = 0; i < opts->n_sets; i++) {
+    for (size_t i = 0; i < req->n_sets; i++) {
         len = append_word(cmd, len, sizeof cmd, "--set");
-        len = append_word(cmd, len, sizeof cmd, opts->sets[i]);
+        len = append_word(cmd, len, sizeof cmd, req->sets[i]);
     }
-    for (size_t i = 0; i < opts->n_plugin_paths; i++) {
+    for (size_t i = 0; i < req->n_plugin_paths; i++) {
         len = append_word(cmd, len, sizeof cmd, "--plugin-path");
-        len = append_word(cmd, len, sizeof cmd, opts->plugin_paths[i]);
+        len = append_word(cmd, len, sizeof cmd, req->plugin_paths[i]);
     }
     if (len >= sizeof cmd)
         return;

@@ -1,11 +1,12 @@
 /* Writing the experiment folder's files: each to a temporary name, then
  * renamed (util/fsutil.h), so none is ever half written. */
-#include "cli/artifacts.h"
+#include "pipeline/artifacts.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "pipeline/config_source.h"
 #include "report/memory_report.h"
 #include "report/trace_writer.h"
 #include "util/fsutil.h"
@@ -34,17 +35,17 @@ static const char *copy_name(const char *path)
     return *base ? base : "config_as_given.yaml";
 }
 
-int harness_write_config_copies(const harness_experiment *exp, const harness_prepared *p, harness_error *err)
+int harness_write_config_copies(const harness_experiment *exp, const harness_plan_outputs *out, harness_error *err)
 {
     const char *original;
     size_t len;
-    if (harness_config_source(p->cfg->path, &original, &len, err) != 0)
+    if (harness_config_source(out->config_path, &original, &len, err) != 0)
         return err->code;
     char path[4200];
-    int rc = harness_write_atomic(harness_experiment_path(exp, copy_name(p->cfg->path), path, sizeof path),
+    int rc = harness_write_atomic(harness_experiment_path(exp, copy_name(out->config_path), path, sizeof path),
                                   original, len, err);
     if (rc == 0)
-        rc = write_text(exp, "resolved_config.yaml", p->resolved_yaml, err);
+        rc = write_text(exp, "resolved_config.yaml", out->resolved_yaml, err);
     return rc;
 }
 

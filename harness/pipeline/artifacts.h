@@ -1,14 +1,14 @@
 /* artifacts.h - the files of an experiment folder (docs/ARCHITECTURE.md section 7). */
-#ifndef HARNESS_CLI_ARTIFACTS_H
-#define HARNESS_CLI_ARTIFACTS_H
+#ifndef HARNESS_PIPELINE_ARTIFACTS_H
+#define HARNESS_PIPELINE_ARTIFACTS_H
 
-#include "cli/commands.h"
+#include "pipeline/plan.h"
 #include "report/experiment.h"
 #include "report/summary.h"
 #include "run/profiler.h"
 
 /* The config as the user wrote it (byte copy) and as it was resolved. */
-int harness_write_config_copies(const harness_experiment *exp, const harness_prepared *p, harness_error *err);
+int harness_write_config_copies(const harness_experiment *exp, const harness_plan_outputs *out, harness_error *err);
 
 /* Trace and memory report where profiled, then the summaries on every rank;
  * when an artifact cannot be written the summaries still are, saying so.

@@ -1,11 +1,11 @@
-#include "cli/ranks.h"
+#include "pipeline/ranks.h"
 
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 
-#include "cli/artifacts.h"
+#include "pipeline/artifacts.h"
 #include "report/job_summary.h"
 #include "report/trace_merge.h"
 #include "util/fsutil.h"
@@ -18,14 +18,13 @@ typedef struct rank_identity {
     char plugin[128];
 } rank_identity;
 
-static void identity_of(const harness_prepared *p, rank_identity *id)
+static void identity_of(const char *hash8, const char *variant_key, const char *plugin_path, rank_identity *id)
 {
     memset(id, 0, sizeof *id);
-    snprintf(id->hash8, sizeof id->hash8, "%s", p->hash8);
-    snprintf(id->variant, sizeof id->variant, "%s", p->entry->variant.key);
-    const char *path = p->registry.plugins[p->entry->plugin].path;
-    const char *base = strrchr(path, '/');
-    snprintf(id->plugin, sizeof id->plugin, "%s", base ? base + 1 : path);
+    snprintf(id->hash8, sizeof id->hash8, "%s", hash8);
+    snprintf(id->variant, sizeof id->variant, "%s", variant_key);
+    const char *base = strrchr(plugin_path, '/');
+    snprintf(id->plugin, sizeof id->plugin, "%s", base ? base + 1 : plugin_path);
 }
 
 /* At rank 0: the ranks that differ from rank 0, in `verdict` ("" when none). */
@@ -50,25 +49,13 @@ static void compare_identities(const rank_identity *all, int n, char *verdict, s
     }
 }
 
-/* profiled_ranks names ranks of this job: known only now, at run time. */
-static int check_profiled_ranks(const harness_dist *d, const harness_config *c, harness_error *err)
+int harness_ranks_agree(harness_dist *d, const char *hash8, const char *variant_key, const char *plugin_path,
+                        harness_error *err)
 {
-    for (size_t i = 0; !c->profile_all_ranks && i < c->n_profiled_ranks; i++)
-        if (c->profiled_ranks[i] >= d->world_size)
-            return harness_error_set(err, HARNESS_EXIT_USAGE, "profiling.profiled_ranks: rank %d is outside this "
-                                     "job of %d rank%s (0..%d); use ranks of the job, or all", (int)c->profiled_ranks[i],
-                                     d->world_size, d->world_size == 1 ? "" : "s", d->world_size - 1);
-    return 0;
-}
-
-int harness_ranks_agree(harness_dist *d, const harness_prepared *p, harness_error *err)
-{
-    if (check_profiled_ranks(d, p->cfg, err) != 0)
-        return err->code;
     if (d->world_size == 1)
         return 0;
     rank_identity mine, *all = NULL;
-    identity_of(p, &mine);
+    identity_of(hash8, variant_key, plugin_path, &mine);
     if (d->rank == 0 && !(all = calloc((size_t)d->world_size, sizeof *all)))
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
     char verdict[2048] = "";
@@ -83,12 +70,12 @@ int harness_ranks_agree(harness_dist *d, const harness_prepared *p, harness_erro
     return 0;
 }
 
-int harness_ranks_make_folder(harness_dist *d, const harness_prepared *p, harness_experiment *exp,
+int harness_ranks_make_folder(harness_dist *d, const harness_plan_outputs *out, harness_experiment *exp,
                               harness_error *err)
 {
     int failed = 0;
     if (d->rank == 0)
-        failed = harness_experiment_create(exp, p->cfg->output_dir, time(NULL), p->hash8, err) != 0;
+        failed = harness_experiment_create(exp, out->output_dir, time(NULL), out->hash8, err) != 0;
     if (d->world_size == 1)
         return failed ? err->code : 0;
     /* "" tells the other ranks that rank 0 failed, so they stop too. */

@@ -1,9 +1,9 @@
-/* run_point.h - run one prepared config (one sweep point) in a session. */
-#ifndef HARNESS_CLI_RUN_POINT_H
-#define HARNESS_CLI_RUN_POINT_H
+/* run_point.h - run one planned config (one sweep point) in a session. */
+#ifndef HARNESS_PIPELINE_RUN_POINT_H
+#define HARNESS_PIPELINE_RUN_POINT_H
 
-#include "cli/commands.h"
-#include "cli/session.h"
+#include "pipeline/plan.h"
+#include "pipeline/session.h"
 
 /* What the sweep's final table shows of one point. */
 typedef struct harness_point_result {
@@ -15,6 +15,6 @@ typedef struct harness_point_result {
 
 /* Write the point's experiment folder and print its table (or, with
  * --quiet, its folder). Returns the exit code; errors are reported. */
-int harness_run_point(harness_session *session, const harness_prepared *p, harness_point_result *res);
+int harness_run_point(harness_session *session, const harness_plan *p, harness_point_result *res);
 
 #endif

@@ -1,0 +1,183 @@
+/* One component instance through create, cost, the reference check and
+ * the schedule (pipeline/component.h). */
+#include "pipeline/component.h"
+
+#include <stdio.h>
+#include <string.h>
+
+#include "pipeline/schedule_observers.h"
+#include "plugin/variant_cost.h"
+#include "run/guard.h"
+
+/* A callback that returned with regions still open is blamed by name, so
+ * the message points at the callback that forgot its region_pop, not at
+ * whatever ran next. Returns rc, or -1 when regions were left open. */
+static int regions_closed(harness_component *in, const char *callback, int rc)
+{
+    if (rc == 0 && in->inst.region_depth != 0) {
+        harness_ctx_failf(&in->inst.ctx, "%s left %d region(s) open (the outermost: '%s'); pop each region it "
+                          "pushes before it returns", callback, in->inst.region_depth, in->inst.outer_region);
+        return -1;
+    }
+    return rc;
+}
+
+/* A service misused inside step() (a failed allocation, a foreign free, a
+ * pop without push) records a failure in the context: it fails the run as
+ * it would fail create or check, even when step() returns 0. */
+static int step_instance(void *arg)
+{
+    harness_component *in = arg;
+    harness_guard_step_begin();
+    int rc = in->v->step(&in->inst.ctx, in->state);
+    harness_guard_step_end();
+    if (rc == 0 && in->inst.ctx.failed)
+        rc = -1;
+    return regions_closed(in, "step", rc);
+}
+
+/* cuda_graph: each step launches the graph of one captured step. */
+static int replay_graph(void *arg)
+{
+    harness_component *in = arg;
+    harness_error e = {0};
+    if (in->inst.backend->ops->replay(in->inst.backend, &e) != 0) {
+        harness_ctx_failf(&in->inst.ctx, "%s", e.msg);
+        return -1;
+    }
+    return 0;
+}
+
+/* The one place that decides whether a reference check passed. A check
+ * that compared nothing proves nothing, so passed with checked == 0 fails
+ * (a plugin that forgot to count, or a shape that rounds to no elements). */
+static int check_verdict(const char *key, const harness_check *c, harness_error *err)
+{
+    if (c->passed && c->checked == 0)
+        return harness_error_set(err, HARNESS_EXIT_VERDICT,
+                                 "%s: check compared no elements (passed is set, but checked is 0: count the "
+                                 "elements compared in harness_check.checked); timing skipped", key);
+    if (!c->passed)
+        return harness_error_set(err, HARNESS_EXIT_VERDICT,
+                                 "%s: output does not match the reference: %llu of %llu elements over tolerance, "
+                                 "max abs err %.3g > %.3g (%s); timing skipped",
+                                 key, (unsigned long long)c->mismatches, (unsigned long long)c->checked,
+                                 c->max_abs_err, c->tolerance, c->detail);
+    return 0;
+}
+
+/* create, then cost: what a step moves and computes, for throughput. */
+static int create_instance(harness_component *in, harness_summary *s, harness_error *err)
+{
+    const harness_variant *v = in->v;
+    harness_guard_enter("create");
+    int rc = v->create(&in->inst.ctx, &in->state);
+    harness_guard_leave();
+    in->created = rc == 0;         /* destroy runs whatever fails next, open regions included */
+    rc = regions_closed(in, "create", rc);
+    if (rc != 0 || in->inst.ctx.failed) {
+        harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s: create failed: %s", v->key,
+                          harness_ctx_message(&in->inst.ctx, "no message given"));
+        harness_summary_mark(s, "failed", err->msg);
+        return err->code;
+    }
+    s->cost = (harness_cost){.size = sizeof s->cost};
+    harness_guard_enter("cost");
+    rc = harness_variant_cost(v, &in->inst.ctx, in->state, &s->cost);
+    harness_guard_leave();
+    if (rc != 0) {
+        harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s: cost failed: %s", v->key,
+                          harness_ctx_message(&in->inst.ctx, "no message given"));
+        harness_summary_mark(s, "failed", err->msg);
+        return err->code;
+    }
+    return 0;
+}
+
+/* The output against the reference, before any timing. */
+static int check_against_reference(harness_component *in, harness_summary *s, harness_error *err)
+{
+    const harness_variant *v = in->v;
+    s->check.size = sizeof s->check;
+    harness_guard_enter("check");
+    int rc = v->check(&in->inst.ctx, in->state, &s->check);
+    harness_guard_leave();
+    if (regions_closed(in, "check", rc) != 0 || in->inst.ctx.failed) {
+        harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s: reference check could not run: %s", v->key,
+                          harness_ctx_message(&in->inst.ctx, "no message given"));
+        harness_summary_mark(s, "failed", err->msg);
+        return err->code;
+    }
+    if (check_verdict(v->key, &s->check, err) != 0) {
+        s->validation = HARNESS_VALIDATION_FAILED;
+        harness_summary_mark(s, "validation_failed", err->msg);
+        return err->code;
+    }
+    s->validation = HARNESS_VALIDATION_PASSED;
+    return 0;
+}
+
+/* The plan's schedule, each step one call of step() or, with cuda_graph,
+ * one launch of the graph of a step captured here. */
+static int run_schedule(harness_component *in, const harness_component_where *r, harness_run_result *run,
+                        harness_error *err)
+{
+    harness_schedule_observers obs = {.dist = r->dist, .profiler = harness_profiler_hooks(r->prof),
+                                      .sync_steps = (int)r->plan->cfg->sync_steps,
+                                      .collectives_called = &in->inst.collectives_called};
+    harness_runner_hooks hooks = harness_schedule_observer_hooks(&obs);
+    harness_step_fn step = step_instance;
+    const harness_backend *b = r->backend;
+    harness_guard_enter("step");
+    if (b->opts.cuda_graph && b->ops->capture) {
+        if (b->ops->capture(b, step_instance, in, err) != 0) {
+            harness_guard_leave();
+            return err->code;
+        }
+        step = replay_graph;
+    }
+    int rc = harness_runner_run(&r->plan->schedule, b, step, in, &hooks, run, err);
+    harness_guard_leave();
+    return rc != 0 ? err->code : 0;
+}
+
+/* A schedule that ran but stopped short: a step that failed, or a signal. */
+static int judge_run(const harness_component *in, const harness_run_result *run, harness_summary *s,
+                     harness_error *err)
+{
+    if (run->step_failed) {
+        char window[32] = "";      /* windows and steps from 1, for people, as the guard says them */
+        if (run->failed_phase != HARNESS_PHASE_WARMUP && run->failed_phase != HARNESS_PHASE_TRACE)
+            snprintf(window, sizeof window, ", window %d", run->failed_window + 1);
+        harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s: step failed in the %s phase%s, step %lld: %s", in->v->key,
+                          harness_phase_name(run->failed_phase), window, (long long)run->failed_step + 1,
+                          harness_ctx_message(&in->inst.ctx, "no message given"));
+        harness_summary_mark(s, "failed", err->msg);
+        return err->code;
+    }
+    if (run->interrupted) {
+        int sig = harness_interrupt_requested;
+        harness_error_set(err, sig > 0 ? 128 + sig : HARNESS_EXIT_INTERRUPTED,
+                          "interrupted after %zu measured steps (%s%s); partial results kept", run->n_samples,
+                          sig > 0 ? strsignal(sig) : "signal", harness_interrupt_signalled_here ? "" :
+                          ", sent to another rank of the job");
+        harness_summary_mark(s, "interrupted", err->msg);
+        return err->code;
+    }
+    return 0;
+}
+
+int harness_component_run(harness_component *in, const harness_component_where *r, harness_summary *s,
+                          harness_run_result *run, harness_error *err)
+{
+    if (create_instance(in, s, err) != 0)
+        return err->code;
+    if (r->plan->cfg->validate && in->v->check && check_against_reference(in, s, err) != 0)
+        return err->code;
+    if (run_schedule(in, r, run, err) != 0) {
+        harness_summary_mark(s, "failed", err->msg);
+        return err->code;
+    }
+    s->run = run;
+    return judge_run(in, run, s, err);
+}

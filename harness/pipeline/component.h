@@ -1,0 +1,37 @@
+/* component.h - one component instance's life in a run: create, cost,
+ * the reference check, then the plan's schedule, each callback under the
+ * guard (run/guard.h). destroy is the caller's: it runs even after a
+ * failure here (pipeline/run_point.c). */
+#ifndef HARNESS_PIPELINE_COMPONENT_H
+#define HARNESS_PIPELINE_COMPONENT_H
+
+#include "backend/backend.h"
+#include "dist/dist.h"
+#include "pipeline/plan.h"
+#include "report/summary.h"
+#include "run/instance.h"
+#include "run/profiler.h"
+#include "run/runner.h"
+
+/* The component instance the runner steps. */
+typedef struct harness_component {
+    const harness_variant *v;
+    harness_instance inst;
+    void *state;
+    int created;                   /* create succeeded: destroy must run */
+} harness_component;
+
+/* Where it runs: the plan, the ranks, the backend, the profiler. */
+typedef struct harness_component_where {
+    const harness_plan *plan;
+    harness_dist *dist;
+    const harness_backend *backend;
+    harness_profiler *prof;
+} harness_component_where;
+
+/* create -> cost -> check -> schedule. Returns the exit code; s->status
+ * says what happened, and s->run points at run once the schedule ran. */
+int harness_component_run(harness_component *in, const harness_component_where *r, harness_summary *s,
+                          harness_run_result *run, harness_error *err);
+
+#endif

@@ -1,0 +1,66 @@
+/* The ranks' meetings and the profiler's records around the schedule
+ * (pipeline/schedule_observers.h). */
+#include "pipeline/schedule_observers.h"
+
+#include "run/guard.h"
+
+/* sync_steps: every measured step starts together on all ranks, so a
+ * step's skew is the ranks' own, not inherited from the step before. A
+ * component that calls collectives (seen in the check or warmup, on every
+ * rank alike) meets before each step too: a rank that stopped between steps
+ * would leave the others blocked in the next step's collective, where no
+ * notice reaches them; its steps wait for every rank anyway. */
+static int observe_step_begin(void *arg, int window, int64_t index, harness_error *err)
+{
+    (void)window;
+    (void)index;
+    harness_schedule_observers *o = arg;
+    if (!o->sync_steps && !o->dist->lockstep)
+        return 0;
+    return harness_dist_meet(o->dist, &harness_interrupt_requested, 0, err);
+}
+
+static int observe_phase_begin(void *arg, harness_phase phase, int window, harness_error *err)
+{
+    harness_schedule_observers *o = arg;
+    harness_guard_phase(phase, window);
+    /* A stop agreed here is in harness_interrupt_requested: the runner stops
+     * before the window's first step. */
+    if (phase == HARNESS_PHASE_MEASURE) {
+        o->dist->lockstep = *o->collectives_called > 0;   /* the check and warmup have run */
+        harness_dist_meet(o->dist, &harness_interrupt_requested, 0, err);
+        if (err->code)
+            return -1;
+    }
+    return o->profiler.phase_begin(o->profiler.arg, phase, window, err);
+}
+
+static void observe_step_end(void *arg, harness_phase phase, int window, int64_t index, uint64_t t0, uint64_t t1)
+{
+    harness_schedule_observers *o = arg;
+    o->profiler.step_end(o->profiler.arg, phase, window, index, t0, t1);
+    if (o->dist->world_size > 1)   /* another rank stopped */
+        o->dist->ops->poll_stop(o->dist, &harness_interrupt_requested);
+}
+
+/* Alone, a signal is the runner's own business; among ranks it must reach
+ * every rank (dist.h, meet). */
+static int observe_schedule_end(void *arg, harness_error *err)
+{
+    harness_schedule_observers *o = arg;
+    return harness_dist_meet(o->dist, &harness_interrupt_requested, 1, err);
+}
+
+static void observe_run_end(void *arg)
+{
+    harness_schedule_observers *o = arg;
+    o->profiler.run_end(o->profiler.arg);
+}
+
+harness_runner_hooks harness_schedule_observer_hooks(harness_schedule_observers *o)
+{
+    return (harness_runner_hooks){.arg = o, .phase_begin = observe_phase_begin, .step_end = observe_step_end,
+                                  .run_end = observe_run_end,
+                                  .schedule_end = o->dist->world_size > 1 ? observe_schedule_end : NULL,
+                                  .step_begin = o->dist->world_size > 1 ? observe_step_begin : NULL};
+}
