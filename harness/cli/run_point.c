@@ -111,16 +111,20 @@ typedef struct schedule_observers {
 
 /* sync_steps: every measured step starts together on all ranks, so a
  * step's skew is the ranks' own, not inherited from the step before. A
- * component that calls collectives (seen in the check or warmup, on every
- * rank alike) meets before each step too: a rank that stopped between steps
- * would leave the others blocked in the next step's collective, where no
- * notice reaches them; its steps wait for every rank anyway. */
+ * component that calls collectives (seen in the check or a step, on every
+ * rank alike) meets before each step of every phase too: a rank that stopped
+ * between steps would leave the others blocked in the next step's
+ * collective, where no notice reaches them; its steps wait for every rank
+ * anyway. */
 static int observe_step_begin(void *arg, int window, int64_t index, harness_error *err)
 {
     (void)window;
     (void)index;
     schedule_observers *o = arg;
-    if (!o->sync_steps && !o->dist->lockstep)
+    if (o->inst->collectives_called > 0)
+        o->dist->lockstep = 1;
+    int measured = harness_guard.phase == HARNESS_PHASE_MEASURE;
+    if (!(o->sync_steps && measured) && !o->dist->lockstep)
         return 0;
     return harness_dist_meet(o->dist, &harness_interrupt_requested, 0, err);
 }
@@ -326,7 +330,9 @@ static void landed(point *pt)
     harness_error_report(&pt->err);
     fflush(stderr);
     if (r.callback && strcmp(r.callback, "step") == 0 && pt->run.window_start) {
-        harness_runner_salvage(&pt->run, r.phase && strcmp(r.phase, "measurement") == 0 ? "crashed" : NULL);
+        harness_runner_salvage(&pt->run, r.phase && strcmp(r.phase, "measurement") == 0
+                                               ? (r.outcome == HARNESS_GUARD_INTERRUPTED ? "interrupted" : "crashed")
+                                               : NULL);
         pt->s.run = &pt->run;
     }
     harness_summary_mark(&pt->s, status, pt->err.msg);
@@ -495,7 +501,10 @@ static void end_after_crash(point *pt)
 {
     fflush(NULL);
     harness_dist *d = &pt->session->dist;
-    if (d->world_size > 1)
+    /* Interrupted (a stop abandoned a wait on the other ranks): no MPI call
+     * after leaving one half done; mpirun stops the others when this rank
+     * exits without finalizing. */
+    if (d->world_size > 1 && pt->code < 128)
         d->ops->abort(d, pt->code, "this rank's component crashed (the error above)");
     _exit(pt->code);
 }

@@ -42,6 +42,7 @@ static void on_stop(int sig)
     first = now;
     harness_interrupt_signalled_here = 1;
     harness_interrupt_requested = sig;
+    harness_guard_wake();
 }
 
 void harness_runner_catch_sigint(void)
@@ -140,6 +141,13 @@ static int run_untimed(harness_run_result *r, harness_phase phase, int window, i
         return hook_failed(err, phase);
     for (int64_t i = 0; i < n; i++) {
         if (harness_interrupt_requested) {
+            r->interrupted = 1;
+            return 1;
+        }
+        int met = h->step_begin ? h->step_begin(h->arg, window, i, err) : 0;
+        if (err->code)
+            return hook_failed(err, phase);
+        if (met) {                 /* the ranks agreed to stop at this step's meeting */
             r->interrupted = 1;
             return 1;
         }
