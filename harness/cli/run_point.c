@@ -16,7 +16,7 @@
 #include "backend/gpu_probe.h"
 #include "cli/artifacts.h"
 #include "cli/ranks.h"
-#include "cli/ranks.h"
+#include "cli/summary_retract.h"
 #include "report/experiment.h"
 #include "report/output_root.h"
 #include "report/summary.h"
@@ -620,10 +620,10 @@ static int run_point_here(harness_session *session, const harness_prepared *p, h
             harness_error_report(&jerr);
             pt.code = jerr.code;
             harness_summary_mark(s, "failed", jerr.msg);
-            /* The rank's summaries said ok: best effort on what may be a full
-             * disk; status.json, written into its reserve, has the last word. */
+            /* The rank's summaries said ok: none may go on saying so;
+             * status.json, written into its reserve, has the last word. */
             harness_error rerr = {0};
-            harness_write_summary_files(&pt.exp, s, &rerr);
+            harness_retract_ok_summaries(&pt.exp, s, &rerr);
         }
     }
     write_final_status(&pt);
