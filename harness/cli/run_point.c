@@ -16,6 +16,7 @@
 #include "backend/gpu_probe.h"
 #include "cli/artifacts.h"
 #include "cli/ranks.h"
+#include "cli/peer_failure.h"
 #include "cli/summary_retract.h"
 #include "report/experiment.h"
 #include "report/output_root.h"
@@ -324,8 +325,10 @@ static void landed(point *pt)
                                                                            : HARNESS_EXIT_RUNTIME;
     pt->crashed = 1;
     pt->err = (harness_error){0};
-    harness_error_set(&pt->err, code, "%s: %s; the folder keeps what was measured, marked %s", pt->in.v->key,
-                      where, status);
+    char peer[512];
+    harness_peer_failure(&pt->exp, pt->s.world_size, pt->s.rank, peer, sizeof peer);
+    harness_error_set(&pt->err, code, "%s: %s; the folder keeps what was measured, marked %s%s", pt->in.v->key,
+                      where, status, r.outcome == HARNESS_GUARD_INTERRUPTED ? peer : "");
     /* Said now: writing the summaries may not survive what the plugin did. */
     harness_error_report(&pt->err);
     fflush(stderr);
@@ -342,6 +345,18 @@ static void landed(point *pt)
 static void note_all_leaks(point *pt);
 static void write_summaries_now(point *pt);
 
+/* Stopped by a signal because another rank failed: name that rank. */
+static void name_failed_peer(point *pt)
+{
+    char peer[512];
+    if (strcmp(pt->s.status, "interrupted") != 0 ||
+        !harness_peer_failure(&pt->exp, pt->s.world_size, pt->s.rank, peer, sizeof peer)[0])
+        return;
+    size_t n = strlen(pt->err.msg);
+    snprintf(pt->err.msg + n, sizeof pt->err.msg - n, "%s", peer);
+    harness_summary_mark(&pt->s, pt->s.status, pt->err.msg);
+}
+
 /* The component's life inside the guard. The landing is set here, in a
  * frame that lives as long as any callback; after a jump nothing but `pt`
  * (unchanged since sigsetjmp) is read. */
@@ -354,6 +369,7 @@ static void guarded_run(point *pt)
     }
     harness_backend *b = pt->b;
     pt->code = run_component(pt->p, &pt->in, &pt->s, &pt->run, pt->session, &pt->prof, &pt->err);
+    name_failed_peer(pt);
     if (b->gpu_activity && b->ops->activity_flush(b))
         pt->s.gpu_activity = b->gpu_activity;
     /* What was measured is on disk before destroy runs: a destroy that

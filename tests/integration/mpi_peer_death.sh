@@ -98,6 +98,22 @@ check_rank0 "$out" "MPI_Abort" 0 && pass "rank 0 wrote its summaries, marked int
     || { fail "rank 0's folder after rank 1's MPI_Abort"; sed 's/^/  stderr: /' "$SCRATCH/err" | head; }
 grep -q '"status":[[:space:]]*"crashed"' "$(ls -d "$out"/*)/status_ranks_2_rank_1.json" \
     && pass "rank 1's status says crashed" || fail "rank 1's status does not say crashed"
+grep -q "rank 1 of 2 crashed first: rank_fail/cpu: step crashed with SIGSEGV" "$(ls -d "$out"/*)/status.json" \
+    && pass "rank 0's error names rank 1 and its crash" || fail "rank 0's error does not name rank 1's crash"
+
+# 2b. The failed rank is named in the others' errors (issue 25, item 6):
+# rank 1's step fails, its MPI_Abort has mpirun stop rank 0 with SIGTERM
+# between two steps, and rank 0 says which rank failed and why, not only
+# "Terminated".
+out="$SCRATCH/named"
+$MPIRUN -np 2 timeout 60 "$HARNESS" run "$SCRATCH/rank_fail.yaml" --plugin-path "$SCRATCH/plugins" \
+    --set component.config='{crash: false, collective: false}' --output-dir "$out" --quiet \
+    >"$SCRATCH/out" 2>"$SCRATCH/err"
+grep -q "harness: rank 0 of 2: .*rank 1 of 2 failed first: .*rank_fail: rank 1 fails on purpose" "$SCRATCH/err" \
+    && pass "rank 0's error names rank 1 and its failure" \
+    || { fail "rank 0's error does not name rank 1"; sed 's/^/  stderr: /' "$SCRATCH/err" | head; }
+grep -q "rank 1 of 2 failed first" "$(ls -d "$out"/*)/summary_ranks_2_rank_0.json" \
+    && pass "so does rank 0's summary" || fail "rank 0's summary does not name rank 1"
 
 # 3. Warmup: every warmup step of a component whose steps call collectives
 # begins with a meeting, so SIGTERM to rank 1 there reaches rank 0 at once:
