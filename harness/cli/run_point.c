@@ -24,6 +24,7 @@
 #include "run/datagen.h"
 #include "run/guard.h"
 #include "run/instance.h"
+#include "run/stop_watch.h"
 #include "util/status_file.h"
 
 /* The kernel timeline's window: at most this many steps (fewer when the
@@ -149,6 +150,7 @@ static void observe_step_end(void *arg, harness_phase phase, int window, int64_t
 {
     schedule_observers *o = arg;
     o->profiler.step_end(o->profiler.arg, phase, window, index, t0, t1);
+    harness_stop_watch_step_end(phase, window, index);
     if (o->dist->world_size > 1)   /* another rank stopped */
         o->dist->ops->poll_stop(o->dist, &harness_interrupt_requested);
 }
@@ -368,6 +370,7 @@ static void guarded_run(point *pt)
         return;
     }
     harness_backend *b = pt->b;
+    harness_stop_watch_begin();
     pt->code = run_component(pt->p, &pt->in, &pt->s, &pt->run, pt->session, &pt->prof, &pt->err);
     name_failed_peer(pt);
     if (b->gpu_activity && b->ops->activity_flush(b))
@@ -425,6 +428,9 @@ static void finish_point(point *pt)
         harness_error_set(&werr, HARNESS_EXIT_RUNTIME, "out of memory computing statistics");
         harness_error_report(&werr);
     } else {
+        char stopped[512];
+        if (harness_stop_watch_warning(stopped, sizeof stopped))
+            harness_warnings_add(&s->warnings, "%s", stopped);
         if (harness_write_artifacts(&pt->exp, s, &pt->prof, &werr) == 0 && pt->session->dist.rank == 0) {
             /* Rank 0 speaks for a job on stdout; every rank's figures are in its files. */
             if (pt->session->opts->quiet)
