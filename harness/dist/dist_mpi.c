@@ -11,6 +11,7 @@
 #include <stdlib.h>
 
 #include "dist/collective.h"
+#include "dist/join_watchdog.h"
 #include "dist/waiting.h"
 #include "util/monotonic.h"
 
@@ -412,8 +413,13 @@ static int estimate_clock_offsets(harness_dist *d)
 int harness_dist_mpi_init(harness_dist *d, harness_error *err)
 {
     int provided = 0;
-    if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+    /* Until every rank has answered rank 0 (the clock offsets below). */
+    harness_join_watchdog_start();
+    int init = MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
+    if (init != MPI_SUCCESS) {
+        harness_join_watchdog_stop();
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "MPI_Init_thread failed");
+    }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     mpi_state *st = calloc(1, sizeof *st);
     *d = (harness_dist){.name = "mpi", .ops = &mpi_ops, .impl = st};
@@ -434,6 +440,7 @@ int harness_dist_mpi_init(harness_dist *d, harness_error *err)
     if (rc == MPI_SUCCESS)
         rc = MPI_Comm_dup(MPI_COMM_WORLD, &st->stop_comm);
     if (rc != MPI_SUCCESS) {
+        harness_join_watchdog_stop();
         mpi_fail(err, rc, d, "finding the ranks of this node");
         free(st);
         d->impl = NULL;
@@ -443,7 +450,9 @@ int harness_dist_mpi_init(harness_dist *d, harness_error *err)
     MPI_Comm_set_errhandler(st->local, MPI_ERRORS_RETURN);
     MPI_Comm_rank(st->local, &d->local_rank);
     MPI_Comm_size(st->local, &d->local_size);
-    if ((rc = estimate_clock_offsets(d)) != MPI_SUCCESS)
+    rc = estimate_clock_offsets(d);
+    harness_join_watchdog_stop();
+    if (rc != MPI_SUCCESS)
         return mpi_fail(err, rc, d, "estimating the clock offset to rank 0");
     return 0;
 }
