@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 
 #include "cli/bench_filter.h"
+#include "util/input_file.h"
 
 static int oom(harness_error *err)
 {
@@ -87,14 +88,19 @@ static int add_folder(harness_suite_configs *s, const char *dir, harness_error *
     return rc;
 }
 
+#define SUITE_MAX_LINES 100000
+
 /* A suite file: one config per line, relative to the file's folder; blank
  * lines and lines starting with # are skipped. A config that is not there
  * is named with the suite file's line. */
 static int add_suite_file(harness_suite_configs *s, const char *file, harness_error *err)
 {
-    FILE *f = fopen(file, "r");
+    /* A regular file only: a FIFO named x.suite must not block the run. */
+    FILE *f = harness_open_regular(file);
     if (!f)
-        return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: %s", file, strerror(errno));
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: %s", file,
+                                 errno == EINVAL ? "not a regular file (a suite file lists configs, one a line)"
+                                                 : strerror(errno));
     const char *slash = strrchr(file, '/');
     int dir_len = slash ? (int)(slash - file) : 1;
     const char *dir = slash ? file : ".";
@@ -102,7 +108,12 @@ static int add_suite_file(harness_suite_configs *s, const char *file, harness_er
     int rc = 0, lineno = 0;
     size_t before = s->n_configs;
     while (rc == 0 && fgets(line, sizeof line, f)) {
-        lineno++;
+        /* A sparse or huge file is not a list of configs: stop early. */
+        if (++lineno > SUITE_MAX_LINES) {
+            rc = harness_error_set(err, HARNESS_EXIT_USAGE, "%s: more than %d lines; a suite file lists configs, "
+                                   "one a line", file, SUITE_MAX_LINES);
+            break;
+        }
         char *p = line + strspn(line, " \t");
         p[strcspn(p, "\r\n")] = '\0';
         for (size_t n = strlen(p); n && (p[n - 1] == ' ' || p[n - 1] == '\t'); n--)

@@ -11,6 +11,8 @@
 #include <stdlib.h>
 
 #include "dist/collective.h"
+#include "dist/join_watchdog.h"
+#include "dist/waiting.h"
 #include "util/monotonic.h"
 
 /* The signal told to the others: MPI_Isend's buffer, alive until MPI_Finalize. */
@@ -124,8 +126,8 @@ static int post_meeting(mpi_state *st, int mine, int last)
 /* Waits for the meeting under way, reading notices meanwhile. Returns 1
  * when it completed, 0 when `limit` passed first (limit_ns 0: none; it
  * starts when *stop is first seen set if stop_limit_ns), or an MPI error. */
-static int wait_meeting(harness_dist *d, mpi_state *st, volatile sig_atomic_t *stop, uint64_t limit_ns,
-                        uint64_t stop_limit_ns, int *rc)
+static int wait_meeting_here(harness_dist *d, mpi_state *st, volatile sig_atomic_t *stop, uint64_t limit_ns,
+                             uint64_t stop_limit_ns, int *rc)
 {
     uint64_t start = harness_monotonic_ns(), stopped_at = 0;
     for (unsigned long spins = 0;; spins++) {
@@ -148,6 +150,15 @@ static int wait_meeting(harness_dist *d, mpi_state *st, volatile sig_atomic_t *s
         if (spins > 10000)         /* a long wait: let a rank sharing this core run */
             sched_yield();
     }
+}
+
+static int wait_meeting(harness_dist *d, mpi_state *st, volatile sig_atomic_t *stop, uint64_t limit_ns,
+                        uint64_t stop_limit_ns, int *rc)
+{
+    int was = harness_dist_wait_begin();
+    int got = wait_meeting_here(d, st, stop, limit_ns, stop_limit_ns, rc);
+    harness_dist_wait_end(was);
+    return got;
 }
 
 /* The job stops: no more meetings. Returns what mpi_meet returns then. */
@@ -219,7 +230,9 @@ static int mpi_broadcast_string(harness_dist *d, int root, char *buf, size_t cap
 {
     if (cap > (size_t)1 << 30)
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "broadcast of %zu bytes: too large", cap);
+    int was = harness_dist_wait_begin();
     int rc = MPI_Bcast(buf, (int)cap, MPI_CHAR, root, MPI_COMM_WORLD);
+    harness_dist_wait_end(was);
     if (rc != MPI_SUCCESS)
         return mpi_fail(err, rc, d, "broadcast");
     buf[cap - 1] = '\0';
@@ -230,7 +243,9 @@ static int mpi_gather(harness_dist *d, const void *mine, size_t bytes, void *all
 {
     if (bytes > (size_t)1 << 30)
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "gather of %zu bytes per rank: too large", bytes);
+    int was = harness_dist_wait_begin();
     int rc = MPI_Gather(mine, (int)bytes, MPI_BYTE, all, (int)bytes, MPI_BYTE, 0, MPI_COMM_WORLD);
+    harness_dist_wait_end(was);
     return rc == MPI_SUCCESS ? 0 : mpi_fail(err, rc, d, "gather");
 }
 
@@ -292,6 +307,7 @@ static int mpi_collective(harness_dist *d, const harness_collective *c, harness_
     MPI_Datatype t = mpi_type(st, c->dtype);
     MPI_Op op = mpi_op(st, c->dtype, c->op);
     const void *send = c->send;
+    int was = harness_dist_wait_begin();
     switch (c->kind) {
     case HARNESS_COLL_ALL_REDUCE:
         rc = MPI_Allreduce(send == c->recv ? MPI_IN_PLACE : send, c->recv, n, t, op, MPI_COMM_WORLD);
@@ -311,8 +327,10 @@ static int mpi_collective(harness_dist *d, const harness_collective *c, harness_
         rc = MPI_Barrier(MPI_COMM_WORLD);
         break;
     default:
+        harness_dist_wait_end(was);
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "unknown collective %d", (int)c->kind);
     }
+    harness_dist_wait_end(was);
     return rc == MPI_SUCCESS ? 0 : mpi_fail(err, rc, d, "collective");
 }
 
@@ -395,8 +413,13 @@ static int estimate_clock_offsets(harness_dist *d)
 int harness_dist_mpi_init(harness_dist *d, harness_error *err)
 {
     int provided = 0;
-    if (MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS)
+    /* Until every rank has answered rank 0 (the clock offsets below). */
+    harness_join_watchdog_start();
+    int init = MPI_Init_thread(NULL, NULL, MPI_THREAD_FUNNELED, &provided);
+    if (init != MPI_SUCCESS) {
+        harness_join_watchdog_stop();
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "MPI_Init_thread failed");
+    }
     MPI_Comm_set_errhandler(MPI_COMM_WORLD, MPI_ERRORS_RETURN);
     mpi_state *st = calloc(1, sizeof *st);
     *d = (harness_dist){.name = "mpi", .ops = &mpi_ops, .impl = st};
@@ -417,6 +440,7 @@ int harness_dist_mpi_init(harness_dist *d, harness_error *err)
     if (rc == MPI_SUCCESS)
         rc = MPI_Comm_dup(MPI_COMM_WORLD, &st->stop_comm);
     if (rc != MPI_SUCCESS) {
+        harness_join_watchdog_stop();
         mpi_fail(err, rc, d, "finding the ranks of this node");
         free(st);
         d->impl = NULL;
@@ -426,7 +450,9 @@ int harness_dist_mpi_init(harness_dist *d, harness_error *err)
     MPI_Comm_set_errhandler(st->local, MPI_ERRORS_RETURN);
     MPI_Comm_rank(st->local, &d->local_rank);
     MPI_Comm_size(st->local, &d->local_size);
-    if ((rc = estimate_clock_offsets(d)) != MPI_SUCCESS)
+    rc = estimate_clock_offsets(d);
+    harness_join_watchdog_stop();
+    if (rc != MPI_SUCCESS)
         return mpi_fail(err, rc, d, "estimating the clock offset to rank 0");
     return 0;
 }

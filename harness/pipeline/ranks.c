@@ -6,16 +6,19 @@
 #include <time.h>
 
 #include "pipeline/artifacts.h"
+#include "plugin/plugin_digest.h"
 #include "report/job_summary.h"
 #include "report/trace_merge.h"
 #include "util/fsutil.h"
 
 /* What must be the same on every rank: the resolved config's hash, the
- * variant and the plugin's file name (the path may differ per node). */
+ * variant, the plugin's file name (the path may differ per node) and its
+ * content hash (the same name may hold other bytes). */
 typedef struct rank_identity {
     char hash8[9];
     char variant[119];
     char plugin[128];
+    char plugin_sha[17];
 } rank_identity;
 
 static void identity_of(const char *hash8, const char *variant_key, const char *plugin_path, rank_identity *id)
@@ -25,6 +28,7 @@ static void identity_of(const char *hash8, const char *variant_key, const char *
     snprintf(id->variant, sizeof id->variant, "%s", variant_key);
     const char *base = strrchr(plugin_path, '/');
     snprintf(id->plugin, sizeof id->plugin, "%s", base ? base + 1 : plugin_path);
+    harness_plugin_digest(plugin_path, id->plugin_sha);
 }
 
 /* At rank 0: the ranks that differ from rank 0, in `verdict` ("" when none). */
@@ -35,16 +39,16 @@ static void compare_identities(const rank_identity *all, int n, char *verdict, s
     for (int r = 1; r < n; r++) {
         if (memcmp(&all[r], &all[0], sizeof all[0]) == 0)
             continue;
-        int w = snprintf(verdict + len, cap - len, "%srank %d has config %s, %s from %s", len ? "; " : "", r,
-                         all[r].hash8, all[r].variant, all[r].plugin);
+        int w = snprintf(verdict + len, cap - len, "%srank %d has config %s, %s from %s (sha256 %s)", len ? "; " : "",
+                         r, all[r].hash8, all[r].variant, all[r].plugin, all[r].plugin_sha);
         if (w < 0 || (size_t)w >= cap - len)
             break;
         len += (size_t)w;
     }
     if (verdict[0]) {
         char tail[512];
-        snprintf(tail, sizeof tail, " (rank 0 has config %s, %s from %s): every rank must run the same config",
-                 all[0].hash8, all[0].variant, all[0].plugin);
+        snprintf(tail, sizeof tail, " (rank 0 has config %s, %s from %s (sha256 %s)): every rank must run the "
+                 "same config and plugin", all[0].hash8, all[0].variant, all[0].plugin, all[0].plugin_sha);
         strncat(verdict, tail, cap - strlen(verdict) - 1);
     }
 }

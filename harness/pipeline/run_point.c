@@ -16,13 +16,16 @@
 #include "backend/gpu_probe.h"
 #include "pipeline/artifacts.h"
 #include "pipeline/component.h"
+#include "pipeline/peer_failure.h"
 #include "pipeline/ranks.h"
+#include "pipeline/summary_retract.h"
 #include "report/experiment.h"
 #include "report/output_root.h"
 #include "report/summary.h"
 #include "run/datagen.h"
 #include "run/guard.h"
 #include "run/instance.h"
+#include "run/stop_watch.h"
 #include "util/status_file.h"
 
 static int is_profiled(const harness_config *cfg, int rank)
@@ -85,13 +88,17 @@ static void landed(point *pt)
                                                                            : HARNESS_EXIT_RUNTIME;
     pt->crashed = 1;
     pt->err = (harness_error){0};
-    harness_error_set(&pt->err, code, "%s: %s; the folder keeps what was measured, marked %s", pt->in.v->key,
-                      where, status);
+    char peer[512];
+    harness_peer_failure(&pt->exp, pt->s.world_size, pt->s.rank, peer, sizeof peer);
+    harness_error_set(&pt->err, code, "%s: %s; the folder keeps what was measured, marked %s%s", pt->in.v->key,
+                      where, status, r.outcome == HARNESS_GUARD_INTERRUPTED ? peer : "");
     /* Said now: writing the summaries may not survive what the plugin did. */
     harness_error_report(&pt->err);
     fflush(stderr);
     if (r.callback && strcmp(r.callback, "step") == 0 && pt->run.window_start) {
-        harness_runner_salvage(&pt->run, r.phase && strcmp(r.phase, "measurement") == 0 ? "crashed" : NULL);
+        harness_runner_salvage(&pt->run, r.phase && strcmp(r.phase, "measurement") == 0
+                                               ? (r.outcome == HARNESS_GUARD_INTERRUPTED ? "interrupted" : "crashed")
+                                               : NULL);
         pt->s.run = &pt->run;
     }
     harness_summary_mark(&pt->s, status, pt->err.msg);
@@ -101,6 +108,18 @@ static void landed(point *pt)
 static void note_all_leaks(point *pt);
 static void write_summaries_now(point *pt);
 static void run_and_destroy(point *pt);
+
+/* Stopped by a signal because another rank failed: name that rank. */
+static void name_failed_peer(point *pt)
+{
+    char peer[512];
+    if (strcmp(pt->s.status, "interrupted") != 0 ||
+        !harness_peer_failure(&pt->exp, pt->s.world_size, pt->s.rank, peer, sizeof peer)[0])
+        return;
+    size_t n = strlen(pt->err.msg);
+    snprintf(pt->err.msg + n, sizeof pt->err.msg - n, "%s", peer);
+    harness_summary_mark(&pt->s, pt->s.status, pt->err.msg);
+}
 
 /* The component's life inside the guard. The landing is set here, in a
  * frame that lives as long as any callback; after a jump nothing but `pt`
@@ -121,7 +140,9 @@ static void run_and_destroy(point *pt)
 {
     harness_backend *b = pt->b;
     harness_component_where where = {.plan = pt->p, .dist = &pt->session->dist, .backend = b, .prof = &pt->prof};
+    harness_stop_watch_begin();
     pt->code = harness_component_run(&pt->in, &where, &pt->s, &pt->run, &pt->err);
+    name_failed_peer(pt);
     if (b->gpu_activity && b->ops->activity_flush(b))
         pt->s.gpu_activity = b->gpu_activity;
     /* What was measured is on disk before destroy runs: a destroy that
@@ -177,6 +198,9 @@ static void finish_point(point *pt)
         harness_error_set(&werr, HARNESS_EXIT_RUNTIME, "out of memory computing statistics");
         harness_error_report(&werr);
     } else {
+        char stopped[512];
+        if (harness_stop_watch_warning(stopped, sizeof stopped))
+            harness_warnings_add(&s->warnings, "%s", stopped);
         if (harness_write_artifacts(&pt->exp, s, &pt->prof, &werr) == 0 && pt->session->dist.rank == 0) {
             /* Rank 0 speaks for a job on stdout; every rank's figures are in its files. */
             if (pt->session->quiet)
@@ -269,7 +293,10 @@ static void end_after_crash(point *pt)
 {
     fflush(NULL);
     harness_dist *d = &pt->session->dist;
-    if (d->world_size > 1)
+    /* Interrupted (a stop abandoned a wait on the other ranks): no MPI call
+     * after leaving one half done; mpirun stops the others when this rank
+     * exits without finalizing. */
+    if (d->world_size > 1 && pt->code < 128)
         d->ops->abort(d, pt->code, "this rank's component crashed (the error above)");
     _exit(pt->code);
 }
@@ -406,10 +433,10 @@ static void write_job_summary(point *pt)
     harness_error_report(&jerr);
     pt->code = jerr.code;
     harness_summary_mark(&pt->s, "failed", jerr.msg);
-    /* The rank's summaries said ok: best effort on what may be a full
-     * disk; status.json, written into its reserve, has the last word. */
+    /* The rank's summaries said ok: none may go on saying so; status.json,
+     * written into its reserve, has the last word. */
     harness_error rerr = {0};
-    harness_write_summary_files(&pt->exp, &pt->s, &rerr);
+    harness_retract_ok_summaries(&pt->exp, &pt->s, &rerr);
 }
 
 /* What the sweep's table shows, then everything the point held, freed. */

@@ -3,19 +3,24 @@
 #include "pipeline/schedule_observers.h"
 
 #include "run/guard.h"
+#include "run/stop_watch.h"
 
 /* sync_steps: every measured step starts together on all ranks, so a
  * step's skew is the ranks' own, not inherited from the step before. A
- * component that calls collectives (seen in the check or warmup, on every
- * rank alike) meets before each step too: a rank that stopped between steps
- * would leave the others blocked in the next step's collective, where no
- * notice reaches them; its steps wait for every rank anyway. */
+ * component that calls collectives (seen in the check or a step, on every
+ * rank alike) meets before each step of every phase too: a rank that stopped
+ * between steps would leave the others blocked in the next step's
+ * collective, where no notice reaches them; its steps wait for every rank
+ * anyway. */
 static int observe_step_begin(void *arg, int window, int64_t index, harness_error *err)
 {
     (void)window;
     (void)index;
     harness_schedule_observers *o = arg;
-    if (!o->sync_steps && !o->dist->lockstep)
+    if (*o->collectives_called > 0)
+        o->dist->lockstep = 1;
+    int measured = harness_guard.phase == HARNESS_PHASE_MEASURE;
+    if (!(o->sync_steps && measured) && !o->dist->lockstep)
         return 0;
     return harness_dist_meet(o->dist, &harness_interrupt_requested, 0, err);
 }
@@ -39,6 +44,7 @@ static void observe_step_end(void *arg, harness_phase phase, int window, int64_t
 {
     harness_schedule_observers *o = arg;
     o->profiler.step_end(o->profiler.arg, phase, window, index, t0, t1);
+    harness_stop_watch_step_end(phase, window, index);
     if (o->dist->world_size > 1)   /* another rank stopped */
         o->dist->ops->poll_stop(o->dist, &harness_interrupt_requested);
 }

@@ -390,7 +390,10 @@ char *harness_summary_json(const harness_summary *s)
         cJSON_AddStringToObject(root, "error", s->error);
     else
         cJSON_AddNullToObject(root, "error");
-    cJSON_AddBoolToObject(root, "interrupted", s->run && s->run->interrupted);
+    /* Also a run whose callback a stop abandoned (run/guard.h): the runner
+     * never returned to say so. */
+    cJSON_AddBoolToObject(root, "interrupted",
+                          (s->run && s->run->interrupted) || strcmp(s->status, "interrupted") == 0);
     cJSON_AddNumberToObject(root, "rank", s->rank);
     cJSON_AddNumberToObject(root, "world_size", s->world_size);
     cJSON_AddStringToObject(cJSON_AddObjectToObject(root, "experiment"), "name", s->cfg->name);

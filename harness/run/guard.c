@@ -6,12 +6,14 @@
 
 #include <errno.h>
 #include <pthread.h>
+#include <semaphore.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 
+#include "dist/waiting.h"
 #include "run/interrupt.h"
 #include "util/fsutil.h"
 
@@ -37,14 +39,15 @@ static struct {
     volatile sig_atomic_t on_worker;
     volatile sig_atomic_t fired;       /* the outcome the watchdog sent SIGALRM for, or 0 */
     volatile sig_atomic_t stop_signal; /* the stop that was asked for, when it fired for one */
-    /* The watchdog. */
+    volatile sig_atomic_t fired_waiting; /* ... and the main thread was waiting on other ranks */
+    /* The watchdog: woken by its period, by a stop signal (sem_post is
+     * async-signal-safe) and by harness_guard_end. */
     pthread_t watchdog;
     int watchdog_running;
-    pthread_mutex_t lock;
-    pthread_cond_t wake;
-    int stop;
+    sem_t wake;
+    volatile sig_atomic_t stop;
     int64_t step_timeout_s, callback_timeout_s;
-} g = {.lock = PTHREAD_MUTEX_INITIALIZER};
+} g;
 
 
 /* ---- async-signal-safe helpers -------------------------------------------- */
@@ -234,6 +237,30 @@ static void fire(harness_guard_outcome why)
 /* Four checks a second: a hang is caught within a quarter second of its
  * timeout, and a stop request within the grace plus a quarter second. */
 #define WATCH_PERIOD_NS 250000000LL
+#define WAITING_GRACE_NS ((int64_t)HARNESS_GUARD_WAITING_GRACE_MS * 1000000LL)
+
+/* Sleeps until deadline_ns (monotonic) or a wake. */
+static void sleep_until(int64_t deadline_ns)
+{
+    struct timespec until = {.tv_sec = deadline_ns / 1000000000LL, .tv_nsec = deadline_ns % 1000000000LL};
+    while (!g.stop && sem_clockwait(&g.wake, CLOCK_MONOTONIC, &until) != 0 && errno == EINTR)
+        ;
+}
+
+/* A stop signalled to this process that finds the main thread waiting on
+ * other ranks (dist/waiting.h) is abandoned after WAITING_GRACE_NS, not
+ * HARNESS_GUARD_STOP_GRACE_S: the launcher sends SIGTERM because a rank
+ * died, and SIGKILL follows one second later (Open MPI's
+ * odls_base_sigkill_timeout), so the summaries must be written inside that
+ * second. A stop told by another rank does not count: that rank is alive
+ * and comes to the meeting. Returns when the main thread began waiting
+ * under such a stop (0: it is not). */
+static int64_t waiting_under_stop(int64_t now, int64_t since)
+{
+    if (!harness_interrupt_signalled_here || !harness_dist_waiting || !harness_guard.armed)
+        return 0;
+    return since ? since : now;
+}
 
 static void *watch(void *arg)
 {
@@ -241,17 +268,24 @@ static void *watch(void *arg)
     uint64_t seen = 0;
     plugin_busy(&seen);
     int64_t since = monotonic_ns(), stop_since = 0;  /* when `seen` last changed; when a stop was seen */
-    pthread_mutex_lock(&g.lock);
+    int64_t waiting_since = 0;                         /* when a wait under a stop was first seen */
     while (!g.stop) {
         int64_t wake_ns = monotonic_ns() + WATCH_PERIOD_NS;
-        struct timespec until = {.tv_sec = wake_ns / 1000000000LL, .tv_nsec = wake_ns % 1000000000LL};
-        while (!g.stop && pthread_cond_timedwait(&g.wake, &g.lock, &until) != ETIMEDOUT)
-            ;
+        if (waiting_since && waiting_since + WAITING_GRACE_NS < wake_ns)
+            wake_ns = waiting_since + WAITING_GRACE_NS;
+        sleep_until(wake_ns);
         if (g.stop)
             break;
         uint64_t now_token;
         int busy = plugin_busy(&now_token);
         int64_t now = monotonic_ns();
+        waiting_since = waiting_under_stop(now, waiting_since);
+        if (waiting_since && now - waiting_since >= WAITING_GRACE_NS) {
+            g.fired_waiting = 1;
+            fire(HARNESS_GUARD_INTERRUPTED);
+            waiting_since = 0;
+            continue;
+        }
         if (!busy || now_token != seen) {
             seen = now_token;
             since = now;
@@ -270,8 +304,15 @@ static void *watch(void *arg)
             stop_since = 0;
         }
     }
-    pthread_mutex_unlock(&g.lock);
     return NULL;
+}
+
+void harness_guard_wake(void)
+{
+    int saved = errno;             /* called from a signal handler */
+    if (g.installed)
+        sem_post(&g.wake);
+    errno = saved;
 }
 
 /* ---- setup ------------------------------------------------------------------ */
@@ -298,13 +339,9 @@ static void install(void)
         sigaction(fatal_signals[i], &sa, NULL);
     sigaction(WATCHDOG_SIGNAL, &sa, NULL);
     on_exit(on_process_exit, NULL);
-    /* The watchdog's deadlines are on the monotonic clock: a change of the
-     * wall clock must neither fire nor delay it. */
-    pthread_condattr_t ca;
-    pthread_condattr_init(&ca);
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    pthread_cond_init(&g.wake, &ca);
-    pthread_condattr_destroy(&ca);
+    /* The watchdog's deadlines are on the monotonic clock (sem_clockwait):
+     * a change of the wall clock must neither fire nor delay it. */
+    sem_init(&g.wake, 0, 0);
 }
 
 int harness_guard_begin(harness_status_file *status, const char *variant_key, int64_t step_timeout_s,
@@ -319,7 +356,7 @@ int harness_guard_begin(harness_status_file *status, const char *variant_key, in
     g.salvage = salvage;
     g.salvage_arg = salvage_arg;
     g.outcome = HARNESS_GUARD_NONE;
-    g.signal = g.exit_status = g.on_worker = g.fired = g.stop_signal = 0;
+    g.signal = g.exit_status = g.on_worker = g.fired = g.stop_signal = g.fired_waiting = 0;
     g.salvaging = 0;
     g.landing = 1;
     g.stop = 0;
@@ -340,10 +377,8 @@ void harness_guard_end(void)
     harness_guard.armed = 0;
     g.landing = 0;
     if (g.watchdog_running) {
-        pthread_mutex_lock(&g.lock);
         g.stop = 1;
-        pthread_cond_signal(&g.wake);
-        pthread_mutex_unlock(&g.lock);
+        sem_post(&g.wake);
         pthread_join(g.watchdog, NULL);
         g.watchdog_running = 0;
     }
@@ -365,7 +400,8 @@ harness_guard_report harness_guard_what_happened(void)
     return (harness_guard_report){
         .outcome = (harness_guard_outcome)g.outcome, .signal = g.signal, .exit_status = g.exit_status,
         .stop_signal = g.outcome == HARNESS_GUARD_INTERRUPTED ? g.signal : 0,
-        .on_worker_thread = g.on_worker, .callback = harness_guard.callback,
+        .on_worker_thread = g.on_worker, .waiting_on_ranks = g.outcome == HARNESS_GUARD_INTERRUPTED && g.fired_waiting,
+        .callback = harness_guard.callback,
         .phase = in_step ? harness_phase_name(harness_guard.phase) : NULL, .window = harness_guard.window,
         .step = current_step(),
     };
@@ -388,6 +424,12 @@ const char *harness_guard_describe(const harness_guard_report *r, char *buf, siz
         break;
     }
     case HARNESS_GUARD_INTERRUPTED:
+        if (r->waiting_on_ranks) {
+            snprintf(what, sizeof what, "%s was waiting for the other ranks (one may have died) %d ms after %s; "
+                     "abandoned", cb, HARNESS_GUARD_WAITING_GRACE_MS,
+                     r->stop_signal > 0 ? signal_name(r->stop_signal) : "a stop request");
+            break;
+        }
         snprintf(what, sizeof what, "%s did not return within %d s of %s; abandoned", cb,
                  HARNESS_GUARD_STOP_GRACE_S, r->stop_signal > 0 ? signal_name(r->stop_signal) : "a stop request");
         break;
@@ -436,6 +478,7 @@ static void on_stop(int sig)
     first = now;
     harness_interrupt_signalled_here = 1;
     harness_interrupt_requested = sig;
+    harness_guard_wake();
 }
 
 void harness_guard_catch_stop_signals(void)

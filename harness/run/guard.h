@@ -59,6 +59,14 @@ typedef enum {
  * long enough for a step that is merely slow. */
 #define HARNESS_GUARD_STOP_GRACE_S 3
 
+/* How long a stop signalled to this process may find the main thread
+ * waiting on other ranks (a collective, a meeting) before that wait is
+ * abandoned and the summaries written: under mpirun a rank's death brings
+ * SIGTERM and, one second later, SIGKILL (odls_base_sigkill_timeout 1 in
+ * Open MPI 4), so this plus writing the files must fit in a second; live
+ * ranks of a job that is stopping meet within milliseconds. */
+#define HARNESS_GUARD_WAITING_GRACE_MS 300
+
 /* What the guard shares with the step wrapper; volatile because handlers
  * and the watchdog read it while the main thread writes it. */
 typedef struct harness_guard_state {
@@ -133,6 +141,7 @@ typedef struct harness_guard_report {
     int exit_status;               /* HARNESS_GUARD_EXITED: the plugin's exit() argument */
     int stop_signal;               /* HARNESS_GUARD_INTERRUPTED: the stop that was asked for */
     int on_worker_thread;
+    int waiting_on_ranks;          /* HARNESS_GUARD_INTERRUPTED while waiting on other ranks */
     const char *callback;
     const char *phase;             /* NULL unless the callback was step */
     int window;
@@ -144,6 +153,9 @@ harness_guard_report harness_guard_what_happened(void);
 /* "step crashed with SIGSEGV (segmentation fault) in the measurement phase,
  * window 0, step 12" into buf. */
 const char *harness_guard_describe(const harness_guard_report *r, char *buf, size_t cap);
+
+/* A stop signal came: the watchdog looks at once (async-signal-safe). */
+void harness_guard_wake(void);
 
 /* A second SIGINT/SIGTERM/SIGHUP: mark the folder interrupted, remove any
  * half-written temporary file, and _exit(128 + sig). Async-signal-safe. */

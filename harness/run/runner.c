@@ -75,6 +75,13 @@ static int run_untimed(harness_run_result *r, harness_phase phase, int window, i
             r->interrupted = 1;
             return 1;
         }
+        int met = h->step_begin ? h->step_begin(h->arg, window, i, err) : 0;
+        if (err->code)
+            return hook_failed(err, phase);
+        if (met) {                 /* the ranks agreed to stop at this step's meeting */
+            r->interrupted = 1;
+            return 1;
+        }
         if (step(arg) != 0) {
             note_step_failed(r, phase, window, i);
             return 1;

@@ -42,9 +42,10 @@ typedef struct harness_runner_hooks {
     void *arg;
     /* Before the first step of a phase; window is -1 during warmup. */
     int (*phase_begin)(void *arg, harness_phase phase, int window, harness_error *err);
-    /* Before each measured step, outside its timed region (the ranks'
-     * meeting): 0 go on, 1 the ranks agreed to stop before this step, or
-     * err set (its code returned). */
+    /* Before each step, outside its timed region (the ranks' meeting; in
+     * warmup, wait and trace too, so that a rank stopped there leaves no
+     * other inside the next step's collective): 0 go on, 1 the ranks agreed
+     * to stop before this step, or err set (its code returned). */
     int (*step_begin)(void *arg, int window, int64_t index, harness_error *err);
     /* After each step; t0, t1 are its timer stamps when measured, else 0. */
     void (*step_end)(void *arg, harness_phase phase, int window, int64_t index, uint64_t t0, uint64_t t1);

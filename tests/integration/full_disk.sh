@@ -11,7 +11,7 @@ if ! mount -t tmpfs -o size=512k tmpfs "$disk" 2>/dev/null; then
     echo "SKIP: cannot mount a tmpfs here"
     exit 77
 fi
-trap 'umount "$disk" 2>/dev/null; rm -rf "$SCRATCH"' EXIT
+trap 'umount "$disk" 2>/dev/null; umount "$SCRATCH/inodes" 2>/dev/null; rm -rf "$SCRATCH"' EXIT
 
 # status_says DIR: status.json parses, says failed, names a full disk.
 status_says() {
@@ -68,4 +68,32 @@ dd if=/dev/zero of="$disk/filler2" bs=1k 2>/dev/null
 expect_exit 3 "a disk full from the start" "$HARNESS" run "$CONFIGS/spin_tiny.yaml" --output-dir "$disk/none"
 expect_err "status.json: No space left on device" "says why"
 [ -z "$(ls -A "$disk/none" 2>/dev/null)" ] && pass "no folder left" || fail "a folder left: $(ls "$disk/none")"
+
+# A tmpfs out of inodes (issue 25): each limit stops the run at another file
+# of the folder. Whatever the limit, a folder whose status.json does not say
+# ok has no summary that says ok (once the job summary failed, the rank's
+# summaries said ok and could not be rewritten: a new file needs an inode).
+umount "$disk"
+inodes="$SCRATCH/inodes"
+mkdir -p "$inodes"
+for n in 8 9 10 11 12 13 14 16; do
+    mount -t tmpfs -o size=4m,nr_inodes=$n tmpfs "$inodes" || { fail "mount a tmpfs of $n inodes"; continue; }
+    timeout 60 "$HARNESS" run "$CONFIGS/spin_tiny.yaml" --output-dir "$inodes/x" --quiet >/dev/null 2>"$SCRATCH/err"
+    code=$?
+    python3 - "$inodes/x" "$code" <<'PY' && pass "$n inodes: exit $code, no file says ok unless status.json does" \
+        || fail "$n inodes: a file says ok in a folder that does not"
+import glob, json, os, sys
+dirs, code = glob.glob(sys.argv[1] + "/*"), int(sys.argv[2])
+assert code in (0, 3), code
+for d in dirs:
+    st = json.load(open(os.path.join(d, "status.json")))
+    assert (st["status"] == "ok") == (code == 0), (st["status"], code)
+    if st["status"] != "ok":
+        for f in ("summary_ranks_1_rank_0.json", "summary.json"):
+            p = os.path.join(d, f)
+            if os.path.exists(p):
+                assert json.load(open(p))["status"] != "ok", (f, os.listdir(d))
+PY
+    umount "$inodes"
+done
 finish
