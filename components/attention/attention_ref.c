@@ -209,7 +209,17 @@ static size_t half_arith_row(const attention_shape *s, attention_dtype t, const 
  * can cost relatively. That term covers tiny heads whose few outputs can
  * leave E16 below one output's rounding. fp16's 3 more bits make its E16 and
  * u16 ~8x smaller, so the same policy holds fp16 several times tighter than
- * bf16 (CHECK_HALF_ATOL is the floor of both). */
+ * bf16 (CHECK_HALF_ATOL is the floor of both).
+ *
+ * bf16 also adds u16 Vmax: the CPU's dot-product paths (AMX, AVX-512 BF16)
+ * round each weight p_ij to bf16 for the P V product, as FlashAttention and
+ * oneDNN do, while the running sum l adds the unrounded weights. Each rounded
+ * weight is p_ij (1 + e), |e| <= u16, so the numerator moves by at most u16
+ * sum_j p_ij |v_j| <= u16 Vmax l, and the output by u16 Vmax. (Weights below
+ * fp32's normal range are flushed to zero by the conversion: each is under
+ * 2^-126 of the max weight, 1, a move far below that term.) The scores are
+ * not rounded (q . k of bf16 inputs summed in fp32, the scale applied in
+ * fp32), so the fp32 tol_i covers them. */
 
 /* The unit roundoff of a 16-bit type: half its ulp at 1. */
 static double unit_roundoff(attention_dtype t)
@@ -285,7 +295,8 @@ static void check_pair(const attention_shape *s, const void *q, const void *k, c
         for (size_t c = 0; c < d; c++) {
             double want = ref[c], y = load(o, row + c, t), err = check_abs_err(y, want);
             double bound = t == ATTENTION_F32 ? tol
-                           : tol + CHECK_HALF_FACTOR * r->e16 + CHECK_HALF_ATOL + unit_roundoff(t) * fabs(want);
+                           : tol + CHECK_HALF_FACTOR * r->e16 + CHECK_HALF_ATOL + unit_roundoff(t) * fabs(want) +
+                                 (t == ATTENTION_BF16 ? unit_roundoff(t) * vmax : 0.0);
             r->max_abs = fmax(r->max_abs, err);
             if (want != 0.0)
                 r->max_rel = fmax(r->max_rel, err / fabs(want));
@@ -404,8 +415,9 @@ int attention_check(const attention_shape *s, const void *q, const void *k, cons
     if (t != ATTENTION_F32)
         len = snprintf(out->detail, sizeof out->detail,
                        "%s vs double ref, %zu/%zu (batch,head) pairs%s: |o-ref| <= %g E16 (%s-arith ref's "
-                       "error, <= %.3g) + %g + 2^%d|ref| + fp32 bound", attention_dtype_name(t), count, total, subset,
-                       CHECK_HALF_FACTOR, attention_dtype_name(t), e16, CHECK_HALF_ATOL, ilogb(unit_roundoff(t)));
+                       "error, <= %.3g) + %g + 2^%d|ref|%s + fp32 bound", attention_dtype_name(t), count, total,
+                       subset, CHECK_HALF_FACTOR, attention_dtype_name(t), e16, CHECK_HALF_ATOL,
+                       ilogb(unit_roundoff(t)), t == ATTENTION_BF16 ? " + 2^-8 max|v| (weights in bf16)" : "");
     else
         len = snprintf(out->detail, sizeof out->detail,
                        "fp32 vs double ref, %zu/%zu (batch,head) pairs%s: |o-ref| <= max|v| (2 delta + "
