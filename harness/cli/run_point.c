@@ -591,6 +591,7 @@ static int run_point_here(harness_session *session, const harness_prepared *p, h
     in->inst.dist = &session->dist;
     in->inst.comm = &pt.comm;
     s->comm = &pt.comm;
+    s->notes = &in->inst.ctx.notes;
     s->mem = &pt.mem;
     s->device_mem = pt.on_device ? &pt.device_mem : NULL;
     s->profiler = &pt.prof;

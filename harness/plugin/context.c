@@ -1,4 +1,5 @@
-/* The services that need only a context: registration, logging, failing. */
+/* The services that need only a context: registration, logging, failing,
+ * notes. */
 #include "plugin/context.h"
 
 #include <stdio.h>
@@ -43,6 +44,15 @@ int harness_svc_register_variant(harness_ctx *ctx, const harness_variant *v)
     return 0;
 }
 
+void harness_svc_set_unload(harness_ctx *ctx, void (*unload)(void))
+{
+    if (ctx->kind != HARNESS_CTX_REGISTRATION || !ctx->registry) {
+        harness_ctx_failf(ctx, "set_unload called outside plugin init");
+        return;
+    }
+    ctx->registry->plugins[ctx->plugin].unload = unload;
+}
+
 void harness_svc_log(harness_ctx *ctx, int level, const char *fmt, ...)
 {
     static const char *const names[] = {"error", "warning", "info", "debug"};
@@ -64,4 +74,16 @@ int harness_svc_fail(harness_ctx *ctx, const char *fmt, ...)
     harness_ctx_vfail(ctx, fmt, ap);
     va_end(ap);
     return -1;
+}
+
+void harness_svc_note(harness_ctx *ctx, const char *key, const char *value)
+{
+    /* Notes describe what one instance ran; init has no instance to describe. */
+    if (ctx->kind != HARNESS_CTX_INSTANCE) {
+        harness_ctx_failf(ctx, "note called outside a component instance");
+        return;
+    }
+    char why[256];
+    if (harness_notes_set(&ctx->notes, key, value, why, sizeof why) != 0)
+        harness_ctx_failf(ctx, "%s", why);
 }

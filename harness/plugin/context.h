@@ -13,6 +13,7 @@
 #include <stddef.h>
 
 #include "harness/plugin.h"
+#include "plugin/notes.h"
 
 struct harness_registry;
 
@@ -29,6 +30,8 @@ struct harness_ctx {
     int failed;
     int host_refused;              /* the failure is the host's refusal of what init registered */
     char message[1024];
+    /* Instance: what the plugin recorded with note() (ABI 2.3), for the summary. */
+    harness_notes notes;
 };
 
 /* Record a failure on ctx (kept only when it is the first). */
@@ -38,10 +41,14 @@ void harness_ctx_failf(harness_ctx *ctx, const char *fmt, ...) __attribute__((fo
 /* The plugin's message, or `fallback` when it left none. */
 const char *harness_ctx_message(const harness_ctx *ctx, const char *fallback);
 
-/* The services every context supports: register_variant (registration
- * only), log and fail. The full table adds the instance services. */
+/* The services every context supports: register_variant and set_unload
+ * (registration only), log, fail and note (instances only). The full table adds the instance services. */
 int harness_svc_register_variant(harness_ctx *ctx, const harness_variant *v);
+/* set_unload (ABI 2.3): registration only; stored on the plugin's registry entry. */
+void harness_svc_set_unload(harness_ctx *ctx, void (*unload)(void));
 void harness_svc_log(harness_ctx *ctx, int level, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
 int harness_svc_fail(harness_ctx *ctx, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* note (ABI 2.3): instances only; a bad key or value fails the callback. */
+void harness_svc_note(harness_ctx *ctx, const char *key, const char *value);
 
 #endif

@@ -31,6 +31,9 @@ int harness_registry_init(harness_registry *reg, const harness_services *service
 void harness_registry_free(harness_registry *reg)
 {
     for (size_t i = 0; i < reg->n_plugins; i++) {
+        /* Called also when the module stays loaded: the host is done with it. */
+        if (reg->plugins[i].unload)
+            reg->plugins[i].unload();
         /* Unloading under the sanitizers would hide plugin frames in leak
          * reports, and the process is about to end anyway. */
         if (reg->plugins[i].handle && !getenv("HARNESS_KEEP_PLUGINS"))

@@ -16,6 +16,7 @@ typedef struct harness_plugin {
     char *name;                    /* module name: the file name without extension */
     void *handle;                  /* lt_dlhandle */
     uint16_t abi_major, abi_minor; /* what it was built against */
+    void (*unload)(void);          /* set_unload's (ABI 2.3), called by harness_registry_free; or NULL */
 } harness_plugin;
 
 typedef struct harness_variant_entry {
@@ -49,6 +50,8 @@ typedef struct harness_registry {
 /* `services` is the table plugins get (run/instance.h builds the full one);
  * the registry itself needs only its register_variant. */
 int harness_registry_init(harness_registry *reg, const harness_services *services, harness_error *err);
+/* Calls each plugin's unload callback (set_unload), in load order, then
+ * closes the modules. */
 void harness_registry_free(harness_registry *reg);
 
 /* Load one module file (with or without extension). Errors: not found,

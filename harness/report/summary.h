@@ -9,6 +9,7 @@
 #include "backend/backend.h"
 #include "backend/gpu_activity.h"
 #include "config/config.h"
+#include "plugin/notes.h"
 #include "report/env.h"
 #include "report/warnings.h"
 #include "run/profiler.h"
@@ -80,6 +81,8 @@ typedef struct harness_summary {
      * profiling.cupti on a profiled rank); NULL otherwise: then the per-kernel
      * table is left out of the text and null in the JSON. */
     const harness_gpu_activity_list *gpu_activity;
+    /* What the component noted about itself (ABI 2.3); NULL: none. */
+    const harness_notes *notes;
     /* The collectives the component called (ABI 2.2); NULL or empty: none. */
     const struct harness_comm_log *comm;
     /* Runs of more than HARNESS_SUMMARY_INLINE_SAMPLES steps keep their

@@ -123,6 +123,16 @@ static cJSON *params_json(const harness_config *cfg)
     return o;
 }
 
+/* Always an object, {} when the component noted nothing, so readers look
+ * up a key without first asking whether the object is there. */
+static cJSON *notes_json(const harness_notes *notes)
+{
+    cJSON *o = cJSON_CreateObject();
+    for (size_t i = 0; notes && i < notes->n; i++)
+        cJSON_AddStringToObject(o, notes->note[i].key, notes->note[i].value);
+    return o;
+}
+
 static cJSON *validation_json(const harness_summary *s)
 {
     static const char *const names[] = {"skipped", "passed", "failed"};
@@ -390,6 +400,7 @@ char *harness_summary_json(const harness_summary *s)
     cJSON_AddStringToObject(comp, "requested", s->cfg->variant_key);
     cJSON_AddStringToObject(comp, "plugin", s->plugin_path ? s->plugin_path : "");
     cJSON_AddItemToObject(comp, "config", params_json(s->cfg));
+    cJSON_AddItemToObject(root, "component_notes", notes_json(s->notes));
 
     cJSON *dev = cJSON_AddObjectToObject(root, "device");
     cJSON_AddStringToObject(dev, "type", s->device);

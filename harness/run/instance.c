@@ -289,6 +289,8 @@ static const harness_services host_services = {
     .reduce_scatter = harness_svc_reduce_scatter,
     .broadcast = harness_svc_broadcast,
     .barrier = harness_svc_barrier,
+    .note = harness_svc_note,
+    .set_unload = harness_svc_set_unload,
 };
 
 const harness_services *harness_host_services(void)

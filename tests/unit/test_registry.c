@@ -90,7 +90,7 @@ static void test_wrong_abi_names_both_versions(void **state)
     assert_int_equal(harness_registry_load_file(&reg, FIXTURE("bad_abi.la"), &err), HARNESS_EXIT_RUNTIME);
     assert_contains(err.msg, "bad_abi");
     assert_contains(err.msg, "built for plugin ABI 3.0");
-    assert_contains(err.msg, "this harness provides ABI 2.2");
+    assert_contains(err.msg, "this harness provides ABI 2.3");
     assert_int_equal(reg.n_plugins, 0);
 }
 
@@ -102,7 +102,7 @@ static void test_abi1_plugin_is_refused_naming_both_versions(void **state)
     assert_int_equal(harness_registry_load_file(&reg, FIXTURE("abi1.la"), &err), HARNESS_EXIT_RUNTIME);
     assert_contains(err.msg, "abi1");
     assert_contains(err.msg, "built for plugin ABI 1.1");
-    assert_contains(err.msg, "this harness provides ABI 2.2");
+    assert_contains(err.msg, "this harness provides ABI 2.3");
     assert_int_equal(reg.n_plugins, 0);
 }
 
@@ -127,7 +127,7 @@ static void test_newer_minor_setting_unknown_field_is_refused(void **state)
     harness_error err = {0};
     assert_int_equal(harness_registry_load_file(&reg, FIXTURE("new_field.la"), &err), HARNESS_EXIT_RUNTIME);
     char want[128];
-    snprintf(want, sizeof want, "built for ABI 2.%d sets fields this host (ABI 2.2) does not know",
+    snprintf(want, sizeof want, "built for ABI 2.%d sets fields this host (ABI 2.3) does not know",
              HARNESS_ABI_MINOR + 3);
     assert_contains(err.msg, want);
     assert_contains(err.msg, "new_field");
@@ -254,7 +254,7 @@ static void test_abi_2_0_plugin_loads_on_2_2(void **state)
     assert_int_equal(harness_registry_load_file(&reg, FIXTURE("abi2_0.la"), &err), 0);
     assert_non_null(harness_registry_resolve(&reg, "abi2_0/cpu", "cpu", &err));
     harness_services svc = *harness_host_services();
-    assert_int_equal(svc.abi_minor, 2);
+    assert_int_equal(svc.abi_minor, 3);
     assert_true(HARNESS_HAS_SERVICE(&svc, device_alloc));
     assert_true(HARNESS_HAS_SERVICE(&svc, device_synchronize));
     assert_true(HARNESS_HAS_SERVICE(&svc, all_reduce));

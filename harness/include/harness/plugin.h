@@ -1,11 +1,13 @@
-/* harness/plugin.h - the plugin ABI of harness, version 2.2 (2.1 added the
+/* harness/plugin.h - the plugin ABI of harness, version 2.3 (2.1 added the
  * device services at the end of harness_services, 2.2 the collectives after
- * them; 2.0 and 2.1 plugins load as before).
+ * them, 2.3 note, set_unload, the variant's step_cost and the parameter
+ * helpers; 2.0, 2.1 and 2.2 plugins load as before).
  *
  * A plugin includes this header and nothing else of the harness, and links
  * against nothing of it: everything it needs from the host arrives in the
  * service table handed to its init function, which HARNESS_PLUGIN_INIT keeps
- * in the file-static `harness_host` for the callbacks.
+ * in `harness_host` for the callbacks (static in each file; one for all of a
+ * plugin's files under HARNESS_SHARED_HOST, below).
  *
  *   #include <harness/plugin.h>
  *   static const harness_variant my_variant = { sizeof(harness_variant), ... };
@@ -49,11 +51,37 @@
  * state without a lock: call them from the thread that called the callback,
  * never from worker threads (OpenMP regions, pthreads) the plugin starts.
  *
+ * CUDA graphs. With `schedule.cuda_graph: true` (harness-config(5)) the
+ * host calls step() of a CUDA variant once more after check, inside a
+ * stream capture of `stream(ctx)` (cudaStreamCaptureModeThreadLocal), and
+ * from then on times replays of the captured graph: step() itself is not
+ * called again for the warmup or the windows. So a step that may be
+ * captured
+ *   - launches all its device work on stream(ctx) (or on streams forked
+ *     from it with events and joined back), never on the legacy default
+ *     stream;
+ *   - never waits for the device: no device_synchronize, copy_to_host or
+ *     copy_to_device (both wait for the stream), no cudaStreamSynchronize,
+ *     cudaMemcpy or event query; capture fails on them;
+ *   - never allocates or frees (device_alloc, device_free, alloc,
+ *     cudaMalloc): everything it uses comes from create;
+ *   - takes no decision on the host that should differ between steps: a
+ *     branch on device results (which it cannot read without a sync), a
+ *     step counter, buffers swapped between steps, a fresh random seed,
+ *     the kernels' arguments are all frozen as captured, and every replay
+ *     repeats the one captured step;
+ *   - does its host-side bookkeeping knowing it runs once: region_push and
+ *     region_pop, note and the host-buffer collectives happen at capture
+ *     only, not per replayed step.
+ * A step that breaks these fails the run with "cuda_graph: capturing one
+ * step" rather than timing something else. CPU variants are never captured.
+ *
  * Lifetime. The host keeps pointers to what the plugin hands it and copies
  * only the structs themselves (harness_variant and each harness_param, into
  * host-sized copies): the strings (key, family, device, summary, parameter
  * names, defaults, help), the choices lists and the functions must stay
- * valid until the plugin is unloaded, at the end of the process. Static
+ * valid until the plugin is unloaded, at the end of the process (after the
+ * callback it gave set_unload, if any). Static
  * const tables, as in the example above, are the simple way. Strings handed
  * to services (tags, region names, log and fail formats) are used during
  * the call only.
@@ -69,7 +97,7 @@ extern "C" {
 #endif
 
 #define HARNESS_ABI_MAJOR 2
-#define HARNESS_ABI_MINOR 2
+#define HARNESS_ABI_MINOR 3
 
 #if defined(__GNUC__)
 #define HARNESS_EXPORT __attribute__((visibility("default")))
@@ -159,7 +187,10 @@ typedef struct harness_variant {
     uint32_t n_params;
     /* Allocate buffers (services->alloc), fill inputs (services->fill). */
     int (*create)(harness_ctx *ctx, void **state);
-    /* One unit of work; timed by the host around the call. */
+    /* One unit of work; timed by the host around the call. A CUDA variant's
+     * step may be captured into a CUDA graph and replayed instead of called
+     * (see "CUDA graphs" above): no host sync, no allocation, no host-side
+     * decision that differs between steps. */
     int (*step)(harness_ctx *ctx, void *state);
     /* Bytes and FLOPs of one step. */
     void (*cost)(void *state, harness_cost *out);
@@ -238,7 +269,8 @@ typedef struct harness_services {
     /* The stream to launch on (a cudaStream_t): the host times steps with
      * events on it, so work launched elsewhere is not timed. */
     void *(*stream)(harness_ctx *ctx);
-    /* Wait until the stream's work is done (checks; never needed in step). */
+    /* Wait until the stream's work is done (checks; never in step, which
+     * may be captured into a CUDA graph). */
     int (*device_synchronize)(harness_ctx *ctx);
 
     /* ---- ABI 2.2: collectives among the job's ranks --------------------
@@ -262,6 +294,24 @@ typedef struct harness_services {
                           harness_reduce_op op);
     int (*broadcast)(harness_ctx *ctx, void *buf, size_t count, harness_dtype dtype, int root);
     int (*barrier)(harness_ctx *ctx);
+
+    /* ---- ABI 2.3 -------------------------------------------------------- */
+
+    /* Record a fact about this instance as two strings, written into the
+     * summary's `component_notes` object: which ISA path or algorithm the
+     * kernels chose, a tile size, a library version. Noting a key again
+     * replaces its value. Keys up to 63 bytes, values up to 255, at most 16
+     * keys; anything else, or a call from init, fails the callback. From
+     * the callbacks of an instance (create, check, step, destroy). */
+    void (*note)(harness_ctx *ctx, const char *key, const char *value);
+
+    /* Init only: `unload` is called once when the host is done with the
+     * plugin, after the last instance was destroyed and before the module
+     * is closed; also after an init that failed, so what init acquired
+     * before failing can be released. For what outlives instances: a
+     * library the plugin opened (dlopen of cuBLAS), a cache, a thread pool.
+     * NULL (the default) for none; a second call replaces the first. */
+    void (*set_unload)(harness_ctx *ctx, void (*unload)(void));
 } harness_services;
 
 /* ---- entry point ------------------------------------------------------ */
@@ -284,18 +334,37 @@ typedef int (*harness_plugin_init_fn)(const harness_services *svc, harness_ctx *
      (svc)->member != NULL)
 
 /* The service table, for the plugin's callbacks: HARNESS_PLUGIN_INIT sets it
- * before the body of init runs. Static, so each source file has its own; in
- * a plugin of several files, only the one with HARNESS_PLUGIN_INIT has it
- * set, and passes it on to the others itself. */
+ * before the body of init runs.
+ *
+ * A plugin of one file: harness_host is static in that file.
+ * A plugin of several files: define HARNESS_SHARED_HOST before including
+ * this header in every one of its files (`-DHARNESS_SHARED_HOST` in the
+ * plugin's CFLAGS, or a header of the plugin's own). Then every file sees one
+ * harness_host, defined by the file with HARNESS_PLUGIN_INIT and hidden from
+ * other modules, so two plugins never share (or interpose) it. A file
+ * compiled without the macro has a static harness_host of its own that is
+ * never set: define it for all files or for none. */
 #if defined(__GNUC__)
-__attribute__((unused))
+#define HARNESS_HIDDEN_ __attribute__((visibility("hidden")))
+#define HARNESS_UNUSED_ __attribute__((unused))
+#else
+#define HARNESS_HIDDEN_
+#define HARNESS_UNUSED_
 #endif
-static const harness_services *harness_host;
+#ifdef HARNESS_SHARED_HOST
+extern HARNESS_HIDDEN_ const harness_services *harness_host;
+#define HARNESS_HOST_DEFINITION_ HARNESS_HIDDEN_ const harness_services *harness_host = NULL;
+#else
+HARNESS_UNUSED_ static const harness_services *harness_host;
+#define HARNESS_HOST_DEFINITION_
+#endif
 
 /* Declares the ABI the plugin was built against and opens the definition of
  * its init function; `name` is the module's file name without extension.
- * The exported init stores the table in harness_host, then runs the body. */
+ * The exported init stores the table in harness_host (which it also defines
+ * under HARNESS_SHARED_HOST), then runs the body. */
 #define HARNESS_PLUGIN_INIT(name, svc, ctx)                                                   \
+    HARNESS_HOST_DEFINITION_                                                                  \
     HARNESS_EXPORT extern const harness_plugin_abi name##_LTX_harness_plugin_abi;             \
     const harness_plugin_abi name##_LTX_harness_plugin_abi = {                                \
         sizeof(harness_plugin_abi), HARNESS_ABI_MAJOR, HARNESS_ABI_MINOR};                    \

@@ -1,0 +1,160 @@
+/* The host side of what ABI 2.3 adds (harness/include/harness/plugin.h),
+ * against the fixture plugins of tests/fixtures/abi2_3;
+ * tests/integration/plugin_abi_2_3.sh runs them through the binary. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "plugin/notes.h"
+#include "plugin/registry.h"
+#include "run/instance.h"
+
+#define FIXTURE(name) HARNESS_BUILD_DIR "/tests/fixtures/abi2_3/" name
+
+static void assert_contains(const char *haystack, const char *needle)
+{
+    if (!strstr(haystack, needle))
+        fail_msg("expected \"%s\" in \"%s\"", needle, haystack);
+}
+
+static void test_host_is_2_3_with_note(void **state)
+{
+    (void)state;
+    harness_services svc = *harness_host_services();
+    assert_int_equal(svc.abi_minor, 3);
+    assert_true(HARNESS_HAS_SERVICE(&svc, note));
+    svc.size = offsetof(harness_services, note); /* a 2.2 host */
+    assert_false(HARNESS_HAS_SERVICE(&svc, note));
+    assert_true(HARNESS_HAS_SERVICE(&svc, barrier));
+}
+
+static void test_a_key_noted_again_keeps_its_place(void **state)
+{
+    (void)state;
+    harness_notes notes = {0};
+    char why[256];
+    assert_int_equal(harness_notes_set(&notes, "isa", "portable", why, sizeof why), 0);
+    assert_int_equal(harness_notes_set(&notes, "tile", "64x64", why, sizeof why), 0);
+    assert_int_equal(harness_notes_set(&notes, "isa", "avx512_bf16", why, sizeof why), 0);
+    assert_int_equal(notes.n, 2);
+    assert_string_equal(notes.note[0].key, "isa");
+    assert_string_equal(notes.note[0].value, "avx512_bf16");
+    assert_string_equal(notes.note[1].value, "64x64");
+}
+
+static void test_bad_notes_are_refused_with_why(void **state)
+{
+    (void)state;
+    harness_notes notes = {0};
+    char why[256], long_value[HARNESS_NOTE_VALUE_MAX + 1];
+    assert_int_equal(harness_notes_set(&notes, "", "x", why, sizeof why), -1);
+    assert_string_equal(why, "note needs a non-empty key");
+    assert_int_equal(harness_notes_set(&notes, "isa", NULL, why, sizeof why), -1);
+    memset(long_value, 'v', sizeof long_value - 1);
+    long_value[sizeof long_value - 1] = '\0';
+    assert_int_equal(harness_notes_set(&notes, "isa", long_value, why, sizeof why), -1);
+    assert_non_null(strstr(why, "too long"));
+    /* The longest value that fits is kept whole. */
+    long_value[HARNESS_NOTE_VALUE_MAX - 1] = '\0';
+    assert_int_equal(harness_notes_set(&notes, "isa", long_value, why, sizeof why), 0);
+    assert_int_equal(strlen(notes.note[0].value), HARNESS_NOTE_VALUE_MAX - 1);
+    for (int i = 1; i < HARNESS_NOTES_MAX; i++) {
+        char key[16];
+        snprintf(key, sizeof key, "k%d", i);
+        assert_int_equal(harness_notes_set(&notes, key, "x", why, sizeof why), 0);
+    }
+    assert_int_equal(harness_notes_set(&notes, "one_more", "x", why, sizeof why), -1);
+    assert_string_equal(why, "note 'one_more': more than 16 keys");
+    assert_int_equal(harness_notes_set(&notes, "k3", "replaced", why, sizeof why), 0); /* a known key still fits */
+}
+
+static void test_note_in_an_instance_and_not_in_init(void **state)
+{
+    (void)state;
+    const harness_services *svc = harness_host_services();
+    harness_instance in;
+    harness_instance_init(&in, NULL, NULL, NULL, NULL);
+    svc->note(&in.ctx, "isa", "avx2");
+    assert_false(in.ctx.failed);
+    assert_int_equal(in.ctx.notes.n, 1);
+    svc->note(&in.ctx, NULL, "x");
+    assert_true(in.ctx.failed);
+    assert_string_equal(in.ctx.message, "note needs a non-empty key");
+
+    harness_ctx init = {.kind = HARNESS_CTX_REGISTRATION};
+    svc->note(&init, "isa", "avx2");
+    assert_true(init.failed);
+    assert_string_equal(init.message, "note called outside a component instance");
+}
+
+/* The lines the unload fixture wrote into `log`, which is then removed. */
+static int unload_calls(const char *log)
+{
+    FILE *f = fopen(log, "r");
+    int lines = 0;
+    for (int c; f && (c = fgetc(f)) != EOF;)
+        lines += c == '\n';
+    if (f)
+        fclose(f);
+    unlink(log);
+    return lines;
+}
+
+static void test_unload_is_called_once_when_the_registry_is_freed(void **state)
+{
+    (void)state;
+    char log[] = "/tmp/harness-unload-XXXXXX";
+    int fd = mkstemp(log);
+    assert_true(fd >= 0);
+    close(fd);
+    setenv("HARNESS_TEST_UNLOAD_LOG", log, 1);
+    harness_registry reg;
+    harness_error err = {0};
+    assert_int_equal(harness_registry_init(&reg, harness_host_services(), &err), 0);
+    assert_int_equal(harness_registry_load_file(&reg, FIXTURE("unload.la"), &err), 0);
+    assert_int_equal(harness_registry_load_file(&reg, FIXTURE("notes.la"), &err), 0); /* asked for none */
+    assert_non_null(reg.plugins[0].unload);
+    assert_null(reg.plugins[1].unload);
+    assert_int_equal(unload_calls(log), 0);  /* not while loaded */
+    harness_registry_free(&reg);
+    assert_int_equal(unload_calls(log), 1);
+
+    /* An init that fails after asking is still unloaded through the callback. */
+    setenv("HARNESS_TEST_UNLOAD_FAIL_INIT", "1", 1);
+    assert_int_equal(harness_registry_init(&reg, harness_host_services(), &err), 0);
+    assert_int_not_equal(harness_registry_load_file(&reg, FIXTURE("unload.la"), &err), 0);
+    assert_contains(err.msg, "unload: failing init as asked");
+    harness_registry_free(&reg);
+    assert_int_equal(unload_calls(log), 1);
+    unsetenv("HARNESS_TEST_UNLOAD_FAIL_INIT");
+    unsetenv("HARNESS_TEST_UNLOAD_LOG");
+}
+
+static void test_set_unload_only_in_init(void **state)
+{
+    (void)state;
+    harness_instance in;
+    harness_instance_init(&in, NULL, NULL, NULL, NULL);
+    harness_host_services()->set_unload(&in.ctx, NULL);
+    assert_true(in.ctx.failed);
+    assert_string_equal(in.ctx.message, "set_unload called outside plugin init");
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_host_is_2_3_with_note),
+        cmocka_unit_test(test_a_key_noted_again_keeps_its_place),
+        cmocka_unit_test(test_bad_notes_are_refused_with_why),
+        cmocka_unit_test(test_note_in_an_instance_and_not_in_init),
+        cmocka_unit_test(test_unload_is_called_once_when_the_registry_is_freed),
+        cmocka_unit_test(test_set_unload_only_in_init),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
