@@ -36,8 +36,24 @@ static void release(harness_ctx *ctx, att_state *s)
     free(s);
 }
 
-/* The shared parameters (attention_params.h), plus the CPU kernels'
- * workspace, which must be computable. */
+/* The `isa` parameter, else HARNESS_CPU_ISA, else the best this CPU has
+ * (the choice is the process's: the kernels' dispatch is global). A path the
+ * CPU lacks is a config error that names where it was asked for. */
+static int choose_isa(harness_ctx *ctx)
+{
+    const char *isa = harness_host->param_string(ctx, "isa"), *from = "isa";
+    const char *env = getenv("HARNESS_CPU_ISA");
+    if (strcmp(isa, "auto") == 0 && env && *env)
+        isa = env, from = "HARNESS_CPU_ISA (environment)";
+    if (attention_set_isa(isa) != 0)
+        return harness_host->fail(ctx, "%s: %s is not an instruction set this CPU (or its kernel) offers the "
+                                  "attention kernels; choose auto, or one of amx, avx512_bf16, avx512, avx2, "
+                                  "portable that it has", from, isa);
+    return 0;
+}
+
+/* The shared parameters (attention_params.h), the instruction set, plus the
+ * CPU kernels' workspace, which must be computable. */
 static int read_params(harness_ctx *ctx, att_state *s, size_t *q_bytes, size_t *kv_bytes)
 {
     attention_config c;
@@ -46,6 +62,8 @@ static int read_params(harness_ctx *ctx, att_state *s, size_t *q_bytes, size_t *
     s->shape = c.shape;
     s->dtype = c.dtype, s->elem = c.elem, s->q_elems = c.q_elems, s->kv_elems = c.kv_elems;
     *q_bytes = c.q_bytes, *kv_bytes = c.kv_bytes;
+    if (choose_isa(ctx) != 0)
+        return -1;
     if (attention_workspace_bytes(&s->shape, omp_get_max_threads()) == SIZE_MAX)
         return harness_host->fail(ctx, "head_dim (%zu): the kernels' per-thread workspace overflows size_t",
                                   c.shape.head_dim);
@@ -87,8 +105,11 @@ static int att_create(harness_ctx *ctx, void **state)
         return -1;      /* fill recorded why */
     }
     const attention_shape *z = &s->shape;
+    const char *isa = attention_isa_for(&s->shape, s->dtype);
+    if (HARNESS_HAS_SERVICE(harness_host, note))
+        harness_host->note(ctx, "isa", isa);
     harness_host->log(ctx, HARNESS_LOG_DEBUG, "%s kernels, batch %zu, heads %zu/%zu, seq %zu/%zu, head_dim %zu, %s%s",
-                      attention_isa(), z->batch, z->heads, z->kv_heads, z->seq_q, z->seq_k, z->head_dim,
+                      isa, z->batch, z->heads, z->kv_heads, z->seq_q, z->seq_k, z->head_dim,
                       attention_dtype_name(s->dtype), z->causal ? ", causal" : "");
     *state = s;
     return 0;
@@ -140,7 +161,8 @@ static const harness_variant attention_cpu = {
     .family = "attention",
     .device = "cpu",
     .summary = "scaled-dot-product attention forward, softmax(Q K^T scale [+ causal]) V, flash-style "
-               "(AVX-512, AVX2 or C tiles; OpenMP over batch, head and query tile)",
+               "(AMX or AVX-512 BF16 dot products for bf16, AVX-512, AVX2 or C tiles; OpenMP over batch, head "
+               "and query tile)",
     .params = attention_cpu_params,
     .n_params = sizeof attention_cpu_params / sizeof attention_cpu_params[0],
     .create = att_create,

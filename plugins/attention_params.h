@@ -18,7 +18,7 @@ static const char *const attention_cuda_dtypes[] = {"fp32", "bf16", "fp16", NULL
 
 /* The table, given dtype's choices and description: all the CPU's and the
  * CUDA variants' tables differ in. */
-#define ATTENTION_PARAMS(dtypes, dtype_help)                                                                          \
+#define ATTENTION_PARAMS(dtypes, dtype_help, ...)                                                                          \
     {                                                                                                                 \
         {sizeof(harness_param), "batch_size", HARNESS_PARAM_INT, "1", HARNESS_PARAM_MIN, 1, 0, NULL,                  \
          "sequences per step"},                                                                                       \
@@ -36,10 +36,19 @@ static const char *const attention_cuda_dtypes[] = {"fp32", "bf16", "fp16", NULL
         {sizeof(harness_param), "dtype", HARNESS_PARAM_ENUM, "fp32", 0, 0, 0, dtypes, dtype_help},                    \
         {sizeof(harness_param), "scale", HARNESS_PARAM_FLOAT, "0", HARNESS_PARAM_MIN | HARNESS_PARAM_MAX, 0, FLT_MAX, \
          NULL, "multiplies Q K^T before the softmax; 0: 1/sqrt(head_dim)"},                                           \
+        __VA_ARGS__                                                                                                   \
     }
 
+/* The CPU kernels' instruction set (attention_set_isa's names). */
+static const char *const attention_cpu_isas[] = {"auto", "amx", "avx512_bf16", "avx512", "avx2", "portable", NULL};
+
 static const harness_param attention_cpu_params[] = ATTENTION_PARAMS(
-    attention_cpu_dtypes, "type of q, k, v and o; bf16 computes in fp32 and rounds to nearest even");
+    attention_cpu_dtypes,
+    "type of q, k, v and o; bf16 accumulates in fp32 and rounds outputs to nearest even (on the amx and "
+    "avx512_bf16 paths its products are bf16 dot products, the softmax weights rounded to bf16 for P V)",
+    {sizeof(harness_param), "isa", HARNESS_PARAM_ENUM, "auto", 0, 0, 0, attention_cpu_isas,
+     "the kernels' instruction set: auto (the best this CPU has; the environment variable HARNESS_CPU_ISA "
+     "overrides auto), or one forced, an error where the CPU lacks it"});
 static const harness_param attention_cuda_params[] = ATTENTION_PARAMS(
     attention_cuda_dtypes, "type of q, k, v and o; bf16 and fp16 compute in fp32 and round to nearest even");
 
