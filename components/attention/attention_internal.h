@@ -21,6 +21,11 @@
  * row block, so that full tiles need no remainder code. */
 #define ATTENTION_BK 96
 
+/* The fewest keys per tile the driver uses: it picks the key tile at run time
+ * between this and BK, from the L1 data cache (attention_cpu.c key_tile), so
+ * the checker counts tiles of this size. */
+#define ATTENTION_BK_MIN 24
+
 /* Rows (keys, or head_dim entries) of a register block. */
 #define ATTENTION_MR 6
 

@@ -180,7 +180,8 @@ static size_t half_arith_row(const attention_shape *s, attention_dtype t, const 
 /* ---- the tolerance ---------------------------------------------------------
  *
  * fp32, per output row i (query i of one head), with u = 2^-24, D = head_dim,
- * n_i its visible keys, T_i = ceil(n_i / BK) its key tiles, Vmax = max |v| and
+ * n_i its visible keys, T_i = ceil(n_i / BK_MIN) bounds its key tiles (the
+ * driver's tiles hold BK_MIN to BK keys, by the L1 cache), Vmax = max |v| and
  * Kmax = max ||k_j|| over the kv head's keys:
  *
  *   X_i   = |scale| log2(e) ||q_i|| Kmax   bounds every |x_ij| and scale log2(e)
@@ -246,7 +247,7 @@ static double fp32_tol(const attention_shape *s, const void *q, attention_dtype 
 {
     if (n == 0)
         return 0.0;
-    double d = (double)s->head_dim, tiles = ceil((double)n / ATTENTION_BK);
+    double d = (double)s->head_dim, tiles = ceil((double)n / ATTENTION_BK_MIN);
     double x = fabs((double)s->scale) * LOG2E * sqrt(dot(q, qrow, q, qrow, s->head_dim, t)) * kmax;
     double delta = M_LN2 * (d + 4) * U32 * x + (tiles + 2) * ATTENTION_EXP2_MAX_REL_ERR;
     double terms = fmin((double)n, ATTENTION_BK) + tiles + 3;
