@@ -3,9 +3,9 @@
  *   fp32 FMA peak    register-resident vfmadd on all threads (below), the
  *                    bound of fp32 and of bf16 widened to fp32; the harness's
  *                    calibration loop (backend/cpu_peaks.h) is printed next to
- *                    it (on the Zen 4 this was written on it read 15-80
- *                    GFLOP/s, below what attention itself reaches, so this
- *                    file probes both peaks with one loop of its own);
+ *                    it: it times the wall clock, so on the shared Zen 4 this
+ *                    was written on (load 6-9 on 2 cores) it read 15-80
+ *                    GFLOP/s against ~230 on CPU time;
  *   bf16 dot peak    register-resident vdpbf16ps on all threads (below), the
  *                    bound of the avx512_bf16 path (64 FLOPs an instruction:
  *                    16 lanes x a pair of multiply-adds). AMX's tile peak is
