@@ -31,7 +31,12 @@
 #define BQ ATTENTION_BQ
 #define BK ATTENTION_BK
 
+#ifdef ATTENTION_AMX_SIM
+#include "unit/amx_sim.h"          /* tests/unit: the tile instructions in C */
+#define AMX
+#else
 #define AMX __attribute__((target("amx-tile,amx-bf16")))
+#endif
 #define AVX512 __attribute__((target("avx512f,avx512bw")))
 
 /* LDTILECFG's 64-byte operand: palette 1, then bytes per row of tiles 0-15
@@ -47,7 +52,7 @@ _Static_assert(sizeof(tile_config) == 64, "LDTILECFG reads 64 bytes");
 /* tmm0-3: C (four 16-query chunks), tmm4: A, tmm5: B; all 16 x 64 bytes. */
 AMX static void configure(void)
 {
-    tile_config cfg;
+    _Alignas(64) tile_config cfg;  /* one cache line */
     memset(&cfg, 0, sizeof cfg);
     cfg.palette = 1;
     for (int t = 0; t < 6; t++)
