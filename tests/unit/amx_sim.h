@@ -83,6 +83,14 @@ static inline void amx_sim_dpbf16ps(int c, int a, int b)
         }
 }
 
+/* <immintrin.h> defines some of these as macros (gcc: the tile ones; clang
+ * more): replace them all. */
+#undef _tile_loadconfig
+#undef _tile_loadd
+#undef _tile_stored
+#undef _tile_zero
+#undef _tile_dpbf16ps
+#undef _tile_release
 #define _tile_loadconfig(cfg) amx_sim_loadconfig(cfg)
 #define _tile_loadd(t, base, stride) amx_sim_loadd(t, base, (long)(stride))
 #define _tile_stored(t, base, stride) amx_sim_stored(t, base, (long)(stride))
