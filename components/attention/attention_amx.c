@@ -164,13 +164,24 @@ AVX512 static void accumulate_amx(float *ot, const uint16_t *pp, const uint16_t 
     accumulate_tiles(ot, pp, vt, (nk + 31) / 32 * 32, d, nchunks);
 }
 
+/* Q and O as the AVX-512 BF16 path moves them. */
+static void pack_q_amx(const uint16_t *q, size_t qs, size_t nq, size_t d, size_t lanes, uint16_t *qp)
+{
+    attention_avx512_bf16_dot.pack_q(q, qs, nq, d, lanes, qp);
+}
+
+static void store_o_amx(const float *ot, const float *l, size_t nq, size_t d, uint16_t *o, size_t os)
+{
+    attention_avx512_bf16_dot.store_o(ot, l, nq, d, o, os);
+}
+
 static int takes_amx(size_t d)
 {
     return d % 32 == 0;
 }
 
 const attention_bf16_kernels attention_amx_dot = {
-    32, takes_amx, scores_amx, pack_p_amx, pack_v_amx, accumulate_amx,
+    32, takes_amx, pack_q_amx, store_o_amx, scores_amx, pack_p_amx, pack_v_amx, accumulate_amx,
 };
 
 #endif

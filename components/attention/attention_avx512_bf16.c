@@ -227,6 +227,92 @@ BF16DOT static void accumulate_bf16(float *ot, const uint16_t *pp, const uint16_
     }
 }
 
+/* r[k] = column k of the 16 x 16 matrix of 32-bit elements whose rows were
+ * r[0 .. 15]: unpacks of 32- and 64-bit elements, then two rounds of
+ * 128-bit lane shuffles. */
+BF16DOT static INLINE void transpose16(__m512i r[16])
+{
+    __m512i t[16];
+#pragma GCC unroll 8
+    for (int k = 0; k < 16; k += 2) {
+        t[k] = _mm512_unpacklo_epi32(r[k], r[k + 1]);
+        t[k + 1] = _mm512_unpackhi_epi32(r[k], r[k + 1]);
+    }
+#pragma GCC unroll 4
+    for (int k = 0; k < 16; k += 4) {
+        r[k] = _mm512_unpacklo_epi64(t[k], t[k + 2]);
+        r[k + 1] = _mm512_unpackhi_epi64(t[k], t[k + 2]);
+        r[k + 2] = _mm512_unpacklo_epi64(t[k + 1], t[k + 3]);
+        r[k + 3] = _mm512_unpackhi_epi64(t[k + 1], t[k + 3]);
+    }
+#pragma GCC unroll 4
+    for (int k = 0; k < 4; k++) {
+        t[k] = _mm512_shuffle_i32x4(r[k], r[k + 4], 0x88);
+        t[k + 4] = _mm512_shuffle_i32x4(r[k], r[k + 4], 0xdd);
+        t[k + 8] = _mm512_shuffle_i32x4(r[k + 8], r[k + 12], 0x88);
+        t[k + 12] = _mm512_shuffle_i32x4(r[k + 8], r[k + 12], 0xdd);
+    }
+#pragma GCC unroll 8
+    for (int k = 0; k < 8; k++) {
+        r[k] = _mm512_shuffle_i32x4(t[k], t[k + 8], 0x88);
+        r[k + 8] = _mm512_shuffle_i32x4(t[k], t[k + 8], 0xdd);
+    }
+}
+
+/* The first n of 32 bits set. */
+static inline __mmask32 first32(size_t n)
+{
+    return (__mmask32)(n >= 32 ? ~0u : (1u << n) - 1);
+}
+
+/* Q's pairs are 32-bit elements, so packing it is a 32-bit transpose, 16
+ * queries by 16 pairs at a time. Each row is read as the halves it has
+ * (an odd head_dim's last pair gets a zero partner, and nothing past the
+ * row is touched); missing queries are zero rows. */
+BF16DOT static void pack_q_bf16(const uint16_t *q, size_t qs, size_t nq, size_t d, size_t lanes, uint16_t *qp)
+{
+    size_t pairs = (d + 1) / 2;
+    for (size_t i0 = 0; i0 < lanes; i0 += 16)
+        for (size_t p0 = 0; p0 < pairs; p0 += 16) {
+            __mmask32 in = first32(d - 2 * p0);
+            __m512i r[16];
+#pragma GCC unroll 16
+            for (size_t k = 0; k < 16; k++)
+                r[k] = i0 + k < nq ? _mm512_maskz_loadu_epi16(in, q + (i0 + k) * qs + 2 * p0) : _mm512_setzero_si512();
+            transpose16(r);
+            size_t np = pairs - p0 < 16 ? pairs - p0 : 16;
+            for (size_t k = 0; k < np; k++)
+                _mm512_store_si512(qp + ((p0 + k) * BQ + i0) * 2, r[k]);
+        }
+}
+
+/* ot is [d][BQ]: scaled by 1 / l along the lanes, then transposed 16 x 16
+ * into rows of o, rounded to bf16 (vcvtneps2bf16: to nearest even; it
+ * flushes fp32 denormals, outputs below 2^-126, to zero). */
+BF16DOT static void store_o_bf16(const float *ot, const float *l, size_t nq, size_t d, uint16_t *o, size_t os)
+{
+    for (size_t i0 = 0; i0 < nq; i0 += 16) {
+        __m512 lv = _mm512_load_ps(l + i0);
+        __m512 inv = _mm512_maskz_div_ps(_mm512_cmp_ps_mask(lv, _mm512_setzero_ps(), _CMP_GT_OQ),
+                                         _mm512_set1_ps(1.0f), lv);
+        size_t nr = nq - i0 < 16 ? nq - i0 : 16;
+        for (size_t c0 = 0; c0 < d; c0 += 16) {
+            size_t nc = d - c0 < 16 ? d - c0 : 16;
+            __m512i r[16];
+#pragma GCC unroll 16
+            for (size_t k = 0; k < 16; k++)
+                r[k] = k < nc ? _mm512_castps_si512(_mm512_mul_ps(_mm512_load_ps(ot + (c0 + k) * BQ + i0), inv))
+                              : _mm512_setzero_si512();
+            transpose16(r);
+            for (size_t k = 0; k < nr; k++) {
+                __m256i h = (__m256i)_mm512_cvtneps_pbh(_mm512_castsi512_ps(r[k]));
+                _mm512_mask_storeu_epi16(o + (i0 + k) * os + c0, (__mmask32)((1u << nc) - 1),
+                                         _mm512_castsi256_si512(h));
+            }
+        }
+    }
+}
+
 static int takes_any(size_t d)
 {
     (void)d;
@@ -234,7 +320,7 @@ static int takes_any(size_t d)
 }
 
 const attention_bf16_kernels attention_avx512_bf16_dot = {
-    2, takes_any, scores_bf16, pack_p_bf16, pack_v_bf16, accumulate_bf16,
+    2, takes_any, pack_q_bf16, store_o_bf16, scores_bf16, pack_p_bf16, pack_v_bf16, accumulate_bf16,
 };
 
 #endif

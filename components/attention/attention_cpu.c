@@ -265,20 +265,6 @@ static void pack_q(const job *jb, size_t b, size_t h, size_t i0, size_t nq, size
             qt[c * BQ + i] = 0.0f;
 }
 
-/* qp[c/2][i][c%2] = q[i][c] for the tile's nq queries, raw bf16; the lanes
- * up to `lanes` and an odd head_dim's last partner zero. */
-static void pack_qp(const job *jb, size_t b, size_t h, size_t i0, size_t nq, size_t lanes, uint16_t *qp)
-{
-    const attention_shape *s = jb->s;
-    size_t d = s->head_dim, stride = s->heads * d, pairs = (d + 1) / 2;
-    const uint16_t *q = (const uint16_t *)jb->q + ((b * s->seq_q + i0) * s->heads + h) * d;
-    for (size_t c2 = 0; c2 < pairs; c2++)
-        memset(qp + c2 * BQ * 2, 0, lanes * 2 * sizeof *qp);
-    for (size_t i = 0; i < nq; i++)
-        for (size_t c = 0; c < d; c++)
-            qp[(c / 2 * BQ + i) * 2 + c % 2] = q[i * stride + c];
-}
-
 /* One query tile of bf16 on a dot-product path: as run_item, with the
  * products in bf16 pairs and the softmax in fp32. */
 static void run_dot_tile(const job *jb, size_t b, size_t kvh, size_t j_end, size_t i0, ptrdiff_t off,
@@ -344,9 +330,10 @@ static void run_item(const job *jb, size_t item, const slice *w)
     for (size_t c = 0; c < d; c++)
         memset(w->ot + c * BQ, 0, lanes * sizeof(float));
     if (jb->dot) {
-        pack_qp(jb, b, h, i0, nq, lanes, (uint16_t *)w->qt);
+        size_t first = ((b * s->seq_q + i0) * s->heads + h) * d, stride = s->heads * d;
+        jb->dot->pack_q((const uint16_t *)jb->q + first, stride, nq, d, lanes, (uint16_t *)w->qt);
         run_dot_tile(jb, b, kvh, end, i0, off, nchunks, w);
-        store_o(jb, b, h, i0, nq, w);
+        jb->dot->store_o(w->ot, w->l, nq, d, (uint16_t *)jb->o + first, stride);
         return;
     }
     pack_q(jb, b, h, i0, nq, lanes, w->qt);

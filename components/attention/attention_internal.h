@@ -66,7 +66,7 @@ static inline int attention_lane_limit(ptrdiff_t first, size_t j)
  *   qp [c/2][i][c%2]   Q^T of the query tile, raw bf16 (unscaled: rounding
  *                      q * scale to bf16 would cost the scores 2^-8 relative
  *                      accuracy), lanes >= nq and the odd head_dim's last
- *                      partner zero; packed once per query tile by the driver
+ *                      partner zero; packed once per query tile (pack_q)
  *   pp [j/2][i][j%2]   the weights of the key tile rounded to bf16, keys in
  *                      pairs, padding rows zero (pack_p)
  *   vp                 the value tile as the path's accumulate wants it
@@ -79,6 +79,11 @@ typedef struct attention_bf16_kernels {
     size_t key_align;
     /* Whether the path takes this head_dim (AMX: multiples of 32). */
     int (*takes)(size_t d);
+    /* qp from nq query rows (raw bf16, qs apart), zero up to `lanes`. */
+    void (*pack_q)(const uint16_t *q, size_t qs, size_t nq, size_t d, size_t lanes, uint16_t *qp);
+    /* o row i (os apart) = ot[.][i] / l[i] rounded to bf16 (zeros where l
+     * is 0: a query that sees no key), for i < nq. */
+    void (*store_o)(const float *ot, const float *l, size_t nq, size_t d, uint16_t *o, size_t os);
     /* st[j][i] = qscale sum_c k[j * ks + c] q[c][i] for keys j < nk, k raw
      * bf16 rows; kscratch: BK x d bf16 the path may use. */
     void (*scores)(const uint16_t *qp, const uint16_t *k, size_t ks, size_t nk, size_t d, size_t nchunks,
