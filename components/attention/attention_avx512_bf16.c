@@ -18,6 +18,7 @@
 #if defined(__x86_64__)
 
 #include "attention_internal.h"
+#include "attention_avx512_transpose.h"
 
 #include <immintrin.h>
 #include <string.h>
@@ -224,38 +225,6 @@ BF16DOT static void accumulate_bf16(float *ot, const uint16_t *pp, const uint16_
     case 3: accumulate_rows(ot, pp, vp, nk, d, alpha, 3); break;
     case 2: accumulate_rows(ot, pp, vp, nk, d, alpha, 2); break;
     case 1: accumulate_rows(ot, pp, vp, nk, d, alpha, 1); break;
-    }
-}
-
-/* r[k] = column k of the 16 x 16 matrix of 32-bit elements whose rows were
- * r[0 .. 15]: unpacks of 32- and 64-bit elements, then two rounds of
- * 128-bit lane shuffles. */
-BF16DOT static INLINE void transpose16(__m512i r[16])
-{
-    __m512i t[16];
-#pragma GCC unroll 8
-    for (int k = 0; k < 16; k += 2) {
-        t[k] = _mm512_unpacklo_epi32(r[k], r[k + 1]);
-        t[k + 1] = _mm512_unpackhi_epi32(r[k], r[k + 1]);
-    }
-#pragma GCC unroll 4
-    for (int k = 0; k < 16; k += 4) {
-        r[k] = _mm512_unpacklo_epi64(t[k], t[k + 2]);
-        r[k + 1] = _mm512_unpackhi_epi64(t[k], t[k + 2]);
-        r[k + 2] = _mm512_unpacklo_epi64(t[k + 1], t[k + 3]);
-        r[k + 3] = _mm512_unpackhi_epi64(t[k + 1], t[k + 3]);
-    }
-#pragma GCC unroll 4
-    for (int k = 0; k < 4; k++) {
-        t[k] = _mm512_shuffle_i32x4(r[k], r[k + 4], 0x88);
-        t[k + 4] = _mm512_shuffle_i32x4(r[k], r[k + 4], 0xdd);
-        t[k + 8] = _mm512_shuffle_i32x4(r[k + 8], r[k + 12], 0x88);
-        t[k + 12] = _mm512_shuffle_i32x4(r[k + 8], r[k + 12], 0xdd);
-    }
-#pragma GCC unroll 8
-    for (int k = 0; k < 8; k++) {
-        r[k] = _mm512_shuffle_i32x4(t[k], t[k + 8], 0x88);
-        r[k + 8] = _mm512_shuffle_i32x4(t[k], t[k + 8], 0xdd);
     }
 }
 

@@ -336,7 +336,11 @@ static void run_item(const job *jb, size_t item, const slice *w)
         jb->dot->store_o(w->ot, w->l, nq, d, (uint16_t *)jb->o + first, stride);
         return;
     }
-    pack_q(jb, b, h, i0, nq, lanes, w->qt);
+    size_t qfirst = ((b * s->seq_q + i0) * s->heads + h) * d;
+    if (!jb->bf16 && x->pack_q)
+        x->pack_q((const float *)jb->q + qfirst, s->heads * d, nq, d, lanes, jb->qscale, w->qt);
+    else
+        pack_q(jb, b, h, i0, nq, lanes, w->qt);
 
     size_t kv_stride = s->kv_heads * d;
     for (size_t j0 = 0; j0 < end; j0 += jb->bk) {
@@ -362,7 +366,10 @@ static void run_item(const job *jb, size_t item, const slice *w)
         x->softmax(w->st, nk, nchunks, mk, w->m, w->l, w->alpha);
         x->accumulate(w->ot, w->st, vt, stride, nk, d, nchunks, w->alpha);
     }
-    store_o(jb, b, h, i0, nq, w);
+    if (!jb->bf16 && x->store_o)
+        x->store_o(w->ot, w->l, nq, d, (float *)jb->o + qfirst, s->heads * d);
+    else
+        store_o(jb, b, h, i0, nq, w);
 }
 
 static void run(const attention_shape *s, const void *q, const void *k, const void *v, void *o,

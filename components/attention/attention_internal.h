@@ -117,6 +117,11 @@ typedef struct attention_kernels {
     void (*widen)(float *dst, const uint16_t *src, size_t n);
     /* y = 2^x, as softmax computes it */
     void (*exp2)(const float *x, float *y, size_t n);
+    /* fp32 Q into the tile and O out of it, or NULL (the driver's loops):
+     * qt[c][i] = q[i * qs + c] qscale, zero lanes up to `lanes`; o row i
+     * (os apart) = ot[.][i] / l[i], zeros where l is 0. */
+    void (*pack_q)(const float *q, size_t qs, size_t nq, size_t d, size_t lanes, float qscale, float *qt);
+    void (*store_o)(const float *ot, const float *l, size_t nq, size_t d, float *o, size_t os);
     /* The dot-product paths: bf16 attention on them (NULL: bf16 widened to
      * fp32 and computed with the fp32 kernels above), and the name of the
      * path fp32 attention takes (theirs is the fp32 kernels'). */
