@@ -11,7 +11,7 @@
 #define _GNU_SOURCE                /* clock_gettime, before any system header */
 #endif
 
-#include "copy/copy.h"
+#include "calibration/copy.h"
 #include "rms_norm/rms_norm.h"
 #include "common/bf16.h"
 

@@ -149,7 +149,7 @@ def torch_attention(batch, heads, seq, head_dim, causal):
 def torch_block(c):
     """The Llama block of components/transformer_block/transformer_block.h:
     weights [out][in] (nn.Linear's layout), rotate-half RoPE, GQA by repeating
-    kv heads, SwiGLU; data scaled as plugins/transformer_block.c does."""
+    kv heads, SwiGLU; data scaled as components/transformer_block/transformer_block_cpu_adapter.c does."""
     b, s, hid = c["batch_size"], c["seq_len"], c["hidden_size"]
     nh = c["num_heads"]
     nkv = c["num_kv_heads"] or nh

@@ -25,7 +25,7 @@
  * and attention are the kernels of components/rms_norm and components/attention,
  * RoPE and SwiGLU are OpenMP loops here. With dtype bf16 only x and y are bf16
  * (the block's input and output); the weights the kernel reads are fp32 (the
- * plugin converts bf16-stored weights once, see plugins/transformer_block.c).
+ * plugin converts bf16-stored weights once, see components/transformer_block/transformer_block_cpu_adapter.c).
  *
  * The caller allocates every buffer (so a host can track memory by name) and
  * passes pointers; nothing is allocated inside a step. Plain C, no harness

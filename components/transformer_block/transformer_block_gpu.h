@@ -17,7 +17,7 @@
  * and every activation (h included) are bf16, as a bf16 model in PyTorch
  * keeps them; every kernel computes in fp32 and rounds once per stored value.
  * (The CPU block instead keeps its activations in fp32: see the tolerance in
- * plugins/transformer_block_cuda.c.) With fp32, everything is fp32 and the
+ * components/transformer_block/transformer_block_cuda_adapter.c.) With fp32, everything is fp32 and the
  * GEMMs true fp32 (no TF32).
  *
  * The regions are the CPU block's (transformer_block_region_names), pushed

@@ -17,6 +17,7 @@
 #include "cli/artifacts.h"
 #include "cli/ranks.h"
 #include "cli/ranks.h"
+#include "plugin/variant_cost.h"
 #include "report/experiment.h"
 #include "report/output_root.h"
 #include "report/summary.h"
@@ -206,8 +207,14 @@ static int run_component(const harness_prepared *p, instance *in, harness_summar
     }
     s->cost = (harness_cost){.size = sizeof s->cost};
     harness_guard_enter("cost");
-    v->cost(in->state, &s->cost);
+    rc = harness_variant_cost(v, &in->inst.ctx, in->state, &s->cost);
     harness_guard_leave();
+    if (rc != 0) {
+        harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s: cost failed: %s", v->key,
+                          harness_ctx_message(&in->inst.ctx, "no message given"));
+        harness_summary_mark(s, "failed", err->msg);
+        return err->code;
+    }
 
     if (p->cfg->validate && v->check) {
         s->check.size = sizeof s->check;

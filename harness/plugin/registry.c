@@ -400,8 +400,10 @@ static int valid_variant(const harness_variant *v, harness_error *err, const cha
         why = "key and family must be non-empty";
     else if (!v->device || (strcmp(v->device, "cpu") != 0 && strcmp(v->device, "cuda") != 0))
         why = "device must be \"cpu\" or \"cuda\"";
-    else if (!v->create || !v->step || !v->cost || !v->destroy)
-        why = "create, step, cost and destroy are required";
+    else if (!v->create || !v->step || !v->destroy || (!v->cost && !v->step_cost))
+        why = "create, step, destroy and one of cost and step_cost are required";
+    else if (v->cost && v->step_cost)
+        why = "it sets both cost and step_cost; set one (step_cost, ABI 2.3, can log and fail)";
     for (uint32_t i = 0; !why && i < v->n_params; i++) {
         const harness_param *p = &v->params[i];
         if (!p->name || !*p->name)

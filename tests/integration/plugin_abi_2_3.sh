@@ -53,6 +53,24 @@ so="$top_builddir/tests/fixtures/abi2_3/.libs/two_files.so"
 if nm -D --defined-only "$so" | grep -q harness_host; then fail "harness_host is exported by $so"
 else pass "harness_host stays inside the plugin"; fi
 
+# cost in both forms: step_cost (2.3) reads parameters, logs and can fail;
+# a plugin built for 2.2 keeps its cost(state, out).
+bytes_per_step() {
+    python3 -c 'import json, sys; print(int(json.load(open(sys.argv[1]))["throughput"]["bytes_per_step"]))' "$1"
+}
+expect_exit 0 "a variant with step_cost" "$HARNESS" run "$SCRATCH/tiny.yaml" $FIXTURES --output-dir "$SCRATCH/cost" \
+    --set component.variant_key=step_cost/cpu --set component.config.bytes=12345
+expect_err "step_cost/cpu: info: step_cost: 12345 bytes per step" "step_cost logs through the context"
+[ "$(bytes_per_step "$(summary_of "$SCRATCH/cost")")" = 12345 ] && pass "step_cost's bytes in the summary" \
+    || fail "step_cost's bytes: $(bytes_per_step "$(summary_of "$SCRATCH/cost")")"
+expect_exit 3 "a failing step_cost fails the run" "$HARNESS" run "$SCRATCH/tiny.yaml" $FIXTURES \
+    --output-dir "$SCRATCH/nocost" --set component.variant_key=step_cost/cpu --set component.config.refuse=true
+expect_err "step_cost/cpu: cost failed: step_cost: refusing to size the step, as asked" "its message"
+expect_exit 0 "a plugin built for ABI 2.2" "$HARNESS" run "$SCRATCH/tiny.yaml" $FIXTURES --output-dir "$SCRATCH/old" \
+    --set component.variant_key=abi2_2/cpu
+[ "$(bytes_per_step "$(summary_of "$SCRATCH/old")")" = 2022 ] && pass "its cost(state, out) is called" \
+    || fail "the 2.2 cost: $(bytes_per_step "$(summary_of "$SCRATCH/old")")"
+
 # set_unload: the callback runs once per process that loaded the plugin,
 # after the run, also when the plugin is one of several in its folder.
 HARNESS_TEST_UNLOAD_LOG="$SCRATCH/unload.log"

@@ -1,5 +1,5 @@
 /* test_attention_cuda_plugin.c - the attention plugin for NVIDIA GPUs
- * (plugins/attention_cuda.c: attention/cuda and attention/cublas) end to end
+ * (components/attention/attention_cuda_adapter.c: attention/cuda and attention/cublas) end to end
  * without a GPU: its kernels are tests/cudasim's CPU builds of
  * attention_cuda.cu and attention_softmax.cu, cuBLAS is fake_cublas.c (the
  * GEMMs on the CPU, with cuBLAS's argument checks), and the host is a fake
@@ -76,7 +76,7 @@ static void run_config(const char *key, const char *const *params, const char *k
     assert_true(strncmp(chk.detail, dtype, strlen(dtype)) == 0);   /* "<dtype> vs double ref" */
     assert_int_equal(v->step(c, state), 0);
     harness_cost cost = {sizeof cost, 0, 0};
-    v->cost(state, &cost);
+    assert_int_equal(v->step_cost(c, state, &cost), 0);
     assert_true(cost.flops > 0 && cost.bytes > 0);
     v->destroy(c, state);
     assert_int_equal(c->device_used, 0);         /* every device buffer freed */

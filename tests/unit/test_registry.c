@@ -297,7 +297,7 @@ static void test_add_rejects_malformed_variants(void **state)
     v.device = "cpu";
     v.step = NULL;
     assert_int_not_equal(harness_registry_add(&reg, 0, &v, &err), 0);
-    assert_contains(err.msg, "create, step, cost and destroy are required");
+    assert_contains(err.msg, "create, step, destroy and one of cost and step_cost are required");
     v.step = dummy_step;
     harness_param enum_without_choices = {.size = sizeof enum_without_choices, .name = "dtype",
                                           .type = HARNESS_PARAM_ENUM};

@@ -1,7 +1,7 @@
 /* test_rms_norm.c - the RMSNorm kernels on every instruction set this CPU
  * has, against the double reference through the checker the plugin uses;
  * bf16 rounding; the checker's own failure path; copy_cpu. */
-#include "copy/copy.h"
+#include "calibration/copy.h"
 #include "rms_norm/rms_norm.h"
 #include "common/bf16.h"
 #include "common/f16.h"

@@ -1,5 +1,5 @@
 /* test_transformer_block_cuda_plugin.c - transformer_block/cuda
- * (plugins/transformer_block_cuda.c and the GPU block it drives,
+ * (components/transformer_block/transformer_block_cuda_adapter.c and the GPU block it drives,
  * components/transformer_block/transformer_block_gpu.c) end to end without a
  * GPU: the kernels (rms_norm/cuda's, attention/cuda's, the block's RoPE and
  * SwiGLU) are tests/cudasim's CPU builds of their .cu files, cuBLASLt is
@@ -201,7 +201,7 @@ static void run_config(const char *const *params, const char *kernel)
         assert_string_equal(c->regions[i], transformer_block_region_names[i]);
 
     harness_cost cost = {sizeof cost, 0, 0};
-    v->cost(state, &cost);
+    assert_int_equal(v->step_cost(c, state, &cost), 0);
     assert_true(cost.flops == transformer_block_flops(&s));
     assert_true(cost.bytes > 0);
     v->destroy(c, state);
@@ -272,8 +272,8 @@ static int run_rank(const char *const *params, int rank, const char *kernel)
         fprintf(stderr, "    rank %d, %s: max |err| %.3g, loosest bound %.3g\n", rank, fake_host_param(c, "dtype"),
                 chk.max_abs_err, chk.tolerance);
     harness_cost cost = {sizeof cost, 0, 0};
-    if (ok)
-        c->variant->cost(state, &cost);
+    if (ok && c->variant->step_cost(c, state, &cost) != 0)
+        ok = 0;
     if (ok && cost.flops != transformer_block_flops(&s) / 2) {
         fprintf(stderr, "rank %d: cost %g FLOPs, not half the block's %g\n", rank, cost.flops,
                 transformer_block_flops(&s));
@@ -330,7 +330,7 @@ static void test_tensor_parallel(void **state)
     munmap(tp, sizeof *tp);
 }
 
-/* The bf16 tolerance (plugins/transformer_block_cuda.c: the CPU bf16 block's
+/* The bf16 tolerance (components/transformer_block/transformer_block_cuda_adapter.c: the CPU bf16 block's
  * plus 2^-5 rms(row) for the bf16 activations) still fails blocks that are
  * wrong: y of a non-causal block held to the causal reference, y of one
  * theta held to another's, y held to a reference without the MLP's

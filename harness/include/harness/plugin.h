@@ -36,13 +36,13 @@
  *     into host structs (harness_cost, harness_check) only the fields that
  *     lie within their `size`.
  *
- * Callback order, per instance: validate -> create -> cost -> check -> step
- * (warmup, then the measurement windows) -> destroy. validate also runs
- * alone, for `harness validate`. Once create has returned 0, destroy is
- * called exactly once, also when cost, check or a step failed later or the
- * run was interrupted; when create fails destroy is not called, so create
- * frees what it allocated, or leaves it to the host, which releases every
- * tracked allocation left at the end of the instance.
+ * Callback order, per instance: validate -> create -> cost (or step_cost) ->
+ * check -> step (warmup, then the measurement windows) -> destroy. validate
+ * also runs alone, for `harness validate`. Once create has returned 0,
+ * destroy is called exactly once, also when cost, check or a step failed
+ * later or the run was interrupted; when create fails destroy is not
+ * called, so create frees what it allocated, or leaves it to the host,
+ * which releases every tracked allocation left at the end of the instance.
  *
  * Threads. The callbacks are called from one thread. log may be called from
  * any thread (lines from different threads may interleave). rank, world_size
@@ -136,6 +136,43 @@ typedef struct harness_param {
     const char *help;              /* one line, shown by `harness list` */
 } harness_param;
 
+/* Parameter tables by name rather than by position (ABI 2.3; plain C99
+ * designated initializers, so a table built with them loads on any 2.x
+ * host). Each expands to one harness_param with its size set; DEFAULT is
+ * YAML scalar text, NULL when the user must set the parameter; MIN and MAX
+ * are inclusive bounds:
+ *   static const char *const dtypes[] = {"fp32", "bf16", NULL};
+ *   static const harness_param params[] = {
+ *       HARNESS_INT_PARAM_MIN("rows", "8", 1, "rows of the matrix"),
+ *       HARNESS_FLOAT_PARAM_RANGE("eps", "1e-6", 1e-30, 1, "added to the variance"),
+ *       HARNESS_BOOL_PARAM("causal", "true", "mask out later keys"),
+ *       HARNESS_ENUM_PARAM("dtype", "fp32", dtypes, "element type"),
+ *   };
+ * The fields are in declaration order, so C++20 accepts them too. */
+#define HARNESS_PARAM_HEAD_(NAME, TYPE, DEFAULT) \
+    .size = sizeof(harness_param), .name = (NAME), .type = (TYPE), .default_value = (DEFAULT)
+#define HARNESS_INT_PARAM(NAME, DEFAULT, HELP) \
+    {HARNESS_PARAM_HEAD_(NAME, HARNESS_PARAM_INT, DEFAULT), .help = (HELP)}
+#define HARNESS_INT_PARAM_MIN(NAME, DEFAULT, MIN, HELP) \
+    {HARNESS_PARAM_HEAD_(NAME, HARNESS_PARAM_INT, DEFAULT), .bounds = HARNESS_PARAM_MIN, .min = (MIN), .help = (HELP)}
+#define HARNESS_INT_PARAM_RANGE(NAME, DEFAULT, MIN, MAX, HELP)                                          \
+    {HARNESS_PARAM_HEAD_(NAME, HARNESS_PARAM_INT, DEFAULT), .bounds = HARNESS_PARAM_MIN | HARNESS_PARAM_MAX, \
+     .min = (MIN), .max = (MAX), .help = (HELP)}
+#define HARNESS_FLOAT_PARAM(NAME, DEFAULT, HELP) \
+    {HARNESS_PARAM_HEAD_(NAME, HARNESS_PARAM_FLOAT, DEFAULT), .help = (HELP)}
+#define HARNESS_FLOAT_PARAM_MIN(NAME, DEFAULT, MIN, HELP) \
+    {HARNESS_PARAM_HEAD_(NAME, HARNESS_PARAM_FLOAT, DEFAULT), .bounds = HARNESS_PARAM_MIN, .min = (MIN), .help = (HELP)}
+#define HARNESS_FLOAT_PARAM_RANGE(NAME, DEFAULT, MIN, MAX, HELP)                                          \
+    {HARNESS_PARAM_HEAD_(NAME, HARNESS_PARAM_FLOAT, DEFAULT), .bounds = HARNESS_PARAM_MIN | HARNESS_PARAM_MAX, \
+     .min = (MIN), .max = (MAX), .help = (HELP)}
+#define HARNESS_BOOL_PARAM(NAME, DEFAULT, HELP) \
+    {HARNESS_PARAM_HEAD_(NAME, HARNESS_PARAM_BOOL, DEFAULT), .help = (HELP)}
+#define HARNESS_STRING_PARAM(NAME, DEFAULT, HELP) \
+    {HARNESS_PARAM_HEAD_(NAME, HARNESS_PARAM_STRING, DEFAULT), .help = (HELP)}
+/* CHOICES: a NULL-terminated array of strings, DEFAULT one of them. */
+#define HARNESS_ENUM_PARAM(NAME, DEFAULT, CHOICES, HELP) \
+    {HARNESS_PARAM_HEAD_(NAME, HARNESS_PARAM_ENUM, DEFAULT), .choices = (CHOICES), .help = (HELP)}
+
 /* ---- data ------------------------------------------------------------- */
 
 typedef enum harness_dtype {
@@ -192,7 +229,9 @@ typedef struct harness_variant {
      * (see "CUDA graphs" above): no host sync, no allocation, no host-side
      * decision that differs between steps. */
     int (*step)(harness_ctx *ctx, void *state);
-    /* Bytes and FLOPs of one step. */
+    /* Bytes and FLOPs of one step: the form of ABI 2.0 to 2.2, which can
+     * neither log nor fail. A variant sets this or step_cost (ABI 2.3),
+     * not both. */
     void (*cost)(void *state, harness_cost *out);
     /* Optional: run one step, compare with the reference, fill *out. */
     int (*check)(harness_ctx *ctx, void *state, harness_check *out);
@@ -204,6 +243,13 @@ typedef struct harness_variant {
      * written (also for `harness validate`), so a failure is reported as a
      * config error. Reads parameters with param_*, fails with fail(). */
     int (*validate)(harness_ctx *ctx);
+    /* ABI 2.3: cost with the instance's context: bytes and FLOPs of one
+     * step, computed where parameters can be read (param_*), facts logged
+     * and a size that overflows refused: return 0, or nonzero after fail(),
+     * which fails the run before the check. Called once, after create.
+     * Set this or cost, not both. A host older than 2.3 refuses a plugin
+     * that sets it (a field it does not know), naming both versions. */
+    int (*step_cost)(harness_ctx *ctx, void *state, harness_cost *out);
 } harness_variant;
 
 /* ---- host services ---------------------------------------------------- */
@@ -302,7 +348,8 @@ typedef struct harness_services {
      * kernels chose, a tile size, a library version. Noting a key again
      * replaces its value. Keys up to 63 bytes, values up to 255, at most 16
      * keys; anything else, or a call from init, fails the callback. From
-     * the callbacks of an instance (create, check, step, destroy). */
+     * the callbacks of an instance (create, step_cost, check, step,
+     * destroy). */
     void (*note)(harness_ctx *ctx, const char *key, const char *value);
 
     /* Init only: `unload` is called once when the host is done with the

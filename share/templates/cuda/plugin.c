@@ -2,9 +2,9 @@
  * n floats on an NVIDIA GPU; the kernel is in @NAME@_kernel.cu. Written by
  * `harness new-plugin --device cuda`; see harness-plugin(7).
  *
- * Lifecycle, per run: create (allocate, fill inputs) -> cost -> check (one
- * step against the reference) -> step (warmup, then the measured windows)
- * -> destroy. Every callback runs on one thread and reports failure with
+ * Lifecycle, per run: create (allocate, fill inputs) -> step_cost -> check
+ * (one step against the reference) -> step (warmup, then the measured
+ * windows) -> destroy. Every callback runs on one thread and reports failure with
  * `return harness_host->fail(ctx, ...)`, never exit() or abort(). This file
  * is plain C: only the kernel file needs nvcc and the CUDA headers. */
 #include <harness/plugin.h>
@@ -25,10 +25,8 @@ typedef struct @NAME@_state {
 } @NAME@_state;
 
 static const harness_param params[] = {
-    {.size = sizeof(harness_param), .name = "n", .type = HARNESS_PARAM_INT, .default_value = "16777216",
-     .bounds = HARNESS_PARAM_MIN | HARNESS_PARAM_MAX, .min = 1, .max = 1 << 30, .help = "elements of x, y and z"},
-    {.size = sizeof(harness_param), .name = "alpha", .type = HARNESS_PARAM_FLOAT, .default_value = "2.0",
-     .bounds = HARNESS_PARAM_MIN | HARNESS_PARAM_MAX, .min = -1e6, .max = 1e6, .help = "scale applied to x"},
+    HARNESS_INT_PARAM_RANGE("n", "16777216", 1, 1 << 30, "elements of x, y and z"),
+    HARNESS_FLOAT_PARAM_RANGE("alpha", "2.0", -1e6, 1e6, "scale applied to x"),
 };
 
 static int create(harness_ctx *ctx, void **state)
@@ -70,11 +68,16 @@ static int step(harness_ctx *ctx, void *state)
     return 0;
 }
 
-static void cost(void *state, harness_cost *out)
+/* What one step moves and computes: throughput and roofline come from it.
+ * It gets the context, so it could read parameters, log, or refuse with
+ * `return harness_host->fail(ctx, ...)`. */
+static int cost(harness_ctx *ctx, void *state, harness_cost *out)
 {
+    (void)ctx;
     @NAME@_state *s = state;
     out->bytes = 3.0 * (double)s->n * sizeof(float);    /* read x and y, write z */
     out->flops = 2.0 * (double)s->n;                    /* a multiply and an add */
+    return 0;
 }
 
 /* Run one step, copy inputs and output back, compare with a double
@@ -140,7 +143,7 @@ static const harness_variant variant = {
     .n_params = sizeof params / sizeof params[0],
     .create = create,
     .step = step,
-    .cost = cost,
+    .step_cost = cost,
     .check = check,
     .destroy = destroy,
 };

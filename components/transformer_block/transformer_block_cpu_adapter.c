@@ -1,4 +1,4 @@
-/* transformer_block.c - the transformer_block plugin: registers
+/* transformer_block_cpu_adapter.c - plugins/transformer_block.la: registers
  * transformer_block/cpu, the Llama decoder block of
  * components/transformer_block behind the harness ABI.
  *
@@ -26,8 +26,8 @@
  * single-rank reference, so it proves the split equals the whole block. */
 #include <harness/plugin.h>
 
-#include "check_verdict.h"
-#include "transformer_block_params.h"
+#include "common/check_verdict.h"
+#include "transformer_block_adapter.h"
 
 #include "transformer_block/transformer_block.h"
 #include "common/bf16.h"
@@ -194,23 +194,18 @@ static int tb_step(harness_ctx *ctx, void *state)
     return transformer_block_forward(&s->block) == 0 ? 0 : -1;   /* the all-reduce recorded why */
 }
 
-/* FLOPs: 2 per multiply-add of the six projections, i.e. 2 x tokens x the
- * GEMM weights, plus the attention kernel's exact count (causal mask
- * included); the O(tokens x (hidden + intermediate)) elementwise work is left
- * out. Bytes: what must cross memory at least once per step: the weights the
- * GEMMs read (fp32 in both dtypes: in bf16 mode that is the fp32 copy), the
- * norms' weights, x read and y written in the block's dtype. Intermediate
- * activations are left out: they are produced and consumed inside the step. */
-static void tb_cost(void *state, harness_cost *out)
+/* tb_cost_of's figures; the weights the GEMMs read are fp32 in both dtypes
+ * (in bf16 mode, the fp32 copy), a tensor-parallel rank's its share. */
+static int tb_cost(harness_ctx *ctx, void *state, harness_cost *out)
 {
+    (void)ctx;
     const tb_state *s = state;
     double weights = 0.0;
     for (int i = 0; i < TB_N_WEIGHTS; i++)
         weights += (double)s->sizes.weight_elems[i];
-    /* Per rank: a tensor-parallel rank does its share of the GEMMs and attention. */
     double share = s->block.tp_size > 1 ? 1.0 / s->block.tp_size : 1.0;
-    out->flops = transformer_block_flops(&s->block.shape) * share;
-    out->bytes = weights * sizeof(float) * share + 2.0 * (double)s->sizes.x_bytes;
+    tb_cost_of(&s->block.shape, s->block.tp_size, weights * sizeof(float) * share, s->sizes.x_bytes, out);
+    return 0;
 }
 
 static int tb_check(harness_ctx *ctx, void *state, harness_check *out)
@@ -243,7 +238,7 @@ static const harness_variant transformer_block_cpu = {
     .n_params = sizeof tb_params / sizeof tb_params[0],
     .create = tb_create,
     .step = tb_step,
-    .cost = tb_cost,
+    .step_cost = tb_cost,
     .check = tb_check,
     .destroy = tb_destroy,
     .validate = tb_validate,

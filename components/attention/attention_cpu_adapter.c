@@ -1,31 +1,28 @@
-/* attention.c - the attention plugin: registers attention/cpu, the flash-style
- * kernels of components/attention behind the harness ABI. */
-#include <harness/plugin.h>
+/* attention_cpu_adapter.c - attention/cpu (plugins/attention.la): the
+ * flash-style kernels of attention_cpu.c behind the harness ABI; parameters,
+ * cost and check shared with attention/cuda (attention_adapter.h). */
+#include "attention_adapter.h"
 
-#include "check_verdict.h"
-
-#include "attention/attention.h"
-#include "attention_params.h"
-
-#include <float.h>
-#include <math.h>
 #include <omp.h>
-#include <stdio.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 
-
-/* Reference work the check may spend, in multiply-adds: about a second on
- * two cores here. Larger shapes check an evenly spread subset of their
- * (batch, head) pairs, and harness_check.detail says how many. */
-#define CHECK_BUDGET 1.5e9
-
 typedef struct att_state {
-    attention_shape shape;
-    attention_dtype dtype;         /* fp32 or bf16: the schema offers no other */
-    size_t elem, q_elems, kv_elems;
+    attention_config cfg;          /* first: attention_step_cost reads it; fp32 or bf16 here */
     void *q, *k, *v, *o, *workspace;
 } att_state;
+
+static const char *const dtypes[] = {"fp32", "bf16", NULL};
+/* The kernels' instruction sets (attention_set_isa's names). */
+static const char *const isas[] = {"auto", "amx", "avx512_bf16", "avx512", "avx2", "portable", NULL};
+static const harness_param params[] = ATTENTION_PARAMS(
+    dtypes,
+    "type of q, k, v and o; bf16 accumulates in fp32 and rounds outputs to nearest even (on the amx and "
+    "avx512_bf16 paths its products are bf16 dot products, the softmax weights rounded to bf16 for P V)",
+    HARNESS_ENUM_PARAM("isa", "auto", isas,
+                       "the kernels' instruction set: auto (the best this CPU has; the environment variable "
+                       "HARNESS_CPU_ISA overrides auto), or one forced, an error where the CPU lacks it"));
 
 static void release(harness_ctx *ctx, att_state *s)
 {
@@ -52,29 +49,22 @@ static int choose_isa(harness_ctx *ctx)
     return 0;
 }
 
-/* The shared parameters (attention_params.h), the instruction set, plus the
+/* The shared parameters (attention_adapter.h), the instruction set, plus the
  * CPU kernels' workspace, which must be computable. */
-static int read_params(harness_ctx *ctx, att_state *s, size_t *q_bytes, size_t *kv_bytes)
+static int read_params(harness_ctx *ctx, attention_config *c)
 {
-    attention_config c;
-    if (attention_read_config(ctx, &c) != 0)
+    if (attention_read_config(ctx, c) != 0 || choose_isa(ctx) != 0)
         return -1;
-    s->shape = c.shape;
-    s->dtype = c.dtype, s->elem = c.elem, s->q_elems = c.q_elems, s->kv_elems = c.kv_elems;
-    *q_bytes = c.q_bytes, *kv_bytes = c.kv_bytes;
-    if (choose_isa(ctx) != 0)
-        return -1;
-    if (attention_workspace_bytes(&s->shape, omp_get_max_threads()) == SIZE_MAX)
+    if (attention_workspace_bytes(&c->shape, omp_get_max_threads()) == SIZE_MAX)
         return harness_host->fail(ctx, "head_dim (%zu): the kernels' per-thread workspace overflows size_t",
-                                  c.shape.head_dim);
+                                  c->shape.head_dim);
     return 0;
 }
 
 static int att_validate(harness_ctx *ctx)
 {
-    att_state s;
-    size_t q_bytes, kv_bytes;
-    return read_params(ctx, &s, &q_bytes, &kv_bytes);
+    attention_config c;
+    return read_params(ctx, &c);
 }
 
 static int att_create(harness_ctx *ctx, void **state)
@@ -82,12 +72,13 @@ static int att_create(harness_ctx *ctx, void **state)
     att_state *s = calloc(1, sizeof *s);
     if (!s)
         return harness_host->fail(ctx, "out of memory for the instance state");
-    size_t q_bytes, kv_bytes;
-    if (read_params(ctx, s, &q_bytes, &kv_bytes) != 0) {
+    if (read_params(ctx, &s->cfg) != 0) {
         release(ctx, s);
         return -1;
     }
-    size_t ws = attention_workspace_bytes(&s->shape, omp_get_max_threads());
+    const attention_config *c = &s->cfg;
+    size_t q_bytes = c->q_bytes, kv_bytes = c->kv_bytes;
+    size_t ws = attention_workspace_bytes(&c->shape, omp_get_max_threads());
     s->q = harness_host->alloc(ctx, q_bytes, "q");
     s->k = s->q ? harness_host->alloc(ctx, kv_bytes, "k") : NULL;
     s->v = s->k ? harness_host->alloc(ctx, kv_bytes, "v") : NULL;
@@ -98,19 +89,19 @@ static int att_create(harness_ctx *ctx, void **state)
         return harness_host->fail(ctx, "cannot allocate q, k, v, o and the workspace (2 x %zu + 2 x %zu + %zu bytes)",
                                   q_bytes, kv_bytes, ws);
     }
-    harness_dtype dt = s->dtype == ATTENTION_BF16 ? HARNESS_DTYPE_BF16 : HARNESS_DTYPE_F32;
-    if (harness_host->fill(ctx, s->q, s->q_elems, dt) != 0 || harness_host->fill(ctx, s->k, s->kv_elems, dt) != 0 ||
-                   harness_host->fill(ctx, s->v, s->kv_elems, dt) != 0) {
+    harness_dtype dt = c->dtype == ATTENTION_BF16 ? HARNESS_DTYPE_BF16 : HARNESS_DTYPE_F32;
+    if (harness_host->fill(ctx, s->q, c->q_elems, dt) != 0 || harness_host->fill(ctx, s->k, c->kv_elems, dt) != 0 ||
+                   harness_host->fill(ctx, s->v, c->kv_elems, dt) != 0) {
         release(ctx, s);
         return -1;      /* fill recorded why */
     }
-    const attention_shape *z = &s->shape;
-    const char *isa = attention_isa_for(&s->shape, s->dtype);
+    const attention_shape *z = &c->shape;
+    const char *isa = attention_isa_for(z, c->dtype);
     if (HARNESS_HAS_SERVICE(harness_host, note))
         harness_host->note(ctx, "isa", isa);
     harness_host->log(ctx, HARNESS_LOG_DEBUG, "%s kernels, batch %zu, heads %zu/%zu, seq %zu/%zu, head_dim %zu, %s%s",
                       isa, z->batch, z->heads, z->kv_heads, z->seq_q, z->seq_k, z->head_dim,
-                      attention_dtype_name(s->dtype), z->causal ? ", causal" : "");
+                      attention_dtype_name(c->dtype), z->causal ? ", causal" : "");
     *state = s;
     return 0;
 }
@@ -119,22 +110,11 @@ static int att_step(harness_ctx *ctx, void *state)
 {
     (void)ctx;
     att_state *s = state;
-    if (s->dtype == ATTENTION_BF16)
-        attention_bf16(&s->shape, s->q, s->k, s->v, s->o, s->workspace);
+    if (s->cfg.dtype == ATTENTION_BF16)
+        attention_bf16(&s->cfg.shape, s->q, s->k, s->v, s->o, s->workspace);
     else
-        attention_f32(&s->shape, s->q, s->k, s->v, s->o, s->workspace);
+        attention_f32(&s->cfg.shape, s->q, s->k, s->v, s->o, s->workspace);
     return 0;
-}
-
-/* FLOPs: 4 x head_dim per visible (query, key) pair and head, the causal mask
- * counted exactly. Bytes: q, k, v read once and o written once; the kernels
- * read k and v once per query tile, but from cache (a head's keys and values
- * are 2 x kv_seq_len x head_dim x 4 bytes, 1 MiB at 1024 x 128). */
-static void att_cost(void *state, harness_cost *out)
-{
-    const att_state *s = state;
-    out->flops = attention_flops(&s->shape);
-    out->bytes = (2.0 * (double)s->q_elems + 2.0 * (double)s->kv_elems) * (double)s->elem;
 }
 
 static int att_check(harness_ctx *ctx, void *state, harness_check *out)
@@ -142,11 +122,7 @@ static int att_check(harness_ctx *ctx, void *state, harness_check *out)
     att_state *s = state;
     if (att_step(ctx, s) != 0)
         return -1;
-    attention_check_result r;
-    if (attention_check(&s->shape, s->q, s->k, s->v, s->o, s->dtype, CHECK_BUDGET, &r) != 0)
-        return harness_host->fail(ctx, "%s", r.detail);
-    COPY_CHECK_VERDICT(out, r);
-    return 0;
+    return attention_check_output(ctx, "attention/cpu", &s->cfg, s->q, s->k, s->v, s->o, out);
 }
 
 static void att_destroy(harness_ctx *ctx, void *state)
@@ -163,12 +139,12 @@ static const harness_variant attention_cpu = {
     .summary = "scaled-dot-product attention forward, softmax(Q K^T scale [+ causal]) V, flash-style "
                "(AMX or AVX-512 BF16 dot products for bf16, AVX-512, AVX2 or C tiles; OpenMP over batch, head "
                "and query tile)",
-    .params = attention_cpu_params,
-    .n_params = sizeof attention_cpu_params / sizeof attention_cpu_params[0],
+    .params = params,
+    .n_params = sizeof params / sizeof params[0],
     .create = att_create,
     .validate = att_validate,
     .step = att_step,
-    .cost = att_cost,
+    .step_cost = attention_step_cost,
     .check = att_check,
     .destroy = att_destroy,
 };

@@ -1,7 +1,8 @@
-/* transformer_block_cuda.c - transformer_block/cuda: the Llama decoder block
- * of components/transformer_block/transformer_block_gpu.h behind the harness
+/* transformer_block_cuda_adapter.c - plugins/transformer_block_cuda.la,
+ * transformer_block/cuda: the Llama decoder block of
+ * components/transformer_block/transformer_block_gpu.h behind the harness
  * ABI (2.1), with transformer_block/cpu's parameters and data
- * (transformer_block_params.h) and its double reference, so a config
+ * (transformer_block_adapter.h) and its double reference, so a config
  * switches `device` and nothing else.
  *
  * Device memory (cuBLASLt's workspace too), copies and the stream come from
@@ -23,8 +24,8 @@
 
 #include <cuda_runtime_api.h>
 
-#include "check_verdict.h"
-#include "transformer_block_params.h"
+#include "common/check_verdict.h"
+#include "transformer_block_adapter.h"
 
 #include "transformer_block/transformer_block.h"
 #include "transformer_block/transformer_block_gpu.h"
@@ -255,19 +256,17 @@ static int tbc_step(harness_ctx *ctx, void *state)
     return 0;
 }
 
-/* As transformer_block/cpu: 2 FLOPs per multiply-add of the six projections
- * plus attention's exact count (causal mask included), per rank its share
- * when the block is split. Bytes: this rank's weights read once, in the
- * stored dtype (no fp32 copy here), x read and y written; activations,
- * produced and consumed within the step, left out. */
-static void tbc_cost(void *state, harness_cost *out)
+/* tb_cost_of's figures; this rank's weights are read once in the stored
+ * dtype (no fp32 copy here). */
+static int tbc_cost(harness_ctx *ctx, void *state, harness_cost *out)
 {
+    (void)ctx;
     const tbc_state *s = state;
     double weights = 0.0;
     for (int i = 0; i < TB_N_WEIGHTS; i++)
         weights += (double)s->sizes.weight_bytes[i];
-    out->flops = transformer_block_flops(&s->block.shape) / (s->block.tp_size > 1 ? s->block.tp_size : 1);
-    out->bytes = weights + 2.0 * (double)s->sizes.x_bytes;
+    tb_cost_of(&s->block.shape, s->block.tp_size, weights, s->sizes.x_bytes, out);
+    return 0;
 }
 
 /* One step on the device; x, the weights and y copied back and held to the
@@ -331,7 +330,7 @@ static const harness_variant transformer_block_cuda = {
     .create = tbc_create,
     .validate = tbc_validate,
     .step = tbc_step,
-    .cost = tbc_cost,
+    .step_cost = tbc_cost,
     .check = tbc_check,
     .destroy = tbc_destroy,
 };

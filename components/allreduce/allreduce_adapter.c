@@ -27,12 +27,9 @@ typedef struct allreduce_state {
 static const char *const dtypes[] = {"fp32", "bf16", "fp64", "int32", NULL};
 
 static const harness_param params[] = {
-    {sizeof(harness_param), "bytes", HARNESS_PARAM_INT, "1048576", HARNESS_PARAM_MIN, 8, 0, NULL,
-     "size of the buffer each rank reduces (a whole number of elements)"},
-    {sizeof(harness_param), "dtype", HARNESS_PARAM_ENUM, "fp32", 0, 0, 0, dtypes,
-     "element type; bf16 is reduced in fp32 and rounded"},
-    {sizeof(harness_param), "in_place", HARNESS_PARAM_BOOL, "false", 0, 0, 0, NULL,
-     "reduce into the input buffer (send == recv)"},
+    HARNESS_INT_PARAM_MIN("bytes", "1048576", 8, "size of the buffer each rank reduces (a whole number of elements)"),
+    HARNESS_ENUM_PARAM("dtype", "fp32", dtypes, "element type; bf16 is reduced in fp32 and rounded"),
+    HARNESS_BOOL_PARAM("in_place", "false", "reduce into the input buffer (send == recv)"),
 };
 
 static harness_dtype dtype_of(const char *name, size_t *elem)
@@ -126,11 +123,13 @@ static int ar_step(harness_ctx *ctx, void *state)
                                     HARNESS_REDUCE_SUM);
 }
 
-static void ar_cost(void *state, harness_cost *out)
+static int ar_cost(harness_ctx *ctx, void *state, harness_cost *out)
 {
+    (void)ctx;
     const allreduce_state *s = state;
     out->bytes = (double)s->bytes;     /* per step: algbw, as nccl-tests defines it */
     out->flops = 0;
+    return 0;
 }
 
 /* Rank r's element i, and the sum over n ranks. */
@@ -201,7 +200,7 @@ static const harness_variant allreduce_cpu = {
     .size = sizeof(harness_variant), .key = "allreduce/cpu", .family = "allreduce", .device = "cpu",
     .summary = "all-reduce (sum) of a host buffer among the ranks (MPI), checked exactly",
     .params = params, .n_params = sizeof params / sizeof params[0],
-    .create = ar_create_cpu, .step = ar_step, .cost = ar_cost, .check = ar_check, .destroy = ar_destroy,
+    .create = ar_create_cpu, .step = ar_step, .step_cost = ar_cost, .check = ar_check, .destroy = ar_destroy,
     .validate = ar_validate,
 };
 
@@ -212,7 +211,7 @@ static const harness_variant allreduce_cuda = {
     .size = sizeof(harness_variant), .key = "allreduce/cuda", .family = "allreduce", .device = "cuda",
     .summary = "all-reduce (sum) of a device buffer among the ranks (NCCL), checked exactly",
     .params = params, .n_params = sizeof params / sizeof params[0],
-    .create = ar_create_cuda, .step = ar_step, .cost = ar_cost, .check = ar_check, .destroy = ar_destroy,
+    .create = ar_create_cuda, .step = ar_step, .step_cost = ar_cost, .check = ar_check, .destroy = ar_destroy,
     .validate = ar_validate,
 };
 #endif

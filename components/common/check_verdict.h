@@ -1,8 +1,9 @@
 /* check_verdict.h - the in-tree components' checkers return structs that start
  * with COMPONENT_CHECK_FIELDS (components/common/check.h), the verdict fields of
- * harness_check; this copies them across for the plugins' check callbacks. */
-#ifndef PLUGINS_CHECK_VERDICT_H
-#define PLUGINS_CHECK_VERDICT_H
+ * harness_check; this copies them across for the adapters' check callbacks.
+ * For adapters only: kernels stay free of the harness. */
+#ifndef COMPONENTS_CHECK_VERDICT_H
+#define COMPONENTS_CHECK_VERDICT_H
 
 #include <stdio.h>
 

@@ -1,5 +1,5 @@
-/* calibration.c - variants that measure the harness and the machine rather
- * than a component:
+/* calibration_cpu_adapter.c - plugins/calibration.la, variants that
+ * measure the harness and the machine rather than a component:
  *   noop/cpu  does nothing (or only opens and closes `regions` regions): the
  *             harness's own per-step overhead, and the cost of a region;
  *   spin/cpu  busy-waits a known time: how accurately a step is timed;
@@ -11,7 +11,7 @@
 
 #include <harness/plugin.h>
 
-#include "copy/copy.h"
+#include "calibration/copy.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -20,11 +20,13 @@
 #include <time.h>
 
 
-static void zero_cost(void *state, harness_cost *out)
+static int zero_cost(harness_ctx *ctx, void *state, harness_cost *out)
 {
+    (void)ctx;
     (void)state;
     out->bytes = 0.0;
     out->flops = 0.0;
+    return 0;
 }
 
 /* ---- noop/cpu --------------------------------------------------------- */
@@ -57,8 +59,7 @@ typedef struct spin_state {
 } spin_state;
 
 static const harness_param spin_params[] = {
-    {sizeof(harness_param), "duration_ns", HARNESS_PARAM_INT, "100000", HARNESS_PARAM_MIN, 0, 0, NULL,
-     "nanoseconds each step busy-waits, counted from its entry"},
+    HARNESS_INT_PARAM_MIN("duration_ns", "100000", 0, "nanoseconds each step busy-waits, counted from its entry"),
 };
 
 /* The raw monotonic clock is not slewed by NTP, so a spin lasts the same
@@ -103,8 +104,7 @@ typedef struct copy_state {
 } copy_state;
 
 static const harness_param copy_params[] = {
-    {sizeof(harness_param), "bytes", HARNESS_PARAM_INT, "134217728", HARNESS_PARAM_MIN, 1, 0, NULL,
-     "bytes copied from src to dst per step"},
+    HARNESS_INT_PARAM_MIN("bytes", "134217728", 1, "bytes copied from src to dst per step"),
 };
 
 static void copy_release(harness_ctx *ctx, copy_state *s)
@@ -150,10 +150,12 @@ static int copy_step(harness_ctx *ctx, void *state)
 }
 
 /* Every byte is read once and written once. */
-static void copy_cost(void *state, harness_cost *out)
+static int copy_cost(harness_ctx *ctx, void *state, harness_cost *out)
 {
+    (void)ctx;
     out->bytes = 2.0 * (double)((const copy_state *)state)->bytes;
     out->flops = 0.0;
+    return 0;
 }
 
 /* dst is cleared first, so only this step's copy can make it equal src. */
@@ -198,9 +200,8 @@ static void copy_destroy(harness_ctx *ctx, void *state)
 /* ---- registration ----------------------------------------------------- */
 
 static const harness_param noop_params[] = {
-    {.size = sizeof(harness_param), .name = "regions",
-     .type = HARNESS_PARAM_INT, .default_value = "0", .bounds = HARNESS_PARAM_MIN | HARNESS_PARAM_MAX,
-     .min = 0, .max = 1000000, .help = "region push/pop pairs per step, to measure what a region costs"},
+    HARNESS_INT_PARAM_RANGE("regions", "0", 0, 1000000,
+        "region push/pop pairs per step, to measure what a region costs"),
 };
 
 static const harness_variant variants[] = {
@@ -214,7 +215,7 @@ static const harness_variant variants[] = {
         .n_params = 1,
         .create = noop_create,
         .step = noop_step,
-        .cost = zero_cost,
+        .step_cost = zero_cost,
         .destroy = noop_destroy,
     },
     {
@@ -227,7 +228,7 @@ static const harness_variant variants[] = {
         .n_params = sizeof spin_params / sizeof spin_params[0],
         .create = spin_create,
         .step = spin_step,
-        .cost = zero_cost,
+        .step_cost = zero_cost,
         .destroy = spin_destroy,
     },
     {
@@ -240,7 +241,7 @@ static const harness_variant variants[] = {
         .n_params = sizeof copy_params / sizeof copy_params[0],
         .create = copy_create,
         .step = copy_step,
-        .cost = copy_cost,
+        .step_cost = copy_cost,
         .check = copy_check,
         .destroy = copy_destroy,
     },

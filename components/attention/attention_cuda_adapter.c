@@ -1,6 +1,6 @@
-/* attention_cuda.c - attention on an NVIDIA GPU behind the harness ABI (2.1),
- * with attention/cpu's parameters (attention_params.h; fp16 too) and its
- * double reference; two variants:
+/* attention_cuda_adapter.c - attention on an NVIDIA GPU behind the harness
+ * ABI (2.1), plugins/attention_cuda.la, with attention/cpu's parameters,
+ * cost and double reference (attention_adapter.h; fp16 too); two variants:
  *   attention/cuda    the fused kernels of components/attention/attention_cuda.cu
  *   attention/cublas  the unfused baseline: cuBLAS GEMM, softmax kernel, cuBLAS
  *                     GEMM (components/attention/attention_cublas.c), S and P
@@ -9,37 +9,34 @@
  * host's device services, so the harness tracks and times them; of the CUDA
  * runtime the plugin only asks how much memory is free, to say so when the
  * shape does not fit. */
-#include <harness/plugin.h>
+#include "attention_adapter.h"
 
 #include <cuda_runtime_api.h>
 
-#include "check_verdict.h"
-
-#include "attention/attention.h"
 #include "attention/attention_cublas.h"
 #include "attention/attention_cuda.h"
-#include "attention_params.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* As attention/cpu: reference work the check may spend, in multiply-adds;
- * larger shapes check an evenly spread subset, said in the detail. */
-#define CHECK_BUDGET 1.5e9
 /* cuBLAS's workspace (cublasSetWorkspace): what NVIDIA advises for Hopper. */
 #define CUBLAS_WORKSPACE_BYTES ((size_t)32 << 20)
 
 typedef struct att_cuda_state {
+    attention_config cfg;           /* first: attention_step_cost reads it */
     const char *key;
     int cublas;                     /* attention/cublas */
-    attention_config cfg;
     attention_cuda_dtype dtype;
     attention_cuda_geometry geom;   /* attention/cuda */
     void *handle;                   /* attention/cublas: a cublasHandle_t */
     void *q, *k, *v, *o;            /* device */
     void *scratch, *workspace;      /* attention/cublas: S (and P), cuBLAS's workspace */
 } att_cuda_state;
+
+static const char *const dtypes[] = {"fp32", "bf16", "fp16", NULL};
+static const harness_param params[] = ATTENTION_PARAMS(
+    dtypes, "type of q, k, v and o; bf16 and fp16 compute in fp32 and round to nearest even");
 
 static const char *const kernel_names[] = {"tensor-core (mma.sync)", "SIMT fp32", "fallback (warp per row)"};
 
@@ -194,17 +191,6 @@ static int att_step(harness_ctx *ctx, void *state)
     return 0;
 }
 
-/* As attention/cpu: 4 x head_dim FLOPs per visible (query, key) pair and
- * head; q, k, v read and o written once (a block re-reads K and V tiles, from
- * L2 mostly: not counted). The same useful work for attention/cublas, whose
- * extra (masked scores computed anyway, S and P through memory) is its cost. */
-static void att_cost(void *state, harness_cost *out)
-{
-    const att_cuda_state *s = state;
-    out->flops = attention_flops(&s->cfg.shape);
-    out->bytes = (2.0 * (double)s->cfg.q_elems + 2.0 * (double)s->cfg.kv_elems) * (double)s->cfg.elem;
-}
-
 /* One step on the device; q, k, v and o copied back and held to the double
  * reference with attention_check's documented tolerances (attention_ref.c:
  * fp32 a worst-case bound per row, bf16 and fp16 twice the error of a
@@ -225,11 +211,9 @@ static int att_check(harness_ctx *ctx, void *state, harness_check *out)
                      harness_host->copy_to_host(ctx, v, s->v, kvb) || harness_host->copy_to_host(ctx, o, s->o, qb)
                  ? -1
                  : 0;
-    attention_check_result r;
-    if (rc == 0 && attention_check(&s->cfg.shape, q, k, v, o, s->cfg.dtype, CHECK_BUDGET, &r) != 0)
-        rc = harness_host->fail(ctx, "%s: %s", s->key, r.detail);
+    if (rc == 0)
+        rc = attention_check_output(ctx, s->key, &s->cfg, q, k, v, o, out);
     if (rc == 0) {
-        COPY_CHECK_VERDICT(out, r);
         size_t len = strlen(out->detail);
         snprintf(out->detail + len, sizeof out->detail - len, "; %s", s->cublas ? "cuBLAS" :
                  kernel_names[s->geom.kernel]);
@@ -254,12 +238,12 @@ static const harness_variant attention_cuda_variant = {
     .device = "cuda",
     .summary = "scaled-dot-product attention forward on an NVIDIA GPU, FlashAttention-2 style (bf16 and fp16: "
                "mma.sync tensor cores for head_dim 64/128; fp32: SIMT; other head_dims: a simple kernel)",
-    .params = attention_cuda_params,
-    .n_params = sizeof attention_cuda_params / sizeof attention_cuda_params[0],
+    .params = params,
+    .n_params = sizeof params / sizeof params[0],
     .create = att_create,
     .validate = att_validate,
     .step = att_step,
-    .cost = att_cost,
+    .step_cost = attention_step_cost,
     .check = att_check,
     .destroy = att_destroy,
 };
@@ -271,12 +255,12 @@ static const harness_variant attention_cublas_variant = {
     .device = "cuda",
     .summary = "unfused attention, the baseline for attention/cuda: cuBLAS GEMM (Q K^T, fp32 scores), a softmax "
                "kernel, cuBLAS GEMM (P V); S and P in device memory; fp32, bf16 or fp16",
-    .params = attention_cuda_params,
-    .n_params = sizeof attention_cuda_params / sizeof attention_cuda_params[0],
+    .params = params,
+    .n_params = sizeof params / sizeof params[0],
     .create = cublas_create,
     .validate = cublas_validate,
     .step = att_step,
-    .cost = att_cost,
+    .step_cost = attention_step_cost,
     .check = att_check,
     .destroy = att_destroy,
 };
