@@ -41,7 +41,9 @@ size_t attention_workspace_bytes(const attention_shape *s, int threads);
 /* workspace: attention_workspace_bytes(s, omp_get_max_threads()) bytes, 64-byte aligned. */
 void attention_f32(const attention_shape *s, const float *q, const float *k, const float *v, float *o,
                    void *workspace);
-/* bf16 storage, fp32 math, outputs rounded to nearest even. */
+/* bf16 storage, fp32 accumulation and softmax, outputs rounded to nearest
+ * even; on the dot-product paths (attention_set_isa) the weights are rounded
+ * to bf16 for the P V product, as FlashAttention and oneDNN do. */
 void attention_bf16(const attention_shape *s, const uint16_t *q, const uint16_t *k, const uint16_t *v, uint16_t *o,
                     void *workspace);
 
@@ -61,11 +63,19 @@ void attention_ref(const attention_shape *s, const void *q, const void *k, const
  * that may run at the same time need workspaces of their own. */
 
 /* The instruction set is picked at first use: the best this CPU supports out
- * of "avx512", "avx2", "portable". Forcing one (NULL or "auto": back to the
- * best) returns 0, or -1 when the name is unknown or the CPU lacks it, which
- * leaves the choice unchanged. Call it outside of a running kernel. */
+ * of "amx", "avx512_bf16", "avx512", "avx2", "portable" (amx: the tiles with
+ * bf16, where Linux grants this process their state; the first two differ
+ * from avx512 in bf16 attention only, which they compute on bf16 dot
+ * products, the weights rounded to bf16 for P V; fp32 runs the avx512
+ * kernels). Forcing one (NULL or "auto": back to the best) returns 0, or -1
+ * when the name is unknown or the CPU lacks it, which leaves the choice
+ * unchanged. Call it outside of a running kernel. */
 int attention_set_isa(const char *name);
 const char *attention_isa(void);
+/* The path a call of that shape and dtype takes under the current choice:
+ * "avx512" for fp32 under amx or avx512_bf16, and "avx512_bf16" for bf16
+ * under amx when AMX tiles do not take the head_dim (a multiple of 32). */
+const char *attention_isa_for(const attention_shape *s, attention_dtype t);
 
 /* y[i] = 2^x[i] as the current instruction set's kernels compute it, so that
  * the tests can measure its error. */

@@ -16,8 +16,9 @@
 #include "attention/attention.h"
 
 /* The table, given dtype's choices and description: all the CPU's and the
- * CUDA variants' tables differ in. */
-#define ATTENTION_PARAMS(dtypes, dtype_help)                                                                    \
+ * CUDA variants' tables differ in, and after them a variant's own (the CPU's
+ * isa). */
+#define ATTENTION_PARAMS(dtypes, dtype_help, ...)                                                                  \
     {                                                                                                           \
         HARNESS_INT_PARAM_MIN("batch_size", "1", 1, "sequences per step"),                                     \
         HARNESS_INT_PARAM_MIN("num_heads", "32", 1, "query heads"),                                            \
@@ -32,6 +33,7 @@
         HARNESS_ENUM_PARAM("dtype", "fp32", dtypes, dtype_help),                                               \
         HARNESS_FLOAT_PARAM_RANGE("scale", "0", 0, FLT_MAX,                                                    \
             "multiplies Q K^T before the softmax; 0: 1/sqrt(head_dim)"),                                        \
+        __VA_ARGS__                                                                                             \
     }
 
 /* One instance's shape and sizes. Each adapter's state starts with one, so

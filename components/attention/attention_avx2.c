@@ -180,7 +180,7 @@ AVX2 static void exp2_n_avx2(const float *x, float *y, size_t n)
 }
 
 const attention_kernels attention_avx2_kernels = {
-    "avx2", scores_avx2, softmax_avx2, accumulate_avx2, widen_avx2, exp2_n_avx2,
+    "avx2", scores_avx2, softmax_avx2, accumulate_avx2, widen_avx2, exp2_n_avx2, NULL, NULL, NULL, "avx2",
 };
 
 #endif

@@ -6,6 +6,7 @@
 #include <omp.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 typedef struct att_state {
     attention_config cfg;          /* first: attention_step_cost reads it; fp32 or bf16 here */
@@ -13,8 +14,15 @@ typedef struct att_state {
 } att_state;
 
 static const char *const dtypes[] = {"fp32", "bf16", NULL};
-static const harness_param params[] =
-    ATTENTION_PARAMS(dtypes, "type of q, k, v and o; bf16 computes in fp32 and rounds to nearest even");
+/* The kernels' instruction sets (attention_set_isa's names). */
+static const char *const isas[] = {"auto", "amx", "avx512_bf16", "avx512", "avx2", "portable", NULL};
+static const harness_param params[] = ATTENTION_PARAMS(
+    dtypes,
+    "type of q, k, v and o; bf16 accumulates in fp32 and rounds outputs to nearest even (on the amx and "
+    "avx512_bf16 paths its products are bf16 dot products, the softmax weights rounded to bf16 for P V)",
+    HARNESS_ENUM_PARAM("isa", "auto", isas,
+                       "the kernels' instruction set: auto (the best this CPU has; the environment variable "
+                       "HARNESS_CPU_ISA overrides auto), or one forced, an error where the CPU lacks it"));
 
 static void release(harness_ctx *ctx, att_state *s)
 {
@@ -25,11 +33,27 @@ static void release(harness_ctx *ctx, att_state *s)
     free(s);
 }
 
-/* The shared parameters (attention_adapter.h), plus the CPU kernels'
- * workspace, which must be computable. */
+/* The `isa` parameter, else HARNESS_CPU_ISA, else the best this CPU has
+ * (the choice is the process's: the kernels' dispatch is global). A path the
+ * CPU lacks is a config error that names where it was asked for. */
+static int choose_isa(harness_ctx *ctx)
+{
+    const char *isa = harness_host->param_string(ctx, "isa"), *from = "isa";
+    const char *env = getenv("HARNESS_CPU_ISA");
+    if (strcmp(isa, "auto") == 0 && env && *env)
+        isa = env, from = "HARNESS_CPU_ISA (environment)";
+    if (attention_set_isa(isa) != 0)
+        return harness_host->fail(ctx, "%s: %s is not an instruction set this CPU (or its kernel) offers the "
+                                  "attention kernels; choose auto, or one of amx, avx512_bf16, avx512, avx2, "
+                                  "portable that it has", from, isa);
+    return 0;
+}
+
+/* The shared parameters (attention_adapter.h), the instruction set, plus the
+ * CPU kernels' workspace, which must be computable. */
 static int read_params(harness_ctx *ctx, attention_config *c)
 {
-    if (attention_read_config(ctx, c) != 0)
+    if (attention_read_config(ctx, c) != 0 || choose_isa(ctx) != 0)
         return -1;
     if (attention_workspace_bytes(&c->shape, omp_get_max_threads()) == SIZE_MAX)
         return harness_host->fail(ctx, "head_dim (%zu): the kernels' per-thread workspace overflows size_t",
@@ -72,8 +96,11 @@ static int att_create(harness_ctx *ctx, void **state)
         return -1;      /* fill recorded why */
     }
     const attention_shape *z = &c->shape;
+    const char *isa = attention_isa_for(z, c->dtype);
+    if (HARNESS_HAS_SERVICE(harness_host, note))
+        harness_host->note(ctx, "isa", isa);
     harness_host->log(ctx, HARNESS_LOG_DEBUG, "%s kernels, batch %zu, heads %zu/%zu, seq %zu/%zu, head_dim %zu, %s%s",
-                      attention_isa(), z->batch, z->heads, z->kv_heads, z->seq_q, z->seq_k, z->head_dim,
+                      isa, z->batch, z->heads, z->kv_heads, z->seq_q, z->seq_k, z->head_dim,
                       attention_dtype_name(c->dtype), z->causal ? ", causal" : "");
     *state = s;
     return 0;
@@ -110,7 +137,8 @@ static const harness_variant attention_cpu = {
     .family = "attention",
     .device = "cpu",
     .summary = "scaled-dot-product attention forward, softmax(Q K^T scale [+ causal]) V, flash-style "
-               "(AVX-512, AVX2 or C tiles; OpenMP over batch, head and query tile)",
+               "(AMX or AVX-512 BF16 dot products for bf16, AVX-512, AVX2 or C tiles; OpenMP over batch, head "
+               "and query tile)",
     .params = params,
     .n_params = sizeof params / sizeof params[0],
     .create = att_create,

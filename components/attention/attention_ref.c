@@ -180,7 +180,8 @@ static size_t half_arith_row(const attention_shape *s, attention_dtype t, const 
 /* ---- the tolerance ---------------------------------------------------------
  *
  * fp32, per output row i (query i of one head), with u = 2^-24, D = head_dim,
- * n_i its visible keys, T_i = ceil(n_i / BK) its key tiles, Vmax = max |v| and
+ * n_i its visible keys, T_i = ceil(n_i / BK_MIN) bounds its key tiles (the
+ * driver's tiles hold BK_MIN to BK keys, by the L1 cache), Vmax = max |v| and
  * Kmax = max ||k_j|| over the kv head's keys:
  *
  *   X_i   = |scale| log2(e) ||q_i|| Kmax   bounds every |x_ij| and scale log2(e)
@@ -209,7 +210,17 @@ static size_t half_arith_row(const attention_shape *s, attention_dtype t, const 
  * can cost relatively. That term covers tiny heads whose few outputs can
  * leave E16 below one output's rounding. fp16's 3 more bits make its E16 and
  * u16 ~8x smaller, so the same policy holds fp16 several times tighter than
- * bf16 (CHECK_HALF_ATOL is the floor of both). */
+ * bf16 (CHECK_HALF_ATOL is the floor of both).
+ *
+ * bf16 also adds u16 Vmax: the CPU's dot-product paths (AMX, AVX-512 BF16)
+ * round each weight p_ij to bf16 for the P V product, as FlashAttention and
+ * oneDNN do, while the running sum l adds the unrounded weights. Each rounded
+ * weight is p_ij (1 + e), |e| <= u16, so the numerator moves by at most u16
+ * sum_j p_ij |v_j| <= u16 Vmax l, and the output by u16 Vmax. (Weights below
+ * fp32's normal range are flushed to zero by the conversion: each is under
+ * 2^-126 of the max weight, 1, a move far below that term.) The scores are
+ * not rounded (q . k of bf16 inputs summed in fp32, the scale applied in
+ * fp32), so the fp32 tol_i covers them. */
 
 /* The unit roundoff of a 16-bit type: half its ulp at 1. */
 static double unit_roundoff(attention_dtype t)
@@ -236,7 +247,7 @@ static double fp32_tol(const attention_shape *s, const void *q, attention_dtype 
 {
     if (n == 0)
         return 0.0;
-    double d = (double)s->head_dim, tiles = ceil((double)n / ATTENTION_BK);
+    double d = (double)s->head_dim, tiles = ceil((double)n / ATTENTION_BK_MIN);
     double x = fabs((double)s->scale) * LOG2E * sqrt(dot(q, qrow, q, qrow, s->head_dim, t)) * kmax;
     double delta = M_LN2 * (d + 4) * U32 * x + (tiles + 2) * ATTENTION_EXP2_MAX_REL_ERR;
     double terms = fmin((double)n, ATTENTION_BK) + tiles + 3;
@@ -285,7 +296,8 @@ static void check_pair(const attention_shape *s, const void *q, const void *k, c
         for (size_t c = 0; c < d; c++) {
             double want = ref[c], y = load(o, row + c, t), err = check_abs_err(y, want);
             double bound = t == ATTENTION_F32 ? tol
-                           : tol + CHECK_HALF_FACTOR * r->e16 + CHECK_HALF_ATOL + unit_roundoff(t) * fabs(want);
+                           : tol + CHECK_HALF_FACTOR * r->e16 + CHECK_HALF_ATOL + unit_roundoff(t) * fabs(want) +
+                                 (t == ATTENTION_BF16 ? unit_roundoff(t) * vmax : 0.0);
             r->max_abs = fmax(r->max_abs, err);
             if (want != 0.0)
                 r->max_rel = fmax(r->max_rel, err / fabs(want));
@@ -404,8 +416,9 @@ int attention_check(const attention_shape *s, const void *q, const void *k, cons
     if (t != ATTENTION_F32)
         len = snprintf(out->detail, sizeof out->detail,
                        "%s vs double ref, %zu/%zu (batch,head) pairs%s: |o-ref| <= %g E16 (%s-arith ref's "
-                       "error, <= %.3g) + %g + 2^%d|ref| + fp32 bound", attention_dtype_name(t), count, total, subset,
-                       CHECK_HALF_FACTOR, attention_dtype_name(t), e16, CHECK_HALF_ATOL, ilogb(unit_roundoff(t)));
+                       "error, <= %.3g) + %g + 2^%d|ref|%s + fp32 bound", attention_dtype_name(t), count, total,
+                       subset, CHECK_HALF_FACTOR, attention_dtype_name(t), e16, CHECK_HALF_ATOL,
+                       ilogb(unit_roundoff(t)), t == ATTENTION_BF16 ? " + 2^-8 max|v| (weights in bf16)" : "");
     else
         len = snprintf(out->detail, sizeof out->detail,
                        "fp32 vs double ref, %zu/%zu (batch,head) pairs%s: |o-ref| <= max|v| (2 delta + "

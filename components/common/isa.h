@@ -1,6 +1,7 @@
 /* isa.h - run-time choice of a kernel's instruction-set variant, shared by
  * the components: a table of candidates, best first, each a struct whose
- * first member is its ISA's name ("avx512", "avx2", "portable"); the best
+ * first member is its ISA's name ("amx", "avx512_bf16", "avx512", "avx2",
+ * "portable"); the best
  * one this CPU supports is chosen on first use, and tests can force any
  * supported one. */
 #ifndef COMPONENTS_ISA_H
@@ -9,6 +10,12 @@
 #include <stdatomic.h>
 #include <stddef.h>
 #include <string.h>
+
+#if defined(__x86_64__) && defined(__linux__)
+#include <cpuid.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
 
 typedef struct isa_dispatch {
     const void *const *candidates; /* each points to a struct starting with `const char *name` */
@@ -23,10 +30,42 @@ static inline const char *isa_name(const void *candidate)
     return *(const char *const *)candidate;
 }
 
-/* Whether this CPU runs the named ISA: avx512 (F and BW), avx2 (with FMA), portable. */
+/* AMX tiles with bf16: cpuid says so (leaf 7: EDX bit 24 AMX-TILE, bit 22
+ * AMX-BF16) and Linux lets this process use the tile data. Linux keeps the
+ * 8 KiB tile state out of a process's signal frames until it asks
+ * (arch_prctl ARCH_REQ_XCOMP_PERM for XFEATURE_XTILEDATA, 18); the first tile
+ * instruction without that permission kills the process with SIGILL. Asking
+ * is idempotent, so the answer is simply asked again by each caller. Elsewhere
+ * (other kernels, old kernels refusing it) there is no AMX. */
+static inline int isa_amx_usable(void)
+{
+#if defined(ATTENTION_AMX_SIM)
+    return 1;                      /* tests/unit/amx_sim.h emulates the tiles */
+#elif defined(__x86_64__) && defined(__linux__) && defined(SYS_arch_prctl)
+    unsigned a, b, c, d;
+    if (!__get_cpuid_count(7, 0, &a, &b, &c, &d) || !(d & (1u << 24)) || !(d & (1u << 22)))
+        return 0;
+    enum { ARCH_GET_XCOMP_PERM_ = 0x1022, ARCH_REQ_XCOMP_PERM_ = 0x1023, XFEATURE_XTILEDATA_ = 18 };
+    if (syscall(SYS_arch_prctl, ARCH_REQ_XCOMP_PERM_, XFEATURE_XTILEDATA_) != 0)
+        return 0;
+    unsigned long perm = 0;
+    return syscall(SYS_arch_prctl, ARCH_GET_XCOMP_PERM_, &perm) == 0 && (perm >> XFEATURE_XTILEDATA_ & 1);
+#else
+    return 0;
+#endif
+}
+
+/* Whether this CPU runs the named ISA: amx (tiles with bf16, granted by the
+ * kernel, next to AVX-512 BF16 that its kernels fall back on), avx512_bf16
+ * (AVX-512 F, BW and BF16: vdpbf16ps), avx512 (F and BW), avx2 (with FMA),
+ * portable. */
 static inline int isa_supported(const char *name)
 {
 #if defined(__x86_64__)
+    if (strcmp(name, "amx") == 0)
+        return isa_supported("avx512_bf16") && isa_amx_usable();
+    if (strcmp(name, "avx512_bf16") == 0)
+        return isa_supported("avx512") && __builtin_cpu_supports("avx512bf16");
     if (strcmp(name, "avx512") == 0)
         return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw");
     if (strcmp(name, "avx2") == 0)

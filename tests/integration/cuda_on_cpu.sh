@@ -11,14 +11,17 @@ if grep -q '^#define HAVE_CUDA 1' "$top_builddir/build_config.h"; then
     expect_exit 0 "list in a CUDA build" "$HARNESS" list
     grep -q 'rms_norm/cuda' "$SCRATCH/out" || fail "list does not show rms_norm/cuda"
     # attention/cuda and attention/cublas take attention/cpu's config unchanged,
-    # and fp16 besides.
+    # and fp16 besides; attention/cpu's `isa` (auto by default) is the CPU's
+    # alone, so a config that leaves it out switches device and nothing else.
     "$HARNESS" list --json >"$SCRATCH/list.json" || fail "list --json"
     python3 - "$SCRATCH/list.json" <<'PY' && pass "attention/cuda and /cublas have attention/cpu's parameters, fp16 added" || fail "attention/cuda's or /cublas's parameters differ from attention/cpu's (but for fp16)"
 import json, sys
 v = {x["key"]: x for x in json.load(open(sys.argv[1]))["variants"]}
 assert v["attention/cuda"]["family"] == "attention" and v["attention/cuda"]["device"] == "cuda"
 def without_dtype(key):
-    return [p for p in v[key]["params"] if p["name"] != "dtype"]
+    return [p for p in v[key]["params"] if p["name"] not in ("dtype", "isa")]
+isa = [p for p in v["attention/cpu"]["params"] if p["name"] == "isa"]
+assert len(isa) == 1 and isa[0]["default"] == "auto", isa
 def dtypes(key):
     return next(p["choices"] for p in v[key]["params"] if p["name"] == "dtype")
 assert dtypes("attention/cpu") == ["fp32", "bf16"]

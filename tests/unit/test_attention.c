@@ -13,10 +13,19 @@
  *    that type's arithmetic (what frameworks computing in it lose) + 1e-3 +
  *    u16 |ref| (the kernel's own rounding: 2^-8 bf16, 2^-11 fp16) + the fp32
  *    bound.
+ *    bf16 adds 2^-8 max|v|: the dot-product paths round the weights to bf16
+ *    for P V (derived there).
  * Both are worst-case bounds, loose by 100x and more on random data; on top
  * of them the fp32 cases here must also meet a typical-error bound (below),
  * so that a kernel that loses precision without breaking the worst case (say,
- * weights rounded to bf16) still fails. */
+ * weights rounded to bf16) still fails, and the bf16 cases the kernel's own
+ * share of the bf16 bound, without the slack for a framework's error (E16).
+ *
+ * Built three times: test_attention runs the paths every x86-64 CPU may
+ * lack only in part (avx512, avx2, portable; one this CPU lacks is skipped,
+ * saying so), and with ONLY_ISA defined test_attention_avx512_bf16 and
+ * test_attention_amx run that path alone, exiting 77 (automake's skip) with
+ * the reason on a CPU without it. */
 #include "attention/attention.h"
 #include "attention/attention_internal.h"
 #include "common/bf16.h"
@@ -42,7 +51,7 @@
  * worst-case bound and fails weights rounded to bf16 (4e-3 relative each). */
 #define FP32_TYPICAL 4e-6
 
-static const char *const isas[] = {"avx512", "avx2", "portable"};
+static const char *const isas[] = {"amx", "avx512_bf16", "avx512", "avx2", "portable"};
 #define N_ISAS (sizeof isas / sizeof isas[0])
 
 typedef struct path {
@@ -172,6 +181,16 @@ static void run_and_check(attention_shape s, int bf16, float qmul, const char *i
         if (res.max_abs_err > typical)
             print_error("%s %s: max error %g over the typical bound %g\n", isa, name, res.max_abs_err, typical);
         assert_true(res.max_abs_err <= typical);
+    } else {
+        /* The kernel's own bf16 error: fp32's, plus 2^-8 max|v| from the
+         * weights rounded to bf16 (dot paths) and 2^-8 |o| <= 2^-8 max|v|
+         * from rounding the outputs. */
+        double rms_score = fabs((double)s.scale) * qmul * (4.0 / 3.0) * sqrt((double)s.head_dim);
+        double vmax = max_abs_v(&c);
+        double own = FP32_TYPICAL * vmax * (1.0 + rms_score) + 2.0 * 0x1p-8 * vmax;
+        if (res.max_abs_err > own)
+            print_error("%s %s: max error %g over the bf16 kernel's bound %g\n", isa, name, res.max_abs_err, own);
+        assert_true(res.max_abs_err <= own);
     }
     free_case(&c);
 }
@@ -179,8 +198,10 @@ static void run_and_check(attention_shape s, int bf16, float qmul, const char *i
 /* Switches to the path's ISA, or skips the test where this CPU lacks it. */
 static void use_isa(const char *isa)
 {
-    if (attention_set_isa(isa) != 0)
+    if (attention_set_isa(isa) != 0) {
+        print_message("skipped: this CPU (or its kernel's permission) lacks %s\n", isa);
         skip();
+    }
     assert_string_equal(attention_isa(), isa);
 }
 
@@ -510,13 +531,27 @@ static void test_set_isa(void **state)
     assert_string_equal(attention_isa(), best);
 }
 
+#define PATH_TEST(test, bf16, name, isa) {#test "/" name "/" isa, test, NULL, NULL, &(path){isa, bf16}}
+
+#ifdef ONLY_ISA
+#define PATH_TESTS(test, bf16, name) PATH_TEST(test, bf16, name, ONLY_ISA)
+#else
 #define PATH_TESTS(test, bf16, name)                                            \
-    {#test "/" name "/avx512", test, NULL, NULL, &(path){"avx512", bf16}},     \
-    {#test "/" name "/avx2", test, NULL, NULL, &(path){"avx2", bf16}},         \
-    {#test "/" name "/portable", test, NULL, NULL, &(path){"portable", bf16}}
+    PATH_TEST(test, bf16, name, "avx512"), PATH_TEST(test, bf16, name, "avx2"), \
+    PATH_TEST(test, bf16, name, "portable")
+#endif
 
 int main(void)
 {
+#ifdef ONLY_ISA
+    if (attention_set_isa(ONLY_ISA) != 0) {
+        printf("SKIP: this CPU lacks %s%s, so its attention kernels cannot run here\n", ONLY_ISA,
+               strcmp(ONLY_ISA, "amx") == 0 ? " (cpuid amx_tile + amx_bf16 + avx512_bf16, and Linux's "
+                                              "ARCH_REQ_XCOMP_PERM for the tile data)" : "");
+        return 77;
+    }
+    attention_set_isa(NULL);
+#endif
     const struct CMUnitTest tests[] = {
         PATH_TESTS(test_shapes, 0, "fp32"),
         PATH_TESTS(test_shapes, 1, "bf16"),
