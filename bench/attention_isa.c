@@ -246,6 +246,55 @@ static double measure(shape_case *c, const path *p, double *cpu_rate)
     return attention_flops(&c->s) / wall / 1e9;
 }
 
+/* The measurements of every round, and the peaks measured beside them. */
+enum { N_SHAPES = 2, N_PATHS = 6 };   /* main's tables, checked there */
+static double rate[N_SHAPES][N_PATHS][MAX_ROUNDS], crate[N_SHAPES][N_PATHS][MAX_ROUNDS], fpk[MAX_ROUNDS], bpk[MAX_ROUNDS], hpk[MAX_ROUNDS];
+
+/* The paths this CPU runs, in table order; a skipped one said so. */
+static int runnable_paths(const path *all, int n_all, path *paths)
+{
+    int np = 0;
+    for (int i = 0; i < n_all; i++)
+        if (attention_set_isa(all[i].isa) == 0)
+            paths[np++] = all[i];
+        else
+            printf("skipped: %s (this CPU lacks %s)\n", all[i].label, all[i].isa);
+    attention_set_isa(NULL);
+    return np;
+}
+
+/* One line per shape and path: rates over rounds, the fraction of the
+ * matching peak, and the ratio to fp32 in the same round. */
+static void print_table(const shape_case *shapes, int ns, const path *paths, int np, int rounds, double fp,
+                        double bp)
+{
+    printf("\nGFLOP/s: wall clock (best of %d calls), min/median/max over rounds; cpu: on CPU time, median;\n"
+           "of peak: cpu's median / the median peak (fma: fp32 FMA, dot: bf16 dot); x fp32: over fp32 in the round\n",
+           CALLS);
+    printf("\n%-21s %-22s %26s %7s %10s %17s\n", "shape", "path", "GFLOP/s min/median/max", "cpu", "of peak",
+           "x fp32 min/med/max");
+    for (int s = 0; s < ns; s++)
+        for (int p = 0; p < np; p++) {
+            double x[MAX_ROUNDS], ratio[MAX_ROUNDS], cx[MAX_ROUNDS];
+            memcpy(x, rate[s][p], sizeof x);
+            memcpy(cx, crate[s][p], sizeof cx);
+            double cmed = median(cx, (size_t)rounds);
+            for (int r = 0; r < rounds; r++)
+                ratio[r] = rate[s][p][r] / rate[s][0][r];     /* paths[0]: fp32 on the best ISA */
+            double med = median(x, (size_t)rounds);
+            int dot = strcmp(paths[p].isa, "amx") == 0 || strcmp(paths[p].isa, "avx512_bf16") == 0;
+            double peak = dot ? bp : fp;
+            double rmed = median(ratio, (size_t)rounds);
+            char frac[32];
+            if (strcmp(paths[p].isa, "amx") == 0 || peak <= 0)
+                snprintf(frac, sizeof frac, "-");
+            else
+                snprintf(frac, sizeof frac, "%.0f%% %s", 100 * cmed / peak, dot ? "dot" : "fma");
+            printf("%-21s %-22s %8.1f %8.1f %8.1f %7.1f %10s  %5.2f %5.2f %5.2f\n", shapes[s].name, paths[p].label,
+                   x[0], med, x[rounds - 1], cmed, frac, ratio[0], rmed, ratio[rounds - 1]);
+        }
+}
+
 int main(int argc, char **argv)
 {
     int rounds = argc > 1 ? atoi(argv[1]) : 7;
@@ -267,14 +316,9 @@ int main(int argc, char **argv)
         {"avx2", 1, "bf16 avx2 (widened)"},
     };
     enum { NS = sizeof shapes / sizeof shapes[0], NP = sizeof all / sizeof all[0] };
+    _Static_assert((int)NS == (int)N_SHAPES && (int)NP == (int)N_PATHS, "the rate tables' sizes");
     path paths[NP];
-    int np = 0;
-    for (int i = 0; i < NP; i++)
-        if (attention_set_isa(all[i].isa) == 0)
-            paths[np++] = all[i];
-        else
-            printf("skipped: %s (this CPU lacks %s)\n", all[i].label, all[i].isa);
-    attention_set_isa(NULL);
+    int np = runnable_paths(all, NP, paths);
     for (int s = 0; s < NS; s++)
         fill(&shapes[s]);
 
@@ -283,7 +327,6 @@ int main(int argc, char **argv)
            harness_cpuinfo_field("model name", "unknown CPU", cpu, sizeof cpu), sysconf(_SC_NPROCESSORS_ONLN),
            omp_get_max_threads(), rounds, CALLS);
 
-    static double rate[NS][NP][MAX_ROUNDS], crate[NS][NP][MAX_ROUNDS], fpk[MAX_ROUNDS], bpk[MAX_ROUNDS], hpk[MAX_ROUNDS];
     const char *fma_isa = "?";
     int cells = NS * np;
     for (int r = 0; r < rounds; r++) {
@@ -308,30 +351,6 @@ int main(int argc, char **argv)
     memcpy(tmp, hpk, sizeof tmp);
     printf("\npeaks (median of rounds): fp32 FMA %.0f GFLOP/s (harness calibrate's %s loop: %.0f), "
            "bf16 dot (vdpbf16ps) %.0f GFLOP/s\n", fp, fma_isa, median(tmp, (size_t)rounds), bp);
-    printf("\nGFLOP/s: wall clock (best of %d calls), min/median/max over rounds; cpu: on CPU time, median;\n"
-           "of peak: cpu's median / the median peak (fma: fp32 FMA, dot: bf16 dot); x fp32: over fp32 in the round\n",
-           CALLS);
-    printf("\n%-21s %-22s %26s %7s %10s %17s\n", "shape", "path", "GFLOP/s min/median/max", "cpu", "of peak",
-           "x fp32 min/med/max");
-    for (int s = 0; s < NS; s++)
-        for (int p = 0; p < np; p++) {
-            double x[MAX_ROUNDS], ratio[MAX_ROUNDS], cx[MAX_ROUNDS];
-            memcpy(x, rate[s][p], sizeof x);
-            memcpy(cx, crate[s][p], sizeof cx);
-            double cmed = median(cx, (size_t)rounds);
-            for (int r = 0; r < rounds; r++)
-                ratio[r] = rate[s][p][r] / rate[s][0][r];     /* paths[0]: fp32 on the best ISA */
-            double med = median(x, (size_t)rounds);
-            int dot = strcmp(paths[p].isa, "amx") == 0 || strcmp(paths[p].isa, "avx512_bf16") == 0;
-            double peak = dot ? bp : fp;
-            double rmed = median(ratio, (size_t)rounds);
-            char frac[32];
-            if (strcmp(paths[p].isa, "amx") == 0 || peak <= 0)
-                snprintf(frac, sizeof frac, "-");
-            else
-                snprintf(frac, sizeof frac, "%.0f%% %s", 100 * cmed / peak, dot ? "dot" : "fma");
-            printf("%-21s %-22s %8.1f %8.1f %8.1f %7.1f %10s  %5.2f %5.2f %5.2f\n", shapes[s].name, paths[p].label,
-                   x[0], med, x[rounds - 1], cmed, frac, ratio[0], rmed, ratio[rounds - 1]);
-        }
+    print_table(shapes, NS, paths, np, rounds, fp, bp);
     return 0;
 }
