@@ -26,17 +26,6 @@ void harness_bench_filter_free(harness_bench_filter *f)
     f->pattern = NULL;
 }
 
-const char *harness_bench_name(const harness_config *cfg, const char *key, char *buf, size_t cap)
-{
-    size_t len = (size_t)snprintf(buf, cap, "%s %s", cfg->name, key);
-    for (size_t k = 0; k < cfg->n_sweep_keys && len < cap; k++) {
-        const char *dot = strrchr(cfg->sweep_keys[k], '.');
-        len += (size_t)snprintf(buf + len, cap - len, " %s=%s", dot ? dot + 1 : cfg->sweep_keys[k],
-                                cfg->sweep_values[k]);
-    }
-    return buf;
-}
-
 int harness_bench_filter_match(const harness_bench_filter *f, const char *name)
 {
     return !f->pattern || regexec(&f->re, name, 0, NULL, 0) == 0;

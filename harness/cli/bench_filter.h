@@ -10,7 +10,6 @@
 #include <regex.h>
 #include <stddef.h>
 
-#include "config/config.h"
 #include "util/error.h"
 
 typedef struct harness_bench_filter {
@@ -22,8 +21,7 @@ typedef struct harness_bench_filter {
 int harness_bench_filter_init(harness_bench_filter *f, const char *pattern, harness_error *err);
 void harness_bench_filter_free(harness_bench_filter *f);
 
-/* The name of cfg's current point as run with variant `key`. */
-const char *harness_bench_name(const harness_config *cfg, const char *key, char *buf, size_t cap);
+/* Whether a benchmark's name (harness_plan_bench_name) passes the filter. */
 int harness_bench_filter_match(const harness_bench_filter *f, const char *name);
 
 #endif

@@ -101,7 +101,7 @@ static char **copy_values(const harness_config *cfg)
 static int kept(const harness_bench_filter *filter, const harness_plan *p)
 {
     char name[1024];
-    return harness_bench_filter_match(filter, harness_bench_name(p->cfg, p->entry->variant.key, name, sizeof name));
+    return harness_bench_filter_match(filter, harness_plan_bench_name(p, name, sizeof name));
 }
 
 /* Every point validated first, then those --filter keeps run one after
@@ -217,7 +217,7 @@ int harness_cmd_run(int argc, char **argv)
         (!kept(&filter, &p) && !matches_any_point(&opts, &p, &filter) &&
          harness_error_set(&perr, HARNESS_EXIT_USAGE, "--filter '%s' matches no benchmark of %s (%s%s)",
                            opts.filter, opts.config_path,
-                           harness_bench_name(p.cfg, p.entry->variant.key, name, sizeof name),
+                           harness_plan_bench_name(&p, name, sizeof name),
                            p.cfg->n_sweep_points > 1 ? ", ..." : ""))) {
         harness_bench_filter_free(&filter);
         harness_plan_free(&p);

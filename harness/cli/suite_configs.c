@@ -190,7 +190,7 @@ static int check_config(const harness_cli_opts *opts, const harness_bench_filter
         if (i > 0)
             cur = &q;
         char name[1024];
-        harness_bench_name(cur->cfg, cur->entry->variant.key, name, sizeof name);
+        harness_plan_bench_name(cur, name, sizeof name);
         if ((i == 0 && !(c->name = strdup(name))) ||
             (harness_bench_filter_match(filter, name) && c->kept_points++ == 0 && !(c->first_name = strdup(name))))
             code = harness_error_report(&(harness_error){.code = HARNESS_EXIT_RUNTIME, .msg = "out of memory"});

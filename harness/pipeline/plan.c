@@ -313,3 +313,18 @@ void harness_plan_free(harness_plan *p)
         harness_registry_free(&p->registry);
     memset(p, 0, sizeof *p);
 }
+
+/* The benchmark's name as --filter matches it (cli/bench_filter.h): the
+ * experiment, the variant and, for a sweep point, KEY=VALUE per swept key
+ * (the last part of its dotted name). */
+const char *harness_plan_bench_name(const harness_plan *p, char *buf, size_t cap)
+{
+    const harness_config *cfg = p->cfg;
+    size_t len = (size_t)snprintf(buf, cap, "%s %s", cfg->name, p->entry->variant.key);
+    for (size_t k = 0; k < cfg->n_sweep_keys && len < cap; k++) {
+        const char *dot = strrchr(cfg->sweep_keys[k], '.');
+        len += (size_t)snprintf(buf + len, cap - len, " %s=%s", dot ? dot + 1 : cfg->sweep_keys[k],
+                                cfg->sweep_values[k]);
+    }
+    return buf;
+}

@@ -44,6 +44,9 @@ int harness_plan_sweep(const harness_plan_request *req, const harness_plan *firs
 
 void harness_plan_free(harness_plan *p);
 
+/* The point's name as `--filter` sees it: "EXPERIMENT VARIANT [KEY=VALUE ...]". */
+const char *harness_plan_bench_name(const harness_plan *p, char *buf, size_t cap);
+
 /* Plugins from the request's plugin paths and the config's plugin_path (cfg
  * may be NULL), then the rest of the search path. */
 int harness_plan_load_plugins(harness_registry *reg, const harness_plan_request *req, const harness_config *cfg,
