@@ -27,6 +27,7 @@
 #include "report/experiment.h"
 #include "run/guard.h"
 #include "run/interrupt.h"
+#include "util/folder_format.h"
 #include "util/fsutil.h"
 
 typedef struct suite_run {
@@ -102,7 +103,7 @@ static int run_one(const harness_cli_opts *opts, const char *dir, suite *s, size
 static char *index_json(const harness_cli_opts *opts, const suite *s, const char *dir, const char *status)
 {
     cJSON *root = cJSON_CreateObject();
-    cJSON_AddStringToObject(root, "schema", "harness.suite/1");
+    cJSON_AddStringToObject(root, "schema", HARNESS_SCHEMA_SUITE);
     cJSON_AddStringToObject(root, "status", status);
     cJSON_AddNumberToObject(root, "runs", opts->runs);
     if (opts->filter)
@@ -204,7 +205,7 @@ int harness_run_suite(const harness_cli_opts *opts)
     code = run_all(opts, exp.dir, &s, &status);
     char *index = index_json(opts, &s, exp.dir, status);
     char path[sizeof exp.dir + 16];
-    snprintf(path, sizeof path, "%s/index.json", exp.dir);
+    snprintf(path, sizeof path, "%s/%s", exp.dir, HARNESS_FILE_SUITE_INDEX);
     if (!index || harness_write_atomic(path, index, strlen(index), &err) != 0) {
         if (!index)
             harness_error_set(&err, HARNESS_EXIT_RUNTIME, "out of memory writing %s", path);

@@ -19,8 +19,9 @@
 #include <stddef.h>
 
 #include "util/error.h"
+#include "util/folder_format.h"
 
-#define HARNESS_SAMPLE_FILE_FORMAT "harness.samples/1"
+#define HARNESS_SAMPLE_FILE_FORMAT HARNESS_SCHEMA_SAMPLES
 #define HARNESS_SAMPLE_FILE_MAGIC "HSAMPLES"
 #define HARNESS_SAMPLE_FILE_VERSION 1u
 #define HARNESS_SAMPLE_FILE_HEADER 32u
