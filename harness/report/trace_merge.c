@@ -104,7 +104,7 @@ int harness_trace_merge(const char *dir, int world_size, const harness_trace_par
     if (!text)
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory writing the merged trace");
     char name[64], path[4400];
-    snprintf(name, sizeof name, "%s_ranks_%d.json", HARNESS_PREFIX_TRACE, world_size);
+    harness_job_file(name, sizeof name, HARNESS_PREFIX_TRACE, world_size, "json");
     snprintf(path, sizeof path, "%s/%s", dir, name);
     rc = harness_write_atomic(path, text, strlen(text), err);
     free(text);

@@ -5,9 +5,17 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <cjson/cJSON.h>
+
 const char *harness_rank_file(char *buf, size_t cap, const char *prefix, int world_size, int rank, const char *ext)
 {
     snprintf(buf, cap, "%s_ranks_%d_rank_%d.%s", prefix, world_size, rank, ext);
+    return buf;
+}
+
+const char *harness_job_file(char *buf, size_t cap, const char *prefix, int world_size, const char *ext)
+{
+    snprintf(buf, cap, "%s_ranks_%d.%s", prefix, world_size, ext);
     return buf;
 }
 

@@ -12,7 +12,7 @@
 
 #include <stddef.h>
 
-#include <cjson/cJSON.h>
+struct cJSON;                      /* only its readers need cJSON itself */
 
 /* Schema ids: the "schema" key of each JSON file (the samples file's header
  * format name). A reader accepts exactly these. */
@@ -44,6 +44,10 @@
 /* "<prefix>_ranks_<N>_rank_<r>.<ext>" into buf. */
 const char *harness_rank_file(char *buf, size_t cap, const char *prefix, int world_size, int rank, const char *ext);
 
+/* A file of the whole job, merged from its ranks' ("profiler_trace_ranks_4.json"):
+ * "<prefix>_ranks_<N>.<ext>" into buf. */
+const char *harness_job_file(char *buf, size_t cap, const char *prefix, int world_size, const char *ext);
+
 /* The status file of rank r of a job of world_size ranks: status.json for
  * rank 0 (the folder's status), status_ranks_N_rank_r.json for the others. */
 const char *harness_status_file_name(char *buf, size_t cap, int world_size, int rank);
@@ -56,6 +60,6 @@ int harness_rank_file_parse(const char *name, const char *prefix, int *ws, int *
 
 /* 0 when root's "schema" is `expected`; else 1 with why saying what it is
  * instead (no path: the caller names the file). */
-int harness_schema_check(const cJSON *root, const char *expected, char *why, size_t cap);
+int harness_schema_check(const struct cJSON *root, const char *expected, char *why, size_t cap);
 
 #endif
