@@ -20,6 +20,7 @@ struct cJSON;                      /* only its readers need cJSON itself */
 #define HARNESS_SCHEMA_STATUS "harness.status/1"
 #define HARNESS_SCHEMA_SAMPLES "harness.samples/1"
 #define HARNESS_SCHEMA_SUITE "harness.suite/1"
+#define HARNESS_SCHEMA_JOB_SUMMARY "harness.job_summary/1"
 
 /* Files with one name per folder. */
 #define HARNESS_FILE_STATUS "status.json"              /* rank 0's; other ranks: HARNESS_PREFIX_STATUS */
