@@ -15,6 +15,7 @@
 #include <cmocka.h>
 
 #include "compare/compare.h"
+#include "cli/suite_index.h"
 #include "compare/folder_ranks.h"
 #include "report/summary.h"
 #include "util/folder_format.h"
@@ -167,6 +168,39 @@ static void test_summary_round_trip(void **state)
     free(m);
 }
 
+/* A suite's index, written for two runs of one config and read back. */
+static void test_suite_index_round_trip(void **state)
+{
+    (void)state;
+    harness_suite_config config = {.path = "configs/spin.yaml", .kept_points = 1};
+    char folders1[] = "/out/suite/a\n", folders2[] = "/elsewhere/b\n";
+    harness_suite_run runs[2] = {{.config = 0, .run = 1, .exit_code = 0, .folders = folders1},
+                                 {.config = 0, .run = 2, .exit_code = 1, .folders = folders2}};
+    harness_suite s = {.sel = {.configs = &config, .n_configs = 1}, .runs = runs, .n_runs = 2};
+    char *text = harness_suite_index_json(&s, 2, NULL, "/out/suite", "failed");
+    assert_non_null(text);
+    cJSON *root = cJSON_Parse(text);
+    char why[256];
+    assert_int_equal(harness_schema_check(root, HARNESS_SCHEMA_SUITE, why, sizeof why), 0);
+    assert_string_equal(cJSON_GetObjectItem(root, "status")->valuestring, "failed");
+    assert_int_equal(cJSON_GetObjectItem(root, "runs")->valueint, 2);
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(root, "filter")));
+    const cJSON *c = cJSON_GetArrayItem(cJSON_GetObjectItem(root, "configs"), 0);
+    assert_string_equal(cJSON_GetObjectItem(c, "path")->valuestring, "configs/spin.yaml");
+    assert_int_equal(cJSON_GetObjectItem(c, "points_kept")->valueint, 1);
+    const cJSON *experiments = cJSON_GetObjectItem(root, "experiments");
+    assert_int_equal(cJSON_GetArraySize(experiments), 2);
+    const cJSON *e1 = cJSON_GetArrayItem(experiments, 0), *e2 = cJSON_GetArrayItem(experiments, 1);
+    assert_string_equal(cJSON_GetObjectItem(e1, "config")->valuestring, "configs/spin.yaml");
+    assert_int_equal(cJSON_GetObjectItem(e2, "run")->valueint, 2);
+    assert_int_equal(cJSON_GetObjectItem(e2, "exit_code")->valueint, 1);
+    /* Folders inside the suite's are relative to it; others stay whole. */
+    assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(e1, "folders"), 0)->valuestring, "a");
+    assert_string_equal(cJSON_GetArrayItem(cJSON_GetObjectItem(e2, "folders"), 0)->valuestring, "/elsewhere/b");
+    cJSON_Delete(root);
+    free(text);
+}
+
 /* A folder whose summary has another schema: exit 2, the file named. */
 static void test_unknown_schema_names_the_file(void **state)
 {
@@ -195,6 +229,7 @@ int main(void)
         cmocka_unit_test(test_rank_file_names_parse_back),
         cmocka_unit_test(test_status_round_trip),
         cmocka_unit_test(test_summary_round_trip),
+        cmocka_unit_test(test_suite_index_round_trip),
         cmocka_unit_test(test_unknown_schema_names_the_file),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
