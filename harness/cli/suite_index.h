@@ -1,4 +1,4 @@
-/* suite_index.h - a suite folder's index.json ("harness.suite/1",
+/* suite_index.h - a suite folder's index.json (HARNESS_SCHEMA_SUITE,
  * docs/ARCHITECTURE.md section 7): the suite's configs and every run's
  * folders and exit code, written by `harness run` over a suite
  * (run_suite.c). */
