@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli/child_process.h"
+#include "util/folder_format.h"
 #include "util/fsutil.h"
 
 static const char *const side_names[2] = {"base", "cand"};
@@ -129,8 +130,9 @@ static int run_side(const harness_ab_opts *a, const harness_ab_bench *b, int sid
 
 static int load_round(const char *folder, harness_compare_side *side, harness_error *err)
 {
-    char *path = NULL;
-    if (asprintf(&path, "%s/summary_ranks_1_rank_0.json", folder) < 0)
+    char name[64], *path = NULL;
+    harness_rank_file(name, sizeof name, HARNESS_PREFIX_SUMMARY, 1, 0, "json");  /* ab runs one rank */
+    if (asprintf(&path, "%s/%s", folder, name) < 0)
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
     harness_run_summary r;
     int rc = harness_run_summary_load(path, &r, err);

@@ -10,6 +10,7 @@
 #include "compare/compare.h"
 #include "compare/experiment_folders.h"
 #include "compare/folder_ranks.h"
+#include "util/folder_format.h"
 #include "util/fsutil.h"
 #include "util/json_strict.h"
 
@@ -208,11 +209,10 @@ static int add_summary(harness_export_table *t, const char *folder, const char *
     cJSON *s = load_json(path, err);
     if (!s)
         return err->code;
-    const cJSON *schema = get(s, "schema");
-    if (!cJSON_IsString(schema) || strncmp(schema->valuestring, "harness.summary/", 16) != 0) {
+    char why[512];
+    if (harness_schema_check(s, HARNESS_SCHEMA_SUMMARY, why, sizeof why) != 0) {
         cJSON_Delete(s);
-        return harness_error_set(err, HARNESS_EXIT_USAGE, "export: %s: not a harness summary (no \"schema\": "
-                                 "\"harness.summary/1\")", path);
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "export: %s: %s", path, why);
     }
     t->runs_seen++;
     if (!kept(t, s)) {

@@ -10,7 +10,6 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE                /* asprintf */
 #endif
-#include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -23,25 +22,15 @@
 #include "cli/child_process.h"
 #include "cli/commands.h"
 #include "cli/suite_configs.h"
+#include "cli/suite_index.h"
 #include "dist/launcher.h"
 #include "report/experiment.h"
 #include "run/guard.h"
 #include "run/interrupt.h"
+#include "util/folder_format.h"
 #include "util/fsutil.h"
 
-typedef struct suite_run {
-    size_t config;
-    int run, exit_code;
-    char *folders;                 /* the child's stdout: one experiment folder per line */
-} suite_run;
-
-typedef struct suite {
-    harness_suite_configs sel;
-    suite_run *runs;
-    size_t n_runs;
-} suite;
-
-static void suite_free(suite *s)
+static void suite_free(harness_suite *s)
 {
     harness_suite_configs_free(&s->sel);
     for (size_t i = 0; i < s->n_runs; i++)
@@ -56,7 +45,7 @@ static int oom(harness_error *err)
 
 /* One run of config c: `harness run c --quiet --output-dir DIR` with the
  * suite's own options; its stderr passes through. */
-static int run_one(const harness_cli_opts *opts, const char *dir, suite *s, size_t c, int run, harness_error *err)
+static int run_one(const harness_cli_opts *opts, const char *dir, harness_suite *s, size_t c, int run, harness_error *err)
 {
     const char *argv[2 * HARNESS_MAX_OPTS + 16];
     size_t n = 0;
@@ -84,7 +73,7 @@ static int run_one(const harness_cli_opts *opts, const char *dir, suite *s, size
     }
     argv[n] = NULL;
     char out[65536];
-    suite_run *r = &s->runs[s->n_runs];
+    harness_suite_run *r = &s->runs[s->n_runs];
     memset(r, 0, sizeof *r);
     r->config = c;
     r->run = run;
@@ -97,54 +86,9 @@ static int run_one(const harness_cli_opts *opts, const char *dir, suite *s, size
     return 0;
 }
 
-/* index.json: what was asked, and every run's folders and exit code, so a
- * reader knows which folder is which config and run without parsing names. */
-static char *index_json(const harness_cli_opts *opts, const suite *s, const char *dir, const char *status)
-{
-    cJSON *root = cJSON_CreateObject();
-    cJSON_AddStringToObject(root, "schema", "harness.suite/1");
-    cJSON_AddStringToObject(root, "status", status);
-    cJSON_AddNumberToObject(root, "runs", opts->runs);
-    if (opts->filter)
-        cJSON_AddStringToObject(root, "filter", opts->filter);
-    else
-        cJSON_AddNullToObject(root, "filter");
-    cJSON *configs = cJSON_AddArrayToObject(root, "configs");
-    for (size_t i = 0; i < s->sel.n_configs; i++) {
-        cJSON *c = cJSON_CreateObject();
-        cJSON_AddStringToObject(c, "path", s->sel.configs[i].path);
-        cJSON_AddNumberToObject(c, "points_kept", (double)s->sel.configs[i].kept_points);
-        cJSON_AddItemToArray(configs, c);
-    }
-    cJSON *runs = cJSON_AddArrayToObject(root, "experiments");
-    size_t skip = strlen(dir) + 1;
-    for (size_t i = 0; i < s->n_runs; i++) {
-        const suite_run *r = &s->runs[i];
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "config", s->sel.configs[r->config].path);
-        cJSON_AddNumberToObject(o, "run", r->run);
-        cJSON_AddNumberToObject(o, "exit_code", r->exit_code);
-        cJSON *folders = cJSON_AddArrayToObject(o, "folders");
-        for (char *line = r->folders, *end; line && *line; line = *end ? end + 1 : end) {
-            end = line + strcspn(line, "\n");
-            size_t len = (size_t)(end - line);
-            /* folders inside the suite's, relative to it */
-            const char *rel = len > skip && strncmp(line, dir, skip - 1) == 0 && line[skip - 1] == '/' ? line + skip
-                                                                                                       : line;
-            char *name = strndup(rel, len - (size_t)(rel - line));
-            cJSON_AddItemToArray(folders, cJSON_CreateString(name ? name : ""));
-            free(name);
-        }
-        cJSON_AddItemToArray(runs, o);
-    }
-    char *text = cJSON_Print(root);
-    cJSON_Delete(root);
-    return text;
-}
-
 /* Run 1 of every config, then run 2, ...; stops at an interrupt. Returns
  * the worst exit code; *status says how the suite ended. */
-static int run_all(const harness_cli_opts *opts, const char *dir, suite *s, const char **status)
+static int run_all(const harness_cli_opts *opts, const char *dir, harness_suite *s, const char **status)
 {
     harness_error err = {0};
     int worst = 0;
@@ -189,7 +133,7 @@ int harness_run_suite(const harness_cli_opts *opts)
                                  "process, which a job of %d ranks (%s) cannot do; launch one config per job, and "
                                  "repeat the job for runs", l.world_size, l.variable),
                harness_error_report(&err);
-    suite s = {0};
+    harness_suite s = {0};
     int code = harness_suite_select(opts, opts->configs, opts->n_configs, &s.sel);
     harness_experiment exp;
     const char *root = opts->output_dir ? opts->output_dir : "experiments";
@@ -202,9 +146,9 @@ int harness_run_suite(const harness_cli_opts *opts)
     harness_guard_catch_stop_signals();
     const char *status;
     code = run_all(opts, exp.dir, &s, &status);
-    char *index = index_json(opts, &s, exp.dir, status);
+    char *index = harness_suite_index_json(&s, opts->runs, opts->filter, exp.dir, status);
     char path[sizeof exp.dir + 16];
-    snprintf(path, sizeof path, "%s/index.json", exp.dir);
+    snprintf(path, sizeof path, "%s/%s", exp.dir, HARNESS_FILE_SUITE_INDEX);
     if (!index || harness_write_atomic(path, index, strlen(index), &err) != 0) {
         if (!index)
             harness_error_set(&err, HARNESS_EXIT_RUNTIME, "out of memory writing %s", path);

@@ -20,6 +20,7 @@
 #include <string.h>
 
 #include "compare/changepoint.h"
+#include "util/folder_format.h"
 #include "util/fsutil.h"
 #include "util/sha256.h"
 
@@ -88,7 +89,7 @@ static char *summary_text(sqlite3 *h, sqlite3_int64 id, const harness_run_summar
         return NULL;
     char *config = cJSON_PrintUnformatted(like->config);
     fprintf(f, "{\"schema\": \"%s\", \"status\": \"ok\", \"rank\": %d, \"world_size\": %d, "
-            "\"component\": {\"variant_key\": ", HARNESS_SUMMARY_SCHEMA, like->rank, like->world_size);
+            "\"component\": {\"variant_key\": ", HARNESS_SCHEMA_SUMMARY, like->rank, like->world_size);
     cJSON *key = cJSON_CreateString(like->variant_key);
     char *key_text = key ? cJSON_PrintUnformatted(key) : NULL;
     fprintf(f, "%s, \"config\": %s}, \"timing\": {\"samples\": [", key_text ? key_text : "\"?\"",

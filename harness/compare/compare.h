@@ -14,7 +14,6 @@
 
 struct cJSON;
 
-#define HARNESS_SUMMARY_SCHEMA "harness.summary/1"
 #define HARNESS_COMPARE_SCHEMA "harness.compare/2"
 
 /* Parse the text of a summary read from `path` (named in every message).

@@ -27,6 +27,7 @@
 #include <sys/stat.h>
 
 #include "util/json_strict.h"
+#include "util/folder_format.h"
 #include "util/sample_file.h"
 
 
@@ -250,16 +251,9 @@ static int parse_root(const cJSON *root, const char *path, harness_run_summary *
 {
     if (!cJSON_IsObject(root))
         return bad(err, path, "expected a JSON object, got %s; not a harness summary", type_name(root));
-    const cJSON *schema = cJSON_GetObjectItemCaseSensitive(root, "schema");
-    if (!schema)
-        return bad(err, path, "no \"schema\" key; not a harness summary (expected \"%s\")", HARNESS_SUMMARY_SCHEMA);
-    if (!cJSON_IsString(schema) || strcmp(schema->valuestring, HARNESS_SUMMARY_SCHEMA) != 0) {
-        if (cJSON_IsString(schema))
-            return bad(err, path, "schema \"%.200s\" is not \"%s\"; written by another version of harness?",
-                       schema->valuestring, HARNESS_SUMMARY_SCHEMA);
-        return bad(err, path, "schema: expected the string \"%s\", got %s", HARNESS_SUMMARY_SCHEMA,
-                   type_name(schema));
-    }
+    char why[512];
+    if (harness_schema_check(root, HARNESS_SCHEMA_SUMMARY, why, sizeof why) != 0)
+        return bad(err, path, "%s", why);
     if (need_int(root, "world_size", 1, path, &out->world_size, err) != 0 ||
         need_int(root, "rank", 0, path, &out->rank, err) != 0)
         return err->code;

@@ -12,68 +12,13 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/folder_format.h"
 #include "util/fsutil.h"
 #include "util/process_identity.h"
 
 static int oom(harness_error *err)
 {
     return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
-}
-
-/* A per-rank file name as the harness writes it ("summary_ranks_2_rank_1.json"):
- * *ws and *rank, or 0. Only the exact spelling counts, so "summary_ranks_+2..."
- * or "..._rank_01.json" are stray files, not a rank's. */
-/* Digits at *p as a number, up to `limit`; -1 (p still moved past them)
- * for a number over it, -2 for no digits or a leading zero. sscanf's %d
- * would overflow, undefined, on "2147483648". */
-static long long number(const char **p, long long limit)
-{
-    const char *s = *p;
-    long long v = 0;
-    int over = 0;
-    while (*s >= '0' && *s <= '9') {
-        if (!over && v > (limit - (*s - '0')) / 10)
-            over = 1;
-        else if (!over)
-            v = v * 10 + (*s - '0');
-        s++;
-    }
-    int digits = (int)(s - *p), zero_led = digits > 1 && **p == '0';
-    *p = s;
-    return digits == 0 || zero_led ? -2 : over ? -1 : v;
-}
-
-/* 1 with *ws and *rank for a name of that spelling; -1 for that spelling
- * with a number out of range (*ws = -1); 0 for any other name. */
-static int rank_name(const char *name, const char *prefix, int *ws, int *rank)
-{
-    size_t lp = strlen(prefix);
-    if (strncmp(name, prefix, lp) != 0 || strncmp(name + lp, "_ranks_", 7) != 0)
-        return 0;
-    const char *p = name + lp + 7;
-    long long w = number(&p, HARNESS_FOLDER_MAX_RANKS);
-    if (w == -2 || strncmp(p, "_rank_", 6) != 0)
-        return 0;
-    p += 6;
-    long long r = number(&p, HARNESS_FOLDER_MAX_RANKS);
-    if (r == -2 || strcmp(p, ".json") != 0)
-        return 0;
-    if (w < 0 || r < 0) {
-        *ws = *rank = -1;
-        return -1;
-    }
-    *ws = (int)w;
-    *rank = (int)r;
-    return 1;
-}
-
-/* The status file of rank r of a job of ws ranks (0: not known). */
-static void status_name(char *buf, size_t cap, int ws, int r)
-{
-    if (r == 0)
-        snprintf(buf, cap, "status.json");
-    else
-        snprintf(buf, cap, "status_ranks_%d_rank_%d.json", ws, r);
 }
 
 /* "running" from a process that is gone (util/process_identity.h): the
@@ -156,14 +101,14 @@ int harness_folder_ranks_read(const char *dir, harness_folder_ranks *out, harnes
     struct dirent *e;
     while (rc == 0 && (e = readdir(d)) != NULL) {
         seen s = {0};
-        if (strcmp(e->d_name, "status.json") == 0) {
+        if (strcmp(e->d_name, HARNESS_FILE_STATUS) == 0) {
             status0 = 1;
             continue;
         }
-        int kind = rank_name(e->d_name, "summary", &s.ws, &s.rank);
+        int kind = harness_rank_file_parse(e->d_name, HARNESS_PREFIX_SUMMARY, &s.ws, &s.rank);
         if (kind)
             s.summary = 1;
-        else if (!(kind = rank_name(e->d_name, "status", &s.ws, &s.rank)))
+        else if (!(kind = harness_rank_file_parse(e->d_name, HARNESS_PREFIX_STATUS, &s.ws, &s.rank)))
             continue;
         if (kind < 0)
             rc = harness_error_set(err, HARNESS_EXIT_USAGE, "%s/%s: a rank or job size over %d in the name; "
@@ -195,7 +140,7 @@ int harness_folder_ranks_read(const char *dir, harness_folder_ranks *out, harnes
     }
     for (size_t r = 0; rc == 0 && r < out->n; r++) {
         out->ranks[r].rank = (int)r;
-        status_name(out->ranks[r].status_file, sizeof out->ranks[r].status_file, out->world_size, (int)r);
+        harness_status_file_name(out->ranks[r].status_file, sizeof out->ranks[r].status_file, out->world_size, (int)r);
     }
     char *has_status = rc == 0 && out->n ? calloc(out->n, 1) : NULL;
     if (rc == 0 && out->n && !has_status)
@@ -203,7 +148,7 @@ int harness_folder_ranks_read(const char *dir, harness_folder_ranks *out, harnes
     for (size_t i = 0; rc == 0 && i < n; i++) {
         harness_rank_files *rf = &out->ranks[files[i].rank];
         if (files[i].summary)
-            snprintf(rf->summary, sizeof rf->summary, "summary_ranks_%d_rank_%d.json", files[i].ws, rf->rank);
+            harness_rank_file(rf->summary, sizeof rf->summary, HARNESS_PREFIX_SUMMARY, files[i].ws, rf->rank, "json");
         else if (rf->rank != 0)    /* rank 0's status is status.json */
             has_status[rf->rank] = 1;
     }

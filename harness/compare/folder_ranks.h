@@ -10,10 +10,7 @@
 
 #include "compare/compare.h"
 #include "util/error.h"
-
-/* Larger world sizes in file names are refused: a stray name must not make
- * a reader list (and allocate) a billion missing ranks. */
-#define HARNESS_FOLDER_MAX_RANKS 65536
+#include "util/folder_format.h"
 
 typedef struct harness_rank_files {
     int rank;

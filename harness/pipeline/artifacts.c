@@ -27,8 +27,9 @@ static const char *copy_name(const char *path)
 {
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
-    static const char *const prefixes[] = {"summary", "profiler_", "samples_", "host_samples_", "status.json",
-                                           "resolved_config.yaml", "."};
+    static const char *const prefixes[] = {HARNESS_PREFIX_SUMMARY, "profiler_", HARNESS_PREFIX_SAMPLES "_",
+                                           HARNESS_PREFIX_HOST_SAMPLES "_", HARNESS_FILE_STATUS,
+                                           HARNESS_FILE_RESOLVED_CONFIG, "."};
     for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
         if (strncmp(base, prefixes[i], strlen(prefixes[i])) == 0)
             return "config_as_given.yaml";
@@ -45,7 +46,7 @@ int harness_write_config_copies(const harness_experiment *exp, const harness_pla
     int rc = harness_write_atomic(harness_experiment_path(exp, copy_name(out->config_path), path, sizeof path),
                                   original, len, err);
     if (rc == 0)
-        rc = write_text(exp, "resolved_config.yaml", out->resolved_yaml, err);
+        rc = write_text(exp, HARNESS_FILE_RESOLVED_CONFIG, out->resolved_yaml, err);
     return rc;
 }
 
@@ -87,7 +88,7 @@ int harness_write_summary_files(const harness_experiment *exp, harness_summary *
     char name[256];
     harness_error e = {0};
     char *text = harness_summary_text(s);
-    int rc = note(write_text(exp, harness_rank_file(name, sizeof name, "profiler_summary", s->world_size, s->rank,
+    int rc = note(write_text(exp, harness_rank_file(name, sizeof name, HARNESS_PREFIX_PROFILER_SUMMARY, s->world_size, s->rank,
                                                     "txt"), text, &e), &e, err);
     free(text);
     /* The JSON last, so that it says whether the text made it. */
@@ -95,7 +96,7 @@ int harness_write_summary_files(const harness_experiment *exp, harness_summary *
         harness_summary_mark(s, "failed", e.msg);
     char *json = harness_summary_json(s);
     e = (harness_error){0};
-    int rc_json = note(write_text(exp, harness_rank_file(name, sizeof name, "summary", s->world_size, s->rank,
+    int rc_json = note(write_text(exp, harness_rank_file(name, sizeof name, HARNESS_PREFIX_SUMMARY, s->world_size, s->rank,
                                                          "json"), json, &e), &e, err);
     free(json);
     return rc ? rc : rc_json;
@@ -105,10 +106,10 @@ static int write_summaries(const harness_experiment *exp, harness_summary *s, ha
 {
     int rc_side = 0;
     if (s->run && s->run->n_samples > HARNESS_SUMMARY_INLINE_SAMPLES) {
-        rc_side = write_side_file(exp, s, "samples", s->run->samples_ns, s->samples_file, sizeof s->samples_file,
+        rc_side = write_side_file(exp, s, HARNESS_PREFIX_SAMPLES, s->run->samples_ns, s->samples_file, sizeof s->samples_file,
                                   s->samples_sha256, err);
         if (s->run->host_samples_ns) {
-            int rc = write_side_file(exp, s, "host_samples", s->run->host_samples_ns, s->host_samples_file,
+            int rc = write_side_file(exp, s, HARNESS_PREFIX_HOST_SAMPLES, s->run->host_samples_ns, s->host_samples_file,
                                      sizeof s->host_samples_file, s->host_samples_sha256, err);
             rc_side = rc_side ? rc_side : rc;
         }
@@ -134,7 +135,7 @@ static int write_memory_report(const harness_experiment *exp, const harness_summ
         .device_total = s->device_mem && s->backend ? s->backend->info.total_bytes : 0,
     };
     char *html = harness_memory_report_html(&in);
-    int rc = write_text(exp, harness_rank_file(name, sizeof name, "profiler_memory", s->world_size, s->rank, "html"),
+    int rc = write_text(exp, harness_rank_file(name, sizeof name, HARNESS_PREFIX_MEMORY, s->world_size, s->rank, "html"),
                         html, err);
     free(html);
     return rc;
@@ -156,7 +157,7 @@ int harness_write_artifacts(const harness_experiment *exp, harness_summary *s, c
             meta.gpu_devices = &s->backend->gpu_props;
             meta.n_gpu_devices = 1;
         }
-        harness_rank_file(name, sizeof name, "profiler_trace", s->world_size, s->rank, "json");
+        harness_rank_file(name, sizeof name, HARNESS_PREFIX_TRACE, s->world_size, s->rank, "json");
         e = (harness_error){0};
         int rc_trace = note(harness_trace_write(prof, &meta, harness_experiment_path(exp, name, path, sizeof path),
                                                 &e), &e, err);

@@ -24,9 +24,8 @@ static int is_failure(const char *status)
 /* Rank r's status and error, if its file says it failed. */
 static int rank_failed(const harness_experiment *exp, int world_size, int r, char *buf, size_t cap)
 {
-    char name[256] = "status.json", path[4400];
-    if (r != 0)
-        harness_rank_file(name, sizeof name, "status", world_size, r, "json");
+    char name[256], path[4400];
+    harness_status_file_name(name, sizeof name, world_size, r);
     char *text = NULL;
     size_t len = 0;
     harness_error ignored = {0};

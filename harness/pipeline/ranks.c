@@ -170,9 +170,9 @@ int harness_ranks_write_job_summary(harness_dist *d, const harness_summary *s, c
     if (rc == 0 && d->rank == 0 && d->world_size > 1)
         rc = merge_traces(d, exp, all, err);
     if (rc == 0 && d->rank == 0)
-        rc = write_file(exp, "summary.json",
+        rc = write_file(exp, HARNESS_FILE_JOB_SUMMARY,
                         harness_job_summary_json(all, d->world_size, s->variant_key, stragglers), err) ||
-             write_file(exp, "summary.txt",
+             write_file(exp, HARNESS_FILE_JOB_SUMMARY_TXT,
                         harness_job_summary_text(all, d->world_size, s->variant_key, stragglers), err);
     free(all);
     free(stragglers);

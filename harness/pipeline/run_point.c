@@ -256,8 +256,8 @@ static void write_final_status(point *pt)
 {
     harness_summary *s = &pt->s;
     char name[256], txt[256];
-    harness_rank_file(name, sizeof name, "summary", s->world_size, s->rank, "json");
-    harness_rank_file(txt, sizeof txt, "profiler_summary", s->world_size, s->rank, "txt");
+    harness_rank_file(name, sizeof name, HARNESS_PREFIX_SUMMARY, s->world_size, s->rank, "json");
+    harness_rank_file(txt, sizeof txt, HARNESS_PREFIX_PROFILER_SUMMARY, s->world_size, s->rank, "txt");
     int ok = pt->code == 0 && strcmp(s->status, "ok") == 0;
     harness_status st = {
         .status = ok ? "ok" : strcmp(s->status, "ok") == 0 ? "failed" : s->status,
@@ -371,9 +371,8 @@ static int open_folder(point *pt)
         harness_ranks_agree(&pt->session->dist, pt->p->out.hash8, s->variant_key, s->plugin_path, err) != 0 ||
         harness_ranks_make_folder(&pt->session->dist, &pt->p->out, &pt->exp, err) != 0)
         return harness_error_report(err);
-    char status_name[256] = "status.json";
-    if (s->world_size > 1 && s->rank != 0)
-        harness_rank_file(status_name, sizeof status_name, "status", s->world_size, s->rank, "json");
+    char status_name[256];
+    harness_status_file_name(status_name, sizeof status_name, s->world_size, s->rank);
     if (harness_status_file_create(&pt->status, pt->exp.dir, status_name, s->variant_key, err) != 0) {
         if (s->rank == 0)
             rmdir(pt->exp.dir);    /* empty: a folder that says nothing must not stay */

@@ -17,15 +17,15 @@ static void remove_file(const harness_experiment *exp, const char *name)
 static void remove_rank_summaries(const harness_experiment *exp, const harness_summary *s)
 {
     char name[256];
-    remove_file(exp, harness_rank_file(name, sizeof name, "summary", s->world_size, s->rank, "json"));
-    remove_file(exp, harness_rank_file(name, sizeof name, "profiler_summary", s->world_size, s->rank, "txt"));
+    remove_file(exp, harness_rank_file(name, sizeof name, HARNESS_PREFIX_SUMMARY, s->world_size, s->rank, "json"));
+    remove_file(exp, harness_rank_file(name, sizeof name, HARNESS_PREFIX_PROFILER_SUMMARY, s->world_size, s->rank, "txt"));
 }
 
 int harness_retract_ok_summaries(const harness_experiment *exp, harness_summary *s, harness_error *err)
 {
     if (s->rank == 0) {            /* the cross-rank view, maybe half written */
-        remove_file(exp, "summary.json");
-        remove_file(exp, "summary.txt");
+        remove_file(exp, HARNESS_FILE_JOB_SUMMARY);
+        remove_file(exp, HARNESS_FILE_JOB_SUMMARY_TXT);
     }
     harness_error first = {0};
     if (harness_write_summary_files(exp, s, &first) == 0)

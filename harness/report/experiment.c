@@ -43,9 +43,3 @@ const char *harness_experiment_path(const harness_experiment *exp, const char *n
     snprintf(buf, cap, "%s/%s", exp->dir, name);
     return buf;
 }
-
-const char *harness_rank_file(char *buf, size_t cap, const char *prefix, int world_size, int rank, const char *ext)
-{
-    snprintf(buf, cap, "%s_ranks_%d_rank_%d.%s", prefix, world_size, rank, ext);
-    return buf;
-}

@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "util/error.h"
+#include "util/folder_format.h"           /* the names of the files inside */
 
 typedef struct harness_experiment {
     char dir[4096];
@@ -18,8 +19,5 @@ int harness_experiment_create(harness_experiment *exp, const char *output_dir, t
 
 /* "<dir>/<name>" into buf. */
 const char *harness_experiment_path(const harness_experiment *exp, const char *name, char *buf, size_t cap);
-
-/* Artifact names: "<prefix>_ranks_<N>_rank_<r>.<ext>". */
-const char *harness_rank_file(char *buf, size_t cap, const char *prefix, int world_size, int rank, const char *ext);
 
 #endif

@@ -9,6 +9,7 @@
 
 #include "run/comm_log.h"
 #include "util/stats.h"
+#include "util/folder_format.h"
 #include "util/json_utf8.h"
 
 void harness_rank_figures_of(const harness_summary *s, harness_rank_figures *out)
@@ -108,7 +109,7 @@ char *harness_job_summary_json(const harness_rank_figures *r, int n, const char 
                                const size_t *stragglers)
 {
     cJSON *root = cJSON_CreateObject();
-    cJSON_AddStringToObject(root, "schema", "harness.job_summary/1");
+    cJSON_AddStringToObject(root, "schema", HARNESS_SCHEMA_JOB_SUMMARY);
     cJSON_AddStringToObject(root, "variant_key", variant_key);
     cJSON_AddNumberToObject(root, "world_size", n);
     int failed = 0;

@@ -106,7 +106,7 @@ void harness_summary_release(harness_summary *s);
  * s->warnings (report/summary_warnings.c). */
 void harness_summary_collect_warnings(harness_summary *s);
 
-/* The JSON text (schema "harness.summary/1"); malloc'ed, NULL out of memory. */
+/* The JSON text (schema HARNESS_SCHEMA_SUMMARY); malloc'ed, NULL out of memory. */
 char *harness_summary_json(const harness_summary *s);
 /* The full human summary; malloc'ed. */
 char *harness_summary_text(const harness_summary *s);

@@ -11,6 +11,7 @@
 #include "report/roofline.h"
 #include "report/sample_array.h"
 #include "report/summary.h"
+#include "util/folder_format.h"
 #include "util/interference.h"
 #include "util/json_utf8.h"
 
@@ -384,7 +385,7 @@ static cJSON *warnings_json(const harness_warnings *w)
 char *harness_summary_json(const harness_summary *s)
 {
     cJSON *root = cJSON_CreateObject();
-    cJSON_AddStringToObject(root, "schema", "harness.summary/1");
+    cJSON_AddStringToObject(root, "schema", HARNESS_SCHEMA_SUMMARY);
     cJSON_AddStringToObject(root, "status", s->status);
     if (s->error[0])
         cJSON_AddStringToObject(root, "error", s->error);

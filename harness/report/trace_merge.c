@@ -36,7 +36,7 @@ static int add_rank(cJSON *out, const char *dir, int world_size, const harness_t
     char name[128], path[4400];
     harness_experiment exp;
     snprintf(exp.dir, sizeof exp.dir, "%s", dir);
-    harness_rank_file(name, sizeof name, "profiler_trace", world_size, part->rank, "json");
+    harness_rank_file(name, sizeof name, HARNESS_PREFIX_TRACE, world_size, part->rank, "json");
     harness_experiment_path(&exp, name, path, sizeof path);
     char *text = NULL;
     if (harness_read_file(path, &text, NULL, err) != 0)
@@ -104,7 +104,7 @@ int harness_trace_merge(const char *dir, int world_size, const harness_trace_par
     if (!text)
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory writing the merged trace");
     char name[64], path[4400];
-    snprintf(name, sizeof name, "profiler_trace_ranks_%d.json", world_size);
+    harness_job_file(name, sizeof name, HARNESS_PREFIX_TRACE, world_size, "json");
     snprintf(path, sizeof path, "%s/%s", dir, name);
     rc = harness_write_atomic(path, text, strlen(text), err);
     free(text);

@@ -8,6 +8,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "util/folder_format.h"
+
 /* A bounded buffer that silently stops at its end; the caller checks
  * `full` once. No snprintf: it is not async-signal-safe. */
 typedef struct out {
@@ -112,7 +114,7 @@ static void render(out *o, const harness_status_file *f, const harness_status *s
 {
     put(o, "{");
     put_field(o, "schema", 1);
-    put_string(o, "harness.status/1");
+    put_string(o, HARNESS_SCHEMA_STATUS);
     put_field(o, "status", 0);
     put_string(o, st->status);
     put_field(o, "complete", 0);

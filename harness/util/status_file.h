@@ -38,7 +38,7 @@ typedef struct harness_status_file {
     harness_process_identity writer;  /* taken once: writes must stay async-signal-safe */
 } harness_status_file;
 
-/* Name the files in `dir` (`name`: "status.json", or a rank's own), claim
+/* Name the files in `dir` (`name`: harness_status_file_name's), claim
  * the reserve, and write status "running". Fails (err set) when the folder
  * cannot take even that. */
 int harness_status_file_create(harness_status_file *f, const char *dir, const char *name, const char *variant_key,

@@ -162,4 +162,11 @@ expect_exit 2 "no folder" "$HARNESS" export
 mkdir broken && echo '{"schema": "harness.summary/1", "rank": ' >broken/summary_ranks_1_rank_0.json
 expect_exit 2 "a truncated summary" "$HARNESS" export broken
 expect_err "broken/summary_ranks_1_rank_0.json" "the bad summary is named"
+# Another version's summary: refused (exit 2) with the file and both ids
+# named, as compare refuses it (util/folder_format.h).
+mkdir newer && echo '{"schema": "harness.summary/9", "status": "ok", "rank": 0, "world_size": 1}' \
+    >newer/summary_ranks_1_rank_0.json
+expect_exit 2 "a summary of an unknown schema" "$HARNESS" export newer
+expect_err "newer/summary_ranks_1_rank_0.json: schema \"harness.summary/9\" is not \"harness.summary/1\"" \
+    "the unknown schema's file is named"
 finish
