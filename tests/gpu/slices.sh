@@ -75,8 +75,14 @@ check_carry() {
     fi
     [ $bad_carry = 0 ] || return 1
     carry_kib=$(du -sk "$c" | cut -f1)
-    tree_kib=$( (cd "$repo" && git ls-files -z -co --exclude-standard 2>/dev/null | xargs -0 du -ck 2>/dev/null) |
-        tail -1 | cut -f1)
+    # The device tool sends a git checkout's tracked and unignored files; a
+    # tree that is not the top of its own checkout (an unpacked tarball, as
+    # make distcheck's) has no such list, so only the carry is counted.
+    tree_kib=0
+    if [ "$(cd "$repo" && git rev-parse --show-toplevel 2>/dev/null)" = "$(cd "$repo" && pwd -P)" ]; then
+        tree_kib=$( (cd "$repo" && git ls-files -z -co --exclude-standard | xargs -0 du -ck 2>/dev/null) |
+            tail -1 | cut -f1)
+    fi
     total=$(((carry_kib + ${tree_kib:-0}) / 1024))
     note "carry: $(basename "$(ls "$c"/harness-*.tar.gz)"), $(ls "$c"/debs/*.deb | wc -l) .debs:" \
         "$((carry_kib / 1024)) MiB; with the working tree $total MiB of the 64 MiB the device tool sends"

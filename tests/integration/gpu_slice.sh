@@ -8,6 +8,10 @@
 # into the same file elsewhere; with no GPU it exits 77.
 . "$top_builddir/tests/setup"
 command -v python3 >/dev/null || { echo "no python3: skipped"; exit 77; }
+# run.sh builds in its source tree (HARNESS_GPU_TREE is both); a build
+# outside the sources (make distcheck's) has no configs/ beside the binary.
+[ "$(cd "$top_srcdir" && pwd -P)" = "$(cd "$top_builddir" && pwd -P)" ] ||
+    { echo "a build outside the source tree: skipped"; exit 77; }
 
 mkdir -p "$SCRATCH/bin"
 cat >"$SCRATCH/bin/nvidia-smi" <<'SMI'
