@@ -261,18 +261,12 @@ BF16DOT static void pack_q_bf16(const uint16_t *q, size_t qs, size_t nq, size_t 
 BF16DOT static void store_o_bf16(const float *ot, const float *l, size_t nq, size_t d, uint16_t *o, size_t os)
 {
     for (size_t i0 = 0; i0 < nq; i0 += 16) {
-        __m512 lv = _mm512_load_ps(l + i0);
-        __m512 inv = _mm512_maskz_div_ps(_mm512_cmp_ps_mask(lv, _mm512_setzero_ps(), _CMP_GT_OQ),
-                                         _mm512_set1_ps(1.0f), lv);
+        __m512 inv = inverse_or_zero16(l + i0);
         size_t nr = nq - i0 < 16 ? nq - i0 : 16;
         for (size_t c0 = 0; c0 < d; c0 += 16) {
             size_t nc = d - c0 < 16 ? d - c0 : 16;
             __m512i r[16];
-#pragma GCC unroll 16
-            for (size_t k = 0; k < 16; k++)
-                r[k] = k < nc ? _mm512_castps_si512(_mm512_mul_ps(_mm512_load_ps(ot + (c0 + k) * BQ + i0), inv))
-                              : _mm512_setzero_si512();
-            transpose16(r);
+            scaled_rows16(ot, BQ, i0, c0, nc, inv, r);
             for (size_t k = 0; k < nr; k++) {
                 __m256i h = (__m256i)_mm512_cvtneps_pbh(_mm512_castsi512_ps(r[k]));
                 _mm512_mask_storeu_epi16(o + (i0 + k) * os + c0, (__mmask32)((1u << nc) - 1),

@@ -42,4 +42,25 @@ ATTENTION_AVX512_TRANSPOSE static inline __attribute__((always_inline)) void tra
     }
 }
 
+/* 1 / l[0 .. 16), 0 where l is 0 (a query that saw no key writes zeros). */
+ATTENTION_AVX512_TRANSPOSE static inline __attribute__((always_inline)) __m512 inverse_or_zero16(const float *l)
+{
+    __m512 lv = _mm512_load_ps(l);
+    return _mm512_maskz_div_ps(_mm512_cmp_ps_mask(lv, _mm512_setzero_ps(), _CMP_GT_OQ), _mm512_set1_ps(1.0f), lv);
+}
+
+/* Rows i0 .. i0+16 of columns c0 .. c0+nc of a transposed output tile ot
+ * ([d][bq], queries along the lanes), scaled by inv: r[k] is query i0 + k's
+ * 16 outputs from c0 on (lanes past nc zero). Shared by the fp32 and bf16
+ * stores, which differ only in how a row is written. */
+ATTENTION_AVX512_TRANSPOSE static inline __attribute__((always_inline)) void
+scaled_rows16(const float *ot, size_t bq, size_t i0, size_t c0, size_t nc, __m512 inv, __m512i r[16])
+{
+#pragma GCC unroll 16
+    for (size_t k = 0; k < 16; k++)
+        r[k] = k < nc ? _mm512_castps_si512(_mm512_mul_ps(_mm512_load_ps(ot + (c0 + k) * bq + i0), inv))
+                      : _mm512_setzero_si512();
+    transpose16(r);
+}
+
 #endif
