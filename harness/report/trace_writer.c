@@ -37,7 +37,9 @@ static void span(FILE *f, const harness_profiler *p, int pid, const harness_trac
     put_us(f, t0);
     fputs(",\"dur\":", f);
     put_us(f, t1 - t0);
-    if (e->kind == HARNESS_EVENT_STEP) {
+    if (e->kind == HARNESS_EVENT_STEP && e->window < 0) {   /* the trace window's (profiler.c) */
+        fprintf(f, ",\"name\":\"step\",\"cat\":\"step\",\"args\":{\"phase\":\"trace\",\"step\":%" PRId64 "}}", e->step);
+    } else if (e->kind == HARNESS_EVENT_STEP) {
         fprintf(f, ",\"name\":\"step\",\"cat\":\"step\",\"args\":{\"window\":%d,\"step\":%" PRId64 "}}", e->window,
                 e->step);
     } else {

@@ -206,13 +206,21 @@ static void show_progress(harness_profiler *p, int final)
 
 /* ---- runner hooks ------------------------------------------------------------ */
 
+/* The trace holds the measured steps and the trace window's (after the
+ * measured ones, where the GPU's kernels are recorded): without the latter's
+ * steps and regions, the kernels would sit beside no step and no region. */
+static int traced_phase(harness_phase phase)
+{
+    return phase == HARNESS_PHASE_MEASURE || phase == HARNESS_PHASE_TRACE;
+}
+
 static int on_phase_begin(void *arg, harness_phase phase, int window, harness_error *err)
 {
     (void)err;
     harness_profiler *p = arg;
     p->phase_name = harness_phase_file_name((int)phase);
     p->window = window;
-    p->recording = p->trace_enabled && phase == HARNESS_PHASE_MEASURE && p->dropped_steps == 0;
+    p->recording = p->trace_enabled && traced_phase(phase) && p->dropped_steps == 0;
     p->step_mark = p->n_events;
     harness_profiler_sample_memory(p, (int)phase, window);
     return 0;
@@ -222,9 +230,9 @@ static void on_step_end(void *arg, harness_phase phase, int window, int64_t inde
 {
     harness_profiler *p = arg;
     p->steps_run++;
-    if (phase == HARNESS_PHASE_MEASURE && p->trace_enabled) {
+    if (traced_phase(phase) && p->trace_enabled) {
         if (p->recording)
-            record_step(p, window, index, t0, t1);
+            record_step(p, phase == HARNESS_PHASE_TRACE ? -1 : window, index, t0, t1);
         else
             p->dropped_steps++;
     }

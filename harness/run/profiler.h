@@ -24,7 +24,7 @@ enum { HARNESS_EVENT_STEP = 1, HARNESS_EVENT_REGION };
 typedef struct harness_trace_event {
     uint64_t t0, t1;               /* clock ticks */
     int64_t step;                  /* STEP: index within its window */
-    int32_t window;                /* STEP: measurement window */
+    int32_t window;                /* STEP: measurement window; -1: the trace window */
     uint32_t name;                 /* REGION: index into names */
     uint8_t kind;
 } harness_trace_event;
@@ -39,7 +39,7 @@ typedef struct harness_profiler {
     uint64_t base_monotonic_ns;    /* and on harness_monotonic_ns: GPU records' time zero */
 
     int trace_enabled;             /* profiling.trace on a profiled rank */
-    int recording;                 /* inside a measurement window, and not truncated */
+    int recording;                 /* inside a measurement or the trace window, not truncated */
     harness_trace_event *events;
     size_t n_events, events_cap, max_events;
     size_t step_mark;              /* n_events when the current step began */

@@ -133,7 +133,9 @@ static int check_event(const cJSON *e, const char *file)
     if (strcmp(str(e, "cat") ? str(e, "cat") : "", "step") != 0)
         return 0;
     const cJSON *args = cJSON_GetObjectItemCaseSensitive(e, "args");
-    if (num(args, "window") < 0 || num(args, "step") < 0)
+    const char *phase = str(args, "phase");
+    int trace_window = phase && strcmp(phase, "trace") == 0;   /* no window: the one after the measured */
+    if ((!trace_window && num(args, "window") < 0) || num(args, "step") < 0)
         problem("%s: step span without window and step in args%.0f", name, 0);
     return 1;
 }

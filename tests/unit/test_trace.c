@@ -235,6 +235,46 @@ static void test_nothing_recorded_outside_measurement(void **state)
     harness_profiler_free(&p);
 }
 
+/* The trace window (after the measured ones, where a GPU's kernels are
+ * recorded) keeps its steps and regions, so its kernels sit inside them;
+ * its steps say phase "trace" and have no measurement window. */
+static void test_trace_window_steps_and_regions_recorded(void **state)
+{
+    (void)state;
+    static const char *const names[] = {"r"};
+    harness_profiler p;
+    start(&p, 100);
+    harness_runner_hooks h = harness_profiler_hooks(&p);
+    assert_int_equal(h.phase_begin(h.arg, HARNESS_PHASE_MEASURE, 0, NULL), 0);
+    step(&p, &h, 0, names, 1);
+    assert_int_equal(h.phase_begin(h.arg, HARNESS_PHASE_TRACE, -1, NULL), 0);
+    assert_true(p.recording);
+    uint64_t t0 = harness_clock_ticks(&cpu.clock);
+    harness_profiler_push(&p, "in the trace window");
+    harness_profiler_pop(&p);
+    h.step_end(h.arg, HARNESS_PHASE_TRACE, -1, 0, t0, harness_clock_ticks(&cpu.clock));
+    h.run_end(h.arg);
+    assert_int_equal(p.n_events, 4);
+    cJSON *root = write_and_parse(&p);
+    assert_int_equal(count_cat(root, "step"), 2);
+    assert_int_equal(count_cat(root, "region"), 2);
+    size_t trace_steps = 0;
+    const cJSON *e;
+    cJSON_ArrayForEach(e, cJSON_GetObjectItem(root, "traceEvents"))
+    {
+        const cJSON *args = cJSON_GetObjectItem(e, "args");
+        const cJSON *phase = args ? cJSON_GetObjectItem(args, "phase") : NULL;
+        if (!cJSON_IsString(phase))
+            continue;
+        assert_string_equal(phase->valuestring, "trace");
+        assert_null(cJSON_GetObjectItem(args, "window"));
+        trace_steps++;
+    }
+    assert_int_equal(trace_steps, 1);
+    cJSON_Delete(root);
+    harness_profiler_free(&p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -243,6 +283,7 @@ int main(void)
         cmocka_unit_test_setup_teardown(test_regions_nest_in_their_step, setup, teardown),
         cmocka_unit_test_setup_teardown(test_cap_keeps_whole_steps, setup, teardown),
         cmocka_unit_test_setup_teardown(test_nothing_recorded_outside_measurement, setup, teardown),
+        cmocka_unit_test_setup_teardown(test_trace_window_steps_and_regions_recorded, setup, teardown),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
