@@ -219,7 +219,10 @@ fig_run() {
 
 # RMSNorm at the issue's shapes (8 x 1024 x 4096, and the rows of a
 # 4096-token Llama-7B prompt: hidden 4096) and allreduce/cuda in a world of
-# one (NCCL; busbw by nccl-tests' formula is 0 there, algbw is said beside).
+# one (NCCL; busbw by nccl-tests' formula is 0 there, algbw is said beside),
+# in place: PyTorch's all_reduce has only that form, and out of place NCCL
+# copies the buffer where in place it has nothing to do (the first H100 run
+# compared the two: "0.14x PyTorch" was a copy against no work).
 part_figures() {
     for dt in bf16 fp32; do
         fig_run rms_norm_8x1024x4096_$dt configs/rms_norm_cuda.yaml --set component.config.dtype=$dt \
@@ -229,7 +232,7 @@ part_figures() {
         --set component.config.seq_len=4096 --set profiling.trace=false
     for bytes in 16777216 268435456; do
         fig_run allreduce_${bytes}_fp32 tests/gpu/configs/allreduce.yaml --set component.variant_key=allreduce/cuda \
-            --set component.config.bytes=$bytes --set profiling.trace=false
+            --set component.config.bytes=$bytes --set component.config.in_place=true --set profiling.trace=false
     done
 }
 
