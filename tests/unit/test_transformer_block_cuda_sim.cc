@@ -105,6 +105,7 @@ static void run_rope_split(tb_cuda_dtype dt, rope_case c)
                                                            c.seq, c.heads, c.kv_heads, c.head_dim, nullptr), 0);
         const std::vector<float> *refs[3] = {&q_ref, &k_ref, &v_ref};
         const tensor *got[3] = {&q[o], &k[o], &v[o]};
+        static const char *const names[3] = {"q", "k", "v"};
         for (int t = 0; t < 3; t++)
             for (size_t i = 0; i < got[t]->n; i++) {
                 /* v is copied: exact. q and k: 1e-6 absolute, the rotation's
@@ -112,7 +113,7 @@ static void run_rope_split(tb_cuda_dtype dt, rope_case c)
                 double r = (*refs[t])[i], e = std::fabs(got[t]->get(i) - r);
                 if (!(t == 2 ? e == 0.0 : e <= rel_tol(dt) * std::fabs(r) + 1e-6))
                     fail_msg("rope_split dtype %d batch %zu seq %zu heads %zu/%zu D %zu: %s[%zu] = %.9g, ref %.9g",
-                             (int)dt, c.batch, c.seq, c.heads, c.kv_heads, c.head_dim, "qkv" + t, i,
+                             (int)dt, c.batch, c.seq, c.heads, c.kv_heads, c.head_dim, names[t], i,
                              (double)got[t]->get(i), r);
             }
     }
