@@ -38,6 +38,7 @@
 #include "fake_device_host.h"
 #include "kernel_launch_count.h"
 #include "transformer_block/transformer_block.h"
+#include "transformer_block/transformer_block_gpu.h"
 #include "common/bf16.h"
 
 int transformer_block_cuda_LTX_harness_plugin_init(const harness_services *svc, harness_ctx *ctx);
@@ -510,6 +511,41 @@ static void test_out_of_device_memory(void **state)
     free(c);
 }
 
+/* The GPU block reads [Wq; Wk; Wv] and [Wgate; Wup] as one matrix each:
+ * prepare refuses weights stored apart, naming the first out of place, and
+ * takes them stored one after another. */
+static void test_prepare_refuses_unfused_weights(void **state)
+{
+    (void)state;
+    enum { T = 4, HID = 8, HEADS = 2, KV = 1, INTER = 6, E = 4 };
+    size_t d = HID / HEADS, q = HEADS * d, kv = KV * d;
+    static float weights[(HID + 2 * KV * (HID / HEADS) + 2 * INTER) * HID], bufs[TB_GPU_N_BUFS][T * 2 * HID * 4];
+    static float workspace[64];
+    transformer_block_gpu b;
+    memset(&b, 0, sizeof b);
+    b.shape = (transformer_block_shape){1, T, HID, HEADS, KV, INTER, 10000.0, 1e-5f, 1};
+    b.workspace = workspace;
+    for (int i = 0; i < TB_GPU_N_BUFS; i++)
+        b.buf[i] = bufs[i];
+    char *w = (char *)weights, why[256];
+    b.w[TB_WQ] = w, b.w[TB_WK] = w + q * HID * E, b.w[TB_WV] = w + (q + kv) * HID * E;
+    b.w[TB_W_GATE] = w + (q + 2 * kv) * HID * E, b.w[TB_W_UP] = w + (q + 2 * kv + INTER) * HID * E;
+    fake_cublaslt_reset();
+    if (transformer_block_gpu_prepare(&b, why, sizeof why) != 0)
+        fail_msg("prepare: %s", why);
+    transformer_block_gpu_release(&b);
+    b.w[TB_WV] = w + (q + kv) * HID * E + E;      /* a gap after Wk */
+    assert_int_equal(transformer_block_gpu_prepare(&b, why, sizeof why), -1);
+    if (!strstr(why, "weight wv is not stored right after wk"))
+        fail_msg("expected wv named, got: %s", why);
+    b.w[TB_WV] = w + (q + kv) * HID * E;
+    b.w[TB_W_UP] = b.w[TB_W_GATE];                /* gate and up apart (here: the same) */
+    assert_int_equal(transformer_block_gpu_prepare(&b, why, sizeof why), -1);
+    if (!strstr(why, "weight w_up is not stored right after w_gate"))
+        fail_msg("expected w_up named, got: %s", why);
+    assert_int_equal(fake_cublaslt_open_handles(), 0);
+}
+
 int main(void)
 {
     services = fake_host_services;
@@ -522,6 +558,7 @@ int main(void)
         cmocka_unit_test(test_bf16_tolerance_catches_wrong_blocks),
         cmocka_unit_test(test_config_errors),
         cmocka_unit_test(test_out_of_device_memory),
+        cmocka_unit_test(test_prepare_refuses_unfused_weights),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
