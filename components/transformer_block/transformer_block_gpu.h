@@ -57,7 +57,7 @@ enum {
     TB_GPU_K,                      /* [tokens][kv_heads][D], rotated */
     TB_GPU_V,                      /* [tokens][kv_heads][D] */
     TB_GPU_ATTN,                   /* [tokens][heads][D] attention output */
-    /* [tokens][max(heads + 2 kv_heads) x D, 2 intermediate)]: the fused QKV
+    /* [tokens][max((heads + 2 kv_heads) x D, 2 intermediate)]: the fused QKV
      * GEMM's output (rows heads x D + 2 kv_heads x D wide) until the split
      * has read it, then the fused gate/up GEMM's (rows 2 intermediate wide,
      * SwiGLU's result over each row's gate half). One buffer for both: the
