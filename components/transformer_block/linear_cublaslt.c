@@ -6,7 +6,9 @@
  *   w   [out][in]     = col-major in x out,  ld in:  A, op T -> out x in
  *   act [tokens][in]  = col-major in x tokens, ld in: B, op N -> in x tokens
  *   d   [tokens][out] = col-major out x tokens, ld out: C and D
- * i.e. m = out, n = tokens, k = in: D^T = W act^T, which is d row-major. */
+ * i.e. m = out, n = tokens, k = in: D^T = W act^T, which is d row-major.
+ * An act that is a column slice of a wider row-major matrix (rows act_ld
+ * apart) is the same col-major matrix with leading dimension act_ld. */
 #include "linear_cublaslt.h"
 
 #include <cublasLt.h>
@@ -21,7 +23,7 @@
 #define INT_LIMIT 2147483647ull
 
 typedef struct linear_plan {
-    size_t tokens, out, in;
+    size_t tokens, out, in, act_ld;
     cublasLtMatrixLayout_t a, b, cd;     /* w, act, d (and the residual) */
     cublasLtMatmulAlgo_t algo;
 } linear_plan;
@@ -201,12 +203,24 @@ static int choose_algo(linear_cublaslt *l, linear_plan *p, char *why, size_t why
 
 int linear_cublaslt_plan(linear_cublaslt *l, size_t tokens, size_t out, size_t in, char *why, size_t why_size)
 {
+    return linear_cublaslt_plan_strided(l, tokens, out, in, in, why, why_size);
+}
+
+int linear_cublaslt_plan_strided(linear_cublaslt *l, size_t tokens, size_t out, size_t in, size_t act_ld, char *why,
+                                 size_t why_size)
+{
     for (int i = 0; i < l->n_plans; i++)
-        if (l->plans[i].tokens == tokens && l->plans[i].out == out && l->plans[i].in == in)
+        if (l->plans[i].tokens == tokens && l->plans[i].out == out && l->plans[i].in == in &&
+            l->plans[i].act_ld == act_ld)
             return i;
-    if (tokens == 0 || out == 0 || in == 0 || tokens > INT_LIMIT || out > INT_LIMIT || in > INT_LIMIT) {
+    if (tokens == 0 || out == 0 || in == 0 || tokens > INT_LIMIT || out > INT_LIMIT || in > INT_LIMIT ||
+        act_ld > INT_LIMIT) {
         snprintf(why, why_size, "a GEMM of %zu x %zu x %zu (tokens x out x in) is empty or exceeds cuBLASLt's "
                  "int dimensions", tokens, out, in);
+        return -1;
+    }
+    if (act_ld < in) {
+        snprintf(why, why_size, "a GEMM's activation rows %zu elements apart, fewer than its %zu inputs", act_ld, in);
         return -1;
     }
     if (l->n_plans == LINEAR_CUBLASLT_MAX_PLANS) {
@@ -215,10 +229,10 @@ int linear_cublaslt_plan(linear_cublaslt *l, size_t tokens, size_t out, size_t i
     }
     linear_plan *p = &l->plans[l->n_plans];
     memset(p, 0, sizeof *p);
-    p->tokens = tokens, p->out = out, p->in = in;
+    p->tokens = tokens, p->out = out, p->in = in, p->act_ld = act_ld;
     cublasStatus_t st = api.layout_create(&p->a, l->type, in, out, (int64_t)in);
     if (st == CUBLAS_STATUS_SUCCESS)
-        st = api.layout_create(&p->b, l->type, in, tokens, (int64_t)in);
+        st = api.layout_create(&p->b, l->type, in, tokens, (int64_t)act_ld);
     if (st == CUBLAS_STATUS_SUCCESS)
         st = api.layout_create(&p->cd, l->type, out, tokens, (int64_t)out);
     if (st != CUBLAS_STATUS_SUCCESS) {

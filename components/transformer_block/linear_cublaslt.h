@@ -25,8 +25,8 @@
 
 typedef struct linear_cublaslt linear_cublaslt;
 
-/* At most this many distinct shapes (a Llama block has four: Q/O, K/V,
- * gate/up, down). */
+/* At most this many distinct shapes (a Llama block has four: the fused
+ * QKV, O, the fused gate/up, down). */
 #define LINEAR_CUBLASLT_MAX_PLANS 8
 
 /* A cuBLASLt handle for one operand type (bf16 or fp32), with `workspace`
@@ -39,6 +39,14 @@ void linear_cublaslt_close(linear_cublaslt *l);
  * by every layer of that shape; -1 with why filled when cuBLASLt has no
  * algorithm for it (or the shape exceeds its int ranges). */
 int linear_cublaslt_plan(linear_cublaslt *l, size_t tokens, size_t out, size_t in, char *why, size_t why_size);
+
+/* linear_cublaslt_plan for an act whose rows lie act_ld >= in elements
+ * apart (a column slice of a wider matrix: SwiGLU's result in the gate half
+ * of the fused gate/up output); the layout's leading dimension, so the GEMM
+ * reads the slice in place. A plan is shared only by GEMMs of the same
+ * shape and act_ld. */
+int linear_cublaslt_plan_strided(linear_cublaslt *l, size_t tokens, size_t out, size_t in, size_t act_ld, char *why,
+                                 size_t why_size);
 
 /* d = act w^T, plus residual when it is not NULL (it may not be d itself:
  * d is written while residual is read, out of place), on stream (a

@@ -1,8 +1,11 @@
 /* transformer_block_cuda.cu - the Llama block's elementwise GPU kernels
- * (transformer_block_cuda.h): RoPE on q and k, SwiGLU. Both are memory
- * bound, a few FLOPs per element moved, so the design is about bytes: each
- * element is read and written once, RoPE touches q and k in one launch, and
- * SwiGLU writes its result over the gate so the step needs no extra buffer.
+ * (transformer_block_cuda.h): the split of the fused QKV projection with
+ * RoPE on q and k, and SwiGLU on the fused gate/up projection. Both are
+ * memory bound, a few FLOPs per element moved, so the design is about bytes
+ * and launches: each element is read and written once, the split rotates q
+ * and k as it copies them out (RoPE is no pass of its own), and SwiGLU reads
+ * gate and up from one row and writes its result over the gate half, so the
+ * step needs no extra buffer.
  *
  * The file reads top to bottom: launchers, then kernels. It also compiles as
  * host C++ under tests/cudasim (common/cuda_launch.h). */
@@ -17,10 +20,11 @@
 typedef long long index_t;   /* tokens x width can outnumber int */
 
 template <typename T>
-__global__ void rope_kernel(T *__restrict__ q, T *__restrict__ k, const float *__restrict__ table, int seq,
-                            int heads, int kv_heads, int half);
+__global__ void rope_split_kernel(const T *__restrict__ qkv, T *__restrict__ q, T *__restrict__ k,
+                                  T *__restrict__ v, const float *__restrict__ table, int seq, int heads,
+                                  int kv_heads, int half);
 template <typename T, int VEC>
-__global__ void swiglu_kernel(T *__restrict__ gate, const T *__restrict__ up, index_t n);
+__global__ void swiglu_kernel(T *__restrict__ gate_up, index_t tokens, index_t inter_vecs);
 
 /* ---- launchers ------------------------------------------------------------- */
 
@@ -32,58 +36,68 @@ static unsigned threads_for(size_t work)
     return warps * 32 < TB_CUDA_THREADS ? (unsigned)(warps * 32) : TB_CUDA_THREADS;
 }
 
-extern "C" int transformer_block_rope_cuda(tb_cuda_dtype dtype, void *q, void *k, const float *table, size_t batch,
-                                           size_t seq, size_t heads, size_t kv_heads, size_t head_dim, void *stream)
+extern "C" int transformer_block_rope_split_cuda(tb_cuda_dtype dtype, const void *qkv, void *q, void *k, void *v,
+                                                 const float *table, size_t batch, size_t seq, size_t heads,
+                                                 size_t kv_heads, size_t head_dim, void *stream)
 {
     size_t tokens = batch * seq, half = head_dim / 2;
+    /* The widest int the kernel computes: a token's row, (heads + 2 kv_heads) x head_dim. */
     if (head_dim == 0 || head_dim % 2 != 0 || seq > INT32_MAX || tokens > INT32_MAX || heads > INT32_MAX ||
-        kv_heads > INT32_MAX || (heads + kv_heads) * half > INT32_MAX || (batch != 0 && tokens / batch != seq))
+        kv_heads > INT32_MAX || head_dim > INT32_MAX || (heads + 2 * kv_heads) > INT32_MAX / head_dim ||
+        (batch != 0 && tokens / batch != seq))
         return TB_CUDA_EINVAL;
     if (tokens == 0)
         return 0;
-    dim3 grid((unsigned)tokens), block(threads_for((heads + kv_heads) * half));
+    /* Threads for the larger of the block's two loops: the rotated pairs, the copied v. */
+    size_t pairs = (heads + kv_heads) * half, v_elems = kv_heads * head_dim;
+    dim3 grid((unsigned)tokens), block(threads_for(pairs > v_elems ? pairs : v_elems));
     cudaStream_t s = static_cast<cudaStream_t>(stream);
     if (dtype == TB_CUDA_BF16) {
-        auto kernel = rope_kernel<__nv_bfloat16>;
-        CUDA_LAUNCH(kernel, grid, block, 0, s, static_cast<__nv_bfloat16 *>(q), static_cast<__nv_bfloat16 *>(k),
-                    table, (int)seq, (int)heads, (int)kv_heads, (int)half);
+        typedef __nv_bfloat16 B;
+        auto kernel = rope_split_kernel<B>;
+        CUDA_LAUNCH(kernel, grid, block, 0, s, static_cast<const B *>(qkv), static_cast<B *>(q), static_cast<B *>(k),
+                    static_cast<B *>(v), table, (int)seq, (int)heads, (int)kv_heads, (int)half);
     } else {
-        auto kernel = rope_kernel<float>;
-        CUDA_LAUNCH(kernel, grid, block, 0, s, static_cast<float *>(q), static_cast<float *>(k), table, (int)seq,
-                    (int)heads, (int)kv_heads, (int)half);
+        auto kernel = rope_split_kernel<float>;
+        CUDA_LAUNCH(kernel, grid, block, 0, s, static_cast<const float *>(qkv), static_cast<float *>(q),
+                    static_cast<float *>(k), static_cast<float *>(v), table, (int)seq, (int)heads, (int)kv_heads,
+                    (int)half);
     }
     return (int)cudaGetLastError();
 }
 
-/* Blocks of TB_CUDA_THREADS threads, each thread VEC elements per pass; a
- * grid-stride loop covers what this many blocks do not. */
+/* A block per token row, each thread VEC elements per pass along it; a
+ * grid-stride loop over the rows covers what this many blocks do not. */
 #define SWIGLU_MAX_BLOCKS 65536u
 
 template <typename T, int VEC>
-static int launch_swiglu(void *gate, const void *up, size_t n, cudaStream_t s)
+static int launch_swiglu(void *gate_up, size_t tokens, size_t inter, cudaStream_t s)
 {
-    size_t per_block = (size_t)TB_CUDA_THREADS * VEC, blocks = (n + per_block - 1) / per_block;
     auto kernel = swiglu_kernel<T, VEC>;
-    CUDA_LAUNCH(kernel, dim3(blocks < SWIGLU_MAX_BLOCKS ? (unsigned)blocks : SWIGLU_MAX_BLOCKS),
-                dim3(TB_CUDA_THREADS), 0, s, static_cast<T *>(gate), static_cast<const T *>(up), (index_t)n);
+    CUDA_LAUNCH(kernel, dim3(tokens < SWIGLU_MAX_BLOCKS ? (unsigned)tokens : SWIGLU_MAX_BLOCKS),
+                dim3(threads_for(inter / VEC)), 0, s, static_cast<T *>(gate_up), (index_t)tokens,
+                (index_t)(inter / VEC));
     return (int)cudaGetLastError();
 }
 
-extern "C" int transformer_block_swiglu_cuda(tb_cuda_dtype dtype, void *gate, const void *up, size_t n,
+extern "C" int transformer_block_swiglu_cuda(tb_cuda_dtype dtype, void *gate_up, size_t tokens, size_t inter,
                                              void *stream)
 {
-    if (n > (size_t)INT64_MAX / 2)
+    /* The kernel's index_t reaches tokens x 2 inter. */
+    if (inter != 0 && tokens > (size_t)INT64_MAX / 2 / inter)
         return TB_CUDA_EINVAL;
-    if (n == 0)
+    if (tokens == 0 || inter == 0)
         return 0;
     cudaStream_t s = static_cast<cudaStream_t>(stream);
-    /* 16-byte vectors need both bases on a 16-byte boundary and n a whole
-     * number of vectors (the last vector must not run past the buffers). */
-    int aligned = ((uintptr_t)gate | (uintptr_t)up) % 16 == 0;
+    /* 16-byte vectors need the base on a 16-byte boundary and inter a whole
+     * number of vectors: then every row, and its up half, starts on one too,
+     * and no vector straddles the two halves. */
+    int aligned = (uintptr_t)gate_up % 16 == 0;
     if (dtype == TB_CUDA_BF16)
-        return aligned && n % 8 == 0 ? launch_swiglu<__nv_bfloat16, 8>(gate, up, n, s)
-                                     : launch_swiglu<__nv_bfloat16, 1>(gate, up, n, s);
-    return aligned && n % 4 == 0 ? launch_swiglu<float, 4>(gate, up, n, s) : launch_swiglu<float, 1>(gate, up, n, s);
+        return aligned && inter % 8 == 0 ? launch_swiglu<__nv_bfloat16, 8>(gate_up, tokens, inter, s)
+                                         : launch_swiglu<__nv_bfloat16, 1>(gate_up, tokens, inter, s);
+    return aligned && inter % 4 == 0 ? launch_swiglu<float, 4>(gate_up, tokens, inter, s)
+                                     : launch_swiglu<float, 1>(gate_up, tokens, inter, s);
 }
 
 /* ---- kernels ------------------------------------------------------------------ */
@@ -97,28 +111,36 @@ template <> __device__ __forceinline__ __nv_bfloat16 from_float<__nv_bfloat16>(f
     return __float2bfloat16_rn(v);
 }
 
-/* A block per token. Its (heads + kv_heads) x half pairs are numbered q's
- * heads first, then k's; consecutive threads take consecutive pairs, i.e.
- * consecutive elements of one head's two halves, so loads coalesce. The
- * angle's cos and sin come from the table, as on the CPU (built in double,
- * rounded once), never from float sincos of a float angle, which at
- * position 4096 would be off by ~1e-3 rad. */
+/* A block per token. Its row of qkv holds q's heads, k's, v's, each
+ * head_dim = 2 half wide; the (heads + kv_heads) x half rotated pairs are
+ * numbered q's heads first, then k's (adjacent in the row, so the source is
+ * the same expression for both), and consecutive threads take consecutive
+ * pairs, i.e. consecutive elements of one head's two halves, so loads and
+ * stores coalesce; then v's elements, copied as they are. The angle's cos
+ * and sin come from the table, as on the CPU (built in double, rounded
+ * once), never from float sincos of a float angle, which at position 4096
+ * would be off by ~1e-3 rad. */
 template <typename T>
 __global__ void __launch_bounds__(TB_CUDA_THREADS)
-rope_kernel(T *__restrict__ q, T *__restrict__ k, const float *__restrict__ table, int seq, int heads,
-            int kv_heads, int half)
+rope_split_kernel(const T *__restrict__ qkv, T *__restrict__ q, T *__restrict__ k, T *__restrict__ v,
+                  const float *__restrict__ table, int seq, int heads, int kv_heads, int half)
 {
     index_t token = blockIdx.x;
-    int pos = (int)(token % seq), pairs = (heads + kv_heads) * half;
+    int d = 2 * half, pos = (int)(token % seq), pairs = (heads + kv_heads) * half, v_elems = kv_heads * d;
+    const T *row = qkv + token * (heads + 2 * kv_heads) * d;
     const float *cos_row = table + (index_t)pos * half, *sin_row = table + ((index_t)seq + pos) * half;
     for (int j = threadIdx.x; j < pairs; j += blockDim.x) {
         int head = j / half, i = j % half;
-        T *lo = head < heads ? q + (token * heads + head) * 2 * half
-                             : k + (token * kv_heads + (head - heads)) * 2 * half;
-        float a = to_float(lo[i]), b = to_float(lo[i + half]), c = __ldg(cos_row + i), s = __ldg(sin_row + i);
-        lo[i] = from_float<T>(a * c - b * s);
-        lo[i + half] = from_float<T>(b * c + a * s);
+        const T *src = row + head * d;
+        T *dst = head < heads ? q + (token * heads + head) * d : k + (token * kv_heads + (head - heads)) * d;
+        float a = to_float(src[i]), b = to_float(src[i + half]), c = __ldg(cos_row + i), s = __ldg(sin_row + i);
+        dst[i] = from_float<T>(a * c - b * s);
+        dst[i + half] = from_float<T>(b * c + a * s);
     }
+    const T *v_src = row + (heads + kv_heads) * d;
+    T *v_dst = v + token * v_elems;
+    for (int j = threadIdx.x; j < v_elems; j += blockDim.x)
+        v_dst[j] = v_src[j];
 }
 
 /* SiLU(g) * u in fp32. expf, not __expf: the kernel waits on memory either
@@ -135,19 +157,23 @@ struct alignas(sizeof(T) * VEC) vec_t {
     T v[VEC];
 };
 
+/* Blocks take token rows (a grid-stride loop), threads consecutive vectors
+ * of the row's gate half; each vector's up partner sits inter_vecs vectors
+ * further along the row. Rows and columns as two loops, not one flat index:
+ * no 64-bit division per element. */
 template <typename T, int VEC>
 __global__ void __launch_bounds__(TB_CUDA_THREADS)
-swiglu_kernel(T *__restrict__ gate, const T *__restrict__ up, index_t n)
+swiglu_kernel(T *__restrict__ gate_up, index_t tokens, index_t inter_vecs)
 {
     typedef vec_t<T, VEC> V;
-    index_t nvec = n / VEC, stride = (index_t)gridDim.x * blockDim.x;
-    V *g = reinterpret_cast<V *>(gate);
-    const V *u = reinterpret_cast<const V *>(up);
-    for (index_t i = (index_t)blockIdx.x * blockDim.x + threadIdx.x; i < nvec; i += stride) {
-        V gv = g[i], uv = u[i];
+    for (index_t t = blockIdx.x; t < tokens; t += gridDim.x) {
+        V *gate = reinterpret_cast<V *>(gate_up) + 2 * t * inter_vecs;
+        for (index_t c = threadIdx.x; c < inter_vecs; c += blockDim.x) {
+            V gv = gate[c], uv = gate[inter_vecs + c];
 #pragma unroll
-        for (int e = 0; e < VEC; e++)
-            gv.v[e] = from_float<T>(swiglu(to_float(gv.v[e]), to_float(uv.v[e])));
-        g[i] = gv;
+            for (int e = 0; e < VEC; e++)
+                gv.v[e] = from_float<T>(swiglu(to_float(gv.v[e]), to_float(uv.v[e])));
+            gate[c] = gv;
+        }
     }
 }

@@ -1,6 +1,7 @@
 /* transformer_block_cuda.h - the Llama block's own GPU kernels
- * (transformer_block_cuda.cu), plain C: RoPE over q and k in one launch, and
- * SwiGLU. The rest of transformer_block/cuda's step reuses other components'
+ * (transformer_block_cuda.cu), plain C: the split of the fused QKV projection
+ * with RoPE on q and k, in one launch, and SwiGLU on the fused gate/up
+ * projection. The rest of transformer_block/cuda's step reuses other components'
  * kernels (rms_norm_cuda.h, attention_cuda.h) and cuBLASLt (linear_cublaslt.h);
  * transformer_block_gpu.h puts them in order.
  *
@@ -24,20 +25,29 @@ typedef enum tb_cuda_dtype { TB_CUDA_F32, TB_CUDA_BF16 } tb_cuda_dtype;
 /* Threads per block of both kernels. */
 #define TB_CUDA_THREADS 256
 
-/* RoPE, "rotate half", in place on q = [batch * seq][heads][head_dim] and
- * k = [batch * seq][kv_heads][head_dim] (token-major, as the projections
- * write them and attention reads them); token t is at position t % seq.
- * table: transformer_block_rope_table's fp32 [seq][head_dim/2] cos, then
- * [seq][head_dim/2] sin, in device memory. head_dim even; a block per token,
- * so batch * seq must fit a grid (2^31 - 1). */
-int transformer_block_rope_cuda(tb_cuda_dtype dtype, void *q, void *k, const float *table, size_t batch, size_t seq,
-                                size_t heads, size_t kv_heads, size_t head_dim, void *stream);
+/* The step after the fused QKV GEMM, one pass: qkv = [batch * seq][heads +
+ * 2 kv_heads][head_dim], each token's row q's heads, then k's, then v's (the
+ * GEMM's output against the concatenated [Wq; Wk; Wv]), split into the
+ * contiguous q = [batch * seq][heads][head_dim], k and v =
+ * [batch * seq][kv_heads][head_dim] that attention/cuda reads (it takes no
+ * row stride), q and k rotated on the way ("rotate half" RoPE; token t is at
+ * position t % seq), v copied. So RoPE costs no pass of its own: it rides on
+ * the copy the split needs anyway. table: transformer_block_rope_table's
+ * fp32 [seq][head_dim/2] cos, then [seq][head_dim/2] sin, in device memory.
+ * head_dim even; a block per token, so batch * seq must fit a grid
+ * (2^31 - 1). qkv must not overlap q, k or v. */
+int transformer_block_rope_split_cuda(tb_cuda_dtype dtype, const void *qkv, void *q, void *k, void *v,
+                                      const float *table, size_t batch, size_t seq, size_t heads, size_t kv_heads,
+                                      size_t head_dim, void *stream);
 
-/* gate[i] = SiLU(gate[i]) * up[i] = gate[i] / (1 + e^-gate[i]) * up[i] for i
- * in [0, n): in place over gate, the gate projection's output, so the MLP's
- * activation needs no buffer of its own. 16-byte vectors when gate, up and n
- * allow them. */
-int transformer_block_swiglu_cuda(tb_cuda_dtype dtype, void *gate, const void *up, size_t n, void *stream);
+/* SwiGLU on the fused gate/up GEMM's output gate_up = [tokens][2 * inter],
+ * each row the gate's inter columns, then up's (the GEMM against the
+ * concatenated [Wgate; Wup]): gate[t][j] = SiLU(gate[t][j]) * up[t][j] =
+ * g / (1 + e^-g) * u for j < inter, in place over the gate half, so the
+ * activation is a [tokens][inter] matrix of row stride 2 * inter (the down
+ * GEMM reads it with that leading dimension) and needs no buffer of its
+ * own. 16-byte vectors when gate_up and inter allow them. */
+int transformer_block_swiglu_cuda(tb_cuda_dtype dtype, void *gate_up, size_t tokens, size_t inter, void *stream);
 
 #ifdef __cplusplus
 }

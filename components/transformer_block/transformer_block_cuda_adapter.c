@@ -74,7 +74,8 @@ static void release(harness_ctx *ctx, tbc_state *s)
     int n = 0;
     all[n++] = s->x, all[n++] = s->y, all[n++] = s->workspace;
     for (int i = 0; i < TB_N_WEIGHTS; i++)
-        all[n++] = s->w[i];
+        if (transformer_block_gpu_fused_after(i) < 0)   /* a fused weight lives in its group's allocation */
+            all[n++] = s->w[i];
     for (int i = 0; i < TB_GPU_N_BUFS; i++)
         all[n++] = s->buf[i];
     for (int i = 0; i < n; i++)
@@ -133,6 +134,26 @@ static int out_of_memory(harness_ctx *ctx, tbc_state *s)
                               "has %zu free of %zu: reduce batch_size, seq_len, hidden_size or intermediate_size, "
                               "or use dtype bf16", z.total, z.x_bytes, weights, bufs, TB_GPU_WORKSPACE_BYTES, free_b,
                               total);
+}
+
+/* The device allocation that starts with weight i: i's bytes and those of
+ * the weights stored right after it (transformer_block_gpu_fused_after), so
+ * that each fused GEMM reads [Wq; Wk; Wv] or [Wgate; Wup] as one matrix;
+ * each weight keeps its own pointer into it, and the generator, the upload
+ * and the check see the separate weights as before. 0 when all is well. */
+static int alloc_weight_group(harness_ctx *ctx, tbc_state *s, int i)
+{
+    size_t bytes = s->sizes.weight_bytes[i];
+    int last = i;
+    while (last + 1 < TB_N_WEIGHTS && transformer_block_gpu_fused_after(last + 1) == last)
+        bytes += s->sizes.weight_bytes[++last];
+    const char *name = i == TB_WQ ? "wqkv" : i == TB_W_GATE ? "w_gate_up" : transformer_block_weight_names[i];
+    char *base = harness_host->device_alloc(ctx, bytes, name);
+    if (!base)
+        return -1;
+    for (int j = i; j <= last; base += s->sizes.weight_bytes[j++])
+        s->w[j] = base;
+    return 0;
 }
 
 /* Weight i, whole, from the generator into `whole`; this rank's slice of it
@@ -218,7 +239,7 @@ static int tbc_create(harness_ctx *ctx, void **state)
              (s->y = H->device_alloc(ctx, s->sizes.x_bytes, "y")) &&
              (s->workspace = H->device_alloc(ctx, TB_GPU_WORKSPACE_BYTES, "cublaslt workspace"));
     for (int i = 0; ok && i < TB_N_WEIGHTS; i++)
-        ok = (s->w[i] = H->device_alloc(ctx, s->sizes.weight_bytes[i], transformer_block_weight_names[i])) != NULL;
+        ok = transformer_block_gpu_fused_after(i) >= 0 || alloc_weight_group(ctx, s, i) == 0;
     for (int i = 0; ok && i < TB_GPU_N_BUFS; i++)
         ok = (s->buf[i] = H->device_alloc(ctx, s->sizes.buf_bytes[i], transformer_block_gpu_buf_names[i])) != NULL;
     if (!ok)
@@ -323,8 +344,8 @@ static const harness_variant transformer_block_cuda = {
     .key = "transformer_block/cuda",
     .family = "transformer_block",
     .device = "cuda",
-    .summary = "Llama decoder block forward on an NVIDIA GPU: cuBLASLt GEMMs (residuals in their epilogue), "
-               "rms_norm/cuda, fused RoPE, attention/cuda, fused SwiGLU",
+    .summary = "Llama decoder block forward on an NVIDIA GPU: cuBLASLt GEMMs (QKV and gate/up fused, residuals in "
+               "their epilogue), rms_norm/cuda, RoPE fused into the QKV split, attention/cuda, SwiGLU",
     .params = tb_params,
     .n_params = sizeof tb_params / sizeof tb_params[0],
     .create = tbc_create,

@@ -11,8 +11,13 @@
 #include <string.h>
 
 const char *const transformer_block_gpu_buf_names[TB_GPU_N_BUFS] = {
-    "residual", "norm_out", "q", "k", "v", "attn_out", "gate", "up", "rope_table",
+    "residual", "norm_out", "q", "k", "v", "attn_out", "qkv_gate_up", "rope_table",
 };
+
+int transformer_block_gpu_fused_after(int i)
+{
+    return i == TB_WK ? TB_WQ : i == TB_WV ? TB_WK : i == TB_W_UP ? TB_W_GATE : -1;
+}
 
 /* a * b * c bytes, or SIZE_MAX on overflow. */
 static size_t bytes3(size_t a, size_t b, size_t c)
@@ -40,7 +45,7 @@ int transformer_block_gpu_sizes_of(const transformer_block_shape *s, int bf16, i
 {
     rank_dims r = rank_dims_of(s, tp_size);
     size_t d = r.head_dim, q = r.q_cols, kv = r.kv_cols, t = s->batch * s->seq, hid = s->hidden;
-    size_t inter = r.inter, e = bf16 ? 2 : 4;
+    size_t inter = r.inter, e = bf16 ? 2 : 4, qkv = q + 2 * kv, proj = qkv > 2 * inter ? qkv : 2 * inter;
     memset(out, 0, sizeof *out);
     out->tokens = t, out->head_dim = d, out->elem = e;
     const size_t w[TB_N_WEIGHTS][2] = {
@@ -54,7 +59,7 @@ int transformer_block_gpu_sizes_of(const transformer_block_shape *s, int bf16, i
     const size_t b[TB_GPU_N_BUFS][2] = {
         [TB_GPU_RESIDUAL] = {t, hid}, [TB_GPU_NORM] = {t, hid},  [TB_GPU_Q] = {t, q},
         [TB_GPU_K] = {t, kv},         [TB_GPU_V] = {t, kv},      [TB_GPU_ATTN] = {t, q},
-        [TB_GPU_GATE] = {t, inter},   [TB_GPU_UP] = {t, inter},
+        [TB_GPU_PROJ] = {t, proj},
     };
     for (int i = 0; i < TB_GPU_ROPE; i++)
         out->buf_bytes[i] = bytes3(b[i][0], b[i][1], e);
@@ -108,17 +113,26 @@ int transformer_block_gpu_prepare(transformer_block_gpu *b, char *why, size_t wh
         snprintf(why, why_size, "tensor parallelism over %d ranks without an all-reduce", b->tp_size);
         return -1;
     }
+    /* The fused GEMMs read [Wq; Wk; Wv] and [Wgate; Wup] as one matrix each. */
+    size_t elem = b->bf16 ? 2 : 4;
+    const size_t rows[TB_N_WEIGHTS] = {[TB_WQ] = r.q_cols, [TB_WK] = r.kv_cols, [TB_W_GATE] = r.inter};
+    for (int i = 0; i < TB_N_WEIGHTS; i++) {
+        int prev = transformer_block_gpu_fused_after(i);
+        if (prev >= 0 && (const char *)b->w[i] != (const char *)b->w[prev] + rows[prev] * hid * elem) {
+            snprintf(why, why_size, "weight %s is not stored right after %s: the fused projections read them as "
+                     "one matrix", transformer_block_weight_names[i], transformer_block_weight_names[prev]);
+            return -1;
+        }
+    }
     if (linear_cublaslt_open(&b->gemm, b->bf16, b->workspace, TB_GPU_WORKSPACE_BYTES, why, why_size) != 0)
         return -1;
-    /* Wk and Wv share a shape, as do Wgate and Wup; Wq and Wo too on one
-     * rank (heads x D = hidden), not on several: one heuristic query per
-     * shape. */
-    if ((b->plan_q = linear_cublaslt_plan(b->gemm, t, r.q_cols, hid, why, why_size)) < 0 ||
-        (b->plan_o = r.q_cols == hid ? b->plan_q
-                                     : linear_cublaslt_plan(b->gemm, t, hid, r.q_cols, why, why_size)) < 0 ||
-        (b->plan_kv = linear_cublaslt_plan(b->gemm, t, r.kv_cols, hid, why, why_size)) < 0 ||
-        (b->plan_gate_up = linear_cublaslt_plan(b->gemm, t, r.inter, hid, why, why_size)) < 0 ||
-        (b->plan_down = linear_cublaslt_plan(b->gemm, t, hid, r.inter, why, why_size)) < 0) {
+    /* linear_cublaslt_plan asks the heuristic once per distinct shape (the
+     * fused QKV and gate/up GEMMs can agree); down reads SwiGLU's result in
+     * place, rows 2 x intermediate apart. */
+    if ((b->plan_qkv = linear_cublaslt_plan(b->gemm, t, r.q_cols + 2 * r.kv_cols, hid, why, why_size)) < 0 ||
+        (b->plan_o = linear_cublaslt_plan(b->gemm, t, hid, r.q_cols, why, why_size)) < 0 ||
+        (b->plan_gate_up = linear_cublaslt_plan(b->gemm, t, 2 * r.inter, hid, why, why_size)) < 0 ||
+        (b->plan_down = linear_cublaslt_plan_strided(b->gemm, t, hid, r.inter, 2 * r.inter, why, why_size)) < 0) {
         transformer_block_gpu_release(b);
         return -1;
     }
@@ -180,23 +194,22 @@ static int attn_norm(const transformer_block_gpu *b, void *stream, char *why, si
                     "attn_norm", why, n);
 }
 
+/* qkv = n [Wq; Wk; Wv]^T: one GEMM, w[TB_WQ] the fused weights' start. */
 static int qkv_proj(const transformer_block_gpu *b, void *stream, char *why, size_t n)
 {
-    const void *norm = b->buf[TB_GPU_NORM];
-    if (linear_cublaslt_run(b->gemm, b->plan_q, norm, b->w[TB_WQ], NULL, b->buf[TB_GPU_Q], stream, why, n) ||
-        linear_cublaslt_run(b->gemm, b->plan_kv, norm, b->w[TB_WK], NULL, b->buf[TB_GPU_K], stream, why, n) ||
-        linear_cublaslt_run(b->gemm, b->plan_kv, norm, b->w[TB_WV], NULL, b->buf[TB_GPU_V], stream, why, n))
-        return -1;
-    return 0;
+    return linear_cublaslt_run(b->gemm, b->plan_qkv, b->buf[TB_GPU_NORM], b->w[TB_WQ], NULL, b->buf[TB_GPU_PROJ],
+                               stream, why, n);
 }
 
+/* q, k, v out of qkv's rows for attention, q and k rotated. */
 static int rope(const transformer_block_gpu *b, void *stream, char *why, size_t n)
 {
     const transformer_block_shape *s = &b->shape;
     rank_dims r = rank_dims_of(s, b->tp_size);
-    return launched(transformer_block_rope_cuda(b->bf16 ? TB_CUDA_BF16 : TB_CUDA_F32, b->buf[TB_GPU_Q],
-                                                b->buf[TB_GPU_K], b->buf[TB_GPU_ROPE], s->batch, s->seq,
-                                                r.heads, r.kv_heads, r.head_dim, stream),
+    return launched(transformer_block_rope_split_cuda(b->bf16 ? TB_CUDA_BF16 : TB_CUDA_F32, b->buf[TB_GPU_PROJ],
+                                                      b->buf[TB_GPU_Q], b->buf[TB_GPU_K], b->buf[TB_GPU_V],
+                                                      b->buf[TB_GPU_ROPE], s->batch, s->seq, r.heads, r.kv_heads,
+                                                      r.head_dim, stream),
                     "rope", why, n);
 }
 
@@ -245,30 +258,27 @@ static int mlp_norm(const transformer_block_gpu *b, void *stream, char *why, siz
                     "mlp_norm", why, n);
 }
 
+/* gu = n [Wgate; Wup]^T: one GEMM, w[TB_W_GATE] the fused weights' start. */
 static int gate_up_proj(const transformer_block_gpu *b, void *stream, char *why, size_t n)
 {
-    const void *norm = b->buf[TB_GPU_NORM];
-    if (linear_cublaslt_run(b->gemm, b->plan_gate_up, norm, b->w[TB_W_GATE], NULL, b->buf[TB_GPU_GATE], stream,
-                            why, n) ||
-        linear_cublaslt_run(b->gemm, b->plan_gate_up, norm, b->w[TB_W_UP], NULL, b->buf[TB_GPU_UP], stream, why,
-                            n))
-        return -1;
-    return 0;
+    return linear_cublaslt_run(b->gemm, b->plan_gate_up, b->buf[TB_GPU_NORM], b->w[TB_W_GATE], NULL,
+                               b->buf[TB_GPU_PROJ], stream, why, n);
 }
 
 static int swiglu(const transformer_block_gpu *b, void *stream, char *why, size_t n)
 {
     const transformer_block_shape *s = &b->shape;
     size_t inter = rank_dims_of(s, b->tp_size).inter;
-    return launched(transformer_block_swiglu_cuda(b->bf16 ? TB_CUDA_BF16 : TB_CUDA_F32, b->buf[TB_GPU_GATE],
-                                                  b->buf[TB_GPU_UP], s->batch * s->seq * inter, stream),
+    return launched(transformer_block_swiglu_cuda(b->bf16 ? TB_CUDA_BF16 : TB_CUDA_F32, b->buf[TB_GPU_PROJ],
+                                                  s->batch * s->seq, inter, stream),
                     "swiglu", why, n);
 }
 
-/* y = h + act Wdown^T: the residual is the GEMM's C. */
+/* y = h + act Wdown^T, act the gate half of gu's rows (plan_down's leading
+ * dimension): the residual is the GEMM's C. */
 static int down_proj(const transformer_block_gpu *b, void *stream, char *why, size_t n)
 {
-    if (linear_cublaslt_run(b->gemm, b->plan_down, b->buf[TB_GPU_GATE], b->w[TB_W_DOWN],
+    if (linear_cublaslt_run(b->gemm, b->plan_down, b->buf[TB_GPU_PROJ], b->w[TB_W_DOWN],
                             residual_of(b, b->buf[TB_GPU_RESIDUAL]), b->y, stream, why, n) != 0)
         return -1;
     return sum_over_ranks(b, b->y, "down_proj", why, n);

@@ -2,16 +2,33 @@
  * on an NVIDIA GPU (transformer_block_gpu.c), plain C over device pointers:
  *
  *   attn_norm     n = RMSNorm(x)                     rms_norm/cuda's kernel
- *   qkv_proj      q, k, v = n Wq^T, n Wk^T, n Wv^T   cuBLASLt (linear_cublaslt.h)
- *   rope          q, k rotated in place               transformer_block_cuda.h, one launch
- *   attention     a = attention(q, k, v)              attention/cuda's kernel, fed the
- *                                                     projections' layout as is; GQA reads
+ *   qkv_proj      qkv = n [Wq; Wk; Wv]^T             one cuBLASLt GEMM: the three weights
+ *                                                     stored one after another are one
+ *                                                     [q_cols + 2 kv_cols][hidden] matrix
+ *   rope          q, k, v = split(qkv), q and k      transformer_block_cuda.h, one launch:
+ *                 rotated on the way                  attention/cuda takes no row stride,
+ *                                                     so q, k, v are copied out of the
+ *                                                     fused rows anyway and RoPE rides on
+ *                                                     that copy
+ *   attention     a = attention(q, k, v)              attention/cuda's kernel; GQA reads
  *                                                     the shared kv heads, no copies
  *   out_proj      h = x + a Wo^T                      cuBLASLt, the residual as C (beta 1)
  *   mlp_norm      n = RMSNorm(h)                      rms_norm/cuda's kernel
- *   gate_up_proj  g, u = n Wgate^T, n Wup^T           cuBLASLt
- *   swiglu        g = SiLU(g) * u                     transformer_block_cuda.h
- *   down_proj     y = h + g Wdown^T                   cuBLASLt, the residual as C
+ *   gate_up_proj  gu = n [Wgate; Wup]^T               one cuBLASLt GEMM, as qkv_proj
+ *   swiglu        g = SiLU(g) * u over gu's rows      transformer_block_cuda.h, in place
+ *                                                     over the gate half (cuBLASLt has no
+ *                                                     SiLU or SwiGLU epilogue: RELU, GELU,
+ *                                                     BIAS and their gradients only)
+ *   down_proj     y = h + g Wdown^T                   cuBLASLt reading g in place (leading
+ *                                                     dimension 2 x intermediate), the
+ *                                                     residual as C
+ *
+ * Launches per step: 9 (2 RMSNorm, 4 GEMMs, the split, attention, SwiGLU);
+ * before the fused projections 12 (3 GEMMs for Q, K, V, 2 for gate and up,
+ * and RoPE as a pass of its own). Tensor parallelism adds the two
+ * all-reduces, and changes nothing else: a rank's [Wq; Wk; Wv] is its
+ * slices of the three, stored one after another, so its fused GEMM gives
+ * its heads; likewise [Wgate; Wup].
  *
  * Every tensor is stored in the block's dtype: with bf16, x, y, the weights
  * and every activation (h included) are bf16, as a bf16 model in PyTorch
@@ -36,17 +53,26 @@
 enum {
     TB_GPU_RESIDUAL,               /* [tokens][hidden] h */
     TB_GPU_NORM,                   /* [tokens][hidden] RMSNorm output, both norms */
-    TB_GPU_Q,                      /* [tokens][heads][D] */
-    TB_GPU_K,                      /* [tokens][kv_heads][D] */
+    TB_GPU_Q,                      /* [tokens][heads][D], rotated */
+    TB_GPU_K,                      /* [tokens][kv_heads][D], rotated */
     TB_GPU_V,                      /* [tokens][kv_heads][D] */
     TB_GPU_ATTN,                   /* [tokens][heads][D] attention output */
-    TB_GPU_GATE,                   /* [tokens][intermediate]; SwiGLU's result overwrites it */
-    TB_GPU_UP,                     /* [tokens][intermediate] */
+    /* [tokens][max((heads + 2 kv_heads) x D, 2 intermediate)]: the fused QKV
+     * GEMM's output (rows heads x D + 2 kv_heads x D wide) until the split
+     * has read it, then the fused gate/up GEMM's (rows 2 intermediate wide,
+     * SwiGLU's result over each row's gate half). One buffer for both: the
+     * two are never live together. */
+    TB_GPU_PROJ,
     TB_GPU_ROPE,                   /* fp32 [seq][D/2] cos, then sin: transformer_block_rope_table */
     TB_GPU_N_BUFS
 };
-/* "residual", "norm_out", "q", "k", "v", "attn_out", "gate", "up", "rope_table" */
+/* "residual", "norm_out", "q", "k", "v", "attn_out", "qkv_gate_up", "rope_table" */
 extern const char *const transformer_block_gpu_buf_names[TB_GPU_N_BUFS];
+
+/* The weight that weight i is stored right after, as one matrix with it
+ * (TB_WQ for TB_WK, TB_WK for TB_WV, TB_W_GATE for TB_W_UP); -1 for a
+ * weight that starts its own allocation. */
+int transformer_block_gpu_fused_after(int i);
 
 /* cuBLASLt's workspace: what NVIDIA advises for Hopper (32 MiB). */
 #define TB_GPU_WORKSPACE_BYTES ((size_t)32 << 20)
@@ -78,7 +104,12 @@ typedef struct transformer_block_gpu {
     int bf16;
     const void *x;                 /* device, [tokens][hidden] */
     void *y;                       /* device, [tokens][hidden]; not overlapping x */
-    const void *w[TB_N_WEIGHTS];   /* device, transformer_block.h's layouts, stored dtype */
+    /* Device, transformer_block.h's layouts, stored dtype. Each GEMM reads
+     * its fused weights as one matrix, so w[TB_WK] must begin where
+     * w[TB_WQ] ends and w[TB_WV] where w[TB_WK] ends, and w[TB_W_UP] where
+     * w[TB_W_GATE] ends (transformer_block_gpu_fused_after; prepare refuses
+     * weights stored otherwise). */
+    const void *w[TB_N_WEIGHTS];
     void *buf[TB_GPU_N_BUFS];      /* device, transformer_block_gpu_sizes_of's sizes, 256-byte aligned */
     void *workspace;               /* device, TB_GPU_WORKSPACE_BYTES, for cuBLASLt */
     transformer_block_regions regions;
@@ -94,7 +125,7 @@ typedef struct transformer_block_gpu {
     void *comm_user;
     /* Set by transformer_block_gpu_prepare: */
     linear_cublaslt *gemm;
-    int plan_q, plan_o, plan_kv, plan_gate_up, plan_down;  /* plan_o is plan_q when the shapes agree (tp_size 1) */
+    int plan_qkv, plan_o, plan_gate_up, plan_down;
     attention_cuda_geometry attention;
 } transformer_block_gpu;
 

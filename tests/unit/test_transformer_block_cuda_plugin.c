@@ -8,8 +8,10 @@
  * memory is host memory (fake_device_host.c). So the whole forward
  * step runs in make check and is held to the CPU block's double reference,
  * in fp32 and bf16, on small odd shapes that reach all three attention
- * kernels. Also: the GEMMs' order, shapes and operands (residuals as C), one
- * heuristic query per GEMM shape at create and none per step, the regions,
+ * kernels. Also: the GEMMs' order, shapes and operands (the fused QKV and
+ * gate/up weights, residuals as C), one heuristic query per GEMM shape at
+ * create and none per step, the regions and the launches in each (kernels
+ * counted through kernel_launch_count.h, GEMMs through the stand-in's log),
  * the config errors, the out-of-memory message, that the bf16 tolerance
  * still catches a wrong block, and tensor parallelism over two forked
  * "ranks" whose all-reduce goes through shared memory. */
@@ -34,7 +36,9 @@
 
 #include "fake_cublaslt.h"
 #include "fake_device_host.h"
+#include "kernel_launch_count.h"
 #include "transformer_block/transformer_block.h"
+#include "transformer_block/transformer_block_gpu.h"
 #include "common/bf16.h"
 
 int transformer_block_cuda_LTX_harness_plugin_init(const harness_services *svc, harness_ctx *ctx);
@@ -100,6 +104,58 @@ static int all_reduce_(harness_ctx *c, const void *send, void *recv, size_t coun
 /* The fake host's services and the two ranks' all-reduce (main sets it). */
 static harness_services services;
 
+/* ---- launches per region ------------------------------------------------ */
+
+/* The kernels and cuBLASLt matmuls launched inside each region the plugin
+ * pushed since the counts were last cleared, in push order: the fake host's
+ * region services, wrapped. */
+static struct {
+    int n;
+    unsigned long kernels[FAKE_HOST_MAX_REGIONS], gemms[FAKE_HOST_MAX_REGIONS];
+    unsigned long kernels_at_push, gemms_at_push;
+} launches;
+
+static unsigned long gemms_so_far(void)
+{
+    int n;
+    fake_cublaslt_log(&n);
+    return (unsigned long)n;
+}
+
+static void counting_region_push(harness_ctx *c, const char *name)
+{
+    fake_host_services.region_push(c, name);
+    launches.kernels_at_push = kernel_launch_count(), launches.gemms_at_push = gemms_so_far();
+}
+
+static void counting_region_pop(harness_ctx *c)
+{
+    if (launches.n < FAKE_HOST_MAX_REGIONS) {
+        launches.kernels[launches.n] = kernel_launch_count() - launches.kernels_at_push;
+        launches.gemms[launches.n++] = gemms_so_far() - launches.gemms_at_push;
+    }
+    fake_host_services.region_pop(c);
+}
+
+/* One step's launches, region by region, in transformer_block_region_names'
+ * order: the norms, the QKV split with RoPE, attention and SwiGLU one kernel
+ * each; each projection one GEMM, the fused QKV and gate/up included (12
+ * launches before the fusion: 3 GEMMs in qkv_proj, 2 in gate_up_proj). */
+static void check_launches_per_region(void)
+{
+    static const unsigned long kernels[TB_N_REGIONS] = {1, 0, 1, 1, 0, 1, 0, 1, 0};
+    static const unsigned long gemms[TB_N_REGIONS] = {0, 1, 0, 0, 1, 0, 1, 0, 1};
+    unsigned long total = 0;
+    assert_int_equal(launches.n, TB_N_REGIONS);
+    for (int i = 0; i < TB_N_REGIONS; i++) {
+        if (launches.kernels[i] != kernels[i] || launches.gemms[i] != gemms[i])
+            fail_msg("region %s: %lu kernels and %lu GEMMs, expected %lu and %lu", transformer_block_region_names[i],
+                     launches.kernels[i], launches.gemms[i], kernels[i], gemms[i]);
+        total += launches.kernels[i] + launches.gemms[i];
+    }
+    assert_int_equal(total, 9);
+}
+
 static harness_ctx *open_plugin(const char *const *params, size_t device_limit)
 {
     harness_ctx *c = calloc(1, sizeof *c);
@@ -125,9 +181,11 @@ static transformer_block_shape shape_of(harness_ctx *c)
                                      (float)fake_host_float(c, "eps"), fake_host_bool(c, "causal")};
 }
 
-/* The GEMMs of one step, in order: Q, K, V from the normalized input; O
- * onto the residual x into h; gate and up; down onto h into y. m, n, k are
- * cuBLASLt's column-major view (out, tokens, in). */
+/* The GEMMs of one step, in order: Q, K, V in one from the normalized input
+ * against the fused [Wq; Wk; Wv]; O onto the residual x into h; gate and
+ * up in one against [Wgate; Wup], into the same buffer; down from its gate
+ * half (SwiGLU's result) onto h into y. m, n, k are cuBLASLt's column-major
+ * view (out, tokens, in). */
 static void check_gemms(harness_ctx *c, const transformer_block_shape *s)
 {
     size_t t = s->batch * s->seq, hid = s->hidden, kv = s->kv_heads * (hid / s->heads), inter = s->intermediate;
@@ -135,15 +193,15 @@ static void check_gemms(harness_ctx *c, const transformer_block_shape *s)
         size_t m, k;
         const char *w, *act, *c, *d;
     } want[] = {
-        {hid, hid, "wq", "norm_out", NULL, "q"},        {kv, hid, "wk", "norm_out", NULL, "k"},
-        {kv, hid, "wv", "norm_out", NULL, "v"},         {hid, hid, "wo", "attn_out", "x", "residual"},
-        {inter, hid, "w_gate", "norm_out", NULL, "gate"}, {inter, hid, "w_up", "norm_out", NULL, "up"},
-        {hid, inter, "w_down", "gate", "residual", "y"},
+        {hid + 2 * kv, hid, "wqkv", "norm_out", NULL, "qkv_gate_up"},
+        {hid, hid, "wo", "attn_out", "x", "residual"},
+        {2 * inter, hid, "w_gate_up", "norm_out", NULL, "qkv_gate_up"},
+        {hid, inter, "w_down", "qkv_gate_up", "residual", "y"},
     };
     int n;
     const fake_cublaslt_call *log = fake_cublaslt_log(&n);
-    assert_int_equal(n, 7);
-    for (int i = 0; i < 7; i++) {
+    assert_int_equal(n, 4);
+    for (int i = 0; i < 4; i++) {
         assert_int_equal(log[i].m, want[i].m);
         assert_int_equal(log[i].n, t);
         assert_int_equal(log[i].k, want[i].k);
@@ -172,8 +230,10 @@ static void run_config(const char *const *params, const char *kernel)
     fake_cublaslt_reset();
     if (v->create(c, &state) != 0)
         fail_msg("create: %s", c->why);
-    /* One heuristic query per distinct GEMM shape, at create. */
-    int shapes = 2 + (kv != hid) + (s.intermediate != hid);
+    /* One heuristic query per distinct GEMM shape, at create: QKV, O,
+     * gate/up (unless it is QKV's), down (its act rows 2 x intermediate
+     * apart: never O's). */
+    int shapes = 3 + (2 * s.intermediate != hid + 2 * kv);
     assert_int_equal(fake_cublaslt_heuristic_calls(), shapes);
     harness_check chk;
     memset(&chk, 0, sizeof chk);
@@ -190,15 +250,18 @@ static void run_config(const char *const *params, const char *kernel)
                   chk.tolerance);
     check_gemms(c, &s);
 
-    /* A step: the same GEMMs again, no heuristic query, the CPU block's regions. */
+    /* A step: the same GEMMs again, no heuristic query, the CPU block's
+     * regions, one launch in each. */
     fake_cublaslt_reset();
     c->n_regions = 0;
+    launches.n = 0;
     assert_int_equal(v->step(c, state), 0);
     assert_int_equal(fake_cublaslt_heuristic_calls(), 0);
     check_gemms(c, &s);
     assert_int_equal(c->n_regions, TB_N_REGIONS);
     for (int i = 0; i < TB_N_REGIONS; i++)
         assert_string_equal(c->regions[i], transformer_block_region_names[i]);
+    check_launches_per_region();
 
     harness_cost cost = {sizeof cost, 0, 0};
     assert_int_equal(v->step_cost(c, state, &cost), 0);
@@ -241,7 +304,8 @@ static void test_forward_matches_reference(void **state)
 
 /* One rank of a tensor-parallel block: create, check (a step, its y summed
  * over both ranks, held to the whole block's reference), destroy; its
- * GEMMs are this rank's share (Wq's rows, Wo's columns). 0 when all is
+ * GEMMs are this rank's share (its rows of Wq, Wk and Wv in one GEMM, Wo's
+ * columns, its rows of Wgate and Wup in one, Wdown's columns). 0 when all is
  * well, else 1 with why printed. Runs in a forked child: no cmocka. */
 static int run_rank(const char *const *params, int rank, const char *kernel)
 {
@@ -256,14 +320,15 @@ static int run_rank(const char *const *params, int rank, const char *kernel)
     int ok = c->variant->create(c, &state) == 0 && c->variant->check(c, state, &chk) == 0;
     int n = 0;
     const fake_cublaslt_call *log = fake_cublaslt_log(&n);
-    size_t half_q = s.hidden / 2, half_inter = s.intermediate / 2;
-    if (ok && (!chk.passed || !strstr(chk.detail, kernel) || c->all_reduces != 2 || n != 7 ||
-               log[0].m != half_q || log[3].m != s.hidden || log[3].k != half_q || log[6].k != half_inter ||
-               (rank == 0) != (log[3].beta == 1.0f) || (rank == 0) != (log[6].beta == 1.0f))) {
-        snprintf(c->why, sizeof c->why, "passed %d, %d all-reduces, %d GEMMs (Wq m %zu, Wo m %zu k %zu beta %g, "
-                 "Wdown k %zu beta %g): %s", chk.passed, c->all_reduces, n, n > 0 ? log[0].m : 0,
-                 n > 3 ? log[3].m : 0, n > 3 ? log[3].k : 0, n > 3 ? log[3].beta : 0.0, n > 6 ? log[6].k : 0,
-                 n > 6 ? log[6].beta : 0.0, chk.detail);
+    size_t half_q = s.hidden / 2, half_kv = s.kv_heads * (s.hidden / s.heads) / 2, half_inter = s.intermediate / 2;
+    if (ok && (!chk.passed || !strstr(chk.detail, kernel) || c->all_reduces != 2 || n != 4 ||
+               log[0].m != half_q + 2 * half_kv || log[1].m != s.hidden || log[1].k != half_q ||
+               log[2].m != 2 * half_inter || log[3].k != half_inter || (rank == 0) != (log[1].beta == 1.0f) ||
+               (rank == 0) != (log[3].beta == 1.0f))) {
+        snprintf(c->why, sizeof c->why, "passed %d, %d all-reduces, %d GEMMs (Wqkv m %zu, Wo m %zu k %zu beta %g, "
+                 "Wgate_up m %zu, Wdown k %zu beta %g): %s", chk.passed, c->all_reduces, n, n > 0 ? log[0].m : 0,
+                 n > 1 ? log[1].m : 0, n > 1 ? log[1].k : 0, n > 1 ? log[1].beta : 0.0, n > 2 ? log[2].m : 0,
+                 n > 3 ? log[3].k : 0, n > 3 ? log[3].beta : 0.0, chk.detail);
         ok = 0;
     }
     if (!ok)
@@ -348,9 +413,16 @@ static void test_bf16_tolerance_catches_wrong_blocks(void **state)
         fail_msg("create: %s", c->why);
     assert_int_equal(v->step(c, st), 0);
     transformer_block_shape s = shape_of(c);
+    /* The weights as the plugin stores them: Wq, Wk, Wv one after another
+     * in one allocation, Wgate and Wup in another. */
+    size_t kv = s.kv_heads * (s.hidden / s.heads), hid_bytes = s.hidden * 2;
+    const char *qkv = fake_host_tagged(c, "wqkv"), *gate_up = fake_host_tagged(c, "w_gate_up");
     const void *w[TB_N_WEIGHTS];
     for (int i = 0; i < TB_N_WEIGHTS; i++)
-        w[i] = fake_host_tagged(c, transformer_block_weight_names[i]);
+        if (i != TB_WQ && i != TB_WK && i != TB_WV && i != TB_W_GATE && i != TB_W_UP)
+            w[i] = fake_host_tagged(c, transformer_block_weight_names[i]);
+    w[TB_WQ] = qkv, w[TB_WK] = qkv + s.hidden * hid_bytes, w[TB_WV] = qkv + (s.hidden + kv) * hid_bytes;
+    w[TB_W_GATE] = gate_up, w[TB_W_UP] = gate_up + s.intermediate * hid_bytes;
     const void *x = fake_host_tagged(c, "x"), *y = fake_host_tagged(c, "y");
     double fp32_tol = transformer_block_fp32_tol(&s), rtol = fp32_tol + 0x1p-8, atol = fp32_tol + 0x1p-5;
     transformer_block_check_result r;
@@ -405,7 +477,9 @@ static void test_config_errors(void **state)
 /* The default shape (256 tokens, hidden 1024, 16 heads of 64, kv heads as
  * many, intermediate 2816) in bf16 needs: x and y, 256 x 1024 x 2 each;
  * weights (4 x 1024^2 + 3 x 2816 x 1024 + 2 x 1024) x 2; buffers
- * (6 x 256 x 1024 + 2 x 256 x 2816) x 2 and the fp32 rope table 256 x 64 x 4;
+ * (6 x 256 x 1024 + 256 x 2 x 2816) x 2 (residual, norm, q, k, v, attention
+ * output; the fused projections' output, the wider of QKV's 3 x 1024 and
+ * gate/up's 2 x 2816 columns) and the fp32 rope table 256 x 64 x 4;
  * cuBLASLt's 32 MiB. */
 static void test_out_of_device_memory(void **state)
 {
@@ -437,16 +511,54 @@ static void test_out_of_device_memory(void **state)
     free(c);
 }
 
+/* The GPU block reads [Wq; Wk; Wv] and [Wgate; Wup] as one matrix each:
+ * prepare refuses weights stored apart, naming the first out of place, and
+ * takes them stored one after another. */
+static void test_prepare_refuses_unfused_weights(void **state)
+{
+    (void)state;
+    enum { T = 4, HID = 8, HEADS = 2, KV = 1, INTER = 6, E = 4 };
+    size_t d = HID / HEADS, q = HEADS * d, kv = KV * d;
+    static float weights[(HID + 2 * KV * (HID / HEADS) + 2 * INTER) * HID], bufs[TB_GPU_N_BUFS][T * 2 * HID * 4];
+    static float workspace[64];
+    transformer_block_gpu b;
+    memset(&b, 0, sizeof b);
+    b.shape = (transformer_block_shape){1, T, HID, HEADS, KV, INTER, 10000.0, 1e-5f, 1};
+    b.workspace = workspace;
+    for (int i = 0; i < TB_GPU_N_BUFS; i++)
+        b.buf[i] = bufs[i];
+    char *w = (char *)weights, why[256];
+    b.w[TB_WQ] = w, b.w[TB_WK] = w + q * HID * E, b.w[TB_WV] = w + (q + kv) * HID * E;
+    b.w[TB_W_GATE] = w + (q + 2 * kv) * HID * E, b.w[TB_W_UP] = w + (q + 2 * kv + INTER) * HID * E;
+    fake_cublaslt_reset();
+    if (transformer_block_gpu_prepare(&b, why, sizeof why) != 0)
+        fail_msg("prepare: %s", why);
+    transformer_block_gpu_release(&b);
+    b.w[TB_WV] = w + (q + kv) * HID * E + E;      /* a gap after Wk */
+    assert_int_equal(transformer_block_gpu_prepare(&b, why, sizeof why), -1);
+    if (!strstr(why, "weight wv is not stored right after wk"))
+        fail_msg("expected wv named, got: %s", why);
+    b.w[TB_WV] = w + (q + kv) * HID * E;
+    b.w[TB_W_UP] = b.w[TB_W_GATE];                /* gate and up apart (here: the same) */
+    assert_int_equal(transformer_block_gpu_prepare(&b, why, sizeof why), -1);
+    if (!strstr(why, "weight w_up is not stored right after w_gate"))
+        fail_msg("expected w_up named, got: %s", why);
+    assert_int_equal(fake_cublaslt_open_handles(), 0);
+}
+
 int main(void)
 {
     services = fake_host_services;
     services.all_reduce = all_reduce_;
+    services.region_push = counting_region_push;
+    services.region_pop = counting_region_pop;
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tensor_parallel),   /* first: see there */
         cmocka_unit_test(test_forward_matches_reference),
         cmocka_unit_test(test_bf16_tolerance_catches_wrong_blocks),
         cmocka_unit_test(test_config_errors),
         cmocka_unit_test(test_out_of_device_memory),
+        cmocka_unit_test(test_prepare_refuses_unfused_weights),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
