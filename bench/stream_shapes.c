@@ -19,6 +19,7 @@
 
 #include "common/stream_copy.h"
 
+#include <math.h>
 #include <omp.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -102,6 +103,46 @@ AVX512 static void two_pass(const job *j, int hint)
     }
 }
 
+/* The kernel's own loops (rms_norm_cpu.c, AVX-512 fp32): a first pass with
+ * four accumulators over 64 floats, then a tight second pass; hint 1: T0,
+ * 2: T1 prefetch of the next row in the second pass. The plain two_pass
+ * above compiles to a slower second pass (it reloads j->y and j->w each
+ * iteration: the streaming store may alias them), and that alone changes
+ * what the prefetch hint does. */
+AVX512 static float sumsq_row4(const float *x, size_t n)
+{
+    __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
+    for (size_t i = 0; i < n; i += 64) {
+        __m512 v0 = _mm512_loadu_ps(x + i), v1 = _mm512_loadu_ps(x + i + 16);
+        __m512 v2 = _mm512_loadu_ps(x + i + 32), v3 = _mm512_loadu_ps(x + i + 48);
+        a0 = _mm512_fmadd_ps(v0, v0, a0);
+        a1 = _mm512_fmadd_ps(v1, v1, a1);
+        a2 = _mm512_fmadd_ps(v2, v2, a2);
+        a3 = _mm512_fmadd_ps(v3, v3, a3);
+    }
+    return _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)));
+}
+
+__attribute__((noinline)) AVX512 static void kernel_row(const float *x, const float *next, const float *w,
+                                                        float *y, size_t n, int hint)
+{
+    __m512 rs = _mm512_set1_ps(1.0f / sqrtf(sumsq_row4(x, n) / (float)n + 1e-6f));
+    for (size_t i = 0; i < n; i += 16) {
+        if (hint == 1)
+            _mm_prefetch((const char *)(next + i), _MM_HINT_T0);
+        else
+            _mm_prefetch((const char *)(next + i), _MM_HINT_T1);
+        _mm512_stream_ps(y + i, _mm512_mul_ps(_mm512_mul_ps(_mm512_loadu_ps(x + i), rs), _mm512_loadu_ps(w + i)));
+    }
+}
+
+AVX512 static void kernel_loops(const job *j, int hint)
+{
+    for (size_t r = 0; r < j->rows; r++)
+        kernel_row(j->x + r * j->n, j->x + (r + 1 < j->rows ? r + 1 : r) * j->n, j->w, j->y + r * j->n, j->n,
+                   hint);
+}
+
 /* One sweep per row: y = x r w for row r (from cache: the sweep before read
  * it) while summing the squares of row r + 1 (from memory). */
 AVX512 static void pipelined(const job *j)
@@ -125,11 +166,12 @@ AVX512 static void pipelined(const job *j)
 }
 
 enum { COPY, SCALE, SCALE_SUMSQ, SCALE_WEIGHT, TWO_PASS_NONE, TWO_PASS_T0, TWO_PASS_T1, TWO_PASS_T1_AHEAD2,
-       PIPELINED, SHAPES };
+       PIPELINED, KERNEL_T0, KERNEL_T1, SHAPES };
 static const char *const shape_name[SHAPES] = {
     "copy (stream_copy)", "y = c x", "y = c x, + sum x^2", "y = c x w (w in L1)",
-    "two passes, no prefetch", "two passes, prefetch T0 (the kernel)", "two passes, prefetch T1",
-    "two passes, prefetch T1 2 rows on", "one sweep, pipelined rows",
+    "two passes, no prefetch", "two passes, prefetch T0", "two passes, prefetch T1",
+    "two passes, prefetch T1 2 rows on", "one sweep, pipelined rows", "the kernel's loops, prefetch T0",
+    "the kernel's loops, prefetch T1",
 };
 
 static void run_shape(int shape, const float *x, const float *w, float *y, size_t rows, size_t n)
@@ -149,6 +191,8 @@ static void run_shape(int shape, const float *x, const float *w, float *y, size_
         case TWO_PASS_T1: two_pass(&j, 2); break;
         case TWO_PASS_T1_AHEAD2: two_pass(&j, 3); break;
         case PIPELINED: pipelined(&j); break;
+        case KERNEL_T0: kernel_loops(&j, 1); break;
+        case KERNEL_T1: kernel_loops(&j, 2); break;
         }
         _mm_sfence();
     }
