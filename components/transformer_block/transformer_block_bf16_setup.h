@@ -64,12 +64,17 @@ static void tb_pack_weights(const transformer_block_shape *sh, void *const w[TB_
 
 /* The instruction sets the step runs on, for the log and the summary's
  * component_notes (the roofline reads it to pick the bf16 peak): the
- * GEMMs' path ("avx512_bf16" or "fp32", OpenBLAS sgemm), attention's and
+ * GEMMs' path ("avx512_bf16" or "fp32", OpenBLAS sgemm), the path attention
+ * takes for this shape and dtype (bf16 only beside the dot-unit GEMMs: fp32
+ * attention runs the avx512 kernels even where avx512_bf16 is chosen), and
  * RMSNorm's ISA. */
-static void tb_note_isa(harness_ctx *ctx, const char *gemm)
+static void tb_note_isa(harness_ctx *ctx, const char *gemm, const transformer_block_shape *sh, size_t head_dim,
+                        int dot)
 {
+    attention_shape as = {sh->batch, sh->heads, sh->kv_heads, sh->seq, sh->seq, head_dim, sh->causal, 1.0f};
     char isa[128];
-    snprintf(isa, sizeof isa, "gemm=%s attention=%s rms_norm=%s", gemm, attention_isa(), rms_norm_isa());
+    snprintf(isa, sizeof isa, "gemm=%s attention=%s rms_norm=%s", gemm,
+             attention_isa_for(&as, dot ? ATTENTION_BF16 : ATTENTION_F32), rms_norm_isa());
     if (harness_host->note)        /* ABI 2.3 hosts */
         harness_host->note(ctx, "isa", isa);
     harness_host->log(ctx, HARNESS_LOG_DEBUG, "isa: %s", isa);

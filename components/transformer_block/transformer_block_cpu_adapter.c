@@ -191,7 +191,7 @@ static int tb_create(harness_ctx *ctx, void **state)
     }
     memcpy(s->block.buf, s->buf, sizeof s->buf);
     s->block.scratch16 = s->scratch16;
-    tb_note_isa(ctx, bf16 ? s->path : "fp32");
+    tb_note_isa(ctx, bf16 ? s->path : "fp32", &sh, s->sizes.head_dim, dot);
     s->block.x = s->x;
     s->block.y = s->y;
     s->block.regions = (transformer_block_regions){region_push, region_pop, NULL};

@@ -38,6 +38,19 @@ for isa in $have; do
     done
 done
 
+# The block's note names the attention path its dtype runs: fp32 attention
+# runs the avx512 kernels even where avx512_bf16 or amx is the choice.
+for isa in $have; do
+    case $isa in amx | avx512_bf16) ;; *) continue ;; esac
+    expect_exit 0 "block fp32 under HARNESS_CPU_ISA=$isa" env HARNESS_CPU_ISA=$isa "$HARNESS" run \
+        "$top_srcdir/configs/transformer_block.yaml" --output-dir "$SCRATCH/tb" $SMALL \
+        --set component.config.dtype=fp32 --set component.config.seq_len=16 --set component.config.hidden_size=128 \
+        --set component.config.num_heads=2 --set component.config.num_kv_heads=2 --set component.config.intermediate_size=256
+    got=$(noted)
+    case $got in *"attention=avx512 "*) pass "block fp32 under $isa notes attention=avx512" ;;
+        *) fail "block fp32 under $isa noted '$got', not attention=avx512" ;; esac
+done
+
 # The environment variable decides when the parameter is auto.
 expect_exit 0 "HARNESS_CPU_ISA=portable" env HARNESS_CPU_ISA=portable "$HARNESS" run \
     "$top_srcdir/configs/attention.yaml" --output-dir "$SCRATCH/att" $SMALL $SHAPE \
