@@ -39,6 +39,21 @@ void rms_norm_bf16(const uint16_t *x, const uint16_t *w, uint16_t *y,
 int rms_norm_set_isa(const char *name);
 const char *rms_norm_isa(void);
 
+/* Where the kernels prefetch the next row while finishing one: into L1 (T0)
+ * or L2 (T1). AUTO (the default) picks by the L1d size and the row's bytes
+ * (rms_norm_prefetch_l1_for); set_prefetch forces one for every call after
+ * it (tests, benchmarks): 0, or -1 for a value not in the enum. A hint
+ * changes speed only, never a result. */
+typedef enum rms_norm_prefetch {
+    RMS_NORM_PREFETCH_AUTO = 0, RMS_NORM_PREFETCH_L1, RMS_NORM_PREFETCH_L2
+} rms_norm_prefetch;
+int rms_norm_set_prefetch(rms_norm_prefetch hint);
+/* The hint a row of hidden elements of elem_bytes each gets now. */
+rms_norm_prefetch rms_norm_prefetch_for(size_t hidden, size_t elem_bytes);
+/* The automatic rule: 1 (L1) when an L1d of l1d_bytes (0: unknown) is at
+ * least 48 KiB and holds three rows of row_bytes, else 0 (L2). */
+int rms_norm_prefetch_l1_for(size_t l1d_bytes, size_t row_bytes);
+
 /* ---- reference and checker (rms_norm_ref.c) ---------------------------- */
 
 /* One row in double precision, from the same (f32, bf16 or f16) inputs. */

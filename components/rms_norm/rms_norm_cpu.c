@@ -9,6 +9,8 @@
  * one read of x and one write of y from memory: a copy's traffic (the weight
  * is one row and stays cached). Pass 2 prefetches the next row, so that its
  * memory reads overlap this row's arithmetic instead of stalling pass 1.
+ * Into L1 (T0) only where the L1d is 48 KiB or more and holds three rows (x,
+ * the next x, w); else into L2 (T1): see prefetch_for_l1d below.
  *
  * Large outputs are written with non-temporal stores: an ordinary store first
  * reads the destination line into the cache (read for ownership), a third
@@ -19,7 +21,9 @@
 #include "common/isa.h"
 
 #include <math.h>
+#include <stdatomic.h>
 #include <string.h>
+#include <unistd.h>
 
 #if defined(__x86_64__)
 #include <immintrin.h>
@@ -33,6 +37,32 @@
 /* Outputs at least this large go around the cache: they would not stay in a
  * last-level cache (32 MiB per Zen CCD) anyway. */
 #define STREAM_MIN_BYTES (32u << 20)
+
+/* The row kernels' last argument: bit flags. */
+#define ROW_STREAM 1        /* non-temporal stores (aligned rows only) */
+#define ROW_PREFETCH_L1 2   /* prefetch the next row into L1 (T0), else L2 (T1) */
+
+/* The prefetch of the next row, T0 or T1 by a flag that is a constant in
+ * each inlined copy of a row body (the hint is an immediate). */
+#define PREFETCH_NEXT(p, l1)                                    \
+    do {                                                        \
+        if (l1)                                                 \
+            _mm_prefetch((const char *)(p), _MM_HINT_T0);       \
+        else                                                    \
+            _mm_prefetch((const char *)(p), _MM_HINT_T1);       \
+    } while (0)
+
+/* Defines NAME(..., flags) from NAME_body(..., flags, l1), an always_inline
+ * row body: one copy with each hint, picked once per row. */
+#define ROW_WITH_PREFETCH_HINT(attr, name, T)                                                   \
+    attr static void name(const T *x, const T *next, const T *w, T *y, size_t n, float eps,    \
+                          int flags)                                                            \
+    {                                                                                           \
+        if (flags & ROW_PREFETCH_L1)                                                            \
+            name##_body(x, next, w, y, n, eps, flags, 1);                                       \
+        else                                                                                    \
+            name##_body(x, next, w, y, n, eps, flags, 0);                                       \
+    }
 
 static float rstd_of(float sum_squares, size_t n, float eps)
 {
@@ -57,9 +87,9 @@ static float sum_lanes(const float acc[LANES], float tail)
 
 static void row_f32_portable(const float *restrict x, const float *next,
                              const float *restrict w, float *restrict y,
-                             size_t n, float eps, int stream)
+                             size_t n, float eps, int flags)
 {
-    (void)next, (void)stream;
+    (void)next, (void)flags;
     float acc[LANES] = {0};
     size_t i = 0;
     for (; i + LANES <= n; i += LANES)
@@ -78,9 +108,9 @@ static void row_f32_portable(const float *restrict x, const float *next,
 
 static void row_bf16_portable(const uint16_t *restrict x, const uint16_t *next,
                               const uint16_t *restrict w, uint16_t *restrict y,
-                              size_t n, float eps, int stream)
+                              size_t n, float eps, int flags)
 {
-    (void)next, (void)stream;
+    (void)next, (void)flags;
     float acc[LANES] = {0};
     size_t i = 0;
     for (; i + LANES <= n; i += LANES)
@@ -103,8 +133,9 @@ static void row_bf16_portable(const uint16_t *restrict x, const uint16_t *next,
 /* Four accumulators in pass 1: with one, each FMA would wait for the previous
  * one's result (4 cycles) and the loop could not keep up with memory. */
 
-AVX512 static void row_f32_avx512(const float *x, const float *next, const float *w, float *y,
-                                  size_t n, float eps, int stream)
+AVX512 __attribute__((always_inline)) static inline void
+row_f32_avx512_body(const float *x, const float *next, const float *w, float *y,
+                                  size_t n, float eps, int flags, int l1)
 {
     __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
     size_t i = 0;
@@ -126,9 +157,9 @@ AVX512 static void row_f32_avx512(const float *x, const float *next, const float
     float ss = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)));
 
     __m512 r = _mm512_set1_ps(rstd_of(ss, n, eps));
-    stream = stream && ((uintptr_t)y & 63) == 0;     /* streaming stores need alignment */
+    int stream = (flags & ROW_STREAM) && ((uintptr_t)y & 63) == 0;     /* streaming stores need alignment */
     for (i = 0; i + 16 <= n; i += 16) {
-        _mm_prefetch((const char *)(next + i), _MM_HINT_T0);
+        PREFETCH_NEXT(next + i, l1);
         __m512 o = _mm512_mul_ps(_mm512_mul_ps(_mm512_loadu_ps(x + i), r), _mm512_loadu_ps(w + i));
         if (stream)
             _mm512_stream_ps(y + i, o);
@@ -141,6 +172,7 @@ AVX512 static void row_f32_avx512(const float *x, const float *next, const float
     if (stream)
         _mm_sfence();   /* streaming stores are weakly ordered: publish before the join */
 }
+ROW_WITH_PREFETCH_HINT(AVX512, row_f32_avx512, float)
 
 /* bf16 pairs: the 32-bit lane k holds element 2k in its low half and 2k+1 in
  * its high half. Shifting left by 16 makes the even element an f32, masking
@@ -178,8 +210,9 @@ AVX512 static __m512i bf16_scale_avx512(__m512i xv, __m512i wv, __m512 r)
                                    bf16_round_avx512(odd));
 }
 
-AVX512 static void row_bf16_avx512(const uint16_t *x, const uint16_t *next, const uint16_t *w,
-                                   uint16_t *y, size_t n, float eps, int stream)
+AVX512 __attribute__((always_inline)) static inline void
+row_bf16_avx512_body(const uint16_t *x, const uint16_t *next, const uint16_t *w,
+                                   uint16_t *y, size_t n, float eps, int flags, int l1)
 {
     __m512 a0 = _mm512_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
     size_t i = 0;
@@ -206,9 +239,9 @@ AVX512 static void row_bf16_avx512(const uint16_t *x, const uint16_t *next, cons
     float ss = _mm512_reduce_add_ps(_mm512_add_ps(_mm512_add_ps(a0, a1), _mm512_add_ps(a2, a3)));
 
     __m512 r = _mm512_set1_ps(rstd_of(ss, n, eps));
-    stream = stream && ((uintptr_t)y & 63) == 0;
+    int stream = (flags & ROW_STREAM) && ((uintptr_t)y & 63) == 0;
     for (i = 0; i + 32 <= n; i += 32) {
-        _mm_prefetch((const char *)(next + i), _MM_HINT_T0);
+        PREFETCH_NEXT(next + i, l1);
         __m512i o = bf16_scale_avx512(_mm512_loadu_si512(x + i), _mm512_loadu_si512(w + i), r);
         if (stream)
             _mm512_stream_si512((void *)(y + i), o);
@@ -221,6 +254,7 @@ AVX512 static void row_bf16_avx512(const uint16_t *x, const uint16_t *next, cons
     if (stream)
         _mm_sfence();
 }
+ROW_WITH_PREFETCH_HINT(AVX512, row_bf16_avx512, uint16_t)
 
 /* ---- AVX2 + FMA ------------------------------------------------------- */
 
@@ -239,8 +273,9 @@ AVX2 static __m256i tail_mask_avx2(size_t k)
     return _mm256_cmpgt_epi32(_mm256_set1_epi32((int)k), _mm256_setr_epi32(0, 1, 2, 3, 4, 5, 6, 7));
 }
 
-AVX2 static void row_f32_avx2(const float *x, const float *next, const float *w, float *y,
-                              size_t n, float eps, int stream)
+AVX2 __attribute__((always_inline)) static inline void
+row_f32_avx2_body(const float *x, const float *next, const float *w, float *y,
+                              size_t n, float eps, int flags, int l1)
 {
     __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
     size_t i = 0;
@@ -262,9 +297,9 @@ AVX2 static void row_f32_avx2(const float *x, const float *next, const float *w,
     float ss = hsum_avx2(_mm256_add_ps(_mm256_add_ps(a0, a1), _mm256_add_ps(a2, a3)));
 
     __m256 r = _mm256_set1_ps(rstd_of(ss, n, eps));
-    stream = stream && ((uintptr_t)y & 31) == 0;
+    int stream = (flags & ROW_STREAM) && ((uintptr_t)y & 31) == 0;
     for (i = 0; i + 8 <= n; i += 8) {
-        _mm_prefetch((const char *)(next + i), _MM_HINT_T0);
+        PREFETCH_NEXT(next + i, l1);
         __m256 o = _mm256_mul_ps(_mm256_mul_ps(_mm256_loadu_ps(x + i), r), _mm256_loadu_ps(w + i));
         if (stream)
             _mm256_stream_ps(y + i, o);
@@ -277,6 +312,7 @@ AVX2 static void row_f32_avx2(const float *x, const float *next, const float *w,
     if (stream)
         _mm_sfence();
 }
+ROW_WITH_PREFETCH_HINT(AVX2, row_f32_avx2, float)
 
 /* The same even/odd split and rounding as the AVX-512 path, 8 lanes wide. */
 AVX2 static __m256 bf16_even_avx2(__m256i v)
@@ -296,8 +332,9 @@ AVX2 static __m256i bf16_round_avx2(__m256 f)
     return _mm256_add_epi32(u, _mm256_add_epi32(lsb, _mm256_set1_epi32(0x7fff)));
 }
 
-AVX2 static void row_bf16_avx2(const uint16_t *x, const uint16_t *next, const uint16_t *w,
-                               uint16_t *y, size_t n, float eps, int stream)
+AVX2 __attribute__((always_inline)) static inline void
+row_bf16_avx2_body(const uint16_t *x, const uint16_t *next, const uint16_t *w,
+                               uint16_t *y, size_t n, float eps, int flags, int l1)
 {
     __m256 a0 = _mm256_setzero_ps(), a1 = a0, a2 = a0, a3 = a0;
     size_t i = 0;
@@ -327,9 +364,9 @@ AVX2 static void row_bf16_avx2(const uint16_t *x, const uint16_t *next, const ui
 
     float rs = rstd_of(ss, n, eps);
     __m256 r = _mm256_set1_ps(rs);
-    stream = stream && ((uintptr_t)y & 31) == 0;
+    int stream = (flags & ROW_STREAM) && ((uintptr_t)y & 31) == 0;
     for (i = 0; i < body; i += 16) {
-        _mm_prefetch((const char *)(next + i), _MM_HINT_T0);
+        PREFETCH_NEXT(next + i, l1);
         __m256i xv = _mm256_loadu_si256((const __m256i *)(x + i));
         __m256i wv = _mm256_loadu_si256((const __m256i *)(w + i));
         __m256 even = _mm256_mul_ps(_mm256_mul_ps(bf16_even_avx2(xv), r), bf16_even_avx2(wv));
@@ -346,6 +383,7 @@ AVX2 static void row_bf16_avx2(const uint16_t *x, const uint16_t *next, const ui
     if (stream)
         _mm_sfence();
 }
+ROW_WITH_PREFETCH_HINT(AVX2, row_bf16_avx2, uint16_t)
 
 #endif /* HAVE_X86_64 */
 
@@ -391,6 +429,66 @@ const char *rms_norm_isa(void)
     return current_isa()->name;
 }
 
+/* Where pass 2 prefetches the next row. Into L1 (T0) the next row's pass 1
+ * hits L1, but it must fit beside the row pass 2 is still reading and the
+ * weight: three rows. On a 48 KiB L1d (Intel Golden Cove and later) a 16 KiB
+ * fp32 row at hidden 4096 just fits and T0 ran at 87% of a copy. On Zen 4's
+ * 32 KiB L1d T1 (into L2) was faster for fp32 and for bf16 (8 KiB rows,
+ * where the three fit), side by side in bench/stream_shapes (bench/README.md,
+ * "RMSNorm against the copy on Zen 4"): the T0 lines compete with the
+ * current row's in a small L1. Hence T0 only on an L1d of 48 KiB or more
+ * that holds the three rows. l1d_bytes 0: unknown, taken as 32 KiB. */
+int rms_norm_prefetch_l1_for(size_t l1d_bytes, size_t row_bytes)
+{
+    if (l1d_bytes == 0)
+        l1d_bytes = 32u << 10;
+    return l1d_bytes >= (48u << 10) && row_bytes <= l1d_bytes / 3;
+}
+
+static size_t l1d_bytes(void)
+{
+    static _Atomic long cached = -1;
+    long l1 = atomic_load_explicit(&cached, memory_order_relaxed);
+    if (l1 >= 0)
+        return (size_t)l1;
+    l1 = 0;
+#ifdef _SC_LEVEL1_DCACHE_SIZE
+    l1 = sysconf(_SC_LEVEL1_DCACHE_SIZE);
+    if (l1 < 0)
+        l1 = 0;
+#endif
+    atomic_store_explicit(&cached, l1, memory_order_relaxed);
+    return (size_t)l1;
+}
+
+/* RMS_NORM_PREFETCH_AUTO, or a hint forced by rms_norm_set_prefetch. */
+static _Atomic int prefetch_choice = RMS_NORM_PREFETCH_AUTO;
+
+int rms_norm_set_prefetch(rms_norm_prefetch hint)
+{
+    if (hint != RMS_NORM_PREFETCH_AUTO && hint != RMS_NORM_PREFETCH_L1 && hint != RMS_NORM_PREFETCH_L2)
+        return -1;
+    atomic_store(&prefetch_choice, hint);
+    return 0;
+}
+
+rms_norm_prefetch rms_norm_prefetch_for(size_t hidden, size_t elem_bytes)
+{
+    int forced = atomic_load(&prefetch_choice);
+    if (forced != RMS_NORM_PREFETCH_AUTO)
+        return (rms_norm_prefetch)forced;
+    return rms_norm_prefetch_l1_for(l1d_bytes(), hidden * elem_bytes) ? RMS_NORM_PREFETCH_L1
+                                                                       : RMS_NORM_PREFETCH_L2;
+}
+
+static int row_flags(size_t rows, size_t hidden, size_t elem_bytes)
+{
+    int flags = rows * hidden * elem_bytes >= STREAM_MIN_BYTES ? ROW_STREAM : 0;
+    if (rms_norm_prefetch_for(hidden, elem_bytes) == RMS_NORM_PREFETCH_L1)
+        flags |= ROW_PREFETCH_L1;
+    return flags;
+}
+
 void rms_norm_f32(const float *x, const float *w, float *y,
                   size_t rows, size_t hidden, float eps)
 {
@@ -398,11 +496,11 @@ void rms_norm_f32(const float *x, const float *w, float *y,
         return;
     row_f32_fn *row = current_isa()->f32;
     size_t elems = rows * hidden;
-    int stream = elems * sizeof *y >= STREAM_MIN_BYTES;
+    int flags = row_flags(rows, hidden, sizeof *y);
 #pragma omp parallel for schedule(static) if (elems >= PARALLEL_MIN_ELEMS)
     for (size_t r = 0; r < rows; r++)
         row(x + r * hidden, x + (r + 1 < rows ? r + 1 : r) * hidden, w, y + r * hidden,
-            hidden, eps, stream);
+            hidden, eps, flags);
 }
 
 void rms_norm_bf16(const uint16_t *x, const uint16_t *w, uint16_t *y,
@@ -412,9 +510,9 @@ void rms_norm_bf16(const uint16_t *x, const uint16_t *w, uint16_t *y,
         return;
     row_bf16_fn *row = current_isa()->bf16;
     size_t elems = rows * hidden;
-    int stream = elems * sizeof *y >= STREAM_MIN_BYTES;
+    int flags = row_flags(rows, hidden, sizeof *y);
 #pragma omp parallel for schedule(static) if (elems >= PARALLEL_MIN_ELEMS)
     for (size_t r = 0; r < rows; r++)
         row(x + r * hidden, x + (r + 1 < rows ? r + 1 : r) * hidden, w, y + r * hidden,
-            hidden, eps, stream);
+            hidden, eps, flags);
 }

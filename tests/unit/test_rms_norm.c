@@ -109,6 +109,12 @@ static void use_isa(const char *isa)
 
 /* ---- kernels vs reference --------------------------------------------- */
 
+/* Each row kernel has a copy per prefetch hint (T0 into L1, T1 into L2):
+ * every shape runs through both, and through the automatic choice. */
+static const rms_norm_prefetch prefetches[] = {RMS_NORM_PREFETCH_L1, RMS_NORM_PREFETCH_L2,
+                                               RMS_NORM_PREFETCH_AUTO};
+#define N_PREFETCHES (sizeof prefetches / sizeof prefetches[0])
+
 static void test_shapes(void **state)
 {
     const path *p = *state;
@@ -117,22 +123,26 @@ static void test_shapes(void **state)
     static const float epss[] = {1e-6f, 1e-2f, 1.0f};
     static const float scales[] = {2.0f, 1e-3f};
     use_isa(p->isa);
-    for (size_t h = 0; h < sizeof hiddens / sizeof hiddens[0]; h++)
-        for (size_t r = 0; r < sizeof rowss / sizeof rowss[0]; r++)
-            for (size_t e = 0; e < sizeof epss / sizeof epss[0]; e++)
-                for (size_t s = 0; s < sizeof scales / sizeof scales[0]; s++) {
-                    case_data c = make_case(p->dtype, rowss[r], hiddens[h], scales[s]);
-                    run_kernel(&c, epss[e]);
-                    rms_norm_check_result res = check(&c, epss[e]);
-                    if (!res.passed)
-                        print_error("%s hidden=%zu rows=%zu eps=%g scale=%g: %s\n", p->isa,
-                                    hiddens[h], rowss[r], (double)epss[e], (double)scales[s],
-                                    res.detail);
-                    assert_true(res.passed);
-                    assert_int_equal(res.checked, rowss[r] * hiddens[h]);
-                    assert_int_equal(res.mismatches, 0);
-                    free_case(&c);
-                }
+    for (size_t k = 0; k < N_PREFETCHES; k++) {
+        assert_int_equal(rms_norm_set_prefetch(prefetches[k]), 0);
+        for (size_t h = 0; h < sizeof hiddens / sizeof hiddens[0]; h++)
+            for (size_t r = 0; r < sizeof rowss / sizeof rowss[0]; r++)
+                for (size_t e = 0; e < sizeof epss / sizeof epss[0]; e++)
+                    for (size_t s = 0; s < sizeof scales / sizeof scales[0]; s++) {
+                        case_data c = make_case(p->dtype, rowss[r], hiddens[h], scales[s]);
+                        run_kernel(&c, epss[e]);
+                        rms_norm_check_result res = check(&c, epss[e]);
+                        if (!res.passed)
+                            print_error("%s prefetch %d hidden=%zu rows=%zu eps=%g scale=%g: %s\n",
+                                        p->isa, (int)prefetches[k], hiddens[h], rowss[r],
+                                        (double)epss[e], (double)scales[s], res.detail);
+                        assert_true(res.passed);
+                        assert_int_equal(res.checked, rowss[r] * hiddens[h]);
+                        assert_int_equal(res.mismatches, 0);
+                        free_case(&c);
+                    }
+    }
+    rms_norm_set_prefetch(RMS_NORM_PREFETCH_AUTO);
     rms_norm_set_isa(NULL);
 }
 
@@ -143,12 +153,17 @@ static void test_streaming(void **state)
     use_isa(p->isa);
     size_t rows = (32u << 20) / elem_size(p->dtype) / 4096;
     case_data c = make_case(p->dtype, rows, 4096, 2.0f);
-    run_kernel(&c, 1e-6f);
-    rms_norm_check_result res = check(&c, 1e-6f);
-    if (!res.passed)
-        print_error("%s: %s\n", p->isa, res.detail);
-    assert_true(res.passed);
+    for (size_t k = 0; k < N_PREFETCHES - 1; k++) {    /* L1 and L2: AUTO is one of them */
+        assert_int_equal(rms_norm_set_prefetch(prefetches[k]), 0);
+        memset(c.y, 0, rows * 4096 * elem_size(p->dtype));
+        run_kernel(&c, 1e-6f);
+        rms_norm_check_result res = check(&c, 1e-6f);
+        if (!res.passed)
+            print_error("%s prefetch %d: %s\n", p->isa, (int)prefetches[k], res.detail);
+        assert_true(res.passed);
+    }
     free_case(&c);
+    rms_norm_set_prefetch(RMS_NORM_PREFETCH_AUTO);
     rms_norm_set_isa(NULL);
 }
 
@@ -349,6 +364,29 @@ static void test_set_isa(void **state)
 
 /* ---- copy ------------------------------------------------------------- */
 
+/* The automatic prefetch rule: T0 only on an L1d of 48 KiB or more that
+ * holds three rows (the row, the next one, the weight). */
+static void test_prefetch_rule(void **state)
+{
+    (void)state;
+    assert_int_equal(rms_norm_prefetch_l1_for(48u << 10, 16u << 10), 1);   /* Golden Cove, fp32 4096 */
+    assert_int_equal(rms_norm_prefetch_l1_for(48u << 10, (16u << 10) + 4), 0);
+    assert_int_equal(rms_norm_prefetch_l1_for(48u << 10, 8u << 10), 1);     /* bf16 4096 */
+    assert_int_equal(rms_norm_prefetch_l1_for(32u << 10, 16u << 10), 0);    /* Zen 4, fp32 */
+    assert_int_equal(rms_norm_prefetch_l1_for(32u << 10, 8u << 10), 0);     /* Zen 4, bf16 */
+    assert_int_equal(rms_norm_prefetch_l1_for(32u << 10, 64), 0);
+    assert_int_equal(rms_norm_prefetch_l1_for(0, 64), 0);                   /* unknown: 32 KiB */
+    assert_int_equal(rms_norm_prefetch_l1_for(64u << 10, 64), 1);
+
+    assert_int_equal(rms_norm_set_prefetch((rms_norm_prefetch)7), -1);
+    assert_int_equal(rms_norm_set_prefetch(RMS_NORM_PREFETCH_L1), 0);
+    assert_int_equal(rms_norm_prefetch_for(1u << 20, 4), RMS_NORM_PREFETCH_L1);
+    assert_int_equal(rms_norm_set_prefetch(RMS_NORM_PREFETCH_L2), 0);
+    assert_int_equal(rms_norm_prefetch_for(1, 2), RMS_NORM_PREFETCH_L2);
+    assert_int_equal(rms_norm_set_prefetch(RMS_NORM_PREFETCH_AUTO), 0);
+    assert_int_equal(rms_norm_prefetch_for(1u << 20, 4), RMS_NORM_PREFETCH_L2);  /* 4 MiB rows fit no L1 */
+}
+
 static void test_copy_cpu(void **state)
 {
     (void)state;
@@ -391,6 +429,7 @@ int main(void)
         cmocka_unit_test(test_nan_row),
         cmocka_unit_test(test_checker_catches),
         cmocka_unit_test(test_set_isa),
+        cmocka_unit_test(test_prefetch_rule),
         cmocka_unit_test(test_copy_cpu),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
