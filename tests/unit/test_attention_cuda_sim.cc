@@ -378,6 +378,80 @@ static void test_plan_other_kernels(void **state)
     assert_int_equal(g.smem, 32768);      /* 128 + 64 + 64 rows x 64 x 2 bytes */
 }
 
+/* The Hopper kernel: planned on compute capability 9.0 for bf16/fp16 at
+ * head_dim 64 and 128 (384 threads, 128 queries a block, two stages of K
+ * and V tiles of 128 keys), the mma.sync kernel elsewhere; the environment
+ * forces either, and a value that is neither fails the plan. */
+static void test_plan_hopper(void **state)
+{
+    (void)state;
+    alignas(16) static char buf[64];
+    const void *a = buf, *odd = buf + 2;
+    const attention_cuda_kernel HOP = ATTENTION_CUDA_HOPPER;
+    attention_cuda_geometry g;
+    attention_shape s = {2, 32, 8, 4096, 1000, 128, 1, 0.088f};
+    unsetenv(ATTENTION_CUDA_KERNEL_ENV);
+    unsetenv(ATTENTION_CUDA_TC_BK_ENV);
+    assert_int_equal(attention_cuda_plan_arch(&s, BF16, 90, a, a, a, a, &g), 0);
+    assert_int_equal(g.kernel, HOP);
+    assert_int_equal(g.threads, 384);
+    assert_int_equal(g.head_dim, 128);
+    assert_int_equal(g.block_keys, 128);
+    assert_int_equal(g.stages, 2);
+    assert_int_equal(g.m_tiles, 0);
+    /* Q 128 x 128 + 2 stages x (K + V) 128 x 128, 2 bytes each: 160 KiB, and
+     * 2 KiB for the 1024-byte alignment and the mbarriers. */
+    assert_int_equal(g.smem, 160 * 1024 + 2048);
+    assert_int_equal(g.grid_x, 32);
+    assert_int_equal(g.grid_y, 32);
+    assert_int_equal(g.grid_z, 2);
+    s.head_dim = 64;
+    assert_int_equal(attention_cuda_plan_arch(&s, F16, 90, a, a, a, a, &g), 0);
+    assert_int_equal(g.kernel, HOP);
+    assert_int_equal(g.smem, 80 * 1024 + 2048);
+    /* Other GPUs (8.0, 8.9, 10.0, unknown): mma.sync, as attention_cuda_plan. */
+    for (int cc : {0, 80, 89, 100}) {
+        assert_int_equal(attention_cuda_plan_arch(&s, BF16, cc, a, a, a, a, &g), 0);
+        assert_int_equal(g.kernel, TC);
+    }
+    /* What the Hopper kernel does not take goes where attention_cuda_plan sends it. */
+    assert_int_equal(attention_cuda_plan_arch(&s, F32, 90, a, a, a, a, &g), 0);
+    assert_int_equal(g.kernel, SIMT);
+    assert_int_equal(attention_cuda_plan_arch(&s, BF16, 90, a, odd, a, a, &g), 0);
+    assert_int_equal(g.kernel, FB);
+    s.head_dim = 96;
+    assert_int_equal(attention_cuda_plan_arch(&s, BF16, 90, a, a, a, a, &g), 0);
+    assert_int_equal(g.kernel, FB);
+    s.head_dim = 64;
+    s.scale = 0.0f;
+    assert_int_equal(attention_cuda_plan_kernel(&s, BF16, HOP, a, a, a, a, &g), -1);
+    s.scale = 0.125f;
+    /* The override, both ways, whatever the GPU. */
+    setenv(ATTENTION_CUDA_KERNEL_ENV, "mma_sync", 1);
+    assert_true(attention_cuda_kernel_env_ok());
+    assert_int_equal(attention_cuda_plan_arch(&s, BF16, 90, a, a, a, a, &g), 0);
+    assert_int_equal(g.kernel, TC);
+    setenv(ATTENTION_CUDA_KERNEL_ENV, "hopper", 1);
+    assert_int_equal(attention_cuda_plan_arch(&s, BF16, 80, a, a, a, a, &g), 0);
+    assert_int_equal(g.kernel, HOP);
+    assert_int_equal(attention_cuda_plan_arch(&s, F32, 80, a, a, a, a, &g), 0);   /* not a shape it takes */
+    assert_int_equal(g.kernel, SIMT);
+    setenv(ATTENTION_CUDA_KERNEL_ENV, "wgmma", 1);
+    assert_false(attention_cuda_kernel_env_ok());
+    assert_int_equal(attention_cuda_plan_arch(&s, BF16, 90, a, a, a, a, &g), -1);
+    unsetenv(ATTENTION_CUDA_KERNEL_ENV);
+    assert_true(attention_cuda_kernel_env_ok());
+    /* The launcher checks a Hopper geometry against the plan too; this
+     * program has the stub (attention_hopper_stub.c): the kernel runs in
+     * test_attention_hopper_sim. */
+    s.seq_q = 4;
+    assert_int_equal(attention_cuda_plan_kernel(&s, BF16, HOP, a, a, a, a, &g), 0);
+    g.stages = 3;
+    assert_int_equal(attention_cuda_launch(&g, &s, BF16, a, a, a, buf, nullptr), ATTENTION_CUDA_EINVAL);
+    g.stages = 2;
+    assert_int_equal(attention_cuda_launch(&g, &s, BF16, a, a, a, buf, nullptr), ATTENTION_CUDA_ENOHOPPER);
+}
+
 static void test_plan_refusals(void **state)
 {
     (void)state;
@@ -424,6 +498,7 @@ int main(void)
         cmocka_unit_test(test_plan_tensor_core),
         cmocka_unit_test(test_plan_other_kernels),
         cmocka_unit_test(test_plan_refusals),
+        cmocka_unit_test(test_plan_hopper),
         cmocka_unit_test(test_tensor_core),
         cmocka_unit_test(test_simt),
         cmocka_unit_test(test_fallback),
