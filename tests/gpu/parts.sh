@@ -292,16 +292,21 @@ for v in json.load(open(sys.argv[1]))["variants"]:
 # ---- slice 4: tuning sweeps --------------------------------------------------------
 # Attention's key tile is chosen at build time per head_dim; head_dim 128 also
 # has a 32-key build, picked by HARNESS_ATTENTION_TC_BK (attention_cuda.h).
-# The sweep: of tests/gpu/configs/attention_tune.yaml runs under each.
+# The sweep: of tests/gpu/configs/attention_tune.yaml runs under each, on the
+# mma.sync kernel (HARNESS_ATTENTION_KERNEL=mma_sync: on an H100 the plan
+# would take the Hopper kernel), then once on the Hopper kernel (one tile
+# and stage choice so far: 128 keys, 2 stages), the same points beside them.
 part_tune() {
-    for bk in 64 32; do
-        out_of_time "attention tuning, $bk-key tiles" && return
+    for bk in 64 32 hopper; do
+        what="$bk-key tiles"; kernel=mma_sync
+        [ $bk = hopper ] && what="the Hopper kernel" kernel=hopper
+        out_of_time "attention tuning, $what" && return
         rm -rf "$out/tune/attention_bk$bk"
-        if HARNESS_ATTENTION_TC_BK=$bk "$H" run tests/gpu/configs/attention_tune.yaml \
+        if HARNESS_ATTENTION_KERNEL=$kernel HARNESS_ATTENTION_TC_BK=$bk "$H" run tests/gpu/configs/attention_tune.yaml \
                 --output-dir "$out/tune/attention_bk$bk" >"$out/tune_bk$bk.log" 2>&1; then
-            verdict tune "attention/cuda, $bk-key tiles, the sweep" ok
+            verdict tune "attention/cuda, $what, the sweep" ok
         else
-            verdict tune "attention/cuda, $bk-key tiles, the sweep" FAIL "exit $? (tune_bk$bk.log)"
+            verdict tune "attention/cuda, $what, the sweep" FAIL "exit $? (tune_bk$bk.log)"
         fi
     done
 }
