@@ -258,7 +258,7 @@ __device__ void produce(unsigned char *base, barriers *bar, const tma_map *qm, c
  * the next column block, BK rows x 128 bytes on (the leading offset). */
 __device__ __forceinline__ uint64_t k_major_desc(const unsigned char *tile, int rows, int kk)
 {
-    return wgmma_desc(tile + (kk / 4) * rows * COL * 2 + (kk % 4) * 32, 1, ATOM);
+    return wgmma_desc(tile + (kk / 4) * rows * COL * 2 + (kk % 4) * 32, 16, ATOM);
 }
 
 __device__ __forceinline__ uint64_t v_desc(const unsigned char *tile, int kc)

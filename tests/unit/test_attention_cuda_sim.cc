@@ -29,40 +29,7 @@ extern "C" {
 #include <cmocka.h>
 }
 
-static uint32_t rng = 5;
-
-static float uniform(float lo, float hi)
-{
-    rng = rng * 1664525u + 1013904223u;
-    return lo + (hi - lo) * (float)(rng >> 8) / (float)(1u << 24);
-}
-
-static size_t elem_size(attention_cuda_dtype dt) { return dt == ATTENTION_CUDA_F32 ? 4 : 2; }
-
-static void put(attention_cuda_dtype dt, void *p, size_t i, float v)
-{
-    if (dt == ATTENTION_CUDA_F32)
-        static_cast<float *>(p)[i] = v;
-    else
-        static_cast<uint16_t *>(p)[i] = dt == ATTENTION_CUDA_BF16 ? f32_to_bf16(v) : f32_to_f16(v);
-}
-
-static float get(attention_cuda_dtype dt, const void *p, size_t i)
-{
-    if (dt == ATTENTION_CUDA_F32)
-        return static_cast<const float *>(p)[i];
-    uint16_t u = static_cast<const uint16_t *>(p)[i];
-    return dt == ATTENTION_CUDA_BF16 ? bf16_to_f32(u) : f16_to_f32(u);
-}
-
-/* Exact-size, so that ASan flags any access past the end; 256-byte aligned,
- * as cudaMalloc's are, so that sectors count as on the GPU. */
-static void *alloc_exact(size_t bytes)
-{
-    void *p = nullptr;
-    assert_int_equal(posix_memalign(&p, 256, bytes ? bytes : 16), 0);
-    return p;
-}
+#include "attention_sim_util.h"   /* after cmocka: it asserts */
 
 static const attention_cuda_kernel TC = ATTENTION_CUDA_TENSOR_CORE, SIMT = ATTENTION_CUDA_SIMT,
                                    FB = ATTENTION_CUDA_FALLBACK;
@@ -76,14 +43,6 @@ struct tcase {
     attention_cuda_kernel kernel; /* the one to run; the plan's own choice is checked by `planned` */
     int planned;                  /* 1: attention_cuda_plan must choose `kernel` itself */
 };
-
-/* The same type as the reference, the checker and the softmax name it. */
-static attention_dtype ref_dtype(attention_cuda_dtype dt)
-{
-    return dt == ATTENTION_CUDA_F32 ? ATTENTION_F32 : dt == ATTENTION_CUDA_BF16 ? ATTENTION_BF16 : ATTENTION_F16;
-}
-
-static const char *dt_name(attention_cuda_dtype dt) { return attention_dtype_name(ref_dtype(dt)); }
 
 static void run_case(const tcase &c)
 {
