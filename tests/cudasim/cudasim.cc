@@ -35,7 +35,7 @@ extern "C" unsigned char __start_cudasim_shared[] __attribute__((weak));
 extern "C" unsigned char __stop_cudasim_shared[] __attribute__((weak));
 
 /* Blocks run so far: CUDA_STATIC_SHARED arrays are poisoned once per block. */
-static unsigned long block_serial;
+static unsigned long blocks_started;
 
 namespace cudasim {
 
@@ -43,7 +43,9 @@ const thread_pos *current;
 
 namespace {
 
-enum state { RUNNABLE, AT_SYNCTHREADS, AT_WARP, DONE };
+/* AT_WARPGROUP: a warpgroup collective (wgmma); AT_NAMED: bar.sync on a
+ * named barrier; AT_MBAR: an mbarrier wait. */
+enum state { RUNNABLE, AT_SYNCTHREADS, AT_WARP, AT_WARPGROUP, AT_NAMED, AT_MBAR, DONE };
 
 /* ASan's frames are larger (redzones), so its fibers get more stack. */
 #ifdef CUDASIM_ASAN
@@ -59,6 +61,9 @@ struct fiber {
     state st;
     unsigned mask;               /* of the collective it waits at */
     unsigned parity;             /* which exchange buffer that collective uses */
+    unsigned named_id;           /* AT_NAMED: the barrier */
+    uint64_t *bar;               /* AT_MBAR: the mbarrier and the parity awaited */
+    unsigned bar_parity;
     void *fake_stack;            /* ASan's, while switched out */
 };
 
@@ -67,9 +72,37 @@ struct warp {
     unsigned generation;
 };
 
+struct warpgroup {
+    uint64_t slots[2][128];      /* double buffered as a warp's */
+    unsigned generation;
+    unsigned arrived;
+};
+
+struct named_barrier_state {
+    unsigned arrived, expected;
+};
+
+/* One deferred asynchronous copy (AT_WAIT) and the tx bytes it completes. */
+struct pending_tx {
+    unsigned bytes;
+    std::function<void()> land;
+};
+
+struct mbarrier {
+    unsigned count;              /* arrivals per phase */
+    unsigned pending;            /* arrivals the current phase still needs */
+    long long tx;                /* tx-count: expected minus completed bytes */
+    unsigned long phase;         /* phases completed */
+    std::vector<pending_tx> deferred;
+};
+
 struct launch_state {
     std::vector<fiber> fibers;
     std::vector<warp> warps;
+    std::vector<warpgroup> warpgroups;
+    named_barrier_state named[16];
+    std::map<uint64_t *, mbarrier> mbarriers;   /* this block's, by address */
+    size_t dyn_bytes;
     const std::function<void()> *body;
     fiber *running;
     ucontext_t scheduler;
@@ -199,7 +232,7 @@ bool release_block()
 {
     bool any_waiting = false;
     for (const fiber &f : L->fibers) {
-        if (f.st == AT_WARP || f.st == RUNNABLE)
+        if (f.st != AT_SYNCTHREADS && f.st != DONE)
             return false;
         any_waiting |= f.st == AT_SYNCTHREADS;
     }
@@ -209,11 +242,106 @@ bool release_block()
     return any_waiting;
 }
 
+/* ---- mbarriers -------------------------------------------------------- */
+
+landing copies_land = AT_WAIT;
+
+mbarrier &find_mbarrier(uint64_t *bar)
+{
+    auto it = L->mbarriers.find(bar);
+    if (it == L->mbarriers.end())
+        fail("an mbarrier used before mbar_init in this block");
+    return it->second;
+}
+
+/* The phase completes when its arrivals and its tx bytes are all in. */
+void try_complete(mbarrier &m)
+{
+    if (m.pending == 0 && m.tx == 0) {
+        m.phase++;
+        m.pending = m.count;
+    }
+}
+
+/* Lands the copies held back for AT_WAIT once nothing else (no arrival) is
+ * missing: the latest moment at which the phase could complete. */
+void land_deferred(mbarrier &m)
+{
+    if (m.pending != 0 || m.deferred.empty())
+        return;
+    std::vector<pending_tx> copies;
+    copies.swap(m.deferred);
+    for (pending_tx &c : copies) {
+        c.land();
+        m.tx -= c.bytes;
+    }
+    try_complete(m);
+}
+
+bool mbar_ready(fiber &f)
+{
+    mbarrier &m = find_mbarrier(f.bar);
+    land_deferred(m);
+    return (m.phase & 1u) != f.bar_parity;
+}
+
+/* Wakes every fiber whose awaited mbarrier phase has completed. */
+bool release_mbar_waiters()
+{
+    bool any = false;
+    for (fiber &f : L->fibers)
+        if (f.st == AT_MBAR && mbar_ready(f)) {
+            f.st = RUNNABLE;
+            any = true;
+        }
+    return any;
+}
+
+/* Says which barrier the first blocked fiber waits at, and aborts. */
+[[noreturn]] void report_deadlock()
+{
+    for (fiber &f : L->fibers)
+        if (f.st != DONE) {
+            L->running = &f;
+            break;
+        }
+    fiber &f = *L->running;
+    char msg[320];
+    switch (f.st) {
+    case AT_WARP:
+        fail("deadlock: a warp collective waits for a lane that exited or is at "
+             "__syncthreads (divergent collective)");
+    case AT_WARPGROUP:
+        fail("deadlock: a warpgroup collective (wgmma, setmaxnreg) waits for threads of its "
+             "warpgroup that exited or wait at another barrier");
+    case AT_NAMED: {
+        const named_barrier_state &nb = L->named[f.named_id];
+        std::snprintf(msg, sizeof msg, "deadlock: named barrier %u waits with %u of its %u threads arrived",
+                      f.named_id, nb.arrived, nb.expected);
+        fail(msg);
+    }
+    case AT_MBAR: {
+        const mbarrier &m = find_mbarrier(f.bar);
+        unsigned window = 0;
+        uint32_t offset = 0;
+        shared_window(f.bar, &window, &offset);
+        std::snprintf(msg, sizeof msg,
+                      "deadlock: mbarrier at %s shared offset %u waits for its phase of parity %u: "
+                      "%lu phases completed, the current one lacks %u of %u arrivals and %lld tx bytes",
+                      window == 0 ? "dynamic" : "static", offset, f.bar_parity, m.phase, m.pending,
+                      m.count, m.tx);
+        fail(msg);
+    }
+    default:
+        fail("deadlock: __syncthreads waits for threads stuck at another barrier");
+    }
+}
+
 /* ---- one block ------------------------------------------------------- */
 
 void run_block(dim3 grid, dim3 block, dim3 bid, size_t smem)
 {
-    block_serial++;
+    blocks_started++;
     /* Static shared memory starts every block as garbage, as on the GPU. */
     unsigned char *lo = __start_cudasim_shared, *hi = __stop_cudasim_shared;
     if (lo && hi > lo)
@@ -221,9 +349,18 @@ void run_block(dim3 grid, dim3 block, dim3 bid, size_t smem)
     /* A fresh, exact-size dynamic shared allocation per block, filled with
      * 0xff bytes (a NaN as fp32, bf16 and fp16) so that reading it before
      * writing shows; ASan reports any access past smem. */
-    L->dyn_shared = static_cast<unsigned char *>(std::malloc(smem ? smem : 1));
-    if (!L->dyn_shared)
+    /* 1024-byte aligned, as kernels that use the 128-byte swizzle align
+     * their tiles: the swizzle is a function of the address bits. */
+    void *dyn = nullptr;
+    if (posix_memalign(&dyn, 1024, smem ? smem : 1) != 0)
         fail("out of memory for dynamic shared memory");
+    L->dyn_shared = static_cast<unsigned char *>(dyn);
+    L->dyn_bytes = smem;
+    L->mbarriers.clear();
+    for (named_barrier_state &nb : L->named)
+        nb = named_barrier_state{0, 0};
+    for (warpgroup &g : L->warpgroups)
+        g.generation = 0, g.arrived = 0;
     std::memset(L->dyn_shared, 0xff, smem);
     for (warp &w : L->warps)
         w.generation = 0;
@@ -262,29 +399,27 @@ void run_block(dim3 grid, dim3 block, dim3 bid, size_t smem)
     for (;;) {
         for (size_t k = 0; k < n; k++) {
             fiber &f = L->fibers[run_order == FORWARD ? k : n - 1 - k];
+            if (f.st == AT_MBAR && mbar_ready(f))
+                f.st = RUNNABLE;
             if (f.st != RUNNABLE)
                 continue;
             resume(&f);
             if (f.st == AT_WARP && release_warp((size_t)(&f - L->fibers.data()) / 32))
                 k = (size_t)-1;                /* start over: the released warp goes on first */
         }
-        if (release_warps() || release_block())
+        if (release_warps() || release_mbar_waiters() || release_block())
             continue;
         size_t done = 0;
         for (const fiber &f : L->fibers)
             done += f.st == DONE;
         if (done == n)
             break;
-        for (fiber &f : L->fibers)
-            if (f.st != DONE) {
-                L->running = &f;
-                break;
-            }
-        fail(L->running->st == AT_WARP
-                 ? "deadlock: a warp collective waits for a lane that exited or is at "
-                   "__syncthreads (divergent collective)"
-                 : "deadlock: __syncthreads waits for threads stuck at a warp collective");
+        report_deadlock();
     }
+    for (auto &b : L->mbarriers)
+        if (!b.second.deferred.empty())
+            fail("the block ended with TMA copies that never landed: no thread waited on their "
+                 "mbarrier's phase");
     access_block_end();
     std::free(L->dyn_shared);
     L->dyn_shared = nullptr;
@@ -296,7 +431,6 @@ void run_block(dim3 grid, dim3 block, dim3 bid, size_t smem)
 
 void set_order(order o) { run_order = o; }
 
-static landing copies_land = AT_WAIT;
 void set_landing(landing l) { copies_land = l; }
 landing cp_async_landing() { return copies_land; }
 
@@ -348,9 +482,9 @@ static std::unordered_map<void *, unsigned long> &static_shared_blocks()
 void static_shared(void *p, size_t bytes)
 {
     unsigned long &last = static_shared_blocks()[p];
-    if (last != block_serial) {
+    if (last != blocks_started) {
         std::memset(p, 0xff, bytes);
-        last = block_serial;
+        last = blocks_started;
     }
 }
 
@@ -400,6 +534,8 @@ void run_grid(const void *kernel, dim3 grid, dim3 block, size_t smem, const std:
     state.sched_stack_size = 0;
     state.fibers.resize(threads);
     state.warps.resize((threads + 31) / 32);
+    state.warpgroups.resize((threads + 127) / 128);
+    state.dyn_bytes = 0;
     size_t page = page_size();
     for (fiber &f : state.fibers) {
         void *m = mmap(nullptr, STACK_BYTES + page, PROT_READ | PROT_WRITE,
@@ -417,6 +553,141 @@ void run_grid(const void *kernel, dim3 grid, dim3 block, size_t smem, const std:
         munmap(f.stack - page, STACK_BYTES + page);
     L = nullptr;
     current = nullptr;
+}
+
+/* ---- Hopper support (cudasim.h) --------------------------------------- */
+
+unsigned long block_serial() { return blocks_started; }
+
+static fiber *running_fiber(const char *what)
+{
+    fiber *f = L ? L->running : nullptr;
+    if (!f) {
+        std::fprintf(stderr, "cudasim: %s outside a kernel\n", what);
+        std::abort();
+    }
+    return f;
+}
+
+unsigned thread_index() { return (unsigned)(running_fiber("thread_index") - L->fibers.data()); }
+
+/* As warp_exchange, over the 128 threads of a warpgroup; the last to arrive
+ * releases the others and goes on. */
+const uint64_t *warpgroup_exchange(uint64_t mine)
+{
+    fiber *f = running_fiber("a warpgroup collective");
+    size_t t = (size_t)(f - L->fibers.data()), g = t / 128;
+    if ((g + 1) * 128 > L->fibers.size())
+        fail("a warpgroup collective in a warpgroup the block does not fill (128 threads)");
+    warpgroup &w = L->warpgroups[g];
+    f->parity = w.generation & 1u;
+    w.slots[f->parity][t % 128] = mine;
+    if (++w.arrived < 128) {
+        wait_here(AT_WARPGROUP);
+        return w.slots[f->parity];
+    }
+    w.arrived = 0;
+    w.generation++;
+    for (size_t i = g * 128; i < g * 128 + 128; i++)
+        if (L->fibers[i].st == AT_WARPGROUP)
+            L->fibers[i].st = RUNNABLE;
+    return w.slots[f->parity];
+}
+
+void named_barrier(unsigned id, unsigned threads, bool wait)
+{
+    fiber *f = running_fiber("a named barrier");
+    if (id == 0 || id > 15)
+        fail("named barrier id outside 1..15 (0 is __syncthreads's)");
+    if (threads == 0 || threads % 32 != 0 || threads > L->fibers.size())
+        fail("named barrier thread count is not a positive multiple of 32 within the block");
+    named_barrier_state &nb = L->named[id];
+    if (nb.arrived != 0 && nb.expected != threads)
+        fail("threads arrive at one named barrier with different thread counts");
+    nb.expected = threads;
+    if (++nb.arrived == threads) {
+        nb.arrived = 0;
+        for (fiber &o : L->fibers)
+            if (o.st == AT_NAMED && o.named_id == id)
+                o.st = RUNNABLE;
+        return;
+    }
+    if (wait) {
+        f->named_id = id;
+        wait_here(AT_NAMED);
+    }
+}
+
+void mbar_init(uint64_t *bar, unsigned count)
+{
+    running_fiber("mbar_init");
+    unsigned window;
+    uint32_t offset;
+    if (!shared_window(bar, &window, &offset) || (uintptr_t)bar % 8 != 0)
+        fail("mbar_init on an address that is not 8-byte aligned shared memory");
+    if (count == 0 || count >= (1u << 20))
+        fail("mbar_init count outside 1..2^20-1");
+    L->mbarriers[bar] = mbarrier{count, count, 0, 0, {}};
+    *bar = 0;   /* the hardware's opaque state: no longer garbage */
+}
+
+void mbar_arrive(uint64_t *bar, unsigned expect_tx)
+{
+    running_fiber("mbar_arrive");
+    mbarrier &m = find_mbarrier(bar);
+    if (m.pending == 0)
+        fail("an mbarrier arrival beyond its count in one phase (the phase waits only for tx bytes)");
+    m.tx += expect_tx;
+    m.pending--;
+    try_complete(m);
+}
+
+void mbar_complete_tx(uint64_t *bar, unsigned bytes, std::function<void()> land)
+{
+    running_fiber("an asynchronous copy");
+    mbarrier &m = find_mbarrier(bar);
+    if (copies_land == AT_ISSUE) {
+        land();
+        m.tx -= bytes;
+        try_complete(m);
+    } else {
+        m.deferred.push_back(pending_tx{bytes, std::move(land)});
+    }
+}
+
+void mbar_wait(uint64_t *bar, unsigned parity)
+{
+    fiber *f = running_fiber("mbar_wait");
+    f->bar = bar;
+    f->bar_parity = parity & 1u;
+    if (mbar_ready(*f))
+        return;
+    wait_here(AT_MBAR);
+}
+
+bool shared_window(const void *p, unsigned *window, uint32_t *offset)
+{
+    const unsigned char *c = static_cast<const unsigned char *>(p);
+    if (L && L->dyn_shared && c >= L->dyn_shared && c < L->dyn_shared + L->dyn_bytes) {
+        *window = 0;
+        *offset = (uint32_t)(c - L->dyn_shared);
+        return true;
+    }
+    if (__start_cudasim_shared && c >= __start_cudasim_shared && c < __stop_cudasim_shared) {
+        *window = 1;
+        *offset = (uint32_t)(c - __start_cudasim_shared);
+        return true;
+    }
+    return false;
+}
+
+unsigned char *shared_window_base(unsigned window)
+{
+    if (window == 0 && L && L->dyn_shared)
+        return L->dyn_shared;
+    if (window == 1 && __start_cudasim_shared)
+        return __start_cudasim_shared;
+    fail("a shared-memory window that does not exist here");
 }
 
 }  // namespace cudasim

@@ -100,6 +100,43 @@ void *dynamic_shared();
  * written it: the declaration comes first). */
 void static_shared(void *p, size_t bytes);
 
+/* ---- Hopper (sm_90) support: common/wgmma.cuh, mbarrier.cuh, tma.cuh and
+ * hopper_sync.cuh build their models on these (README: Hopper primitives). */
+
+/* This thread's linear index in its block (x fastest). */
+unsigned thread_index();
+/* Waits for all 128 threads of this thread's warpgroup (4 consecutive warps,
+ * the first a multiple of 4) at a warpgroup collective; posts mine and
+ * returns the 128 values posted there, valid until this thread's next one. */
+const uint64_t *warpgroup_exchange(uint64_t mine);
+/* Named barrier id (1..15; 0 is __syncthreads's): released when `threads`
+ * threads (a multiple of 32) have arrived; wait = false only counts
+ * (bar.arrive). */
+void named_barrier(unsigned id, unsigned threads, bool wait);
+/* mbarrier: the state lives beside the block (keyed by the address of the
+ * 64-bit word in shared memory), as the PTX ISA defines it: a phase, its
+ * pending arrivals and its tx-count; the phase completes when both are zero,
+ * then the arrivals reset to the count and the phase flips. */
+void mbar_init(uint64_t *bar, unsigned count);
+/* One arrival, after adding expect_tx bytes to the tx-count. */
+void mbar_arrive(uint64_t *bar, unsigned expect_tx);
+/* An asynchronous copy of `bytes` that completes its tx on bar: land()
+ * writes it. At AT_ISSUE it lands now; at AT_WAIT at the latest legal
+ * moment: when a thread waits on bar and every arrival of the phase is in,
+ * just before the phase could complete. */
+void mbar_complete_tx(uint64_t *bar, unsigned bytes, std::function<void()> land);
+/* Blocks until the phase of bar with this parity has completed (the
+ * try_wait.parity rule: returns at once while the current phase's parity
+ * differs). A wait that can never end is a reported deadlock. */
+void mbar_wait(uint64_t *bar, unsigned parity);
+/* Shared memory as the hardware addresses it: window 0 is the block's
+ * dynamic shared memory (1024-byte aligned here), window 1 the static
+ * __shared__ variables; false for any other address. */
+bool shared_window(const void *p, unsigned *window, uint32_t *offset);
+unsigned char *shared_window_base(unsigned window);
+/* Identifies the running block: a number no other block of the process had. */
+unsigned long block_serial();
+
 /* Runs body once per thread of the grid; sets the error cudaGetLastError
  * returns when the configuration is one CUDA would refuse: among them more
  * than 48 KiB of dynamic shared memory for a kernel that did not opt in
