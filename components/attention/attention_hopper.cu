@@ -324,6 +324,7 @@ __device__ void scores(float (&s)[BK / 2], const unsigned char *qs, const unsign
         wgmma_ss<T, BK, false>(s, k_major_desc(qs, BQ, kk), k_major_desc(ks, BK, kk), kk > 0);
     wgmma_commit_group();
     wgmma_wait_group<0>();
+    wgmma_fence_operands(s);   /* nvcc: no read of s moves above the wait */
 }
 
 /* -inf where key j is past Sk or (causal) past row i's last key
@@ -400,11 +401,13 @@ template <typename T, int D>
 __device__ void accumulate_pv(float (&o)[D / 2], const uint32_t (&p)[BK / 16][4], const unsigned char *vs)
 {
     wgmma_fence();
+    wgmma_fence_operands(o);   /* the softmax's rescaling of o stays above the wgmma */
 #pragma unroll
     for (int kc = 0; kc < BK / 16; kc++)
         wgmma_rs<T, D, true>(o, p[kc], v_desc(vs, kc), 1);
     wgmma_commit_group();
     wgmma_wait_group<0>();
+    wgmma_fence_operands(o);
 }
 
 /* o = O / l for this lane's rows below Sq, two adjacent columns a 32-bit
