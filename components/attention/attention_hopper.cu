@@ -333,7 +333,11 @@ __device__ void consume(const unsigned char *base, barriers *bar, const hopper_a
         pack_p<T>(p, sc, l);
         mbar_wait(&bar->v_full[s], parity);
         accumulate_pv<T, D>(o, p, vs);
-        mbar_arrive(&bar->kv_empty[s]);   /* this thread's wgmma on the stage retired */
+        /* The stage is free once this thread's P V retired (wgmma reads V
+         * from shared memory until then), not when it was issued. */
+        wgmma_wait_group<0>();
+        wgmma_fence_operands(o);
+        mbar_arrive(&bar->kv_empty[s]);
     }
     store_rows<T, D>(a, o, l, row, h, b);
 }
@@ -421,7 +425,8 @@ __device__ void pack_p(uint32_t (&p)[BK / 16][4], const float (&s)[BK / 2], floa
 }
 
 /* O (64 x D) += P (64 x BK) V (BK x D): BK / 16 wgmma of k16 with N = D,
- * P from registers; waited for before the stage is released. */
+ * P from registers; issued and committed here, waited for by the caller
+ * (before it frees the stage and before o is touched again). */
 template <typename T, int D>
 __device__ void accumulate_pv(float (&o)[D / 2], const uint32_t (&p)[BK / 16][4], const unsigned char *vs)
 {
@@ -431,8 +436,6 @@ __device__ void accumulate_pv(float (&o)[D / 2], const uint32_t (&p)[BK / 16][4]
     for (int kc = 0; kc < BK / 16; kc++)
         wgmma_rs<T, D, true>(o, p[kc], v_desc(vs, kc), 1);
     wgmma_commit_group();
-    wgmma_wait_group<0>();
-    wgmma_fence_operands(o);
 }
 
 /* o = O / l for this lane's rows below Sq, two adjacent columns a 32-bit

@@ -42,15 +42,53 @@ MUTATIONS = {
     "simt_v_early": (simt(V_LATE_TC), simt(V_EARLY_TC), 1),
     "tc_gqa": ("hk = h / a.group;", "hk = h % a.kv_heads;", 1),
     "simt_gqa": ("hk = h / a.group;", "hk = h % a.kv_heads;", 2),
+    # attention_hopper.cu (test_attention_hopper_sim):
+    # S read before its wgmma retired (no wait after Q K^T)
+    "hop_s_nowait": ("""    wgmma_commit_group();
+    wgmma_wait_group<0>();
+    wgmma_fence_operands(s);""", """    wgmma_commit_group();
+    wgmma_fence_operands(s);""", 1),
+    # O rescaled / stored before P V retired (no wait after P V)
+    "hop_o_nowait": ("""        wgmma_wait_group<0>();
+        wgmma_fence_operands(o);
+        mbar_arrive(&bar->kv_empty[s]);""", """        wgmma_fence_operands(o);
+        mbar_arrive(&bar->kv_empty[s]);""", 1),
+    # the consumers free the stage before their P V retired: the empty
+    # barrier's arrive before the P V is issued (the model's wgmma reads its
+    # operands in one step at the wait, so an arrive just before the wait
+    # leaves no room for the producer's next load; before the issue, the
+    # wgmma_fence and the wgmmas' collectives do)
+    "hop_empty_early": ("""        accumulate_pv<T, D>(o, p, vs);""", """        mbar_arrive(&bar->kv_empty[s]);
+        accumulate_pv<T, D>(o, p, vs);""", 1, ("""        mbar_arrive(&bar->kv_empty[s]);
+    }""", """    }""")),
+    # the producer arrives on K's full barrier without expecting its bytes:
+    # the phase completes before the copy lands
+    "hop_no_expect_tx": ("""        mbar_arrive_expect_tx(&bar->k_full[s], L::KV_BYTES);""",
+                         """        mbar_arrive(&bar->k_full[s]);""", 1),
+    # K's descriptor without the column-block step of a head_dim of 128
+    "hop_desc_block": ("""(kk / 4) * rows * COL * 2 + (kk % 4) * 32""", """(kk % 4) * 32""", 1),
+    # V's descriptor with the stride of an unswizzled 16-row step
+    "hop_desc_v": ("""return wgmma_desc(tile + kc * 16 * COL * 2, BK * COL * 2, ATOM);""",
+                   """return wgmma_desc(tile + kc * 16 * COL * 2, BK * COL * 2, 2 * ATOM);""", 1),
+    # K and V of head h % kv_heads instead of h / group
+    "hop_gqa": ("""produce<D>(base, bar, &qm, &km, &vm, q0, h, h / a.group, b, tiles);""",
+                """produce<D>(base, bar, &qm, &km, &vm, q0, h, h % (a.heads / a.group), b, tiles);""", 1),
     "rms_warp_sums": ("warp_sum(lane < nwarps ? warp_sums[lane] : 0.0f)", "warp_sum(warp_sums[lane])", 1),
 }
 
 
 def main():
     name, path = sys.argv[1], sys.argv[2]
-    old, new, nth = MUTATIONS[name]
+    old, new, nth, *second = MUTATIONS[name]
     with open(path) as f:
         text = f.read()
+    if second:   # a second edit, at the first occurrence of its anchor
+        old2, new2 = second[0]
+        at2 = text.find(old2)
+        if at2 < 0:
+            print(f"mutations.py: {name}: its second anchor is not in {path}", file=sys.stderr)
+            return 1
+        text = text[:at2] + new2 + text[at2 + len(old2):]
     at = -1
     for _ in range(nth):
         at = text.find(old, at + 1)
