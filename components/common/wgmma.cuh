@@ -222,12 +222,14 @@ struct op {
 struct thread_state {
     std::vector<op> open;               /* started, not yet committed */
     std::deque<std::vector<op>> groups; /* committed, oldest first */
-    unsigned long block;                /* the block they belong to */
+    unsigned long block = 0;            /* the block they belong to */
 };
 
-inline std::vector<thread_state> &threads()
+/* A deque: growing it keeps the references that threads hold across their
+ * warpgroup exchanges (where other threads run and may grow it) valid. */
+inline std::deque<thread_state> &threads()
 {
-    static std::vector<thread_state> s;
+    static std::deque<thread_state> s;
     return s;
 }
 
@@ -236,7 +238,7 @@ inline std::vector<thread_state> &threads()
 inline thread_state &mine()
 {
     unsigned i = cudasim::thread_index();
-    std::vector<thread_state> &s = threads();
+    std::deque<thread_state> &s = threads();
     if (s.size() <= i)
         s.resize(i + 1);
     thread_state &m = s[i];
