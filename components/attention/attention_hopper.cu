@@ -291,19 +291,48 @@ __device__ __forceinline__ uint64_t v_desc(const unsigned char *tile, int kc)
     return wgmma_desc(tile + kc * 16 * COL * 2, BK * COL * 2, ATOM);
 }
 
-template <typename T, int D> __device__ void scores(float (&s)[BK / 2], const unsigned char *qs,
-                                                    const unsigned char *ks);
+template <typename T, int D> __device__ void issue_scores(float (&s)[BK / 2], const unsigned char *qs,
+                                                          const unsigned char *ks);
+template <typename T, int D> __device__ void issue_pv(float (&o)[D / 2], const uint32_t (&p)[BK / 16][4],
+                                                      const unsigned char *vs);
 __device__ void mask_scores(float (&s)[BK / 2], int k0, int row, int seq_q, int seq_k, int causal);
-template <int D> __device__ void softmax_step(float (&s)[BK / 2], float (&m)[2], float (&l)[2], float (&o)[D / 2],
-                                              float scale_log2);
+__device__ void softmax_step(float (&s)[BK / 2], float (&m)[2], float (&l)[2], float (&alpha)[2], float scale_log2);
+template <int D> __device__ void rescale_o(float (&o)[D / 2], const float (&alpha)[2]);
 template <typename T> __device__ void pack_p(uint32_t (&p)[BK / 16][4], const float (&s)[BK / 2], float (&l)[2]);
-template <typename T, int D> __device__ void accumulate_pv(float (&o)[D / 2], const uint32_t (&p)[BK / 16][4],
-                                                           const unsigned char *vs);
 template <typename T, int D> __device__ void store_rows(const hopper_args<T> &a, const float (&o)[D / 2],
                                                         const float (&l)[2], int row, int h, int b);
+template <typename T> __device__ bool needs_mask(const hopper_args<T> &a, int k0, int first);
+template <typename T, int D, bool NEXT>
+__device__ __forceinline__ void tile_step(const unsigned char *base, barriers *bar, const hopper_args<T> &a,
+                                          const unsigned char *qs, float (&sc)[BK / 2], uint32_t (&p)[BK / 16][4],
+                                          float (&o)[D / 2], float (&m)[2], float (&l)[2], float (&alpha)[2], int t,
+                                          int first, int row, unsigned mine, unsigned other, int wg);
+template <typename T>
+__device__ void prepare_p(float (&sc)[BK / 2], uint32_t (&p)[BK / 16][4], float (&m)[2], float (&l)[2],
+                          float (&alpha)[2], const hopper_args<T> &a, int k0, int first, int row);
+
+/* Named barriers of the ping-pong (hopper_sync.cuh; 0 is __syncthreads'):
+ * consumer warpgroup w waits on PINGPONG_BAR + w for its turn to issue
+ * wgmma, the other warpgroup's 128 threads arrive on it when their turn
+ * ends (256 threads count). */
+constexpr unsigned PINGPONG_BAR = 1, PINGPONG_THREADS = 2 * WG;
 
 /* A consumer warpgroup: 64 query rows; warp w of it rows 16 w .. 16 w + 15,
- * lane (g, t) rows g and g + 8 of those (wgmma's D fragment, wgmma.cuh). */
+ * lane (g, t) rows g and g + 8 of those (wgmma's D fragment, wgmma.cuh).
+ *
+ * The schedule, per tile t (FlashAttention-3's two overlaps):
+ *   within the warpgroup: S_{t+1} = Q K_{t+1}^T is issued together with
+ *   O += P_t V_t, and the softmax of S_{t+1} runs while P_t V_t is still in
+ *   the tensor cores (wgmma_wait_group<1>: the older group, S, retired); O
+ *   is rescaled by S_{t+1}'s alpha once P_t V_t retired (wait<0>), and only
+ *   then are P's registers (the RS operand) overwritten and the stage freed.
+ *   between the two warpgroups (ping-pong): each issues its wgmma in turns,
+ *   so that one's softmax (the exp2s on the SFU) overlaps the other's
+ *   matrix products. A turn: named_bar_sync on its own barrier, issue,
+ *   named_bar_arrive on the other's. Warpgroup 0 goes first (warpgroup 1
+ *   arrives on its barrier once at the start); both have tiles + 1 turns
+ *   (the first issues S_0 alone), and warpgroup 1 does not arrive after its
+ *   last, which no turn of warpgroup 0 waits for. */
 template <typename T, int D>
 __device__ void consume(const unsigned char *base, barriers *bar, const hopper_args<T> &a, int q0, int h, int b,
                         int tiles)
@@ -313,47 +342,103 @@ __device__ void consume(const unsigned char *base, barriers *bar, const hopper_a
     const int first = q0 + wg * ROWS;                       /* this warpgroup's first query */
     const int row = first + warp * 16 + lane / 4;           /* this lane's first row; the other is row + 8 */
     const unsigned char *qs = base + wg * ROWS * COL * 2;   /* its 64 rows of every Q column block */
-    float o[D / 2] = {}, m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f};
+    const unsigned mine = PINGPONG_BAR + wg, other = PINGPONG_BAR + 1 - wg;
+    float o[D / 2] = {}, m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f}, alpha[2];
+    float sc[BK / 2];
+    uint32_t p[BK / 16][4];
     mbar_wait(&bar->q_full, 0);
-#pragma unroll 1
-    for (int t = 0; t < tiles; t++) {
-        const int s = t % STAGES;
-        const unsigned parity = (unsigned)(t / STAGES) & 1u;
-        const unsigned char *ks = base + L::K_AT + s * L::STAGE_BYTES, *vs = base + L::V_AT + s * L::STAGE_BYTES;
-        float sc[BK / 2];
-        mbar_wait(&bar->k_full[s], parity);
-        scores<T, D>(sc, qs, ks);
-        /* Rows of this warpgroup see keys up to first + 63 + Sk - Sq at most;
-         * a tile past Sk or past `first`'s last key needs the mask. */
-        const int k0 = t * BK;
-        if (k0 + BK > a.seq_k || (a.causal && k0 + BK - 1 > first + a.seq_k - a.seq_q))
-            mask_scores(sc, k0, row, a.seq_q, a.seq_k, a.causal);
-        softmax_step<D>(sc, m, l, o, a.scale_log2);
-        uint32_t p[BK / 16][4];
-        pack_p<T>(p, sc, l);
-        mbar_wait(&bar->v_full[s], parity);
-        accumulate_pv<T, D>(o, p, vs);
-        /* The stage is free once this thread's P V retired (wgmma reads V
-         * from shared memory until then), not when it was issued. */
+    if (tiles > 0) {
+        if (wg == 1)
+            named_bar_arrive(PINGPONG_BAR, PINGPONG_THREADS);    /* warpgroup 0's first turn */
+        mbar_wait(&bar->k_full[0], 0);
+        named_bar_sync(mine, PINGPONG_THREADS);
+        wgmma_fence();
+        issue_scores<T, D>(sc, qs, base + L::K_AT);
+        named_bar_arrive(other, PINGPONG_THREADS);
         wgmma_wait_group<0>();
-        wgmma_fence_operands(o);
-        mbar_arrive(&bar->kv_empty[s]);
+        wgmma_fence_operands(sc);   /* nvcc: no read of sc moves above the wait */
+        prepare_p<T>(sc, p, m, l, alpha, a, 0, first, row);
     }
+    /* The last tile has no S_{t+1}: its own instance of the step, so that
+     * no wgmma sits in a branch (ptxas then fences the accumulators). */
+#pragma unroll 1
+    for (int t = 0; t + 1 < tiles; t++)
+        tile_step<T, D, true>(base, bar, a, qs, sc, p, o, m, l, alpha, t, first, row, mine, other, wg);
+    if (tiles > 0)
+        tile_step<T, D, false>(base, bar, a, qs, sc, p, o, m, l, alpha, tiles - 1, first, row, mine, other, wg);
     store_rows<T, D>(a, o, l, row, h, b);
 }
 
-/* S (64 x BK) = Q (64 x D) K^T: D / 16 wgmma of k16 with N = BK, waited
- * for before the softmax reads S. */
-template <typename T, int D>
-__device__ void scores(float (&s)[BK / 2], const unsigned char *qs, const unsigned char *ks)
+/* Tile t of consume's schedule: S_{t+1} (when NEXT) and P_t V_t issued in
+ * this warpgroup's ping-pong turn, S_{t+1}'s softmax while P_t V_t runs,
+ * then O rescaled, P_{t+1} packed and the stage freed. */
+template <typename T, int D, bool NEXT>
+__device__ void tile_step(const unsigned char *base, barriers *bar, const hopper_args<T> &a, const unsigned char *qs,
+                          float (&sc)[BK / 2], uint32_t (&p)[BK / 16][4], float (&o)[D / 2], float (&m)[2],
+                          float (&l)[2], float (&alpha)[2], int t, int first, int row, unsigned mine, unsigned other,
+                          int wg)
 {
-    wgmma_fence();
+    using L = layout<D>;
+    const int s = t % STAGES, n = (t + 1) % STAGES;
+    if (NEXT)
+        mbar_wait(&bar->k_full[n], (unsigned)((t + 1) / STAGES) & 1u);
+    mbar_wait(&bar->v_full[s], (unsigned)(t / STAGES) & 1u);
+    named_bar_sync(mine, PINGPONG_THREADS);
+    wgmma_fence();              /* o rescaled, p packed since the last wgmma */
+    wgmma_fence_operands(o);
+    if (NEXT)
+        issue_scores<T, D>(sc, qs, base + L::K_AT + n * L::STAGE_BYTES);
+    issue_pv<T, D>(o, p, base + L::V_AT + s * L::STAGE_BYTES);
+    if (wg == 0 || NEXT)
+        named_bar_arrive(other, PINGPONG_THREADS);
+    if (NEXT) {
+        wgmma_wait_group<1>();  /* S_{t+1} retired; P_t V_t may still run */
+        wgmma_fence_operands(sc);
+        if (needs_mask(a, (t + 1) * BK, first))
+            mask_scores(sc, (t + 1) * BK, row, a.seq_q, a.seq_k, a.causal);
+        softmax_step(sc, m, l, alpha, a.scale_log2);
+    }
+    /* The stage is free once this thread's P V retired (wgmma reads V
+     * from shared memory, and P from registers, until then), not when
+     * it was issued. */
+    wgmma_wait_group<0>();
+    wgmma_fence_operands(o);
+    mbar_arrive(&bar->kv_empty[s]);
+    if (NEXT) {
+        rescale_o<D>(o, alpha);
+        pack_p<T>(p, sc, l);
+    }
+}
+
+/* Whether key tile [k0, k0 + BK) needs the mask for the warpgroup whose first
+ * query is `first`: it reaches past Sk, or (causal) past first's last key
+ * (its later rows see at most 63 keys more). */
+template <typename T>
+__device__ bool needs_mask(const hopper_args<T> &a, int k0, int first)
+{
+    return k0 + BK > a.seq_k || (a.causal && k0 + BK - 1 > first + a.seq_k - a.seq_q);
+}
+
+/* The first tile's P: mask, softmax (o is still 0: no rescale), pack. */
+template <typename T>
+__device__ void prepare_p(float (&sc)[BK / 2], uint32_t (&p)[BK / 16][4], float (&m)[2], float (&l)[2],
+                          float (&alpha)[2], const hopper_args<T> &a, int k0, int first, int row)
+{
+    if (needs_mask(a, k0, first))
+        mask_scores(sc, k0, row, a.seq_q, a.seq_k, a.causal);
+    softmax_step(sc, m, l, alpha, a.scale_log2);
+    pack_p<T>(p, sc, l);
+}
+
+/* S (64 x BK) = Q (64 x D) K^T: D / 16 wgmma of k16 with N = BK, one group
+ * (the caller fences before and waits after). */
+template <typename T, int D>
+__device__ void issue_scores(float (&s)[BK / 2], const unsigned char *qs, const unsigned char *ks)
+{
 #pragma unroll
     for (int kk = 0; kk < D / 16; kk++)
         wgmma_ss<T, BK, false>(s, k_major_desc(qs, BQ, kk), k_major_desc(ks, BK, kk), kk > 0);
     wgmma_commit_group();
-    wgmma_wait_group<0>();
-    wgmma_fence_operands(s);   /* nvcc: no read of s moves above the wait */
 }
 
 /* -inf where key j is past Sk or (causal) past row i's last key
@@ -376,12 +461,12 @@ __device__ void mask_scores(float (&s)[BK / 2], int k0, int row, int seq_q, int 
 }
 
 /* The online softmax of one tile for this lane's two rows (attention_cuda.cu
- * has the algebra): each row's max over its four lanes, O and the row sums
- * l rescaled by alpha, S turned into P = 2^(c S - m) in place (pack_p adds
- * the rounded weights to l). A function of its own, like the mask and the
- * store, so that the pipeline in consume reads as the schedule it is. */
-template <int D>
-__device__ void softmax_step(float (&s)[BK / 2], float (&m)[2], float (&l)[2], float (&o)[D / 2], float scale_log2)
+ * has the algebra): each row's max over its four lanes, the row sums l
+ * rescaled by alpha (returned, for O: rescale_o, once the P V that still
+ * accumulates into O retired), S turned into P = 2^(c S - m) in place
+ * (pack_p adds the rounded weights to l). A function of its own, like the
+ * mask and the store, so that consume reads as the schedule it is. */
+__device__ void softmax_step(float (&s)[BK / 2], float (&m)[2], float (&l)[2], float (&alpha)[2], float scale_log2)
 {
 #pragma unroll
     for (int r = 0; r < 2; r++) {
@@ -393,17 +478,25 @@ __device__ void softmax_step(float (&s)[BK / 2], float (&m)[2], float (&l)[2], f
         smax = fmaxf(smax, __shfl_xor_sync(0xffffffffu, smax, 2));
         const float mx = fmaxf(m[r], smax * scale_log2);
         const float base = mx == -INFINITY ? 0.0f : mx;   /* nothing visible yet: no -inf - -inf */
-        const float alpha = exp2f(m[r] - base);
+        alpha[r] = exp2f(m[r] - base);
         m[r] = mx;
-        l[r] *= alpha;
-#pragma unroll
-        for (int n = 0; n < D / 8; n++)
-            o[4 * n + 2 * r] *= alpha, o[4 * n + 2 * r + 1] *= alpha;
+        l[r] *= alpha[r];
 #pragma unroll
         for (int n = 0; n < BK / 8; n++)
             s[4 * n + 2 * r] = exp2f(fmaf(s[4 * n + 2 * r], scale_log2, -base)),
             s[4 * n + 2 * r + 1] = exp2f(fmaf(s[4 * n + 2 * r + 1], scale_log2, -base));
     }
+}
+
+/* O's rows times their alpha (d[4 n + 2 r + e] is row `row` + 8 r). */
+template <int D>
+__device__ void rescale_o(float (&o)[D / 2], const float (&alpha)[2])
+{
+#pragma unroll
+    for (int n = 0; n < D / 8; n++)
+#pragma unroll
+        for (int r = 0; r < 2; r++)
+            o[4 * n + 2 * r] *= alpha[r], o[4 * n + 2 * r + 1] *= alpha[r];
 }
 
 /* P's A fragments for wgmma's RS form, keys 16 kc .. 16 kc + 15: S's
@@ -425,13 +518,11 @@ __device__ void pack_p(uint32_t (&p)[BK / 16][4], const float (&s)[BK / 2], floa
 }
 
 /* O (64 x D) += P (64 x BK) V (BK x D): BK / 16 wgmma of k16 with N = D,
- * P from registers; issued and committed here, waited for by the caller
- * (before it frees the stage and before o is touched again). */
+ * P from registers, one group (the caller fences before and waits after:
+ * before it frees the stage, touches o or overwrites p). */
 template <typename T, int D>
-__device__ void accumulate_pv(float (&o)[D / 2], const uint32_t (&p)[BK / 16][4], const unsigned char *vs)
+__device__ void issue_pv(float (&o)[D / 2], const uint32_t (&p)[BK / 16][4], const unsigned char *vs)
 {
-    wgmma_fence();
-    wgmma_fence_operands(o);   /* the softmax's rescaling of o stays above the wgmma */
 #pragma unroll
     for (int kc = 0; kc < BK / 16; kc++)
         wgmma_rs<T, D, true>(o, p[kc], v_desc(vs, kc), 1);
