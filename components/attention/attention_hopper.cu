@@ -17,6 +17,9 @@
  *                 the mask and the online softmax in fp32 registers, P
  *                 packed to 16 bits in the A-fragment layout, O += P V by
  *                 wgmma (P from registers, V from shared memory).
+ * ptxas allocates within 65536 / 384 = 168 registers a thread for the whole
+ * kernel (none spilled at head_dim 128: O 64, S 64, P 32); setmaxnreg makes
+ * the consumers' real limit 240.
  * Synchronization is by mbarriers only (no __syncthreads after the setup):
  *   q_full           the producer's expect_tx of Q's bytes; TMA completes it
  *   k_full[s], v_full[s]   the same for stage s's K and V (separate, so S =
@@ -39,9 +42,12 @@
  * Rows past Sq or Sk arrive as zeros (TMA's out-of-range fill), so masked
  * weights (0) times them stay 0.
  *
- * Not yet here (FlashAttention-3 has them): the two consumers' ping-pong on
- * named barriers and the next tile's Q K^T issued before this tile's
- * softmax; each consumer waits for its own wgmma before the softmax.
+ * FlashAttention-3's two overlaps (consume has the schedule): within a
+ * consumer, the next tile's Q K^T is issued with this tile's P V and its
+ * softmax runs while P V is in the tensor cores; between the consumers,
+ * their wgmma go in ping-pong turns on two named barriers, so that one's
+ * softmax overlaps the other's matrix products. Tile sizes and stages are
+ * fixed (attention_cuda.h): no build of other tiles yet.
  *
  * Causal: the same bottom-right alignment and reversed block order as
  * attention_cuda.cu; both consumers walk the block's tiles (the producer

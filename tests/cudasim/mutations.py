@@ -43,24 +43,24 @@ MUTATIONS = {
     "tc_gqa": ("hk = h / a.group;", "hk = h % a.kv_heads;", 1),
     "simt_gqa": ("hk = h / a.group;", "hk = h % a.kv_heads;", 2),
     # attention_hopper.cu (test_attention_hopper_sim):
-    # S read before its wgmma retired (no wait after Q K^T)
-    "hop_s_nowait": ("""    wgmma_commit_group();
-    wgmma_wait_group<0>();
-    wgmma_fence_operands(s);""", """    wgmma_commit_group();
-    wgmma_fence_operands(s);""", 1),
-    # O rescaled / stored before P V retired (no wait after P V)
-    "hop_o_nowait": ("""        wgmma_wait_group<0>();
-        wgmma_fence_operands(o);
-        mbar_arrive(&bar->kv_empty[s]);""", """        wgmma_fence_operands(o);
-        mbar_arrive(&bar->kv_empty[s]);""", 1),
+    # S_{t+1}'s softmax before its wgmma retired (no wait_group<1>)
+    "hop_s_nowait": ("""        wgmma_wait_group<1>();  /* S_{t+1} retired; P_t V_t may still run */
+""", "", 1),
+    # O rescaled and P overwritten before P V retired (no wait_group<0>)
+    "hop_o_nowait": ("""    wgmma_wait_group<0>();
+    wgmma_fence_operands(o);
+    mbar_arrive(&bar->kv_empty[s]);""", """    wgmma_fence_operands(o);
+    mbar_arrive(&bar->kv_empty[s]);""", 1),
     # the consumers free the stage before their P V retired: the empty
     # barrier's arrive before the P V is issued (the model's wgmma reads its
     # operands in one step at the wait, so an arrive just before the wait
     # leaves no room for the producer's next load; before the issue, the
-    # wgmma_fence and the wgmmas' collectives do)
-    "hop_empty_early": ("""        accumulate_pv<T, D>(o, p, vs);""", """        mbar_arrive(&bar->kv_empty[s]);
-        accumulate_pv<T, D>(o, p, vs);""", 1, ("""        mbar_arrive(&bar->kv_empty[s]);
-    }""", """    }""")),
+    # wgmmas' collectives do)
+    "hop_empty_early": ("""    issue_pv<T, D>(o, p, base + L::V_AT + s * L::STAGE_BYTES);""",
+                        """    mbar_arrive(&bar->kv_empty[s]);
+    issue_pv<T, D>(o, p, base + L::V_AT + s * L::STAGE_BYTES);""", 1,
+                        ("""    wgmma_fence_operands(o);
+    mbar_arrive(&bar->kv_empty[s]);""", """    wgmma_fence_operands(o);""")),
     # the producer arrives on K's full barrier without expecting its bytes:
     # the phase completes before the copy lands
     "hop_no_expect_tx": ("""        mbar_arrive_expect_tx(&bar->k_full[s], L::KV_BYTES);""",
