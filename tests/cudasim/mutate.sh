@@ -20,7 +20,8 @@
 #                              no wgmma_wait_group (s_nowait, o_nowait); the
 #                              stage freed before its P V retired
 #                              (empty_early); K's full barrier arrived on
-#                              without expect_tx (no_expect_tx); a wrong
+#                              without expect_tx (no_expect_tx); a stage
+#                              reused after the wrong phase (parity); a wrong
 #                              K or V descriptor (desc_block, desc_v); the
 #                              kv head h % kv_heads in the TMA coordinates (gqa)
 # Run by make check; by hand, some of them: MUTANTS='tc_gqa rms_warp_sums' sh tests/cudasim/mutate.sh
@@ -59,6 +60,7 @@ for entry in "tc_k_early attention attention_cuda.cu test_tensor_core" \
         "hop_o_nowait attention attention_hopper.cu test_hopper attention_hopper" \
         "hop_empty_early attention attention_hopper.cu test_hopper attention_hopper" \
         "hop_no_expect_tx attention attention_hopper.cu test_hopper attention_hopper" \
+        "hop_parity attention attention_hopper.cu test_hopper attention_hopper" \
         "hop_desc_block attention attention_hopper.cu test_hopper attention_hopper" \
         "hop_desc_v attention attention_hopper.cu test_hopper attention_hopper" \
         "hop_gqa attention attention_hopper.cu test_hopper attention_hopper" \

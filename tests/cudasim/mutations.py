@@ -65,6 +65,10 @@ MUTATIONS = {
     # the phase completes before the copy lands
     "hop_no_expect_tx": ("""        mbar_arrive_expect_tx(&bar->k_full[s], L::KV_BYTES);""",
                          """        mbar_arrive(&bar->k_full[s]);""", 1),
+    # the producer reuses a stage after waiting on the wrong phase of its
+    # empty barrier (always parity 0: right in round 1, wrong in round 2)
+    "hop_parity": ("""mbar_wait(&bar->kv_empty[s], (unsigned)(t / STAGES - 1) & 1u);""",
+                   """mbar_wait(&bar->kv_empty[s], 0u);""", 1),
     # K's descriptor without the column-block step of a head_dim of 128
     "hop_desc_block": ("""(kk / 4) * rows * COL * 2 + (kk % 4) * 32""", """(kk % 4) * 32""", 1),
     # V's descriptor with the stride of an unswizzled 16-row step

@@ -93,6 +93,9 @@ static void test_hopper(void **state)
         /* Three key tiles through two stages (the ring wraps), the last
          * partial; scale 1 makes scores large, so the running max moves. */
         {BF16, 1, 1, 1, 70, 300, 64, 0, 1.0f},
+        /* Five tiles: each stage's barriers through phases of both parities
+         * and back (rounds 0, 1, 2 of stage 0). */
+        {F16, 1, 1, 1, 5, 600, 128, 1, 0},
         /* head_dim 128 (two column blocks of 64), causal with Sq < Sk, two
          * sequences. */
         {BF16, 2, 2, 2, 3, 130, 128, 1, 0},
