@@ -132,6 +132,8 @@ extern "C" int attention_cuda_launch(const attention_cuda_geometry *g, const att
     attention_cuda_geometry want;
     int planned = g->kernel == ATTENTION_CUDA_TENSOR_CORE
                       ? attention_cuda_plan_tensor_core(s, dtype, g->m_tiles, g->block_keys, q, k, v, o, &want)
+                  : g->kernel == ATTENTION_CUDA_HOPPER
+                      ? attention_cuda_plan_hopper(s, dtype, g->stages ? g->stages : 1, q, k, v, o, &want)
                       : attention_cuda_plan_kernel(s, dtype, g->kernel, q, k, v, o, &want);
     if (planned != 0 || want.kernel != g->kernel || want.head_dim != g->head_dim ||
         want.threads != g->threads || want.grid_x != g->grid_x || want.grid_y != g->grid_y ||

@@ -80,6 +80,11 @@ typedef enum attention_cuda_kernel {
 #define ATTENTION_CUDA_HOPPER_BQ 128
 #define ATTENTION_CUDA_HOPPER_BK 128
 #define ATTENTION_CUDA_HOPPER_STAGES 2
+/* A build may take 3 stages instead (226 KiB at head_dim 128, 114 at 64):
+ * attention_cuda_plan_hopper, or the environment's
+ * HARNESS_ATTENTION_HOPPER_STAGES=3, for measuring one against the other. */
+#define ATTENTION_CUDA_HOPPER_MAX_STAGES 3
+#define ATTENTION_CUDA_HOPPER_STAGES_ENV "HARNESS_ATTENTION_HOPPER_STAGES"
 #define ATTENTION_CUDA_HOPPER_SMEM_EXTRA 2048
 #define ATTENTION_CUDA_KERNEL_ENV "HARNESS_ATTENTION_KERNEL"
 
@@ -116,6 +121,13 @@ int attention_cuda_plan_tensor_core(const attention_shape *s, attention_cuda_dty
 int attention_cuda_plan(const attention_shape *s, attention_cuda_dtype dtype,
                         const void *q, const void *k, const void *v, const void *o,
                         attention_cuda_geometry *out);
+
+/* attention_cuda_plan_kernel for the Hopper kernel with `stages` K/V stages
+ * (2 or 3; 0: the environment's HARNESS_ATTENTION_HOPPER_STAGES when it is
+ * 2 or 3, else 2). */
+int attention_cuda_plan_hopper(const attention_shape *s, attention_cuda_dtype dtype, unsigned stages,
+                               const void *q, const void *k, const void *v, const void *o,
+                               attention_cuda_geometry *out);
 
 /* The kernel for a device of compute capability `cc` (major x 10 + minor:
  * 90 for an H100; 0 when unknown): HOPPER where cc is 90 and it takes the

@@ -63,11 +63,23 @@ static unsigned choose_block_keys(size_t head_dim, unsigned m_tiles, unsigned bl
     return block_keys == ATTENTION_CUDA_TC_BK || (block_keys == 32 && has_32) ? block_keys : 0;
 }
 
+/* The Hopper kernel's stages: `stages` when 2 or 3, 0 for another count;
+ * when 0, the environment's 2 or 3, else the default. */
+static unsigned choose_stages(unsigned stages)
+{
+    if (stages == 0) {
+        const char *env = getenv(ATTENTION_CUDA_HOPPER_STAGES_ENV);
+        return env && strcmp(env, "3") == 0 ? 3 : ATTENTION_CUDA_HOPPER_STAGES;
+    }
+    return stages == 2 || stages == 3 ? stages : 0;
+}
+
 /* m_tiles, block_keys: the tensor-core kernel's (1 or 2; 64 or 32), 0 to
- * choose; other kernels ignore them. */
+ * choose; stages: the Hopper kernel's (2 or 3), 0 to choose; other kernels
+ * ignore them. */
 static int plan(const attention_shape *s, attention_cuda_dtype dtype, attention_cuda_kernel kernel,
-                unsigned m_tiles, unsigned block_keys, const void *q, const void *k, const void *v, const void *o,
-                attention_cuda_geometry *out)
+                unsigned m_tiles, unsigned block_keys, unsigned stages, const void *q, const void *k, const void *v,
+                const void *o, attention_cuda_geometry *out)
 {
     if (!valid(s, dtype))
         return -1;
@@ -100,7 +112,9 @@ static int plan(const attention_shape *s, attention_cuda_dtype dtype, attention_
         g.head_dim = (unsigned)d;
         g.threads = ATTENTION_CUDA_HOPPER_THREADS;
         g.block_keys = ATTENTION_CUDA_HOPPER_BK;
-        g.stages = ATTENTION_CUDA_HOPPER_STAGES;
+        g.stages = choose_stages(stages);
+        if (!g.stages)
+            return -1;
         g.smem = (ATTENTION_CUDA_HOPPER_BQ + 2 * (size_t)g.stages * g.block_keys) * d * 2 +
                  ATTENTION_CUDA_HOPPER_SMEM_EXTRA;
         rows_per_block = ATTENTION_CUDA_HOPPER_BQ;
@@ -134,7 +148,7 @@ int attention_cuda_plan_kernel(const attention_shape *s, attention_cuda_dtype dt
                                const void *q, const void *k, const void *v, const void *o,
                                attention_cuda_geometry *out)
 {
-    return plan(s, dtype, kernel, 0, 0, q, k, v, o, out);
+    return plan(s, dtype, kernel, 0, 0, 0, q, k, v, o, out);
 }
 
 int attention_cuda_plan_tensor_core(const attention_shape *s, attention_cuda_dtype dtype, unsigned m_tiles,
@@ -143,7 +157,16 @@ int attention_cuda_plan_tensor_core(const attention_shape *s, attention_cuda_dty
 {
     if (m_tiles != 1 && m_tiles != 2)
         return -1;
-    return plan(s, dtype, ATTENTION_CUDA_TENSOR_CORE, m_tiles, block_keys, q, k, v, o, out);
+    return plan(s, dtype, ATTENTION_CUDA_TENSOR_CORE, m_tiles, block_keys, 0, q, k, v, o, out);
+}
+
+int attention_cuda_plan_hopper(const attention_shape *s, attention_cuda_dtype dtype, unsigned stages,
+                               const void *q, const void *k, const void *v, const void *o,
+                               attention_cuda_geometry *out)
+{
+    if (stages != 0 && stages != 2 && stages != 3)
+        return -1;
+    return plan(s, dtype, ATTENTION_CUDA_HOPPER, 0, 0, stages, q, k, v, o, out);
 }
 
 int attention_cuda_plan(const attention_shape *s, attention_cuda_dtype dtype,

@@ -8,7 +8,7 @@
  * A block of 384 threads owns 128 queries of one (batch, head), three
  * warpgroups:
  *   warpgroup 0   the producer: one thread issues TMA loads, Q once, then K
- *                 and V tiles of BK = 128 keys into a ring of STAGES = 2
+ *                 and V tiles of BK = 128 keys into a ring of `stages` = 2
  *                 stages; it gives up its registers (setmaxnreg.dec), it
  *                 needs almost none.
  *   warpgroups 1, 2   consumers, 64 query rows each (setmaxnreg.inc: the
@@ -27,10 +27,12 @@
  *   kv_empty[s]      every consumer thread arrives once its P V on stage s
  *                    retired (wgmma_wait_group<0>), so the producer may
  *                    overwrite the stage
- * Phases: tile t uses stage t % STAGES in its round t / STAGES; a
- * consumer waits the full barriers' phase of parity (t / STAGES) & 1, the
- * producer, before reusing a stage (t >= STAGES), kv_empty's phase of the
- * round before, parity (t / STAGES - 1) & 1.
+ * Phases: tile t uses stage t % stages in its round t / stages; a
+ * consumer waits the full barriers' phase of parity (t / stages) & 1, the
+ * producer, before reusing a stage (t >= stages), kv_empty's phase of the
+ * round before, parity (t / stages - 1) & 1. `stages` is the plan's (2, or
+ * 3 when asked for: attention_cuda.h), a launch argument rather than a
+ * template parameter: one build serves both.
  *
  * Shared memory, every tile in TMA's 128-byte-swizzle layout (rows of 64
  * elements = 128 bytes, 8-row atoms of 1024 bytes, 1024-byte aligned): a
@@ -97,7 +99,8 @@ template <int REGS> __device__ void setmaxnreg_dec();
 
 namespace {
 
-constexpr int BQ = ATTENTION_CUDA_HOPPER_BQ, BK = ATTENTION_CUDA_HOPPER_BK, STAGES = ATTENTION_CUDA_HOPPER_STAGES;
+constexpr int BQ = ATTENTION_CUDA_HOPPER_BQ, BK = ATTENTION_CUDA_HOPPER_BK;
+constexpr int MAX_STAGES = ATTENTION_CUDA_HOPPER_MAX_STAGES;   /* the ring's length is a launch argument */
 constexpr int WG = 128;                 /* threads of a warpgroup */
 constexpr int ROWS = 64;                /* query rows of a consumer warpgroup (wgmma's M) */
 constexpr int COL = 64;                 /* elements of a 128-byte swizzled row: one column block */
@@ -110,6 +113,7 @@ template <typename T>
 struct hopper_args {
     T *o;
     int seq_q, seq_k, heads, group, causal;
+    int stages;                         /* K/V stages of the ring, 2 or 3 (the plan's) */
     float scale_log2;                   /* scale x log2(e) */
 };
 
@@ -120,11 +124,11 @@ struct layout {
     static constexpr int Q_BYTES = BQ * D * 2, KV_BYTES = BK * D * 2;
     static constexpr int K_AT = Q_BYTES, V_AT = K_AT + KV_BYTES;  /* stage s adds s x STAGE_BYTES */
     static constexpr int STAGE_BYTES = 2 * KV_BYTES;
-    static constexpr int BARS_AT = Q_BYTES + STAGES * STAGE_BYTES;
+    __device__ static int bars_at(int stages) { return Q_BYTES + stages * STAGE_BYTES; }
 };
 
 struct barriers {
-    uint64_t q_full, k_full[STAGES], v_full[STAGES], kv_empty[STAGES];
+    uint64_t q_full, k_full[MAX_STAGES], v_full[MAX_STAGES], kv_empty[MAX_STAGES];
 };
 
 template <typename T, int D>
@@ -148,12 +152,14 @@ static int encode(tma_map *map, const void *base, size_t batch, size_t seq, size
 }
 
 /* The launch opts in to the block's shared memory (past the default 48
- * KiB) once per instance, not in every measured launch. */
+ * KiB) once per instance, not in every measured launch: to what the most
+ * stages need, so that one opt-in serves every plan. */
 template <typename T, int D>
-static cudaError_t shared_opt_in(size_t bytes)
+static cudaError_t shared_opt_in()
 {
-    static const cudaError_t e =
-        cudaFuncSetAttribute(attention_hopper<T, D>, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes);
+    static const cudaError_t e = cudaFuncSetAttribute(
+        attention_hopper<T, D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+        (BQ + 2 * MAX_STAGES * BK) * D * 2 + ATTENTION_CUDA_HOPPER_SMEM_EXTRA);
     return e;
 }
 
@@ -169,9 +175,9 @@ static int launch_typed(const attention_cuda_geometry *g, const attention_shape 
     hopper_args<T> a;
     a.o = static_cast<T *>(o);
     a.seq_q = (int)s->seq_q, a.seq_k = (int)s->seq_k, a.heads = (int)s->heads;
-    a.group = (int)(s->heads / s->kv_heads), a.causal = s->causal != 0;
+    a.group = (int)(s->heads / s->kv_heads), a.causal = s->causal != 0, a.stages = (int)g->stages;
     a.scale_log2 = (float)((double)s->scale * 1.4426950408889634);
-    cudaError_t e = shared_opt_in<T, D>(g->smem);
+    cudaError_t e = shared_opt_in<T, D>();
     if (e != cudaSuccess)
         return (int)e;
     auto kernel = attention_hopper<T, D>;
@@ -201,7 +207,7 @@ namespace {
 /* ---- the kernel ----------------------------------------------------------- */
 
 template <int D> __device__ void produce(unsigned char *base, barriers *bar, const tma_map *qm, const tma_map *km,
-                                         const tma_map *vm, int q0, int h, int hk, int b, int tiles);
+                                         const tma_map *vm, int q0, int h, int hk, int b, int tiles, int stages);
 template <typename T, int D> __device__ void consume(const unsigned char *base, barriers *bar,
                                                      const hopper_args<T> &a, int q0, int h, int b, int tiles);
 
@@ -226,14 +232,14 @@ attention_hopper(const __grid_constant__ tma_map qm, const __grid_constant__ tma
     /* The swizzle atoms need 1024-byte aligned tiles; the plan's smem has
      * 1024 bytes to spare for rounding the base up. */
     unsigned char *base = reinterpret_cast<unsigned char *>(((uintptr_t)raw + ATOM - 1) & ~(uintptr_t)(ATOM - 1));
-    barriers *bar = reinterpret_cast<barriers *>(base + layout<D>::BARS_AT);
+    barriers *bar = reinterpret_cast<barriers *>(base + layout<D>::bars_at(a.stages));
     const int qblock = a.causal ? (int)(gridDim.x - 1 - blockIdx.x) : (int)blockIdx.x;
     const int q0 = qblock * BQ, h = blockIdx.y, b = blockIdx.z;
     const int tiles = block_key_tiles(q0, a.seq_q, a.seq_k, a.causal);
 
     if (threadIdx.x == 0) {
         mbar_init(&bar->q_full, 1);
-        for (int s = 0; s < STAGES; s++) {
+        for (int s = 0; s < a.stages; s++) {
             mbar_init(&bar->k_full[s], 1);           /* the producer's arrive_expect_tx */
             mbar_init(&bar->v_full[s], 1);
             mbar_init(&bar->kv_empty[s], 2 * WG);    /* every consumer thread */
@@ -245,7 +251,7 @@ attention_hopper(const __grid_constant__ tma_map qm, const __grid_constant__ tma
     if (threadIdx.x < WG) {
         setmaxnreg_dec<PRODUCER_REGS>();
         if (threadIdx.x == 0)
-            produce<D>(base, bar, &qm, &km, &vm, q0, h, h / a.group, b, tiles);
+            produce<D>(base, bar, &qm, &km, &vm, q0, h, h / a.group, b, tiles, a.stages);
     } else {
         setmaxnreg_inc<CONSUMER_REGS>();
         consume<T, D>(base, bar, a, q0, h, b, tiles);
@@ -255,7 +261,7 @@ attention_hopper(const __grid_constant__ tma_map qm, const __grid_constant__ tma
 /* One thread: Q, then each tile's K and V, into the ring. */
 template <int D>
 __device__ void produce(unsigned char *base, barriers *bar, const tma_map *qm, const tma_map *km, const tma_map *vm,
-                        int q0, int h, int hk, int b, int tiles)
+                        int q0, int h, int hk, int b, int tiles, int stages)
 {
     using L = layout<D>;
     mbar_arrive_expect_tx(&bar->q_full, L::Q_BYTES);
@@ -264,9 +270,9 @@ __device__ void produce(unsigned char *base, barriers *bar, const tma_map *qm, c
         tma_load(base + c * BQ * COL * 2, qm, at, &bar->q_full);
     }
     for (int t = 0; t < tiles; t++) {
-        const int s = t % STAGES;
-        if (t >= STAGES)   /* both consumers are done with this stage's last round */
-            mbar_wait(&bar->kv_empty[s], (unsigned)(t / STAGES - 1) & 1u);
+        const int s = t % stages;
+        if (t >= stages)   /* both consumers are done with this stage's last round */
+            mbar_wait(&bar->kv_empty[s], (unsigned)(t / stages - 1) & 1u);
         unsigned char *ks = base + L::K_AT + s * L::STAGE_BYTES, *vs = base + L::V_AT + s * L::STAGE_BYTES;
         mbar_arrive_expect_tx(&bar->k_full[s], L::KV_BYTES);
         for (int c = 0; c < D / COL; c++) {
@@ -385,10 +391,10 @@ __device__ void tile_step(const unsigned char *base, barriers *bar, const hopper
                           int wg)
 {
     using L = layout<D>;
-    const int s = t % STAGES, n = (t + 1) % STAGES;
+    const int s = t % a.stages, n = (t + 1) % a.stages;
     if (NEXT)
-        mbar_wait(&bar->k_full[n], (unsigned)((t + 1) / STAGES) & 1u);
-    mbar_wait(&bar->v_full[s], (unsigned)(t / STAGES) & 1u);
+        mbar_wait(&bar->k_full[n], (unsigned)((t + 1) / a.stages) & 1u);
+    mbar_wait(&bar->v_full[s], (unsigned)(t / a.stages) & 1u);
     named_bar_sync(mine, PINGPONG_THREADS);
     wgmma_fence();              /* o rescaled, p packed since the last wgmma */
     wgmma_fence_operands(o);

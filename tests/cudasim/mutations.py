@@ -67,7 +67,7 @@ MUTATIONS = {
                          """        mbar_arrive(&bar->k_full[s]);""", 1),
     # the producer reuses a stage after waiting on the wrong phase of its
     # empty barrier (always parity 0: right in round 1, wrong in round 2)
-    "hop_parity": ("""mbar_wait(&bar->kv_empty[s], (unsigned)(t / STAGES - 1) & 1u);""",
+    "hop_parity": ("""mbar_wait(&bar->kv_empty[s], (unsigned)(t / stages - 1) & 1u);""",
                    """mbar_wait(&bar->kv_empty[s], 0u);""", 1),
     # K's descriptor without the column-block step of a head_dim of 128
     "hop_desc_block": ("""(kk / 4) * rows * COL * 2 + (kk % 4) * 32""", """(kk % 4) * 32""", 1),

@@ -351,6 +351,7 @@ static void test_plan_hopper(void **state)
     attention_shape s = {2, 32, 8, 4096, 1000, 128, 1, 0.088f};
     unsetenv(ATTENTION_CUDA_KERNEL_ENV);
     unsetenv(ATTENTION_CUDA_TC_BK_ENV);
+    unsetenv(ATTENTION_CUDA_HOPPER_STAGES_ENV);
     assert_int_equal(attention_cuda_plan_arch(&s, BF16, 90, a, a, a, a, &g), 0);
     assert_int_equal(g.kernel, HOP);
     assert_int_equal(g.threads, 384);
@@ -395,6 +396,25 @@ static void test_plan_hopper(void **state)
     assert_int_equal(g.kernel, HOP);
     assert_int_equal(attention_cuda_plan_arch(&s, F32, 80, a, a, a, a, &g), 0);   /* not a shape it takes */
     assert_int_equal(g.kernel, SIMT);
+    /* Three stages, asked for or through the environment: 226 KiB at
+     * head_dim 128, all but 1 KiB of an H100 block's opt-in; other counts
+     * are refused, in the environment ignored. */
+    s.head_dim = 128;
+    assert_int_equal(attention_cuda_plan_hopper(&s, BF16, 3, a, a, a, a, &g), 0);
+    assert_int_equal(g.stages, 3);
+    assert_int_equal(g.smem, 224 * 1024 + 2048);
+    assert_true(g.smem <= 227 * 1024);
+    setenv(ATTENTION_CUDA_HOPPER_STAGES_ENV, "3", 1);
+    assert_int_equal(attention_cuda_plan_arch(&s, BF16, 90, a, a, a, a, &g), 0);
+    assert_int_equal(g.stages, 3);
+    setenv(ATTENTION_CUDA_HOPPER_STAGES_ENV, "4", 1);
+    assert_int_equal(attention_cuda_plan_arch(&s, BF16, 90, a, a, a, a, &g), 0);
+    assert_int_equal(g.stages, 2);
+    unsetenv(ATTENTION_CUDA_HOPPER_STAGES_ENV);
+    assert_int_equal(attention_cuda_plan_hopper(&s, BF16, 4, a, a, a, a, &g), -1);
+    assert_int_equal(attention_cuda_plan_hopper(&s, BF16, 1, a, a, a, a, &g), -1);
+    assert_int_equal(attention_cuda_plan_hopper(&s, F32, 2, a, a, a, a, &g), -1);
+    s.head_dim = 64;
     setenv(ATTENTION_CUDA_KERNEL_ENV, "wgmma", 1);
     assert_false(attention_cuda_kernel_env_ok());
     assert_int_equal(attention_cuda_plan_arch(&s, BF16, 90, a, a, a, a, &g), -1);
@@ -405,7 +425,9 @@ static void test_plan_hopper(void **state)
      * test_attention_hopper_sim. */
     s.seq_q = 4;
     assert_int_equal(attention_cuda_plan_kernel(&s, BF16, HOP, a, a, a, a, &g), 0);
-    g.stages = 3;
+    g.stages = 3;                     /* 3 is a build, but not this geometry's smem */
+    assert_int_equal(attention_cuda_launch(&g, &s, BF16, a, a, a, buf, nullptr), ATTENTION_CUDA_EINVAL);
+    g.stages = 0;
     assert_int_equal(attention_cuda_launch(&g, &s, BF16, a, a, a, buf, nullptr), ATTENTION_CUDA_EINVAL);
     g.stages = 2;
     assert_int_equal(attention_cuda_launch(&g, &s, BF16, a, a, a, buf, nullptr), ATTENTION_CUDA_ENOHOPPER);

@@ -7,9 +7,9 @@
  * (Sq < Sk and Sq > Sk), grouped-query heads (2 and 4 query heads per kv
  * head over two kv heads), sequences that end inside a tile, more key tiles
  * than stages (the ring wraps, so the empty barriers matter), more than one
- * block of queries. Each case in forward and reversed thread order and with
- * TMA and cp.async copies landing at issue and at the wait (cudasim.h), the
- * four results identical to the bit.
+ * block of queries. Each case with a ring of 2 stages and of 3, in forward
+ * and reversed thread order, with TMA copies landing at issue and at the
+ * wait (cudasim.h), the eight results identical to the bit.
  * Built as C++ with cudasim.h force-included (tests/cudasim/build.am). */
 #include "attention/attention_cuda.h"
 
@@ -50,13 +50,18 @@ static void run_case(const hcase &c)
         put(c.dt, k, i, uniform(-2.0f, 2.0f));
         put(c.dt, v, i, uniform(-1.0f, 1.0f));
     }
-    /* What the plugin does on an H100: the plan for compute capability 9.0. */
+    /* What the plugin does on an H100: the plan for compute capability 9.0
+     * (2 stages), then the 3-stage ring the environment may ask for. */
     attention_cuda_geometry g;
     unsetenv(ATTENTION_CUDA_KERNEL_ENV);
+    unsetenv(ATTENTION_CUDA_HOPPER_STAGES_ENV);
     assert_int_equal(attention_cuda_plan_arch(&s, c.dt, 90, q, k, v, o[0], &g), 0);
     assert_int_equal(g.kernel, ATTENTION_CUDA_HOPPER);
-    for (int run = 0; run < 4; run++) {
-        int ord = run & 1, early = run >> 1;
+    assert_int_equal(g.stages, 2);
+    for (int run = 0; run < 8; run++) {
+        if (run == 4)
+            assert_int_equal(attention_cuda_plan_hopper(&s, c.dt, 3, q, k, v, o[0], &g), 0);
+        int ord = run & 1, early = run >> 1 & 1;
         void *out = o[run ? 1 : 0];
         cudasim::set_order(ord ? cudasim::REVERSED : cudasim::FORWARD);
         cudasim::set_landing(early ? cudasim::AT_ISSUE : cudasim::AT_WAIT);
@@ -65,8 +70,8 @@ static void run_case(const hcase &c)
         attention_check_result r;
         assert_int_equal(attention_check(&s, q, k, v, out, ref_dtype(c.dt), 0, &r), 0);
         if (!r.passed)
-            print_error("%s hopper b%zu h%zu/%zu sq%zu sk%zu d%zu causal %d %s, %s: %s\n", dt_name(c.dt), c.batch,
-                        c.heads, c.kv_heads, c.seq_q, c.seq_k, c.head_dim, c.causal,
+            print_error("%s hopper (%u stages) b%zu h%zu/%zu sq%zu sk%zu d%zu causal %d %s, %s: %s\n", dt_name(c.dt),
+                        g.stages, c.batch, c.heads, c.kv_heads, c.seq_q, c.seq_k, c.head_dim, c.causal,
                         ord ? "reversed" : "forward", early ? "copies land at issue" : "copies land at the wait",
                         r.detail);
         assert_true(r.passed);
@@ -79,7 +84,7 @@ static void run_case(const hcase &c)
     free(q), free(k), free(v), free(o[0]), free(o[1]);
 }
 
-/* Blocks of 128 queries (two consumers of 64), tiles of 128 keys, 2 stages. */
+/* Blocks of 128 queries (two consumers of 64), tiles of 128 keys, 2 or 3 stages. */
 static void test_hopper(void **state)
 {
     (void)state;
