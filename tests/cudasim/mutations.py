@@ -75,8 +75,8 @@ MUTATIONS = {
     "hop_desc_v": ("""return wgmma_desc(tile + kc * 16 * COL * 2, BK * COL * 2, ATOM);""",
                    """return wgmma_desc(tile + kc * 16 * COL * 2, BK * COL * 2, 2 * ATOM);""", 1),
     # K and V of head h % kv_heads instead of h / group
-    "hop_gqa": ("""produce<D>(base, bar, &qm, &km, &vm, q0, h, h / a.group, b, tiles);""",
-                """produce<D>(base, bar, &qm, &km, &vm, q0, h, h % (a.heads / a.group), b, tiles);""", 1),
+    "hop_gqa": ("""produce<D>(base, bar, &qm, &km, &vm, q0, h, h / a.group, b, tiles, a.stages);""",
+                """produce<D>(base, bar, &qm, &km, &vm, q0, h, h % (a.heads / a.group), b, tiles, a.stages);""", 1),
     "rms_warp_sums": ("warp_sum(lane < nwarps ? warp_sums[lane] : 0.0f)", "warp_sum(warp_sums[lane])", 1),
 }
 
