@@ -35,7 +35,8 @@ __device__ __forceinline__ void named_bar_arrive(unsigned id, unsigned threads)
     asm volatile("bar.arrive %0, %1;" ::"r"(id), "r"(threads) : "memory");
 }
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+/* sm_90a only (and the host pass, which only parses): see wgmma.cuh. */
+#if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
 template <int REGS> __device__ __forceinline__ void setmaxnreg_inc()
 {
     static_assert(REGS % 8 == 0 && REGS >= 24 && REGS <= 256, "setmaxnreg: a multiple of 8 in 24..256");

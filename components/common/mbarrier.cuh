@@ -29,7 +29,8 @@
 
 #ifndef CUDASIM
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+/* sm_90 and later (tx counts), and the host pass, which only parses. */
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
 __device__ __forceinline__ uint32_t mbar_smem(const uint64_t *bar)
 {
     return (uint32_t)__cvta_generic_to_shared(bar);

@@ -111,7 +111,8 @@ static inline int tma_encode(tma_map *map, const void *global, int rank, const u
     return 0;
 }
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+/* sm_90 and later, and the host pass, which only parses. */
+#if !defined(__CUDA_ARCH__) || __CUDA_ARCH__ >= 900
 /* The instruction names the rank (.2d ...), so coords is an array of
  * exactly rank elements (HOPPER_API_CHANGES.md). */
 template <int RANK>

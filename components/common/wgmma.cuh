@@ -70,7 +70,11 @@
 
 #ifndef CUDASIM
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+/* Declared in the host pass (which only parses device code) and in the
+ * sm_90a device pass; a kernel built for other targets too must leave them
+ * out there (#if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
+ * around its body): wgmma exists only with sm_90a's arch-specific features. */
+#if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
 
 __device__ __forceinline__ uint64_t wgmma_desc(const void *smem_tile, uint32_t lbo_bytes, uint32_t sbo_bytes)
 {
@@ -146,7 +150,7 @@ __device__ __forceinline__ void wgmma_rs(float (&d)[NT / 2], const uint32_t (&a)
         wgmma_ptx<NT>::template rs_f16<B_MN_MAJOR ? 1 : 0>(d, a, b_desc, scale_d);
 }
 
-#endif /* __CUDA_ARCH__ >= 900 */
+#endif /* host pass or sm_90a */
 
 #else /* CUDASIM */
 

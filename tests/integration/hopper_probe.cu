@@ -13,7 +13,7 @@
 #include "common/tma.cuh"
 #include "common/wgmma.cuh"
 
-#if defined(__CUDA_ARCH__) && __CUDA_ARCH__ >= 900
+#if !defined(__CUDA_ARCH__) || defined(__CUDA_ARCH_FEAT_SM90_ALL)
 #define PROBE_BODY(...) __VA_ARGS__
 #else
 #define PROBE_BODY(...)
