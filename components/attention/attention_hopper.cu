@@ -72,30 +72,6 @@
 #include "common/wgmma.cuh"
 #include "attention_cuda.h"
 
-#if !defined(CUDASIM) && !defined(__CUDA_ARCH__)
-/* nvcc's host pass parses the device code too, but the primitives' headers
- * define them only for the device pass of sm_90 and later (the one pass
- * this file has: NVCC_COMPILE_SM90A); declarations are all the host pass
- * needs. Same signatures as common/{wgmma,mbarrier,tma,hopper_sync}.cuh. */
-__device__ uint64_t wgmma_desc(const void *smem_tile, uint32_t lbo_bytes, uint32_t sbo_bytes);
-__device__ void wgmma_fence();
-__device__ void wgmma_commit_group();
-template <int N> __device__ void wgmma_wait_group();
-template <int R> __device__ void wgmma_fence_operands(float (&d)[R]);
-template <typename T, int NT, bool B_MN_MAJOR>
-__device__ void wgmma_ss(float (&d)[NT / 2], uint64_t a_desc, uint64_t b_desc, int scale_d);
-template <typename T, int NT, bool B_MN_MAJOR>
-__device__ void wgmma_rs(float (&d)[NT / 2], const uint32_t (&a)[4], uint64_t b_desc, int scale_d);
-__device__ void mbar_init(uint64_t *bar, unsigned arrivals);
-__device__ void mbar_fence_init();
-__device__ void mbar_arrive(uint64_t *bar);
-__device__ void mbar_arrive_expect_tx(uint64_t *bar, unsigned bytes);
-__device__ void mbar_wait(uint64_t *bar, unsigned parity);
-template <int RANK>
-__device__ void tma_load(void *smem_dst, const tma_map *map, const int32_t (&coords)[RANK], uint64_t *bar);
-template <int REGS> __device__ void setmaxnreg_inc();
-template <int REGS> __device__ void setmaxnreg_dec();
-#endif
 
 namespace {
 
