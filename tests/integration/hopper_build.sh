@@ -7,7 +7,20 @@
 # warning, and no kernel spills or has a stack frame. Skipped without CUDA.
 . "$top_builddir/tests/setup"
 
-grep -q '^#define HAVE_CUDA 1' "$top_builddir/build_config.h" || { echo "no CUDA toolkit: skipped"; exit 77; }
+# The generated PTX statements match their generator.
+if command -v python3 >/dev/null; then
+    if python3 "$top_srcdir/scripts/gen_wgmma_ptx.py" | cmp -s - "$top_srcdir/components/common/wgmma_ptx.inc"; then
+        pass "components/common/wgmma_ptx.inc is what scripts/gen_wgmma_ptx.py writes"
+    else
+        fail "components/common/wgmma_ptx.inc differs from scripts/gen_wgmma_ptx.py's output: regenerate it"
+    fi
+fi
+
+grep -q '^#define HAVE_CUDA 1' "$top_builddir/build_config.h" || {
+    echo "no CUDA toolkit: the PTX is not assembled"
+    [ "$failures" -eq 0 ] && exit 77
+    exit 1
+}
 
 log="$top_builddir/tests/integration/hopper_probe.ptxas"
 [ -s "$log" ] || { fail "no ptxas log at $log"; exit 1; }
