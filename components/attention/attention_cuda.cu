@@ -132,14 +132,18 @@ extern "C" int attention_cuda_launch(const attention_cuda_geometry *g, const att
     attention_cuda_geometry want;
     int planned = g->kernel == ATTENTION_CUDA_TENSOR_CORE
                       ? attention_cuda_plan_tensor_core(s, dtype, g->m_tiles, g->block_keys, q, k, v, o, &want)
+                  : g->kernel == ATTENTION_CUDA_HOPPER
+                      ? attention_cuda_plan_hopper(s, dtype, g->stages ? g->stages : 1, q, k, v, o, &want)
                       : attention_cuda_plan_kernel(s, dtype, g->kernel, q, k, v, o, &want);
     if (planned != 0 || want.kernel != g->kernel || want.head_dim != g->head_dim ||
         want.threads != g->threads || want.grid_x != g->grid_x || want.grid_y != g->grid_y ||
         want.grid_z != g->grid_z || want.smem != g->smem || want.m_tiles != g->m_tiles ||
-        want.block_keys != g->block_keys)
+        want.block_keys != g->block_keys || want.stages != g->stages)
         return ATTENTION_CUDA_EINVAL;
     if (g->grid_x == 0)
         return 0;
+    if (g->kernel == ATTENTION_CUDA_HOPPER)   /* attention_hopper.cu, built for sm_90a alone */
+        return attention_hopper_launch(g, s, dtype, q, k, v, o, stream);
     cudaStream_t st = static_cast<cudaStream_t>(stream);
     switch (dtype) {
     case ATTENTION_CUDA_F32:

@@ -2,12 +2,17 @@
  * (attention_cuda.cu), plain C. Same shapes, layouts, causal alignment and
  * grouped-query rule as the CPU kernels (attention.h).
  *
- * Three kernels, chosen by the plan (attention_cuda_plan.c, host logic only,
+ * Four kernels, chosen by the plan (attention_cuda_plan.c, host logic only,
  * unit-tested on any machine):
+ *   HOPPER       bf16/fp16, head_dim 64 or 128, compute capability 9.0 only:
+ *                FlashAttention-3's structure (attention_hopper.cu): TMA loads
+ *                into a ring of shared-memory stages, mbarriers, wgmma, a
+ *                producer warpgroup and two consumer warpgroups
  *   TENSOR_CORE  bf16/fp16, head_dim 64 or 128: FlashAttention-2 on mma.sync
  *   SIMT         fp32, head_dim 64 or 128: the same algorithm on fp32 FMAs
  *   FALLBACK     any dtype and head_dim: a warp per query row, simple and slow
- * The first two need 16-byte aligned q, k, v, o (16-byte row loads). */
+ * The first three need 16-byte aligned q, k, v, o (16-byte row loads; TMA's
+ * global addresses). */
 #ifndef COMPONENTS_ATTENTION_CUDA_H
 #define COMPONENTS_ATTENTION_CUDA_H
 
@@ -33,6 +38,7 @@ typedef enum attention_cuda_kernel {
     ATTENTION_CUDA_TENSOR_CORE,
     ATTENTION_CUDA_SIMT,
     ATTENTION_CUDA_FALLBACK,
+    ATTENTION_CUDA_HOPPER,
 } attention_cuda_kernel;
 
 /* Tensor-core kernel: a block of ATTENTION_CUDA_TC_WARPS warps, each owning
@@ -60,6 +66,28 @@ typedef enum attention_cuda_kernel {
 #define ATTENTION_CUDA_FB_ROWS 4
 #define ATTENTION_CUDA_FB_COLS 4
 
+/* Hopper kernel (sm_90a, attention_hopper.cu): a block of
+ * ATTENTION_CUDA_HOPPER_THREADS threads, three warpgroups (one producer, two
+ * consumers of 64 query rows each: ATTENTION_CUDA_HOPPER_BQ queries a block),
+ * K and V tiles of ATTENTION_CUDA_HOPPER_BK keys in ATTENTION_CUDA_HOPPER_STAGES
+ * stages. Shared memory: the Q tile and the stages of K and V, 16-bit
+ * elements, each tile 1024-byte aligned (the 128-byte swizzle's atoms), plus
+ * 1024 bytes to align the dynamic base and the mbarriers: 160 KiB + 2 at
+ * head_dim 128, of the 227 KiB an H100 block may opt in to.
+ * ATTENTION_CUDA_KERNEL_ENV (HARNESS_ATTENTION_KERNEL) = "mma_sync" or
+ * "hopper" overrides attention_cuda_plan_arch's choice between the two. */
+#define ATTENTION_CUDA_HOPPER_THREADS 384
+#define ATTENTION_CUDA_HOPPER_BQ 128
+#define ATTENTION_CUDA_HOPPER_BK 128
+#define ATTENTION_CUDA_HOPPER_STAGES 2
+/* A build may take 3 stages instead (226 KiB at head_dim 128, 114 at 64):
+ * attention_cuda_plan_hopper, or the environment's
+ * HARNESS_ATTENTION_HOPPER_STAGES=3, for measuring one against the other. */
+#define ATTENTION_CUDA_HOPPER_MAX_STAGES 3
+#define ATTENTION_CUDA_HOPPER_STAGES_ENV "HARNESS_ATTENTION_HOPPER_STAGES"
+#define ATTENTION_CUDA_HOPPER_SMEM_EXTRA 2048
+#define ATTENTION_CUDA_KERNEL_ENV "HARNESS_ATTENTION_KERNEL"
+
 typedef struct attention_cuda_geometry {
     attention_cuda_kernel kernel;
     unsigned head_dim;          /* the kernel's compile-time head_dim (TENSOR_CORE, SIMT), else 0 */
@@ -67,7 +95,9 @@ typedef struct attention_cuda_geometry {
     unsigned grid_x, grid_y, grid_z;   /* query blocks, heads, batch */
     size_t smem;                /* dynamic shared memory bytes */
     unsigned m_tiles;           /* TENSOR_CORE: m16 query tiles per warp (1 or 2), else 0 */
-    unsigned block_keys;        /* TENSOR_CORE: keys per tile (64; 32 at head_dim 128, 2 m-tiles), else 0 */
+    unsigned block_keys;        /* TENSOR_CORE: keys per tile (64; 32 at head_dim 128, 2 m-tiles); HOPPER:
+                                 * ATTENTION_CUDA_HOPPER_BK; else 0 */
+    unsigned stages;            /* HOPPER: K/V stages in shared memory, else 0 */
 } attention_cuda_geometry;
 
 /* The geometry of `kernel` for the shape, or -1 when that kernel cannot run
@@ -92,7 +122,32 @@ int attention_cuda_plan(const attention_shape *s, attention_cuda_dtype dtype,
                         const void *q, const void *k, const void *v, const void *o,
                         attention_cuda_geometry *out);
 
+/* attention_cuda_plan_kernel for the Hopper kernel with `stages` K/V stages
+ * (2 or 3; 0: the environment's HARNESS_ATTENTION_HOPPER_STAGES when it is
+ * 2 or 3, else 2). */
+int attention_cuda_plan_hopper(const attention_shape *s, attention_cuda_dtype dtype, unsigned stages,
+                               const void *q, const void *k, const void *v, const void *o,
+                               attention_cuda_geometry *out);
+
+/* The kernel for a device of compute capability `cc` (major x 10 + minor:
+ * 90 for an H100; 0 when unknown): HOPPER where cc is 90 and it takes the
+ * shape, else attention_cuda_plan's choice. HARNESS_ATTENTION_KERNEL=hopper
+ * plans HOPPER for every shape it takes, whatever cc says (its launch fails
+ * on another GPU, or in a build without sm_90a), =mma_sync never; any other value makes the plan
+ * fail (-1), so that a misspelt override is not measured as the default
+ * (attention_cuda_kernel_env_ok says which). */
+int attention_cuda_plan_arch(const attention_shape *s, attention_cuda_dtype dtype, int cc,
+                             const void *q, const void *k, const void *v, const void *o,
+                             attention_cuda_geometry *out);
+
+/* 1 when HARNESS_ATTENTION_KERNEL is unset, empty, "mma_sync" or "hopper". */
+int attention_cuda_kernel_env_ok(void);
+
 #define ATTENTION_CUDA_EINVAL (-1)
+/* attention_cuda_launch of a HOPPER geometry in a build without the sm_90a
+ * kernel (configure's --with-cuda-arch lacks 90), or a tensor map the
+ * driver refused. */
+#define ATTENTION_CUDA_ENOHOPPER (-2)
 
 /* O = softmax(Q K^T scale [+ causal]) V on device pointers (o not
  * overlapping q, k, v), enqueued on stream (a cudaStream_t; NULL: the
@@ -101,6 +156,12 @@ int attention_cuda_plan(const attention_shape *s, attention_cuda_dtype dtype,
  * the shape, or the cudaError_t of a failed launch. Does not synchronize. */
 int attention_cuda_launch(const attention_cuda_geometry *g, const attention_shape *s, attention_cuda_dtype dtype,
                           const void *q, const void *k, const void *v, void *o, void *stream);
+
+/* The HOPPER kernel's launch (attention_hopper.cu, or its stub when it is
+ * not built), called by attention_cuda_launch once the geometry is checked:
+ * encodes the tensor maps of q, k and v and launches. */
+int attention_hopper_launch(const attention_cuda_geometry *g, const attention_shape *s, attention_cuda_dtype dtype,
+                            const void *q, const void *k, const void *v, void *o, void *stream);
 
 /* attention_cuda_plan, then attention_cuda_launch. */
 int attention_cuda(const attention_shape *s, attention_cuda_dtype dtype, const void *q, const void *k,

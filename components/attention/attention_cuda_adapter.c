@@ -38,7 +38,21 @@ static const char *const dtypes[] = {"fp32", "bf16", "fp16", NULL};
 static const harness_param params[] = ATTENTION_PARAMS(
     dtypes, "type of q, k, v and o; bf16 and fp16 compute in fp32 and round to nearest even");
 
-static const char *const kernel_names[] = {"tensor-core (mma.sync)", "SIMT fp32", "fallback (warp per row)"};
+static const char *const kernel_names[] = {"tensor-core (mma.sync)", "SIMT fp32", "fallback (warp per row)",
+                                           "Hopper (wgmma, TMA, warp-specialized)"};
+
+/* The current device's compute capability (major x 10 + minor), asked once
+ * per instance at create (not in the measured step); 0 when the runtime
+ * cannot say, which plans the mma.sync kernels. */
+static int device_compute_capability(void)
+{
+    int dev = 0, major = 0, minor = 0;
+    if (cudaGetDevice(&dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
+        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess)
+        return 0;
+    return major * 10 + minor;
+}
 
 /* Per attention_dtype: the kernels' element type and device_fill's. */
 static const struct {
@@ -73,6 +87,9 @@ static int validate_common(harness_ctx *ctx, int cublas)
                                       "(cuBLAS takes ints)");
         return 0;
     }
+    if (!attention_cuda_kernel_env_ok())
+        return harness_host->fail(ctx, "attention/cuda: %s='%s': use mma_sync or hopper (or unset it)",
+                                  ATTENTION_CUDA_KERNEL_ENV, getenv(ATTENTION_CUDA_KERNEL_ENV));
     /* The kernels index with int sequence positions and a grid of at most
      * 65535 heads x 65535 sequences: the plan's limits, as config errors. */
     attention_cuda_geometry g;
@@ -154,7 +171,12 @@ static int create_common(harness_ctx *ctx, void **state, int cublas)
             release(ctx, s);
             return harness_host->fail(ctx, "attention/cublas: %s", why);
         }
-    } else if (attention_cuda_plan(z, s->dtype, s->q, s->k, s->v, s->o, &s->geom) != 0) {
+    } else if (!attention_cuda_kernel_env_ok()) {
+        release(ctx, s);
+        return harness_host->fail(ctx, "attention/cuda: %s='%s': use mma_sync or hopper (or unset it)",
+                                  ATTENTION_CUDA_KERNEL_ENV, getenv(ATTENTION_CUDA_KERNEL_ENV));
+    } else if (attention_cuda_plan_arch(z, s->dtype, device_compute_capability(), s->q, s->k, s->v, s->o,
+                                        &s->geom) != 0) {
         release(ctx, s);
         return harness_host->fail(ctx, "attention/cuda: no kernel takes batch %zu, heads %zu, seq %zu", z->batch,
                                   z->heads, z->seq_q);
@@ -186,6 +208,9 @@ static int att_step(harness_ctx *ctx, void *state)
                                    harness_host->stream(ctx));
     if (rc == ATTENTION_CUDA_EINVAL)
         return harness_host->fail(ctx, "attention/cuda: the launch geometry does not fit the shape");
+    if (rc == ATTENTION_CUDA_ENOHOPPER)
+        return harness_host->fail(ctx, "attention/cuda: the Hopper kernel is not in this build (configure "
+                                  "--with-cuda-arch without 90) or the driver refused its tensor maps");
     if (rc != 0)
         return harness_host->fail(ctx, "attention/cuda: kernel launch failed (cudaError_t %d)", rc);
     return 0;
@@ -237,7 +262,9 @@ static const harness_variant attention_cuda_variant = {
     .family = "attention",
     .device = "cuda",
     .summary = "scaled-dot-product attention forward on an NVIDIA GPU, FlashAttention-2 style (bf16 and fp16: "
-               "mma.sync tensor cores for head_dim 64/128; fp32: SIMT; other head_dims: a simple kernel)",
+               "mma.sync tensor cores for head_dim 64/128, on an H100 a FlashAttention-3-style wgmma + TMA "
+               "kernel; fp32: SIMT; other head_dims: a simple kernel; HARNESS_ATTENTION_KERNEL=mma_sync|hopper "
+               "forces one)",
     .params = params,
     .n_params = sizeof params / sizeof params[0],
     .create = att_create,

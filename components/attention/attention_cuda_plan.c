@@ -63,15 +63,27 @@ static unsigned choose_block_keys(size_t head_dim, unsigned m_tiles, unsigned bl
     return block_keys == ATTENTION_CUDA_TC_BK || (block_keys == 32 && has_32) ? block_keys : 0;
 }
 
+/* The Hopper kernel's stages: `stages` when 2 or 3, 0 for another count;
+ * when 0, the environment's 2 or 3, else the default. */
+static unsigned choose_stages(unsigned stages)
+{
+    if (stages == 0) {
+        const char *env = getenv(ATTENTION_CUDA_HOPPER_STAGES_ENV);
+        return env && strcmp(env, "3") == 0 ? 3 : ATTENTION_CUDA_HOPPER_STAGES;
+    }
+    return stages == 2 || stages == 3 ? stages : 0;
+}
+
 /* m_tiles, block_keys: the tensor-core kernel's (1 or 2; 64 or 32), 0 to
- * choose; other kernels ignore them. */
+ * choose; stages: the Hopper kernel's (2 or 3), 0 to choose; other kernels
+ * ignore them. */
 static int plan(const attention_shape *s, attention_cuda_dtype dtype, attention_cuda_kernel kernel,
-                unsigned m_tiles, unsigned block_keys, const void *q, const void *k, const void *v, const void *o,
-                attention_cuda_geometry *out)
+                unsigned m_tiles, unsigned block_keys, unsigned stages, const void *q, const void *k, const void *v,
+                const void *o, attention_cuda_geometry *out)
 {
     if (!valid(s, dtype))
         return -1;
-    attention_cuda_geometry g = {kernel, 0, 0, 0, (unsigned)s->heads, (unsigned)s->batch, 0, 0, 0};
+    attention_cuda_geometry g = {kernel, 0, 0, 0, (unsigned)s->heads, (unsigned)s->batch, 0, 0, 0, 0};
     size_t rows_per_block, d = s->head_dim;
     switch (kernel) {
     case ATTENTION_CUDA_TENSOR_CORE:
@@ -90,6 +102,22 @@ static int plan(const attention_shape *s, attention_cuda_dtype dtype, attention_
          * launcher opts in (every GPU the build targets, sm_80 on, has it) */
         g.smem = (ATTENTION_CUDA_TC_BQ(g.m_tiles) + 2 * g.block_keys) * d * 2;
         rows_per_block = ATTENTION_CUDA_TC_BQ(g.m_tiles);
+        break;
+    case ATTENTION_CUDA_HOPPER:
+        /* The same conditions as the tensor-core kernel (16-byte aligned
+         * bases are also what TMA needs of a tensor map's global address;
+         * the row strides, heads x head_dim x 2 bytes, are multiples of 16). */
+        if (dtype == ATTENTION_CUDA_F32 || !fast_ok(s, q, k, v, o) || !(s->scale > 0.0f))
+            return -1;
+        g.head_dim = (unsigned)d;
+        g.threads = ATTENTION_CUDA_HOPPER_THREADS;
+        g.block_keys = ATTENTION_CUDA_HOPPER_BK;
+        g.stages = choose_stages(stages);
+        if (!g.stages)
+            return -1;
+        g.smem = (ATTENTION_CUDA_HOPPER_BQ + 2 * (size_t)g.stages * g.block_keys) * d * 2 +
+                 ATTENTION_CUDA_HOPPER_SMEM_EXTRA;
+        rows_per_block = ATTENTION_CUDA_HOPPER_BQ;
         break;
     case ATTENTION_CUDA_SIMT:
         if (dtype != ATTENTION_CUDA_F32 || !fast_ok(s, q, k, v, o))
@@ -120,7 +148,7 @@ int attention_cuda_plan_kernel(const attention_shape *s, attention_cuda_dtype dt
                                const void *q, const void *k, const void *v, const void *o,
                                attention_cuda_geometry *out)
 {
-    return plan(s, dtype, kernel, 0, 0, q, k, v, o, out);
+    return plan(s, dtype, kernel, 0, 0, 0, q, k, v, o, out);
 }
 
 int attention_cuda_plan_tensor_core(const attention_shape *s, attention_cuda_dtype dtype, unsigned m_tiles,
@@ -129,7 +157,16 @@ int attention_cuda_plan_tensor_core(const attention_shape *s, attention_cuda_dty
 {
     if (m_tiles != 1 && m_tiles != 2)
         return -1;
-    return plan(s, dtype, ATTENTION_CUDA_TENSOR_CORE, m_tiles, block_keys, q, k, v, o, out);
+    return plan(s, dtype, ATTENTION_CUDA_TENSOR_CORE, m_tiles, block_keys, 0, q, k, v, o, out);
+}
+
+int attention_cuda_plan_hopper(const attention_shape *s, attention_cuda_dtype dtype, unsigned stages,
+                               const void *q, const void *k, const void *v, const void *o,
+                               attention_cuda_geometry *out)
+{
+    if (stages != 0 && stages != 2 && stages != 3)
+        return -1;
+    return plan(s, dtype, ATTENTION_CUDA_HOPPER, 0, 0, stages, q, k, v, o, out);
 }
 
 int attention_cuda_plan(const attention_shape *s, attention_cuda_dtype dtype,
@@ -142,4 +179,38 @@ int attention_cuda_plan(const attention_shape *s, attention_cuda_dtype dtype,
         if (attention_cuda_plan_kernel(s, dtype, order[i], q, k, v, o, out) == 0)
             return 0;
     return -1;
+}
+
+/* The override of HARNESS_ATTENTION_KERNEL: 0 none, 1 mma_sync, 2 hopper,
+ * -1 a value that is neither. */
+static int kernel_env(void)
+{
+    const char *env = getenv(ATTENTION_CUDA_KERNEL_ENV);
+    if (!env || !*env)
+        return 0;
+    if (strcmp(env, "mma_sync") == 0)
+        return 1;
+    if (strcmp(env, "hopper") == 0)
+        return 2;
+    return -1;
+}
+
+int attention_cuda_kernel_env_ok(void)
+{
+    return kernel_env() >= 0;
+}
+
+int attention_cuda_plan_arch(const attention_shape *s, attention_cuda_dtype dtype, int cc,
+                             const void *q, const void *k, const void *v, const void *o,
+                             attention_cuda_geometry *out)
+{
+    int env = kernel_env();
+    if (env < 0)
+        return -1;
+    /* Only 9.0 has wgmma and setmaxnreg as the sm_90a build uses them (they
+     * are not in sm_100's or sm_120's instruction sets). */
+    int hopper = env == 2 || (env == 0 && cc == 90);
+    if (hopper && attention_cuda_plan_kernel(s, dtype, ATTENTION_CUDA_HOPPER, q, k, v, o, out) == 0)
+        return 0;
+    return attention_cuda_plan(s, dtype, q, k, v, o, out);
 }

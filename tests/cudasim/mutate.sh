@@ -15,6 +15,15 @@
 #                              every block start)
 #   tc_gqa, simt_gqa           kv head h % kv_heads instead of h / group
 #                              (caught by GQA cases with 2 kv heads)
+#   hop_*                      the Hopper kernel (attention_hopper.cu,
+#                              test_attention_hopper_sim): S or O read with
+#                              no wgmma_wait_group (s_nowait, o_nowait); the
+#                              stage freed before its P V retired
+#                              (empty_early); K's full barrier arrived on
+#                              without expect_tx (no_expect_tx); a stage
+#                              reused after the wrong phase (parity); a wrong
+#                              K or V descriptor (desc_block, desc_v); the
+#                              kv head h % kv_heads in the TMA coordinates (gqa)
 # Run by make check; by hand, some of them: MUTANTS='tc_gqa rms_warp_sums' sh tests/cudasim/mutate.sh
 . "$top_builddir/tests/setup"
 
@@ -40,12 +49,21 @@ if [ -n "$plain" ]; then
     echo "FAIL: static shared memory declared with __shared__: use CUDA_STATIC_SHARED (common/cuda_launch.h)"
     survivors=1
 fi
-# NAME COMPONENT FILE TEST: TEST is the cmocka test (a pattern) that must
-# catch it; the others would only add minutes.
+# NAME COMPONENT FILE TEST [TARGET]: TEST is the cmocka test (a pattern) that
+# must catch it; the others would only add minutes. TARGET: the make target's
+# suffix (cudasim-mutant-TARGET), COMPONENT when absent.
 for entry in "tc_k_early attention attention_cuda.cu test_tensor_core" \
         "tc_v_early attention attention_cuda.cu test_tensor_core" \
         "simt_k_early attention attention_cuda.cu test_simt" "simt_v_early attention attention_cuda.cu test_simt" \
         "tc_gqa attention attention_cuda.cu test_tensor_core" "simt_gqa attention attention_cuda.cu test_simt" \
+        "hop_s_nowait attention attention_hopper.cu test_hopper attention_hopper" \
+        "hop_o_nowait attention attention_hopper.cu test_hopper attention_hopper" \
+        "hop_empty_early attention attention_hopper.cu test_hopper attention_hopper" \
+        "hop_no_expect_tx attention attention_hopper.cu test_hopper attention_hopper" \
+        "hop_parity attention attention_hopper.cu test_hopper attention_hopper" \
+        "hop_desc_block attention attention_hopper.cu test_hopper attention_hopper" \
+        "hop_desc_v attention attention_hopper.cu test_hopper attention_hopper" \
+        "hop_gqa attention attention_hopper.cu test_hopper attention_hopper" \
         "rms_warp_sums rms_norm rms_norm_cuda.cu *"; do
     set -f
     set -- $entry
@@ -58,7 +76,7 @@ for entry in "tc_k_early attention attention_cuda.cu test_tensor_core" \
         survivors=$((survivors + 1))
         continue
     fi
-    if ! make -s -C "$top_builddir" "cudasim-mutant-$2" MUTANT_DIR="$work/$1" >"$work/$1.build" 2>&1; then
+    if ! make -s -C "$top_builddir" "cudasim-mutant-${5:-$2}" MUTANT_DIR="$work/$1" >"$work/$1.build" 2>&1; then
         cat "$work/$1.build"
         echo "FAIL: mutant $1 did not build"
         survivors=$((survivors + 1))

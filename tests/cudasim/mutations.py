@@ -42,15 +42,57 @@ MUTATIONS = {
     "simt_v_early": (simt(V_LATE_TC), simt(V_EARLY_TC), 1),
     "tc_gqa": ("hk = h / a.group;", "hk = h % a.kv_heads;", 1),
     "simt_gqa": ("hk = h / a.group;", "hk = h % a.kv_heads;", 2),
+    # attention_hopper.cu (test_attention_hopper_sim):
+    # S_{t+1}'s softmax before its wgmma retired (no wait_group<1>)
+    "hop_s_nowait": ("""        wgmma_wait_group<1>();  /* S_{t+1} retired; P_t V_t may still run */
+""", "", 1),
+    # O rescaled and P overwritten before P V retired (no wait_group<0>)
+    "hop_o_nowait": ("""    wgmma_wait_group<0>();
+    wgmma_fence_operands(o);
+    mbar_arrive(&bar->kv_empty[s]);""", """    wgmma_fence_operands(o);
+    mbar_arrive(&bar->kv_empty[s]);""", 1),
+    # the consumers free the stage before their P V retired: the empty
+    # barrier's arrive before the P V is issued (the model's wgmma reads its
+    # operands in one step at the wait, so an arrive just before the wait
+    # leaves no room for the producer's next load; before the issue, the
+    # wgmmas' collectives do)
+    "hop_empty_early": ("""    issue_pv<T, D>(o, p, base + L::V_AT + s * L::STAGE_BYTES);""",
+                        """    mbar_arrive(&bar->kv_empty[s]);
+    issue_pv<T, D>(o, p, base + L::V_AT + s * L::STAGE_BYTES);""", 1,
+                        ("""    wgmma_fence_operands(o);
+    mbar_arrive(&bar->kv_empty[s]);""", """    wgmma_fence_operands(o);""")),
+    # the producer arrives on K's full barrier without expecting its bytes:
+    # the phase completes before the copy lands
+    "hop_no_expect_tx": ("""        mbar_arrive_expect_tx(&bar->k_full[s], L::KV_BYTES);""",
+                         """        mbar_arrive(&bar->k_full[s]);""", 1),
+    # the producer reuses a stage after waiting on the wrong phase of its
+    # empty barrier (always parity 0: right in round 1, wrong in round 2)
+    "hop_parity": ("""mbar_wait(&bar->kv_empty[s], (unsigned)(t / stages - 1) & 1u);""",
+                   """mbar_wait(&bar->kv_empty[s], 0u);""", 1),
+    # K's descriptor without the column-block step of a head_dim of 128
+    "hop_desc_block": ("""(kk / 4) * rows * COL * 2 + (kk % 4) * 32""", """(kk % 4) * 32""", 1),
+    # V's descriptor with the stride of an unswizzled 16-row step
+    "hop_desc_v": ("""return wgmma_desc(tile + kc * 16 * COL * 2, BK * COL * 2, ATOM);""",
+                   """return wgmma_desc(tile + kc * 16 * COL * 2, BK * COL * 2, 2 * ATOM);""", 1),
+    # K and V of head h % kv_heads instead of h / group
+    "hop_gqa": ("""produce<D>(base, bar, &qm, &km, &vm, q0, h, h / a.group, b, tiles, a.stages);""",
+                """produce<D>(base, bar, &qm, &km, &vm, q0, h, h % (a.heads / a.group), b, tiles, a.stages);""", 1),
     "rms_warp_sums": ("warp_sum(lane < nwarps ? warp_sums[lane] : 0.0f)", "warp_sum(warp_sums[lane])", 1),
 }
 
 
 def main():
     name, path = sys.argv[1], sys.argv[2]
-    old, new, nth = MUTATIONS[name]
+    old, new, nth, *second = MUTATIONS[name]
     with open(path) as f:
         text = f.read()
+    if second:   # a second edit, at the first occurrence of its anchor
+        old2, new2 = second[0]
+        at2 = text.find(old2)
+        if at2 < 0:
+            print(f"mutations.py: {name}: its second anchor is not in {path}", file=sys.stderr)
+            return 1
+        text = text[:at2] + new2 + text[at2 + len(old2):]
     at = -1
     for _ in range(nth):
         at = text.find(old, at + 1)

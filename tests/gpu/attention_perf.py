@@ -1,6 +1,6 @@
 """The table of tests/gpu/attention_perf.sh: per dtype and shape, the useful
-TFLOP/s (causal counts only the visible pairs) of attention/cuda,
-attention/cublas and PyTorch's scaled_dot_product_attention timed as table.py
+TFLOP/s (causal counts only the visible pairs) of attention/cuda (mma.sync,
+and its Hopper kernel: wgmma + TMA), attention/cublas and PyTorch's scaled_dot_product_attention timed as table.py
 times it, their ratios, and causal's rate per useful FLOP as a fraction of the
 non-causal one.
 
@@ -25,11 +25,14 @@ def main():
         variant = s["component"]["variant_key"]
         if path.split(os.sep)[-3].endswith("_cuda32"):   # the 32-key build (attention_perf.sh)
             variant += "/32"
+        if path.split(os.sep)[-3].endswith("_hopper"):   # HARNESS_ATTENTION_KERNEL=hopper
+            variant += "/hopper"
         runs.setdefault(key, {})[variant] = (gflops and gflops / 1e3, cfg, s)
     if not runs:
         return 1
     head = ["dtype", "head_dim", "seq", "causal", "cuda TFLOP/s", "cublas TFLOP/s", "torch TFLOP/s",
-            "cuda / cublas", "cuda / torch", "causal / non-causal (cuda)", "cuda 32-key TFLOP/s", "64 / 32 keys"]
+            "cuda / cublas", "cuda / torch", "causal / non-causal (cuda)", "cuda 32-key TFLOP/s", "64 / 32 keys",
+            "hopper TFLOP/s", "hopper / cuda", "hopper / torch", "causal / non-causal (hopper)"]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for key in sorted(runs):
@@ -37,19 +40,24 @@ def main():
         cuda = r.get("attention/cuda", (None,))[0]
         cublas = r.get("attention/cublas", (None,))[0]
         cuda32 = r.get("attention/cuda/32", (None,))[0]
+        hopper = r.get("attention/cuda/hopper", (None,))[0]
         torch_tf = None
-        any_run = r.get("attention/cuda") or r.get("attention/cublas")
+        any_run = r.get("attention/cuda") or r.get("attention/cublas") or r.get("attention/cuda/hopper")
         try:
             s = any_run[2]
             torch_tf = s["throughput"]["flops_per_step"] / torch_attention(any_run[1]) / 1e3
         except Exception as e:   # no PyTorch: the column says "-"
             print(f"torch: {e}", file=sys.stderr)
         nc = runs.get(key[:3] + (False,), {}).get("attention/cuda", (None,))[0]
+        nc_hopper = runs.get(key[:3] + (False,), {}).get("attention/cuda/hopper", (None,))[0]
         f = lambda x, spec=".1f": "-" if x is None else format(x, spec)
         print("| " + " | ".join([key[0], str(key[1]), str(key[2]), str(key[3]).lower(), f(cuda), f(cublas), f(torch_tf),
                                  f(cuda and cublas and cuda / cublas, ".2f"), f(cuda and torch_tf and cuda / torch_tf, ".2f"),
                                  f(cuda / nc if key[3] and cuda and nc else None, ".2f"), f(cuda32),
-                                 f(cuda and cuda32 and cuda / cuda32, ".2f")]) + " |")
+                                 f(cuda and cuda32 and cuda / cuda32, ".2f"), f(hopper),
+                                 f(hopper and cuda and hopper / cuda, ".2f"),
+                                 f(hopper and torch_tf and hopper / torch_tf, ".2f"),
+                                 f(hopper / nc_hopper if key[3] and hopper and nc_hopper else None, ".2f")]) + " |")
     return 0
 
 

@@ -6,7 +6,10 @@
 # read off the table (attention_perf.py). At head_dim 128 attention/cuda also
 # runs its 32-key build (HARNESS_ATTENTION_TC_BK=32, attention_cuda.h) beside
 # the default 64, interleaved, so the table says which tile is faster on this
-# GPU. Built tree required (tests/gpu/run.sh builds it).
+# GPU. Both are the mma.sync kernel (HARNESS_ATTENTION_KERNEL=mma_sync); the
+# Hopper kernel (wgmma + TMA, attention_hopper.cu) runs as its own variant
+# (HARNESS_ATTENTION_KERNEL=hopper; it fails off sm_90, which the log says).
+# Built tree required (tests/gpu/run.sh builds it).
 #
 #   usage: tests/gpu/attention_perf.sh OUTDIR   (from the top of the tree)
 #   env:   DTYPES="bf16 fp16"  the dtypes to run (default bf16)
@@ -21,7 +24,7 @@ for dt in ${DTYPES:-bf16}; do
 for d in 128 64; do
 for seq in ${SEQS:-512 1024 2048 4096 8192 16384}; do
 for causal in false true; do
-for variant in cuda cuda32 cublas; do
+for variant in cuda cuda32 hopper cublas; do
     [ $variant = cuda32 ] && [ $d != 128 ] && continue
     tag=${dt}_d${d}_s${seq}_${causal}_$variant
     if [ -n "${HARNESS_GPU_DEADLINE:-}" ] && [ "$(date +%s)" -ge "$HARNESS_GPU_DEADLINE" ]; then
@@ -29,7 +32,10 @@ for variant in cuda cuda32 cublas; do
         break 5
     fi
     bk=64; [ $variant = cuda32 ] && bk=32
-    HARNESS_ATTENTION_TC_BK=$bk "$H" run configs/attention_cuda.yaml --set component.variant_key=attention/${variant%32} \
+    kernel=mma_sync key=attention/${variant%32}
+    [ $variant = hopper ] && kernel=hopper key=attention/cuda
+    HARNESS_ATTENTION_KERNEL=$kernel HARNESS_ATTENTION_TC_BK=$bk "$H" run configs/attention_cuda.yaml \
+        --set component.variant_key=$key \
         --set component.config.batch_size=$((16384 / seq)) --set component.config.num_heads=$((2048 / d)) \
         --set component.config.seq_len=$seq --set component.config.head_dim=$d \
         --set component.config.causal=$causal --set component.config.dtype=$dt --set validate=false \

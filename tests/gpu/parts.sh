@@ -297,16 +297,24 @@ for v in json.load(open(sys.argv[1]))["variants"]:
 # ---- slice 4: tuning sweeps --------------------------------------------------------
 # Attention's key tile is chosen at build time per head_dim; head_dim 128 also
 # has a 32-key build, picked by HARNESS_ATTENTION_TC_BK (attention_cuda.h).
-# The sweep: of tests/gpu/configs/attention_tune.yaml runs under each.
+# The sweep: of tests/gpu/configs/attention_tune.yaml runs under each, on the
+# mma.sync kernel (HARNESS_ATTENTION_KERNEL=mma_sync: on an H100 the plan
+# would take the Hopper kernel), then on the Hopper kernel with rings of 2
+# and 3 K/V stages (HARNESS_ATTENTION_HOPPER_STAGES; 128-key tiles), the
+# same points beside them.
 part_tune() {
-    for bk in 64 32; do
-        out_of_time "attention tuning, $bk-key tiles" && return
+    for bk in 64 32 hopper hopper3; do
+        what="$bk-key tiles"; kernel=mma_sync stages=2
+        [ $bk = hopper ] && what="the Hopper kernel, 2 stages" kernel=hopper
+        [ $bk = hopper3 ] && what="the Hopper kernel, 3 stages" kernel=hopper stages=3
+        out_of_time "attention tuning, $what" && return
         rm -rf "$out/tune/attention_bk$bk"
-        if HARNESS_ATTENTION_TC_BK=$bk "$H" run tests/gpu/configs/attention_tune.yaml \
+        if HARNESS_ATTENTION_KERNEL=$kernel HARNESS_ATTENTION_HOPPER_STAGES=$stages HARNESS_ATTENTION_TC_BK=$bk \
+                "$H" run tests/gpu/configs/attention_tune.yaml \
                 --output-dir "$out/tune/attention_bk$bk" >"$out/tune_bk$bk.log" 2>&1; then
-            verdict tune "attention/cuda, $bk-key tiles, the sweep" ok
+            verdict tune "attention/cuda, $what, the sweep" ok
         else
-            verdict tune "attention/cuda, $bk-key tiles, the sweep" FAIL "exit $? (tune_bk$bk.log)"
+            verdict tune "attention/cuda, $what, the sweep" FAIL "exit $? (tune_bk$bk.log)"
         fi
     done
 }

@@ -23,6 +23,28 @@ cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total_bytes)
     return cudaSuccess;
 }
 
+int fake_compute_capability = 80;
+
+/* attention/cuda asks which GPU it runs on (its Hopper kernel needs 9.0). */
+cudaError_t cudaGetDevice(int *device)
+{
+    *device = 0;
+    return cudaSuccess;
+}
+
+cudaError_t cudaDeviceGetAttribute(int *value, enum cudaDeviceAttr attr, int device)
+{
+    if (device != 0)
+        return cudaErrorInvalidDevice;
+    if (attr == cudaDevAttrComputeCapabilityMajor)
+        *value = fake_compute_capability / 10;
+    else if (attr == cudaDevAttrComputeCapabilityMinor)
+        *value = fake_compute_capability % 10;
+    else
+        return cudaErrorInvalidValue;
+    return cudaSuccess;
+}
+
 const char *fake_host_param(harness_ctx *c, const char *name)
 {
     for (const char *const *p = c->params; *p; p += 2)

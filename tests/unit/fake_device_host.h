@@ -35,6 +35,9 @@ struct harness_ctx {
 
 /* What the fake cudaMemGetInfo says (1 TiB free of 2 by default). */
 extern size_t fake_free_bytes, fake_total_bytes;
+/* The compute capability the fake cudaDeviceGetAttribute gives device 0
+ * (major x 10 + minor; 80 by default). */
+extern int fake_compute_capability;
 
 /* Every service but the collectives. */
 extern const harness_services fake_host_services;

@@ -137,6 +137,37 @@ static void test_config_errors(void **state)
     free(c);
 }
 
+/* On a device of compute capability 9.0 (the fake runtime's answer) the
+ * plugin plans the Hopper kernel, whose launch here is the stub's refusal
+ * (the kernel runs in test_attention_hopper_sim): the step says so. On 8.0,
+ * and with HARNESS_ATTENTION_KERNEL=mma_sync on 9.0, mma.sync; a misspelt
+ * override is a config error. */
+static void test_hopper_choice(void **state)
+{
+    (void)state;
+    static const char *const p[] = {"dtype", "bf16", "num_heads", "2", "seq_len", "64", "head_dim", "64", NULL};
+    unsetenv("HARNESS_ATTENTION_KERNEL");
+    fake_compute_capability = 90;
+    harness_ctx *c = open_plugin("attention/cuda", p, (size_t)1 << 30);
+    void *st = NULL;
+    assert_int_equal(c->variant->create(c, &st), 0);
+    assert_non_null(strstr(c->logged, "Hopper"));
+    assert_int_equal(c->variant->step(c, st), -1);
+    assert_non_null(strstr(c->why, "Hopper kernel is not in this build"));
+    c->variant->destroy(c, st);
+    free(c);
+    setenv("HARNESS_ATTENTION_KERNEL", "mma_sync", 1);
+    run_config("attention/cuda", p, "tensor-core (mma.sync)");
+    setenv("HARNESS_ATTENTION_KERNEL", "wgmma", 1);
+    c = open_plugin("attention/cuda", p, (size_t)1 << 30);
+    assert_int_equal(c->variant->validate(c), -1);
+    assert_non_null(strstr(c->why, "HARNESS_ATTENTION_KERNEL='wgmma': use mma_sync or hopper"));
+    free(c);
+    unsetenv("HARNESS_ATTENTION_KERNEL");
+    fake_compute_capability = 80;
+    run_config("attention/cuda", p, "tensor-core (mma.sync)");
+}
+
 /* 1 x 64 x 2 x 64 bf16: q and o 16 KiB each, k and v too; 40 KiB of "device". */
 static void test_out_of_device_memory(void **state)
 {
@@ -173,6 +204,7 @@ static void test_out_of_device_memory(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hopper_choice),
         cmocka_unit_test(test_kernels_through_the_plugin),
         cmocka_unit_test(test_config_errors),
         cmocka_unit_test(test_out_of_device_memory),

@@ -29,40 +29,7 @@ extern "C" {
 #include <cmocka.h>
 }
 
-static uint32_t rng = 5;
-
-static float uniform(float lo, float hi)
-{
-    rng = rng * 1664525u + 1013904223u;
-    return lo + (hi - lo) * (float)(rng >> 8) / (float)(1u << 24);
-}
-
-static size_t elem_size(attention_cuda_dtype dt) { return dt == ATTENTION_CUDA_F32 ? 4 : 2; }
-
-static void put(attention_cuda_dtype dt, void *p, size_t i, float v)
-{
-    if (dt == ATTENTION_CUDA_F32)
-        static_cast<float *>(p)[i] = v;
-    else
-        static_cast<uint16_t *>(p)[i] = dt == ATTENTION_CUDA_BF16 ? f32_to_bf16(v) : f32_to_f16(v);
-}
-
-static float get(attention_cuda_dtype dt, const void *p, size_t i)
-{
-    if (dt == ATTENTION_CUDA_F32)
-        return static_cast<const float *>(p)[i];
-    uint16_t u = static_cast<const uint16_t *>(p)[i];
-    return dt == ATTENTION_CUDA_BF16 ? bf16_to_f32(u) : f16_to_f32(u);
-}
-
-/* Exact-size, so that ASan flags any access past the end; 256-byte aligned,
- * as cudaMalloc's are, so that sectors count as on the GPU. */
-static void *alloc_exact(size_t bytes)
-{
-    void *p = nullptr;
-    assert_int_equal(posix_memalign(&p, 256, bytes ? bytes : 16), 0);
-    return p;
-}
+#include "attention_sim_util.h"   /* after cmocka: it asserts */
 
 static const attention_cuda_kernel TC = ATTENTION_CUDA_TENSOR_CORE, SIMT = ATTENTION_CUDA_SIMT,
                                    FB = ATTENTION_CUDA_FALLBACK;
@@ -76,14 +43,6 @@ struct tcase {
     attention_cuda_kernel kernel; /* the one to run; the plan's own choice is checked by `planned` */
     int planned;                  /* 1: attention_cuda_plan must choose `kernel` itself */
 };
-
-/* The same type as the reference, the checker and the softmax name it. */
-static attention_dtype ref_dtype(attention_cuda_dtype dt)
-{
-    return dt == ATTENTION_CUDA_F32 ? ATTENTION_F32 : dt == ATTENTION_CUDA_BF16 ? ATTENTION_BF16 : ATTENTION_F16;
-}
-
-static const char *dt_name(attention_cuda_dtype dt) { return attention_dtype_name(ref_dtype(dt)); }
 
 static void run_case(const tcase &c)
 {
@@ -378,6 +337,102 @@ static void test_plan_other_kernels(void **state)
     assert_int_equal(g.smem, 32768);      /* 128 + 64 + 64 rows x 64 x 2 bytes */
 }
 
+/* The Hopper kernel: planned on compute capability 9.0 for bf16/fp16 at
+ * head_dim 64 and 128 (384 threads, 128 queries a block, two stages of K
+ * and V tiles of 128 keys), the mma.sync kernel elsewhere; the environment
+ * forces either, and a value that is neither fails the plan. */
+static void test_plan_hopper(void **state)
+{
+    (void)state;
+    alignas(16) static char buf[64];
+    const void *a = buf, *odd = buf + 2;
+    const attention_cuda_kernel HOP = ATTENTION_CUDA_HOPPER;
+    attention_cuda_geometry g;
+    attention_shape s = {2, 32, 8, 4096, 1000, 128, 1, 0.088f};
+    unsetenv(ATTENTION_CUDA_KERNEL_ENV);
+    unsetenv(ATTENTION_CUDA_TC_BK_ENV);
+    unsetenv(ATTENTION_CUDA_HOPPER_STAGES_ENV);
+    assert_int_equal(attention_cuda_plan_arch(&s, BF16, 90, a, a, a, a, &g), 0);
+    assert_int_equal(g.kernel, HOP);
+    assert_int_equal(g.threads, 384);
+    assert_int_equal(g.head_dim, 128);
+    assert_int_equal(g.block_keys, 128);
+    assert_int_equal(g.stages, 2);
+    assert_int_equal(g.m_tiles, 0);
+    /* Q 128 x 128 + 2 stages x (K + V) 128 x 128, 2 bytes each: 160 KiB, and
+     * 2 KiB for the 1024-byte alignment and the mbarriers. */
+    assert_int_equal(g.smem, 160 * 1024 + 2048);
+    assert_int_equal(g.grid_x, 32);
+    assert_int_equal(g.grid_y, 32);
+    assert_int_equal(g.grid_z, 2);
+    s.head_dim = 64;
+    assert_int_equal(attention_cuda_plan_arch(&s, F16, 90, a, a, a, a, &g), 0);
+    assert_int_equal(g.kernel, HOP);
+    assert_int_equal(g.smem, 80 * 1024 + 2048);
+    /* Other GPUs (8.0, 8.9, 10.0, unknown): mma.sync, as attention_cuda_plan. */
+    for (int cc : {0, 80, 89, 100}) {
+        assert_int_equal(attention_cuda_plan_arch(&s, BF16, cc, a, a, a, a, &g), 0);
+        assert_int_equal(g.kernel, TC);
+    }
+    /* What the Hopper kernel does not take goes where attention_cuda_plan sends it. */
+    assert_int_equal(attention_cuda_plan_arch(&s, F32, 90, a, a, a, a, &g), 0);
+    assert_int_equal(g.kernel, SIMT);
+    assert_int_equal(attention_cuda_plan_arch(&s, BF16, 90, a, odd, a, a, &g), 0);
+    assert_int_equal(g.kernel, FB);
+    s.head_dim = 96;
+    assert_int_equal(attention_cuda_plan_arch(&s, BF16, 90, a, a, a, a, &g), 0);
+    assert_int_equal(g.kernel, FB);
+    s.head_dim = 64;
+    s.scale = 0.0f;
+    assert_int_equal(attention_cuda_plan_kernel(&s, BF16, HOP, a, a, a, a, &g), -1);
+    s.scale = 0.125f;
+    /* The override, both ways, whatever the GPU. */
+    setenv(ATTENTION_CUDA_KERNEL_ENV, "mma_sync", 1);
+    assert_true(attention_cuda_kernel_env_ok());
+    assert_int_equal(attention_cuda_plan_arch(&s, BF16, 90, a, a, a, a, &g), 0);
+    assert_int_equal(g.kernel, TC);
+    setenv(ATTENTION_CUDA_KERNEL_ENV, "hopper", 1);
+    assert_int_equal(attention_cuda_plan_arch(&s, BF16, 80, a, a, a, a, &g), 0);
+    assert_int_equal(g.kernel, HOP);
+    assert_int_equal(attention_cuda_plan_arch(&s, F32, 80, a, a, a, a, &g), 0);   /* not a shape it takes */
+    assert_int_equal(g.kernel, SIMT);
+    /* Three stages, asked for or through the environment: 226 KiB at
+     * head_dim 128, all but 1 KiB of an H100 block's opt-in; other counts
+     * are refused, in the environment ignored. */
+    s.head_dim = 128;
+    assert_int_equal(attention_cuda_plan_hopper(&s, BF16, 3, a, a, a, a, &g), 0);
+    assert_int_equal(g.stages, 3);
+    assert_int_equal(g.smem, 224 * 1024 + 2048);
+    assert_true(g.smem <= 227 * 1024);
+    setenv(ATTENTION_CUDA_HOPPER_STAGES_ENV, "3", 1);
+    assert_int_equal(attention_cuda_plan_arch(&s, BF16, 90, a, a, a, a, &g), 0);
+    assert_int_equal(g.stages, 3);
+    setenv(ATTENTION_CUDA_HOPPER_STAGES_ENV, "4", 1);
+    assert_int_equal(attention_cuda_plan_arch(&s, BF16, 90, a, a, a, a, &g), 0);
+    assert_int_equal(g.stages, 2);
+    unsetenv(ATTENTION_CUDA_HOPPER_STAGES_ENV);
+    assert_int_equal(attention_cuda_plan_hopper(&s, BF16, 4, a, a, a, a, &g), -1);
+    assert_int_equal(attention_cuda_plan_hopper(&s, BF16, 1, a, a, a, a, &g), -1);
+    assert_int_equal(attention_cuda_plan_hopper(&s, F32, 2, a, a, a, a, &g), -1);
+    s.head_dim = 64;
+    setenv(ATTENTION_CUDA_KERNEL_ENV, "wgmma", 1);
+    assert_false(attention_cuda_kernel_env_ok());
+    assert_int_equal(attention_cuda_plan_arch(&s, BF16, 90, a, a, a, a, &g), -1);
+    unsetenv(ATTENTION_CUDA_KERNEL_ENV);
+    assert_true(attention_cuda_kernel_env_ok());
+    /* The launcher checks a Hopper geometry against the plan too; this
+     * program has the stub (attention_hopper_stub.c): the kernel runs in
+     * test_attention_hopper_sim. */
+    s.seq_q = 4;
+    assert_int_equal(attention_cuda_plan_kernel(&s, BF16, HOP, a, a, a, a, &g), 0);
+    g.stages = 3;                     /* 3 is a build, but not this geometry's smem */
+    assert_int_equal(attention_cuda_launch(&g, &s, BF16, a, a, a, buf, nullptr), ATTENTION_CUDA_EINVAL);
+    g.stages = 0;
+    assert_int_equal(attention_cuda_launch(&g, &s, BF16, a, a, a, buf, nullptr), ATTENTION_CUDA_EINVAL);
+    g.stages = 2;
+    assert_int_equal(attention_cuda_launch(&g, &s, BF16, a, a, a, buf, nullptr), ATTENTION_CUDA_ENOHOPPER);
+}
+
 static void test_plan_refusals(void **state)
 {
     (void)state;
@@ -424,6 +479,7 @@ int main(void)
         cmocka_unit_test(test_plan_tensor_core),
         cmocka_unit_test(test_plan_other_kernels),
         cmocka_unit_test(test_plan_refusals),
+        cmocka_unit_test(test_plan_hopper),
         cmocka_unit_test(test_tensor_core),
         cmocka_unit_test(test_simt),
         cmocka_unit_test(test_fallback),

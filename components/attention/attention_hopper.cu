@@ -1,0 +1,544 @@
+/* attention_hopper.cu - scaled-dot-product attention forward for Hopper
+ * (sm_90a only), FlashAttention-3's structure in plain CUDA C on the
+ * project's Hopper primitives (common/wgmma.cuh, mbarrier.cuh, tma.cuh,
+ * hopper_sync.cuh): the same arithmetic as attention_cuda.cu's tensor-core
+ * kernel (its top comment: online softmax in base 2, scale folded into one
+ * FMA, P rounded to 16 bits and summed as rounded), another data path.
+ *
+ * A block of 384 threads owns 128 queries of one (batch, head), three
+ * warpgroups:
+ *   warpgroup 0   the producer: one thread issues TMA loads, Q once, then K
+ *                 and V tiles of BK = 128 keys into a ring of `stages` = 2
+ *                 stages; it gives up its registers (setmaxnreg.dec), it
+ *                 needs almost none.
+ *   warpgroups 1, 2   consumers, 64 query rows each (setmaxnreg.inc: the
+ *                 accumulators of O and S live in their registers): per key
+ *                 tile, S = Q K^T by wgmma (Q and K from shared memory),
+ *                 the mask and the online softmax in fp32 registers, P
+ *                 packed to 16 bits in the A-fragment layout, O += P V by
+ *                 wgmma (P from registers, V from shared memory).
+ * ptxas allocates within 65536 / 384 = 168 registers a thread for the whole
+ * kernel (none spilled at head_dim 128: O 64, S 64, P 32); setmaxnreg makes
+ * the consumers' real limit 240.
+ * Synchronization is by mbarriers only (no __syncthreads after the setup):
+ *   q_full           the producer's expect_tx of Q's bytes; TMA completes it
+ *   k_full[s], v_full[s]   the same for stage s's K and V (separate, so S =
+ *                    Q K^T starts before V has landed)
+ *   kv_empty[s]      every consumer thread arrives once its P V on stage s
+ *                    retired (wgmma_wait_group<0>), so the producer may
+ *                    overwrite the stage
+ * Phases: tile t uses stage t % stages in its round t / stages; a
+ * consumer waits the full barriers' phase of parity (t / stages) & 1, the
+ * producer, before reusing a stage (t >= stages), kv_empty's phase of the
+ * round before, parity (t / stages - 1) & 1. `stages` is the plan's (2, or
+ * 3 when asked for: attention_cuda.h), a launch argument rather than a
+ * template parameter: one build serves both.
+ *
+ * Shared memory, every tile in TMA's 128-byte-swizzle layout (rows of 64
+ * elements = 128 bytes, 8-row atoms of 1024 bytes, 1024-byte aligned): a
+ * head_dim of 128 is two column blocks of 64, each its own [rows][64] tile,
+ * so one TMA box (64 elements x 1 head x rows x 1 batch, tensor map of the
+ * [B][S][H][D] tensor, dims (D, H, S, B)) fills one column block:
+ *   Q  [D/64][BQ][64], then per stage K [D/64][BK][64] and V [D/64][BK][64],
+ *   then the mbarriers.
+ * Rows past Sq or Sk arrive as zeros (TMA's out-of-range fill), so masked
+ * weights (0) times them stay 0.
+ *
+ * FlashAttention-3's two overlaps (consume has the schedule): within a
+ * consumer, the next tile's Q K^T is issued with this tile's P V and its
+ * softmax runs while P V is in the tensor cores; between the consumers,
+ * their wgmma go in ping-pong turns on two named barriers, so that one's
+ * softmax overlaps the other's matrix products. Tile sizes and stages are
+ * fixed (attention_cuda.h): no build of other tiles yet.
+ *
+ * Causal: the same bottom-right alignment and reversed block order as
+ * attention_cuda.cu; both consumers walk the block's tiles (the producer
+ * loads each once for both), masking where a tile reaches past their first
+ * row's last key. GQA: head h reads kv head h / (heads / kv_heads) through
+ * the K and V maps' head coordinate. Compiles as host C++ under
+ * tests/cudasim like the other kernel files. */
+#include <cuda_runtime.h>
+#include <cuda_bf16.h>
+#include <cuda_fp16.h>
+
+#include <math.h>
+#include <stdint.h>
+
+#include "common/cuda_launch.h"
+#include "common/hopper_sync.cuh"
+#include "common/mbarrier.cuh"
+#include "common/mma_sync.cuh"
+#include "common/tma.cuh"
+#include "common/wgmma.cuh"
+#include "attention_cuda.h"
+
+
+namespace {
+
+constexpr int BQ = ATTENTION_CUDA_HOPPER_BQ, BK = ATTENTION_CUDA_HOPPER_BK;
+constexpr int MAX_STAGES = ATTENTION_CUDA_HOPPER_MAX_STAGES;   /* the ring's length is a launch argument */
+constexpr int WG = 128;                 /* threads of a warpgroup */
+constexpr int ROWS = 64;                /* query rows of a consumer warpgroup (wgmma's M) */
+constexpr int COL = 64;                 /* elements of a 128-byte swizzled row: one column block */
+constexpr int ATOM = 1024;              /* bytes of an 8-row swizzle atom */
+/* Registers per thread after setmaxnreg: 24 x 128 + 2 x 240 x 128 = 64512
+ * of the SM's 65536 (one block an SM). */
+constexpr int PRODUCER_REGS = 24, CONSUMER_REGS = 240;
+
+template <typename T>
+struct hopper_args {
+    T *o;
+    int seq_q, seq_k, heads, group, causal;
+    int stages;                         /* K/V stages of the ring, 2 or 3 (the plan's) */
+    float scale_log2;                   /* scale x log2(e) */
+};
+
+/* The shared-memory carve-up of one block (byte offsets from the 1024-byte
+ * aligned base). */
+template <int D>
+struct layout {
+    static constexpr int Q_BYTES = BQ * D * 2, KV_BYTES = BK * D * 2;
+    static constexpr int K_AT = Q_BYTES, V_AT = K_AT + KV_BYTES;  /* stage s adds s x STAGE_BYTES */
+    static constexpr int STAGE_BYTES = 2 * KV_BYTES;
+    __device__ static int bars_at(int stages) { return Q_BYTES + stages * STAGE_BYTES; }
+};
+
+struct barriers {
+    uint64_t q_full, k_full[MAX_STAGES], v_full[MAX_STAGES], kv_empty[MAX_STAGES];
+};
+
+template <typename T, int D>
+__global__ void __launch_bounds__(ATTENTION_CUDA_HOPPER_THREADS, 1)
+attention_hopper(const __grid_constant__ tma_map qm, const __grid_constant__ tma_map km,
+                 const __grid_constant__ tma_map vm, hopper_args<T> a);
+
+/* ---- launcher ------------------------------------------------------------ */
+
+/* A tensor map of one [B][S][H][D] tensor of 16-bit elements, boxes of 64
+ * elements of D x 1 head x `rows` positions x 1 batch. */
+static int encode(tma_map *map, const void *base, size_t batch, size_t seq, size_t heads, int d, int rows)
+{
+    /* A zero-length dimension is no tensor to TMA; with Sk = 0 no tile is
+     * loaded, so a length of 1 is never read. */
+    const uint64_t dims[4] = {(uint64_t)d, heads, seq ? seq : 1, batch};
+    const uint64_t strides[3] = {(uint64_t)d * 2, (uint64_t)heads * d * 2, (uint64_t)seq * heads * d * 2};
+    const uint32_t box[4] = {COL, 1, (uint32_t)rows, 1};
+    char why[160];
+    return tma_encode(map, base, 4, dims, strides, box, why, sizeof why);
+}
+
+/* The launch opts in to the block's shared memory (past the default 48
+ * KiB) once per instance, not in every measured launch: to what the most
+ * stages need, so that one opt-in serves every plan. */
+template <typename T, int D>
+static cudaError_t shared_opt_in()
+{
+    static const cudaError_t e = cudaFuncSetAttribute(
+        attention_hopper<T, D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+        (BQ + 2 * MAX_STAGES * BK) * D * 2 + ATTENTION_CUDA_HOPPER_SMEM_EXTRA);
+    return e;
+}
+
+template <typename T, int D>
+static int launch_typed(const attention_cuda_geometry *g, const attention_shape *s, const void *q, const void *k,
+                        const void *v, void *o, cudaStream_t stream)
+{
+    tma_map qm, km, vm;
+    if (encode(&qm, q, s->batch, s->seq_q, s->heads, D, BQ) != 0 ||
+        encode(&km, k, s->batch, s->seq_k, s->kv_heads, D, BK) != 0 ||
+        encode(&vm, v, s->batch, s->seq_k, s->kv_heads, D, BK) != 0)
+        return ATTENTION_CUDA_ENOHOPPER;
+    hopper_args<T> a;
+    a.o = static_cast<T *>(o);
+    a.seq_q = (int)s->seq_q, a.seq_k = (int)s->seq_k, a.heads = (int)s->heads;
+    a.group = (int)(s->heads / s->kv_heads), a.causal = s->causal != 0, a.stages = (int)g->stages;
+    a.scale_log2 = (float)((double)s->scale * 1.4426950408889634);
+    cudaError_t e = shared_opt_in<T, D>();
+    if (e != cudaSuccess)
+        return (int)e;
+    auto kernel = attention_hopper<T, D>;
+    CUDA_LAUNCH(kernel, dim3(g->grid_x, g->grid_y, g->grid_z), dim3(g->threads), g->smem, stream, qm, km, vm, a);
+    return (int)cudaGetLastError();
+}
+
+} /* namespace */
+
+extern "C" int attention_hopper_launch(const attention_cuda_geometry *g, const attention_shape *s,
+                                       attention_cuda_dtype dtype, const void *q, const void *k, const void *v,
+                                       void *o, void *stream)
+{
+    /* attention_cuda_launch checked g against the plan for this shape. */
+    cudaStream_t st = static_cast<cudaStream_t>(stream);
+    if (dtype == ATTENTION_CUDA_BF16)
+        return g->head_dim == 64 ? launch_typed<__nv_bfloat16, 64>(g, s, q, k, v, o, st)
+                                 : launch_typed<__nv_bfloat16, 128>(g, s, q, k, v, o, st);
+    if (dtype == ATTENTION_CUDA_F16)
+        return g->head_dim == 64 ? launch_typed<__half, 64>(g, s, q, k, v, o, st)
+                                 : launch_typed<__half, 128>(g, s, q, k, v, o, st);
+    return ATTENTION_CUDA_EINVAL;
+}
+
+namespace {
+
+/* ---- the kernel ----------------------------------------------------------- */
+
+template <int D> __device__ void produce(unsigned char *base, barriers *bar, const tma_map *qm, const tma_map *km,
+                                         const tma_map *vm, int q0, int h, int hk, int b, int tiles, int stages);
+template <typename T, int D> __device__ void consume(const unsigned char *base, barriers *bar,
+                                                     const hopper_args<T> &a, int q0, int h, int b, int tiles);
+
+/* The keys a block of queries [q0, q0 + BQ) needs, in tiles of BK (as
+ * attention_cuda.cu's key_tiles). */
+__device__ __forceinline__ int block_key_tiles(int q0, int seq_q, int seq_k, int causal)
+{
+    int tiles = (seq_k + BK - 1) / BK;
+    if (causal) {
+        int last = q0 + BQ - 1 + seq_k - seq_q;
+        tiles = last < 0 ? 0 : last / BK + 1 < tiles ? last / BK + 1 : tiles;
+    }
+    return tiles;
+}
+
+template <typename T, int D>
+__global__ void __launch_bounds__(ATTENTION_CUDA_HOPPER_THREADS, 1)
+attention_hopper(const __grid_constant__ tma_map qm, const __grid_constant__ tma_map km,
+                 const __grid_constant__ tma_map vm, hopper_args<T> a)
+{
+    CUDA_DYNAMIC_SHARED(unsigned char, raw);
+    /* The swizzle atoms need 1024-byte aligned tiles; the plan's smem has
+     * 1024 bytes to spare for rounding the base up. */
+    unsigned char *base = reinterpret_cast<unsigned char *>(((uintptr_t)raw + ATOM - 1) & ~(uintptr_t)(ATOM - 1));
+    barriers *bar = reinterpret_cast<barriers *>(base + layout<D>::bars_at(a.stages));
+    const int qblock = a.causal ? (int)(gridDim.x - 1 - blockIdx.x) : (int)blockIdx.x;
+    const int q0 = qblock * BQ, h = blockIdx.y, b = blockIdx.z;
+    const int tiles = block_key_tiles(q0, a.seq_q, a.seq_k, a.causal);
+
+    if (threadIdx.x == 0) {
+        mbar_init(&bar->q_full, 1);
+        for (int s = 0; s < a.stages; s++) {
+            mbar_init(&bar->k_full[s], 1);           /* the producer's arrive_expect_tx */
+            mbar_init(&bar->v_full[s], 1);
+            mbar_init(&bar->kv_empty[s], 2 * WG);    /* every consumer thread */
+        }
+        mbar_fence_init();
+    }
+    __syncthreads();
+
+    if (threadIdx.x < WG) {
+        setmaxnreg_dec<PRODUCER_REGS>();
+        if (threadIdx.x == 0)
+            produce<D>(base, bar, &qm, &km, &vm, q0, h, h / a.group, b, tiles, a.stages);
+    } else {
+        setmaxnreg_inc<CONSUMER_REGS>();
+        consume<T, D>(base, bar, a, q0, h, b, tiles);
+    }
+}
+
+/* One thread: Q, then each tile's K and V, into the ring. */
+template <int D>
+__device__ void produce(unsigned char *base, barriers *bar, const tma_map *qm, const tma_map *km, const tma_map *vm,
+                        int q0, int h, int hk, int b, int tiles, int stages)
+{
+    using L = layout<D>;
+    mbar_arrive_expect_tx(&bar->q_full, L::Q_BYTES);
+    for (int c = 0; c < D / COL; c++) {
+        const int32_t at[4] = {c * COL, h, q0, b};
+        tma_load(base + c * BQ * COL * 2, qm, at, &bar->q_full);
+    }
+    for (int t = 0; t < tiles; t++) {
+        const int s = t % stages;
+        if (t >= stages)   /* both consumers are done with this stage's last round */
+            mbar_wait(&bar->kv_empty[s], (unsigned)(t / stages - 1) & 1u);
+        unsigned char *ks = base + L::K_AT + s * L::STAGE_BYTES, *vs = base + L::V_AT + s * L::STAGE_BYTES;
+        mbar_arrive_expect_tx(&bar->k_full[s], L::KV_BYTES);
+        for (int c = 0; c < D / COL; c++) {
+            const int32_t at[4] = {c * COL, hk, t * BK, b};
+            tma_load(ks + c * BK * COL * 2, km, at, &bar->k_full[s]);
+        }
+        mbar_arrive_expect_tx(&bar->v_full[s], L::KV_BYTES);
+        for (int c = 0; c < D / COL; c++) {
+            const int32_t at[4] = {c * COL, hk, t * BK, b};
+            tma_load(vs + c * BK * COL * 2, vm, at, &bar->v_full[s]);
+        }
+    }
+}
+
+/* Descriptors (wgmma.cuh). Q and K are K-major (head_dim contiguous): k-step
+ * kk (16 elements of D) is column block kk / 4 at byte 32 (kk % 4) of its
+ * swizzled rows; 8-row atoms 1024 bytes apart (the stride offset). V is
+ * MN-major (head_dim, wgmma's N, contiguous): k-step kc (16 keys) starts at
+ * row 16 kc, two atoms of 8 keys 1024 bytes apart; N past 64 continues in
+ * the next column block, BK rows x 128 bytes on (the leading offset). */
+__device__ __forceinline__ uint64_t k_major_desc(const unsigned char *tile, int rows, int kk)
+{
+    return wgmma_desc(tile + (kk / 4) * rows * COL * 2 + (kk % 4) * 32, 16, ATOM);
+}
+
+__device__ __forceinline__ uint64_t v_desc(const unsigned char *tile, int kc)
+{
+    return wgmma_desc(tile + kc * 16 * COL * 2, BK * COL * 2, ATOM);
+}
+
+template <typename T, int D> __device__ void issue_scores(float (&s)[BK / 2], const unsigned char *qs,
+                                                          const unsigned char *ks);
+template <typename T, int D> __device__ void issue_pv(float (&o)[D / 2], const uint32_t (&p)[BK / 16][4],
+                                                      const unsigned char *vs);
+__device__ void mask_scores(float (&s)[BK / 2], int k0, int row, int seq_q, int seq_k, int causal);
+__device__ void softmax_step(float (&s)[BK / 2], float (&m)[2], float (&l)[2], float (&alpha)[2], float scale_log2);
+template <int D> __device__ void rescale_o(float (&o)[D / 2], const float (&alpha)[2]);
+template <typename T> __device__ void pack_p(uint32_t (&p)[BK / 16][4], const float (&s)[BK / 2], float (&l)[2]);
+template <typename T, int D> __device__ void store_rows(const hopper_args<T> &a, const float (&o)[D / 2],
+                                                        const float (&l)[2], int row, int h, int b);
+template <typename T> __device__ bool needs_mask(const hopper_args<T> &a, int k0, int first);
+template <typename T, int D, bool NEXT>
+__device__ __forceinline__ void tile_step(const unsigned char *base, barriers *bar, const hopper_args<T> &a,
+                                          const unsigned char *qs, float (&sc)[BK / 2], uint32_t (&p)[BK / 16][4],
+                                          float (&o)[D / 2], float (&m)[2], float (&l)[2], float (&alpha)[2], int t,
+                                          int first, int row, unsigned mine, unsigned other, int wg);
+template <typename T>
+__device__ void prepare_p(float (&sc)[BK / 2], uint32_t (&p)[BK / 16][4], float (&m)[2], float (&l)[2],
+                          float (&alpha)[2], const hopper_args<T> &a, int k0, int first, int row);
+
+/* Named barriers of the ping-pong (hopper_sync.cuh; 0 is __syncthreads'):
+ * consumer warpgroup w waits on PINGPONG_BAR + w for its turn to issue
+ * wgmma, the other warpgroup's 128 threads arrive on it when their turn
+ * ends (256 threads count). */
+constexpr unsigned PINGPONG_BAR = 1, PINGPONG_THREADS = 2 * WG;
+
+/* A consumer warpgroup: 64 query rows; warp w of it rows 16 w .. 16 w + 15,
+ * lane (g, t) rows g and g + 8 of those (wgmma's D fragment, wgmma.cuh).
+ *
+ * The schedule, per tile t (FlashAttention-3's two overlaps):
+ *   within the warpgroup: S_{t+1} = Q K_{t+1}^T is issued together with
+ *   O += P_t V_t, and the softmax of S_{t+1} runs while P_t V_t is still in
+ *   the tensor cores (wgmma_wait_group<1>: the older group, S, retired); O
+ *   is rescaled by S_{t+1}'s alpha once P_t V_t retired (wait<0>), and only
+ *   then are P's registers (the RS operand) overwritten and the stage freed.
+ *   between the two warpgroups (ping-pong): each issues its wgmma in turns,
+ *   so that one's softmax (the exp2s on the SFU) overlaps the other's
+ *   matrix products. A turn: named_bar_sync on its own barrier, issue,
+ *   named_bar_arrive on the other's. Warpgroup 0 goes first (warpgroup 1
+ *   arrives on its barrier once at the start); both have tiles + 1 turns
+ *   (the first issues S_0 alone), and warpgroup 1 does not arrive after its
+ *   last, which no turn of warpgroup 0 waits for. */
+template <typename T, int D>
+__device__ void consume(const unsigned char *base, barriers *bar, const hopper_args<T> &a, int q0, int h, int b,
+                        int tiles)
+{
+    using L = layout<D>;
+    const int wg = threadIdx.x / WG - 1, warp = threadIdx.x % WG / 32, lane = threadIdx.x % 32;
+    const int first = q0 + wg * ROWS;                       /* this warpgroup's first query */
+    const int row = first + warp * 16 + lane / 4;           /* this lane's first row; the other is row + 8 */
+    const unsigned char *qs = base + wg * ROWS * COL * 2;   /* its 64 rows of every Q column block */
+    const unsigned mine = PINGPONG_BAR + wg, other = PINGPONG_BAR + 1 - wg;
+    float o[D / 2] = {}, m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f}, alpha[2];
+    float sc[BK / 2];
+    uint32_t p[BK / 16][4];
+    mbar_wait(&bar->q_full, 0);
+    if (tiles > 0) {
+        if (wg == 1)
+            named_bar_arrive(PINGPONG_BAR, PINGPONG_THREADS);    /* warpgroup 0's first turn */
+        mbar_wait(&bar->k_full[0], 0);
+        named_bar_sync(mine, PINGPONG_THREADS);
+        wgmma_fence();
+        issue_scores<T, D>(sc, qs, base + L::K_AT);
+        named_bar_arrive(other, PINGPONG_THREADS);
+        wgmma_wait_group<0>();
+        wgmma_fence_operands(sc);   /* nvcc: no read of sc moves above the wait */
+        prepare_p<T>(sc, p, m, l, alpha, a, 0, first, row);
+    }
+    /* The last tile has no S_{t+1}: its own instance of the step, so that
+     * no wgmma sits in a branch (ptxas then fences the accumulators). */
+#pragma unroll 1
+    for (int t = 0; t + 1 < tiles; t++)
+        tile_step<T, D, true>(base, bar, a, qs, sc, p, o, m, l, alpha, t, first, row, mine, other, wg);
+    if (tiles > 0)
+        tile_step<T, D, false>(base, bar, a, qs, sc, p, o, m, l, alpha, tiles - 1, first, row, mine, other, wg);
+    store_rows<T, D>(a, o, l, row, h, b);
+}
+
+/* Tile t of consume's schedule: S_{t+1} (when NEXT) and P_t V_t issued in
+ * this warpgroup's ping-pong turn, S_{t+1}'s softmax while P_t V_t runs,
+ * then O rescaled, P_{t+1} packed and the stage freed. */
+template <typename T, int D, bool NEXT>
+__device__ void tile_step(const unsigned char *base, barriers *bar, const hopper_args<T> &a, const unsigned char *qs,
+                          float (&sc)[BK / 2], uint32_t (&p)[BK / 16][4], float (&o)[D / 2], float (&m)[2],
+                          float (&l)[2], float (&alpha)[2], int t, int first, int row, unsigned mine, unsigned other,
+                          int wg)
+{
+    using L = layout<D>;
+    const int s = t % a.stages, n = (t + 1) % a.stages;
+    if (NEXT)
+        mbar_wait(&bar->k_full[n], (unsigned)((t + 1) / a.stages) & 1u);
+    mbar_wait(&bar->v_full[s], (unsigned)(t / a.stages) & 1u);
+    named_bar_sync(mine, PINGPONG_THREADS);
+    wgmma_fence();              /* o rescaled, p packed since the last wgmma */
+    wgmma_fence_operands(o);
+    if (NEXT)
+        issue_scores<T, D>(sc, qs, base + L::K_AT + n * L::STAGE_BYTES);
+    issue_pv<T, D>(o, p, base + L::V_AT + s * L::STAGE_BYTES);
+    if (wg == 0 || NEXT)
+        named_bar_arrive(other, PINGPONG_THREADS);
+    if (NEXT) {
+        wgmma_wait_group<1>();  /* S_{t+1} retired; P_t V_t may still run */
+        wgmma_fence_operands(sc);
+        if (needs_mask(a, (t + 1) * BK, first))
+            mask_scores(sc, (t + 1) * BK, row, a.seq_q, a.seq_k, a.causal);
+        softmax_step(sc, m, l, alpha, a.scale_log2);
+    }
+    /* The stage is free once this thread's P V retired (wgmma reads V
+     * from shared memory, and P from registers, until then), not when
+     * it was issued. */
+    wgmma_wait_group<0>();
+    wgmma_fence_operands(o);
+    mbar_arrive(&bar->kv_empty[s]);
+    if (NEXT) {
+        rescale_o<D>(o, alpha);
+        pack_p<T>(p, sc, l);
+    }
+}
+
+/* Whether key tile [k0, k0 + BK) needs the mask for the warpgroup whose first
+ * query is `first`: it reaches past Sk, or (causal) past first's last key
+ * (its later rows see at most 63 keys more). */
+template <typename T>
+__device__ bool needs_mask(const hopper_args<T> &a, int k0, int first)
+{
+    return k0 + BK > a.seq_k || (a.causal && k0 + BK - 1 > first + a.seq_k - a.seq_q);
+}
+
+/* The first tile's P: mask, softmax (o is still 0: no rescale), pack. */
+template <typename T>
+__device__ void prepare_p(float (&sc)[BK / 2], uint32_t (&p)[BK / 16][4], float (&m)[2], float (&l)[2],
+                          float (&alpha)[2], const hopper_args<T> &a, int k0, int first, int row)
+{
+    if (needs_mask(a, k0, first))
+        mask_scores(sc, k0, row, a.seq_q, a.seq_k, a.causal);
+    softmax_step(sc, m, l, alpha, a.scale_log2);
+    pack_p<T>(p, sc, l);
+}
+
+/* S (64 x BK) = Q (64 x D) K^T: D / 16 wgmma of k16 with N = BK, one group
+ * (the caller fences before and waits after). */
+template <typename T, int D>
+__device__ void issue_scores(float (&s)[BK / 2], const unsigned char *qs, const unsigned char *ks)
+{
+#pragma unroll
+    for (int kk = 0; kk < D / 16; kk++)
+        wgmma_ss<T, BK, false>(s, k_major_desc(qs, BQ, kk), k_major_desc(ks, BK, kk), kk > 0);
+    wgmma_commit_group();
+}
+
+/* -inf where key j is past Sk or (causal) past row i's last key
+ * i + Sk - Sq. s[4 n + 2 r + e] is row `row` + 8 r, key k0 + 8 n + 2 t + e. */
+__device__ void mask_scores(float (&s)[BK / 2], int k0, int row, int seq_q, int seq_k, int causal)
+{
+    const int t = threadIdx.x % 4;
+#pragma unroll
+    for (int r = 0; r < 2; r++) {
+        int last = seq_k - 1;
+        if (causal && row + 8 * r + seq_k - seq_q < last)
+            last = row + 8 * r + seq_k - seq_q;
+#pragma unroll
+        for (int n = 0; n < BK / 8; n++)
+#pragma unroll
+            for (int e = 0; e < 2; e++)
+                if (k0 + 8 * n + 2 * t + e > last)
+                    s[4 * n + 2 * r + e] = -INFINITY;
+    }
+}
+
+/* The online softmax of one tile for this lane's two rows (attention_cuda.cu
+ * has the algebra): each row's max over its four lanes, the row sums l
+ * rescaled by alpha (returned, for O: rescale_o, once the P V that still
+ * accumulates into O retired), S turned into P = 2^(c S - m) in place
+ * (pack_p adds the rounded weights to l). A function of its own, like the
+ * mask and the store, so that consume reads as the schedule it is. */
+__device__ void softmax_step(float (&s)[BK / 2], float (&m)[2], float (&l)[2], float (&alpha)[2], float scale_log2)
+{
+#pragma unroll
+    for (int r = 0; r < 2; r++) {
+        float smax = -INFINITY;
+#pragma unroll
+        for (int n = 0; n < BK / 8; n++)
+            smax = fmaxf(smax, fmaxf(s[4 * n + 2 * r], s[4 * n + 2 * r + 1]));
+        smax = fmaxf(smax, __shfl_xor_sync(0xffffffffu, smax, 1));
+        smax = fmaxf(smax, __shfl_xor_sync(0xffffffffu, smax, 2));
+        const float mx = fmaxf(m[r], smax * scale_log2);
+        const float base = mx == -INFINITY ? 0.0f : mx;   /* nothing visible yet: no -inf - -inf */
+        alpha[r] = exp2f(m[r] - base);
+        m[r] = mx;
+        l[r] *= alpha[r];
+#pragma unroll
+        for (int n = 0; n < BK / 8; n++)
+            s[4 * n + 2 * r] = exp2f(fmaf(s[4 * n + 2 * r], scale_log2, -base)),
+            s[4 * n + 2 * r + 1] = exp2f(fmaf(s[4 * n + 2 * r + 1], scale_log2, -base));
+    }
+}
+
+/* O's rows times their alpha (d[4 n + 2 r + e] is row `row` + 8 r). */
+template <int D>
+__device__ void rescale_o(float (&o)[D / 2], const float (&alpha)[2])
+{
+#pragma unroll
+    for (int n = 0; n < D / 8; n++)
+#pragma unroll
+        for (int r = 0; r < 2; r++)
+            o[4 * n + 2 * r] *= alpha[r], o[4 * n + 2 * r + 1] *= alpha[r];
+}
+
+/* P's A fragments for wgmma's RS form, keys 16 kc .. 16 kc + 15: S's
+ * n-tiles 2 kc and 2 kc + 1 packed to 16 bits (mma_sync.cuh's A layout:
+ * a0 row g keys 2t.., a1 row g + 8, a2 row g keys 2t + 8.., a3 row g + 8),
+ * and the row sums of those rounded weights (rows g: a0, a2; g + 8: a1, a3),
+ * so that o stays a convex combination of v. */
+template <typename T>
+__device__ void pack_p(uint32_t (&p)[BK / 16][4], const float (&s)[BK / 2], float (&l)[2])
+{
+#pragma unroll
+    for (int kc = 0; kc < BK / 16; kc++) {
+        const float *lo = s + 8 * kc, *hi = s + 8 * kc + 4;
+        p[kc][0] = pack2<T>(lo[0], lo[1]), p[kc][1] = pack2<T>(lo[2], lo[3]);
+        p[kc][2] = pack2<T>(hi[0], hi[1]), p[kc][3] = pack2<T>(hi[2], hi[3]);
+        l[0] += (unpack_lo<T>(p[kc][0]) + unpack_hi<T>(p[kc][0])) + (unpack_lo<T>(p[kc][2]) + unpack_hi<T>(p[kc][2]));
+        l[1] += (unpack_lo<T>(p[kc][1]) + unpack_hi<T>(p[kc][1])) + (unpack_lo<T>(p[kc][3]) + unpack_hi<T>(p[kc][3]));
+    }
+}
+
+/* O (64 x D) += P (64 x BK) V (BK x D): BK / 16 wgmma of k16 with N = D,
+ * P from registers, one group (the caller fences before and waits after:
+ * before it frees the stage, touches o or overwrites p). */
+template <typename T, int D>
+__device__ void issue_pv(float (&o)[D / 2], const uint32_t (&p)[BK / 16][4], const unsigned char *vs)
+{
+#pragma unroll
+    for (int kc = 0; kc < BK / 16; kc++)
+        wgmma_rs<T, D, true>(o, p[kc], v_desc(vs, kc), 1);
+    wgmma_commit_group();
+}
+
+/* o = O / l for this lane's rows below Sq, two adjacent columns a 32-bit
+ * store (0 where no key was visible: l = 0). */
+template <typename T, int D>
+__device__ void store_rows(const hopper_args<T> &a, const float (&o)[D / 2], const float (&l)[2], int row, int h,
+                           int b)
+{
+    const int t = threadIdx.x % 4;
+#pragma unroll
+    for (int r = 0; r < 2; r++) {
+        float sum = l[r];
+        sum += __shfl_xor_sync(0xffffffffu, sum, 1);   /* the row's four lanes */
+        sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+        const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
+        const int i = row + 8 * r;
+        if (i < a.seq_q) {
+            T *orow = a.o + (((long long)b * a.seq_q + i) * a.heads + h) * D;
+#pragma unroll
+            for (int n = 0; n < D / 8; n++)
+                *reinterpret_cast<uint32_t *>(orow + 8 * n + 2 * t) =
+                    pack2<T>(o[4 * n + 2 * r] * inv, o[4 * n + 2 * r + 1] * inv);
+        }
+    }
+}
+
+} /* namespace */

@@ -1,0 +1,126 @@
+/* test_attention_hopper_sim.cc - attention/cuda's Hopper kernel
+ * (components/attention/attention_hopper.cu: TMA, mbarriers, wgmma, a
+ * producer and two consumer warpgroups) run on the CPU under tests/cudasim,
+ * its primitives simulated by their models (common/wgmma.cuh, mbarrier.cuh,
+ * tma.cuh, hopper_sync.cuh), against the double reference of attention/cpu
+ * with its tolerances: bf16 and fp16, head_dim 64 and 128, causal and not
+ * (Sq < Sk and Sq > Sk), grouped-query heads (2 and 4 query heads per kv
+ * head over two kv heads), sequences that end inside a tile, more key tiles
+ * than stages (the ring wraps, so the empty barriers matter), more than one
+ * block of queries. Each case with a ring of 2 stages and of 3, in forward
+ * and reversed thread order, with TMA copies landing at issue and at the
+ * wait (cudasim.h), the eight results identical to the bit.
+ * Built as C++ with cudasim.h force-included (tests/cudasim/build.am). */
+#include "attention/attention_cuda.h"
+
+#include <cmath>
+#include <cstdarg>
+#include <cstddef>
+#include <csetjmp>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+extern "C" {
+#include <cmocka.h>
+}
+
+#include "attention_sim_util.h"   /* after cmocka: it asserts */
+
+static const attention_cuda_dtype BF16 = ATTENTION_CUDA_BF16, F16 = ATTENTION_CUDA_F16;
+
+struct hcase {
+    attention_cuda_dtype dt;
+    size_t batch, heads, kv_heads, seq_q, seq_k, head_dim;
+    int causal;
+    float scale;                  /* 0: 1 / sqrt(head_dim) */
+};
+
+static void run_case(const hcase &c)
+{
+    attention_shape s = {c.batch, c.heads, c.kv_heads, c.seq_q, c.seq_k, c.head_dim, c.causal,
+                         c.scale > 0 ? c.scale : (float)(1.0 / sqrt((double)c.head_dim))};
+    size_t es = elem_size(c.dt), nq = c.batch * c.seq_q * c.heads * c.head_dim;
+    size_t nkv = c.batch * c.seq_k * c.kv_heads * c.head_dim;
+    void *q = alloc_exact(nq * es), *k = alloc_exact(nkv * es), *v = alloc_exact(nkv * es);
+    void *o[2] = {alloc_exact(nq * es), alloc_exact(nq * es)};
+    for (size_t i = 0; i < nq; i++)
+        put(c.dt, q, i, uniform(-2.0f, 2.0f));
+    for (size_t i = 0; i < nkv; i++) {
+        put(c.dt, k, i, uniform(-2.0f, 2.0f));
+        put(c.dt, v, i, uniform(-1.0f, 1.0f));
+    }
+    /* What the plugin does on an H100: the plan for compute capability 9.0
+     * (2 stages), then the 3-stage ring the environment may ask for. */
+    attention_cuda_geometry g;
+    unsetenv(ATTENTION_CUDA_KERNEL_ENV);
+    unsetenv(ATTENTION_CUDA_HOPPER_STAGES_ENV);
+    assert_int_equal(attention_cuda_plan_arch(&s, c.dt, 90, q, k, v, o[0], &g), 0);
+    assert_int_equal(g.kernel, ATTENTION_CUDA_HOPPER);
+    assert_int_equal(g.stages, 2);
+    for (int run = 0; run < 8; run++) {
+        if (run == 4)
+            assert_int_equal(attention_cuda_plan_hopper(&s, c.dt, 3, q, k, v, o[0], &g), 0);
+        int ord = run & 1, early = run >> 1 & 1;
+        void *out = o[run ? 1 : 0];
+        cudasim::set_order(ord ? cudasim::REVERSED : cudasim::FORWARD);
+        cudasim::set_landing(early ? cudasim::AT_ISSUE : cudasim::AT_WAIT);
+        memset(out, 0xff, nq * es);   /* NaN: an element never written fails */
+        assert_int_equal(attention_cuda_launch(&g, &s, c.dt, q, k, v, out, nullptr), 0);
+        attention_check_result r;
+        assert_int_equal(attention_check(&s, q, k, v, out, ref_dtype(c.dt), 0, &r), 0);
+        if (!r.passed)
+            print_error("%s hopper (%u stages) b%zu h%zu/%zu sq%zu sk%zu d%zu causal %d %s, %s: %s\n", dt_name(c.dt),
+                        g.stages, c.batch, c.heads, c.kv_heads, c.seq_q, c.seq_k, c.head_dim, c.causal,
+                        ord ? "reversed" : "forward", early ? "copies land at issue" : "copies land at the wait",
+                        r.detail);
+        assert_true(r.passed);
+        assert_int_equal(r.checked, nq);
+        if (run)
+            assert_memory_equal(o[0], o[1], nq * es);
+    }
+    cudasim::set_order(cudasim::FORWARD);
+    cudasim::set_landing(cudasim::AT_WAIT);
+    free(q), free(k), free(v), free(o[0]), free(o[1]);
+}
+
+/* Blocks of 128 queries (two consumers of 64), tiles of 128 keys, 2 or 3 stages. */
+static void test_hopper(void **state)
+{
+    (void)state;
+    static const hcase cases[] = {
+        /* GQA with two kv heads, 2 and 4 query heads each (with one kv head
+         * every mapping reads head 0, so a wrong one passes); first, so that
+         * tests/cudasim/mutate.sh's mutants fail early. 17 queries leave the
+         * second consumer with rows past Sq only. */
+        {BF16, 1, 4, 2, 17, 65, 64, 1, 0},
+        {BF16, 1, 8, 2, 3, 33, 64, 0, 0},
+        /* Three key tiles through two stages (the ring wraps), the last
+         * partial; scale 1 makes scores large, so the running max moves. */
+        {BF16, 1, 1, 1, 70, 300, 64, 0, 1.0f},
+        /* Five tiles: each stage's barriers through phases of both parities
+         * and back (rounds 0, 1, 2 of stage 0). */
+        {F16, 1, 1, 1, 5, 600, 128, 1, 0},
+        /* head_dim 128 (two column blocks of 64), causal with Sq < Sk, two
+         * sequences. */
+        {BF16, 2, 2, 2, 3, 130, 128, 1, 0},
+        /* Causal with Sq > Sk (the first queries see no key: zeros), fp16. */
+        {F16, 1, 2, 1, 65, 3, 128, 1, 0},
+        /* Two blocks of queries (causal: the later first), Sq != Sk. */
+        {F16, 1, 1, 1, 200, 150, 64, 1, 0},
+        {BF16, 1, 2, 1, 130, 261, 128, 0, 0},
+    };
+    for (const hcase &c : cases)
+        run_case(c);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_hopper),
+    };
+    /* tests/cudasim/mutate.sh runs only the test that can catch a mutant. */
+    if (const char *only = getenv("CUDASIM_TEST_FILTER"))
+        cmocka_set_test_filter(only);
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
