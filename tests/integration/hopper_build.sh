@@ -22,7 +22,7 @@ grep -q '^#define HAVE_CUDA 1' "$top_builddir/build_config.h" || {
     exit 1
 }
 
-log="$top_builddir/tests/integration/hopper_probe.ptxas"
+log="$top_builddir/tests/cudasim/hopper_probe.ptxas"
 [ -s "$log" ] || { fail "no ptxas log at $log"; exit 1; }
 
 # 32 wgmma shapes + the pipeline kernel, for sm_90a and (bodies guarded
