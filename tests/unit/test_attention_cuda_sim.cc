@@ -46,21 +46,13 @@ struct tcase {
 
 static void run_case(const tcase &c)
 {
-    attention_shape s = {c.batch, c.heads, c.kv_heads, c.seq_q, c.seq_k, c.head_dim, c.causal,
-                         c.scale > 0 ? c.scale : (float)(1.0 / sqrt((double)c.head_dim))};
-    size_t es = elem_size(c.dt), nq = c.batch * c.seq_q * c.heads * c.head_dim;
-    size_t nkv = c.batch * c.seq_k * c.kv_heads * c.head_dim;
-    void *q = alloc_exact(nq * es), *k = alloc_exact(nkv * es), *v = alloc_exact(nkv * es);
-    void *o[2] = {alloc_exact(nq * es), alloc_exact(nq * es)};
-    for (size_t i = 0; i < nq; i++)
-        put(c.dt, q, i, uniform(-2.0f, 2.0f));
-    for (size_t i = 0; i < nkv; i++) {
-        put(c.dt, k, i, uniform(-2.0f, 2.0f));
-        put(c.dt, v, i, uniform(-1.0f, 1.0f));
-    }
+    sim_tensors t = sim_tensors_make(c.dt, c.batch, c.heads, c.kv_heads, c.seq_q, c.seq_k, c.head_dim, c.causal,
+                                     c.scale);
+    const attention_shape &s = t.s;
+    void *q = t.q, *k = t.k, *v = t.v, *o0 = t.o[0];
     attention_cuda_geometry g;
     if (c.planned) {
-        assert_int_equal(attention_cuda_plan(&s, c.dt, q, k, v, o[0], &g), 0);
+        assert_int_equal(attention_cuda_plan(&s, c.dt, q, k, v, o0, &g), 0);
         assert_int_equal(g.kernel, c.kernel);
     }
     /* The tensor-core kernel's every build: one and two m-tiles per warp
@@ -73,35 +65,22 @@ static void run_case(const tcase &c)
     for (size_t bi = 0; bi < n_builds; bi++) {
         unsigned mt = builds[bi].m_tiles;
         if (mt)
-            assert_int_equal(attention_cuda_plan_tensor_core(&s, c.dt, mt, builds[bi].block_keys, q, k, v, o[0], &g),
+            assert_int_equal(attention_cuda_plan_tensor_core(&s, c.dt, mt, builds[bi].block_keys, q, k, v, o0, &g),
                              0);
         else
-            assert_int_equal(attention_cuda_plan_kernel(&s, c.dt, c.kernel, q, k, v, o[0], &g), 0);
+            assert_int_equal(attention_cuda_plan_kernel(&s, c.dt, c.kernel, q, k, v, o0, &g), 0);
         /* Both thread orders x both cp.async landings (cudasim.h), each
          * against the reference and bit for bit against the first. */
         for (int run = 0; run < 4; run++) {
-            int ord = run & 1, early = run >> 1;
-            void *out = o[run ? 1 : 0];
-            cudasim::set_order(ord ? cudasim::REVERSED : cudasim::FORWARD);
-            cudasim::set_landing(early ? cudasim::AT_ISSUE : cudasim::AT_WAIT);
-            memset(out, 0xff, nq * es);   /* NaN: an element never written fails */
-            assert_int_equal(attention_cuda_launch(&g, &s, c.dt, q, k, v, out, nullptr), 0);
-            attention_check_result r;
-            assert_int_equal(attention_check(&s, q, k, v, out, ref_dtype(c.dt), 0, &r), 0);
-            if (!r.passed)
-                print_error("%s kernel %d (m-tiles %u, %u keys) b%zu h%zu/%zu sq%zu sk%zu d%zu causal %d %s, %s: %s\n",
-                            dt_name(c.dt), (int)c.kernel, mt, g.block_keys, c.batch, c.heads, c.kv_heads, c.seq_q,
-                            c.seq_k, c.head_dim, c.causal, ord ? "reversed" : "forward",
-                            early ? "copies land at issue" : "copies land at the wait", r.detail);
-            assert_true(r.passed);
-            assert_int_equal(r.checked, nq);
-            if (run)
-                assert_memory_equal(o[0], o[1], nq * es);
+            const char *how = sim_set_order_and_landing(run);
+            char what[96];
+            snprintf(what, sizeof what, "kernel %d (m-tiles %u, %u keys), %s", (int)c.kernel, mt, g.block_keys, how);
+            sim_run_and_check(&g, c.dt, &t, run, what);
         }
         cudasim::set_order(cudasim::FORWARD);
         cudasim::set_landing(cudasim::AT_WAIT);
     }
-    free(q), free(k), free(v), free(o[0]), free(o[1]);
+    sim_tensors_free(&t);
 }
 
 /* The memory traffic of the kernels run since the last reset_totals, as

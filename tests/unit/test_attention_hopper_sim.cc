@@ -38,50 +38,27 @@ struct hcase {
 
 static void run_case(const hcase &c)
 {
-    attention_shape s = {c.batch, c.heads, c.kv_heads, c.seq_q, c.seq_k, c.head_dim, c.causal,
-                         c.scale > 0 ? c.scale : (float)(1.0 / sqrt((double)c.head_dim))};
-    size_t es = elem_size(c.dt), nq = c.batch * c.seq_q * c.heads * c.head_dim;
-    size_t nkv = c.batch * c.seq_k * c.kv_heads * c.head_dim;
-    void *q = alloc_exact(nq * es), *k = alloc_exact(nkv * es), *v = alloc_exact(nkv * es);
-    void *o[2] = {alloc_exact(nq * es), alloc_exact(nq * es)};
-    for (size_t i = 0; i < nq; i++)
-        put(c.dt, q, i, uniform(-2.0f, 2.0f));
-    for (size_t i = 0; i < nkv; i++) {
-        put(c.dt, k, i, uniform(-2.0f, 2.0f));
-        put(c.dt, v, i, uniform(-1.0f, 1.0f));
-    }
+    sim_tensors t = sim_tensors_make(c.dt, c.batch, c.heads, c.kv_heads, c.seq_q, c.seq_k, c.head_dim, c.causal,
+                                     c.scale);
     /* What the plugin does on an H100: the plan for compute capability 9.0
      * (2 stages), then the 3-stage ring the environment may ask for. */
     attention_cuda_geometry g;
     unsetenv(ATTENTION_CUDA_KERNEL_ENV);
     unsetenv(ATTENTION_CUDA_HOPPER_STAGES_ENV);
-    assert_int_equal(attention_cuda_plan_arch(&s, c.dt, 90, q, k, v, o[0], &g), 0);
+    assert_int_equal(attention_cuda_plan_arch(&t.s, c.dt, 90, t.q, t.k, t.v, t.o[0], &g), 0);
     assert_int_equal(g.kernel, ATTENTION_CUDA_HOPPER);
     assert_int_equal(g.stages, 2);
     for (int run = 0; run < 8; run++) {
         if (run == 4)
-            assert_int_equal(attention_cuda_plan_hopper(&s, c.dt, 3, q, k, v, o[0], &g), 0);
-        int ord = run & 1, early = run >> 1 & 1;
-        void *out = o[run ? 1 : 0];
-        cudasim::set_order(ord ? cudasim::REVERSED : cudasim::FORWARD);
-        cudasim::set_landing(early ? cudasim::AT_ISSUE : cudasim::AT_WAIT);
-        memset(out, 0xff, nq * es);   /* NaN: an element never written fails */
-        assert_int_equal(attention_cuda_launch(&g, &s, c.dt, q, k, v, out, nullptr), 0);
-        attention_check_result r;
-        assert_int_equal(attention_check(&s, q, k, v, out, ref_dtype(c.dt), 0, &r), 0);
-        if (!r.passed)
-            print_error("%s hopper (%u stages) b%zu h%zu/%zu sq%zu sk%zu d%zu causal %d %s, %s: %s\n", dt_name(c.dt),
-                        g.stages, c.batch, c.heads, c.kv_heads, c.seq_q, c.seq_k, c.head_dim, c.causal,
-                        ord ? "reversed" : "forward", early ? "copies land at issue" : "copies land at the wait",
-                        r.detail);
-        assert_true(r.passed);
-        assert_int_equal(r.checked, nq);
-        if (run)
-            assert_memory_equal(o[0], o[1], nq * es);
+            assert_int_equal(attention_cuda_plan_hopper(&t.s, c.dt, 3, t.q, t.k, t.v, t.o[0], &g), 0);
+        const char *how = sim_set_order_and_landing(run);
+        char what[96];
+        snprintf(what, sizeof what, "hopper (%u stages), %s", g.stages, how);
+        sim_run_and_check(&g, c.dt, &t, run, what);
     }
     cudasim::set_order(cudasim::FORWARD);
     cudasim::set_landing(cudasim::AT_WAIT);
-    free(q), free(k), free(v), free(o[0]), free(o[1]);
+    sim_tensors_free(&t);
 }
 
 /* Blocks of 128 queries (two consumers of 64), tiles of 128 keys, 2 or 3 stages. */
