@@ -84,11 +84,16 @@ static inline int tma_encode(tma_map *map, const void *global, int rank, const u
                   "tma_map must stand in for CUtensorMap");
     if (tma_check(global, rank, dims, strides_bytes, box, why, why_len) != 0)
         return -1;
-    void *fn = NULL;
+    /* Looked up once: attention encodes three maps at every launch, and the
+     * lookup is the costly part (writing the same pointer twice from two
+     * threads is harmless). */
+    static void *fn = NULL;
     cudaDriverEntryPointQueryResult found;
-    if (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found) !=
-            cudaSuccess ||
-        found != cudaDriverEntryPointSuccess || !fn) {
+    if (!fn && (cudaGetDriverEntryPointByVersion("cuTensorMapEncodeTiled", &fn, 12000, cudaEnableDefault, &found) !=
+                    cudaSuccess ||
+                found != cudaDriverEntryPointSuccess))
+        fn = NULL;
+    if (!fn) {
         snprintf(why, why_len, "the driver has no cuTensorMapEncodeTiled");
         return -1;
     }
