@@ -74,11 +74,57 @@ PY
     else
         verdict validate "transformer_block/cuda bf16 head_dim 128, 512 tokens, GQA" FAIL "exit $? (tb_d128.log)"
     fi
+    part_hopper_validate
     out_of_time "schedule options, device selection, the trace" && return
     part_options
     part_trace
     python3 tests/gpu/table.py "$out/exp" >"$out/table.md" 2>"$out/table.err" || bad "table (table.err)"
     cat "$out/table.md"
+}
+
+# attention/cuda's two tensor-core kernels on shapes that reach every path of
+# the Hopper one (attention_hopper.cu): head_dim 64 and 128, causal with fewer
+# and more queries than keys, tails, grouped-query heads, fp16, its 2- and
+# 3-stage rings; and the mma.sync kernel forced, which a GPU of compute
+# capability 9.0 no longer picks by default. Off 9.0 the Hopper runs are
+# named as not run.
+part_hopper_validate() {
+    cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1)
+    # kernel stages dtype head_dim seq kv_seq heads kv_heads causal
+    while read -r kernel stages dt d seq kv heads kvh causal; do
+        what="attention/cuda $kernel kernel ($stages stages) $dt d$d q$seq k$kv h$heads/$kvh causal=$causal"
+        tag=attn_${kernel}${stages}_${dt}_d${d}_q${seq}_k${kv}_h${heads}x${kvh}_$causal
+        out_of_time "validate $what" && return
+        if [ "$kernel" = hopper ] && [ "$cc" != 9.0 ]; then
+            verdict skip "$what" "not run" "compute capability $cc, not 9.0"; continue
+        fi
+        if HARNESS_ATTENTION_KERNEL=$kernel HARNESS_ATTENTION_HOPPER_STAGES=$stages timeout 120 "$H" run \
+                configs/attention_cuda.yaml --set component.config.batch_size=2 \
+                --set component.config.num_heads="$heads" --set component.config.num_kv_heads="$kvh" \
+                --set component.config.seq_len="$seq" --set component.config.kv_seq_len="$kv" \
+                --set component.config.head_dim="$d" --set component.config.causal="$causal" \
+                --set component.config.dtype="$dt" --set validate=true --set schedule.warmup_steps=1 \
+                --set schedule.wait_steps=0 --set schedule.measurement_steps=3 --set schedule.repeat=1 \
+                --set profiling.trace=false --output-dir "$out/exp_attn/$tag" >"$out/$tag.log" 2>&1 </dev/null; then
+            verdict validate "$what" ok
+        else
+            verdict validate "$what" FAIL "exit $? ($tag.log: $(grep -m1 -i 'mismatch\|error\|fail' "$out/$tag.log" | cut -c1-240))"
+        fi
+    done <<'SHAPES'
+hopper 2 bf16 128 1024 1024 8 8 false
+hopper 2 bf16 128 1024 1024 8 8 true
+hopper 2 bf16 64 1024 1024 8 8 false
+hopper 2 bf16 64 1024 1024 8 8 true
+hopper 3 bf16 128 2048 2048 8 8 true
+hopper 3 bf16 64 1000 1000 8 8 false
+hopper 2 bf16 128 1000 1500 8 8 true
+hopper 2 bf16 128 777 300 8 8 true
+hopper 2 fp16 128 2048 2048 8 2 true
+hopper 3 fp16 64 640 640 8 2 false
+hopper 2 bf16 64 100 100 4 4 true
+mma_sync 2 bf16 128 1024 1024 8 8 true
+mma_sync 2 bf16 64 1000 1500 8 2 true
+SHAPES
 }
 
 # The family's example config; tests/gpu/configs/ has one where that example is a sweep.
