@@ -3,6 +3,7 @@
 #include "plugin/plugin_file.h"
 
 #include <dirent.h>
+#include <dlfcn.h>
 #include <errno.h>
 #include <ltdl.h>
 #include <stdio.h>
@@ -131,9 +132,18 @@ int harness_registry_load_file(harness_registry *reg, const char *path, harness_
     /* An installed .la: its .so beside it, not the one at its libdir=
      * (install_dir.h), so a moved or staged tree loads its own plugins. */
     char beside[4096];
-    lt_dlhandle h = lt_dlopenext(harness_installed_module(path, beside, sizeof beside) ? beside : path);
+    const char *file = harness_installed_module(path, beside, sizeof beside) ? beside : path;
+    lt_dlhandle h = lt_dlopenext(file);
     if (!h) {
         const char *why = lt_dlerror();
+        /* libltdl reports "file not found" for a file that is there but
+         * does not load; the system loader names the reason (an undefined
+         * symbol, a library that does not resolve). */
+        void *probe = access(file, R_OK) == 0 ? dlopen(file, RTLD_LAZY | RTLD_LOCAL) : NULL;
+        if (access(file, R_OK) == 0 && !probe)
+            why = dlerror();
+        if (probe)
+            dlclose(probe);
         free(name);
         return harness_error_set(err, HARNESS_EXIT_RUNTIME,
                                  "cannot load plugin %s: %s; check the path, and that the plugin's own "

@@ -1,9 +1,10 @@
 #!/bin/sh
 # Plugins that cannot be used, through the real binary (test_registry covers
 # the loader itself): built for another ABI, without the entry points, failing
-# their init, or registering a key another plugin has. The others still load;
-# each broken one is named with why; asking for a variant it would have given
-# names it; a key two plugins claim is refused, naming both files.
+# their init, not linking (a symbol no library gives), or registering a key
+# another plugin has. The others still load; each broken one is named with
+# why; asking for a variant it would have given names it; a key two plugins
+# claim is refused, naming both files.
 . "$top_builddir/tests/setup"
 
 fixtures="$top_builddir/tests/fixtures/.libs"
@@ -22,6 +23,16 @@ expect_err "warning: skipped $dir/no_entry.so: cannot load plugin $dir/no_entry.
 expect_err "warning: skipped $dir/fail_init.so: plugin $dir/fail_init.so failed to initialize: fail_init: the license file /nonexistent is missing" \
     "a failing init: the plugin's own message"
 grep -q "doomed/cpu" "$SCRATCH/out" && fail "a plugin whose init failed registers nothing"
+
+# A plugin that does not link (a symbol no library gives): the loader's own
+# reason, where libltdl alone says "file not found".
+printf 'const int harness_plugin_abi = 0;\nextern int harness_fixture_missing;\nint read_missing(void) { return harness_fixture_missing; }\n' \
+    >"$SCRATCH/unresolved.c"
+mkdir -p "$SCRATCH/unresolved"
+${CC:-cc} -shared -fPIC -o "$SCRATCH/unresolved/unresolved.so" "$SCRATCH/unresolved.c" || fail "build unresolved.so"
+expect_exit 0 "list with a plugin that does not link" "$HARNESS" list --plugin-path "$SCRATCH/unresolved"
+expect_err "cannot load plugin $SCRATCH/unresolved/unresolved.so: $SCRATCH/unresolved/unresolved.so: undefined symbol: harness_fixture_missing" \
+    "the undefined symbol named"
 
 expect_exit 2 "a variant no loaded plugin gives" "$HARNESS" validate "$CONFIGS/rms_norm_tiny.yaml" \
     --plugin-path "$dir" --set component.variant_key=doomed/cpu

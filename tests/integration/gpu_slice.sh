@@ -61,5 +61,11 @@ expect_exit 0 "results.py on the two bundles" python3 "$top_srcdir/tests/gpu/res
 cmp -s "$md" "$SCRATCH/merged/$(basename "$md")" && pass "the bundles merged make the last slice's file" ||
     fail "merged bundles differ: $(diff "$md" "$SCRATCH/merged/$(basename "$md")" | head -5)"
 
-PATH="$SCRATCH/empty:/usr/bin:/bin" expect_exit 77 "no GPU" sh "$top_srcdir/tests/gpu/run.sh" --slice 1 "$SCRATCH/work2"
+# No GPU: an nvidia-smi that finds no driver, first on PATH (a GPU machine
+# has a real one in /usr/bin).
+mkdir -p "$SCRATCH/nogpu"
+printf '#!/bin/sh\necho "NVIDIA-SMI has failed because it could not communicate with the NVIDIA driver." >&2\nexit 9\n' \
+    >"$SCRATCH/nogpu/nvidia-smi"
+chmod +x "$SCRATCH/nogpu/nvidia-smi"
+PATH="$SCRATCH/nogpu:/usr/bin:/bin" expect_exit 77 "no GPU" sh "$top_srcdir/tests/gpu/run.sh" --slice 1 "$SCRATCH/work2"
 finish
