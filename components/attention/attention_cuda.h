@@ -140,6 +140,9 @@ int attention_cuda_plan_arch(const attention_shape *s, attention_cuda_dtype dtyp
                              const void *q, const void *k, const void *v, const void *o,
                              attention_cuda_geometry *out);
 
+/* The kernel's name for logs and notes ("Hopper (wgmma, TMA, warp-specialized)"). */
+const char *attention_cuda_kernel_name(attention_cuda_kernel kernel);
+
 /* 1 when HARNESS_ATTENTION_KERNEL is unset, empty, "mma_sync" or "hopper". */
 int attention_cuda_kernel_env_ok(void);
 
@@ -148,6 +151,8 @@ int attention_cuda_kernel_env_ok(void);
  * kernel (configure's --with-cuda-arch lacks 90), or a tensor map the
  * driver refused. */
 #define ATTENTION_CUDA_ENOHOPPER (-2)
+#define ATTENTION_CUDA_ENOHOPPER_WHY \
+    "the Hopper kernel is not in this build (configure --with-cuda-arch without 90) or the driver refused its tensor maps"
 
 /* O = softmax(Q K^T scale [+ causal]) V on device pointers (o not
  * overlapping q, k, v), enqueued on stream (a cudaStream_t; NULL: the

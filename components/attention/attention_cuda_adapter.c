@@ -15,6 +15,7 @@
 
 #include "attention/attention_cublas.h"
 #include "attention/attention_cuda.h"
+#include "common/cuda_device.h"
 
 #include <stdint.h>
 #include <stdio.h>
@@ -37,22 +38,6 @@ typedef struct att_cuda_state {
 static const char *const dtypes[] = {"fp32", "bf16", "fp16", NULL};
 static const harness_param params[] = ATTENTION_PARAMS(
     dtypes, "type of q, k, v and o; bf16 and fp16 compute in fp32 and round to nearest even");
-
-static const char *const kernel_names[] = {"tensor-core (mma.sync)", "SIMT fp32", "fallback (warp per row)",
-                                           "Hopper (wgmma, TMA, warp-specialized)"};
-
-/* The current device's compute capability (major x 10 + minor), asked once
- * per instance at create (not in the measured step); 0 when the runtime
- * cannot say, which plans the mma.sync kernels. */
-static int device_compute_capability(void)
-{
-    int dev = 0, major = 0, minor = 0;
-    if (cudaGetDevice(&dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&major, cudaDevAttrComputeCapabilityMajor, dev) != cudaSuccess ||
-        cudaDeviceGetAttribute(&minor, cudaDevAttrComputeCapabilityMinor, dev) != cudaSuccess)
-        return 0;
-    return major * 10 + minor;
-}
 
 /* Per attention_dtype: the kernels' element type and device_fill's. */
 static const struct {
@@ -175,7 +160,7 @@ static int create_common(harness_ctx *ctx, void **state, int cublas)
         release(ctx, s);
         return harness_host->fail(ctx, "attention/cuda: %s='%s': use mma_sync or hopper (or unset it)",
                                   ATTENTION_CUDA_KERNEL_ENV, getenv(ATTENTION_CUDA_KERNEL_ENV));
-    } else if (attention_cuda_plan_arch(z, s->dtype, device_compute_capability(), s->q, s->k, s->v, s->o,
+    } else if (attention_cuda_plan_arch(z, s->dtype, cuda_device_compute_capability(), s->q, s->k, s->v, s->o,
                                         &s->geom) != 0) {
         release(ctx, s);
         return harness_host->fail(ctx, "attention/cuda: no kernel takes batch %zu, heads %zu, seq %zu", z->batch,
@@ -183,7 +168,7 @@ static int create_common(harness_ctx *ctx, void **state, int cublas)
     }
     harness_host->log(ctx, HARNESS_LOG_DEBUG,
                       "%s: %s; batch %zu, heads %zu/%zu, seq %zu/%zu, head_dim %zu, %s%s", key,
-                      cublas ? "cuBLAS GEMM, softmax, cuBLAS GEMM" : kernel_names[s->geom.kernel], z->batch,
+                      cublas ? "cuBLAS GEMM, softmax, cuBLAS GEMM" : attention_cuda_kernel_name(s->geom.kernel), z->batch,
                       z->heads, z->kv_heads, z->seq_q, z->seq_k, z->head_dim, attention_dtype_name(s->cfg.dtype),
                       z->causal ? ", causal" : "");
     *state = s;
@@ -209,8 +194,7 @@ static int att_step(harness_ctx *ctx, void *state)
     if (rc == ATTENTION_CUDA_EINVAL)
         return harness_host->fail(ctx, "attention/cuda: the launch geometry does not fit the shape");
     if (rc == ATTENTION_CUDA_ENOHOPPER)
-        return harness_host->fail(ctx, "attention/cuda: the Hopper kernel is not in this build (configure "
-                                  "--with-cuda-arch without 90) or the driver refused its tensor maps");
+        return harness_host->fail(ctx, "attention/cuda: " ATTENTION_CUDA_ENOHOPPER_WHY);
     if (rc != 0)
         return harness_host->fail(ctx, "attention/cuda: kernel launch failed (cudaError_t %d)", rc);
     return 0;
@@ -241,7 +225,7 @@ static int att_check(harness_ctx *ctx, void *state, harness_check *out)
     if (rc == 0) {
         size_t len = strlen(out->detail);
         snprintf(out->detail + len, sizeof out->detail - len, "; %s", s->cublas ? "cuBLAS" :
-                 kernel_names[s->geom.kernel]);
+                 attention_cuda_kernel_name(s->geom.kernel));
     }
     void *bufs[] = {q, k, v, o};
     for (size_t i = 0; i < sizeof bufs / sizeof bufs[0]; i++)

@@ -214,3 +214,10 @@ int attention_cuda_plan_arch(const attention_shape *s, attention_cuda_dtype dtyp
         return 0;
     return attention_cuda_plan(s, dtype, q, k, v, o, out);
 }
+
+const char *attention_cuda_kernel_name(attention_cuda_kernel kernel)
+{
+    static const char *const names[] = {"tensor-core (mma.sync)", "SIMT fp32", "fallback (warp per row)",
+                                        "Hopper (wgmma, TMA, warp-specialized)"};
+    return (unsigned)kernel < sizeof names / sizeof names[0] ? names[kernel] : "unknown";
+}

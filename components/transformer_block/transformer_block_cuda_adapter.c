@@ -25,6 +25,7 @@
 #include <cuda_runtime_api.h>
 
 #include "common/check_verdict.h"
+#include "common/cuda_device.h"
 #include "transformer_block_adapter.h"
 
 #include "transformer_block/transformer_block.h"
@@ -230,6 +231,7 @@ static int tbc_create(harness_ctx *ctx, void **state)
     }
     b->tp_rank = H->rank(ctx);
     b->all_reduce = all_reduce_in_place;
+    b->compute_capability = cuda_device_compute_capability();
     /* Asked before allocating, so the message says what the shape needs and
      * the device has, not which buffer happened to fail. */
     size_t free_b = 0, total = 0;

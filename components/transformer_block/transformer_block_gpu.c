@@ -6,6 +6,7 @@
 #include "rms_norm/rms_norm_cuda.h"
 
 #include <math.h>
+#include <stdlib.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -137,8 +138,15 @@ int transformer_block_gpu_prepare(transformer_block_gpu *b, char *why, size_t wh
         return -1;
     }
     attention_shape as = attention_shape_of(s, b->tp_size);
-    if (attention_cuda_plan(&as, b->bf16 ? ATTENTION_CUDA_BF16 : ATTENTION_CUDA_F32, b->buf[TB_GPU_Q],
-                            b->buf[TB_GPU_K], b->buf[TB_GPU_V], b->buf[TB_GPU_ATTN], &b->attention) != 0) {
+    if (!attention_cuda_kernel_env_ok()) {
+        snprintf(why, why_size, "%s='%s': use mma_sync or hopper (or unset it)", ATTENTION_CUDA_KERNEL_ENV,
+                 getenv(ATTENTION_CUDA_KERNEL_ENV));
+        transformer_block_gpu_release(b);
+        return -1;
+    }
+    if (attention_cuda_plan_arch(&as, b->bf16 ? ATTENTION_CUDA_BF16 : ATTENTION_CUDA_F32, b->compute_capability,
+                                 b->buf[TB_GPU_Q], b->buf[TB_GPU_K], b->buf[TB_GPU_V], b->buf[TB_GPU_ATTN],
+                                 &b->attention) != 0) {
         snprintf(why, why_size, "attention/cuda has no kernel for batch %zu, heads %zu/%zu, seq %zu, head_dim %zu",
                  s->batch, r.heads, r.kv_heads, s->seq, r.head_dim);
         transformer_block_gpu_release(b);
@@ -155,8 +163,7 @@ void transformer_block_gpu_release(transformer_block_gpu *b)
 
 const char *transformer_block_gpu_attention_kernel(const transformer_block_gpu *b)
 {
-    static const char *const names[] = {"tensor-core (mma.sync)", "SIMT fp32", "fallback (warp per row)"};
-    return names[b->attention.kernel];
+    return attention_cuda_kernel_name(b->attention.kernel);
 }
 
 /* ---- the step -------------------------------------------------------------- */
@@ -216,10 +223,13 @@ static int rope(const transformer_block_gpu *b, void *stream, char *why, size_t 
 static int attention(const transformer_block_gpu *b, void *stream, char *why, size_t n)
 {
     attention_shape as = attention_shape_of(&b->shape, b->tp_size);
-    return launched(attention_cuda_launch(&b->attention, &as, b->bf16 ? ATTENTION_CUDA_BF16 : ATTENTION_CUDA_F32,
-                                          b->buf[TB_GPU_Q], b->buf[TB_GPU_K], b->buf[TB_GPU_V],
-                                          b->buf[TB_GPU_ATTN], stream),
-                    "attention", why, n);
+    int rc = attention_cuda_launch(&b->attention, &as, b->bf16 ? ATTENTION_CUDA_BF16 : ATTENTION_CUDA_F32,
+                                   b->buf[TB_GPU_Q], b->buf[TB_GPU_K], b->buf[TB_GPU_V], b->buf[TB_GPU_ATTN], stream);
+    if (rc == ATTENTION_CUDA_ENOHOPPER) {
+        snprintf(why, n, "attention: " ATTENTION_CUDA_ENOHOPPER_WHY);
+        return -1;
+    }
+    return launched(rc, "attention", why, n);
 }
 
 /* Tensor parallelism: the partial sums in buf (tokens x hidden) of every

@@ -123,6 +123,9 @@ typedef struct transformer_block_gpu {
     int tp_rank, tp_size;
     int (*all_reduce)(void *user, void *buf_device, size_t n, int bf16);   /* 0 or nonzero */
     void *comm_user;
+    /* The device's compute capability (cuda_device.h; 0: unknown): 90 plans
+     * attention's Hopper kernel (attention_cuda_plan_arch). */
+    int compute_capability;
     /* Set by transformer_block_gpu_prepare: */
     linear_cublaslt *gemm;
     int plan_qkv, plan_o, plan_gate_up, plan_down;

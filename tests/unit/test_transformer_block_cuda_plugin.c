@@ -546,6 +546,55 @@ static void test_prepare_refuses_unfused_weights(void **state)
     assert_int_equal(fake_cublaslt_open_handles(), 0);
 }
 
+/* The block's attention is attention/cuda's choice for the device: on
+ * compute capability 9.0 the Hopper kernel (whose launch here is the stub's
+ * refusal: the kernel itself runs in test_attention_hopper_sim), on 8.0 and
+ * with HARNESS_ATTENTION_KERNEL=mma_sync the mma.sync one; a misspelt
+ * override is refused at create, naming the variable. */
+static void test_attention_kernel_by_device(void **state)
+{
+    (void)state;
+    static const char *const p[] = {"dtype", "bf16", "seq_len", "64", "hidden_size", "128", "num_heads", "2",
+                                    "intermediate_size", "64", NULL};
+    struct { int cc; const char *env, *kernel; } cases[] = {
+        {90, NULL, "attention Hopper (wgmma, TMA, warp-specialized)"},
+        {90, "mma_sync", "attention tensor-core (mma.sync)"},
+        {80, NULL, "attention tensor-core (mma.sync)"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        fake_compute_capability = cases[i].cc;
+        if (cases[i].env)
+            setenv("HARNESS_ATTENTION_KERNEL", cases[i].env, 1);
+        else
+            unsetenv("HARNESS_ATTENTION_KERNEL");
+        harness_ctx *c = open_plugin(p, (size_t)1 << 30);
+        void *st = NULL;
+        fake_cublaslt_reset();
+        assert_int_equal(c->variant->create(c, &st), 0);
+        if (!strstr(c->logged, cases[i].kernel))
+            fail_msg("cc %d: expected \"%s\" in the log, got: %s", cases[i].cc, cases[i].kernel, c->logged);
+        int stepped = c->variant->step(c, st);
+        if (cases[i].cc == 90 && !cases[i].env) {
+            assert_int_equal(stepped, -1);
+            if (!strstr(c->why, "Hopper kernel is not in this build"))
+                fail_msg("expected the stub's refusal, got: %s", c->why);
+        } else {
+            assert_int_equal(stepped, 0);
+        }
+        c->variant->destroy(c, st);
+        free(c);
+    }
+    setenv("HARNESS_ATTENTION_KERNEL", "wgmma", 1);
+    harness_ctx *c = open_plugin(p, (size_t)1 << 30);
+    void *st = NULL;
+    assert_int_equal(c->variant->create(c, &st), -1);
+    if (!strstr(c->why, "HARNESS_ATTENTION_KERNEL='wgmma': use mma_sync or hopper"))
+        fail_msg("expected the variable named, got: %s", c->why);
+    free(c);
+    unsetenv("HARNESS_ATTENTION_KERNEL");
+    fake_compute_capability = 80;
+}
+
 int main(void)
 {
     services = fake_host_services;
@@ -559,6 +608,7 @@ int main(void)
         cmocka_unit_test(test_config_errors),
         cmocka_unit_test(test_out_of_device_memory),
         cmocka_unit_test(test_prepare_refuses_unfused_weights),
+        cmocka_unit_test(test_attention_kernel_by_device),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
