@@ -95,6 +95,11 @@ def gemm_mix(works):
     return mix
 
 
+# attention_perf.sh's runs of attention/cuda, by the tag's last word: which
+# of its kernels (HARNESS_ATTENTION_KERNEL, HARNESS_ATTENTION_TC_BK) ran.
+KERNEL_LABELS = {"cuda": " (mma.sync)", "cuda32": " (mma.sync, 32-key tiles)", "hopper": " (Hopper: wgmma + TMA)"}
+
+
 def figure_row(tag, s, torch, mix):
     cfg = s["component"].get("config", {})
     key = s["component"]["variant_key"]
@@ -102,7 +107,7 @@ def figure_row(tag, s, torch, mix):
     dtype = cfg.get("dtype", "-")
     median = (s.get("timing") or {}).get("median")
     tp, rf = s.get("throughput") or {}, s.get("roofline") or {}
-    row = {"tag": tag, "variant": key + (" (32-key tiles)" if tag.endswith("_cuda32") else ""), "family": family,
+    row = {"tag": tag, "variant": key + (KERNEL_LABELS.get(tag.rsplit("_", 1)[-1], "") if family == "attention" else ""), "family": family,
            "dtype": dtype, "shape": shape(family, cfg), "median_us": median and median / 1e3,
            "validation": (s.get("validation") or {}).get("status"), "peak_source": rf.get("peak_source"),
            "notes": []}
