@@ -72,17 +72,19 @@ typedef enum attention_cuda_kernel {
  * K and V tiles of ATTENTION_CUDA_HOPPER_BK keys in ATTENTION_CUDA_HOPPER_STAGES
  * stages. Shared memory: the Q tile and the stages of K and V, 16-bit
  * elements, each tile 1024-byte aligned (the 128-byte swizzle's atoms), plus
- * 1024 bytes to align the dynamic base and the mbarriers: 160 KiB + 2 at
- * head_dim 128, of the 227 KiB an H100 block may opt in to.
+ * 1024 bytes to align the dynamic base and the mbarriers: 224 KiB + 2 at
+ * head_dim 128 with 3 stages, of the 227 KiB an H100 block may opt in to.
  * ATTENTION_CUDA_KERNEL_ENV (HARNESS_ATTENTION_KERNEL) = "mma_sync" or
  * "hopper" overrides attention_cuda_plan_arch's choice between the two. */
 #define ATTENTION_CUDA_HOPPER_THREADS 384
 #define ATTENTION_CUDA_HOPPER_BQ 128
 #define ATTENTION_CUDA_HOPPER_BK 128
-#define ATTENTION_CUDA_HOPPER_STAGES 2
-/* A build may take 3 stages instead (226 KiB at head_dim 128, 114 at 64):
- * attention_cuda_plan_hopper, or the environment's
- * HARNESS_ATTENTION_HOPPER_STAGES=3, for measuring one against the other. */
+/* 3 stages were 1-7% faster than 2 at every point of an H100's sweep
+ * (tests/gpu/results/h100-80gb-hbm3-2026-11-26-57ffa6c65c85.md, "Tuning");
+ * 2 (162 KiB at head_dim 128, 82 at 64) through attention_cuda_plan_hopper or
+ * the environment's HARNESS_ATTENTION_HOPPER_STAGES=2, to measure one against
+ * the other. */
+#define ATTENTION_CUDA_HOPPER_STAGES 3
 #define ATTENTION_CUDA_HOPPER_MAX_STAGES 3
 #define ATTENTION_CUDA_HOPPER_STAGES_ENV "HARNESS_ATTENTION_HOPPER_STAGES"
 #define ATTENTION_CUDA_HOPPER_SMEM_EXTRA 2048
@@ -124,7 +126,7 @@ int attention_cuda_plan(const attention_shape *s, attention_cuda_dtype dtype,
 
 /* attention_cuda_plan_kernel for the Hopper kernel with `stages` K/V stages
  * (2 or 3; 0: the environment's HARNESS_ATTENTION_HOPPER_STAGES when it is
- * 2 or 3, else 2). */
+ * 2 or 3, else ATTENTION_CUDA_HOPPER_STAGES). */
 int attention_cuda_plan_hopper(const attention_shape *s, attention_cuda_dtype dtype, unsigned stages,
                                const void *q, const void *k, const void *v, const void *o,
                                attention_cuda_geometry *out);

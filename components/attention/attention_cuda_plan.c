@@ -69,7 +69,9 @@ static unsigned choose_stages(unsigned stages)
 {
     if (stages == 0) {
         const char *env = getenv(ATTENTION_CUDA_HOPPER_STAGES_ENV);
-        return env && strcmp(env, "3") == 0 ? 3 : ATTENTION_CUDA_HOPPER_STAGES;
+        if (env && (strcmp(env, "2") == 0 || strcmp(env, "3") == 0))
+            return (unsigned)(env[0] - '0');
+        return ATTENTION_CUDA_HOPPER_STAGES;
     }
     return stages == 2 || stages == 3 ? stages : 0;
 }

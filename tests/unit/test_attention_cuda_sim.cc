@@ -336,18 +336,20 @@ static void test_plan_hopper(void **state)
     assert_int_equal(g.threads, 384);
     assert_int_equal(g.head_dim, 128);
     assert_int_equal(g.block_keys, 128);
-    assert_int_equal(g.stages, 2);
+    assert_int_equal(g.stages, 3);
     assert_int_equal(g.m_tiles, 0);
-    /* Q 128 x 128 + 2 stages x (K + V) 128 x 128, 2 bytes each: 160 KiB, and
-     * 2 KiB for the 1024-byte alignment and the mbarriers. */
-    assert_int_equal(g.smem, 160 * 1024 + 2048);
+    /* Q 128 x 128 + 3 stages x (K + V) 128 x 128, 2 bytes each: 224 KiB, and
+     * 2 KiB for the 1024-byte alignment and the mbarriers: all but 1 KiB of
+     * an H100 block's opt-in. */
+    assert_int_equal(g.smem, 224 * 1024 + 2048);
+    assert_true(g.smem <= 227 * 1024);
     assert_int_equal(g.grid_x, 32);
     assert_int_equal(g.grid_y, 32);
     assert_int_equal(g.grid_z, 2);
     s.head_dim = 64;
     assert_int_equal(attention_cuda_plan_arch(&s, F16, 90, a, a, a, a, &g), 0);
     assert_int_equal(g.kernel, HOP);
-    assert_int_equal(g.smem, 80 * 1024 + 2048);
+    assert_int_equal(g.smem, 112 * 1024 + 2048);
     /* Other GPUs (8.0, 8.9, 10.0, unknown): mma.sync, as attention_cuda_plan. */
     for (int cc : {0, 80, 89, 100}) {
         assert_int_equal(attention_cuda_plan_arch(&s, BF16, cc, a, a, a, a, &g), 0);
@@ -375,20 +377,21 @@ static void test_plan_hopper(void **state)
     assert_int_equal(g.kernel, HOP);
     assert_int_equal(attention_cuda_plan_arch(&s, F32, 80, a, a, a, a, &g), 0);   /* not a shape it takes */
     assert_int_equal(g.kernel, SIMT);
-    /* Three stages, asked for or through the environment: 226 KiB at
-     * head_dim 128, all but 1 KiB of an H100 block's opt-in; other counts
-     * are refused, in the environment ignored. */
+    /* Two stages, asked for or through the environment: 162 KiB at
+     * head_dim 128; other counts are refused, in the environment ignored. */
     s.head_dim = 128;
-    assert_int_equal(attention_cuda_plan_hopper(&s, BF16, 3, a, a, a, a, &g), 0);
-    assert_int_equal(g.stages, 3);
-    assert_int_equal(g.smem, 224 * 1024 + 2048);
-    assert_true(g.smem <= 227 * 1024);
+    assert_int_equal(attention_cuda_plan_hopper(&s, BF16, 2, a, a, a, a, &g), 0);
+    assert_int_equal(g.stages, 2);
+    assert_int_equal(g.smem, 160 * 1024 + 2048);
+    setenv(ATTENTION_CUDA_HOPPER_STAGES_ENV, "2", 1);
+    assert_int_equal(attention_cuda_plan_arch(&s, BF16, 90, a, a, a, a, &g), 0);
+    assert_int_equal(g.stages, 2);
     setenv(ATTENTION_CUDA_HOPPER_STAGES_ENV, "3", 1);
     assert_int_equal(attention_cuda_plan_arch(&s, BF16, 90, a, a, a, a, &g), 0);
     assert_int_equal(g.stages, 3);
     setenv(ATTENTION_CUDA_HOPPER_STAGES_ENV, "4", 1);
     assert_int_equal(attention_cuda_plan_arch(&s, BF16, 90, a, a, a, a, &g), 0);
-    assert_int_equal(g.stages, 2);
+    assert_int_equal(g.stages, 3);
     unsetenv(ATTENTION_CUDA_HOPPER_STAGES_ENV);
     assert_int_equal(attention_cuda_plan_hopper(&s, BF16, 4, a, a, a, a, &g), -1);
     assert_int_equal(attention_cuda_plan_hopper(&s, BF16, 1, a, a, a, a, &g), -1);
@@ -404,11 +407,11 @@ static void test_plan_hopper(void **state)
      * test_attention_hopper_sim. */
     s.seq_q = 4;
     assert_int_equal(attention_cuda_plan_kernel(&s, BF16, HOP, a, a, a, a, &g), 0);
-    g.stages = 3;                     /* 3 is a build, but not this geometry's smem */
+    g.stages = 2;                     /* 2 is a build, but not this geometry's smem */
     assert_int_equal(attention_cuda_launch(&g, &s, BF16, a, a, a, buf, nullptr), ATTENTION_CUDA_EINVAL);
     g.stages = 0;
     assert_int_equal(attention_cuda_launch(&g, &s, BF16, a, a, a, buf, nullptr), ATTENTION_CUDA_EINVAL);
-    g.stages = 2;
+    g.stages = 3;
     assert_int_equal(attention_cuda_launch(&g, &s, BF16, a, a, a, buf, nullptr), ATTENTION_CUDA_ENOHOPPER);
 }
 

@@ -41,16 +41,16 @@ static void run_case(const hcase &c)
     sim_tensors t = sim_tensors_make(c.dt, c.batch, c.heads, c.kv_heads, c.seq_q, c.seq_k, c.head_dim, c.causal,
                                      c.scale);
     /* What the plugin does on an H100: the plan for compute capability 9.0
-     * (2 stages), then the 3-stage ring the environment may ask for. */
+     * (3 stages), then the 2-stage ring the environment may ask for. */
     attention_cuda_geometry g;
     unsetenv(ATTENTION_CUDA_KERNEL_ENV);
     unsetenv(ATTENTION_CUDA_HOPPER_STAGES_ENV);
     assert_int_equal(attention_cuda_plan_arch(&t.s, c.dt, 90, t.q, t.k, t.v, t.o[0], &g), 0);
     assert_int_equal(g.kernel, ATTENTION_CUDA_HOPPER);
-    assert_int_equal(g.stages, 2);
+    assert_int_equal(g.stages, 3);
     for (int run = 0; run < 8; run++) {
         if (run == 4)
-            assert_int_equal(attention_cuda_plan_hopper(&t.s, c.dt, 3, t.q, t.k, t.v, t.o[0], &g), 0);
+            assert_int_equal(attention_cuda_plan_hopper(&t.s, c.dt, 2, t.q, t.k, t.v, t.o[0], &g), 0);
         const char *how = sim_set_order_and_landing(run);
         char what[96];
         snprintf(what, sizeof what, "hopper (%u stages), %s", g.stages, how);
