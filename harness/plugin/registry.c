@@ -20,10 +20,24 @@
 #define INIT_SYMBOL "harness_plugin_init"
 #define ABI_SYMBOL "harness_plugin_abi"
 
+/* OpenBLAS (the pthread build Debian ships) starts a pool of one thread per
+ * core when it is loaded, and each spins on sched_yield for about 0.1 s
+ * before it sleeps: with every plugin loaded at startup, a run's first steps
+ * shared the cores with them (one spinning step measured 2.28 CPU seconds a
+ * wall second on 16 cores). The project's components thread with OpenMP and
+ * hold OpenBLAS to one thread anyway (transformer_block_cpu.c), so the pool
+ * is not started: OPENBLAS_NUM_THREADS=1 unless the user set it. A plugin
+ * may still ask for more with openblas_set_num_threads. */
+static void keep_blas_pool_asleep(void)
+{
+    setenv("OPENBLAS_NUM_THREADS", "1", 0);
+}
+
 int harness_registry_init(harness_registry *reg, const harness_services *services, harness_error *err)
 {
     memset(reg, 0, sizeof *reg);
     reg->services = services;
+    keep_blas_pool_asleep();
     if (lt_dlinit() != 0)
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "cannot initialize libltdl: %s", lt_dlerror());
     return 0;
