@@ -369,8 +369,9 @@ part_tune() {
 # One thread spinning, alone on the machine: the process's CPU per wall
 # second (1 expected) and what each of its threads used, sampled until it
 # exits. Under make check on an H200 (16 cores) this read 2.28 once, with
-# 326063 involuntary switches in 20 steps: spin_threads.txt names the thread
-# (its ticks every 0.1 s).
+# 326063 involuntary switches in 20 steps: OpenBLAS's pool spinning at load,
+# kept asleep since (harness/plugin/registry.c). spin_threads.txt shows each
+# thread's ticks every 0.1 s: a second busy thread means it is back.
 spin_threads() {
     "$H" run tests/configs/spin_tiny.yaml --set component.config.duration_ns=12000000 \
         --set schedule.measurement_steps=60 --set schedule.repeat=1 --output-dir "$out/spin_probe" \
