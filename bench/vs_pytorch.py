@@ -422,6 +422,7 @@ def main():
           "median [min, max] |")
     print("| --- | --- | --- | --- | --- | --- |")
     report = []
+    above_peak = []
     for c in cases:
         e = res[c["name"]]
         if not e["h"]:
@@ -435,7 +436,12 @@ def main():
 
         def frac(times):
             f = [work / t / best for t in times] if best else []
-            return f"{statistics.median(f):.0%} [{min(f):.0%}, {max(f):.0%}]" if f else "-"
+            if not f:
+                return "-"
+            above = " ABOVE PEAK" if max(f) > 1 else ""
+            if above:
+                above_peak.append(c["name"])
+            return f"{statistics.median(f):.0%} [{min(f):.0%}, {max(f):.0%}]{above}"
         rep = dict(name=c["name"], unit=c["unit"], peak=c["peak"], harness_ns=e["h"], validation=e["valid"],
                    isa=e["isa"], work_per_step=work, torch={})
         isa = f" ({e['isa']})" if e["isa"] else ""
@@ -457,6 +463,11 @@ def main():
           "run for the dtype (fp32 FMA; the bf16 peak, AMX where measured else the AVX-512 BF16 dot; copy\n"
           "for rms_norm). torch / harness: the two sides' times in the same round, > 1: the harness is\n"
           "faster. Every figure is the median over rounds with the rounds' [min, max].")
+    if above_peak:
+        print(f"ABOVE PEAK ({', '.join(sorted(set(above_peak)))}): a round measured more than any calibrate of\n"
+              "the run, which no kernel can: the peak was measured low (other load during calibrate), the\n"
+              "machine's bandwidth or clock moved between the two, or the work fits a cache the peak's\n"
+              "buffers do not. Read that round's figures as unreliable, not as fast.")
     if args.json:
         with open(args.json, "w") as f:
             json.dump(dict(machine=ident, torch=torch.__version__, threads=THREADS, rounds=rounds, commit=commit,
