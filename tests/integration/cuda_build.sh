@@ -12,9 +12,9 @@ grep -q '^#define HAVE_CUDA 1' "$top_builddir/build_config.h" || { echo "no CUDA
 #   attention_cuda: tensor cores 2 types x (2 head_dims x 1 or 2 m-tiles, + head_dim 128's
 #                   32-key build), SIMT 2 head_dims, fallback 3 types
 #   attention_softmax: fp32, bf16 and fp16 output
-#   transformer_block_cuda: RoPE 2 types, SwiGLU 2 types x (vector, scalar)
+#   transformer_block_cuda: RoPE and SwiGLU, each 2 types x (vector, scalar)
 for entry in "rms_norm/rms_norm_cuda 12" "attention/attention_cuda 15" "attention/attention_softmax 3" \
-        "transformer_block/transformer_block_cuda 6"; do
+        "transformer_block/transformer_block_cuda 8"; do
     stem=${entry% *} want=${entry#* }
     log="$top_builddir/components/$stem.ptxas"
     obj="$top_builddir/components/$(dirname "$stem")/.libs/$(basename "$stem").o"
