@@ -32,6 +32,25 @@ static int tb_bf16_path(harness_ctx *ctx, const transformer_block_shape *sh, con
     return dot;
 }
 
+/* HARNESS_CPU_ISA forces the block's attention and RMSNorm kernels too, as
+ * it forces attention/cpu's and rms_norm/cpu's, so that each path of the
+ * whole block can be measured on one machine (bench/cpu_paths.py). RMSNorm
+ * has no bf16 units: under "amx" or "avx512_bf16" it keeps its best. A path
+ * the CPU lacks is a config error, never silently another (0, or -1
+ * recorded). */
+static int tb_force_isa(harness_ctx *ctx)
+{
+    const char *isa = getenv("HARNESS_CPU_ISA");
+    if (!isa || !*isa)
+        return 0;
+    int bf16_unit = strcmp(isa, "amx") == 0 || strcmp(isa, "avx512_bf16") == 0;
+    if (attention_set_isa(isa) != 0 || (!bf16_unit && rms_norm_set_isa(isa) != 0))
+        return harness_host->fail(ctx, "HARNESS_CPU_ISA=%s is not an instruction set this CPU offers the block's "
+                                  "kernels; unset it, or choose one of amx, avx512_bf16, avx512, avx2, portable "
+                                  "that it has", isa);
+    return 0;
+}
+
 /* The packed GEMM weights, the scratch, and fp32 copies of the two norms'
  * weights (RMSNorm reads fp32): 1, or 0 with the failure recorded. */
 static int tb_alloc_packed(harness_ctx *ctx, const transformer_block_shape *sh, uint16_t **wp, void **scratch,

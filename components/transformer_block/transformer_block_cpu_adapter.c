@@ -149,9 +149,11 @@ static int tb_create(harness_ctx *ctx, void **state)
     for (int i = 0; ok && i < TB_N_WEIGHTS; i++)
         ok = (s->w[i] = H->alloc(ctx, s->sizes.weight_elems[i] * elem, transformer_block_weight_names[i])) != NULL;
     int dot = bf16 ? tb_bf16_path(ctx, &sh, &s->path) : 0;
+    if (dot >= 0 && tb_force_isa(ctx) != 0)
+        dot = -1;
     if (dot < 0) {
         release(ctx, s);
-        return -1;                 /* tb_bf16_path recorded why */
+        return -1;                 /* tb_bf16_path or tb_force_isa recorded why */
     }
     if (ok && dot)
         ok = tb_alloc_packed(ctx, &sh, &s->wp, &s->scratch16, &s->w32);

@@ -51,6 +51,31 @@ for isa in $have; do
         *) fail "block fp32 under $isa noted '$got', not attention=avx512" ;; esac
 done
 
+# HARNESS_CPU_ISA forces the block's attention and RMSNorm too (fp32 paths;
+# validated against the double reference), and a path the CPU lacks is
+# refused, not run as another.
+for isa in $have; do
+    case $isa in avx2 | portable) ;; *) continue ;; esac
+    expect_exit 0 "block fp32 under HARNESS_CPU_ISA=$isa" env HARNESS_CPU_ISA=$isa "$HARNESS" run \
+        "$top_srcdir/configs/transformer_block.yaml" --output-dir "$SCRATCH/tb" $SMALL \
+        --set component.config.dtype=fp32 --set component.config.seq_len=16 --set component.config.hidden_size=128 \
+        --set component.config.num_heads=2 --set component.config.num_kv_heads=2 --set component.config.intermediate_size=256
+    grep -q 'validation: passed' "$SCRATCH/out" || fail "block under $isa validated"
+    got=$(noted)
+    [ "$got" = "gemm=fp32 attention=$isa rms_norm=$isa" ] && pass "block fp32 under $isa noted '$got'" ||
+        fail "block fp32 under $isa noted '$got', not attention=$isa rms_norm=$isa"
+done
+for lacks in amx avx512_bf16 avx512 avx2; do
+    case " $have " in *" $lacks "*) continue ;; esac
+    expect_exit 3 "block under HARNESS_CPU_ISA=$lacks on a CPU without it" env HARNESS_CPU_ISA=$lacks "$HARNESS" run \
+        "$top_srcdir/configs/transformer_block.yaml" --output-dir "$SCRATCH/tb_lacks" $SMALL \
+        --set component.config.dtype=fp32 --set component.config.seq_len=16 --set component.config.hidden_size=128 \
+        --set component.config.num_heads=2 --set component.config.num_kv_heads=2 --set component.config.intermediate_size=256
+    expect_err "HARNESS_CPU_ISA=$lacks is not an instruction set this CPU offers the block's kernels" \
+        "the block names the variable and the path"
+    break
+done
+
 # The environment variable decides when the parameter is auto.
 expect_exit 0 "HARNESS_CPU_ISA=portable" env HARNESS_CPU_ISA=portable "$HARNESS" run \
     "$top_srcdir/configs/attention.yaml" --output-dir "$SCRATCH/att" $SMALL $SHAPE \
