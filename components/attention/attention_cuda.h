@@ -154,7 +154,8 @@ int attention_cuda_kernel_env_ok(void);
  * driver refused. */
 #define ATTENTION_CUDA_ENOHOPPER (-2)
 #define ATTENTION_CUDA_ENOHOPPER_WHY \
-    "the Hopper kernel is not in this build (configure --with-cuda-arch without 90) or the driver refused its tensor maps"
+    "the Hopper kernel is not in this build (configure --with-cuda-arch without 90) or the driver " \
+    "refused its tensor maps"
 
 /* O = softmax(Q K^T scale [+ causal]) V on device pointers (o not
  * overlapping q, k, v), enqueued on stream (a cudaStream_t; NULL: the

@@ -168,9 +168,9 @@ static int create_common(harness_ctx *ctx, void **state, int cublas)
     }
     harness_host->log(ctx, HARNESS_LOG_DEBUG,
                       "%s: %s; batch %zu, heads %zu/%zu, seq %zu/%zu, head_dim %zu, %s%s", key,
-                      cublas ? "cuBLAS GEMM, softmax, cuBLAS GEMM" : attention_cuda_kernel_name(s->geom.kernel), z->batch,
-                      z->heads, z->kv_heads, z->seq_q, z->seq_k, z->head_dim, attention_dtype_name(s->cfg.dtype),
-                      z->causal ? ", causal" : "");
+                      cublas ? "cuBLAS GEMM, softmax, cuBLAS GEMM" : attention_cuda_kernel_name(s->geom.kernel),
+                      z->batch, z->heads, z->kv_heads, z->seq_q, z->seq_k, z->head_dim,
+                      attention_dtype_name(s->cfg.dtype), z->causal ? ", causal" : "");
     *state = s;
     return 0;
 }

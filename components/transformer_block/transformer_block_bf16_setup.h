@@ -1,7 +1,8 @@
 /* transformer_block_bf16_setup.h - transformer_block/cpu's bf16 setup on
  * the dot unit: which path (transformer_block_bf16_choose, HARNESS_CPU_ISA),
- * the packed weights and scratch as tracked buffers, and the path in the
- * log and the summary. Kept out of transformer_block_cpu_adapter.c so that file
+ * the packed weights and scratch as tracked buffers; and for every dtype
+ * HARNESS_CPU_ISA's forcing of the block's attention and RMSNorm kernels,
+ * and the paths in the log and the summary. Kept out of transformer_block_cpu_adapter.c so that file
  * changes little. Included by it only, after <harness/plugin.h>. */
 #ifndef TRANSFORMER_BLOCK_BF16_SETUP_H
 #define TRANSFORMER_BLOCK_BF16_SETUP_H
@@ -36,7 +37,7 @@ static int tb_bf16_path(harness_ctx *ctx, const transformer_block_shape *sh, con
  * it forces attention/cpu's and rms_norm/cpu's, so that each path of the
  * whole block can be measured on one machine (bench/cpu_paths.py). RMSNorm
  * has no bf16 units: under "amx" or "avx512_bf16" it keeps its best. A path
- * the CPU lacks is a config error, never silently another (0, or -1
+ * the CPU lacks is refused at create, never run as another (0, or -1
  * recorded). */
 static int tb_force_isa(harness_ctx *ctx)
 {

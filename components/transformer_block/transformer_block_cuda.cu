@@ -135,10 +135,9 @@ struct alignas(sizeof(T) * VEC) vec_t {
  * halves (VEC = 1: one element, for shapes or pointers that do not allow
  * vectors), so loads and stores coalesce and each moves 16 bytes (a first
  * H100 run measured the scalar split at 1.4 TB/s); then v, vector by vector,
- * copied as it is. The angle's cos
- * and sin come from the table, as on the CPU (built in double, rounded
- * once), never from float sincos of a float angle, which at position 4096
- * would be off by ~1e-3 rad. */
+ * copied as it is. The angle's cos and sin come from the table, as on the
+ * CPU (built in double, rounded once), never from float sincos of a float
+ * angle, which at position 4096 would be off by ~1e-3 rad. */
 template <typename T, int VEC>
 __global__ void __launch_bounds__(TB_CUDA_THREADS)
 rope_split_kernel(const T *__restrict__ qkv, T *__restrict__ q, T *__restrict__ k, T *__restrict__ v,
