@@ -153,11 +153,13 @@ int harness_registry_load_file(harness_registry *reg, const char *path, harness_
         /* libltdl reports "file not found" for a file that is there but
          * does not load; the system loader names the reason (an undefined
          * symbol, a library that does not resolve). */
-        void *probe = access(file, R_OK) == 0 ? dlopen(file, RTLD_LAZY | RTLD_LOCAL) : NULL;
-        if (access(file, R_OK) == 0 && !probe)
-            why = dlerror();
-        if (probe)
-            dlclose(probe);
+        if (access(file, R_OK) == 0) {
+            void *probe = dlopen(file, RTLD_LAZY | RTLD_LOCAL);
+            if (probe)
+                dlclose(probe);
+            else
+                why = dlerror();
+        }
         free(name);
         return harness_error_set(err, HARNESS_EXIT_RUNTIME,
                                  "cannot load plugin %s: %s; check the path, and that the plugin's own "

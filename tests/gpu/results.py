@@ -107,7 +107,8 @@ def figure_row(tag, s, torch, mix):
     dtype = cfg.get("dtype", "-")
     median = (s.get("timing") or {}).get("median")
     tp, rf = s.get("throughput") or {}, s.get("roofline") or {}
-    row = {"tag": tag, "variant": key + (KERNEL_LABELS.get(tag.rsplit("_", 1)[-1], "") if family == "attention" else ""), "family": family,
+    kernel = KERNEL_LABELS.get(tag.rsplit("_", 1)[-1], "") if family == "attention" else ""
+    row = {"tag": tag, "variant": key + kernel, "family": family,
            "dtype": dtype, "shape": shape(family, cfg), "median_us": median and median / 1e3,
            "validation": (s.get("validation") or {}).get("status"), "peak_source": rf.get("peak_source"),
            "notes": []}
