@@ -26,7 +26,7 @@ finish_slice() {
     commit=$(sed -n 's/^commit=//p' "$out/facts.txt" 2>/dev/null)
     python3 "$repo/tests/gpu/results.py" ${commit:+--commit "$commit"} --outdir "$out/results" "$out" \
         >"$out/results.txt" 2>>"$out/run.log"
-    (cd "$out" && find facts.txt gpu.txt verdicts.tsv torch.json gemm_rate.txt ./*.md exp fig tune \
+    (cd "$out" && find facts.txt gpu.txt verdicts.tsv torch.json gemm_rate.txt spin_threads.txt ./*.md exp fig tune \
         -name '*.txt' -o -name '*.tsv' -o -name '*.json' -o -name '*.md' 2>/dev/null |
         grep -v -e profiler_trace -e '/results/' | tar czf bundle.tgz -T - 2>/dev/null)
     [ -n "$export_to" ] || return 0
