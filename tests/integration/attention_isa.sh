@@ -38,14 +38,19 @@ for isa in $have; do
     done
 done
 
+# block_fp32 ISA: a small fp32 block under HARNESS_CPU_ISA=ISA.
+block_fp32() {
+    env HARNESS_CPU_ISA="$1" "$HARNESS" run "$top_srcdir/configs/transformer_block.yaml" --output-dir "$SCRATCH/tb" \
+        $SMALL --set component.config.dtype=fp32 --set component.config.seq_len=16 \
+        --set component.config.hidden_size=128 --set component.config.num_heads=2 \
+        --set component.config.num_kv_heads=2 --set component.config.intermediate_size=256
+}
+
 # The block's note names the attention path its dtype runs: fp32 attention
 # runs the avx512 kernels even where avx512_bf16 or amx is the choice.
 for isa in $have; do
     case $isa in amx | avx512_bf16) ;; *) continue ;; esac
-    expect_exit 0 "block fp32 under HARNESS_CPU_ISA=$isa" env HARNESS_CPU_ISA=$isa "$HARNESS" run \
-        "$top_srcdir/configs/transformer_block.yaml" --output-dir "$SCRATCH/tb" $SMALL \
-        --set component.config.dtype=fp32 --set component.config.seq_len=16 --set component.config.hidden_size=128 \
-        --set component.config.num_heads=2 --set component.config.num_kv_heads=2 --set component.config.intermediate_size=256
+    expect_exit 0 "block fp32 under HARNESS_CPU_ISA=$isa" block_fp32 "$isa"
     got=$(noted)
     case $got in *"attention=avx512 "*) pass "block fp32 under $isa notes attention=avx512" ;;
         *) fail "block fp32 under $isa noted '$got', not attention=avx512" ;; esac
@@ -56,10 +61,7 @@ done
 # refused, not run as another.
 for isa in $have; do
     case $isa in avx2 | portable) ;; *) continue ;; esac
-    expect_exit 0 "block fp32 under HARNESS_CPU_ISA=$isa" env HARNESS_CPU_ISA=$isa "$HARNESS" run \
-        "$top_srcdir/configs/transformer_block.yaml" --output-dir "$SCRATCH/tb" $SMALL \
-        --set component.config.dtype=fp32 --set component.config.seq_len=16 --set component.config.hidden_size=128 \
-        --set component.config.num_heads=2 --set component.config.num_kv_heads=2 --set component.config.intermediate_size=256
+    expect_exit 0 "block fp32 under HARNESS_CPU_ISA=$isa" block_fp32 "$isa"
     grep -q 'validation: passed' "$SCRATCH/out" || fail "block under $isa validated"
     got=$(noted)
     [ "$got" = "gemm=fp32 attention=$isa rms_norm=$isa" ] && pass "block fp32 under $isa noted '$got'" ||
@@ -67,10 +69,7 @@ for isa in $have; do
 done
 for lacks in amx avx512_bf16 avx512 avx2; do
     case " $have " in *" $lacks "*) continue ;; esac
-    expect_exit 3 "block under HARNESS_CPU_ISA=$lacks on a CPU without it" env HARNESS_CPU_ISA=$lacks "$HARNESS" run \
-        "$top_srcdir/configs/transformer_block.yaml" --output-dir "$SCRATCH/tb_lacks" $SMALL \
-        --set component.config.dtype=fp32 --set component.config.seq_len=16 --set component.config.hidden_size=128 \
-        --set component.config.num_heads=2 --set component.config.num_kv_heads=2 --set component.config.intermediate_size=256
+    expect_exit 3 "block under HARNESS_CPU_ISA=$lacks on a CPU without it" block_fp32 "$lacks"
     expect_err "HARNESS_CPU_ISA=$lacks is not an instruction set this CPU offers the block's kernels" \
         "the block names the variable and the path"
     break
