@@ -145,8 +145,10 @@ int attention_cuda_plan_arch(const attention_shape *s, attention_cuda_dtype dtyp
 /* The kernel's name for logs and notes ("Hopper (wgmma, TMA, warp-specialized)"). */
 const char *attention_cuda_kernel_name(attention_cuda_kernel kernel);
 
-/* 1 when HARNESS_ATTENTION_KERNEL is unset, empty, "mma_sync" or "hopper". */
+/* 1 when HARNESS_ATTENTION_KERNEL is unset, empty, "mma_sync" or "hopper";
+ * else the refusal to give, a format taking the variable's value. */
 int attention_cuda_kernel_env_ok(void);
+#define ATTENTION_CUDA_KERNEL_ENV_BAD ATTENTION_CUDA_KERNEL_ENV "='%s': use mma_sync or hopper (or unset it)"
 
 #define ATTENTION_CUDA_EINVAL (-1)
 /* attention_cuda_launch of a HOPPER geometry in a build without the sm_90a

@@ -73,8 +73,8 @@ static int validate_common(harness_ctx *ctx, int cublas)
         return 0;
     }
     if (!attention_cuda_kernel_env_ok())
-        return harness_host->fail(ctx, "attention/cuda: %s='%s': use mma_sync or hopper (or unset it)",
-                                  ATTENTION_CUDA_KERNEL_ENV, getenv(ATTENTION_CUDA_KERNEL_ENV));
+        return harness_host->fail(ctx, "attention/cuda: " ATTENTION_CUDA_KERNEL_ENV_BAD,
+                                  getenv(ATTENTION_CUDA_KERNEL_ENV));
     /* The kernels index with int sequence positions and a grid of at most
      * 65535 heads x 65535 sequences: the plan's limits, as config errors. */
     attention_cuda_geometry g;
@@ -158,8 +158,8 @@ static int create_common(harness_ctx *ctx, void **state, int cublas)
         }
     } else if (!attention_cuda_kernel_env_ok()) {
         release(ctx, s);
-        return harness_host->fail(ctx, "attention/cuda: %s='%s': use mma_sync or hopper (or unset it)",
-                                  ATTENTION_CUDA_KERNEL_ENV, getenv(ATTENTION_CUDA_KERNEL_ENV));
+        return harness_host->fail(ctx, "attention/cuda: " ATTENTION_CUDA_KERNEL_ENV_BAD,
+                                  getenv(ATTENTION_CUDA_KERNEL_ENV));
     } else if (attention_cuda_plan_arch(z, s->dtype, cuda_device_compute_capability(), s->q, s->k, s->v, s->o,
                                         &s->geom) != 0) {
         release(ctx, s);

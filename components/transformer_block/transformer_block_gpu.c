@@ -139,8 +139,7 @@ int transformer_block_gpu_prepare(transformer_block_gpu *b, char *why, size_t wh
     }
     attention_shape as = attention_shape_of(s, b->tp_size);
     if (!attention_cuda_kernel_env_ok()) {
-        snprintf(why, why_size, "%s='%s': use mma_sync or hopper (or unset it)", ATTENTION_CUDA_KERNEL_ENV,
-                 getenv(ATTENTION_CUDA_KERNEL_ENV));
+        snprintf(why, why_size, ATTENTION_CUDA_KERNEL_ENV_BAD, getenv(ATTENTION_CUDA_KERNEL_ENV));
         transformer_block_gpu_release(b);
         return -1;
     }
