@@ -37,8 +37,8 @@ static int tb_bf16_path(harness_ctx *ctx, const transformer_block_shape *sh, con
  * it forces attention/cpu's and rms_norm/cpu's, so that each path of the
  * whole block can be measured on one machine (bench/cpu_paths.py). RMSNorm
  * has no bf16 units: under "amx" or "avx512_bf16" it keeps its best. A path
- * the CPU lacks is refused at create, never run as another (0, or -1
- * recorded). */
+ * the CPU lacks is refused (at validate, tb_check_isa), never run as another
+ * (0, or -1 recorded). */
 static int tb_force_isa(harness_ctx *ctx)
 {
     const char *isa = getenv("HARNESS_CPU_ISA");
@@ -50,6 +50,17 @@ static int tb_force_isa(harness_ctx *ctx)
                                   "kernels; unset it, or choose one of amx, avx512_bf16, avx512, avx2, portable "
                                   "that it has", isa);
     return 0;
+}
+
+/* At validate: a HARNESS_CPU_ISA this CPU lacks is a config error (exit 2),
+ * as attention/cpu's and rms_norm/cpu's are, before anything is allocated.
+ * Create asks again (tb_bf16_path, tb_force_isa), which sets the paths. */
+static int tb_check_isa(harness_ctx *ctx, int bf16)
+{
+    const char *isa = getenv("HARNESS_CPU_ISA"), *path = NULL, *why = NULL;
+    if (bf16 && transformer_block_bf16_choose(isa, &path, &why) < 0)
+        return harness_host->fail(ctx, "%s (HARNESS_CPU_ISA=%s)", why, isa);
+    return tb_force_isa(ctx);
 }
 
 /* The packed GEMM weights, the scratch, and fp32 copies of the two norms'

@@ -123,7 +123,9 @@ static int tb_validate(harness_ctx *ctx)
     transformer_block_sizes sizes;
     size_t weights;
     int bf16;
-    return tb_read_shape(ctx, harness_host->num_threads(ctx), &sh, &bf16, &sizes, &weights);
+    if (tb_read_shape(ctx, harness_host->num_threads(ctx), &sh, &bf16, &sizes, &weights) != 0)
+        return -1;
+    return tb_check_isa(ctx, bf16);
 }
 
 static int tb_create(harness_ctx *ctx, void **state)
