@@ -110,13 +110,79 @@ double transformer_block_bf16_tol_atol(const transformer_block_shape *s)
     return transformer_block_fp32_tol(s) + TB_BF16_ACTIVATIONS_ATOL;
 }
 
-/* Plain parallel for: the compilers vectorize the loop themselves, and
- * clang under the sanitizers warns on an `omp simd` it cannot honour. */
-static void to_bf16(const float *src, uint16_t *dst, size_t n)
+/* The step's conversions to bf16 and RoPE with its rounding, on AVX-512:
+ * this step runs only where linear_bf16_supported() (AVX-512 F, BW and
+ * BF16), so no other vector form is needed; elsewhere (not x86-64) the
+ * scalar forms keep the file building. Row-sized pieces, OpenMP over rows:
+ * scalar code here cost as much as the attention of the default shape. */
+#if defined(__x86_64__)
+#include "common/bf16_avx512.h"
+#define DOT_TARGET __attribute__((target("avx512f")))
+
+static DOT_TARGET void to_bf16_span(const float *src, uint16_t *dst, size_t n)
 {
-#pragma omp parallel for schedule(static)
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        _mm256_storeu_si256((__m256i *)(void *)(dst + i), bf16_of_f32_avx512(_mm512_loadu_ps(src + i)));
+    for (; i < n; i++)
+        dst[i] = f32_to_bf16(src[i]);
+}
+
+/* One head of one token: the rotate-half RoPE of transformer_block_rope,
+ * its result rounded into dst. */
+static DOT_TARGET void rope_head_bf16(const float *x, const float *c, const float *sn, size_t half, uint16_t *dst)
+{
+    const float *lo = x, *hi = x + half;
+    size_t i = 0;
+    for (; i + 16 <= half; i += 16) {
+        __m512 a = _mm512_loadu_ps(lo + i), b = _mm512_loadu_ps(hi + i);
+        __m512 cv = _mm512_loadu_ps(c + i), sv = _mm512_loadu_ps(sn + i);
+        __m512 rl = _mm512_sub_ps(_mm512_mul_ps(a, cv), _mm512_mul_ps(b, sv));
+        __m512 rh = _mm512_add_ps(_mm512_mul_ps(b, cv), _mm512_mul_ps(a, sv));
+        _mm256_storeu_si256((__m256i *)(void *)(dst + i), bf16_of_f32_avx512(rl));
+        _mm256_storeu_si256((__m256i *)(void *)(dst + half + i), bf16_of_f32_avx512(rh));
+    }
+    for (; i < half; i++) {
+        dst[i] = f32_to_bf16(lo[i] * c[i] - hi[i] * sn[i]);
+        dst[half + i] = f32_to_bf16(hi[i] * c[i] + lo[i] * sn[i]);
+    }
+}
+#else
+static void to_bf16_span(const float *src, uint16_t *dst, size_t n)
+{
     for (size_t i = 0; i < n; i++)
         dst[i] = f32_to_bf16(src[i]);
+}
+
+static void rope_head_bf16(const float *x, const float *c, const float *sn, size_t half, uint16_t *dst)
+{
+    for (size_t i = 0; i < half; i++) {
+        dst[i] = f32_to_bf16(x[i] * c[i] - x[half + i] * sn[i]);
+        dst[half + i] = f32_to_bf16(x[half + i] * c[i] + x[i] * sn[i]);
+    }
+}
+#endif
+
+/* n values in pieces of a row (`row` values; n a multiple of it). */
+static void to_bf16(const float *src, uint16_t *dst, size_t n, size_t row)
+{
+#pragma omp parallel for schedule(static)
+    for (size_t r = 0; r < n / row; r++)
+        to_bf16_span(src + r * row, dst + r * row, row);
+}
+
+/* RoPE on t ([batch][seq][n_heads][D], fp32, as transformer_block_rope),
+ * written rounded into dst instead of in place. */
+static void rope_to_bf16(const transformer_block_shape *s, const float *table, const float *t, size_t n_heads,
+                         uint16_t *dst)
+{
+    size_t d = s->hidden / s->heads, half = d / 2, seq = s->seq, rows = s->batch * seq;
+    const float *cos_t = table, *sin_t = table + seq * half;
+#pragma omp parallel for schedule(static)
+    for (size_t r = 0; r < rows; r++)
+        for (size_t h = 0; h < n_heads; h++)
+            rope_head_bf16(t + (r * n_heads + h) * d, cos_t + r % seq * half, sin_t + r % seq * half, half,
+                           dst + (r * n_heads + h) * d);
 }
 
 static void push(const transformer_block *b, int region)
@@ -157,11 +223,9 @@ int transformer_block_forward_bf16_dot(const transformer_block *b)
     pop(b);
 
     push(b, 2);                                   /* rope, and q, k, v into bf16 for attention */
-    transformer_block_rope(s, b->buf[TB_BUF_ROPE], q, heads);
-    transformer_block_rope(s, b->buf[TB_BUF_ROPE], k, kv_heads);
-    to_bf16(q, qb, t * qw);
-    to_bf16(k, kb, t * kv);
-    to_bf16(v, vb, t * kv);
+    rope_to_bf16(s, b->buf[TB_BUF_ROPE], q, heads, qb);
+    rope_to_bf16(s, b->buf[TB_BUF_ROPE], k, kv_heads, kb);
+    to_bf16(v, vb, t * kv, kv);
     pop(b);
 
     push(b, 3);                                   /* attention */
@@ -192,7 +256,7 @@ int transformer_block_forward_bf16_dot(const transformer_block *b)
     push(b, 8);                                   /* down_proj: y = h + Wdown · act, rounded to bf16 */
     linear_bf16_pack_a_f32(gate, t, inter, inter, ap);
     linear_bf16(t, hid, inter, ap, wp[TB_W_DOWN], 1.0f, h, hid);
-    to_bf16(h, b->y, n);
+    to_bf16(h, b->y, n, hid);
     pop(b);
     return 0;
 }

@@ -130,19 +130,38 @@ static void test_gemm_multi(void **st)
     free(a), free(ap);
 }
 
-/* A from fp32 rounds to nearest even, as f32_to_bf16. */
+/* A from fp32 rounds as f32_to_bf16 does (nearest even, NaN kept a quiet
+ * NaN), and both packs put each pair where the layout says: on a shape
+ * with whole 8-row blocks and 8-pair runs (the vector form where the CPU
+ * has it), a partial row block, leftover pairs and an odd k's last element. */
 static void test_pack_a_f32_rounds(void **st)
 {
     (void)st;
-    size_t m = 3, k = 5;
-    float a[15];
-    uint16_t ab[15], p32[64], p16[64];
-    for (size_t i = 0; i < m * k; i++)
-        a[i] = uniform(-3, 3), ab[i] = f32_to_bf16(a[i]);
-    assert_true(linear_bf16_packed_a_elems(m, k) <= 64);
+    size_t m = 19, k = 37, kp = (k + 1) / 2;
+    float a[19 * 37];
+    uint16_t ab[19 * 37];
+    uint16_t *p32 = alloc64(linear_bf16_packed_a_elems(m, k) * 2), *p16 = alloc64(linear_bf16_packed_a_elems(m, k) * 2);
+    static const uint32_t special[] = {0x3f808000u /* a tie, kept bit 0 */, 0x3f818000u /* a tie, kept bit 1 */,
+                                       0x7fc00001u /* quiet NaN */,     0xff800001u /* signalling NaN */,
+                                       0x7f7fffffu /* rounds to inf */, 0x00000001u /* denormal */,
+                                       0x80000000u /* -0 */,            0x7f800000u /* inf */};
+    for (size_t i = 0; i < m * k; i++) {
+        a[i] = uniform(-3, 3);
+        if (i % 5 == 0)
+            memcpy(&a[i], &special[i / 5 % 8], sizeof a[i]);
+        ab[i] = f32_to_bf16(a[i]);
+    }
     linear_bf16_pack_a_f32(a, m, k, k, p32);
     linear_bf16_pack_a(ab, m, k, k, p16);
     assert_memory_equal(p32, p16, linear_bf16_packed_a_elems(m, k) * 2);
+    for (size_t row = 0; row < 24; row++)              /* 3 row blocks: rows 19-23 are zeros */
+        for (size_t p = 0; p < kp; p++) {
+            size_t at = ((row / 8 * kp + p) * 8 + row % 8) * 2;
+            uint16_t lo = row < m ? ab[row * k + 2 * p] : 0, hi = row < m && 2 * p + 1 < k ? ab[row * k + 2 * p + 1] : 0;
+            if (p16[at] != lo || p16[at + 1] != hi)
+                fail_msg("row %zu pair %zu: packed %04x %04x, expected %04x %04x", row, p, p16[at], p16[at + 1], lo, hi);
+        }
+    free(p32), free(p16);
 }
 
 /* ---- the block ---------------------------------------------------------- */
