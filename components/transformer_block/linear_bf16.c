@@ -9,8 +9,10 @@
  * every 8-row block of a streams past it, and an 8-row block of a (16-45 KB)
  * is re-read from L1/L2 for each of the panel's columns.
  *
- * Threads split the (column panel, row block) pairs, panel-major, so each
- * thread keeps one or two panels in its own L2.
+ * A job is one column panel over 8 row blocks; threads take jobs in turn.
+ * Blocking k as well (so that a k slice of the panel stays in L2 while the
+ * row blocks' slices of a pass) measured no faster at 384 to 768 values of
+ * k, and slower at 256 and below.
  *
  * Compiled for the baseline with target attributes; callers check
  * linear_bf16_supported() first. Elsewhere than x86-64 the entry points
@@ -24,6 +26,7 @@
 
 #define MR 8                       /* rows of a per tile */
 #define NV 3                       /* vectors of 16 columns per tile */
+#define CHUNK 8                    /* row blocks per job: 64 rows */
 
 size_t linear_bf16_packed_elems(size_t n, size_t k)
 {
@@ -229,33 +232,43 @@ static TARGET void tile_any(int mr, int nv, size_t kp, const uint16_t *a, const 
     }
 }
 
-/* One job: column panel pn of GEMM o, row block rb. */
-static TARGET void job(size_t m, size_t k, const uint16_t *ap, const linear_bf16_out *o, size_t pn, size_t rb)
+/* Column panels of GEMM o. */
+static size_t panels_of(const linear_bf16_out *o)
+{
+    return ((o->n + 15) / 16 + NV - 1) / NV;
+}
+
+/* One job: column panel pn of GEMM o over row blocks [rb0, rb1). */
+static TARGET void job(size_t m, size_t k, const uint16_t *ap, const linear_bf16_out *o, size_t pn, size_t rb0,
+                       size_t rb1)
 {
     size_t kp = (k + 1) / 2, bstride = kp * 32, blocks = (o->n + 15) / 16, tail = o->n % 16;
     size_t b0 = pn * NV, nv = blocks - b0 < NV ? blocks - b0 : NV;
-    size_t r0 = rb * MR, mr = m - r0 < MR ? m - r0 : MR;
     __mmask16 last = b0 + nv == blocks && tail ? (__mmask16)((1u << tail) - 1) : 0xffff;
-    tile_any((int)mr, (int)nv, kp, ap + rb * kp * MR * 2, o->wp + b0 * bstride, bstride, o->beta,
-             o->c + r0 * o->ldc + b0 * 16, o->ldc, last);
+    for (size_t rb = rb0; rb < rb1; rb++) {
+        size_t r0 = rb * MR, mr = m - r0 < MR ? m - r0 : MR;
+        tile_any((int)mr, (int)nv, kp, ap + rb * kp * MR * 2, o->wp + b0 * bstride, bstride, o->beta,
+                 o->c + r0 * o->ldc + b0 * 16, o->ldc, last);
+    }
 }
 
 void linear_bf16_multi(size_t m, size_t k, const uint16_t *ap, const linear_bf16_out *outs, size_t n_outs)
 {
-    size_t row_blocks = (m + MR - 1) / MR, total = 0;
+    size_t row_blocks = (m + MR - 1) / MR, chunks = (row_blocks + CHUNK - 1) / CHUNK, total = 0;
     for (size_t g = 0; g < n_outs; g++)
-        total += ((outs[g].n + 15) / 16 + NV - 1) / NV * row_blocks;
-    /* One team for all the GEMMs: the jobs of each in turn, split evenly. */
-#pragma omp parallel for schedule(static)
+        total += panels_of(&outs[g]) * chunks;
+    /* One team for all the GEMMs, the jobs handed out one at a time: a
+     * panel at a matrix's right edge (Q, K and V each end in one) is less
+     * work than the others, and on a shared machine one core can be slowed
+     * for a while; an even static split left the other thread idle at the
+     * end (bench/README.md, "The bf16 GEMM"). */
+#pragma omp parallel for schedule(dynamic, 1)
     for (size_t j = 0; j < total; j++) {
         size_t g = 0, rest = j;
-        for (;;) {
-            size_t jobs = ((outs[g].n + 15) / 16 + NV - 1) / NV * row_blocks;
-            if (rest < jobs)
-                break;
-            rest -= jobs, g++;
-        }
-        job(m, k, ap, &outs[g], rest / row_blocks, rest % row_blocks);
+        while (rest >= panels_of(&outs[g]) * chunks)
+            rest -= panels_of(&outs[g++]) * chunks;
+        size_t rb0 = rest % chunks * CHUNK, rb1 = rb0 + CHUNK < row_blocks ? rb0 + CHUNK : row_blocks;
+        job(m, k, ap, &outs[g], rest / chunks, rb0, rb1);
     }
 }
 
