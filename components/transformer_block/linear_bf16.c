@@ -10,9 +10,9 @@
  * is re-read from L1/L2 for each of the panel's columns.
  *
  * A job is one column panel over 8 row blocks; threads take jobs in turn.
- * Blocking k as well (so that a k slice of the panel stays in L2 while the
- * row blocks' slices of a pass) measured no faster at 384 to 768 values of
- * k, and slower at 256 and below.
+ * Blocking k as well (a k slice of the panel kept in cache while the row
+ * blocks' slices of a pass) measured no faster (bench/README.md, "The bf16
+ * GEMM").
  *
  * Compiled for the baseline with target attributes; callers check
  * linear_bf16_supported() first. Elsewhere than x86-64 the entry points
