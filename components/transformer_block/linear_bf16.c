@@ -88,7 +88,6 @@ static inline uint32_t word(uint16_t lo, uint16_t hi)
 
 #define TARGET __attribute__((target("avx512f,avx512bw,avx512bf16")))
 
-
 /* Eight rows' eight words each (row r's words p .. p + 7 in rows[r]) stored
  * as the packed form wants them: word p's eight rows side by side, then word
  * p + 1's, ..., 256 contiguous bytes at d. An 8 x 8 transpose of 32-bit
@@ -168,7 +167,6 @@ int linear_bf16_supported(void)
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
            __builtin_cpu_supports("avx512bf16");
 }
-
 
 /* One tile: mr (1..MR) rows from a, nv (1..NV) column vectors from the packed
  * panel at b (vector j at b + j * bstride), the last vector's stores masked

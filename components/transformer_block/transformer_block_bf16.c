@@ -113,17 +113,23 @@ double transformer_block_bf16_tol_atol(const transformer_block_shape *s)
 /* The step's conversions to bf16 and RoPE with its rounding, on AVX-512:
  * this step runs only where linear_bf16_supported() (AVX-512 F, BW and
  * BF16), so no other vector form is needed; elsewhere (not x86-64) the
- * scalar forms keep the file building. Row-sized pieces, OpenMP over rows:
- * scalar code here cost as much as the attention of the default shape. */
+ * scalar loops alone keep the file building. Row-sized pieces, OpenMP over
+ * rows: in scalar code they took half as long as the default shape's
+ * attention. */
 #if defined(__x86_64__)
 #include "common/bf16_avx512.h"
 #define DOT_TARGET __attribute__((target("avx512f")))
+#else
+#define DOT_TARGET
+#endif
 
 static DOT_TARGET void to_bf16_span(const float *src, uint16_t *dst, size_t n)
 {
     size_t i = 0;
+#if defined(__x86_64__)
     for (; i + 16 <= n; i += 16)
         _mm256_storeu_si256((__m256i *)(void *)(dst + i), bf16_of_f32_avx512(_mm512_loadu_ps(src + i)));
+#endif
     for (; i < n; i++)
         dst[i] = f32_to_bf16(src[i]);
 }
@@ -134,6 +140,7 @@ static DOT_TARGET void rope_head_bf16(const float *x, const float *c, const floa
 {
     const float *lo = x, *hi = x + half;
     size_t i = 0;
+#if defined(__x86_64__)
     for (; i + 16 <= half; i += 16) {
         __m512 a = _mm512_loadu_ps(lo + i), b = _mm512_loadu_ps(hi + i);
         __m512 cv = _mm512_loadu_ps(c + i), sv = _mm512_loadu_ps(sn + i);
@@ -142,26 +149,12 @@ static DOT_TARGET void rope_head_bf16(const float *x, const float *c, const floa
         _mm256_storeu_si256((__m256i *)(void *)(dst + i), bf16_of_f32_avx512(rl));
         _mm256_storeu_si256((__m256i *)(void *)(dst + half + i), bf16_of_f32_avx512(rh));
     }
+#endif
     for (; i < half; i++) {
         dst[i] = f32_to_bf16(lo[i] * c[i] - hi[i] * sn[i]);
         dst[half + i] = f32_to_bf16(hi[i] * c[i] + lo[i] * sn[i]);
     }
 }
-#else
-static void to_bf16_span(const float *src, uint16_t *dst, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        dst[i] = f32_to_bf16(src[i]);
-}
-
-static void rope_head_bf16(const float *x, const float *c, const float *sn, size_t half, uint16_t *dst)
-{
-    for (size_t i = 0; i < half; i++) {
-        dst[i] = f32_to_bf16(x[i] * c[i] - x[half + i] * sn[i]);
-        dst[half + i] = f32_to_bf16(x[half + i] * c[i] + x[i] * sn[i]);
-    }
-}
-#endif
 
 /* n values in pieces of a row (`row` values; n a multiple of it). */
 static void to_bf16(const float *src, uint16_t *dst, size_t n, size_t row)

@@ -171,7 +171,8 @@ typedef struct shape_case {
     int causal;
 } shape_case;
 
-/* Odd token counts, intermediate sizes and head counts; GQA groups 1-8. */
+/* Odd token counts, intermediate sizes and head counts; GQA groups 1-8;
+ * head_dim 2 to 128. */
 static const shape_case cases[] = {
     {1, 1, 4, 2, 1, 7, 1},
     {2, 3, 16, 4, 2, 11, 1},
@@ -181,6 +182,7 @@ static const shape_case cases[] = {
     {1, 33, 256, 2, 1, 129, 1},
     {1, 17, 64, 8, 1, 45, 0},
     {1, 65, 512, 8, 2, 1375, 1},
+    {1, 19, 160, 4, 2, 77, 1},         /* head_dim 40: RoPE's 20 pairs, 16 by vector, 4 after */
 };
 
 static void block_case(const shape_case *c)
