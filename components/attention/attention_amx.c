@@ -23,6 +23,7 @@
 #if defined(__x86_64__)
 
 #include "attention_internal.h"
+#include "common/amx_tile_config.h"
 
 #include <immintrin.h>
 #include <stdint.h>
@@ -39,24 +40,11 @@
 #endif
 #define AVX512 __attribute__((target("avx512f,avx512bw")))
 
-/* LDTILECFG's 64-byte operand: palette 1, then bytes per row of tiles 0-15
- * (16-bit each) and rows of tiles 0-15 (8-bit each); reserved bytes zero. */
-typedef struct tile_config {
-    uint8_t palette, start_row, reserved[14];
-    uint16_t colsb[16];
-    uint8_t rows[16];
-} tile_config;
-
-_Static_assert(sizeof(tile_config) == 64, "LDTILECFG reads 64 bytes");
-
 /* tmm0-3: C (four 16-query chunks), tmm4: A, tmm5: B; all 16 x 64 bytes. */
 AMX static void configure(void)
 {
-    _Alignas(64) tile_config cfg;  /* one cache line */
-    memset(&cfg, 0, sizeof cfg);
-    cfg.palette = 1;
-    for (int t = 0; t < 6; t++)
-        cfg.colsb[t] = 64, cfg.rows[t] = 16;
+    amx_tile_config cfg;           /* one cache line */
+    amx_tile_config_full(&cfg, 6);
     _tile_loadconfig(&cfg);
 }
 

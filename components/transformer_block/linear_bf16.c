@@ -21,6 +21,9 @@
 
 #include "common/bf16.h"
 #include "common/bf16_avx512.h"
+#include "common/isa.h"
+
+#include <stdatomic.h>
 
 #include <string.h>
 
@@ -48,7 +51,9 @@ void linear_bf16_pack(const uint16_t *w, size_t n, size_t k, uint16_t *dst)
 
 size_t linear_bf16_packed_a_elems(size_t m, size_t k)
 {
-    return (m + MR - 1) / MR * MR * ((k + 1) & ~(size_t)1);
+    size_t dot = (m + MR - 1) / MR * MR * ((k + 1) & ~(size_t)1);
+    size_t amx = linear_bf16_amx_takes(k) ? linear_bf16_amx_packed_a_elems(m, k) : 0;
+    return dot > amx ? dot : amx;      /* room for either form: the choice can change between calls */
 }
 
 /* Row block rb, pair p, row r at ((rb * kp + p) * MR + r) * 2 (two bf16,
@@ -143,6 +148,10 @@ static TARGET size_t pack8_bf16(const uint16_t *a, size_t lda, size_t pairs, uin
 
 void linear_bf16_pack_a(const uint16_t *a, size_t m, size_t k, size_t lda, uint16_t *dst)
 {
+    if (linear_bf16_amx_on(k)) {
+        linear_bf16_amx_pack_a(a, m, k, lda, dst);
+        return;
+    }
 #define PAIR(at) word(a[at], a[(at) + 1])
 #define LAST(at) word(a[at], 0)
     PACK_A(PAIR, pack8_bf16)
@@ -152,6 +161,10 @@ void linear_bf16_pack_a(const uint16_t *a, size_t m, size_t k, size_t lda, uint1
 
 void linear_bf16_pack_a_f32(const float *a, size_t m, size_t k, size_t lda, uint16_t *dst)
 {
+    if (linear_bf16_amx_on(k)) {
+        linear_bf16_amx_pack_a_f32(a, m, k, lda, dst);
+        return;
+    }
 #define PAIR(at) word(f32_to_bf16(a[at]), f32_to_bf16(a[(at) + 1]))
 #define LAST(at) word(f32_to_bf16(a[at]), 0)
     PACK_A(PAIR, pack8_f32)
@@ -166,6 +179,32 @@ int linear_bf16_supported(void)
     /* __builtin_cpu_supports also checks that the OS saves the zmm state. */
     return __builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw") &&
            __builtin_cpu_supports("avx512bf16");
+}
+
+/* -1: not chosen yet (the first GEMM asks the CPU), else 0 or 1. */
+static _Atomic int amx_choice = -1;
+
+int linear_bf16_amx_supported(void)
+{
+    return isa_amx_usable();
+}
+
+int linear_bf16_set_amx(int use)
+{
+    if (use && !isa_amx_usable())
+        return -1;
+    atomic_store(&amx_choice, use != 0);
+    return 0;
+}
+
+int linear_bf16_amx_on(size_t k)
+{
+    int use = atomic_load(&amx_choice);
+    if (use < 0) {
+        use = isa_amx_usable();
+        atomic_store(&amx_choice, use);
+    }
+    return use && linear_bf16_amx_takes(k);
 }
 
 /* One tile: mr (1..MR) rows from a, nv (1..NV) column vectors from the packed
@@ -252,6 +291,10 @@ static TARGET void job(size_t m, size_t k, const uint16_t *ap, const linear_bf16
 
 void linear_bf16_multi(size_t m, size_t k, const uint16_t *ap, const linear_bf16_out *outs, size_t n_outs)
 {
+    if (linear_bf16_amx_on(k)) {
+        linear_bf16_amx_multi(m, k, ap, outs, n_outs);
+        return;
+    }
     size_t row_blocks = (m + MR - 1) / MR, chunks = (row_blocks + CHUNK - 1) / CHUNK, total = 0;
     for (size_t g = 0; g < n_outs; g++)
         total += panels_of(&outs[g]) * chunks;
@@ -281,6 +324,22 @@ void linear_bf16(size_t m, size_t n, size_t k, const uint16_t *ap, const uint16_
 
 int linear_bf16_supported(void)
 {
+    return 0;
+}
+
+int linear_bf16_amx_supported(void)
+{
+    return 0;
+}
+
+int linear_bf16_set_amx(int use)
+{
+    return use ? -1 : 0;
+}
+
+int linear_bf16_amx_on(size_t k)
+{
+    (void)k;
     return 0;
 }
 

@@ -15,8 +15,7 @@
  * peak at 256 x 1024 x 1024 in quiet rounds, oneDNN somewhat higher on the
  * others, where the shared machine's load left no round clean enough to
  * tell. This one adds no run-time dependency, so every machine with AVX-512
- * BF16 runs the same code; oneDNN is the candidate where AMX exists (its
- * AMX kernels; this file has none). */
+ * BF16 runs the same code; where AMX exists it has a tile form too (below). */
 #ifndef COMPONENTS_LINEAR_BF16_H
 #define COMPONENTS_LINEAR_BF16_H
 
@@ -59,5 +58,26 @@ typedef struct linear_bf16_out {
     size_t ldc;
 } linear_bf16_out;
 void linear_bf16_multi(size_t m, size_t k, const uint16_t *ap, const linear_bf16_out *outs, size_t n_outs);
+
+/* AMX tiles (linear_bf16_amx.c): where the CPU has them and Linux grants the
+ * tile state (common/isa.h), the GEMMs whose k is a multiple of 32 run on
+ * tdpbf16ps instead, and their a is packed row-major for it; the others,
+ * and every GEMM elsewhere, on vdpbf16ps. The choice is the process's, made
+ * once (the best the CPU has) unless set: linear_bf16_set_amx(0) keeps to
+ * vdpbf16ps, (1) asks for AMX and returns -1 where it is unusable. Set it
+ * only between GEMMs (a packed a belongs to the choice it was packed under).
+ * linear_bf16_amx_on(k): whether a GEMM of this k runs on AMX. */
+int linear_bf16_set_amx(int use);
+int linear_bf16_amx_on(size_t k);
+
+/* Whether this CPU has the tiles and Linux grants them (common/isa.h). */
+int linear_bf16_amx_supported(void);
+
+/* The AMX form itself, for linear_bf16.c. */
+int linear_bf16_amx_takes(size_t k);
+size_t linear_bf16_amx_packed_a_elems(size_t m, size_t k);
+void linear_bf16_amx_pack_a(const uint16_t *a, size_t m, size_t k, size_t lda, uint16_t *dst);
+void linear_bf16_amx_pack_a_f32(const float *a, size_t m, size_t k, size_t lda, uint16_t *dst);
+void linear_bf16_amx_multi(size_t m, size_t k, const uint16_t *ap, const linear_bf16_out *outs, size_t n_outs);
 
 #endif

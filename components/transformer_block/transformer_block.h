@@ -27,7 +27,8 @@
  *
  * bf16, two paths (transformer_block_bf16_choose): on a CPU with AVX-512
  * BF16 the projections are bf16 GEMMs with fp32 accumulation on weights
- * packed once (wp, linear_bf16.h) and attention is attention_bf16
+ * packed once (wp, linear_bf16.h; on AMX tiles where the CPU has them) and
+ * attention is attention_bf16
  * (transformer_block_bf16.c); elsewhere, or forced, the fp32 step above on
  * an fp32 copy of the weights with only x and y in bf16.
  *
@@ -179,11 +180,13 @@ int transformer_block_forward(const transformer_block *b);
 /* ---- bf16 on AVX-512 BF16 (transformer_block_bf16.c) --------------------- */
 
 /* Which step a bf16 block takes, from the ISA asked for (HARNESS_CPU_ISA's
- * value; NULL, "" or "auto": the best this CPU has): 1 the dot unit
- * ("avx512_bf16"; "amx" too: this block has no AMX GEMM), 0 the fp32 step
- * (any other name: "avx512", "avx2", "portable"), -1 when the dot unit is
- * asked for and this CPU lacks it. *path: "avx512_bf16" or "fp32" (NULL
- * on -1); *why: a sentence for the log and the summary. */
+ * value; NULL, "" or "auto": the best this CPU has): 1 the bf16 units
+ * ("amx": the GEMMs on AMX tiles, linear_bf16_amx.c; "avx512_bf16": on
+ * vdpbf16ps), 0 the fp32 step (any other name: "avx512", "avx2",
+ * "portable"), -1 when a unit is asked for that this CPU (or, for AMX,
+ * Linux) does not offer. *path: "amx", "avx512_bf16" or "fp32" (NULL on
+ * -1); *why: a sentence for the log and the summary. The caller sets
+ * linear_bf16_set_amx to match. */
 int transformer_block_bf16_choose(const char *isa, const char **path, const char **why);
 
 /* Elements of weight `which`'s packed form (0 for the norms), and the packing. */

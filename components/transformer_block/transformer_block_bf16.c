@@ -25,32 +25,35 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The names HARNESS_CPU_ISA takes that mean "the bf16 dot unit": "amx" as
- * well, since this block has no AMX GEMM of its own (its attention may). */
-static int wants_dot(const char *isa)
-{
-    return strcmp(isa, "avx512_bf16") == 0 || strcmp(isa, "amx") == 0;
-}
-
 int transformer_block_bf16_choose(const char *isa, const char **path, const char **why)
 {
-    int have = linear_bf16_supported();
+    int have = linear_bf16_supported(), amx = have && linear_bf16_amx_supported();
+    *path = NULL;
     if (!isa || !*isa || strcmp(isa, "auto") == 0) {
-        *path = have ? "avx512_bf16" : "fp32";
-        *why = have ? "bf16 GEMMs on AVX-512 BF16 (vdpbf16ps), fp32 accumulation"
-                    : "this CPU has no AVX-512 BF16: bf16 computed in fp32 (OpenBLAS sgemm)";
+        *path = amx ? "amx" : have ? "avx512_bf16" : "fp32";
+        *why = amx    ? "bf16 GEMMs on AMX tiles (tdpbf16ps) where k is a multiple of 32, else on AVX-512 BF16; "
+                        "fp32 accumulation"
+               : have ? "bf16 GEMMs on AVX-512 BF16 (vdpbf16ps), fp32 accumulation"
+                      : "this CPU has no AVX-512 BF16: bf16 computed in fp32 (OpenBLAS sgemm)";
         return have;
     }
-    if (wants_dot(isa)) {
+    if (strcmp(isa, "amx") == 0) {
+        if (!amx) {
+            *why = have ? "HARNESS_CPU_ISA asks for AMX tiles, which this CPU (or Linux) does not offer"
+                        : "HARNESS_CPU_ISA asks for the bf16 dot unit, which this CPU lacks (AVX-512 BF16)";
+            return -1;
+        }
+        *path = "amx";
+        *why = "HARNESS_CPU_ISA=amx: bf16 GEMMs on AMX tiles where k is a multiple of 32, else on AVX-512 BF16";
+        return 1;
+    }
+    if (strcmp(isa, "avx512_bf16") == 0) {
         if (!have) {
-            *path = NULL;
             *why = "HARNESS_CPU_ISA asks for the bf16 dot unit, which this CPU lacks (AVX-512 BF16)";
             return -1;
         }
         *path = "avx512_bf16";
-        *why = strcmp(isa, "amx") == 0 ? "HARNESS_CPU_ISA=amx: the block's GEMMs have no AMX path, they run on "
-                                         "AVX-512 BF16 (vdpbf16ps)"
-                                       : "HARNESS_CPU_ISA=avx512_bf16: bf16 GEMMs on vdpbf16ps";
+        *why = "HARNESS_CPU_ISA=avx512_bf16: bf16 GEMMs on vdpbf16ps";
         return 1;
     }
     *path = "fp32";
@@ -87,14 +90,19 @@ void transformer_block_bf16_pack(const transformer_block_shape *s, int which, co
         linear_bf16_pack(w, n, k, dst);
 }
 
-/* The scratch, in bf16 elements: the packed GEMM input (the widest: hidden,
- * heads x D or intermediate columns), then q, k, v and attention's output. */
+/* The scratch, in bf16 elements: the packed GEMM input (the largest of the
+ * three inputs' packed forms: hidden, heads x D or intermediate columns; the
+ * form depends on k, so the widest alone may not be the largest), then q, k,
+ * v and attention's output. */
 static size_t packed_a_elems(const transformer_block_shape *s)
 {
-    size_t t = s->batch * s->seq, d = s->hidden / s->heads, wide = s->hidden;
-    wide = s->heads * d > wide ? s->heads * d : wide;
-    wide = s->intermediate > wide ? s->intermediate : wide;
-    return (linear_bf16_packed_a_elems(t, wide) + 31) / 32 * 32;   /* keep what follows 64-byte aligned */
+    size_t t = s->batch * s->seq, d = s->hidden / s->heads, ks[3] = {s->hidden, s->heads * d, s->intermediate};
+    size_t most = 0;
+    for (int i = 0; i < 3; i++) {
+        size_t n = linear_bf16_packed_a_elems(t, ks[i]);
+        most = n > most ? n : most;
+    }
+    return (most + 31) / 32 * 32;   /* keep what follows 64-byte aligned */
 }
 
 size_t transformer_block_bf16_scratch_bytes(const transformer_block_shape *s)

@@ -13,6 +13,7 @@
 #include "attention/attention.h"
 #include "rms_norm/rms_norm.h"
 #include "transformer_block/transformer_block.h"
+#include "transformer_block/linear_bf16.h"
 
 /* 1 the dot unit, 0 the fp32 step, -1 (recorded) when HARNESS_CPU_ISA asks
  * for a unit this CPU lacks: a forced path never silently becomes another.
@@ -29,6 +30,8 @@ static int tb_bf16_path(harness_ctx *ctx, const transformer_block_shape *sh, con
         why = "tensor_parallel: the ranks' weight slices are fp32, bf16 computed in fp32";
         dot = 0;
     }
+    if (dot)
+        linear_bf16_set_amx(strcmp(*path, "amx") == 0);    /* the GEMMs' unit is the process's */
     harness_host->log(ctx, HARNESS_LOG_INFO, "bf16 path %s: %s", *path, why);
     return dot;
 }

@@ -1,7 +1,8 @@
-/* amx_sim.h - the AMX tile instructions attention_amx.c uses, emulated in C,
- * so that its layouts, strides and padding are tested on CPUs without AMX
- * (tests/unit/test_attention_amx_sim). Included by attention_amx.c instead
- * of the intrinsics when ATTENTION_AMX_SIM is defined. It proves the data
+/* amx_sim.h - the AMX tile instructions attention_amx.c and
+ * linear_bf16_amx.c use, emulated in C, so that their layouts, strides and
+ * padding are tested on CPUs without AMX (tests/unit/test_attention_amx_sim,
+ * test_linear_bf16_amx_sim). Included by them instead of the intrinsics when
+ * ATTENTION_AMX_SIM is defined. It proves the data
  * movement, not the instruction encodings, the tile configuration's bytes
  * as the hardware reads them, or Linux's permission: those only a CPU with
  * AMX can (tests/unit/test_attention_amx).

@@ -8,9 +8,7 @@
  * `=avx512` on every machine and each path is tested where it exists.
  *
  * Tolerances:
- *   GEMM: products of two bf16 are exact in fp32, so the only error is fp32
- *   accumulation over k terms: |err| <= k 2^-24 sum|a_i w_i| (the classic
- *   bound, u = 2^-24), checked as such per element.
+ *   GEMM: fp32 accumulation's classic bound, per element (linear_bf16_check.h).
  *   Block, dot path: transformer_block_check_tol with rtol = fp32 tol + 2^-8
  *   (y's rounding), atol = transformer_block_bf16_tol_atol (the activations'
  *   bf16 roundings; derived in transformer_block.h). The fp32 path of a bf16
@@ -30,55 +28,11 @@
 #include <string.h>
 #include <cmocka.h>
 
-static uint32_t rng = 777;
-
-static float uniform(float lo, float hi)
-{
-    rng = rng * 1664525u + 1013904223u;
-    return lo + (hi - lo) * (float)(rng >> 8) / (float)(1u << 24);
-}
-
-static void *alloc64(size_t bytes)
-{
-    void *p = aligned_alloc(64, (bytes + 63) / 64 * 64);
-    assert_non_null(p);
-    return p;
-}
+#include "linear_bf16_check.h"
 
 static int dot_path;               /* transformer_block_bf16_choose's answer for this run */
 
 /* ---- the GEMM ----------------------------------------------------------- */
-
-static void gemm_case(size_t m, size_t n, size_t k, float beta)
-{
-    uint16_t *a = alloc64(m * k * 2), *w = alloc64(n * k * 2);
-    uint16_t *ap = alloc64(linear_bf16_packed_a_elems(m, k) * 2), *wp = alloc64(linear_bf16_packed_elems(n, k) * 2);
-    float *c = alloc64(m * n * 4), *c0 = alloc64(m * n * 4);
-    for (size_t i = 0; i < m * k; i++)
-        a[i] = f32_to_bf16(uniform(-1, 1));
-    for (size_t i = 0; i < n * k; i++)
-        w[i] = f32_to_bf16(uniform(-1, 1));
-    for (size_t i = 0; i < m * n; i++)
-        c[i] = c0[i] = uniform(-1, 1);
-    linear_bf16_pack(w, n, k, wp);
-    linear_bf16_pack_a(a, m, k, k, ap);
-    linear_bf16(m, n, k, ap, wp, beta, c, n);
-    size_t bad = 0;
-    for (size_t t = 0; t < m; t++)
-        for (size_t o = 0; o < n; o++) {
-            double ref = beta * c0[t * n + o], mag = fabs(ref);
-            for (size_t i = 0; i < k; i++) {
-                double p = (double)bf16_to_f32(a[t * k + i]) * bf16_to_f32(w[o * k + i]);
-                ref += p, mag += fabs(p);
-            }
-            double bound = (double)(k + 1) * 0x1p-24 * mag;
-            if (fabs(c[t * n + o] - ref) > bound && bad++ < 3)
-                print_message("gemm %zux%zux%zu beta %g: c[%zu][%zu] = %.9g, ref %.9g, bound %.3g\n", m, n, k,
-                              (double)beta, t, o, (double)c[t * n + o], ref, bound);
-        }
-    assert_int_equal(bad, 0);
-    free(a), free(w), free(ap), free(wp), free(c), free(c0);
-}
 
 /* Odd m, n and k: partial row blocks, partial 16-column vectors, an odd
  * k's lone last element; and shapes of whole tiles. */
@@ -255,7 +209,7 @@ static void test_block(void **st)
         block_case(&cases[i]);
 }
 
-/* The path names: fp32 ISAs take the fp32 step, the dot unit only where it exists. */
+/* The path names: fp32 ISAs take the fp32 step, a bf16 unit only where it exists. */
 static void test_choose(void **st)
 {
     (void)st;
@@ -263,10 +217,13 @@ static void test_choose(void **st)
     assert_int_equal(transformer_block_bf16_choose("avx512", &path, &why), 0);
     assert_string_equal(path, "fp32");
     assert_int_equal(transformer_block_bf16_choose("portable", &path, &why), 0);
-    int have = linear_bf16_supported();
+    int have = linear_bf16_supported(), amx = have && linear_bf16_amx_supported();
     assert_int_equal(transformer_block_bf16_choose("avx512_bf16", &path, &why), have ? 1 : -1);
+    assert_int_equal(transformer_block_bf16_choose("amx", &path, &why), amx ? 1 : -1);
+    if (!amx)
+        assert_non_null(strstr(why, have ? "AMX tiles" : "AVX-512 BF16"));
     assert_int_equal(transformer_block_bf16_choose(NULL, &path, &why), have);
-    assert_string_equal(path, have ? "avx512_bf16" : "fp32");
+    assert_string_equal(path, amx ? "amx" : have ? "avx512_bf16" : "fp32");
 }
 
 int main(void)
@@ -277,6 +234,8 @@ int main(void)
         printf("SKIP: %s\n", why);
         return 77;
     }
+    if (dot_path)
+        linear_bf16_set_amx(strcmp(path, "amx") == 0);    /* as the plugin does (tb_bf16_path) */
     printf("# bf16 block path: %s (%s)\n", path, why);
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_gemm),
