@@ -60,4 +60,36 @@ static void gemm_case(size_t m, size_t n, size_t k, float beta)
     free(a), free(w), free(ap), free(wp), free(c), free(c0);
 }
 
+/* Three GEMMs of one input in one linear_bf16_multi call give what three
+ * linear_bf16 calls give, bit for bit (the same tiles, only split differently
+ * among the threads); the middle one accumulates (beta 1). */
+static void gemm_multi_case(size_t m, size_t k, const size_t ns[3])
+{
+    uint16_t *a = alloc64(m * k * 2), *ap = alloc64(linear_bf16_packed_a_elems(m, k) * 2), *wp[3];
+    float *c1[3], *c2[3];
+    linear_bf16_out outs[3];
+    for (size_t i = 0; i < m * k; i++)
+        a[i] = f32_to_bf16(uniform(-1, 1));
+    linear_bf16_pack_a(a, m, k, k, ap);
+    for (int g = 0; g < 3; g++) {
+        uint16_t *w = alloc64(ns[g] * k * 2);
+        for (size_t i = 0; i < ns[g] * k; i++)
+            w[i] = f32_to_bf16(uniform(-1, 1));
+        wp[g] = alloc64(linear_bf16_packed_elems(ns[g], k) * 2);
+        linear_bf16_pack(w, ns[g], k, wp[g]);
+        free(w);
+        c1[g] = alloc64(m * ns[g] * 4), c2[g] = alloc64(m * ns[g] * 4);
+        for (size_t i = 0; i < m * ns[g]; i++)
+            c1[g][i] = c2[g][i] = uniform(-1, 1);
+        linear_bf16(m, ns[g], k, ap, wp[g], g == 1 ? 1.0f : 0.0f, c1[g], ns[g]);
+        outs[g] = (linear_bf16_out){ns[g], wp[g], g == 1 ? 1.0f : 0.0f, c2[g], ns[g]};
+    }
+    linear_bf16_multi(m, k, ap, outs, 3);
+    for (int g = 0; g < 3; g++) {
+        assert_memory_equal(c1[g], c2[g], m * ns[g] * 4);
+        free(wp[g]), free(c1[g]), free(c2[g]);
+    }
+    free(a), free(ap);
+}
+
 #endif

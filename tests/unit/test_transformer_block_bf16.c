@@ -49,39 +49,13 @@ static void test_gemm(void **st)
     }
 }
 
-/* Three GEMMs of one input in one call give what three calls give, bit
- * for bit (the same tiles, only split differently among the threads). */
+/* linear_bf16_multi against linear_bf16 (linear_bf16_check.h). */
 static void test_gemm_multi(void **st)
 {
     (void)st;
     if (!linear_bf16_supported())
         skip();
-    size_t m = 19, k = 37, ns[3] = {33, 7, 50};
-    uint16_t *a = alloc64(m * k * 2), *ap = alloc64(linear_bf16_packed_a_elems(m, k) * 2), *wp[3];
-    float *c1[3], *c2[3];
-    linear_bf16_out outs[3];
-    for (size_t i = 0; i < m * k; i++)
-        a[i] = f32_to_bf16(uniform(-1, 1));
-    linear_bf16_pack_a(a, m, k, k, ap);
-    for (int g = 0; g < 3; g++) {
-        uint16_t *w = alloc64(ns[g] * k * 2);
-        for (size_t i = 0; i < ns[g] * k; i++)
-            w[i] = f32_to_bf16(uniform(-1, 1));
-        wp[g] = alloc64(linear_bf16_packed_elems(ns[g], k) * 2);
-        linear_bf16_pack(w, ns[g], k, wp[g]);
-        free(w);
-        c1[g] = alloc64(m * ns[g] * 4), c2[g] = alloc64(m * ns[g] * 4);
-        for (size_t i = 0; i < m * ns[g]; i++)
-            c1[g][i] = c2[g][i] = uniform(-1, 1);
-        linear_bf16(m, ns[g], k, ap, wp[g], g == 1 ? 1.0f : 0.0f, c1[g], ns[g]);
-        outs[g] = (linear_bf16_out){ns[g], wp[g], g == 1 ? 1.0f : 0.0f, c2[g], ns[g]};
-    }
-    linear_bf16_multi(m, k, ap, outs, 3);
-    for (int g = 0; g < 3; g++) {
-        assert_memory_equal(c1[g], c2[g], m * ns[g] * 4);
-        free(wp[g]), free(c1[g]), free(c2[g]);
-    }
-    free(a), free(ap);
+    gemm_multi_case(19, 37, (const size_t[3]){33, 7, 50});
 }
 
 /* A from fp32 rounds as f32_to_bf16 does (nearest even, NaN kept a quiet
