@@ -7,7 +7,11 @@
 #define COMMON_BF16_AVX512_H
 
 #if defined(__x86_64__)
+#include "common/bf16.h"
+
 #include <immintrin.h>
+#include <stddef.h>
+#include <stdint.h>
 
 static inline __attribute__((always_inline, target("avx512f"))) __m256i bf16_of_f32_avx512(__m512 v)
 {
@@ -18,6 +22,17 @@ static inline __attribute__((always_inline, target("avx512f"))) __m256i bf16_of_
                                             _mm512_set1_epi32(0x7f800000));
     __m512i quiet = _mm512_or_si512(_mm512_srli_epi32(u, 16), _mm512_set1_epi32(0x40));
     return _mm512_cvtepi32_epi16(_mm512_mask_blend_epi32(nan, rounded, quiet));
+}
+
+/* n floats into bf16: sixteen at a time, the rest one by one. */
+static inline __attribute__((target("avx512f"))) void bf16_of_f32_row_avx512(const float *src, uint16_t *dst,
+                                                                            size_t n)
+{
+    size_t i = 0;
+    for (; i + 16 <= n; i += 16)
+        _mm256_storeu_si256((__m256i *)(void *)(dst + i), bf16_of_f32_avx512(_mm512_loadu_ps(src + i)));
+    for (; i < n; i++)
+        dst[i] = f32_to_bf16(src[i]);
 }
 #endif
 

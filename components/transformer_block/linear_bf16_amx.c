@@ -46,7 +46,8 @@ size_t linear_bf16_amx_packed_a_elems(size_t m, size_t k)
     return (m + JOB - 1) / JOB * JOB * k;
 }
 
-/* Rows of a, rounded to bf16, then zero rows up to a multiple of JOB. */
+/* Rows of a as they are (or rounded to bf16, from fp32), then zero rows up
+ * to a multiple of JOB. */
 void linear_bf16_amx_pack_a(const uint16_t *a, size_t m, size_t k, size_t lda, uint16_t *dst)
 {
 #pragma omp parallel for schedule(static)
@@ -55,20 +56,11 @@ void linear_bf16_amx_pack_a(const uint16_t *a, size_t m, size_t k, size_t lda, u
     memset(dst + m * k, 0, (linear_bf16_amx_packed_a_elems(m, k) - m * k) * sizeof *dst);
 }
 
-static __attribute__((target("avx512f"))) void row_to_bf16(const float *src, uint16_t *dst, size_t n)
-{
-    size_t i = 0;
-    for (; i + 16 <= n; i += 16)
-        _mm256_storeu_si256((__m256i *)(void *)(dst + i), bf16_of_f32_avx512(_mm512_loadu_ps(src + i)));
-    for (; i < n; i++)
-        dst[i] = f32_to_bf16(src[i]);
-}
-
 void linear_bf16_amx_pack_a_f32(const float *a, size_t m, size_t k, size_t lda, uint16_t *dst)
 {
 #pragma omp parallel for schedule(static)
     for (size_t r = 0; r < m; r++)
-        row_to_bf16(a + r * lda, dst + r * k, k);
+        bf16_of_f32_row_avx512(a + r * lda, dst + r * k, k);
     memset(dst + m * k, 0, (linear_bf16_amx_packed_a_elems(m, k) - m * k) * sizeof *dst);
 }
 

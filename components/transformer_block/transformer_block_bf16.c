@@ -131,15 +131,14 @@ double transformer_block_bf16_tol_atol(const transformer_block_shape *s)
 #define DOT_TARGET
 #endif
 
-static DOT_TARGET void to_bf16_span(const float *src, uint16_t *dst, size_t n)
+static void to_bf16_span(const float *src, uint16_t *dst, size_t n)
 {
-    size_t i = 0;
 #if defined(__x86_64__)
-    for (; i + 16 <= n; i += 16)
-        _mm256_storeu_si256((__m256i *)(void *)(dst + i), bf16_of_f32_avx512(_mm512_loadu_ps(src + i)));
-#endif
-    for (; i < n; i++)
+    bf16_of_f32_row_avx512(src, dst, n);
+#else
+    for (size_t i = 0; i < n; i++)
         dst[i] = f32_to_bf16(src[i]);
+#endif
 }
 
 /* One head of one token: the rotate-half RoPE of transformer_block_rope,
