@@ -9,6 +9,9 @@
  *   own     components/transformer_block/linear_bf16.c (vdpbf16ps), W
  *           packed once as the block does at setup, a packed per call
  *           (counted: the block packs it every step)
+ *   own_amx the same kernel's AMX form (linear_bf16_amx.c: tdpbf16ps, a
+ *           packed row-major per call), against the AMX bf16 peak; only
+ *           where the CPU has tiles and Linux grants them
  *   onednn  oneDNN's matmul, bf16 in, fp32 out, weights in the layout it
  *           asks for (format any, reordered once, as PyTorch's prepacked
  *           linear does); only when built with oneDNN (HAVE_DNNL)
@@ -95,6 +98,15 @@ static void run_own(operands *o)
     linear_bf16(s->m, s->n, s->k, o->ap, o->wp, 0.0f, o->c, s->n);
 }
 
+/* The same on AMX tiles (linear_bf16_amx.c), where the CPU has them: a
+ * packed in the tiles' form, the tile GEMM; the choice put back after. */
+static void run_own_amx(operands *o)
+{
+    linear_bf16_set_amx(1);
+    run_own(o);
+    linear_bf16_set_amx(0);
+}
+
 static void run_sgemm(operands *o)
 {
     const shape *s = o->s;
@@ -177,6 +189,7 @@ typedef struct option {
 
 static const option options[] = {
     {"own", run_own},
+    {"own_amx", run_own_amx},      /* skipped where there are no tiles */
 #ifdef HAVE_DNNL
     {"onednn", run_dnnl},
 #endif
@@ -227,8 +240,8 @@ int main(int argc, char **argv)
         printf("this CPU has no AVX-512 BF16: nothing to compare\n");
         return 77;
     }
-    /* "own" is the vdpbf16ps kernel, set against the dot peak; its AMX form
-     * (linear_bf16_amx.c), where the CPU has tiles, is not measured here. */
+    /* "own" is the vdpbf16ps kernel, against the dot peak; "own_amx" its
+     * AMX form (linear_bf16_amx.c), against the AMX peak, where there are tiles. */
     linear_bf16_set_amx(0);
     openblas_set_num_threads(1);
 #ifdef HAVE_DNNL
@@ -255,27 +268,41 @@ int main(int argc, char **argv)
         setup_dnnl(o);
 #endif
     }
-    static double peak[MAX_ROUNDS], r[N_OPTIONS][N_SHAPES][MAX_ROUNDS];
+    int amx = linear_bf16_amx_supported();
+    static double peak[MAX_ROUNDS], amx_peak[MAX_ROUNDS], r[N_OPTIONS][N_SHAPES][MAX_ROUNDS];
     for (int round = 0; round < rounds; round++) {
         peak[round] = harness_cpu_bf16_dot_peak(threads, 0.05, 3) / 1e9;
+        amx_peak[round] = amx ? harness_cpu_amx_bf16_peak(threads, 0.05, 3) / 1e9 : 0.0;
         for (size_t k = 0; k < N_OPTIONS; k++) {
             size_t opt = (k + (size_t)round) % N_OPTIONS;   /* rotate the order */
+            if (options[opt].run == run_own_amx && !amx)
+                continue;
             for (size_t i = 0; i < N_SHAPES; i++)
                 r[opt][i][round] = rate(&options[opt], &ops[i]);
         }
     }
-    double mn, med, mx;
+    double mn, med, mx, amx_pk = 0.0;
+    if (amx) {
+        stats(amx_peak, rounds, &mn, &amx_pk, &mx);
+        printf("AMX bf16 peak: median %.1f GFLOP/s (min %.1f, max %.1f)\n", amx_pk, mn, mx);
+    } else {
+        printf("AMX: none here (no amx-tile/amx-bf16, or Linux refused the tile state): own_amx not run\n");
+    }
     stats(peak, rounds, &mn, &med, &mx);
     printf("AVX-512 BF16 dot peak: median %.1f GFLOP/s (min %.1f, max %.1f)\n\n", med, mn, mx);
     double pk = med;
-    printf("%-8s %-20s %26s %12s\n", "option", "shape (m x n x k)", "GFLOP/s median [min, max]", "of dot peak");
-    for (size_t opt = 0; opt < N_OPTIONS; opt++)
+    printf("%-8s %-20s %26s %12s\n", "option", "shape (m x n x k)", "GFLOP/s median [min, max]", "of its peak");
+    for (size_t opt = 0; opt < N_OPTIONS; opt++) {
+        int tiles = options[opt].run == run_own_amx;
+        if (tiles && !amx)
+            continue;
         for (size_t i = 0; i < N_SHAPES; i++) {
             char sh[64];
             snprintf(sh, sizeof sh, "%s %zux%zux%zu", shapes[i].name, shapes[i].m, shapes[i].n, shapes[i].k);
             stats(r[opt][i], rounds, &mn, &med, &mx);
             printf("%-8s %-20s %8.1f [%6.1f, %6.1f]    %10.0f%%\n", options[opt].name, sh, med, mn, mx,
-                   100.0 * med / pk);
+                   100.0 * med / (tiles ? amx_pk : pk));
         }
+    }
     return 0;
 }
