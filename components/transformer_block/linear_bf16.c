@@ -24,7 +24,6 @@
 #include "common/isa.h"
 
 #include <stdatomic.h>
-
 #include <string.h>
 
 #define MR 8                       /* rows of a per tile */
