@@ -28,8 +28,18 @@
 int transformer_block_bf16_choose(const char *isa, const char **path, const char **why)
 {
     int have = linear_bf16_supported(), amx = have && linear_bf16_amx_supported();
+    int auto_isa = !isa || !*isa || strcmp(isa, "auto") == 0;
+    int wants_amx = !auto_isa && strcmp(isa, "amx") == 0, wants_dot = !auto_isa && strcmp(isa, "avx512_bf16") == 0;
     *path = NULL;
-    if (!isa || !*isa || strcmp(isa, "auto") == 0) {
+    if ((wants_amx || wants_dot) && !have) {
+        *why = "HARNESS_CPU_ISA asks for the bf16 dot unit, which this CPU lacks (AVX-512 BF16)";
+        return -1;
+    }
+    if (wants_amx && !amx) {
+        *why = "HARNESS_CPU_ISA asks for AMX tiles, which this CPU (or Linux) does not offer";
+        return -1;
+    }
+    if (auto_isa) {
         *path = amx ? "amx" : have ? "avx512_bf16" : "fp32";
         *why = amx    ? "bf16 GEMMs on AMX tiles (tdpbf16ps) where k is a multiple of 32, else on AVX-512 BF16; "
                         "fp32 accumulation"
@@ -37,21 +47,12 @@ int transformer_block_bf16_choose(const char *isa, const char **path, const char
                       : "this CPU has no AVX-512 BF16: bf16 computed in fp32 (OpenBLAS sgemm)";
         return have;
     }
-    if (strcmp(isa, "amx") == 0) {
-        if (!amx) {
-            *why = have ? "HARNESS_CPU_ISA asks for AMX tiles, which this CPU (or Linux) does not offer"
-                        : "HARNESS_CPU_ISA asks for the bf16 dot unit, which this CPU lacks (AVX-512 BF16)";
-            return -1;
-        }
+    if (wants_amx) {
         *path = "amx";
         *why = "HARNESS_CPU_ISA=amx: bf16 GEMMs on AMX tiles where k is a multiple of 32, else on AVX-512 BF16";
         return 1;
     }
-    if (strcmp(isa, "avx512_bf16") == 0) {
-        if (!have) {
-            *why = "HARNESS_CPU_ISA asks for the bf16 dot unit, which this CPU lacks (AVX-512 BF16)";
-            return -1;
-        }
+    if (wants_dot) {
         *path = "avx512_bf16";
         *why = "HARNESS_CPU_ISA=avx512_bf16: bf16 GEMMs on vdpbf16ps";
         return 1;
