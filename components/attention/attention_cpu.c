@@ -129,7 +129,6 @@ typedef struct slice {
 
 #define LINE_FLOATS 16
 
-
 static size_t lines(size_t floats)
 {
     return (floats + LINE_FLOATS - 1) / LINE_FLOATS * LINE_FLOATS;
