@@ -169,7 +169,7 @@ static int takes_amx(size_t d)
 }
 
 const attention_bf16_kernels attention_amx_dot = {
-    32, takes_amx, pack_q_amx, store_o_amx, scores_amx, pack_p_amx, pack_v_amx, accumulate_amx,
+    32, 0, takes_amx, pack_q_amx, store_o_amx, scores_amx, pack_p_amx, pack_v_amx, accumulate_amx,
 };
 
 #endif

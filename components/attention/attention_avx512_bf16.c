@@ -283,7 +283,7 @@ static int takes_any(size_t d)
 }
 
 const attention_bf16_kernels attention_avx512_bf16_dot = {
-    2, takes_any, pack_q_bf16, store_o_bf16, scores_bf16, pack_p_bf16, pack_v_bf16, accumulate_bf16,
+    2, 1, takes_any, pack_q_bf16, store_o_bf16, scores_bf16, pack_p_bf16, pack_v_bf16, accumulate_bf16,
 };
 
 #endif

@@ -120,11 +120,28 @@ void attention_exp2(const float *x, float *y, size_t n)
  *   qt, ot   d x BQ        st   BK x BQ        m, l, alpha   BQ each
  *   kf, vf   BK x d        (bf16 only: the widened key and value tile)
  *   pp       BK x BQ / 2   (bf16 on the dot paths: the weights in pairs)
+ *   vc       ceil(Sk / 2) x d   (one head's V packed in pairs of keys; none
+ *                          above V_CACHE_MAX_BYTES)
  * The dot paths keep qp (ceil(d / 2) x BQ pairs: (d + 1) x BQ halves) in
  * qt's place, and their packed K and V (BK x d halves at most) in kf's and
  * vf's. */
+
+/* A thread takes a head's query tiles one after another (item_coords), and
+ * on a dot path each tile packed the same value tiles again: 4-6% of bf16
+ * attention. So a path whose packing a tile can index (v_by_key) packs the
+ * head's V once per thread, as far as the tiles have reached, into vc:
+ * keys [0, keys) of (batch b, kv head kvh), valid for one call (run() starts
+ * it empty). Above this size it would not stay in L2: tiles pack their own. */
+#define V_CACHE_MAX_BYTES (1u << 20)
+
+typedef struct v_cache {
+    uint16_t *buf;                 /* NULL: no cache */
+    size_t b, kvh, keys;
+} v_cache;
+
 typedef struct slice {
     float *qt, *ot, *st, *m, *l, *alpha, *kf, *vf, *pp;
+    v_cache vc;
 } slice;
 
 #define LINE_FLOATS 16
@@ -134,16 +151,23 @@ static size_t lines(size_t floats)
     return (floats + LINE_FLOATS - 1) / LINE_FLOATS * LINE_FLOATS;
 }
 
+/* Floats of vc: a pair of keys is d floats. */
+static size_t v_cache_floats(size_t d, size_t seq_k)
+{
+    size_t pairs = seq_k / 2 + seq_k % 2;
+    return pairs <= V_CACHE_MAX_BYTES / sizeof(float) / (d ? d : 1) ? lines(pairs * d) : 0;
+}
+
 /* Floats per thread, or 0 when that overflows. */
-static size_t slice_floats(size_t d)
+static size_t slice_floats(size_t d, size_t seq_k)
 {
     if (d > SIZE_MAX / 8 / (BQ + BK))
         return 0;
     return 2 * lines(d * BQ) + lines((size_t)BK * BQ) + 3 * lines(BQ) + 2 * lines((size_t)BK * d) +
-           lines((size_t)BK * BQ / 2);
+           lines((size_t)BK * BQ / 2) + v_cache_floats(d, seq_k);
 }
 
-static slice slice_at(float *base, size_t d)
+static slice slice_at(float *base, size_t d, size_t seq_k)
 {
     slice s;
     s.qt = base, base += lines(d * BQ);
@@ -154,13 +178,14 @@ static slice slice_at(float *base, size_t d)
     s.alpha = base, base += lines(BQ);
     s.kf = base, base += lines((size_t)BK * d);
     s.vf = base, base += lines((size_t)BK * d);
-    s.pp = base;
+    s.pp = base, base += lines((size_t)BK * BQ / 2);
+    s.vc = (v_cache){v_cache_floats(d, seq_k) ? (uint16_t *)base : NULL, SIZE_MAX, SIZE_MAX, 0};
     return s;
 }
 
 size_t attention_workspace_bytes(const attention_shape *s, int threads)
 {
-    size_t per = slice_floats(s->head_dim), n = threads > 0 ? (size_t)threads : 1, bytes;
+    size_t per = slice_floats(s->head_dim, s->seq_k), n = threads > 0 ? (size_t)threads : 1, bytes;
     if (per == 0 || __builtin_mul_overflow(per * sizeof(float), n, &bytes))
         return SIZE_MAX;       /* no allocation can satisfy it */
     return bytes;
@@ -282,11 +307,38 @@ static attention_mask tile_mask(const attention_shape *s, size_t j0, size_t nk, 
     return mk;
 }
 
+/* Keys j0 .. j0 + nk - 1 of (b, kvh) packed as the dot path's accumulate
+ * wants them: from the thread's V cache where there is one, packing on in
+ * whole pairs of keys as far as the tile reaches (a tile of odd length then
+ * reads its last key's partner as it is, under a weight of 0, as a key
+ * tile reads every key some of its queries do not see), else into vf. */
+static const uint16_t *packed_v(const job *jb, slice *w, size_t b, size_t kvh, size_t j0, size_t nk)
+{
+    const attention_shape *s = jb->s;
+    const attention_bf16_kernels *p = jb->dot;
+    size_t d = s->head_dim, kv_stride = s->kv_heads * d;
+    const uint16_t *v = (const uint16_t *)jb->v + (b * s->seq_k * s->kv_heads + kvh) * d;   /* key 0 */
+    v_cache *c = &w->vc;
+    if (!c->buf || !p->v_by_key || j0 % 2) {
+        p->pack_v((uint16_t *)w->vf, v + j0 * kv_stride, kv_stride, nk, d);
+        return (const uint16_t *)w->vf;
+    }
+    if (c->b != b || c->kvh != kvh)
+        *c = (v_cache){c->buf, b, kvh, 0};
+    size_t need = j0 + nk + (j0 + nk) % 2;
+    need = need < s->seq_k ? need : s->seq_k;
+    if (c->keys < need) {          /* keys stays even, or Sk */
+        p->pack_v(c->buf + c->keys * d, v + c->keys * kv_stride, kv_stride, need - c->keys, d);
+        c->keys = need;
+    }
+    return c->buf + j0 * d;
+}
+
 /* One key tile of bf16 on a dot-product path: the products in bf16 pairs,
  * the softmax in fp32. qp and pp are [pair][lane][2], so a lane offset is
  * 2 halves a lane. */
 static void run_dot_key_tile(const job *jb, size_t b, size_t kvh, size_t j0, size_t nk, size_t i0,
-                             ptrdiff_t off, size_t nchunks, const slice *w)
+                             ptrdiff_t off, size_t nchunks, slice *w)
 {
     const attention_shape *s = jb->s;
     const attention_bf16_kernels *p = jb->dot;
@@ -295,18 +347,16 @@ static void run_dot_key_tile(const job *jb, size_t b, size_t kvh, size_t j0, siz
     attention_mask mk = tile_mask(s, j0, nk, i0, off, &lane0);
     size_t nc = nchunks - lane0 / CHUNK;
     uint16_t *qp = (uint16_t *)w->qt + 2 * lane0, *pp = (uint16_t *)w->pp + 2 * lane0;
-    uint16_t *kp = (uint16_t *)w->kf, *vp = (uint16_t *)w->vf;
     float *st = w->st + lane0, *alpha = w->alpha + lane0;
-    p->scores(qp, (const uint16_t *)jb->k + first, kv_stride, nk, d, nc, jb->qscale, st, kp);
+    p->scores(qp, (const uint16_t *)jb->k + first, kv_stride, nk, d, nc, jb->qscale, st, (uint16_t *)w->kf);
     jb->x->softmax(st, nk, nc, mk, w->m + lane0, w->l + lane0, alpha);
     p->pack_p(st, nk, nc, pp);
-    p->pack_v(vp, (const uint16_t *)jb->v + first, kv_stride, nk, d);
-    p->accumulate(w->ot + lane0, pp, vp, nk, d, nc, alpha);
+    p->accumulate(w->ot + lane0, pp, packed_v(jb, w, b, kvh, j0, nk), nk, d, nc, alpha);
 }
 
 /* One key tile on the fp32 kernels (bf16 keys and values widened first). */
 static void run_key_tile(const job *jb, size_t b, size_t kvh, size_t j0, size_t nk, size_t i0, ptrdiff_t off,
-                         size_t nchunks, const slice *w)
+                         size_t nchunks, slice *w)
 {
     if (jb->dot) {
         run_dot_key_tile(jb, b, kvh, j0, nk, i0, off, nchunks, w);
@@ -352,7 +402,7 @@ static void store_o(const job *jb, size_t b, size_t h, size_t i0, size_t nq, con
     }
 }
 
-static void run_item(const job *jb, size_t item, const slice *w)
+static void run_item(const job *jb, size_t item, slice *w)
 {
     const attention_shape *s = jb->s;
     const attention_kernels *x = jb->x;
@@ -390,8 +440,8 @@ static void run_item(const job *jb, size_t item, const slice *w)
      * 1024 x 128 causal fp32 5% faster than one bk tile across the diagonal
      * (tiles of 8 and 12 keys no better, bench/README.md). */
     size_t diag = end, dk = CHUNK;
-    if (s->causal) {
-        ptrdiff_t e = (ptrdiff_t)i0 + off + 1;
+    if (s->causal) {       /* even, so that every tile before the last is whole pairs of keys */
+        ptrdiff_t e = ((ptrdiff_t)i0 + off + 1) & ~(ptrdiff_t)1;
         diag = e <= 0 ? 0 : (size_t)e < end ? (size_t)e : end;
     }
     if (jb->dot && jb->dot->key_align > dk)
@@ -420,10 +470,10 @@ static void run(const attention_shape *s, const void *q, const void *k, const vo
               (s->seq_q + BQ - 1) / BQ, current_isa(), NULL, key_tile()};
     if (bf16)
         jb.dot = bf16_path(jb.x, s->head_dim);
-    size_t items = s->batch * s->heads * jb.tiles, per = slice_floats(s->head_dim);
+    size_t items = s->batch * s->heads * jb.tiles, per = slice_floats(s->head_dim, s->seq_k);
 #pragma omp parallel if (attention_flops(s) >= PARALLEL_MIN_FLOPS)
     {
-        slice w = slice_at((float *)workspace + (size_t)omp_get_thread_num() * per, s->head_dim);
+        slice w = slice_at((float *)workspace + (size_t)omp_get_thread_num() * per, s->head_dim, s->seq_k);
 #pragma omp for schedule(dynamic, 1)
         for (size_t it = 0; it < items; it++)
             run_item(&jb, it, &w);

@@ -77,6 +77,10 @@ static inline int attention_lane_limit(ptrdiff_t first, size_t j)
 typedef struct attention_bf16_kernels {
     /* Keys are padded to a multiple of this (2: a pair; AMX: 32, a tile's K). */
     size_t key_align;
+    /* Whether pack_v's layout runs on from one pair of keys to the next, so
+     * that keys j0.. (j0 even) of one packing of a whole head start at
+     * vp + j0 * d (AVX-512 BF16: [pair][d][2]; not AMX's V^T per tile). */
+    int v_by_key;
     /* Whether the path takes this head_dim (AMX: multiples of 32). */
     int (*takes)(size_t d);
     /* qp from nq query rows (raw bf16, qs apart), zero up to `lanes`. */

@@ -232,20 +232,40 @@ static void test_shapes(void **state)
 
 /* Several query and key tiles, partial at both ends, with the causal
  * diagonal crossing tile boundaries; a sharp softmax (q x 8) whose max jumps
- * between key tiles, exercising the rescale. */
+ * between key tiles, exercising the rescale. 130 x 131: an odd Sk - Sq, so
+ * causal query tiles end at odd keys short of Sk (the dot path's V cache
+ * must still pack whole pairs). */
 static void test_tiles(void **state)
 {
     const path *p = *state;
-    static const size_t seqs[][2] = {{130, 200}, {200, 130}, {193, 193}};
+    static const size_t seqs[][2] = {{130, 200}, {200, 130}, {193, 193}, {130, 131}};
     static const size_t dims[] = {3, 64};
     use_isa(p->isa);
-    for (size_t si = 0; si < 3; si++)
+    for (size_t si = 0; si < 4; si++)
         for (size_t di = 0; di < 2; di++)
             for (int causal = 0; causal < 2; causal++) {
                 size_t d = dims[di];
                 attention_shape s = {1, 4, 2, seqs[si][0], seqs[si][1], d, causal, (float)(1.0 / sqrt((double)d))};
                 run_and_check(s, p->bf16, si == 2 ? 8.0f : 1.0f, p->isa);
             }
+    attention_set_isa(NULL);
+}
+
+/* Many heads on one kv head, Sk - Sq odd, more threads than cores: the
+ * threads take a head's query tiles in turn, so a thread's first tile of a
+ * head often ends at an odd key short of Sk and a later one reaches further,
+ * which the dot paths' V cache must pack on from without a gap. */
+static void test_threads_share_heads(void **state)
+{
+    const path *p = *state;
+    use_isa(p->isa);
+    int threads = omp_get_max_threads();
+    omp_set_num_threads(4);
+    for (int rep = 0; rep < 8; rep++) {      /* the order is the threads' race: repeat it */
+        attention_shape s = {1, 8, 1, 130, 131, 64, 1, 0.125f};
+        run_and_check(s, p->bf16, 1.0f, p->isa);
+    }
+    omp_set_num_threads(threads);
     attention_set_isa(NULL);
 }
 
@@ -557,6 +577,8 @@ int main(void)
         PATH_TESTS(test_shapes, 1, "bf16"),
         PATH_TESTS(test_tiles, 0, "fp32"),
         PATH_TESTS(test_tiles, 1, "bf16"),
+        PATH_TESTS(test_threads_share_heads, 0, "fp32"),
+        PATH_TESTS(test_threads_share_heads, 1, "bf16"),
         PATH_TESTS(test_no_visible_key, 0, "fp32"),
         PATH_TESTS(test_no_visible_key, 1, "bf16"),
         PATH_TESTS(test_single_key, 0, "fp32"),
