@@ -32,9 +32,11 @@
  * A partial query tile is rounded up to a multiple of 16 lanes (the padding
  * holds zeros and is never stored). bf16 on the dot-product paths (AMX,
  * AVX-512 BF16: attention_internal.h) keeps its inputs in bf16 and packs them
- * in pairs: Q once per query tile, the weights and V once per key tile;
+ * in pairs: Q once per query tile, the weights once per key tile, V once per
+ * key tile (AMX) or once per head and thread (AVX-512 BF16: packed_v);
  * elsewhere bf16 inputs are widened to fp32, a key tile at a time, into the
- * workspace. Outputs are rounded to nearest even. The tile kernels live in
+ * workspace. Under the causal mask the keys along the diagonal go in tiles of
+ * 16 that leave out the chunks of queries seeing none of them (run_item). Outputs are rounded to nearest even. The tile kernels live in
  * attention_{amx,avx512_bf16,avx512,avx2,portable}.c; this file picks one at
  * run time and drives them. Without x86-64 only the portable kernels are
  * built. */
