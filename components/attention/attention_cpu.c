@@ -313,7 +313,9 @@ static attention_mask tile_mask(const attention_shape *s, size_t j0, size_t nk, 
  * wants them: from the thread's V cache where there is one, packing on in
  * whole pairs of keys as far as the tile reaches (a tile of odd length then
  * reads its last key's partner as it is, under a weight of 0, as a key
- * tile reads every key some of its queries do not see), else into vf. */
+ * tile reads every key some of its queries do not see), else into vf.
+ * Tiles start on even keys (run_item: bk, the diagonal's start and dk are
+ * even), so a tile's first pair is a pair of the cache. */
 static const uint16_t *packed_v(const job *jb, slice *w, size_t b, size_t kvh, size_t j0, size_t nk)
 {
     const attention_shape *s = jb->s;
@@ -321,7 +323,7 @@ static const uint16_t *packed_v(const job *jb, slice *w, size_t b, size_t kvh, s
     size_t d = s->head_dim, kv_stride = s->kv_heads * d;
     const uint16_t *v = (const uint16_t *)jb->v + (b * s->seq_k * s->kv_heads + kvh) * d;   /* key 0 */
     v_cache *c = &w->vc;
-    if (!c->buf || !p->v_by_key || j0 % 2) {
+    if (!c->buf || !p->v_by_key) {
         p->pack_v((uint16_t *)w->vf, v + j0 * kv_stride, kv_stride, nk, d);
         return (const uint16_t *)w->vf;
     }
