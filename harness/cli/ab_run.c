@@ -178,20 +178,21 @@ static int run_round(const harness_ab_opts *a, int round, harness_compare_side (
 }
 
 /* How many rounds the budget holds, from the first round's time t; exit 2
- * when fewer than alpha needs. */
+ * when fewer than a lone change among the benchmarks needs. */
 static int rounds_in_budget(const harness_ab_opts *a, double t, int *rounds, harness_error *err)
 {
-    size_t need = harness_ab_rounds_needed(a->o.alpha);
+    size_t need = harness_ab_rounds_needed(a->o.alpha, a->n_bench);
     double fit = floor(a->time_budget_s / (t > 0 ? t : 1e-9));
     if (fit < (double)need)
         return harness_error_set(err, HARNESS_EXIT_USAGE, "--time-budget %g s: the first round of %zu benchmark%s "
-                                 "took %.1f s, so %.0f round%s fit, fewer than the %zu that can reach --alpha %g; "
-                                 "give at least %.0f s, or fewer benchmarks (--filter)", a->time_budget_s,
-                                 a->n_bench, a->n_bench == 1 ? "" : "s", t, fit, fit == 1 ? "" : "s", need,
-                                 a->o.alpha, ceil(t * (double)need));
+                                 "took %.1f s, so %.0f round%s fit, fewer than the %zu that can call a lone change "
+                                 "at --alpha %g%s; give at least %.0f s, or fewer benchmarks (--filter)",
+                                 a->time_budget_s, a->n_bench, a->n_bench == 1 ? "" : "s", t, fit,
+                                 fit == 1 ? "" : "s", need, a->o.alpha, a->n_bench > 1 ? " among them" : "",
+                                 ceil(t * (double)need));
     *rounds = fit < (double)a->rounds ? (int)fit : a->rounds;
-    fprintf(stderr, "harness: ab: a round took %.1f s; %d rounds fit in --time-budget %g s\n", t, *rounds,
-            a->time_budget_s);
+    fprintf(stderr, "harness: ab: a round took %.1f s; %d rounds fit in --time-budget %g s (%zu can call a lone "
+            "change)\n", t, *rounds, a->time_budget_s, need);
     return 0;
 }
 

@@ -25,6 +25,7 @@
 #include "cli/commands.h"
 #include "cli/suite_configs.h"
 #include "compare/compare.h"
+#include "compare/metric.h"
 #include "util/fsutil.h"
 
 static void usage(FILE *f)
@@ -32,15 +33,19 @@ static void usage(FILE *f)
     fputs("usage: harness ab BASE_CONFIG CAND_CONFIG [--rounds N] [--output-dir DIR]\n"
           "                  [--base-plugin-path DIR]... [--cand-plugin-path DIR]...\n"
           "                  [--set K=V]... [--base-set K=V]... [--cand-set K=V]...\n"
-          "                  [--threshold PCT] [--alpha A] [--on-ambiguous fail|pass]\n"
+          "                  [--threshold PCT] [--alpha A] [--metric M]\n"
+          "                  [--on-ambiguous fail|pass|pass-interference]\n"
           "                  [--format text|markdown|json] [--color WHEN] [--wide] [--time-budget SECONDS]\n"
           "       harness ab SUITE... [--filter REGEX] [options as above]\n"
           "\n"
           "Interleaved A/B: N rounds, each running the base and the candidate back to\n"
           "back as two `harness run` processes (the order alternates), then a verdict on\n"
-          "the paired ratios cand_i / base_i of the rounds' medians: the exact sign\n"
-          "test's p, the median ratio and its sign-test interval (with its real\n"
-          "coverage), which one wild round in ten does not move. Every round is listed.\n"
+          "the paired ratios cand_i / base_i of the rounds' medians (or --metric): the\n"
+          "median ratio and its sign-test interval (with its real coverage), which one\n"
+          "wild round in ten does not move, and the exact sign test's p. REGRESSION\n"
+          "needs the interval's lower end above 1 + threshold and p (q in a suite)\n"
+          "<= alpha; a change that interference in the rounds could account for is\n"
+          "AMBIGUOUS (interference). Every round is listed, and the p90's ratio beside.\n"
           "Drift that is slow next to a round (clocks, heat, neighbours) hits both sides\n"
           "of a round alike and divides out, which two separate runs cannot do.\n"
           "\n"
@@ -55,22 +60,27 @@ static void usage(FILE *f)
           "their plugin paths and --base-set/--cand-set): every round runs every\n"
           "benchmark's pair, and the benchmarks' p are adjusted together\n"
           "(Benjamini-Hochberg) so that false alarms stay near alpha for the suite.\n"
+          "A lone change among m benchmarks then needs p <= alpha / m: rounds too few\n"
+          "for that are refused before anything runs (9 for 10 benchmarks, 11 for 26).\n"
           "\n"
-          "  --rounds N        rounds (default 10); fewer than can reach --alpha are\n"
-          "                    refused before anything runs (6 at alpha 0.05)\n"
+          "  --rounds N        rounds (default 10, or the fewest that can call a lone\n"
+          "                    change in the suite when more); fewer are refused\n"
           "  --output-dir DIR  where the rounds' experiment folders go (default\n"
           "                    experiments/ab): DIR/round-NN-{base,cand}/<experiment>,\n"
           "                    a suite's under DIR/NN-NAME/\n"
           "  --time-budget S   time the first round and run as many rounds as fit in S\n"
           "                    seconds (at most --rounds, default then 50); too few to\n"
-          "                    reach --alpha is exit 2 after that first round\n"
+          "                    call a lone change is exit 2 after that first round\n"
           "  --filter REGEX    a suite's benchmarks (and sweep points) to run, as in run\n"
+          "  --metric M        median (default), p90, p99 or mean of each run's samples\n"
           "  --threshold, --alpha, --on-ambiguous, --format, --color, --wide: as in\n"
-          "                    `harness compare`\n"
+          "                    `harness compare` (pass-interference: AMBIGUOUS passes\n"
+          "                    only when measured interference is its cause)\n"
           "\n"
           "exit: as `harness compare` (0 SAME or IMPROVEMENT, 1 REGRESSION, FAILED or\n"
-          "      AMBIGUOUS unless --on-ambiguous pass); a round whose run fails to\n"
-          "      start passes on that run's exit code (2 config, 3 runtime)\n",
+          "      AMBIGUOUS as --on-ambiguous says); 2 too few rounds for the suite; a\n"
+          "      round whose run fails to start passes on that run's exit code (2\n"
+          "      config, 3 runtime)\n",
           f);
 }
 
@@ -89,10 +99,10 @@ static int add_extra(harness_ab_opts *a, int side, const char *flag, const char 
 }
 
 enum { O_BASE_PP = 1000, O_CAND_PP, O_SET, O_BASE_SET, O_CAND_SET, O_ON_AMBIGUOUS, O_FILTER, O_TIME_BUDGET,
-       O_BASE_TREE, O_CAND_TREE, O_COLOR, O_WIDE };
+       O_BASE_TREE, O_CAND_TREE, O_COLOR, O_WIDE, O_METRIC };
 
-/* --threshold, --alpha, --on-ambiguous, --format: as `harness compare`
- * takes them. */
+/* --threshold, --alpha, --on-ambiguous, --metric, --format: as `harness
+ * compare` takes them. */
 static int parse_judging(int c, const char *arg, harness_ab_opts *a, harness_error *err)
 {
     char *end;
@@ -117,11 +127,9 @@ static int parse_judging(int c, const char *arg, harness_ab_opts *a, harness_err
         a->o.alpha = v;
         return 0;
     case O_ON_AMBIGUOUS:
-        if (strcmp(arg, "fail") != 0 && strcmp(arg, "pass") != 0)
-            return harness_error_set(err, HARNESS_EXIT_USAGE, "--on-ambiguous: expected fail or pass, got '%s'",
-                                     arg);
-        a->o.ambiguous_fails = strcmp(arg, "fail") == 0;
-        return 0;
+        return harness_on_ambiguous_parse(arg, &a->o.on_ambiguous, err);
+    case O_METRIC:
+        return harness_metric_parse("--metric", arg, &a->o.metric, err);
     default:                       /* 'f' */
         if (strcmp(arg, "text") == 0)
             a->format = HARNESS_COMPARE_TEXT;
@@ -140,7 +148,7 @@ static int parse_judging(int c, const char *arg, harness_ab_opts *a, harness_err
  * may come first), so that nothing runs for a verdict that cannot come. */
 static int check_rounds(const harness_ab_opts *a, harness_error *err)
 {
-    size_t need = harness_ab_rounds_needed(a->o.alpha);
+    size_t need = harness_ab_rounds_needed(a->o.alpha, 1);
     if ((size_t)a->rounds >= need)
         return 0;
     return harness_error_set(err, HARNESS_EXIT_USAGE, "--rounds %d: %d round%s can reach p = %.3g at best, above "
@@ -180,13 +188,14 @@ static int parse(int argc, char **argv, harness_ab_opts *a, harness_error *err)
         {"filter", required_argument, NULL, O_FILTER},    {"time-budget", required_argument, NULL, O_TIME_BUDGET},
         {"color", required_argument, NULL, O_COLOR},      {"wide", no_argument, NULL, O_WIDE},
         {"base-tree", required_argument, NULL, O_BASE_TREE}, {"cand-tree", required_argument, NULL, O_CAND_TREE},
+        {"metric", required_argument, NULL, O_METRIC},
         {NULL, 0, NULL, 0},
     };
     a->rounds = 10;
     a->output_dir = "experiments/ab";
     a->o.threshold = HARNESS_COMPARE_DEFAULT_THRESHOLD;
     a->o.alpha = HARNESS_COMPARE_DEFAULT_ALPHA;
-    a->o.ambiguous_fails = 1;
+    a->o.on_ambiguous = HARNESS_ON_AMBIGUOUS_FAIL;
     a->format = HARNESS_COMPARE_TEXT;
     opterr = 0;
     optind = 1;
@@ -221,6 +230,7 @@ static int parse(int argc, char **argv, harness_ab_opts *a, harness_error *err)
         case 't':
         case 'a':
         case O_ON_AMBIGUOUS:
+        case O_METRIC:
         case 'f':
             if (parse_judging(c, optarg, a, err) != 0)
                 return err->code;
@@ -340,6 +350,25 @@ static int select_benchmarks(harness_ab_opts *a, harness_suite_configs *sel)
     return 0;
 }
 
+/* Power planned, never assumed: judged together, a lone change among m
+ * benchmarks needs p <= alpha / m, which the sign test reaches only with
+ * harness_ab_rounds_needed(alpha, m) rounds. Unless --rounds says, run at
+ * least that many; refuse fewer before anything runs (with a time budget
+ * the first round decides, ab_run.c). */
+static int plan_rounds(harness_ab_opts *a, harness_error *err)
+{
+    int need = (int)harness_ab_rounds_needed(a->o.alpha, a->n_bench);
+    if (!a->rounds_given && a->rounds < need)
+        a->rounds = need;
+    if (a->rounds >= need)
+        return 0;
+    return harness_error_set(err, HARNESS_EXIT_USAGE, "--rounds %d: a lone change among %zu benchmarks judged "
+                             "together needs p <= alpha / %zu = %.3g, and %d rounds reach p = %.3g at best; use "
+                             "--rounds %d or more, or fewer benchmarks (--filter)", a->rounds, a->n_bench,
+                             a->n_bench, a->o.alpha / (double)a->n_bench, a->rounds, 2.0 / ldexp(1.0, a->rounds),
+                             need);
+}
+
 /* The verdict's report on stdout; the exit code. */
 static int report(const harness_ab_opts *a, harness_compare_side sides[2], harness_error *err)
 {
@@ -379,12 +408,8 @@ int harness_cmd_ab(int argc, char **argv)
         return harness_error_report(&err);
     harness_suite_configs sel = {0};
     int code = select_benchmarks(&a, &sel);
-    /* judged together, a lone change among m benchmarks needs p <= alpha / m */
-    if (code == 0 && a.n_bench > 1 && !a.time_budget_s && 2.0 / ldexp(1.0, a.rounds) > a.o.alpha / (double)a.n_bench)
-        fprintf(stderr, "harness: ab: warning: %d rounds reach p = %.3g at best, above alpha / %zu benchmarks = "
-                "%.3g: a change in one benchmark alone cannot be called; use --rounds %d or more\n", a.rounds,
-                2.0 / ldexp(1.0, a.rounds), a.n_bench, a.o.alpha / (double)a.n_bench,
-                (int)ceil(log2(2.0 * (double)a.n_bench / a.o.alpha)));
+    if (code == 0 && plan_rounds(&a, &err) != 0)
+        code = harness_error_report(&err);
     if (code == 0 && (harness_ab_validate(&a, &err) != 0 || harness_mkdirs(a.output_dir, &err) != 0))
         code = harness_error_report(&err);
     harness_compare_side sides[2];

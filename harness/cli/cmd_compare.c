@@ -10,11 +10,13 @@
 #include "cli/commands.h"
 #include "compare/baseline_db.h"
 #include "compare/compare.h"
+#include "compare/metric.h"
 #include "util/term.h"
 
 static void usage(FILE *f)
 {
-    fputs("usage: harness compare BASE CAND [--threshold PCT] [--alpha A] [--on-ambiguous fail|pass]\n"
+    fputs("usage: harness compare BASE CAND [--threshold PCT] [--alpha A] [--metric M]\n"
+          "                             [--on-ambiguous fail|pass|pass-interference]\n"
           "                             [--format text|markdown|json] [--filter REGEX]\n"
           "                             [--color auto|never|always] [--wide]\n"
           "       harness compare --baseline-db FILE [--baseline-branch NAME] CAND [options]\n"
@@ -25,27 +27,36 @@ static void usage(FILE *f)
           "and world size. Two experiment folders are compared rank by rank.\n"
           "\n"
           "The unit of replication is never a step (steps are autocorrelated and share\n"
-          "their run's offset) but a replicate median: the windows of one run\n"
-          "(schedule.repeat; 4 or more a side for alpha 0.05), or the runs when a side\n"
-          "holds several runs of one key. Per pair: the Hodges-Lehmann ratio cand/base\n"
-          "of the replicate medians, its Moses interval labelled with the coverage it\n"
-          "really has (discrete: 5 against 5 windows give 96.8% at alpha 0.05), and the\n"
-          "exact two-sided Wilcoxon-Mann-Whitney p on the replicates.\n"
+          "their run's offset) but a process: the runs, when a side holds several runs\n"
+          "of one key (harness run --runs 5). Per pair: the Hodges-Lehmann ratio\n"
+          "cand/base of the runs' medians (or --metric), its Moses interval labelled\n"
+          "with the coverage it really has (discrete: 5 against 5 runs give 96.8% at\n"
+          "alpha 0.05), and the exact two-sided Wilcoxon-Mann-Whitney p. A side that is\n"
+          "one run offers only its windows (schedule.repeat), which share the run's\n"
+          "offset: they can say SAME, never a change, and get no p. The report always\n"
+          "shows the p90's ratio too, and says when the tail moved and the metric not.\n"
           "\n"
-          "Verdicts:\n"
-          "  REGRESSION    p <= alpha and ratio > 1 + threshold                   exit 1\n"
-          "  IMPROVEMENT   p <= alpha and ratio < 1 - threshold                   exit 0\n"
-          "  SAME          the interval lies within 1 +- threshold                exit 0\n"
-          "  AMBIGUOUS     too few replicates to reach alpha; an interval across  exit 1\n"
-          "                the threshold; or a change on a busy machine (a load   (0 with\n"
-          "                warning in a summary)                                  --on-ambiguous pass)\n"
-          "  FAILED        a run not ok, or failed validation, on either side;    exit 1\n"
+          "Verdicts (the interval decides, the test confirms):\n"
+          "  REGRESSION    the interval's lower end above 1 + threshold and p    exit 1\n"
+          "                (q with several pairs) <= alpha\n"
+          "  IMPROVEMENT   the interval's upper end below 1 - threshold, p <= a  exit 0\n"
+          "  SAME          the interval lies within 1 +- threshold               exit 0\n"
+          "  AMBIGUOUS     anything else, with its one cause: too few            exit 1\n"
+          "                replicates, unresolved (an interval across the        (see\n"
+          "                threshold), interference (the runs' own noise          --on-ambiguous)\n"
+          "                evidence could account for it), single runs,\n"
+          "                processes disagree, no replicates\n"
+          "  FAILED        a run not ok, or failed validation, on either side;   exit 1\n"
           "                or a run killed before its summary (status.json only)\n"
           "\n"
           "  --threshold PCT       smallest change that counts, in percent: 5 or 5% (default 5).\n"
           "                        A bare number below 1 (0.05) is refused: write 5 or 0.05%\n"
           "  --alpha A             significance level, in (0, 1) (default 0.05)\n"
-          "  --on-ambiguous fail|pass  exit code of AMBIGUOUS: fail (1, default) or pass (0)\n"
+          "  --metric M            what each replicate contributes: median (default), p90,\n"
+          "                        p99 or mean of its samples\n"
+          "  --on-ambiguous W      exit code of AMBIGUOUS: fail (1, default), pass (0), or\n"
+          "                        pass-interference (0 only when measured interference is\n"
+          "                        its cause: a CI runner too noisy, not a gate too weak)\n"
           "  --format F            text (default), markdown (for a pull-request comment) or json\n"
           "  --baseline-db FILE    the base is the results database (harness record): for each\n"
           "                        run of CAND, the runs of its series (variant, config, world\n"
@@ -62,7 +73,7 @@ static void usage(FILE *f)
           "  --filter REGEX        only runs whose name \"EXPERIMENT_NAME VARIANT_KEY KEY=VALUE...\"\n"
           "                        (every component parameter) matches (POSIX extended regex)\n"
           "\n"
-          "exit: 0 no regression (SAME, IMPROVEMENT; AMBIGUOUS with --on-ambiguous pass),\n"
+          "exit: 0 no regression (SAME, IMPROVEMENT; AMBIGUOUS as --on-ambiguous says),\n"
           "      1 REGRESSION, FAILED or AMBIGUOUS, 2 usage error or bad input (no folder,\n"
           "      no summary, invalid summary, no matching runs), 3 runtime failure\n",
           f);
@@ -70,7 +81,7 @@ static void usage(FILE *f)
 
 enum {
     OPT_THRESHOLD = 't', OPT_ALPHA = 'a', OPT_FORMAT = 'f', OPT_HELP = 'h',
-    OPT_ON_AMBIGUOUS = 1000, OPT_BASELINE_DB, OPT_BASELINE_BRANCH, OPT_FILTER, OPT_COLOR, OPT_WIDE
+    OPT_ON_AMBIGUOUS = 1000, OPT_METRIC, OPT_BASELINE_DB, OPT_BASELINE_BRANCH, OPT_FILTER, OPT_COLOR, OPT_WIDE
 };
 
 /* A whole finite number, nothing after it but `suffix` (if given). */
@@ -114,15 +125,6 @@ static int parse_threshold(const char *arg, double *threshold, harness_error *er
                                  v * 100, v * 100, arg);
     *threshold = v / 100.0;
     return 0;
-}
-
-static int parse_on_ambiguous(const char *arg, int *fails, harness_error *err)
-{
-    if (strcmp(arg, "fail") == 0 || strcmp(arg, "pass") == 0) {
-        *fails = strcmp(arg, "fail") == 0;
-        return 0;
-    }
-    return harness_error_set(err, HARNESS_EXIT_USAGE, "--on-ambiguous: expected fail or pass, got '%s'", arg);
 }
 
 static int parse_alpha(const char *arg, double *alpha, harness_error *err)
@@ -180,6 +182,7 @@ static int parse(int argc, char **argv, compare_opts *opts, harness_error *err)
         {"alpha", required_argument, NULL, OPT_ALPHA},
         {"format", required_argument, NULL, OPT_FORMAT},
         {"on-ambiguous", required_argument, NULL, OPT_ON_AMBIGUOUS},
+        {"metric", required_argument, NULL, OPT_METRIC},
         {"baseline-db", required_argument, NULL, OPT_BASELINE_DB},
         {"baseline-branch", required_argument, NULL, OPT_BASELINE_BRANCH},
         {"filter", required_argument, NULL, OPT_FILTER},
@@ -190,7 +193,7 @@ static int parse(int argc, char **argv, compare_opts *opts, harness_error *err)
     };
     opts->o.threshold = HARNESS_COMPARE_DEFAULT_THRESHOLD;
     opts->o.alpha = HARNESS_COMPARE_DEFAULT_ALPHA;
-    opts->o.ambiguous_fails = 1;
+    opts->o.on_ambiguous = HARNESS_ON_AMBIGUOUS_FAIL;
     opts->format = HARNESS_COMPARE_TEXT;
     opterr = 0;
     optind = 1;
@@ -204,7 +207,8 @@ static int parse(int argc, char **argv, compare_opts *opts, harness_error *err)
         case OPT_WIDE: opts->wide = 1; break;
         case OPT_COLOR: rc = harness_color_option(optarg, &opts->color, err); break;
         case OPT_BASELINE_BRANCH: opts->baseline_branch = optarg; break;
-        case OPT_ON_AMBIGUOUS: rc = parse_on_ambiguous(optarg, &opts->o.ambiguous_fails, err); break;
+        case OPT_ON_AMBIGUOUS: rc = harness_on_ambiguous_parse(optarg, &opts->o.on_ambiguous, err); break;
+        case OPT_METRIC: rc = harness_metric_parse("--metric", optarg, &opts->o.metric, err); break;
         case OPT_ALPHA: rc = parse_alpha(optarg, &opts->o.alpha, err); break;
         case OPT_FORMAT: rc = parse_format(optarg, &opts->format, err); break;
         case OPT_HELP: usage(stdout); return -1;

@@ -5,6 +5,8 @@
 #endif
 #include "compare/compare.h"
 #include "compare/compare_internal.h"
+#include "compare/metric.h"
+#include "compare/process_spread.h"
 #include "compare/rank_shift.h"
 #include "compare/run_groups.h"
 
@@ -18,148 +20,6 @@
 int harness_cmp_oom(harness_error *err)
 {
     return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
-}
-
-/* ---- statistics and verdicts ------------------------------------------------- */
-
-const char *harness_verdict_label(harness_verdict v)
-{
-    static const char *const names[] = {"SAME", "IMPROVEMENT", "REGRESSION", "AMBIGUOUS", "FAILED"};
-    return v < HARNESS_VERDICT_COUNT ? names[v] : "?";
-}
-
-const char *harness_verdict_token(harness_verdict v)
-{
-    static const char *const names[] = {"same", "improvement", "regression", "ambiguous", "failed"};
-    return v < HARNESS_VERDICT_COUNT ? names[v] : "?";
-}
-
-/* The fewest replicates a side needs (both sides alike) to reach alpha. */
-static size_t replicates_needed(double alpha)
-{
-    size_t k = 1;
-    while (k < 64 && harness_rank_min_p(k, k) > alpha)
-        k++;
-    return k;
-}
-
-size_t harness_ab_rounds_needed(double alpha)
-{
-    size_t n = 1;                  /* 2 / 2^1075 is 0: the loop ends for any alpha > 0 */
-    while (n < 1100 && 2.0 / ldexp(1.0, (int)n) > alpha)
-        n++;
-    return n;
-}
-
-/* Whether a significant change beyond the threshold must still not be
- * called, writing why: windows of one run as a side's replicates, or
- * interference on the side that could have made the change. */
-static int vetoed(harness_compare_stats *s, const harness_compare_options *o, const harness_side_noise *base,
-                  const harness_side_noise *cand)
-{
-    double change = (s->ratio - 1.0) * 100.0;
-    if (s->unit && strstr(s->unit, "windows")) {
-        /* The windows of one run share its offset (placement, clocks, a
-         * neighbour that stayed all along): their p says the two runs
-         * differ, not that the code does. */
-        snprintf(s->why, sizeof s->why, "a %+.1f%% change between single runs: their windows share each run's "
-                 "offset, so a p from them ignores the run-to-run spread; give each side runs (harness run "
-                 "--runs 5) or use harness ab", change);
-        return 1;
-    }
-    int slower = s->ratio > 1.0;
-    const harness_side_noise *n = slower ? cand : base;
-    if (!n || !(n->bound > 0))
-        return 0;
-    /* the side's undisturbed median is at least (1 - bound) of the one measured */
-    double clean = slower ? s->ratio * (1.0 - n->bound) : s->ratio / (1.0 - n->bound);
-    if (n->bound < 1 && (slower ? clean > 1.0 + o->threshold : clean < 1.0 - o->threshold))
-        return 0;
-    snprintf(s->why, sizeof s->why, "interference could account for the %+.1f%% change: %s run: %.380s", change,
-             slower ? "cand" : "base", n->evidence ? n->evidence : "(no evidence given)");
-    return 1;
-}
-
-void harness_compare_decide(harness_compare_stats *s, const harness_compare_options *o,
-                            const harness_side_noise *base, const harness_side_noise *cand)
-{
-    s->why[0] = '\0';
-    s->verdict = HARNESS_VERDICT_AMBIGUOUS;
-    if (s->n_base == 0 || s->n_cand == 0 || isnan(s->p)) {
-        snprintf(s->why, sizeof s->why, "no replicates (%zu base, %zu cand %s)", s->n_base, s->n_cand,
-                 s->unit ? s->unit : "windows");
-        return;
-    }
-    if (s->min_p > o->alpha && s->unit && strcmp(s->unit, "rounds") == 0) {
-        /* rounds with no difference say nothing either way and are dropped */
-        size_t rounds = harness_ab_rounds_needed(o->alpha);
-        if (s->n_zero == 0)
-            snprintf(s->why, sizeof s->why,
-                     "too few rounds: %zu paired rounds can reach p = %.3g at best, above alpha %g; "
-                     "run %zu or more (--rounds %zu)", s->n_base, s->min_p, o->alpha, rounds, rounds);
-        else
-            snprintf(s->why, sizeof s->why,
-                     "too few rounds: %zu paired rounds, of which %zu with no difference (dropped), can reach "
-                     "p = %.3g at best, above alpha %g; %zu rounds with a difference are needed (--rounds %zu "
-                     "or more)", s->n_base, s->n_zero, s->min_p, o->alpha, rounds, rounds + s->n_zero);
-        return;
-    }
-    if (s->min_p > o->alpha) {
-        snprintf(s->why, sizeof s->why,
-                 "too few replicates: %zu base against %zu cand %s can reach p = %.3g at best, above alpha %g; "
-                 "give each side %zu or more (schedule.repeat, or more runs)",
-                 s->n_base, s->n_cand, s->unit, s->min_p, o->alpha, replicates_needed(o->alpha));
-        return;
-    }
-    /* several pairs at once: each one's p as adjusted for all of them */
-    int significant = (s->fdr_m > 1 ? s->q : s->p) <= o->alpha;
-    if (significant && (s->ratio > 1.0 + o->threshold || s->ratio < 1.0 - o->threshold)) {
-        if (!vetoed(s, o, base, cand))
-            s->verdict = s->ratio > 1.0 ? HARNESS_VERDICT_REGRESSION : HARNESS_VERDICT_IMPROVEMENT;
-        return;
-    }
-    if (s->ratio_lo >= 1.0 - o->threshold && s->ratio_hi <= 1.0 + o->threshold) {
-        s->verdict = HARNESS_VERDICT_SAME;
-        return;
-    }
-    snprintf(s->why, sizeof s->why,
-             "the ratio's %.1f%% interval [%.3f, %.3f] reaches beyond the threshold 1 %s %g%%%s",
-             s->coverage * 100.0, s->ratio_lo, s->ratio_hi, s->ratio_hi > 1.0 + o->threshold ? "+" : "-",
-             o->threshold * 100.0, significant ? "" : " and the change is not significant");
-}
-
-/* Fill the replicate statistics of *s (not the display medians). 0, -1 out
- * of memory, -2 a replicate <= 0. */
-int harness_cmp_replicate_stats(const double *base, size_t nb, const double *cand, size_t nc,
-                           const harness_compare_options *o, harness_compare_stats *s)
-{
-    harness_rank_shift rs;
-    int rc = harness_rank_shift_compute(base, nb, cand, nc, o->alpha, &rs);
-    if (rc != 0)
-        return rc;
-    s->n_base = nb;
-    s->n_cand = nc;
-    s->ratio = rs.ratio;
-    s->ratio_lo = rs.ratio_lo;
-    s->ratio_hi = rs.ratio_hi;
-    s->coverage = rs.coverage;
-    s->p = rs.p;
-    s->min_p = rs.min_p;
-    return 0;
-}
-
-int harness_compare_replicates(const double *base, size_t nb, const double *cand, size_t nc,
-                               const harness_compare_options *o, harness_compare_stats *out)
-{
-    memset(out, 0, sizeof *out);
-    out->base_median = out->base_lo = out->base_hi = NAN;
-    out->cand_median = out->cand_lo = out->cand_hi = NAN;
-    out->unit = "runs";            /* the caller vouches that the replicates are independent */
-    int rc = harness_cmp_replicate_stats(base, nb, cand, nc, o, out);
-    if (rc != 0)
-        return rc;
-    harness_compare_decide(out, o, NULL, NULL);
-    return 0;
 }
 
 /* ---- matching ---------------------------------------------------------------- */
@@ -277,21 +137,21 @@ void harness_cmp_judge_failed(harness_compare_pair *p)
 /* The interference of the runs a side's replicates came from: the run of
  * median bound among them (its evidence shown), as the verdict rests on
  * a median of theirs; runs whose summary does not say are left out. */
-static void side_noise(const harness_compare_side *side, const size_t *runs, size_t n, harness_side_noise *out)
+static void side_noise(const harness_run_summary *const *runs, size_t n, harness_side_noise *out)
 {
     out->bound = NAN;
     out->evidence = NULL;
     size_t known = 0;
     for (size_t k = 0; k < n; k++)
-        known += !isnan(side->runs[runs[k]].noise_bound);
+        known += !isnan(runs[k]->noise_bound);
     size_t want = known ? (known - 1) / 2 : 0, below;
     for (size_t k = 0; known && k < n; k++) {
-        const harness_run_summary *x = &side->runs[runs[k]];
+        const harness_run_summary *x = runs[k];
         if (isnan(x->noise_bound))
             continue;
         below = 0;                 /* its rank among the known bounds, ties broken by position */
         for (size_t j = 0; j < n; j++) {
-            double y = side->runs[runs[j]].noise_bound;
+            double y = runs[j]->noise_bound;
             below += !isnan(y) && (y < x->noise_bound || (y == x->noise_bound && j < k));
         }
         if (below == want) {
@@ -302,40 +162,54 @@ static void side_noise(const harness_compare_side *side, const size_t *runs, siz
     }
 }
 
-/* One side's replicates for the pair of run r: the medians of every
- * usable run of r's key when the side holds two or more (runs differ by more
- * than windows of one run do, so they are the better unit), else the
- * medians of r's windows. *noise: the interference of the runs used.
- * 0, or -1 out of memory. */
+/* One side's replicates for a pair: its values under a metric, their unit,
+ * and the runs they came from (in the side's order). */
+typedef struct side_reps {
+    double *vals;
+    size_t n;
+    const char *unit;              /* "runs" or "windows" */
+    const harness_run_summary **runs;
+    size_t n_runs;
+} side_reps;
+
+static void side_reps_free(side_reps *r)
+{
+    free(r->vals);
+    free(r->runs);
+}
+
+/* The replicates of run r's side: every usable run of r's key when the
+ * side holds two or more (runs differ by more than windows of one run do,
+ * so they are the better unit), else r's windows. 0, or -1 out of memory. */
 static int side_replicates(const harness_compare_side *side, const harness_run_groups *groups,
-                           const harness_run_summary *r, double **vals, size_t *n, const char **unit,
-                           harness_side_noise *noise)
+                           const harness_run_summary *r, harness_metric metric, side_reps *out)
 {
     const size_t *same_runs;
     size_t same = harness_run_groups_of(groups, (size_t)(r - side->runs), &same_runs);
-    *vals = malloc((same + r->n_windows + 1) * sizeof **vals);
-    size_t *used = malloc((same + 1) * sizeof *used);
-    *n = 0;
-    if (!*vals || !used) {
-        free(used);
+    memset(out, 0, sizeof *out);
+    out->vals = malloc((same + r->n_windows + 1) * sizeof *out->vals);
+    out->runs = malloc((same + 1) * sizeof *out->runs);
+    if (!out->vals || !out->runs)
         return -1;
-    }
     for (size_t k = 0; k < same; k++) {
         const harness_run_summary *x = &side->runs[same_runs[k]];
         if (strcmp(x->status, "ok") != 0 || x->validation_failed || !x->n_samples)
             continue;
-        used[*n] = same_runs[k];
-        (*vals)[(*n)++] = x->stats.median;
+        out->runs[out->n_runs++] = x;
+        out->vals[out->n++] = harness_run_metric(x, metric);
     }
-    *unit = "runs";
-    if (*n < 2) {
-        memcpy(*vals, r->window_medians, r->n_windows * sizeof **vals);
-        *n = r->n_windows;
-        *unit = "windows";
-        used[0] = (size_t)(r - side->runs);
+    out->unit = "runs";
+    if (out->n < 2) {
+        out->n = 0;
+        if (harness_window_metrics(r, metric, out->vals) != 0)
+            return -1;
+        for (size_t w = 0; w < r->n_windows; w++)   /* NaN: a tail of a run that kept no samples */
+            if (!isnan(out->vals[w]))
+                out->vals[out->n++] = out->vals[w];
+        out->unit = "windows";
+        out->runs[0] = r;
+        out->n_runs = 1;
     }
-    side_noise(side, used, strcmp(*unit, "runs") == 0 ? *n : 1, noise);
-    free(used);
     return 0;
 }
 
@@ -346,6 +220,81 @@ static const char *unit_of(const char *b, const char *k)
     return strcmp(b, "runs") == 0 ? "runs/windows" : "windows/runs";
 }
 
+/* Runs among a side's replicate runs whose interference could have moved
+ * them by the threshold. */
+static size_t busy_runs(const side_reps *r, double threshold)
+{
+    size_t busy = 0;
+    for (size_t i = 0; strcmp(r->unit, "runs") == 0 && i < r->n_runs; i++)
+        busy += r->runs[i]->noise_bound >= threshold;
+    return busy;
+}
+
+/* The statistics and verdict of a pair's replicates under one metric
+ * (not yet adjusted with the other pairs). 0, or -1 out of memory. */
+static int judge_metric(harness_comparison *c, harness_compare_pair *p, const harness_run_groups *base_groups,
+                        const harness_run_groups *cand_groups, harness_metric metric, harness_compare_stats *s,
+                        harness_process_spread *spread_out)
+{
+    side_reps b, k;
+    if (side_replicates(&c->base, base_groups, p->base, metric, &b) != 0 ||
+        side_replicates(&c->cand, cand_groups, p->cand, metric, &k) != 0) {
+        side_reps_free(&b);
+        side_reps_free(&k);
+        return -1;
+    }
+    s->unit = unit_of(b.unit, k.unit);
+    s->ratio = s->ratio_lo = s->ratio_hi = s->coverage = s->p = NAN;
+    s->min_p = 1;
+    side_noise(b.runs, b.n_runs, &p->base_noise);
+    side_noise(k.runs, k.n_runs, &p->cand_noise);
+    int rc = harness_cmp_replicate_stats(b.vals, b.n, k.vals, k.n, &c->opts, s);
+    harness_process_spread spread = {0};
+    if (rc == 0 && harness_process_spread_compute(b.runs, b.n_runs, k.runs, k.n_runs, metric, &spread) != 0)
+        rc = -1;
+    if (rc == 0 || rc == -2) {
+        s->n_busy = busy_runs(&b, c->opts.threshold) + busy_runs(&k, c->opts.threshold);
+        s->processes_disagree = spread.p < HARNESS_PROCESS_SPREAD_ALPHA;
+        s->step_ns = fmax(p->base->stats.median, p->cand->stats.median);
+    }
+    if (rc == 0 && strstr(s->unit, "windows"))
+        s->p = s->min_p = NAN; /* windows share their run's offset: a p from them would not test the change */
+    side_reps_free(&b);
+    side_reps_free(&k);
+    if (spread_out)
+        *spread_out = spread;
+    if (rc == -2) {
+        s->verdict = HARNESS_VERDICT_AMBIGUOUS;
+        s->cause = HARNESS_AMBIGUOUS_NO_REPLICATES;
+        snprintf(s->why, sizeof s->why, "a replicate's %s is 0 ns: below what the clock resolves",
+                 harness_metric_name(metric));
+        return 0;
+    }
+    if (rc == 0)
+        harness_compare_decide(s, &c->opts, &p->base_noise, &p->cand_noise);
+    return rc;
+}
+
+/* The pair's tail beside its metric: the p90 judged alone; the metric's own
+ * statistics when the metric is the p90. */
+void harness_cmp_tail_moved(harness_compare_pair *p)
+{
+    harness_verdict t = p->tail.s.verdict, v = p->s.verdict;
+    p->tail.moved_alone = (t == HARNESS_VERDICT_REGRESSION || t == HARNESS_VERDICT_IMPROVEMENT) && t != v &&
+                          v != HARNESS_VERDICT_FAILED;
+}
+
+int harness_cmp_note_spread(harness_comparison *c, const harness_compare_pair *p,
+                            const harness_process_spread *spread, const char *unit, harness_error *err)
+{
+    return harness_cmp_add_note(c, err, "%s {%s} rank %d/%d: the processes disagree beyond their windows' spread: "
+                                "in %zu of %zu pairs of consecutive %s of a side the windows do not overlap (%.2g "
+                                "expected if the processes were alike, p = %.2g); the interval is over the %s, so "
+                                "it carries that spread", p->base->variant_key, p->base->config_text, p->base->rank,
+                                p->base->world_size, spread->apart, spread->pairs, unit, spread->expected, spread->p,
+                                unit);
+}
+
 /* base_groups, cand_groups: each side's runs by the matching key. */
 static int judge(harness_comparison *c, harness_compare_pair *p, const harness_run_groups *base_groups,
                  const harness_run_groups *cand_groups, harness_error *err)
@@ -353,41 +302,32 @@ static int judge(harness_comparison *c, harness_compare_pair *p, const harness_r
     const harness_run_summary *b = p->base, *k = p->cand;
     harness_compare_stats *s = &p->s;
     memset(s, 0, sizeof *s);
-    s->base_median = b->n_samples ? b->stats.median : NAN;
+    memset(&p->tail, 0, sizeof p->tail);
+    harness_process_spread spread;
+    if (judge_metric(c, p, base_groups, cand_groups, HARNESS_METRIC_P90, &p->tail.s, NULL) != 0 ||
+        judge_metric(c, p, base_groups, cand_groups, c->opts.metric, s, &spread) != 0)
+        return harness_cmp_oom(err);
+    harness_cmp_tail_moved(p);
+    if (s->processes_disagree && harness_cmp_note_spread(c, p, &spread, "runs", err) != 0)
+        return err->code;
+    /* display: the newest runs' values and CIs of their medians */
+    s->base_median = harness_run_metric(b, c->opts.metric);
+    s->cand_median = harness_run_metric(k, c->opts.metric);
     s->base_lo = b->n_samples ? b->stats.ci95_lo : NAN;
     s->base_hi = b->n_samples ? b->stats.ci95_hi : NAN;
-    s->cand_median = k->n_samples ? k->stats.median : NAN;
     s->cand_lo = k->n_samples ? k->stats.ci95_lo : NAN;
     s->cand_hi = k->n_samples ? k->stats.ci95_hi : NAN;
-    s->ratio = s->ratio_lo = s->ratio_hi = s->coverage = s->p = NAN;
-    s->min_p = 1;
-
-    double *bv = NULL, *kv = NULL;
-    size_t nb = 0, nk = 0;
-    const char *bu = "windows", *ku = "windows";
-    if (side_replicates(&c->base, base_groups, b, &bv, &nb, &bu, &p->base_noise) != 0 ||
-        side_replicates(&c->cand, cand_groups, k, &kv, &nk, &ku, &p->cand_noise) != 0) {
-        free(bv);
-        free(kv);
-        return harness_cmp_oom(err);
-    }
-    s->unit = unit_of(bu, ku);
-    harness_stats level;           /* --baseline-db: the base shown is the level used, not its newest run */
-    if (c->base.is_database && strcmp(bu, "runs") == 0 && harness_stats_compute(bv, nb, &level) == 0) {
-        s->base_median = level.median;
-        s->base_lo = level.ci95_lo;
-        s->base_hi = level.ci95_hi;
-    }
-    int rc = harness_cmp_replicate_stats(bv, nb, kv, nk, &c->opts, s);
-    free(bv);
-    free(kv);
-    if (rc == -1)
-        return harness_cmp_oom(err);
-    if (rc == -2) {
-        s->verdict = HARNESS_VERDICT_AMBIGUOUS;
-        snprintf(s->why, sizeof s->why, "a replicate's median is 0 ns: below what the clock resolves");
-    } else {
-        harness_compare_decide(s, &c->opts, &p->base_noise, &p->cand_noise);
+    if (c->base.is_database && strncmp(s->unit, "runs", 4) == 0) {
+        /* --baseline-db: the base shown is the level used, not its newest run */
+        side_reps reps;
+        harness_stats level;
+        int rc = side_replicates(&c->base, base_groups, b, c->opts.metric, &reps);
+        if (rc == 0 && harness_stats_compute(reps.vals, reps.n, &level) == 0) {
+            s->base_median = level.median;
+            s->base_lo = level.ci95_lo;
+            s->base_hi = level.ci95_hi;
+        }
+        side_reps_free(&reps);
     }
     harness_cmp_judge_failed(p);
     if (strchr(s->unit, '/') &&
@@ -627,10 +567,33 @@ int harness_compare_dirs(const char *base, const char *cand, const harness_compa
 
 int harness_comparison_exit_code(const harness_comparison *c)
 {
-    if (c->counts[HARNESS_VERDICT_REGRESSION] || c->counts[HARNESS_VERDICT_FAILED] ||
-        (c->opts.ambiguous_fails && c->counts[HARNESS_VERDICT_AMBIGUOUS]))
+    if (c->counts[HARNESS_VERDICT_REGRESSION] || c->counts[HARNESS_VERDICT_FAILED])
         return HARNESS_EXIT_VERDICT;
+    if (c->opts.on_ambiguous == HARNESS_ON_AMBIGUOUS_FAIL && c->counts[HARNESS_VERDICT_AMBIGUOUS])
+        return HARNESS_EXIT_VERDICT;
+    for (size_t i = 0; c->opts.on_ambiguous == HARNESS_ON_AMBIGUOUS_PASS_INTERFERENCE && i < c->n_pairs; i++)
+        if (c->pairs[i].s.verdict == HARNESS_VERDICT_AMBIGUOUS &&
+            c->pairs[i].s.cause != HARNESS_AMBIGUOUS_INTERFERENCE)
+            return HARNESS_EXIT_VERDICT;
     return HARNESS_EXIT_OK;
+}
+
+static const char *const on_ambiguous_names[] = {"pass", "fail", "pass-interference"};
+
+const char *harness_on_ambiguous_name(harness_on_ambiguous v)
+{
+    return v <= HARNESS_ON_AMBIGUOUS_PASS_INTERFERENCE ? on_ambiguous_names[v] : "?";
+}
+
+int harness_on_ambiguous_parse(const char *arg, harness_on_ambiguous *out, harness_error *err)
+{
+    for (int v = 0; v <= HARNESS_ON_AMBIGUOUS_PASS_INTERFERENCE; v++)
+        if (strcmp(arg, on_ambiguous_names[v]) == 0) {
+            *out = (harness_on_ambiguous)v;
+            return 0;
+        }
+    return harness_error_set(err, HARNESS_EXIT_USAGE, "--on-ambiguous: expected fail, pass or pass-interference, "
+                             "got '%s'", arg);
 }
 
 void harness_comparison_free(harness_comparison *c)

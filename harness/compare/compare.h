@@ -54,21 +54,28 @@ const char *harness_verdict_label(harness_verdict v);
 /* "same", "improvement", "regression", "ambiguous", "failed" */
 const char *harness_verdict_token(harness_verdict v);
 
-/* The verdict from the replicate statistics (ratio, interval, p, min_p,
- * n_base, n_cand, unit of *s) and the interference of each side (NULL:
- * none known):
- *   AMBIGUOUS when a side has no replicate, or min_p > alpha (never
- *     significant: too few replicates);
- *   REGRESSION when p <= alpha and ratio > 1 + threshold, IMPROVEMENT when
- *     p <= alpha and ratio < 1 - threshold - unless a side's replicates are
- *     the windows of one run (they share its offset, so p ignores the
- *     run-to-run spread), or the interference could account for the change
- *     (the candidate's bound for a regression: ratio * (1 - bound) no
- *     longer beyond the threshold; the base's for an improvement): then
- *     AMBIGUOUS, saying which;
+/* AMBIGUOUS causes: "too_few_replicates"... for JSON, "too few
+ * replicates"... for people; "" for NONE. */
+const char *harness_ambiguity_token(harness_ambiguity a);
+const char *harness_ambiguity_label(harness_ambiguity a);
+
+/* The verdict from the replicate statistics (ratio, interval, p or q,
+ * min_p, n_base, n_cand, unit, n_busy, k_robust, processes_disagree of *s)
+ * and the interference of each side (NULL: none known). The interval
+ * decides, the test confirms:
+ *   REGRESSION when the interval's lower end clears 1 + threshold and the
+ *     change is significant (q <= alpha when fdr_m > 1, else p), unless the
+ *     cand's interference bound could pull that end back within the
+ *     threshold (then AMBIGUOUS, interference); IMPROVEMENT symmetrically;
  *   SAME when the interval lies within [1 - threshold, 1 + threshold];
- *   AMBIGUOUS otherwise (the interval reaches across the threshold).
- * Writes s->verdict and s->why. */
+ *   AMBIGUOUS otherwise, with one cause: a side of windows of one run
+ *     (single runs: they bound a change, never call one); min_p > alpha
+ *     (too few replicates); an interval beyond the threshold that the
+ *     adjusted test does not confirm (too few for a lone change among
+ *     fdr_m, else unresolved); an interval across the threshold, blamed on
+ *     interference when at least k_robust replicates had some, else on
+ *     processes that disagree, else unresolved.
+ * Writes s->verdict, s->cause and s->why. */
 void harness_compare_decide(harness_compare_stats *s, const harness_compare_options *o,
                             const harness_side_noise *base, const harness_side_noise *cand);
 
@@ -112,12 +119,20 @@ int harness_compare_rounds(harness_compare_side *base, harness_compare_side *can
  * `benchmark`: ABBA... along the rounds and along a round's benchmarks, so
  * that a trend within a round favours neither side. */
 int harness_ab_base_first(size_t round, size_t benchmark);
-/* The fewest rounds with a difference that can reach alpha: the exact
- * sign test's least two-sided p over n such pairs is 2 / 2^n (the signed-rank test's too). */
-size_t harness_ab_rounds_needed(double alpha);
+/* The fewest rounds with a difference that can call a lone change among
+ * `benchmarks` judged together (p <= alpha / benchmarks after
+ * Benjamini-Hochberg): the exact sign test's least two-sided p over n such
+ * pairs is 2 / 2^n (the signed-rank test's too). */
+size_t harness_ab_rounds_needed(double alpha, size_t benchmarks);
+
+/* Parse --on-ambiguous fail|pass|pass-interference; exit code 2 otherwise. */
+int harness_on_ambiguous_parse(const char *arg, harness_on_ambiguous *out, harness_error *err);
+/* "fail", "pass", "pass-interference" */
+const char *harness_on_ambiguous_name(harness_on_ambiguous v);
 
 /* 1 when any pair is REGRESSION or FAILED, or AMBIGUOUS with
- * ambiguous_fails; else 0. */
+ * --on-ambiguous fail (or pass-interference and a cause other than
+ * interference); else 0. */
 int harness_comparison_exit_code(const harness_comparison *c);
 void harness_comparison_free(harness_comparison *c);
 

@@ -5,6 +5,8 @@
  * reports of compare_report.c serve both commands. */
 #include "compare/compare.h"
 #include "compare/compare_internal.h"
+#include "compare/metric.h"
+#include "compare/process_spread.h"
 #include "compare/signed_rank.h"
 
 #include <cjson/cJSON.h>
@@ -33,6 +35,7 @@ int harness_compare_paired(const double *base, const double *cand, size_t n, con
     out->signed_rank_p = sr.signed_rank_p;
     out->min_p = sr.min_p;
     out->n_zero = sr.n_zero;
+    out->k_robust = sr.k;
     return 0;
 }
 
@@ -63,12 +66,16 @@ static int fill_rounds(harness_comparison *out, size_t per)
         r->benchmark = i / per;
         r->round = i % per;
         r->base_first = harness_ab_base_first(r->round, r->benchmark);
-        r->base_median = r->base->n_samples ? r->base->stats.median : NAN;
-        r->cand_median = r->cand->n_samples ? r->cand->stats.median : NAN;
-        r->ratio = r->base_median > 0 ? r->cand_median / r->base_median : NAN;
+        r->base_median = harness_run_metric(r->base, HARNESS_METRIC_MEDIAN);
+        r->cand_median = harness_run_metric(r->cand, HARNESS_METRIC_MEDIAN);
+        r->base_value = harness_run_metric(r->base, out->opts.metric);
+        r->cand_value = harness_run_metric(r->cand, out->opts.metric);
+        r->base_tail = harness_run_metric(r->base, HARNESS_METRIC_P90);
+        r->cand_tail = harness_run_metric(r->cand, HARNESS_METRIC_P90);
+        r->ratio = r->base_value > 0 ? r->cand_value / r->base_value : NAN;
         r->base_failed = run_failed(r->base);
         r->cand_failed = run_failed(r->cand);
-        /* interference that could have moved a round's median by the threshold */
+        /* interference that could have moved a round's run by the threshold */
         r->base_busy = r->base->noise_bound >= out->opts.threshold;
         r->cand_busy = r->cand->noise_bound >= out->opts.threshold;
     }
@@ -86,12 +93,56 @@ static void judge_failed_round(harness_compare_pair *p, const harness_ab_round *
     p->s.base_median = p->s.cand_median = NAN;
     p->s.verdict = HARNESS_VERDICT_AMBIGUOUS;   /* replaced by FAILED, naming the run */
     snprintf(p->s.why, sizeof p->s.why, "a round measured nothing");
+    p->tail.s = p->s;
 }
 
-/* The paired statistics and verdict of rounds that all measured. 0, -1 out
- * of memory. */
-static int judge_rounds(harness_compare_pair *p, const harness_ab_round *rounds, size_t n,
-                        const harness_compare_options *o)
+static int cmp_double(const void *a, const void *b)
+{
+    double x = *(const double *)a, y = *(const double *)b;
+    return (x > y) - (x < y);
+}
+
+/* The interference a side's rounds carry, as one bound on how far it could
+ * move the interval's end that a change rests on: each round's ratio is
+ * corrected by its own run's bound (the cand's deflates a regression, the
+ * base's an improvement), the interval's order statistic taken again, and
+ * the share it moved is the bound. A round without a bound keeps its
+ * ratio. The evidence shown is the busiest round's. */
+static void round_noise(const harness_ab_round *rounds, size_t n, size_t k, int cand_side,
+                        harness_side_noise *out)
+{
+    out->bound = NAN;
+    out->evidence = NULL;
+    double *adj = malloc(n * sizeof *adj), *raw = malloc(n * sizeof *raw), worst = 0;
+    size_t m = 0;
+    for (size_t i = 0; adj && raw && i < n; i++) {
+        const harness_run_summary *r = cand_side ? rounds[i].cand : rounds[i].base;
+        double b = isnan(r->noise_bound) ? 0 : fmin(r->noise_bound, 0.99);
+        if (!(rounds[i].ratio > 0) || isinf(rounds[i].ratio))
+            continue;
+        raw[m] = rounds[i].ratio;
+        adj[m++] = cand_side ? rounds[i].ratio * (1.0 - b) : rounds[i].ratio / (1.0 - b);
+        if (b > worst) {
+            worst = b;
+            out->evidence = r->noise_evidence;
+        }
+    }
+    if (adj && raw && m && k >= 1 && k <= m && worst > 0) {
+        qsort(adj, m, sizeof *adj, cmp_double);
+        qsort(raw, m, sizeof *raw, cmp_double);
+        /* the lower end for a regression, the upper for an improvement */
+        size_t at = cand_side ? k - 1 : m - k;
+        out->bound = cand_side ? 1.0 - adj[at] / raw[at] : 1.0 - raw[at] / adj[at];
+    }
+    free(adj);
+    free(raw);
+}
+
+/* The paired statistics of rounds under one metric (the tail's when
+ * `tail`), with their interference and processes; the verdict is decided
+ * by the caller once both are known. 0, -1 out of memory, -2 a value <= 0. */
+static int paired_stats(const harness_ab_round *rounds, size_t n, const harness_compare_options *o, int tail,
+                        harness_compare_stats *s)
 {
     double *b = malloc(n * sizeof *b), *c = malloc(n * sizeof *c);
     if (!b || !c) {
@@ -99,27 +150,55 @@ static int judge_rounds(harness_compare_pair *p, const harness_ab_round *rounds,
         free(c);
         return -1;
     }
+    size_t busy = 0;
     for (size_t i = 0; i < n; i++) {
-        b[i] = rounds[i].base_median;
-        c[i] = rounds[i].cand_median;
+        b[i] = tail ? rounds[i].base_tail : rounds[i].base_value;
+        c[i] = tail ? rounds[i].cand_tail : rounds[i].cand_value;
+        busy += rounds[i].base_busy || rounds[i].cand_busy;
     }
-    int rc = harness_compare_paired(b, c, n, o, &p->s);
-    if (rc == -2) {
-        p->s.verdict = HARNESS_VERDICT_AMBIGUOUS;
-        strcpy(p->s.why, "a round's median is 0 ns: below what the clock resolves");
-        rc = 0;
-    } else if (rc == 0) {
-        /* No busy-machine veto here: load that lasts a round slows both
-         * of its halves, which is what the pairing divides out; load that
-         * comes and goes moves single rounds, which the sign test and its
-         * interval count as one round each, whatever their size. */
-        harness_compare_decide(&p->s, o, NULL, NULL);
-    }
-    /* display: the medians of the rounds' medians */
-    p->s.base_median = harness_median(b, n);
-    p->s.cand_median = harness_median(c, n);
+    int rc = harness_compare_paired(b, c, n, o, s);
+    s->n_busy = busy;
+    /* display: the medians of the rounds' values */
+    s->base_median = harness_median(b, n);
+    s->cand_median = harness_median(c, n);
+    s->step_ns = fmax(s->base_median, s->cand_median);
     free(b);
     free(c);
+    return rc;
+}
+
+/* The verdict of paired statistics, or AMBIGUOUS for a value of 0 ns. */
+static void decide_rounds(harness_compare_pair *p, harness_compare_stats *s, int rc, const harness_ab_round *rounds,
+                          size_t n, const harness_compare_options *o)
+{
+    if (rc == -2) {
+        s->verdict = HARNESS_VERDICT_AMBIGUOUS;
+        s->cause = HARNESS_AMBIGUOUS_NO_REPLICATES;
+        strcpy(s->why, "a round's value is 0 ns: below what the clock resolves");
+        return;
+    }
+    /* Load that lasts a round slows both of its halves, which the pairing
+     * divides out; load in one half moves that round alone, which the sign
+     * test and its interval count as one round whatever its size. What
+     * is left is load in enough rounds to move the interval's end: each
+     * side's bound says how far. */
+    round_noise(rounds, n, s->k_robust, 0, &p->base_noise);
+    round_noise(rounds, n, s->k_robust, 1, &p->cand_noise);
+    harness_compare_decide(s, o, &p->base_noise, &p->cand_noise);
+}
+
+/* The processes of each side, round after round. -1 out of memory. */
+static int spread_of(const harness_ab_round *rounds, size_t n, harness_metric m, harness_process_spread *out)
+{
+    const harness_run_summary **runs = malloc((2 * n + 1) * sizeof *runs);
+    if (!runs)
+        return -1;
+    for (size_t i = 0; i < n; i++) {
+        runs[i] = rounds[i].base;
+        runs[n + i] = rounds[i].cand;
+    }
+    int rc = harness_process_spread_compute(runs, n, runs + n, n, m, out);
+    free(runs);
     return rc;
 }
 
@@ -136,10 +215,20 @@ static int judge_benchmark(harness_comparison *out, size_t b, size_t per, harnes
         if (rounds[i].base_failed || rounds[i].cand_failed)
             failed = i;
     }
-    if (failed < per)
+    harness_process_spread spread = {0};
+    if (failed < per) {
         judge_failed_round(p, &rounds[failed]);
-    else if (judge_rounds(p, rounds, per, &out->opts) != 0)
-        return harness_cmp_oom(err);
+    } else {
+        int rc = paired_stats(rounds, per, &out->opts, 1, &p->tail.s), rc2 = 0;
+        if (rc != -1)
+            rc2 = paired_stats(rounds, per, &out->opts, 0, &p->s);
+        if (rc == -1 || rc2 == -1 || spread_of(rounds, per, out->opts.metric, &spread) != 0)
+            return harness_cmp_oom(err);
+        p->s.processes_disagree = spread.p < HARNESS_PROCESS_SPREAD_ALPHA;
+        decide_rounds(p, &p->tail.s, rc, rounds, per, &out->opts);
+        decide_rounds(p, &p->s, rc2, rounds, per, &out->opts);
+        harness_cmp_tail_moved(p);
+    }
     p->s.base_lo = p->s.base_hi = p->s.cand_lo = p->s.cand_hi = NAN;
     harness_cmp_judge_failed(p);
     if ((strcmp(p->base->variant_key, p->cand->variant_key) != 0 || !cJSON_Compare(p->base->config, p->cand->config, 1)) &&
@@ -147,8 +236,11 @@ static int judge_benchmark(harness_comparison *out, size_t b, size_t per, harnes
                              p->base->config_text, p->cand->variant_key, p->cand->config_text) != 0)
         return err->code;
     if (busy && harness_cmp_add_note(out, err, "%s {%s}: %zu of %zu rounds had interference that could have moved a "
-                                     "median by the threshold; the pairs divide out load that lasts a round",
-                                     p->base->variant_key, p->base->config_text, busy, per) != 0)
+                                     "run by the threshold; the pairs divide out load that lasts a round, and the "
+                                     "interval's ends withstand %zu such rounds", p->base->variant_key,
+                                     p->base->config_text, busy, per, p->s.k_robust ? p->s.k_robust - 1 : 0) != 0)
+        return err->code;
+    if (p->s.processes_disagree && harness_cmp_note_spread(out, p, &spread, "rounds' runs", err) != 0)
         return err->code;
     return 0;
 }

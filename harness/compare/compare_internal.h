@@ -38,6 +38,13 @@ int harness_cmp_replicate_stats(const double *base, size_t nb, const double *can
                                 const harness_compare_options *o, harness_compare_stats *s);
 void harness_cmp_tally(harness_comparison *c);
 
+/* compare.c: the tail's moved_alone from the pair's two verdicts; the
+ * note on processes that disagree (unit: "runs" or "rounds"). */
+void harness_cmp_tail_moved(harness_compare_pair *p);
+struct harness_process_spread;
+int harness_cmp_note_spread(harness_comparison *c, const harness_compare_pair *p,
+                            const struct harness_process_spread *spread, const char *unit, harness_error *err);
+
 /* compare_replicates.c: the window medians and the interference of a
  * parsed summary's root into *out. 0, or 2 (a mistyped key, named) or 3. */
 struct cJSON;

@@ -48,6 +48,8 @@ void harness_run_summary_free(harness_run_summary *r)
     free(r->error);
     free(r->samples);
     free(r->window_medians);
+    free(r->window_start);
+    free(r->window_len);
     free(r->noise_evidence);
     free(r->host);
     memset(r, 0, sizeof *r);

@@ -23,7 +23,8 @@
  * no tolerance to choose for a check. Each window is the slice
  * [first_sample, first_sample + n) (windows one after another when an older
  * summary lacks first_sample); a slice beyond the samples is exit 2. The
- * written median is used only when the run kept no samples (a failed run). */
+ * written median is used only when the run kept no samples (a failed run).
+ * The slices are kept: --metric p90 reads each window's tail from them. */
 static int parse_windows(const cJSON *timing, const char *path, harness_run_summary *out, harness_error *err)
 {
     const cJSON *windows = cJSON_GetObjectItemCaseSensitive(timing, "windows");
@@ -34,7 +35,10 @@ static int parse_windows(const cJSON *timing, const char *path, harness_run_summ
     int n = cJSON_GetArraySize(windows);
     if (n == 0)
         return 0;
-    if (!(out->window_medians = malloc((size_t)n * sizeof *out->window_medians)))
+    out->window_medians = malloc((size_t)n * sizeof *out->window_medians);
+    out->window_start = calloc((size_t)n, sizeof *out->window_start);
+    out->window_len = calloc((size_t)n, sizeof *out->window_len);
+    if (!out->window_medians || !out->window_start || !out->window_len)
         return harness_cmp_oom(err);
     size_t i = 0;
     double next = 0;               /* where the window starts when first_sample is absent */
@@ -63,6 +67,8 @@ static int parse_windows(const cJSON *timing, const char *path, harness_run_summ
             harness_stats st;
             if (harness_stats_compute(out->samples + (size_t)start, (size_t)wn->valuedouble, &st) != 0)
                 return harness_cmp_oom(err);
+            out->window_start[out->n_windows] = (size_t)start;
+            out->window_len[out->n_windows] = (size_t)wn->valuedouble;
             out->window_medians[out->n_windows++] = st.median;
             continue;
         }

@@ -8,16 +8,32 @@
 
 #include "compare/compare.h"
 #include "compare/folder_ranks.h"
+#include "compare/metric.h"
 #include "util/format.h"
 #include "util/table_fit.h"
 #include "util/term.h"
 #include "util/json_utf8.h"
 
-#define N_COLS 11
+#define N_COLS 12
 #define COL_VERDICT (N_COLS - 1)
 
-static const char *const headers[N_COLS] = {"variant", "config", "rank", "base median", "cand median", "ratio",
-                                            "interval (coverage)", "change", "replicates", "p", "verdict"};
+/* "base median" and "cand median" name the metric compared */
+static const char *const headers_[N_COLS] = {"variant", "config", "rank", "base median", "cand median", "ratio",
+                                             "interval (coverage)", "change", "p90 ratio", "replicates", "p",
+                                             "verdict"};
+
+/* The table's headers for a comparison's metric (valid until the next call). */
+static const char *const *headers_of(const harness_comparison *c)
+{
+    static char base[32], cand[32];
+    static const char *h[N_COLS];
+    memcpy(h, headers_, sizeof h);
+    snprintf(base, sizeof base, "base %s", harness_metric_name(c->opts.metric));
+    snprintf(cand, sizeof cand, "cand %s", harness_metric_name(c->opts.metric));
+    h[3] = base;
+    h[4] = cand;
+    return h;
+}
 
 static const char *fmt_time(double ns, char *buf, size_t cap)
 {
@@ -66,7 +82,7 @@ static const char *fmt_p(double p, char *buf, size_t cap)
 
 /* The cells of one pair's row, in the order of `headers`. */
 typedef struct row {
-    char rank[32], base[32], cand[32], ratio[32], ci[96], change[32], reps[64], p[32];
+    char rank[32], base[32], cand[32], ratio[32], ci[96], change[32], tail[32], reps[64], p[32];
     const char *cell[N_COLS];
 } row;
 
@@ -82,9 +98,10 @@ static void make_row(const harness_compare_pair *pr, row *r)
     r->cell[5] = fmt_ratio(s->ratio, r->ratio, sizeof r->ratio);
     r->cell[6] = fmt_ci(s->ratio_lo, s->ratio_hi, s->coverage, r->ci, sizeof r->ci);
     r->cell[7] = fmt_change(s->ratio, r->change, sizeof r->change);
+    r->cell[8] = fmt_ratio(pr->tail.s.ratio, r->tail, sizeof r->tail);
     snprintf(r->reps, sizeof r->reps, "%zu/%zu %s", s->n_base, s->n_cand, s->unit ? s->unit : "windows");
-    r->cell[8] = r->reps;
-    r->cell[9] = fmt_p(s->p, r->p, sizeof r->p);
+    r->cell[9] = r->reps;
+    r->cell[10] = fmt_p(s->p, r->p, sizeof r->p);
     r->cell[COL_VERDICT] = harness_verdict_label(s->verdict);
 }
 
@@ -119,10 +136,46 @@ static void counts_line(FILE *f, const harness_comparison *c)
         fprintf(f, ", %zu unmatched", unmatched);
 }
 
+/* " (interference)" or " (2 unresolved, 1 interference)": the causes of
+ * the AMBIGUOUS pairs, for the headline of an AMBIGUOUS comparison. */
+static void causes_of(FILE *f, const harness_comparison *c)
+{
+    if (c->overall != HARNESS_VERDICT_AMBIGUOUS)
+        return;
+    size_t n[HARNESS_AMBIGUOUS_COUNT] = {0}, kinds = 0;
+    for (size_t i = 0; i < c->n_pairs; i++)
+        if (c->pairs[i].s.verdict == HARNESS_VERDICT_AMBIGUOUS)
+            kinds += n[c->pairs[i].s.cause]++ == 0;
+    const char *sep = " (";
+    for (int a = 1; a < HARNESS_AMBIGUOUS_COUNT; a++) {
+        if (!n[a])
+            continue;
+        if (kinds > 1)
+            fprintf(f, "%s%zu %s", sep, n[a], harness_ambiguity_label((harness_ambiguity)a));
+        else
+            fprintf(f, "%s%s", sep, harness_ambiguity_label((harness_ambiguity)a));
+        sep = ", ";
+    }
+    if (kinds)
+        fputc(')', f);
+}
+
 static void params_line(FILE *f, const harness_comparison *c)
 {
-    fprintf(f, "threshold %g%%, alpha %g, ambiguous %s", c->opts.threshold * 100.0, c->opts.alpha,
-            c->opts.ambiguous_fails ? "fails" : "passes");
+    fprintf(f, "metric %s, threshold %g%%, alpha %g, ambiguous %s", harness_metric_name(c->opts.metric),
+            c->opts.threshold * 100.0, c->opts.alpha,
+            c->opts.on_ambiguous == HARNESS_ON_AMBIGUOUS_FAIL   ? "fails"
+            : c->opts.on_ambiguous == HARNESS_ON_AMBIGUOUS_PASS ? "passes"
+                                                                : "passes only on interference");
+}
+
+/* "the p90 moved +30.2% [1.251, 1.334] (REGRESSION by the p90) while the median did not" */
+static void tail_text(char *buf, size_t cap, const harness_comparison *c, const harness_compare_pair *p)
+{
+    const harness_compare_stats *t = &p->tail.s;
+    snprintf(buf, cap, "the p90 moved %+.1f%% [%.3f, %.3f] (%s by the p90) while the %s did not; gate on the tail "
+             "with --metric p90", (t->ratio - 1.0) * 100.0, t->ratio_lo, t->ratio_hi, harness_verdict_label(t->verdict),
+             harness_metric_name(c->opts.metric));
 }
 
 static const char *root_of(const harness_compare_side *s)
@@ -136,16 +189,19 @@ static const char *side_kind(const harness_compare_side *s)
 }
 
 static const char ab_method_text[] =
-    "replicates: interleaved A/B rounds, base and cand back to back in each (the order alternating); ratio: "
-    "median of the paired ratios cand_i / base_i; interval: sign test (binomial order statistics of the "
-    "paired ratios), with its exact coverage; p: two-sided exact sign test on the rounds (a wild round counts "
-    "as one; the Wilcoxon signed-rank p, for reference, is the JSON's signed_rank_p)";
+    "replicates: interleaved A/B rounds, base and cand back to back in each (the order alternating), each a "
+    "fresh process, so the interval is over processes; ratio: median of the paired ratios cand_i / base_i "
+    "(with an even count of rounds, the geometric mean of the middle two); interval: sign test (binomial "
+    "order statistics of the paired ratios), with its exact coverage; p: two-sided exact sign test on the "
+    "rounds (a wild round counts as one; the Wilcoxon signed-rank p, for reference, is the JSON's "
+    "signed_rank_p); verdict: a change when the interval clears the threshold and p (q in a suite) <= alpha";
 
 static const char method_text_[] =
-    "replicates: the windows of one run (schedule.repeat), or the runs when a side holds several of one key; "
-    "never per-step samples. ratio: Hodges-Lehmann estimate of cand / base (median of the pairwise ratios of "
-    "replicate medians); interval: Moses, with its exact coverage; p: two-sided exact Wilcoxon-Mann-Whitney "
-    "rank-sum test on the replicates";
+    "replicates: the runs when a side holds several of one key (processes), else the windows of its one run "
+    "(which share its offset: they bound a change, never call one, and get no p); never per-step samples. "
+    "ratio: Hodges-Lehmann estimate of cand / base (median of the pairwise ratios of replicate values); "
+    "interval: Moses, with its exact coverage; p: two-sided exact Wilcoxon-Mann-Whitney rank-sum test on the "
+    "runs; verdict: a change when the interval clears the threshold and p (q with several pairs) <= alpha";
 
 /* The method of a comparison: A/B rounds or replicates of runs. */
 static const char *method_of(const harness_comparison *c)
@@ -158,8 +214,19 @@ static const char *method_of(const harness_comparison *c)
 
 #define N_ROUND_COLS 6
 
-static const char *const round_headers[N_ROUND_COLS] = {"round", "first", "base median", "cand median",
-                                                        "cand/base", "state"};
+static const char *const round_headers_[N_ROUND_COLS] = {"round", "first", "base median", "cand median",
+                                                         "cand/base", "state"};
+
+/* The rounds' headers for a comparison's metric (valid until the next call). */
+static const char *const *round_headers_of(const harness_comparison *c)
+{
+    static const char *h[N_ROUND_COLS];
+    const char *const *pairs = headers_of(c);
+    memcpy(h, round_headers_, sizeof h);
+    h[2] = pairs[3];
+    h[3] = pairs[4];
+    return h;
+}
 
 /* "ok", "busy (cand)", "FAILED (base)", "FAILED (base, cand), busy (base)": what
  * to make of the round, failures first. */
@@ -191,8 +258,8 @@ static void make_round_row(const harness_comparison *c, const harness_ab_round *
         snprintf(out->round, sizeof out->round, "%zu", r->round + 1);
     out->cell[0] = out->round;
     out->cell[1] = r->base_first ? "base" : "cand";
-    out->cell[2] = fmt_time(r->base_median, out->base, sizeof out->base);
-    out->cell[3] = fmt_time(r->cand_median, out->cand, sizeof out->cand);
+    out->cell[2] = fmt_time(r->base_value, out->base, sizeof out->base);
+    out->cell[3] = fmt_time(r->cand_value, out->cand, sizeof out->cand);
     out->cell[4] = fmt_ratio(r->ratio, out->ratio, sizeof out->ratio);
     out->cell[5] = round_state(r, out->state, sizeof out->state);
 }
@@ -202,6 +269,7 @@ static void rounds_text(FILE *f, const harness_comparison *c)
 {
     if (!c->n_rounds)
         return;
+    const char *const *round_headers = round_headers_of(c);
     size_t width[N_ROUND_COLS];
     for (int j = 0; j < N_ROUND_COLS; j++)
         width[j] = strlen(j == 0 && c->n_pairs > 1 ? "bench/round" : round_headers[j]);
@@ -212,7 +280,8 @@ static void rounds_text(FILE *f, const harness_comparison *c)
             if (strlen(r.cell[j]) > width[j])
                 width[j] = strlen(r.cell[j]);
     }
-    fprintf(f, "\nrounds (first: the side that ran first; cand/base: the ratio of the round's medians):\n");
+    fprintf(f, "\nrounds (first: the side that ran first; cand/base: the ratio of the round's %ss):\n",
+            harness_metric_name(c->opts.metric));
     for (size_t i = 0; i <= c->n_rounds; i++) {   /* the header, then the rounds */
         round_row r;
         if (i)
@@ -274,6 +343,7 @@ static void pairs_text(FILE *f, const harness_comparison *c, const harness_text_
 {
     size_t width[N_COLS];
     unsigned char shown[N_COLS];
+    const char *const *headers = headers_of(c);
     for (int j = 0; j < N_COLS; j++)
         width[j] = strlen(headers[j]);
     for (size_t i = 0; i < c->n_pairs; i++) {
@@ -283,9 +353,9 @@ static void pairs_text(FILE *f, const harness_comparison *c, const harness_text_
             if (strlen(r.cell[j]) > width[j])
                 width[j] = strlen(r.cell[j]);
     }
-    /* replicates, p, rank, the interval, then the medians: the ratio, the
-     * change and the verdict stay. */
-    static const int drop[] = {8, 9, 2, 6, 3, 4, 5};
+    /* replicates, p, rank, the interval, then the medians, then the tail: the
+     * ratio, the change and the verdict stay. */
+    static const int drop[] = {9, 10, 2, 6, 3, 4, 8, 5};
     harness_table_fit t = {N_COLS, width, shown, 1, 16, drop, (int)(sizeof drop / sizeof drop[0]), 2};
     if (width[COL_VERDICT] < strlen("IMPROVEMENT"))
         width[COL_VERDICT] = strlen("IMPROVEMENT");   /* the widest word, whatever the rows say */
@@ -346,8 +416,17 @@ static void text_report(FILE *f, const harness_comparison *c, const harness_text
             continue;
         fputs(gap++ ? "" : "\n", f);
         put_verdict(f, st, HARNESS_VERDICT_AMBIGUOUS, "AMBIGUOUS");
-        fprintf(f, ": %s {%s} rank %d/%d: %s\n", p->base->variant_key, p->base->config_text, p->base->rank,
-                p->base->world_size, p->s.why);
+        fprintf(f, " (%s): %s {%s} rank %d/%d: %s\n", harness_ambiguity_label(p->s.cause), p->base->variant_key,
+                p->base->config_text, p->base->rank, p->base->world_size, p->s.why);
+    }
+    for (size_t i = 0; i < c->n_pairs; i++) {
+        const harness_compare_pair *p = &c->pairs[i];
+        char tail[256];
+        if (!p->tail.moved_alone)
+            continue;
+        tail_text(tail, sizeof tail, c, p);
+        fprintf(f, "%sTAIL: %s {%s} rank %d/%d: %s\n", gap++ ? "" : "\n", p->base->variant_key,
+                p->base->config_text, p->base->rank, p->base->world_size, tail);
     }
     for (size_t i = 0; i < c->n_notes; i++)
         fprintf(f, "%snote: %s\n", gap++ ? "" : "\n", c->notes[i]);
@@ -373,6 +452,7 @@ static void text_report(FILE *f, const harness_comparison *c, const harness_text
 
     fputs("\nverdict: ", f);
     put_verdict(f, st, c->overall, harness_verdict_label(c->overall));
+    causes_of(f, c);
     fputs(": ", f);
     counts_line(f, c);
     fputs(" (", f);
@@ -423,10 +503,10 @@ static void md_run(FILE *f, const harness_run_summary *r)
 /* The pairs' table. */
 static void pairs_markdown(FILE *f, const harness_comparison *c)
 {
-    fputs("| verdict | variant | config | rank | base median | cand median | ratio | interval (coverage) | change "
-          "| replicates | p |\n"
-          "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n",
-          f);
+    const char *m = harness_metric_name(c->opts.metric);
+    fprintf(f, "| verdict | variant | config | rank | base %s | cand %s | ratio | interval (coverage) | change "
+            "| p90 ratio | replicates | p |\n"
+            "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n", m, m);
     for (size_t i = 0; i < c->n_pairs; i++) {
         row r;
         make_row(&c->pairs[i], &r);
@@ -448,9 +528,11 @@ static void rounds_markdown(FILE *f, const harness_comparison *c)
 {
     if (!c->n_rounds)
         return;
+    const char *m = harness_metric_name(c->opts.metric);
     fprintf(f, "\n<details><summary>%zu rounds (first: the side that ran first; cand/base: the ratio of the "
-            "round's medians)</summary>\n\n| %s | first | base median | cand median | cand/base | state |\n"
-            "| ---: | --- | ---: | ---: | ---: | --- |\n", c->n_rounds, c->n_pairs > 1 ? "bench/round" : "round");
+            "round's %ss)</summary>\n\n| %s | first | base %s | cand %s | cand/base | state |\n"
+            "| ---: | --- | ---: | ---: | ---: | --- |\n", c->n_rounds, m, c->n_pairs > 1 ? "bench/round" : "round",
+            m, m);
     for (size_t i = 0; i < c->n_rounds; i++) {
         round_row r;
         make_round_row(c, &c->rounds[i], &r);
@@ -465,7 +547,9 @@ static void rounds_markdown(FILE *f, const harness_comparison *c)
 
 static void markdown_report(FILE *f, const harness_comparison *c)
 {
-    fprintf(f, "**harness %s: %s**: ", c->n_rounds ? "ab" : "compare", harness_verdict_label(c->overall));
+    fprintf(f, "**harness %s: %s", c->n_rounds ? "ab" : "compare", harness_verdict_label(c->overall));
+    causes_of(f, c);
+    fputs("**: ", f);
     counts_line(f, c);
     fputs(" (", f);
     params_line(f, c);
@@ -489,10 +573,22 @@ static void markdown_report(FILE *f, const harness_comparison *c)
         const harness_compare_pair *p = &c->pairs[i];
         if (p->s.verdict != HARNESS_VERDICT_AMBIGUOUS)
             continue;
-        fputs(gap++ ? "- **AMBIGUOUS** " : "\n- **AMBIGUOUS** ", f);
+        fprintf(f, "%s- **AMBIGUOUS** (%s) ", gap++ ? "" : "\n", harness_ambiguity_label(p->s.cause));
         md_run(f, p->base);
         fputs(": ", f);
         md_text(f, p->s.why);
+        fputc('\n', f);
+    }
+    for (size_t i = 0; i < c->n_pairs; i++) {
+        const harness_compare_pair *p = &c->pairs[i];
+        char tail[256];
+        if (!p->tail.moved_alone)
+            continue;
+        tail_text(tail, sizeof tail, c, p);
+        fputs(gap++ ? "- **TAIL** " : "\n- **TAIL** ", f);
+        md_run(f, p->base);
+        fputs(": ", f);
+        md_text(f, tail);
         fputc('\n', f);
     }
     for (int side = 0; side < 2; side++) {
@@ -613,6 +709,23 @@ static cJSON *pair_json(const harness_comparison *c, const harness_compare_pair 
     /* the p the verdict used when several pairs were judged together */
     add_num(o, "q_fdr", s->fdr_m > 1 ? s->q : NAN);
     cJSON_AddStringToObject(o, "verdict", harness_verdict_token(s->verdict));
+    if (s->verdict == HARNESS_VERDICT_AMBIGUOUS)
+        cJSON_AddStringToObject(o, "ambiguous_cause", harness_ambiguity_token(s->cause));
+    else
+        cJSON_AddNullToObject(o, "ambiguous_cause");
+    cJSON_AddNumberToObject(o, "busy_replicates", (double)s->n_busy);
+    cJSON_AddBoolToObject(o, "processes_disagree", s->processes_disagree);
+    if (c->opts.metric != HARNESS_METRIC_MEDIAN) {
+        add_num(o, "base_value_ns", s->base_median);
+        add_num(o, "cand_value_ns", s->cand_median);
+    }
+    cJSON *tail = cJSON_AddObjectToObject(o, "tail");
+    cJSON_AddStringToObject(tail, "metric", "p90");
+    add_num(tail, "ratio", p->tail.s.ratio);
+    add_pair_array(tail, "ratio_interval", p->tail.s.ratio_lo, p->tail.s.ratio_hi);
+    add_num(tail, "p", p->tail.s.p);
+    cJSON_AddStringToObject(tail, "verdict", harness_verdict_token(p->tail.s.verdict));
+    cJSON_AddBoolToObject(tail, "moved_alone", p->tail.moved_alone);
     if (s->why[0])
         cJSON_AddStringToObject(o, "why", s->why);
     if (p->reason[0])
@@ -632,6 +745,10 @@ static cJSON *rounds_json(const harness_comparison *c)
         cJSON_AddStringToObject(o, "first", r->base_first ? "base" : "cand");
         add_num(o, "base_median_ns", r->base_median);
         add_num(o, "cand_median_ns", r->cand_median);
+        if (c->opts.metric != HARNESS_METRIC_MEDIAN) {
+            add_num(o, "base_value_ns", r->base_value);
+            add_num(o, "cand_value_ns", r->cand_value);
+        }
         add_num(o, "ratio", r->ratio);
         cJSON_AddStringToObject(o, "base_status", r->base->status);
         cJSON_AddStringToObject(o, "cand_status", r->cand->status);
@@ -652,7 +769,8 @@ static char *json_report(const harness_comparison *c)
     cJSON_AddStringToObject(root, "cand", root_of(&c->cand));
     cJSON_AddNumberToObject(root, "threshold_pct", c->opts.threshold * 100.0);   /* percent, as on the CLI */
     cJSON_AddNumberToObject(root, "alpha", c->opts.alpha);
-    cJSON_AddStringToObject(root, "on_ambiguous", c->opts.ambiguous_fails ? "fail" : "pass");
+    cJSON_AddStringToObject(root, "on_ambiguous", harness_on_ambiguous_name(c->opts.on_ambiguous));
+    cJSON_AddStringToObject(root, "metric", harness_metric_name(c->opts.metric));
     cJSON_AddStringToObject(root, "matched_by", c->by_rank ? "rank" : "variant_key,config,rank,world_size");
     cJSON_AddStringToObject(root, "verdict", harness_verdict_token(c->overall));
     cJSON_AddNumberToObject(root, "exit_code", harness_comparison_exit_code(c));

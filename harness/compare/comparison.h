@@ -28,6 +28,7 @@ typedef struct harness_run_summary {
     size_t n_samples;
     harness_stats stats;           /* of the samples, computed here; zeros when none */
     double *window_medians;        /* timing.windows[].median of the windows with n > 0 */
+    size_t *window_start, *window_len; /* each of those windows' slice of samples (len 0: no samples kept) */
     size_t n_windows;
     double noise_bound;            /* noise.median_shift_bound: how far interference could have raised
                                     * the median (a share); NAN when the summary does not say */
@@ -68,10 +69,36 @@ typedef enum {
     HARNESS_VERDICT_COUNT
 } harness_verdict;
 
+/* Why a pair is AMBIGUOUS: exactly one cause each, so that a CI recipe can
+ * pass what a noisy runner causes and fail what more replicates would settle. */
+typedef enum {
+    HARNESS_AMBIGUOUS_NONE,             /* not AMBIGUOUS */
+    HARNESS_AMBIGUOUS_NO_REPLICATES,    /* a side measured nothing usable (or below the clock) */
+    HARNESS_AMBIGUOUS_TOO_FEW,          /* the design cannot reach alpha (alone, or for a lone change among m) */
+    HARNESS_AMBIGUOUS_UNRESOLVED,       /* the interval reaches across the threshold: more replicates narrow it */
+    HARNESS_AMBIGUOUS_INTERFERENCE,     /* measured interference could account for the change or the spread */
+    HARNESS_AMBIGUOUS_SINGLE_RUNS,      /* a side is one run: its windows share its offset and never decide */
+    HARNESS_AMBIGUOUS_PROCESSES,        /* processes of one side disagree beyond their windows' spread */
+    HARNESS_AMBIGUOUS_COUNT
+} harness_ambiguity;
+
+/* What each replicate (a run, a window, a round's run) contributes: its
+ * median by default; a tail or the mean with --metric. */
+typedef enum { HARNESS_METRIC_MEDIAN, HARNESS_METRIC_P90, HARNESS_METRIC_P99, HARNESS_METRIC_MEAN,
+               HARNESS_METRIC_COUNT } harness_metric;
+
+/* --on-ambiguous */
+typedef enum {
+    HARNESS_ON_AMBIGUOUS_PASS,          /* AMBIGUOUS exits 0 */
+    HARNESS_ON_AMBIGUOUS_FAIL,          /* exits 1 (the default) */
+    HARNESS_ON_AMBIGUOUS_PASS_INTERFERENCE  /* exits 0 only when its cause is measured interference */
+} harness_on_ambiguous;
+
 typedef struct harness_compare_options {
     double threshold;              /* relative: 0.05 is 5% (the CLI and JSON say percent) */
     double alpha;                  /* significance level of the rank-sum test; 1 - alpha: the interval's target */
-    int ambiguous_fails;           /* --on-ambiguous fail: AMBIGUOUS exits 1 */
+    harness_on_ambiguous on_ambiguous;   /* --on-ambiguous */
+    harness_metric metric;         /* --metric: what each replicate contributes */
 } harness_compare_options;
 
 #define HARNESS_COMPARE_DEFAULT_THRESHOLD 0.05
@@ -94,7 +121,13 @@ typedef struct harness_compare_stats {
     size_t n_zero;                 /* A/B: rounds with no difference, dropped from the test (so from min_p) */
     size_t fdr_m;                  /* pairs whose p were adjusted together (Benjamini-Hochberg); 0: not */
     double q;                      /* p so adjusted when fdr_m > 1: the verdict's significance is q <= alpha */
+    size_t n_busy;                 /* replicates whose interference could have moved them by the threshold */
+    size_t k_robust;               /* wild replicates the interval's ends withstand, plus one: busy ones below
+                                    * this moved neither end (the sign-test interval's k; 1 for compare) */
+    int processes_disagree;        /* runs of one side differ beyond their windows' spread */
+    double step_ns;                /* the longer side's median step (for advice on long steps) */
     harness_verdict verdict;
+    harness_ambiguity cause;       /* AMBIGUOUS: its one cause; NONE otherwise */
     char why[512];                 /* what made it AMBIGUOUS; "" otherwise */
 } harness_compare_stats;
 
@@ -105,9 +138,18 @@ typedef struct harness_side_noise {
     const char *evidence;
 } harness_side_noise;
 
+/* The tail beside the metric: the p90's statistics and verdict, judged
+ * alone (not adjusted with the other pairs), so that a report on medians
+ * says when the tail moved beyond the threshold while the median did not. */
+typedef struct harness_compare_tail {
+    harness_compare_stats s;
+    int moved_alone;               /* the tail's verdict REGRESSION or IMPROVEMENT, the metric's not */
+} harness_compare_tail;
+
 typedef struct harness_compare_pair {
     const harness_run_summary *base, *cand;
     harness_compare_stats s;
+    harness_compare_tail tail;
     harness_side_noise base_noise, cand_noise; /* of the runs its replicates came from */
     char reason[1024];             /* why FAILED; "" otherwise */
 } harness_compare_pair;
@@ -119,9 +161,11 @@ typedef struct harness_ab_round {
     size_t round;                  /* its round (from 0) among its benchmark's */
     int base_first;                /* the base ran first in this round */
     double base_median, cand_median;   /* ns; NaN when the run measured nothing */
-    double ratio;                  /* cand_median / base_median; NaN when either is unknown */
+    double base_value, cand_value; /* the metric's values (the medians with --metric median) */
+    double ratio;                  /* cand_value / base_value; NaN when either is unknown */
+    double base_tail, cand_tail;   /* the p90s */
     int base_failed, cand_failed;  /* not "ok", failed validation, or no samples */
-    int base_busy, cand_busy;      /* a load warning in the run's summary */
+    int base_busy, cand_busy;      /* interference that could have moved the run by the threshold */
 } harness_ab_round;
 
 typedef struct harness_comparison {

@@ -19,7 +19,7 @@
 #include "assert_near.h"
 
 static const harness_compare_options defaults = {HARNESS_COMPARE_DEFAULT_THRESHOLD, HARNESS_COMPARE_DEFAULT_ALPHA,
-                                                 1};
+                                                 HARNESS_ON_AMBIGUOUS_FAIL, HARNESS_METRIC_MEDIAN};
 
 /* Deterministic noise in [-1, 1): a 64-bit LCG's top bits. */
 static double noise(uint64_t *s)
@@ -96,7 +96,7 @@ static void test_small_shift_under_threshold(void **state)
     assert_near(s.ratio, 1.03, 0.003);
     assert_true(s.p < 0.001);
     assert_int_equal(s.verdict, HARNESS_VERDICT_SAME);
-    harness_compare_options tight = {0.02, 0.05, 1};
+    harness_compare_options tight = {0.02, 0.05, HARNESS_ON_AMBIGUOUS_FAIL, HARNESS_METRIC_MEDIAN};
     assert_int_equal(compare(a, 8, b, 8, &tight).verdict, HARNESS_VERDICT_REGRESSION);
     free(a);
     free(b);
@@ -112,8 +112,8 @@ static void test_large_shift_in_noise_is_ambiguous(void **state)
     harness_compare_stats s = compare(a, 5, b, 5, &defaults);
     assert_false(s.p < 0.05);
     assert_int_equal(s.verdict, HARNESS_VERDICT_AMBIGUOUS);
-    assert_non_null(strstr(s.why, "reaches beyond the threshold"));
-    assert_non_null(strstr(s.why, "not significant"));
+    assert_non_null(strstr(s.why, "reaches across the threshold"));
+    assert_int_equal(s.cause, HARNESS_AMBIGUOUS_UNRESOLVED);
 }
 
 /* asv's check: 3 windows against 3 can reach p = 0.1 at best, so at alpha
@@ -128,7 +128,7 @@ static void test_too_few_replicates(void **state)
     assert_non_null(strstr(s.why, "too few replicates"));
     assert_non_null(strstr(s.why, "4 or more"));
     /* at alpha 0.1 the same three are enough */
-    harness_compare_options loose = {0.05, 0.1, 1};
+    harness_compare_options loose = {0.05, 0.1, HARNESS_ON_AMBIGUOUS_FAIL, HARNESS_METRIC_MEDIAN};
     assert_int_equal(compare(a, 3, b, 3, &loose).verdict, HARNESS_VERDICT_REGRESSION);
     /* one window a side (repeat: 1) never decides */
     assert_int_equal(compare(a, 1, b, 1, &defaults).verdict, HARNESS_VERDICT_AMBIGUOUS);
@@ -158,35 +158,57 @@ static harness_compare_stats decided(double ratio, double lo, double hi, double 
 static void test_decide_edges(void **state)
 {
     (void)state;
-    assert_int_equal(decided(1.06, 1.04, 1.08, 0.01, NULL, NULL).verdict, HARNESS_VERDICT_REGRESSION);
-    assert_int_equal(decided(1.06, 1.04, 1.08, 0.05, NULL, NULL).verdict, HARNESS_VERDICT_REGRESSION); /* p <= alpha */
-    assert_int_equal(decided(1.06, 0.99, 1.10, 0.06, NULL, NULL).verdict, HARNESS_VERDICT_AMBIGUOUS);
+    /* the interval decides: its lower end above 1 + 5%, and p <= alpha */
+    assert_int_equal(decided(1.08, 1.06, 1.10, 0.01, NULL, NULL).verdict, HARNESS_VERDICT_REGRESSION);
+    assert_int_equal(decided(1.08, 1.06, 1.10, 0.05, NULL, NULL).verdict, HARNESS_VERDICT_REGRESSION); /* p <= alpha */
+    harness_compare_stats s = decided(1.06, 0.99, 1.10, 0.06, NULL, NULL);
+    assert_int_equal(s.verdict, HARNESS_VERDICT_AMBIGUOUS);
+    assert_int_equal(s.cause, HARNESS_AMBIGUOUS_UNRESOLVED);
+    /* a significant change whose point is beyond the threshold but whose
+     * interval is not: AMBIGUOUS (the old rule called it a REGRESSION) */
+    s = decided(1.06, 1.04, 1.08, 0.01, NULL, NULL);
+    assert_int_equal(s.verdict, HARNESS_VERDICT_AMBIGUOUS);
+    assert_int_equal(s.cause, HARNESS_AMBIGUOUS_UNRESOLVED);
+    assert_non_null(strstr(s.why, "reaches across the threshold 1 + 5%"));
     assert_int_equal(decided(1.04, 1.02, 1.06, 0.01, NULL, NULL).verdict, HARNESS_VERDICT_AMBIGUOUS);
     assert_int_equal(decided(1.04, 1.02, 1.05, 0.01, NULL, NULL).verdict, HARNESS_VERDICT_SAME);
-    assert_int_equal(decided(0.94, 0.92, 0.96, 0.01, NULL, NULL).verdict, HARNESS_VERDICT_IMPROVEMENT);
+    assert_int_equal(decided(0.92, 0.90, 0.94, 0.01, NULL, NULL).verdict, HARNESS_VERDICT_IMPROVEMENT);
+    assert_int_equal(decided(0.94, 0.92, 0.96, 0.01, NULL, NULL).verdict, HARNESS_VERDICT_AMBIGUOUS);
     assert_int_equal(decided(1.00, 0.97, 1.03, 0.90, NULL, NULL).verdict, HARNESS_VERDICT_SAME);
-    assert_int_equal(decided(NAN, NAN, NAN, NAN, NULL, NULL).verdict, HARNESS_VERDICT_AMBIGUOUS);
+    s = decided(NAN, NAN, NAN, NAN, NULL, NULL);
+    assert_int_equal(s.verdict, HARNESS_VERDICT_AMBIGUOUS);
+    assert_int_equal(s.cause, HARNESS_AMBIGUOUS_NO_REPLICATES);
     assert_int_equal(decided(INFINITY, 2, INFINITY, 0.01, NULL, NULL).verdict, HARNESS_VERDICT_REGRESSION);
-    /* Windows as replicates: a significant change is AMBIGUOUS, SAME stands. */
+    /* Windows as replicates: a change is AMBIGUOUS (single runs), SAME stands. */
     harness_compare_stats w = decided(1.71, 1.6, 1.8, 0.008, NULL, NULL);
     w.unit = "windows";
     harness_compare_decide(&w, &defaults, NULL, NULL);
     assert_int_equal(w.verdict, HARNESS_VERDICT_AMBIGUOUS);
+    assert_int_equal(w.cause, HARNESS_AMBIGUOUS_SINGLE_RUNS);
+    assert_non_null(strstr(w.why, "each side is one run"));
+    assert_null(strstr(w.why, "schedule.repeat"));   /* more windows would not help */
     w = decided(1.0, 0.99, 1.01, 0.8, NULL, NULL);
     w.unit = "runs/windows";
     harness_compare_decide(&w, &defaults, NULL, NULL);
     assert_int_equal(w.verdict, HARNESS_VERDICT_SAME);
-    /* Interference vetoes a change only when it could account for it:
-     * +10% with the cand's median raised by up to 4% is still > +5%. */
+    w = decided(1.2, 1.1, 1.3, 0.8, NULL, NULL);
+    w.unit = "runs/windows";   /* --baseline-db: many base runs, one cand run */
+    harness_compare_decide(&w, &defaults, NULL, NULL);
+    assert_non_null(strstr(w.why, "the cand is one run"));
+    /* Interference vetoes a change only when it could account for it: the
+     * interval's lower end 1.095 with the cand raised by up to 4% is still
+     * above 1.05; by up to 6% it is not. */
     harness_side_noise some = {0.04, "40 switches"}, much = {0.06, "60 switches"}, all = {1, "every step"};
-    assert_int_equal(decided(1.10, 1.08, 1.12, 0.008, NULL, &some).verdict, HARNESS_VERDICT_REGRESSION);
-    harness_compare_stats s = decided(1.10, 1.08, 1.12, 0.008, NULL, &much);
+    assert_int_equal(decided(1.10, 1.095, 1.12, 0.008, NULL, &some).verdict, HARNESS_VERDICT_REGRESSION);
+    s = decided(1.10, 1.095, 1.12, 0.008, NULL, &much);
     assert_int_equal(s.verdict, HARNESS_VERDICT_AMBIGUOUS);
-    assert_non_null(strstr(s.why, "interference could account for the +10.0% change: cand run: 60 switches"));
+    assert_int_equal(s.cause, HARNESS_AMBIGUOUS_INTERFERENCE);
+    assert_non_null(strstr(s.why, "interference could account for the +10.0% change"));
+    assert_non_null(strstr(s.why, "60 switches"));
     /* the base's interference cannot fake a slowdown, nor the cand's a speedup */
     assert_int_equal(decided(1.10, 1.08, 1.12, 0.008, &all, NULL).verdict, HARNESS_VERDICT_REGRESSION);
     assert_int_equal(decided(0.80, 0.78, 0.82, 0.008, NULL, &all).verdict, HARNESS_VERDICT_IMPROVEMENT);
-    /* 0.80 / (1 - 0.1) = 0.89 < 0.95 stands; / (1 - 0.2) = 1.0 does not */
+    /* 0.82 / (1 - 0.1) = 0.91 < 0.95 stands; / (1 - 0.2) = 1.03 does not */
     harness_side_noise base10 = {0.1, "b"}, base20 = {0.2, "b"};
     assert_int_equal(decided(0.80, 0.78, 0.82, 0.008, &base10, NULL).verdict, HARNESS_VERDICT_IMPROVEMENT);
     assert_int_equal(decided(0.80, 0.78, 0.82, 0.008, &base20, NULL).verdict, HARNESS_VERDICT_AMBIGUOUS);
@@ -195,6 +217,65 @@ static void test_decide_edges(void **state)
     assert_int_equal(decided(1.0, 0.99, 1.01, 0.8, &all, &all).verdict, HARNESS_VERDICT_SAME);
     assert_string_equal(harness_verdict_label(HARNESS_VERDICT_AMBIGUOUS), "AMBIGUOUS");
     assert_string_equal(harness_verdict_token(HARNESS_VERDICT_SAME), "same");
+    assert_string_equal(harness_ambiguity_token(HARNESS_AMBIGUOUS_TOO_FEW), "too_few_replicates");
+}
+
+/* An interval across the threshold names one cause: interference when at
+ * least as many replicates were busy as the interval's ends withstand,
+ * else processes that disagree, else unresolved; a long step on a loaded
+ * machine adds what would give power. */
+static void test_ambiguous_causes(void **state)
+{
+    (void)state;
+    harness_compare_stats s;
+    memset(&s, 0, sizeof s);
+    s.unit = "rounds";
+    s.n_base = s.n_cand = 10;
+    s.min_p = 2.0 / 1024.0;
+    s.ratio = 1.05;
+    s.ratio_lo = 0.98;
+    s.ratio_hi = 1.2;
+    s.coverage = 0.979;
+    s.p = 0.3;
+    s.k_robust = 2;
+    s.n_busy = 1;                  /* one busy round moves neither end */
+    harness_compare_decide(&s, &defaults, NULL, NULL);
+    assert_int_equal(s.cause, HARNESS_AMBIGUOUS_UNRESOLVED);
+    s.processes_disagree = 1;
+    harness_compare_decide(&s, &defaults, NULL, NULL);
+    assert_int_equal(s.cause, HARNESS_AMBIGUOUS_PROCESSES);
+    s.n_busy = 2;
+    harness_compare_decide(&s, &defaults, NULL, NULL);
+    assert_int_equal(s.cause, HARNESS_AMBIGUOUS_INTERFERENCE);
+    assert_non_null(strstr(s.why, "2 of 10 rounds had interference"));
+    assert_null(strstr(s.why, "scheduler tick"));
+    s.step_ns = 20e6;
+    harness_compare_decide(&s, &defaults, NULL, NULL);
+    assert_non_null(strstr(s.why, "steps of 20.0 ms outlast the scheduler tick"));
+    /* a lone change in a suite whose rounds cannot reach alpha / m */
+    memset(&s, 0, sizeof s);
+    s.unit = "rounds";
+    s.n_base = s.n_cand = 8;
+    s.min_p = 2.0 / 256.0;
+    s.ratio = s.ratio_lo = s.ratio_hi = 1.1;
+    s.coverage = 0.93;
+    s.p = s.min_p;
+    s.fdr_m = 10;
+    s.q = 10 * s.min_p;
+    harness_compare_decide(&s, &defaults, NULL, NULL);
+    assert_int_equal(s.verdict, HARNESS_VERDICT_AMBIGUOUS);
+    assert_int_equal(s.cause, HARNESS_AMBIGUOUS_TOO_FEW);
+    assert_non_null(strstr(s.why, "a lone change needs p <= alpha / 10 = 0.005"));
+    /* enough rounds to reach it, but not significant after adjusting */
+    s.n_base = s.n_cand = 12;
+    s.min_p = 2.0 / 4096.0;
+    s.p = 0.006;
+    s.q = 0.06;
+    harness_compare_decide(&s, &defaults, NULL, NULL);
+    assert_int_equal(s.cause, HARNESS_AMBIGUOUS_UNRESOLVED);
+    s.q = 0.04;
+    harness_compare_decide(&s, &defaults, NULL, NULL);
+    assert_int_equal(s.verdict, HARNESS_VERDICT_REGRESSION);
 }
 
 static void test_zero_replicate(void **state)
@@ -315,10 +396,11 @@ static void test_matching(void **state)
     assert_int_equal(c.pairs[1].cand->rank, 1);
     /* one run a side: a change is never more than AMBIGUOUS */
     assert_int_equal(c.pairs[1].s.verdict, HARNESS_VERDICT_AMBIGUOUS);
-    assert_non_null(strstr(c.pairs[1].s.why, "a +"));
+    assert_non_null(strstr(c.pairs[1].s.why, "each side is one run"));
+    assert_int_equal(c.pairs[1].s.cause, HARNESS_AMBIGUOUS_SINGLE_RUNS);
     assert_string_equal(c.pairs[2].base->variant_key, "spin/cpu");
     assert_int_equal(c.pairs[2].s.verdict, HARNESS_VERDICT_AMBIGUOUS);
-    assert_non_null(strstr(c.pairs[2].s.why, "a -"));
+    assert_non_null(strstr(c.pairs[2].s.why, "beyond 1 - 5%"));
     assert_int_equal(c.n_unmatched_base, 1);
     assert_string_equal(c.unmatched_base[0]->config_text, "hidden_size=4096, dtype=bf16");
     assert_int_equal(c.n_unmatched_cand, 2);
@@ -442,14 +524,15 @@ static void test_interference_that_explains_a_change_is_ambiguous(void **state)
     assert_int_equal(c.pairs[0].s.verdict, HARNESS_VERDICT_AMBIGUOUS);
     /* bounds 0.45 0.5 0.45 0.6 0.6: the run of median bound (0.5) speaks for the side */
     assert_non_null(strstr(c.pairs[0].s.why, "interference could account for the +"));
-    assert_non_null(strstr(c.pairs[0].s.why, "cand run: 950 involuntary"));
+    assert_non_null(strstr(c.pairs[0].s.why, "(950 involuntary)"));
+    assert_int_equal(c.pairs[0].s.cause, HARNESS_AMBIGUOUS_INTERFERENCE);
     assert_int_equal(c.overall, HARNESS_VERDICT_AMBIGUOUS);
     assert_int_equal(harness_comparison_exit_code(&c), 1);
-    c.opts.ambiguous_fails = 0;
+    c.opts.on_ambiguous = HARNESS_ON_AMBIGUOUS_PASS;
     assert_int_equal(harness_comparison_exit_code(&c), 0);
     char *text = harness_compare_report(&c, HARNESS_COMPARE_TEXT);
     assert_non_null(strstr(text, "rank 0/2: interference could account"));
-    assert_non_null(strstr(text, "verdict: AMBIGUOUS: 0 regressions, 0 improvements, 0 same, 1 ambiguous"));
+    assert_non_null(strstr(text, "verdict: AMBIGUOUS (interference): 0 regressions, 0 improvements, 0 same, 1 ambiguous"));
     free(text);
     harness_comparison_free(&c);
 }
@@ -471,9 +554,9 @@ static void test_windows_of_single_runs_never_decide(void **state)
     harness_error err = {0};
     assert_int_equal(harness_compare_sides(&base, &cand, &defaults, &c, &err), 0);
     assert_string_equal(c.pairs[0].s.unit, "windows");
-    assert_true(c.pairs[0].s.p <= 0.05);
+    assert_true(isnan(c.pairs[0].s.p));   /* windows get no p: it would not test the change */
     assert_int_equal(c.pairs[0].s.verdict, HARNESS_VERDICT_AMBIGUOUS);
-    assert_non_null(strstr(c.pairs[0].s.why, "windows share each run's offset"));
+    assert_non_null(strstr(c.pairs[0].s.why, "its windows share the run's offset"));
     assert_non_null(strstr(c.pairs[0].s.why, "harness run --runs 5"));
     int noted = 0;
     for (size_t i = 0; i < c.n_notes; i++)
@@ -686,7 +769,7 @@ static void test_folders(void **state)
     assert_int_equal(harness_compare_dirs(p, p, &defaults, &c, &err), 0);
     assert_int_equal(c.n_pairs, 1);
     assert_int_equal(c.pairs[0].s.verdict, HARNESS_VERDICT_SAME);
-    assert_near(c.pairs[0].s.p, 1.0, 1e-12);
+    assert_true(isnan(c.pairs[0].s.p));   /* single runs: windows get no p */
     harness_comparison_free(&c);
 
     char cmd[128];
@@ -888,6 +971,7 @@ int main(void)
         cmocka_unit_test(test_large_shift_in_noise_is_ambiguous),
         cmocka_unit_test(test_too_few_replicates),
         cmocka_unit_test(test_decide_edges),
+        cmocka_unit_test(test_ambiguous_causes),
         cmocka_unit_test(test_zero_replicate),
         cmocka_unit_test(test_parse_summary),
         cmocka_unit_test(test_window_medians_from_samples),

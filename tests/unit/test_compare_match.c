@@ -20,7 +20,8 @@
 #include "compare/compare.h"
 #include "compare/compare_internal.h"   /* which run is newer, the report's order */
 
-static const harness_compare_options options = {HARNESS_COMPARE_DEFAULT_THRESHOLD, HARNESS_COMPARE_DEFAULT_ALPHA, 0};
+static const harness_compare_options options = {HARNESS_COMPARE_DEFAULT_THRESHOLD, HARNESS_COMPARE_DEFAULT_ALPHA,
+                                                 HARNESS_ON_AMBIGUOUS_PASS, HARNESS_METRIC_MEDIAN};
 
 static uint64_t rng;
 

@@ -251,7 +251,7 @@ static rates false_positives(double offset)
 {
     static double steps_b[WINDOWS * STEPS], steps_c[WINDOWS * STEPS];
     double wb[WINDOWS], wc[WINDOWS], rb[RUNS], rc[RUNS];
-    const harness_compare_options o = {0.01, 0.05, 1};
+    const harness_compare_options o = {0.01, 0.05, HARNESS_ON_AMBIGUOUS_FAIL, HARNESS_METRIC_MEDIAN};
     rates r = {0};
     for (int t = 0; t < TRIALS; t++) {
         double scratch_w[WINDOWS];

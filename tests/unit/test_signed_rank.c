@@ -121,9 +121,12 @@ static void test_paired_values_match_scipy(void **state)
         c3[i] = 1.1 * b[i];
     assert_int_equal(harness_signed_rank_compute(b, c3, 8, 0.05, &r), 0);
     assert_near(r.ratio, 1.1, 1e-12);
-    assert_near(harness_ab_rounds_needed(0.05), 6, 0);
-    assert_near(harness_ab_rounds_needed(0.01), 8, 0);
-    assert_near(harness_ab_rounds_needed(0.0625), 5, 0);
+    assert_near(harness_ab_rounds_needed(0.05, 1), 6, 0);
+    assert_near(harness_ab_rounds_needed(0.01, 1), 8, 0);
+    assert_near(harness_ab_rounds_needed(0.0625, 1), 5, 0);
+    /* a lone change among m needs 2 / 2^n <= alpha / m: 2 / 512 <= 0.005, 2 / 2048 <= 0.05 / 26 */
+    assert_near(harness_ab_rounds_needed(0.05, 10), 9, 0);
+    assert_near(harness_ab_rounds_needed(0.05, 26), 11, 0);
 }
 
 /* Why the sign test decides: 9 rounds 7-9% slower and one round whose base
@@ -142,7 +145,7 @@ static void test_one_wild_round_against_the_change(void **state)
     assert_near(r.signed_rank_p, 0.083984375, 1e-12);
     assert_near(r.p, 0.021484375, 1e-15);
     assert_true(r.ratio_lo > 1.07 && r.ratio_hi < 1.09);
-    const harness_compare_options o = {0.05, 0.05, 1};
+    const harness_compare_options o = {0.05, 0.05, HARNESS_ON_AMBIGUOUS_FAIL, HARNESS_METRIC_MEDIAN};
     harness_compare_stats s;
     assert_int_equal(harness_compare_paired(b, c, 10, &o, &s), 0);
     harness_compare_decide(&s, &o, NULL, NULL);
@@ -198,7 +201,7 @@ static void test_signed_rank_with_ties_and_zeros(void **state)
     assert_near(r.min_p, 0.0625, 1e-15);
     assert_near(r.signed_rank_p, 0.0625, 1e-12);
     assert_near(r.p, 0.0625, 1e-15);
-    const harness_compare_options o = {0.01, 0.05, 1};
+    const harness_compare_options o = {0.01, 0.05, HARNESS_ON_AMBIGUOUS_FAIL, HARNESS_METRIC_MEDIAN};
     harness_compare_stats s;
     assert_int_equal(harness_compare_paired(b4, c4, 6, &o, &s), 0);
     harness_compare_decide(&s, &o, NULL, NULL);
@@ -215,7 +218,7 @@ static void test_paired_rounds_under_drift(void **state)
 {
     (void)state;
     enum { ROUNDS = 10, T = 400 };
-    const harness_compare_options o = {0.01, 0.05, 1};
+    const harness_compare_options o = {0.01, 0.05, HARNESS_ON_AMBIGUOUS_FAIL, HARNESS_METRIC_MEDIAN};
     seed(1);
     double fp_paired = 0, power_paired = 0, power_groups = 0;
     for (int t = 0; t < T; t++) {
@@ -292,7 +295,7 @@ typedef struct tally {
 static tally simulate_gates(double ratio, double sd, int wild, size_t T)
 {
     enum { N = 10 };
-    const harness_compare_options o = {0.05, 0.05, 1};
+    const harness_compare_options o = {0.05, 0.05, HARNESS_ON_AMBIGUOUS_FAIL, HARNESS_METRIC_MEDIAN};
     tally k;
     memset(&k, 0, sizeof k);
     for (size_t t = 0; t < T; t++) {
@@ -344,9 +347,13 @@ static void test_identical_code_with_a_wild_round(void **state)
     assert_true(k.verdict[HARNESS_VERDICT_REGRESSION] + k.verdict[HARNESS_VERDICT_IMPROVEMENT] <= 0.05 + tol);
 }
 
-/* An 8% slowdown, threshold 5%: REGRESSION in >= 90% of gates, with a wild
- * round in every one (half of them against the change, where the
- * signed-rank test loses it) and without. */
+/* An 8% slowdown, threshold 5%, 10 rounds, with a wild round in every gate
+ * (half of them against the change, where the signed-rank test loses it)
+ * and without. The verdict needs the interval's lower end (the second
+ * smallest of ten ratios) above 1.05: in 1% noise that is nearly always
+ * so; in 2-3% the end dips below 1.05 often and the gate says AMBIGUOUS
+ * (unresolved), never SAME or IMPROVEMENT. A 10% slowdown in 2% noise is
+ * called. */
 static void test_slowdown_with_a_wild_round(void **state)
 {
     (void)state;
@@ -359,8 +366,15 @@ static void test_slowdown_with_a_wild_round(void **state)
             char what[96];
             snprintf(what, sizeof what, "8%% slower, %g%% noise%s", sds[i] * 100, wild ? ", one wild round" : "");
             print_tally(what, &k);
-            assert_true(k.verdict[HARNESS_VERDICT_REGRESSION] >= 0.9);
+            if (i == 0)
+                assert_true(k.verdict[HARNESS_VERDICT_REGRESSION] >= 0.95);
+            assert_true(k.verdict[HARNESS_VERDICT_SAME] + k.verdict[HARNESS_VERDICT_IMPROVEMENT] == 0);
         }
+    }
+    for (int wild = 0; wild < 2; wild++) {
+        tally k = simulate_gates(1.10, 0.02, wild, T);
+        print_tally(wild ? "10% slower, 2% noise, one wild round" : "10% slower, 2% noise", &k);
+        assert_true(k.verdict[HARNESS_VERDICT_REGRESSION] >= 0.95);
     }
 }
 
