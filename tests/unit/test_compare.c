@@ -414,7 +414,7 @@ static void test_matching(void **state)
     assert_non_null(strstr(text, "unmatched (cand only): noop/cpu"));
     free(text);
     char *md = harness_compare_report(&c, HARNESS_COMPARE_MARKDOWN);
-    assert_true(strncmp(md, "**harness compare: AMBIGUOUS**", 30) == 0);
+    assert_true(strncmp(md, "**harness compare: AMBIGUOUS (single runs)**", 44) == 0);
     assert_non_null(strstr(md, "| **AMBIGUOUS** | `rms_norm/cpu` |"));
     free(md);
     char *json = harness_compare_report(&c, HARNESS_COMPARE_JSON);
@@ -428,6 +428,12 @@ static void test_matching(void **state)
     assert_int_equal(cJSON_GetArraySize(cJSON_GetObjectItem(p1, "ratio_interval")), 2);
     assert_near(cJSON_GetObjectItem(p1, "ratio_interval_coverage")->valuedouble, 0.9682539682539683, 1e-12);
     assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(p1, "replicates"), "unit")->valuestring, "windows");
+    assert_string_equal(cJSON_GetObjectItem(p1, "ambiguous_cause")->valuestring, "single_runs");
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(p1, "p")));
+    assert_string_equal(cJSON_GetObjectItem(cJSON_GetObjectItem(p1, "tail"), "metric")->valuestring, "p90");
+    assert_true(cJSON_IsNull(cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(j, "pairs"), 0),
+                                                 "ambiguous_cause")));
+    assert_string_equal(cJSON_GetObjectItem(j, "metric")->valuestring, "median");
     assert_near(cJSON_GetObjectItem(j, "threshold_pct")->valuedouble, 5, 1e-12);
     cJSON_Delete(j);
     free(json);
