@@ -250,7 +250,8 @@ static int judge_metric(harness_comparison *c, harness_compare_pair *p, const ha
     side_noise(k.runs, k.n_runs, &p->cand_noise);
     int rc = harness_cmp_replicate_stats(b.vals, b.n, k.vals, k.n, &c->opts, s);
     harness_process_spread spread = {0};
-    if (rc == 0 && harness_process_spread_compute(b.runs, b.n_runs, k.runs, k.n_runs, metric, &spread) != 0)
+    if (rc == 0 && harness_process_spread_compute(b.runs, b.n_runs, k.runs, k.n_runs, metric,
+                                                   c->opts.threshold / 2, &spread) != 0)
         rc = -1;
     if (rc == 0 || rc == -2) {
         s->n_busy = busy_runs(&b, c->opts.threshold) + busy_runs(&k, c->opts.threshold);

@@ -188,7 +188,8 @@ static void decide_rounds(harness_compare_pair *p, harness_compare_stats *s, int
 }
 
 /* The processes of each side, round after round. -1 out of memory. */
-static int spread_of(const harness_ab_round *rounds, size_t n, harness_metric m, harness_process_spread *out)
+static int spread_of(const harness_ab_round *rounds, size_t n, const harness_compare_options *o,
+                     harness_process_spread *out)
 {
     const harness_run_summary **runs = malloc((2 * n + 1) * sizeof *runs);
     if (!runs)
@@ -197,7 +198,7 @@ static int spread_of(const harness_ab_round *rounds, size_t n, harness_metric m,
         runs[i] = rounds[i].base;
         runs[n + i] = rounds[i].cand;
     }
-    int rc = harness_process_spread_compute(runs, n, runs + n, n, m, out);
+    int rc = harness_process_spread_compute(runs, n, runs + n, n, o->metric, o->threshold / 2, out);
     free(runs);
     return rc;
 }
@@ -222,7 +223,7 @@ static int judge_benchmark(harness_comparison *out, size_t b, size_t per, harnes
         int rc = paired_stats(rounds, per, &out->opts, 1, &p->tail.s), rc2 = 0;
         if (rc != -1)
             rc2 = paired_stats(rounds, per, &out->opts, 0, &p->s);
-        if (rc == -1 || rc2 == -1 || spread_of(rounds, per, out->opts.metric, &spread) != 0)
+        if (rc == -1 || rc2 == -1 || spread_of(rounds, per, &out->opts, &spread) != 0)
             return harness_cmp_oom(err);
         p->s.processes_disagree = spread.p < HARNESS_PROCESS_SPREAD_ALPHA;
         decide_rounds(p, &p->tail.s, rc, rounds, per, &out->opts);

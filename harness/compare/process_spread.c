@@ -61,8 +61,8 @@ static int usable(const harness_run_summary *r)
 }
 
 /* Pairs of consecutive usable runs of one side into q[] and the count apart. */
-static int side_pairs(const harness_run_summary *const *runs, size_t n, harness_metric m, double *q,
-                      harness_process_spread *out)
+static int side_pairs(const harness_run_summary *const *runs, size_t n, harness_metric m, double min_apart,
+                      double *q, harness_process_spread *out)
 {
     const harness_run_summary *first = NULL;
     for (size_t i = 0; i < n; i++) {
@@ -77,7 +77,9 @@ static int side_pairs(const harness_run_summary *const *runs, size_t n, harness_
             return -1;
         q[out->pairs] = apart_chance(first->n_windows, runs[i]->n_windows);
         out->expected += q[out->pairs++];
-        out->apart += ahi < blo || bhi < alo;
+        double va = harness_run_metric(first, m), vb = harness_run_metric(runs[i], m);
+        int matters = fabs(va - vb) >= min_apart * fmin(va, vb);
+        out->apart += (ahi < blo || bhi < alo) && matters;
         first = NULL;
     }
     return 0;
@@ -85,7 +87,7 @@ static int side_pairs(const harness_run_summary *const *runs, size_t n, harness_
 
 int harness_process_spread_compute(const harness_run_summary *const *base, size_t nb,
                                    const harness_run_summary *const *cand, size_t nc, harness_metric metric,
-                                   harness_process_spread *out)
+                                   double min_apart, harness_process_spread *out)
 {
     out->pairs = out->apart = 0;
     out->expected = 0;
@@ -93,9 +95,9 @@ int harness_process_spread_compute(const harness_run_summary *const *base, size_
     double *q = malloc((nb + nc + 1) * sizeof *q);
     if (!q)
         return -1;
-    int rc = side_pairs(base, nb, metric, q, out);
+    int rc = side_pairs(base, nb, metric, min_apart, q, out);
     if (rc == 0)
-        rc = side_pairs(cand, nc, metric, q, out);
+        rc = side_pairs(cand, nc, metric, min_apart, q, out);
     if (rc == 0 && out->apart)
         out->p = harness_poisson_binomial_tail(q, out->pairs, out->apart);
     free(q);

@@ -11,7 +11,11 @@
  * in time, so slow drift hardly separates them, and no run is counted
  * twice, so the pairs are independent); the count of pairs apart is
  * Poisson-binomial, and its upper tail is the p. Bimodal processes put
- * about half the pairs apart whatever the windows say. */
+ * about half the pairs apart whatever the windows say. A pair counts as
+ * apart only when its runs also differ by a share that matters (half the
+ * gate's threshold): a spin's windows agree to nanoseconds, so processes
+ * a few nanoseconds apart would otherwise "disagree". Counting fewer pairs
+ * apart keeps the p conservative. */
 #ifndef HARNESS_PROCESS_SPREAD_H
 #define HARNESS_PROCESS_SPREAD_H
 
@@ -31,10 +35,11 @@ typedef struct harness_process_spread {
 } harness_process_spread;
 
 /* Over the runs of two sides (each in time order; either may be empty),
- * the windows valued by `metric`. 0, or -1 out of memory. */
+ * the windows valued by `metric`, pairs apart by at least the share
+ * `min_apart` (0.025: 2.5%). 0, or -1 out of memory. */
 int harness_process_spread_compute(const harness_run_summary *const *base, size_t nb,
                                    const harness_run_summary *const *cand, size_t nc, harness_metric metric,
-                                   harness_process_spread *out);
+                                   double min_apart, harness_process_spread *out);
 
 /* P(X >= x) for X the number of successes of independent trials with
  * success chances q[0..n). */
