@@ -230,6 +230,21 @@ static size_t busy_runs(const side_reps *r, double threshold)
     return busy;
 }
 
+/* Whether the runs of either side disagree beyond their windows: the side
+ * of smaller p, that p doubled (Bonferroni over the two sides). 0, -1 out
+ * of memory. */
+static int side_spread(const side_reps *b, const side_reps *k, harness_metric metric, double min_apart,
+                       harness_process_spread *out)
+{
+    harness_process_spread sb, sk;
+    if (harness_process_spread_runs(b->runs, b->n_runs, metric, min_apart, &sb) != 0 ||
+        harness_process_spread_runs(k->runs, k->n_runs, metric, min_apart, &sk) != 0)
+        return -1;
+    *out = sb.p <= sk.p ? sb : sk;
+    out->p = fmin(1.0, 2.0 * out->p);
+    return 0;
+}
+
 /* The statistics and verdict of a pair's replicates under one metric
  * (not yet adjusted with the other pairs). 0, or -1 out of memory. */
 static int judge_metric(harness_comparison *c, harness_compare_pair *p, const harness_run_groups *base_groups,
@@ -250,8 +265,7 @@ static int judge_metric(harness_comparison *c, harness_compare_pair *p, const ha
     side_noise(k.runs, k.n_runs, &p->cand_noise);
     int rc = harness_cmp_replicate_stats(b.vals, b.n, k.vals, k.n, &c->opts, s);
     harness_process_spread spread = {0};
-    if (rc == 0 && harness_process_spread_compute(b.runs, b.n_runs, k.runs, k.n_runs, metric,
-                                                   c->opts.threshold / 2, &spread) != 0)
+    if (rc == 0 && side_spread(&b, &k, metric, c->opts.threshold / 2, &spread) != 0)
         rc = -1;
     if (rc == 0 || rc == -2) {
         s->n_busy = busy_runs(&b, c->opts.threshold) + busy_runs(&k, c->opts.threshold);
@@ -289,11 +303,11 @@ int harness_cmp_note_spread(harness_comparison *c, const harness_compare_pair *p
                             const harness_process_spread *spread, const char *unit, harness_error *err)
 {
     return harness_cmp_add_note(c, err, "%s {%s} rank %d/%d: the processes disagree beyond their windows' spread: "
-                                "in %zu of %zu pairs of consecutive %s of a side the windows do not overlap (%.2g "
-                                "expected if the processes were alike, p = %.2g); the interval is over the %s, so "
-                                "it carries that spread", p->base->variant_key, p->base->config_text, p->base->rank,
-                                p->base->world_size, spread->apart, spread->pairs, unit, spread->expected, spread->p,
-                                unit);
+                                "in %zu of %zu pairs of %s the windows do not overlap (%.2g expected if the "
+                                "processes were alike, p = %.2g); the interval is over processes, so it carries "
+                                "that spread", p->base->variant_key, p->base->config_text, p->base->rank,
+                                p->base->world_size, spread->apart, spread->pairs, unit, spread->expected,
+                                spread->p);
 }
 
 /* base_groups, cand_groups: each side's runs by the matching key. */
@@ -309,7 +323,7 @@ static int judge(harness_comparison *c, harness_compare_pair *p, const harness_r
         judge_metric(c, p, base_groups, cand_groups, c->opts.metric, s, &spread) != 0)
         return harness_cmp_oom(err);
     harness_cmp_tail_moved(p);
-    if (s->processes_disagree && harness_cmp_note_spread(c, p, &spread, "runs", err) != 0)
+    if (s->processes_disagree && harness_cmp_note_spread(c, p, &spread, "consecutive runs of a side", err) != 0)
         return err->code;
     /* display: the newest runs' values and CIs of their medians */
     s->base_median = harness_run_metric(b, c->opts.metric);

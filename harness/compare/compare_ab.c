@@ -187,8 +187,8 @@ static void decide_rounds(harness_compare_pair *p, harness_compare_stats *s, int
     harness_compare_decide(s, o, &p->base_noise, &p->cand_noise);
 }
 
-/* The processes of each side, round after round. -1 out of memory. */
-static int spread_of(const harness_ab_round *rounds, size_t n, const harness_compare_options *o,
+/* Each round's two processes, the change divided out. -1 out of memory. */
+static int spread_of(const harness_ab_round *rounds, size_t n, double ratio, const harness_compare_options *o,
                      harness_process_spread *out)
 {
     const harness_run_summary **runs = malloc((2 * n + 1) * sizeof *runs);
@@ -198,7 +198,7 @@ static int spread_of(const harness_ab_round *rounds, size_t n, const harness_com
         runs[i] = rounds[i].base;
         runs[n + i] = rounds[i].cand;
     }
-    int rc = harness_process_spread_compute(runs, n, runs + n, n, o->metric, o->threshold / 2, out);
+    int rc = harness_process_spread_rounds(runs, runs + n, n, ratio, o->metric, o->threshold / 2, out);
     free(runs);
     return rc;
 }
@@ -223,7 +223,7 @@ static int judge_benchmark(harness_comparison *out, size_t b, size_t per, harnes
         int rc = paired_stats(rounds, per, &out->opts, 1, &p->tail.s), rc2 = 0;
         if (rc != -1)
             rc2 = paired_stats(rounds, per, &out->opts, 0, &p->s);
-        if (rc == -1 || rc2 == -1 || spread_of(rounds, per, &out->opts, &spread) != 0)
+        if (rc == -1 || rc2 == -1 || spread_of(rounds, per, p->s.ratio, &out->opts, &spread) != 0)
             return harness_cmp_oom(err);
         p->s.processes_disagree = spread.p < HARNESS_PROCESS_SPREAD_ALPHA;
         decide_rounds(p, &p->tail.s, rc, rounds, per, &out->opts);
@@ -241,7 +241,7 @@ static int judge_benchmark(harness_comparison *out, size_t b, size_t per, harnes
                                      "interval's ends withstand %zu such rounds", p->base->variant_key,
                                      p->base->config_text, busy, per, p->s.k_robust ? p->s.k_robust - 1 : 0) != 0)
         return err->code;
-    if (p->s.processes_disagree && harness_cmp_note_spread(out, p, &spread, "rounds' runs", err) != 0)
+    if (p->s.processes_disagree && harness_cmp_note_spread(out, p, &spread, "a round's base and cand (the change divided out)", err) != 0)
         return err->code;
     return 0;
 }

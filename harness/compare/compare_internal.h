@@ -39,11 +39,11 @@ int harness_cmp_replicate_stats(const double *base, size_t nb, const double *can
 void harness_cmp_tally(harness_comparison *c);
 
 /* compare.c: the tail's moved_alone from the pair's two verdicts; the
- * note on processes that disagree (unit: "runs" or "rounds"). */
+ * note on processes that disagree (pairs: which runs were paired). */
 void harness_cmp_tail_moved(harness_compare_pair *p);
 struct harness_process_spread;
 int harness_cmp_note_spread(harness_comparison *c, const harness_compare_pair *p,
-                            const struct harness_process_spread *spread, const char *unit, harness_error *err);
+                            const struct harness_process_spread *spread, const char *pairs, harness_error *err);
 
 /* compare_replicates.c: the window medians and the interference of a
  * parsed summary's root into *out. 0, or 2 (a mistyped key, named) or 3. */

@@ -38,7 +38,8 @@ static double apart_chance(size_t a, size_t b)
     return c > 2.0 ? 2.0 / c : 1.0;
 }
 
-static int range_of(const harness_run_summary *r, harness_metric m, double *lo, double *hi)
+/* The range of r's window values, each divided by `scale`. */
+static int range_of(const harness_run_summary *r, harness_metric m, double scale, double *lo, double *hi)
 {
     double *v = malloc(r->n_windows * sizeof *v);
     if (!v || harness_window_metrics(r, m, v) != 0) {
@@ -48,8 +49,8 @@ static int range_of(const harness_run_summary *r, harness_metric m, double *lo, 
     *lo = INFINITY;
     *hi = -INFINITY;
     for (size_t w = 0; w < r->n_windows; w++) {
-        *lo = v[w] < *lo ? v[w] : *lo;
-        *hi = v[w] > *hi ? v[w] : *hi;
+        *lo = v[w] / scale < *lo ? v[w] / scale : *lo;
+        *hi = v[w] / scale > *hi ? v[w] / scale : *hi;
     }
     free(v);
     return 0;
@@ -60,46 +61,73 @@ static int usable(const harness_run_summary *r)
     return r->n_windows >= 2 && r->n_samples > 0;
 }
 
-/* Pairs of consecutive usable runs of one side into q[] and the count apart. */
-static int side_pairs(const harness_run_summary *const *runs, size_t n, harness_metric m, double min_apart,
-                      double *q, harness_process_spread *out)
+/* One pair of runs, b's values divided by `scale`: its chance of falling
+ * apart if alike into q[out->pairs], and whether it did. */
+static int one_pair(const harness_run_summary *a, const harness_run_summary *b, double scale, harness_metric m,
+                    double min_apart, double *q, harness_process_spread *out)
 {
+    double alo, ahi, blo, bhi;
+    if (range_of(a, m, 1.0, &alo, &ahi) != 0 || range_of(b, m, scale, &blo, &bhi) != 0)
+        return -1;
+    double va = harness_run_metric(a, m), vb = harness_run_metric(b, m) / scale;
+    int matters = fabs(va - vb) >= min_apart * fmin(va, vb);
+    q[out->pairs] = apart_chance(a->n_windows, b->n_windows);
+    out->expected += q[out->pairs++];
+    out->apart += (ahi < blo || bhi < alo) && matters;
+    return 0;
+}
+
+static void finish(const double *q, harness_process_spread *out)
+{
+    out->p = out->apart ? harness_poisson_binomial_tail(q, out->pairs, out->apart) : 1.0;
+}
+
+static void start(harness_process_spread *out)
+{
+    out->pairs = out->apart = 0;
+    out->expected = 0;
+    out->p = 1.0;
+}
+
+int harness_process_spread_runs(const harness_run_summary *const *runs, size_t n, harness_metric metric,
+                                double min_apart, harness_process_spread *out)
+{
+    start(out);
+    double *q = malloc((n + 1) * sizeof *q);
+    if (!q)
+        return -1;
     const harness_run_summary *first = NULL;
-    for (size_t i = 0; i < n; i++) {
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++) {
         if (!usable(runs[i]))
             continue;
         if (!first) {
             first = runs[i];
             continue;
         }
-        double alo, ahi, blo, bhi;
-        if (range_of(first, m, &alo, &ahi) != 0 || range_of(runs[i], m, &blo, &bhi) != 0)
-            return -1;
-        q[out->pairs] = apart_chance(first->n_windows, runs[i]->n_windows);
-        out->expected += q[out->pairs++];
-        double va = harness_run_metric(first, m), vb = harness_run_metric(runs[i], m);
-        int matters = fabs(va - vb) >= min_apart * fmin(va, vb);
-        out->apart += (ahi < blo || bhi < alo) && matters;
+        rc = one_pair(first, runs[i], 1.0, metric, min_apart, q, out);
         first = NULL;
     }
-    return 0;
+    if (rc == 0)
+        finish(q, out);
+    free(q);
+    return rc != 0 || isnan(out->p) ? -1 : 0;
 }
 
-int harness_process_spread_compute(const harness_run_summary *const *base, size_t nb,
-                                   const harness_run_summary *const *cand, size_t nc, harness_metric metric,
-                                   double min_apart, harness_process_spread *out)
+int harness_process_spread_rounds(const harness_run_summary *const *base, const harness_run_summary *const *cand,
+                                  size_t n, double ratio, harness_metric metric, double min_apart,
+                                  harness_process_spread *out)
 {
-    out->pairs = out->apart = 0;
-    out->expected = 0;
-    out->p = 1.0;
-    double *q = malloc((nb + nc + 1) * sizeof *q);
+    start(out);
+    double *q = malloc((n + 1) * sizeof *q);
     if (!q)
         return -1;
-    int rc = side_pairs(base, nb, metric, min_apart, q, out);
+    int rc = 0;
+    for (size_t i = 0; i < n && rc == 0; i++)
+        if (usable(base[i]) && usable(cand[i]) && ratio > 0 && isfinite(ratio))
+            rc = one_pair(base[i], cand[i], ratio, metric, min_apart, q, out);
     if (rc == 0)
-        rc = side_pairs(cand, nc, metric, min_apart, q, out);
-    if (rc == 0 && out->apart)
-        out->p = harness_poisson_binomial_tail(q, out->pairs, out->apart);
+        finish(q, out);
     free(q);
     return rc != 0 || isnan(out->p) ? -1 : 0;
 }
