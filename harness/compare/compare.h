@@ -70,9 +70,10 @@ const char *harness_ambiguity_label(harness_ambiguity a);
  *   SAME when the interval lies within [1 - threshold, 1 + threshold];
  *   AMBIGUOUS otherwise, with one cause: a side of windows of one run
  *     (single runs: they bound a change, never call one); min_p > alpha
- *     (too few replicates); an interval beyond the threshold that the
- *     adjusted test does not confirm (too few for a lone change among
- *     fdr_m, else unresolved); an interval across the threshold, blamed on
+ *     (too few replicates), or fdr_m pairs judged together whose
+ *     replicates cannot reach alpha / fdr_m (too few for a lone change);
+ *     an interval beyond the threshold that the adjusted test does not
+ *     confirm (unresolved); an interval across the threshold, blamed on
  *     interference when at least k_robust replicates had some, else on
  *     processes that disagree, else unresolved.
  * Writes s->verdict, s->cause and s->why. */

@@ -137,24 +137,28 @@ static void too_few(harness_compare_stats *s, const harness_compare_options *o)
              s->min_p, o->alpha, replicates_needed(o->alpha));
 }
 
-/* The interval clears the threshold but the adjusted test does not: a
- * change in one of m pairs needs p <= alpha / m. */
-static void not_significant(harness_compare_stats *s, const harness_compare_options *o)
+/* Several pairs judged together, whose replicates cannot reach the p a
+ * lone change among them needs (alpha / m after Benjamini-Hochberg): a
+ * change here could never be called, whatever the interval says. */
+static void too_few_for_suite(harness_compare_stats *s, const harness_compare_options *o)
 {
     int rounds = strcmp(s->unit, "rounds") == 0;
-    if (s->min_p * (double)s->fdr_m > o->alpha) {
-        ambiguous(s, HARNESS_AMBIGUOUS_TOO_FEW);
-        snprintf(s->why, sizeof s->why, "too few %s for %zu benchmarks judged together: a lone change needs "
-                 "p <= alpha / %zu = %.3g, and %zu %s reach p = %.3g at best; %s", rounds ? "rounds" : "replicates",
-                 s->fdr_m, s->fdr_m, o->alpha / (double)s->fdr_m, s->n_base, rounds ? "rounds" : "replicates",
-                 s->min_p, rounds ? "give ab more rounds (--rounds, --time-budget) or fewer benchmarks (--filter)"
-                                  : "give each side more runs (harness run --runs N)");
-        return;
-    }
+    ambiguous(s, HARNESS_AMBIGUOUS_TOO_FEW);
+    snprintf(s->why, sizeof s->why, "too few %s for %zu benchmarks judged together: a lone change needs "
+             "p <= alpha / %zu = %.3g, and %zu %s reach p = %.3g at best; %s", rounds ? "rounds" : "replicates",
+             s->fdr_m, s->fdr_m, o->alpha / (double)s->fdr_m, s->n_base, rounds ? "rounds" : "replicates",
+             s->min_p, rounds ? "give ab more rounds (--rounds, --time-budget) or fewer benchmarks (--filter)"
+                              : "give each side more runs (harness run --runs N)");
+}
+
+/* The interval clears the threshold but the adjusted test does not. */
+static void not_significant(harness_compare_stats *s, const harness_compare_options *o)
+{
     ambiguous(s, HARNESS_AMBIGUOUS_UNRESOLVED);
     snprintf(s->why, sizeof s->why, "the interval [%.3f, %.3f] clears the threshold but the change is not "
              "significant among %zu benchmarks (p %.3g, adjusted q %.3g > alpha %g); more %s settle it",
-             s->ratio_lo, s->ratio_hi, s->fdr_m, s->p, s->q, o->alpha, rounds ? "rounds" : "runs");
+             s->ratio_lo, s->ratio_hi, s->fdr_m, s->p, s->q, o->alpha,
+             strcmp(s->unit, "rounds") == 0 ? "rounds" : "runs");
 }
 
 /* The interval reaches across the threshold: interference that moved more
@@ -216,6 +220,8 @@ void harness_compare_decide(harness_compare_stats *s, const harness_compare_opti
             s->verdict = s->ratio > 1.0 ? HARNESS_VERDICT_REGRESSION : HARNESS_VERDICT_IMPROVEMENT;
     } else if (within) {
         s->verdict = HARNESS_VERDICT_SAME;
+    } else if (s->fdr_m > 1 && s->min_p * (double)s->fdr_m > o->alpha) {
+        too_few_for_suite(s, o);
     } else if (beyond) {
         not_significant(s, o);
     } else {

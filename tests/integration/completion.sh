@@ -40,7 +40,7 @@ expect "history's formats" "html" harness history --format h
 expect "compare's formats" "json markdown text" harness compare --format ""
 expect "devices" "auto cpu cuda" harness run --device ""
 expect "new-plugin devices" "cpu cuda" harness new-plugin x --device ""
-expect "--on-ambiguous" "fail pass" harness compare --on-ambiguous ""
+expect "--on-ambiguous" "fail pass pass-interference" harness compare --on-ambiguous ""
 expect "config files and folders for run" "confs/a.yaml confs/b.yml confs/sub" harness run confs/
 expect "folders for export" "exp/2026-01-01__00-00-00_abcdef12" harness export exp/
 expect "directories for --plugin-path" "confs/sub" harness run x.yaml --plugin-path confs/

@@ -101,26 +101,29 @@ expect_err "--filter 'zzz' matches none of its 8 runs" "compare --filter matchin
 
 # ab over a suite: every benchmark's pair each round, the rounds listed by
 # benchmark, the p adjusted together; --filter picks benchmarks.
-expect_exit 0 "ab over a suite" "$HARNESS" ab "$SCRATCH/cfgs" --rounds 6 --threshold 30 --output-dir "$SCRATCH/ab" \
+expect_exit 2 "ab: too few rounds for a lone change" "$HARNESS" ab "$SCRATCH/cfgs" --rounds 6 --output-dir "$SCRATCH/ab"
+expect_err "--rounds 6: a lone change among 2 benchmarks judged together needs p <= alpha / 2 = 0.025, and 6 rounds reach p = 0.0312 at best; use --rounds 7 or more" \
+    "ab: too few rounds for a lone change: message"
+[ -d "$SCRATCH/ab" ] && fail "ab: too few rounds: something ran"
+expect_exit 0 "ab over a suite" "$HARNESS" ab "$SCRATCH/cfgs" --rounds 7 --threshold 30 --output-dir "$SCRATCH/ab" \
     --format json
 python3 - "$SCRATCH/out" <<'PY' || fail "ab over a suite: json"
 import json, sys
 r = json.load(open(sys.argv[1]))
 assert len(r["pairs"]) == 2 and all(p["replicates"]["unit"] == "rounds" for p in r["pairs"]), r["pairs"]
-assert [(x["benchmark"], x["round"]) for x in r["rounds"]] == [(b, i) for b in (1, 2) for i in range(1, 7)]
+assert [(x["benchmark"], x["round"]) for x in r["rounds"]] == [(b, i) for b in (1, 2) for i in range(1, 8)]
 # ABBA along the rounds and along a round's benchmarks
-assert [x["first"] for x in r["rounds"][:2]] == ["base", "cand"] and r["rounds"][6]["first"] == "cand"
+assert [x["first"] for x in r["rounds"][:2]] == ["base", "cand"] and r["rounds"][7]["first"] == "cand"
 assert all(p["q_fdr"] is not None for p in r["pairs"]), r["pairs"]
 PY
 [ -d "$SCRATCH/ab/01-a" ] && [ -d "$SCRATCH/ab/02-b" ] || fail "ab over a suite: a folder per benchmark"
-expect_err "6 rounds reach p = 0.0312 at best, above alpha / 2 benchmarks = 0.025" "ab: too few rounds for a lone change"
 expect_exit 0 "ab --filter" "$HARNESS" ab "$SCRATCH/cfgs" --filter spin_a --rounds 6 --threshold 30 \
     --output-dir "$SCRATCH/ab2"
 grep -q "^bench/round" "$SCRATCH/out" && fail "ab --filter: one benchmark has plain rounds" || pass "ab --filter: one benchmark"
 [ ! -d "$SCRATCH/ab2/02-b" ] || fail "ab --filter ran spin_b"
 expect_exit 2 "ab --time-budget too small" "$HARNESS" ab "$SCRATCH/cfgs" --time-budget 0.01 --output-dir "$SCRATCH/ab3"
 expect_err "--time-budget 0.01 s: the first round of 2 benchmarks took" "the budget: message"
-expect_err "fewer than the 6 that can reach --alpha 0.05; give at least" "the budget: what it needs"
+expect_err "fewer than the 7 that can call a lone change at --alpha 0.05 among them; give at least" "the budget: what it needs"
 expect_exit 0 "ab --time-budget" "$HARNESS" ab "$SCRATCH/cfgs/a.yaml" "$SCRATCH/cfgs/a.yaml" --time-budget 600 \
     --rounds 7 --threshold 30 --output-dir "$SCRATCH/ab4"
 expect_err "7 rounds fit in --time-budget 600 s" "the budget: rounds capped by --rounds"

@@ -75,7 +75,7 @@ for how in "COLUMNS=200" "COLUMNS=80 --wide" "pipe"; do
         pipe) cp "$SCRATCH/pipe" "$SCRATCH/w" ;;
         *) COLUMNS=80 "$HARNESS" compare "$base" "$slow" --wide >"$SCRATCH/w" ;;
     esac
-    table "$SCRATCH/w" | head -1 | grep -q "^variant  *config  *rank  *base median  *cand median  *ratio  *interval (coverage)  *change  *replicates  *p  *verdict$" &&
+    table "$SCRATCH/w" | head -1 | grep -q "^variant  *config  *rank  *base median  *cand median  *ratio  *interval (coverage)  *change  *p90 ratio  *replicates  *p  *verdict$" &&
         pass "$how: every column" || fail "$how: $(table "$SCRATCH/w" | head -1)"
 done
 [ "$(table "$SCRATCH/w" | awk 'length($0) > 200' | wc -l)" -eq 0 ] || fail "200 columns: a line wider"
