@@ -16,6 +16,7 @@
 #include "backend/backend.h"
 #include "run/interrupt.h"
 #include "run/phase.h"
+#include "run/time_budget.h"
 #include "util/error.h"
 
 typedef struct harness_schedule {
@@ -30,6 +31,10 @@ typedef struct harness_schedule {
      * device's activity recording on. Measured windows never record it, so
      * their times hold no tracing cost. 0: no such window. */
     int64_t trace_steps;
+    /* --time-budget (run/time_budget.h): > 0, after the warmup a pilot is
+     * timed and repeat and measurement_steps are sized to fit this many
+     * seconds, the warmup's and the pilot's time included; 0: as above. */
+    double time_budget_s;
 } harness_schedule;
 
 /* One unit of work; nonzero stops the run (the caller holds the message). */
@@ -55,6 +60,13 @@ typedef struct harness_runner_hooks {
     int (*schedule_end)(void *arg, harness_error *err);
     /* After the last step, however the run ended. */
     void (*run_end)(void *arg);
+    /* --time-budget, after the pilot and before sizing: every rank must
+     * run the same windows, so the ranks make their step times one (the
+     * slowest's, and the most spent) here. 0 go on, 1 the ranks agreed to
+     * stop, or err set (its code returned). NULL: this process's own. */
+    int (*agree_budget)(void *arg, double *step_s, double *spent_s, harness_error *err);
+    /* --time-budget: the windows are sized (b->fits), before the first. */
+    void (*budget_sized)(void *arg, const harness_budget *b);
 } harness_runner_hooks;
 
 typedef struct harness_run_result {
@@ -78,6 +90,9 @@ typedef struct harness_run_result {
     int failed_window;             /* its window (-1 in warmup) */
     int64_t failed_step;           /* index within its phase */
     double wall_s;                 /* whole schedule */
+    /* --time-budget: what was asked, measured and run (budget_s 0: none);
+     * then repeat and measurement_steps were budget.windows and .steps. */
+    harness_budget budget;
 } harness_run_result;
 
 /* Below this much wall time a window's CPU/wall ratio is noise: the
