@@ -26,6 +26,7 @@
 #include "run/guard.h"
 #include "run/instance.h"
 #include "run/stop_watch.h"
+#include "util/format.h"
 #include "util/status_file.h"
 
 static int is_profiled(const harness_config *cfg, int rank)
@@ -134,12 +135,35 @@ static void guarded_run(point *pt)
     write_summaries_now(pt);
 }
 
+/* --time-budget sized the windows: the progress line's plan follows, and
+ * (rank 0, when they fit) one line on stderr, even with --quiet (a suite's
+ * runs are quiet, and the sizes qualify every figure), and the note in
+ * resolved_config.yaml. A budget too small is the runner's error. */
+static void budget_sized(void *arg, const harness_budget *b)
+{
+    point *pt = arg;
+    const harness_config *c = pt->p->cfg;
+    pt->prof.n_windows = (int)b->windows;
+    pt->prof.steps_planned = c->warmup_steps + b->pilot_steps + b->windows * (b->wait_steps + b->steps);
+    if (!b->fits || pt->session->dist.rank != 0)
+        return;
+    char step[32];
+    fprintf(stderr, "harness: run: a step took %s; %lld windows of %lld steps fit in --time-budget %g s\n",
+            harness_format_ns(b->step_s * 1e9, step, sizeof step), (long long)b->windows, (long long)b->steps,
+            b->budget_s);
+    fflush(stderr);
+    harness_error err = {0};
+    if (harness_write_budget_note(&pt->exp, &pt->p->out, b, &err) != 0)
+        harness_error_report(&err);  /* the summary still says what ran */
+}
+
 /* create -> check -> schedule, the summaries, then destroy and what it
  * left allocated. */
 static void run_and_destroy(point *pt)
 {
     harness_backend *b = pt->b;
-    harness_component_where where = {.plan = pt->p, .dist = &pt->session->dist, .backend = b, .prof = &pt->prof};
+    harness_component_where where = {.plan = pt->p, .dist = &pt->session->dist, .backend = b, .prof = &pt->prof,
+                                     .budget_sized = budget_sized, .budget_arg = pt};
     harness_stop_watch_begin();
     pt->code = harness_component_run(&pt->in, &where, &pt->s, &pt->run, &pt->err);
     name_failed_peer(pt);

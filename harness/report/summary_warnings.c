@@ -37,7 +37,7 @@ static void collect_windows(harness_summary *s)
     char msg[HARNESS_WARNING_LEN];
     if (!r)
         return;
-    if (s->cfg->measurement_steps == 0)
+    if (harness_summary_measurement_steps(s) == 0)
         for (size_t w = 0; w < r->n_windows; w++)
             if (harness_warn_not_converged(w, r->stop_reason[w], &s->windows[w], s->cfg->stop_max_rel_ci, msg,
                                            sizeof msg))
