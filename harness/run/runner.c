@@ -122,7 +122,7 @@ static int run_untimed(harness_run_result *r, harness_phase phase, int window, i
 #define PILOT_MAX_BATCH ((int64_t)1 << 26)    /* a clock that never moves must not hold the run forever */
 
 static int run_pilot(harness_run_result *r, const harness_backend *b, harness_step_fn step, void *arg,
-                     const harness_runner_hooks *h, harness_error *err)
+                     const harness_runner_hooks *h, uint64_t start, harness_error *err)
 {
     for (int64_t batch = PILOT_MIN_STEPS;; batch *= 2) {
         if (b->ops->synchronize && b->ops->synchronize(b, err) != 0)
@@ -133,9 +133,21 @@ static int run_pilot(harness_run_result *r, const harness_backend *b, harness_st
             return 1;
         if (b->ops->synchronize && b->ops->synchronize(b, err) != 0)
             return 1;
-        double ns = (double)(b->ops->wall_ns(b) - t0);
-        if (ns >= PILOT_MIN_NS || batch >= PILOT_MAX_BATCH) {
-            r->budget.step_s = ns / (double)batch * 1e-9;
+        uint64_t t1 = b->ops->wall_ns(b);
+        double batch_s = (double)(t1 - t0) * 1e-9, spent_s = (double)(t1 - start) * 1e-9;
+        /* Among ranks every batch's end is agreed, not only the last: a
+         * rank that ended its pilot a batch before another would meet it
+         * while that one still steps (and in a collective step, hang). */
+        int met = h->agree_budget ? h->agree_budget(h->arg, &batch_s, &spent_s, err) : 0;
+        if (err->code)
+            return 1;
+        if (met) {                 /* the ranks agreed to stop there */
+            r->interrupted = 1;
+            return 1;
+        }
+        if (batch_s * 1e9 >= PILOT_MIN_NS || batch >= PILOT_MAX_BATCH) {
+            r->budget.step_s = batch_s / (double)batch;
+            r->budget.spent_s = spent_s;
             return 0;
         }
     }
@@ -165,18 +177,8 @@ static int size_by_budget(harness_run_result *r, harness_schedule *eff, const ha
     harness_budget *bu = &r->budget;
     *bu = (harness_budget){.budget_s = eff->time_budget_s, .wait_steps = eff->wait_steps,
                            .config_steps = eff->measurement_steps, .config_repeat = eff->repeat};
-    if (run_pilot(r, b, step, arg, h, err) != 0)
+    if (run_pilot(r, b, step, arg, h, t0, err) != 0)
         return 1;
-    bu->spent_s = (double)(b->ops->wall_ns(b) - t0) * 1e-9;
-    if (h->agree_budget) {
-        int met = h->agree_budget(h->arg, &bu->step_s, &bu->spent_s, err);
-        if (err->code)
-            return 1;
-        if (met) {                 /* the ranks agreed to stop there */
-            r->interrupted = 1;
-            return 1;
-        }
-    }
     harness_budget_size(bu);
     if (h->budget_sized)
         h->budget_sized(h->arg, bu);

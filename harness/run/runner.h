@@ -60,11 +60,12 @@ typedef struct harness_runner_hooks {
     int (*schedule_end)(void *arg, harness_error *err);
     /* After the last step, however the run ended. */
     void (*run_end)(void *arg);
-    /* --time-budget, after the pilot and before sizing: every rank must
-     * run the same windows, so the ranks make their step times one (the
-     * slowest's, and the most spent) here. 0 go on, 1 the ranks agreed to
-     * stop, or err set (its code returned). NULL: this process's own. */
-    int (*agree_budget)(void *arg, double *step_s, double *spent_s, harness_error *err);
+    /* --time-budget, after each batch of the pilot: every rank must end
+     * its pilot at the same batch and run the same windows, so the ranks
+     * make the batch's time and the time spent one here (the slowest's,
+     * the most). 0 go on, 1 the ranks agreed to stop, or err set (its code
+     * returned). NULL: this process's own. */
+    int (*agree_budget)(void *arg, double *batch_s, double *spent_s, harness_error *err);
     /* --time-budget: the windows are sized (b->fits), before the first. */
     void (*budget_sized)(void *arg, const harness_budget *b);
 } harness_runner_hooks;

@@ -174,4 +174,34 @@ for v in 0 -1 abc inf nan '' 1e999 2s; do
 done
 [ ! -e "$SCRATCH/bad" ] && pass "no folder for a bad value" || fail "a bad value left $(ls "$SCRATCH/bad")"
 expect_exit 2 "validate takes no --time-budget" "$HARNESS" validate "$SCRATCH/ms.yaml" --time-budget 1
+
+# Ranks: each pilot batch's end and the sizes are agreed, so every rank
+# runs the same windows (a collective step would hang otherwise).
+if grep -q '^#define HAVE_MPI 1' "$top_builddir/build_config.h" && command -v mpirun >/dev/null; then
+    cat >"$SCRATCH/ar.yaml" <<'YAML'
+schedule: {warmup_steps: 2, wait_steps: 0, measurement_steps: 5, repeat: 2}
+profiling: {trace: false, memory: false}
+component: {variant_key: allreduce, config: {bytes: 4104}}
+validate: true
+YAML
+    # As in mpi.sh: LeakSanitizer off for the ranks.
+    MPIRUN="env ASAN_OPTIONS=detect_leaks=0 mpirun --allow-run-as-root --oversubscribe --mca btl self,vader"
+    expect_exit 0 "allreduce on 2 ranks, --time-budget 0.5" $MPIRUN -np 2 timeout 120 "$HARNESS" run "$SCRATCH/ar.yaml" \
+        --time-budget 0.5 --output-dir "$SCRATCH/ranks" --quiet
+    [ "$(grep -c 'fit in --time-budget 0.5 s$' "$SCRATCH/err")" -eq 1 ] && pass "rank 0 alone says what fits" \
+        || fail "ranks' lines: $(cat "$SCRATCH/err")"
+    python3 - "$SCRATCH"/ranks/*/ <<'PY' && pass "both ranks ran the same agreed sizes" || fail "ranks' sizes"
+import json, sys
+tbs = []
+for r in range(2):
+    s = json.load(open(sys.argv[1] + "summary_ranks_2_rank_%d.json" % r))
+    assert s["status"] == "ok", s["error"]
+    tb = s["schedule"]["time_budget"]
+    assert s["schedule"]["measured_steps"] == tb["windows"] * tb["steps_per_window"], s["schedule"]
+    tbs.append(tb)
+assert tbs[0] == tbs[1], tbs
+PY
+else
+    echo "no MPI: the ranks' agreement not tried here"
+fi
 finish

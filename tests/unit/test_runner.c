@@ -604,7 +604,8 @@ static int spin_step(void *arg)
 typedef struct budget_seen {
     int sized;
     harness_budget last;
-    double agreed_step_s;          /* > 0: agree_budget hands this out */
+    double agreed_batch_s;         /* > 0: agree_budget hands this out */
+    int agreements;
     int agree_stops;
 } budget_seen;
 
@@ -615,13 +616,14 @@ static void on_sized(void *arg, const harness_budget *b)
     seen->last = *b;
 }
 
-static int on_agree(void *arg, double *step_s, double *spent_s, harness_error *err)
+static int on_agree(void *arg, double *batch_s, double *spent_s, harness_error *err)
 {
     (void)spent_s;
     (void)err;
     budget_seen *seen = arg;
-    if (seen->agreed_step_s > 0)
-        *step_s = seen->agreed_step_s;
+    seen->agreements++;
+    if (seen->agreed_batch_s > 0)
+        *batch_s = seen->agreed_batch_s;
     return seen->agree_stops;
 }
 
@@ -683,20 +685,23 @@ static void test_budget_too_small(void **state)
     harness_run_result_free(&r);
 }
 
-/* Among ranks the agreed step time sizes the windows (every rank alike),
- * and a stop agreed there ends the run as interrupted, before any window. */
+/* Among ranks each pilot batch's agreed time decides when the pilot ends
+ * and sizes the windows (every rank alike), and a stop agreed there ends
+ * the run as interrupted, before any window. */
 static void test_budget_agreed_among_ranks(void **state)
 {
     (void)state;
     harness_schedule s = {.warmup_steps = 0, .wait_steps = 0, .measurement_steps = 7, .repeat = 1,
                           .time_budget_s = 0.2};
     int64_t calls = 0;
-    budget_seen seen = {.agreed_step_s = 0.01};    /* another rank's 10 ms steps */
+    budget_seen seen = {.agreed_batch_s = 0.03};   /* another rank's 3 steps took 30 ms: past 20, the pilot ends */
     harness_runner_hooks hooks = {.arg = &seen, .agree_budget = on_agree, .budget_sized = on_sized};
     harness_run_result r;
     harness_error err = {0};
     assert_int_equal(harness_runner_run(&s, &cpu, spin_step, &calls, &hooks, &r, &err), 0);
-    assert_true(r.budget.step_s == 0.01);
+    assert_int_equal(seen.agreements, 1);
+    assert_int_equal(r.budget.pilot_steps, 3);
+    assert_true(fabs(r.budget.step_s - 0.01) < 1e-15);
     assert_int_equal(r.n_windows, 5);              /* (0.2 - spent) / 10 ms: fewer than 20 slots, 5 windows */
     assert_int_equal(harness_window_size(&r, 0), (size_t)r.budget.steps);
     assert_true(r.budget.steps >= 1 && r.budget.steps <= 4);
@@ -706,6 +711,7 @@ static void test_budget_agreed_among_ranks(void **state)
     calls = 0;
     assert_int_equal(harness_runner_run(&s, &cpu, spin_step, &calls, &hooks, &r, &err), 0);
     assert_true(r.interrupted);
+    assert_int_equal(seen.agreements, 1);
     assert_int_equal(seen.sized, 0);
     assert_int_equal(r.n_windows, 0);
     harness_run_result_free(&r);
