@@ -58,10 +58,11 @@ int harness_write_budget_note(const harness_experiment *exp, const harness_plan_
     if (b->config_steps > 0)
         snprintf(asked, sizeof asked, "%lld", (long long)b->config_steps);
     snprintf(head, sizeof head,
-             "# Sized by --time-budget %g s (a step took %s): ran schedule.repeat %lld, "
-             "schedule.measurement_steps %lld\n# in place of the repeat %lld and measurement_steps %s below.\n",
-             b->budget_s, harness_format_ns(b->step_s * 1e9, step, sizeof step), (long long)b->windows,
-             (long long)b->steps, (long long)b->config_repeat, asked);
+             "# Sized by --time-budget %g s (a step took %s): schedule.measurement_steps %lld, windows while\n"
+             "# they fit (%lld planned; the summary's schedule.repeat says how many ran), in place of the\n"
+             "# repeat %lld and measurement_steps %s below.\n",
+             b->budget_s, harness_format_ns(b->step_s * 1e9, step, sizeof step), (long long)b->steps,
+             (long long)b->windows, (long long)b->config_repeat, asked);
     size_t len = strlen(head) + strlen(out->resolved_yaml) + 1;
     char *text = malloc(len);
     if (text)

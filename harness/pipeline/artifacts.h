@@ -11,7 +11,7 @@
 int harness_write_config_copies(const harness_experiment *exp, const harness_plan_outputs *out, harness_error *err);
 
 /* resolved_config.yaml again, after --time-budget sized the windows: the
- * same YAML under comment lines that say what ran in place of its repeat
+ * same YAML under comment lines that say what runs in place of its repeat
  * and measurement_steps. Comments, so that the config (and the series key
  * `record` takes from it, which skips them) stays what was asked; the
  * summary's schedule.time_budget has the figures for tools. */

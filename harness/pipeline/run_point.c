@@ -157,6 +157,27 @@ static void budget_sized(void *arg, const harness_budget *b)
         harness_error_report(&err);  /* the summary still says what ran */
 }
 
+/* --time-budget: when the windows' own time let another number of them
+ * run than the pilot planned, a second line says so (rank 0), with the
+ * measured steps' wall time beside the pilot's. */
+static void budget_outcome(const point *pt)
+{
+    const harness_run_result *r = &pt->run;
+    const harness_budget *b = &r->budget;
+    if (!(b->budget_s > 0) || !b->fits || pt->code != 0 || r->interrupted || !r->n_samples ||
+        (int64_t)r->n_windows == b->windows || pt->session->dist.rank != 0)
+        return;
+    double wall_ns = 0;
+    for (size_t w = 0; w < r->n_windows; w++)
+        wall_ns += r->window_wall_ns[w];
+    char step[32], pilot[32];
+    fprintf(stderr, "harness: run: %zu windows ran in --time-budget %g s, not the %lld planned: a measured step "
+            "took %s, the pilot's %s\n", r->n_windows, b->budget_s, (long long)b->windows,
+            harness_format_ns(wall_ns / (double)r->n_samples, step, sizeof step),
+            harness_format_ns(b->step_s * 1e9, pilot, sizeof pilot));
+    fflush(stderr);
+}
+
 /* create -> check -> schedule, the summaries, then destroy and what it
  * left allocated. */
 static void run_and_destroy(point *pt)
@@ -166,6 +187,7 @@ static void run_and_destroy(point *pt)
                                      .budget_sized = budget_sized, .budget_arg = pt};
     harness_stop_watch_begin();
     pt->code = harness_component_run(&pt->in, &where, &pt->s, &pt->run, &pt->err);
+    budget_outcome(pt);
     name_failed_peer(pt);
     if (b->gpu_activity && b->ops->activity_flush(b))
         pt->s.gpu_activity = b->gpu_activity;

@@ -60,20 +60,20 @@ static int observe_schedule_end(void *arg, harness_error *err)
     return harness_dist_meet(o->dist, &harness_interrupt_requested, 1, err);
 }
 
-/* --time-budget among ranks, after each batch of the pilot: a meeting
- * first (a rank stopped in its warmup or pilot is heard there, so none is
- * left waiting in what follows), then rank 0 gathers every rank's batch
- * time and time spent and hands out the largest of each: every rank ends
- * its pilot at the same batch, sized for the slowest rank the job fits the
- * budget, and every rank runs the same windows. */
-static int observe_agree_budget(void *arg, double *batch_s, double *spent_s, harness_error *err)
+/* --time-budget among ranks, after each batch of the pilot and before
+ * each window past the minimum: a meeting first (a rank stopped is heard
+ * there, so none is left waiting in what follows), then rank 0 gathers
+ * every rank's time (the batch's, or the windows' mean) and time spent and
+ * hands out the largest of each: every rank ends its pilot at the same
+ * batch and runs the same windows, sized for the slowest rank. */
+static int observe_agree_budget(void *arg, double *time_s, double *spent_s, harness_error *err)
 {
     harness_schedule_observers *o = arg;
     harness_dist *d = o->dist;
     int met = harness_dist_meet(d, &harness_interrupt_requested, 0, err);
     if (met || err->code)
         return met;
-    double mine[2] = {*batch_s, *spent_s}, *all = NULL;
+    double mine[2] = {*time_s, *spent_s}, *all = NULL;
     if (d->rank == 0 && !(all = calloc((size_t)d->world_size * 2, sizeof *all)))
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
     char text[128] = "";
@@ -88,7 +88,7 @@ static int observe_agree_budget(void *arg, double *batch_s, double *spent_s, har
     free(all);
     if (rc != 0 || d->ops->broadcast_string(d, 0, text, sizeof text, err) != 0)
         return err->code;
-    if (sscanf(text, "%la %la", batch_s, spent_s) != 2)
+    if (sscanf(text, "%la %la", time_s, spent_s) != 2)
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "the ranks' step times did not arrive ('%s')", text);
     return 0;
 }

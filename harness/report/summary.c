@@ -198,7 +198,7 @@ int64_t harness_summary_measurement_steps(const harness_summary *s)
 
 int64_t harness_summary_repeat(const harness_summary *s)
 {
-    return budget_sized(s) ? s->run->budget.windows : s->cfg->repeat;
+    return budget_sized(s) ? (int64_t)s->run->n_windows : s->cfg->repeat;
 }
 
 void harness_summary_mark(harness_summary *s, const char *status, const char *why)

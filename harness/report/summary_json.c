@@ -210,15 +210,15 @@ static cJSON *time_budget_json(const harness_run_result *r)
     add_num(o, "step_ns", b->step_s * 1e9);
     cJSON_AddNumberToObject(o, "pilot_steps", (double)b->pilot_steps);
     add_num(o, "spent_s", b->spent_s);
-    cJSON_AddNumberToObject(o, "windows", (double)b->windows);
+    cJSON_AddNumberToObject(o, "windows_planned", (double)b->windows);
     cJSON_AddNumberToObject(o, "steps_per_window", (double)b->steps);
     add_steps(o, "config_measurement_steps", b->config_steps);
     cJSON_AddNumberToObject(o, "config_repeat", (double)b->config_repeat);
     return o;
 }
 
-/* What ran: with a time budget, measurement_steps and repeat are the sizes
- * it chose (time_budget keeps the config's). */
+/* What ran: with a time budget, measurement_steps is its size and repeat
+ * the windows that ran (time_budget keeps the config's). */
 static cJSON *schedule_json(const harness_summary *s)
 {
     const harness_config *c = s->cfg;

@@ -267,9 +267,10 @@ static void section_schedule(FILE *f, const harness_summary *s)
         char step[32], asked[32] = "auto";
         if (c->measurement_steps)
             snprintf(asked, sizeof asked, "%lld", (long long)c->measurement_steps);
-        fprintf(f, "  sized by --time-budget %g s: a step took %s over %lld pilot steps (the config: %s x %lld)\n",
-                r->budget.budget_s, harness_format_ns(r->budget.step_s * 1e9, step, sizeof step),
-                (long long)r->budget.pilot_steps, asked, (long long)c->repeat);
+        fprintf(f, "  sized by --time-budget %g s: a step took %s over %lld pilot steps, %lld windows planned "
+                "(the config: %s x %lld)\n", r->budget.budget_s, harness_format_ns(r->budget.step_s * 1e9, step,
+                sizeof step), (long long)r->budget.pilot_steps, (long long)r->budget.windows, asked,
+                (long long)c->repeat);
     }
     if (r) {
         char wall[32];

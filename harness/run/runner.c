@@ -113,17 +113,21 @@ static int run_untimed(harness_run_result *r, harness_phase phase, int window, i
  * because the budget is a sum of steps, preemptions and the runner's own
  * cost included, and the mean is what sums. At least 3 steps, so that one
  * preempted step is not the estimate; at least 20 ms (five ticks at
- * 250 Hz), so that neither the clock's resolution nor one tick decides it.
- * It costs about twice that, or 3 steps when they are longer. A device's
+ * 250 Hz), so that neither the clock's resolution nor one tick decides it,
+ * and at least 1% of the budget, so that a long budget buys a steadier
+ * forecast. It costs about twice that, or 3 steps when they are longer.
+ * A device's
  * work is waited for around each batch: the time is the device's, not the
  * launches'. Returns nonzero when the run must stop. */
 #define PILOT_MIN_STEPS 3
 #define PILOT_MIN_NS 20e6
+#define PILOT_BUDGET_SHARE 0.01
 #define PILOT_MAX_BATCH ((int64_t)1 << 26)    /* a clock that never moves must not hold the run forever */
 
 static int run_pilot(harness_run_result *r, const harness_backend *b, harness_step_fn step, void *arg,
                      const harness_runner_hooks *h, uint64_t start, harness_error *err)
 {
+    double least_s = fmax(PILOT_MIN_NS * 1e-9, PILOT_BUDGET_SHARE * r->budget.budget_s);
     for (int64_t batch = PILOT_MIN_STEPS;; batch *= 2) {
         if (b->ops->synchronize && b->ops->synchronize(b, err) != 0)
             return 1;
@@ -145,7 +149,7 @@ static int run_pilot(harness_run_result *r, const harness_backend *b, harness_st
             r->interrupted = 1;
             return 1;
         }
-        if (batch_s * 1e9 >= PILOT_MIN_NS || batch >= PILOT_MAX_BATCH) {
+        if (batch_s >= least_s || batch >= PILOT_MAX_BATCH) {
             r->budget.step_s = batch_s / (double)batch;
             r->budget.spent_s = spent_s;
             return 0;
@@ -466,6 +470,26 @@ static int run_trace_window(harness_run_result *r, const harness_schedule *s, co
     return stop || off != 0;
 }
 
+/* --time-budget, before window w: whether it starts, by the mean time of
+ * the windows so far (run/time_budget.h); among ranks the figures are
+ * agreed first (the most of each), so every rank runs the same windows.
+ * 0 with *stop set when the ranks agreed to stop or the agreement failed. */
+static int another_window(harness_run_result *r, const harness_backend *b, const harness_runner_hooks *h, size_t w,
+                          uint64_t t0, uint64_t windows_t0, int *stop, harness_error *err)
+{
+    if (w < HARNESS_BUDGET_MIN_WINDOWS || w >= HARNESS_BUDGET_MAX_WINDOWS)   /* the rule's, alike on every rank */
+        return harness_budget_another_window(&r->budget, (int64_t)w, 0, 0);
+    uint64_t now = b->ops->wall_ns(b);
+    double window_s = (double)(now - windows_t0) * 1e-9 / (double)w, elapsed_s = (double)(now - t0) * 1e-9;
+    int met = h->agree_budget ? h->agree_budget(h->arg, &window_s, &elapsed_s, err) : 0;
+    if (met || err->code) {
+        r->interrupted = met;
+        *stop = 1;
+        return 0;
+    }
+    return harness_budget_another_window(&r->budget, (int64_t)w, elapsed_s, window_s);
+}
+
 /* Per-window arrays for up to n windows; nonzero when out of memory. */
 static int alloc_windows(harness_run_result *out, size_t n)
 {
@@ -531,8 +555,12 @@ int harness_runner_run(const harness_schedule *s, const harness_backend *b, harn
     if (!stop && !err->code && budgeted)
         stop = size_by_budget(out, &sched, b, step, arg, h, t0, err);
     size_t windows = (size_t)(sched.repeat > 0 ? sched.repeat : 1);
-    for (size_t w = 0; w < windows && !stop && !err->code; w++)
+    uint64_t windows_t0 = b->ops->wall_ns(b);
+    for (size_t w = 0; !stop && !err->code; w++) {
+        if (budgeted ? !another_window(out, b, h, w, t0, windows_t0, &stop, err) : w >= windows)
+            break;
         stop = wait_and_measure(out, &cap, w, &sched, b, step, arg, h, err);
+    }
     if (!stop && !err->code) {
         out->window_start[out->n_windows] = out->n_samples;   /* the first window's size, for the trace */
         stop = run_trace_window(out, &sched, b, step, arg, h, err);

@@ -54,3 +54,12 @@ void harness_budget_size(harness_budget *b)
     b->windows = (int64_t)windows;
     b->steps = (int64_t)rounded;
 }
+
+int harness_budget_another_window(const harness_budget *b, int64_t done, double elapsed_s, double window_s)
+{
+    if (done < HARNESS_BUDGET_MIN_WINDOWS)
+        return 1;
+    if (done >= HARNESS_BUDGET_MAX_WINDOWS)
+        return 0;
+    return elapsed_s + window_s <= b->budget_s;
+}

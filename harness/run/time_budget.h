@@ -22,7 +22,17 @@
  * fit. Windows come before steps because a window is the replicate within
  * a run (each adds a median to the across-windows statistics; 5 are what
  * the rank tests of `compare` need to say anything), while steps within a
- * window share the machine's state and add less. */
+ * window share the machine's state and add less.
+ *
+ * The pilot sizes the steps per window; how many windows run is then
+ * decided window by window (harness_budget_another_window): a window
+ * starts when the mean time of those before it still fits in what is left
+ * of the budget, at least HARNESS_BUDGET_MIN_WINDOWS and at most
+ * HARNESS_BUDGET_MAX_WINDOWS. On a loaded machine a short pilot is a poor
+ * forecast (a 1 ms spin read 1 to 15 ms a step in 20 ms pilots, and runs
+ * sized by the pilot alone took 0.7 to 3.0 s of a 2 s budget): the windows
+ * stay of one size, so they remain comparable replicates, while their
+ * number follows the time the machine really gives. */
 #ifndef HARNESS_TIME_BUDGET_H
 #define HARNESS_TIME_BUDGET_H
 
@@ -45,11 +55,17 @@ typedef struct harness_budget {
     int64_t pilot_steps;
     /* decided by harness_budget_size */
     int fits;                      /* 0: not even the minimum fits */
-    int64_t windows, steps;        /* the run's repeat and measurement_steps */
+    int64_t windows, steps;        /* the windows planned, and the run's measurement_steps */
     double need_s;                 /* the least budget that fits the minimum (for the message) */
 } harness_budget;
 
 /* Fills fits, windows, steps and need_s from the rest. */
 void harness_budget_size(harness_budget *b);
+
+/* Whether window `done` + 1 starts: `done` windows have run, elapsed_s
+ * since the schedule began (warmup included), window_s their mean wall
+ * time each (wait steps included). 1 below the minimum, 0 at the most,
+ * else whether elapsed_s + window_s is within the budget. */
+int harness_budget_another_window(const harness_budget *b, int64_t done, double elapsed_s, double window_s);
 
 #endif

@@ -1,11 +1,12 @@
 #!/bin/sh
-# run --time-budget: the windows and steps follow the rule of
-# run/time_budget.h from what the run's own pilot measured (asserted on the
-# counts written, never on times: the machine is noisy, so the bounds on
-# times are generous), and the line on stderr, the summary's schedule and
+# run --time-budget: the steps per window and the windows planned follow
+# the rule of run/time_budget.h from what the run's own pilot measured, and
+# the windows that ran are between the minimum and the most, all of that
+# size (asserted on the counts written, never on times: the machine is
+# noisy); the lines on stderr, the summary's schedule and
 # resolved_config.yaml say what ran; the caps; auto stopping replaced; a
-# suite gives every run of every benchmark the budget; a budget too small
-# and values that are not a budget are exit 2.
+# suite gives every run of every benchmark the budget; ranks agree; a
+# budget too small and values that are not a budget are exit 2.
 . "$top_builddir/tests/setup"
 
 spin_config() {  # spin_config FILE NAME DURATION_NS WAIT MEASUREMENT_STEPS REPEAT
@@ -28,8 +29,9 @@ component: {variant_key: noop}
 validate: false
 YAML
 
-# check_sizes DIR BUDGET: every summary under DIR ran the sizes the rule
-# gives for its own pilot (the rule again, in Python), and says so.
+# check_sizes DIR BUDGET: every summary under DIR planned the sizes the
+# rule gives for its own pilot (the rule again, in Python), ran windows of
+# that size, as many as the rule's bounds allow, and says so.
 check_sizes() {
     python3 - "$@" <<'PY'
 import glob, json, math, os, sys
@@ -74,38 +76,50 @@ for f in files:
     # and back, so the rule may see any of the three neighbours.
     sizes = {rule(tb["step_ns"] * 1e-9 * (1 + e), tb["spent_s"], sc["wait_steps"], asked, tb["config_repeat"])
              for e in (-1e-12, 0, 1e-12)}
-    got = (tb["windows"], tb["steps_per_window"])
-    assert got in sizes, (f, got, sizes, tb)
-    assert (sc["repeat"], sc["measurement_steps"]) == got, (sc, tb)
+    planned, steps = tb["windows_planned"], tb["steps_per_window"]
+    assert (planned, steps) in sizes, (f, (planned, steps), sizes, tb)
+    # How many windows ran is their own time's say, within the rule's bounds.
+    ran = sc["repeat"]
+    assert sc["measurement_steps"] == steps and 2 <= ran <= 100, (sc, tb)
     windows = s["timing"]["windows"]
-    assert len(windows) == got[0] and all(w["n"] == got[1] for w in windows), [w["n"] for w in windows]
+    assert len(windows) == ran and all(w["n"] == steps for w in windows), [w["n"] for w in windows]
     assert all(w["stop_reason"] == "steps" and w["converged"] is None for w in windows), windows[0]
-    assert sc["measured_steps"] == got[0] * got[1] and sc["wait_steps_run"] == got[0] * sc["wait_steps"], sc
+    assert sc["measured_steps"] == ran * steps and sc["wait_steps_run"] == ran * sc["wait_steps"], sc
     # The folder's resolved config: what ran, in comments above the config.
     head = open(os.path.join(os.path.dirname(f), "resolved_config.yaml")).read().split("\n")
-    assert head[0].startswith("# Sized by --time-budget %g s (a step took " % budget), head[0]
-    assert "ran schedule.repeat %d, schedule.measurement_steps %d" % got in head[0], head[0]
-    assert head[1] == "# in place of the repeat %d and measurement_steps %s below." % (
-        tb["config_repeat"], tb["config_measurement_steps"]), head[1]
-    print(os.path.basename(os.path.dirname(f)), "%d windows of %d steps, a step %.4g ms" % (
-        got + (tb["step_ns"] / 1e6,)))
+    assert head[0] == "# Sized by --time-budget %g s (a step took %s): schedule.measurement_steps %d, windows while" % (
+        budget, head[0].split("a step took ")[1].split(")")[0], steps), head[0]
+    assert head[1] == "# they fit (%d planned; the summary's schedule.repeat says how many ran), in place of the" % planned, head[1]
+    assert head[2] == "# repeat %d and measurement_steps %s below." % (
+        tb["config_repeat"], tb["config_measurement_steps"]), head[2]
+    print(os.path.basename(os.path.dirname(f)), "%d of %d windows of %d steps, a step %.4g ms" % (
+        ran, planned, steps, tb["step_ns"] / 1e6))
 PY
 }
 
-# 1 ms steps, 2 s: 5 windows (the config asks 2), each 1 wait + as many
-# steps as fit; budget / step is 2000 slots, so at most that many
-# measured, and even a machine 4 times slower than the spin measures 250.
+# 1 ms steps, 2 s: 5 windows planned (the config asks 2), each 1 wait + as
+# many steps as fit: budget / step is 2000 slots, so at most that many
+# planned, and even a pilot that reads the spin 4 times slower plans 250.
+# A window starts only while the windows before took at most what is left,
+# each measured step lasts 1 ms at least, so all but the last window hold
+# at most 2000 steps: 2000 + one window's 400 at most, ever.
 expect_exit 0 "1 ms steps, --time-budget 2" "$HARNESS" run "$SCRATCH/ms.yaml" --time-budget 2 --output-dir "$SCRATCH/ms"
 check_sizes "$SCRATCH/ms" 2 >"$SCRATCH/sizes" && pass "the sizes are the rule's for the pilot: $(cat "$SCRATCH/sizes")" \
     || fail "sizes: $(cat "$SCRATCH/sizes")"
-python3 - "$SCRATCH"/ms/*/summary_ranks_1_rank_0.json <<'PY' || fail "1 ms steps in 2 s: 5 windows, 250 to 2000 steps"
+python3 - "$SCRATCH"/ms/*/summary_ranks_1_rank_0.json "$SCRATCH/err" <<'PY' \
+    && pass "1 ms steps in 2 s: 5 windows of 50-400 planned, at most 2400 measured" || fail "1 ms steps in 2 s"
 import json, sys
-sc = json.load(open(sys.argv[1]))["schedule"]
-assert sc["repeat"] == 5 and 250 <= sc["measured_steps"] <= 2000 and sc["time_budget"]["step_ns"] >= 1e6, sc
+sc, err = json.load(open(sys.argv[1]))["schedule"], open(sys.argv[2]).read()
+tb = sc["time_budget"]
+assert tb["windows_planned"] == 5 and 50 <= tb["steps_per_window"] <= 400 and tb["step_ns"] >= 1e6, tb
+assert sc["measured_steps"] <= 2400, sc
+# Another number of windows than planned is said, in a second line.
+said = "harness: run: %d windows ran in --time-budget 2 s, not the 5 planned: a measured step took " % sc["repeat"]
+assert (said in err) == (sc["repeat"] != 5), (sc["repeat"], err)
 PY
 grep -qE '^harness: run: a step took [0-9.]+ ms; 5 windows of [0-9]+ steps fit in --time-budget 2 s$' "$SCRATCH/err" \
     && pass "one line on stderr says what fits" || fail "the line: $(cat "$SCRATCH/err")"
-grep -qE '^  sized by --time-budget 2 s: a step took .* over [0-9]+ pilot steps \(the config: 50 x 2\)$' \
+grep -qE '^  sized by --time-budget 2 s: a step took .* over [0-9]+ pilot steps, 5 windows planned \(the config: 50 x 2\)$' \
     "$SCRATCH"/ms/*/profiler_summary_ranks_1_rank_0.txt && pass "the text summary says so" \
     || fail "text summary: $(grep -A2 '^schedule' "$SCRATCH"/ms/*/profiler_summary_ranks_1_rank_0.txt)"
 expect_exit 0 "the noted resolved config still validates" "$HARNESS" validate "$SCRATCH"/ms/*/resolved_config.yaml
@@ -130,7 +144,7 @@ grep -q 'time-budget' "$SCRATCH/err" && fail "a line about a budget without one:
 # The caps: a step of well under a microsecond in 30 s would be millions of
 # steps; 100 windows of 10000 measured, and the run ends early.
 expect_exit 0 "the caps" "$HARNESS" run "$SCRATCH/noop.yaml" --time-budget 30 --output-dir "$SCRATCH/caps" --quiet
-check_sizes "$SCRATCH/caps" 30 >"$SCRATCH/sizes" && grep -q '100 windows of 10000 steps' "$SCRATCH/sizes" \
+check_sizes "$SCRATCH/caps" 30 >"$SCRATCH/sizes" && grep -q '100 of 100 windows of 10000 steps' "$SCRATCH/sizes" \
     && pass "capped: $(cat "$SCRATCH/sizes")" || fail "caps: $(cat "$SCRATCH/sizes")"
 
 # A suite: every run of every benchmark (and sweep point) gets the budget.
@@ -197,7 +211,8 @@ for r in range(2):
     s = json.load(open(sys.argv[1] + "summary_ranks_2_rank_%d.json" % r))
     assert s["status"] == "ok", s["error"]
     tb = s["schedule"]["time_budget"]
-    assert s["schedule"]["measured_steps"] == tb["windows"] * tb["steps_per_window"], s["schedule"]
+    assert s["schedule"]["measured_steps"] == s["schedule"]["repeat"] * tb["steps_per_window"], s["schedule"]
+    tb["ran"] = s["schedule"]["repeat"]
     tbs.append(tb)
 assert tbs[0] == tbs[1], tbs
 PY

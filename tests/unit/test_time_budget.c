@@ -171,6 +171,20 @@ static void test_properties(void **state)
                 }
 }
 
+/* Windows run while the next fits: the minimum always, the most never. */
+static void test_another_window(void **state)
+{
+    (void)state;
+    harness_budget b = size(1e-3, 2, 0.05, 1, 50, 2);
+    assert_true(harness_budget_another_window(&b, 0, 5, 5));      /* the minimum, whatever the time */
+    assert_true(harness_budget_another_window(&b, 1, 5, 5));
+    assert_true(harness_budget_another_window(&b, 2, 1.2, 0.38));
+    assert_true(harness_budget_another_window(&b, 4, 1.5, 0.5));  /* exactly the budget */
+    assert_false(harness_budget_another_window(&b, 4, 1.6, 0.5));
+    assert_false(harness_budget_another_window(&b, HARNESS_BUDGET_MAX_WINDOWS, 0, 0));
+    assert_true(harness_budget_another_window(&b, HARNESS_BUDGET_MAX_WINDOWS - 1, 0, 0));
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -181,6 +195,7 @@ int main(void)
         cmocka_unit_test(test_fewer_windows_down_to_two),
         cmocka_unit_test(test_too_small),
         cmocka_unit_test(test_properties),
+        cmocka_unit_test(test_another_window),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
