@@ -1,5 +1,6 @@
 /* What the commands share: options, and argv -> plan for run and validate. */
 #include <getopt.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -8,7 +9,7 @@
 #include "util/term.h"
 
 enum { OPT_SET = 's', OPT_PLUGIN_PATH = 'P', OPT_OUTPUT_DIR = 'o', OPT_DEVICE = 'd', OPT_QUIET = 'q',
-       OPT_HELP = 'h', OPT_JSON = 'j', OPT_RUNS = 1000, OPT_FILTER, OPT_COLOR };
+       OPT_HELP = 'h', OPT_JSON = 'j', OPT_RUNS = 1000, OPT_FILTER, OPT_COLOR, OPT_TIME_BUDGET };
 
 static int parse_runs(const char *arg, int *runs, harness_error *err)
 {
@@ -18,6 +19,19 @@ static int parse_runs(const char *arg, int *runs, harness_error *err)
         return harness_error_set(err, HARNESS_EXIT_USAGE, "--runs: expected an integer in [1, 1000], got '%s'",
                                  arg);
     *runs = (int)n;
+    return 0;
+}
+
+/* --time-budget SECONDS: a finite number above 0, refused before anything
+ * runs (inf would never stop sizing; nan compares false everywhere). */
+static int parse_time_budget(const char *arg, harness_cli_opts *opts, harness_error *err)
+{
+    char *end;
+    double s = strtod(arg, &end);
+    if (end == arg || *end || !(s > 0) || !isfinite(s))
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "--time-budget: expected seconds > 0, got '%s'", arg);
+    opts->time_budget_s = s;
+    opts->time_budget = arg;
     return 0;
 }
 
@@ -44,6 +58,7 @@ int harness_parse_opts(int argc, char **argv, const char *command, void (*usage)
         {"runs", required_argument, NULL, OPT_RUNS},
         {"filter", required_argument, NULL, OPT_FILTER},
         {"color", required_argument, NULL, OPT_COLOR},
+        {"time-budget", required_argument, NULL, OPT_TIME_BUDGET},
         {NULL, 0, NULL, 0},
     };
     memset(opts, 0, sizeof *opts);
@@ -68,6 +83,11 @@ int harness_parse_opts(int argc, char **argv, const char *command, void (*usage)
             if (!is_run)
                 goto unknown;
             rc = parse_runs(optarg, &opts->runs, err);
+            break;
+        case OPT_TIME_BUDGET:
+            if (!is_run)
+                goto unknown;
+            rc = parse_time_budget(optarg, opts, err);
             break;
         case OPT_COLOR:
             if (!is_run)
@@ -113,7 +133,8 @@ harness_plan_request harness_cli_plan_request(const harness_cli_opts *opts)
     return (harness_plan_request){.config_path = opts->config_path, .sets = opts->sets, .n_sets = opts->n_sets,
                                   .plugin_paths = opts->plugin_paths, .n_plugin_paths = opts->n_plugin_paths,
                                   .output_dir = opts->output_dir, .device = opts->device,
-                                  .device_may_be_absent = opts->device_may_be_absent};
+                                  .device_may_be_absent = opts->device_may_be_absent,
+                                  .time_budget_s = opts->time_budget_s};
 }
 
 void harness_warn_broken_plugins(const harness_registry *reg)

@@ -20,8 +20,8 @@
 static void usage(FILE *f)
 {
     fputs("usage: harness run CONFIG... [--runs N] [--filter REGEX] [--set KEY=VALUE]... [--output-dir DIR]\n"
-          "                   [--device auto|cpu|cuda] [--plugin-path DIR]... [--quiet]\n"
-          "                   [--color auto|never|always]\n"
+          "                   [--device auto|cpu|cuda] [--plugin-path DIR]... [--time-budget SECONDS]\n"
+          "                   [--quiet] [--color auto|never|always]\n"
           "\n"
           "Validate CONFIG, load its component, check it against the reference, run the\n"
           "warmup / wait / measurement schedule and write an experiment folder under\n"
@@ -41,12 +41,23 @@ static void usage(FILE *f)
           "  --output-dir DIR    root for the experiment folder (experiment.output_dir)\n"
           "  --device D          auto, cpu or cuda (device)\n"
           "  --plugin-path DIR   look for plugins in DIR first (repeatable)\n"
+          "  --time-budget S     fit the warmup and the measurement in S seconds, per run of each\n"
+          "                      benchmark (each config, sweep point and run of --runs gets S):\n"
+          "                      after the warmup, time a pilot of steps and size the windows so\n"
+          "                      that 5 (or the config's repeat, if more) fit, each its wait_steps\n"
+          "                      and as many steps as fit (past 10000, more windows instead, at\n"
+          "                      most 100); then run windows while the next fits by the time the\n"
+          "                      earlier ones took (2 at least). Replaces measurement_steps, repeat\n"
+          "                      and auto stopping; stderr says what it chose, the summary's\n"
+          "                      schedule records it. Too small for 2 windows of 1 step: exit 2\n"
           "  --color WHEN        warnings in yellow: auto (on a terminal, unless NO_COLOR is set),\n"
           "                      never or always\n"
-          "  --quiet             print only the folders' paths (one per point) and errors; warnings at the end\n"
+          "  --quiet             print only the folders' paths (one per point), errors and --time-budget's\n"
+          "                      line; warnings at the end\n"
           "\n"
-          "exit: 0 ok, 1 validation mismatch, 2 usage or config error, 3 runtime failure (a crashed or\n"
-          "      hung plugin too), 128+signal interrupted (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP)\n",
+          "exit: 0 ok, 1 validation mismatch, 2 usage or config error (a --time-budget too small too),\n"
+          "      3 runtime failure (a crashed or hung plugin too), 128+signal interrupted (130 Ctrl-C,\n"
+          "      143 SIGTERM, 129 SIGHUP)\n",
           f);
 }
 

@@ -18,6 +18,8 @@ typedef struct harness_cli_opts {
     const char *configs[HARNESS_MAX_OPTS]; /* run: every CONFIG, folder or suite file given */
     size_t n_configs;
     int runs;                      /* run --runs N: fresh processes per config (default 1) */
+    double time_budget_s;          /* run --time-budget: seconds per run of each benchmark; 0 none */
+    const char *time_budget;       /* as given, for a suite's runs */
     const char *filter;            /* run, list --filter: an extended regex over benchmark names */
     const char *sets[HARNESS_MAX_OPTS];
     size_t n_sets;

@@ -63,6 +63,10 @@ static int run_one(const harness_cli_opts *opts, const char *dir, harness_suite 
         argv[n++] = "--device";
         argv[n++] = opts->device;
     }
+    if (opts->time_budget) {       /* each run of each benchmark gets the whole budget */
+        argv[n++] = "--time-budget";
+        argv[n++] = opts->time_budget;
+    }
     for (size_t i = 0; i < opts->n_sets; i++) {
         argv[n++] = "--set";
         argv[n++] = opts->sets[i];

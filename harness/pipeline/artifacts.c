@@ -9,6 +9,7 @@
 #include "pipeline/config_source.h"
 #include "report/memory_report.h"
 #include "report/trace_writer.h"
+#include "util/format.h"
 #include "util/fsutil.h"
 #include "util/sample_file.h"
 
@@ -47,6 +48,27 @@ int harness_write_config_copies(const harness_experiment *exp, const harness_pla
                                   original, len, err);
     if (rc == 0)
         rc = write_text(exp, HARNESS_FILE_RESOLVED_CONFIG, out->resolved_yaml, err);
+    return rc;
+}
+
+int harness_write_budget_note(const harness_experiment *exp, const harness_plan_outputs *out,
+                              const harness_budget *b, harness_error *err)
+{
+    char step[32], head[512], asked[32] = "auto";
+    if (b->config_steps > 0)
+        snprintf(asked, sizeof asked, "%lld", (long long)b->config_steps);
+    snprintf(head, sizeof head,
+             "# Sized by --time-budget %g s (a step took %s): schedule.measurement_steps %lld, windows while\n"
+             "# they fit (%lld planned; the summary's schedule.repeat says how many ran), in place of the\n"
+             "# repeat %lld and measurement_steps %s below.\n",
+             b->budget_s, harness_format_ns(b->step_s * 1e9, step, sizeof step), (long long)b->steps,
+             (long long)b->windows, (long long)b->config_repeat, asked);
+    size_t len = strlen(head) + strlen(out->resolved_yaml) + 1;
+    char *text = malloc(len);
+    if (text)
+        snprintf(text, len, "%s%s", head, out->resolved_yaml);
+    int rc = write_text(exp, HARNESS_FILE_RESOLVED_CONFIG, text, err);
+    free(text);
     return rc;
 }
 

@@ -10,6 +10,14 @@
 /* The config as the user wrote it (byte copy) and as it was resolved. */
 int harness_write_config_copies(const harness_experiment *exp, const harness_plan_outputs *out, harness_error *err);
 
+/* resolved_config.yaml again, after --time-budget sized the windows: the
+ * same YAML under comment lines that say what runs in place of its repeat
+ * and measurement_steps. Comments, so that the config (and the series key
+ * `record` takes from it, which skips them) stays what was asked; the
+ * summary's schedule.time_budget has the figures for tools. */
+int harness_write_budget_note(const harness_experiment *exp, const harness_plan_outputs *out,
+                              const harness_budget *b, harness_error *err);
+
 /* Trace and memory report where profiled, then the summaries on every rank;
  * when an artifact cannot be written the summaries still are, saying so.
  * Every failed write is reported on stderr here; err keeps the first. */

@@ -124,7 +124,8 @@ static int run_schedule(harness_component *in, const harness_component_where *r,
 {
     harness_schedule_observers obs = {.dist = r->dist, .profiler = harness_profiler_hooks(r->prof),
                                       .sync_steps = (int)r->plan->cfg->sync_steps,
-                                      .collectives_called = &in->inst.collectives_called};
+                                      .collectives_called = &in->inst.collectives_called,
+                                      .budget_sized = r->budget_sized, .budget_arg = r->budget_arg};
     harness_runner_hooks hooks = harness_schedule_observer_hooks(&obs);
     harness_step_fn step = step_instance;
     const harness_backend *b = r->backend;

@@ -27,6 +27,10 @@ typedef struct harness_component_where {
     harness_dist *dist;
     const harness_backend *backend;
     harness_profiler *prof;
+    /* --time-budget: told once the windows are sized (pipeline/run_point.c
+     * says so on stderr and in the folder); NULL: no one listens. */
+    void (*budget_sized)(void *arg, const harness_budget *b);
+    void *budget_arg;
 } harness_component_where;
 
 /* create -> cost -> check -> schedule. Returns the exit code; s->status

@@ -246,8 +246,11 @@ static int variant_accepts(const harness_plan *p, const harness_variant *v, harn
     return harness_config_fail(p->cfg, HARNESS_EXIT_USAGE, key, err, "%s", msg);
 }
 
-/* The runner sees the schedule, never the config (docs/ARCHITECTURE.md section 6). */
-static harness_schedule schedule_of(const harness_config *c, const char *device)
+/* The runner sees the schedule, never the config (docs/ARCHITECTURE.md
+ * section 6). A time budget is the command line's, not the config's: it
+ * sizes what runs but is no part of what the config asks, so the folder's
+ * hash and a history's series key stay those of the config. */
+static harness_schedule schedule_of(const harness_config *c, const char *device, double time_budget_s)
 {
     int cuda = strcmp(device, "cuda") == 0;
     return (harness_schedule){
@@ -259,6 +262,7 @@ static harness_schedule schedule_of(const harness_config *c, const char *device)
         /* Every rank runs the trace window (a collective step needs them
          * all); only profiled ranks record in it. */
         .trace_steps = c->cupti && cuda ? TRACE_WINDOW_STEPS : 0,
+        .time_budget_s = time_budget_s,
     };
 }
 
@@ -285,7 +289,7 @@ int harness_plan_point(const harness_plan_request *req, size_t point, harness_pl
         return name_variants_that_accept(p, v, err);
     if (variant_accepts(p, v, err) != 0)
         return err->code;
-    p->schedule = schedule_of(p->cfg, p->device);
+    p->schedule = schedule_of(p->cfg, p->device, req->time_budget_s);
     p->out = (harness_plan_outputs){.config_path = p->cfg->path, .output_dir = p->cfg->output_dir,
                                     .resolved_yaml = harness_config_dump(p->cfg)};
     if (!p->out.resolved_yaml || folder_hash(p->cfg, p->out.hash8) != 0)

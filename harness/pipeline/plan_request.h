@@ -14,6 +14,7 @@ typedef struct harness_plan_request {
     const char *output_dir;        /* overrides experiment.output_dir, or NULL */
     const char *device;            /* overrides device, or NULL */
     int device_may_be_absent;      /* validate: check a cuda config on a machine without a GPU */
+    double time_budget_s;          /* run --time-budget: > 0 sizes the windows (run/time_budget.h); 0 none */
 } harness_plan_request;
 
 #endif

@@ -26,6 +26,7 @@
 #include "run/guard.h"
 #include "run/instance.h"
 #include "run/stop_watch.h"
+#include "util/format.h"
 #include "util/status_file.h"
 
 static int is_profiled(const harness_config *cfg, int rank)
@@ -134,14 +135,59 @@ static void guarded_run(point *pt)
     write_summaries_now(pt);
 }
 
+/* --time-budget sized the windows: the progress line's plan follows, and
+ * (rank 0, when they fit) one line on stderr, even with --quiet (a suite's
+ * runs are quiet, and the sizes qualify every figure), and the note in
+ * resolved_config.yaml. A budget too small is the runner's error. */
+static void budget_sized(void *arg, const harness_budget *b)
+{
+    point *pt = arg;
+    const harness_config *c = pt->p->cfg;
+    pt->prof.n_windows = (int)b->windows;
+    pt->prof.steps_planned = c->warmup_steps + b->pilot_steps + b->windows * (b->wait_steps + b->steps);
+    if (!b->fits || pt->session->dist.rank != 0)
+        return;
+    char step[32];
+    fprintf(stderr, "harness: run: a step took %s; %lld windows of %lld steps fit in --time-budget %g s\n",
+            harness_format_ns(b->step_s * 1e9, step, sizeof step), (long long)b->windows, (long long)b->steps,
+            b->budget_s);
+    fflush(stderr);
+    harness_error err = {0};
+    if (harness_write_budget_note(&pt->exp, &pt->p->out, b, &err) != 0)
+        harness_error_report(&err);  /* the summary still says what ran */
+}
+
+/* --time-budget: when the windows' own time let another number of them
+ * run than the pilot planned, a second line says so (rank 0), with the
+ * measured steps' wall time beside the pilot's. */
+static void budget_outcome(const point *pt)
+{
+    const harness_run_result *r = &pt->run;
+    const harness_budget *b = &r->budget;
+    if (!(b->budget_s > 0) || !b->fits || pt->code != 0 || r->interrupted || !r->n_samples ||
+        (int64_t)r->n_windows == b->windows || pt->session->dist.rank != 0)
+        return;
+    double wall_ns = 0;
+    for (size_t w = 0; w < r->n_windows; w++)
+        wall_ns += r->window_wall_ns[w];
+    char step[32], pilot[32];
+    fprintf(stderr, "harness: run: %zu windows ran in --time-budget %g s, not the %lld planned: a measured step "
+            "took %s, the pilot's %s\n", r->n_windows, b->budget_s, (long long)b->windows,
+            harness_format_ns(wall_ns / (double)r->n_samples, step, sizeof step),
+            harness_format_ns(b->step_s * 1e9, pilot, sizeof pilot));
+    fflush(stderr);
+}
+
 /* create -> check -> schedule, the summaries, then destroy and what it
  * left allocated. */
 static void run_and_destroy(point *pt)
 {
     harness_backend *b = pt->b;
-    harness_component_where where = {.plan = pt->p, .dist = &pt->session->dist, .backend = b, .prof = &pt->prof};
+    harness_component_where where = {.plan = pt->p, .dist = &pt->session->dist, .backend = b, .prof = &pt->prof,
+                                     .budget_sized = budget_sized, .budget_arg = pt};
     harness_stop_watch_begin();
     pt->code = harness_component_run(&pt->in, &where, &pt->s, &pt->run, &pt->err);
+    budget_outcome(pt);
     name_failed_peer(pt);
     if (b->gpu_activity && b->ops->activity_flush(b))
         pt->s.gpu_activity = b->gpu_activity;

@@ -16,6 +16,10 @@ typedef struct harness_schedule_observers {
     harness_runner_hooks profiler;
     int sync_steps;
     const int64_t *collectives_called; /* the instance's: nonzero once it called one */
+    /* --time-budget: told once the windows are sized, on every rank (NULL:
+     * no one listens). The ranks' step times are made one before. */
+    void (*budget_sized)(void *arg, const harness_budget *b);
+    void *budget_arg;
 } harness_schedule_observers;
 
 /* The hooks that call o's observers; o must outlive the run. */

@@ -118,6 +118,12 @@ void harness_summary_print_short(const harness_summary *s, FILE *out);
  * 0.31%"); returns buf. */
 const char *harness_noise_text(const harness_noise_evidence *e, char *buf, size_t cap);
 
+/* The measurement_steps (0: auto) and repeat that ran: the config's, or
+ * with --time-budget its steps (s->run->budget) and the windows that ran
+ * (they replace auto stopping and repeat). */
+int64_t harness_summary_measurement_steps(const harness_summary *s);
+int64_t harness_summary_repeat(const harness_summary *s);
+
 /* Set the summary's status ("failed", ...) and the reason. */
 void harness_summary_mark(harness_summary *s, const char *status, const char *why);
 

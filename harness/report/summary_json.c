@@ -83,7 +83,7 @@ static cJSON *noise_json(const harness_noise_evidence *e, const harness_env *env
 /* Whether an auto window met its CI target; null for a fixed step count. */
 static void add_converged(cJSON *win, const harness_summary *s, const char *stop_reason)
 {
-    if (s->cfg->measurement_steps != 0)
+    if (harness_summary_measurement_steps(s) != 0)
         cJSON_AddNullToObject(win, "converged");
     else
         cJSON_AddBoolToObject(win, "converged", strcmp(stop_reason, "converged") == 0);
@@ -188,18 +188,47 @@ static cJSON *timing_json(const harness_summary *s)
     return o;
 }
 
+/* A config's measurement_steps: a number, or "auto". */
+static void add_steps(cJSON *o, const char *key, int64_t steps)
+{
+    if (steps == 0)
+        cJSON_AddStringToObject(o, key, "auto");
+    else
+        cJSON_AddNumberToObject(o, key, (double)steps);
+}
+
+/* --time-budget: what was asked, what the pilot measured and what was
+ * decided (run/time_budget.h); null without a budget. A budget too small
+ * leaves no run (the error says why), so this is null then too. */
+static cJSON *time_budget_json(const harness_run_result *r)
+{
+    if (!r || !(r->budget.budget_s > 0))
+        return cJSON_CreateNull();
+    const harness_budget *b = &r->budget;
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o, "budget_s", b->budget_s);
+    add_num(o, "step_ns", b->step_s * 1e9);
+    cJSON_AddNumberToObject(o, "pilot_steps", (double)b->pilot_steps);
+    add_num(o, "spent_s", b->spent_s);
+    cJSON_AddNumberToObject(o, "windows_planned", (double)b->windows);
+    cJSON_AddNumberToObject(o, "steps_per_window", (double)b->steps);
+    add_steps(o, "config_measurement_steps", b->config_steps);
+    cJSON_AddNumberToObject(o, "config_repeat", (double)b->config_repeat);
+    return o;
+}
+
+/* What ran: with a time budget, measurement_steps is its size and repeat
+ * the windows that ran (time_budget keeps the config's). */
 static cJSON *schedule_json(const harness_summary *s)
 {
     const harness_config *c = s->cfg;
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "warmup_steps", (double)c->warmup_steps);
     cJSON_AddNumberToObject(o, "wait_steps", (double)c->wait_steps);
-    if (c->measurement_steps == 0)
-        cJSON_AddStringToObject(o, "measurement_steps", "auto");
-    else
-        cJSON_AddNumberToObject(o, "measurement_steps", (double)c->measurement_steps);
-    cJSON_AddNumberToObject(o, "repeat", (double)c->repeat);
+    add_steps(o, "measurement_steps", harness_summary_measurement_steps(s));
+    cJSON_AddNumberToObject(o, "repeat", (double)harness_summary_repeat(s));
     const harness_run_result *r = s->run;
+    cJSON_AddItemToObject(o, "time_budget", time_budget_json(r));
     cJSON_AddNumberToObject(o, "warmup_steps_run", r ? (double)r->warmup_steps_run : 0);
     cJSON_AddNumberToObject(o, "wait_steps_run", r ? (double)r->wait_steps_run : 0);
     cJSON_AddNumberToObject(o, "trace_steps_run", r ? (double)r->trace_steps_run : 0);

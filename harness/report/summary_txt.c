@@ -119,7 +119,7 @@ static void print_table(FILE *f, const harness_summary *s)
         fprintf(f, "timing: no measured steps\n");
         return;
     }
-    int is_auto = s->cfg->measurement_steps == 0;
+    int is_auto = harness_summary_measurement_steps(s) == 0;
     fprintf(f, "%-7s %8s %11s %11s %11s %11s %11s %11s  %-24s %7s %8s%s\n", "window", "steps", "median", "mean",
             "stddev", "min", "p99", "max", "CI of median", "level", "cpu/wall", is_auto ? "  stop" : "");
     double cpu = 0, wall = 0;
@@ -255,13 +255,23 @@ static void section_schedule(FILE *f, const harness_summary *s)
 {
     const harness_config *c = s->cfg;
     const harness_run_result *r = s->run;
+    int64_t steps = harness_summary_measurement_steps(s), repeat = harness_summary_repeat(s);
     fprintf(f, "schedule: %lld warmup, %lld wait, ", (long long)c->warmup_steps, (long long)c->wait_steps);
-    if (c->measurement_steps)
-        fprintf(f, "%lld measured", (long long)c->measurement_steps);
+    if (steps)
+        fprintf(f, "%lld measured", (long long)steps);
     else
         fprintf(f, "auto-measured (CI within %g of the median, at most %lld steps or %g s)", c->stop_max_rel_ci,
                 (long long)c->stop_max_steps, c->stop_max_time_s);
-    fprintf(f, " x %lld window%s\n", (long long)c->repeat, plural(c->repeat));
+    fprintf(f, " x %lld window%s\n", (long long)repeat, plural(repeat));
+    if (r && r->budget.budget_s > 0 && r->budget.fits) {
+        char step[32], asked[32] = "auto";
+        if (c->measurement_steps)
+            snprintf(asked, sizeof asked, "%lld", (long long)c->measurement_steps);
+        fprintf(f, "  sized by --time-budget %g s: a step took %s over %lld pilot steps, %lld windows planned "
+                "(the config: %s x %lld)\n", r->budget.budget_s, harness_format_ns(r->budget.step_s * 1e9, step,
+                sizeof step), (long long)r->budget.pilot_steps, (long long)r->budget.windows, asked,
+                (long long)c->repeat);
+    }
     if (r) {
         char wall[32];
         fprintf(f, "  ran %lld warmup, %lld wait, %zu measured steps in %s\n", (long long)r->warmup_steps_run,

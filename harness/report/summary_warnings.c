@@ -1,10 +1,12 @@
 /* The warning rules (report/warnings.h) applied to a computed summary:
  * harness_summary_collect_warnings of report/summary.h. */
 #include <math.h>
+#include <string.h>
 
 #include "report/roofline.h"
 #include "report/summary.h"
 #include "report/warnings.h"
+#include "util/sched_tick.h"
 #include "util/stats.h"
 
 /* CPU over wall time of all measured windows: how many threads the run
@@ -37,7 +39,7 @@ static void collect_windows(harness_summary *s)
     char msg[HARNESS_WARNING_LEN];
     if (!r)
         return;
-    if (s->cfg->measurement_steps == 0)
+    if (harness_summary_measurement_steps(s) == 0)
         for (size_t w = 0; w < r->n_windows; w++)
             if (harness_warn_not_converged(w, r->stop_reason[w], &s->windows[w], s->cfg->stop_max_rel_ci, msg,
                                            sizeof msg))
@@ -66,6 +68,24 @@ static void collect_above_peak(harness_summary *s)
         harness_warnings_add(&s->warnings, "%s", msg);
 }
 
+/* Long CPU steps on a machine whose other work preempted the run. A
+ * device-timed step is not cut by the host's scheduler (its kernels run
+ * on), so only CPU runs are judged. */
+static void collect_long_steps(harness_summary *s)
+{
+    if (!s->run || !s->overall.n || !s->device || strcmp(s->device, "cpu") != 0)
+        return;
+    harness_sched_tick tick = harness_sched_tick_read();
+    const harness_noise_evidence *e = &s->noise;
+    harness_long_step_facts f = {.median_ns = s->overall.median, .tick_hz = tick.hz, .tick_known = tick.known,
+                                 .shift_bound = e->median_shift_bound,
+                                 .involuntary_switches = (long long)e->involuntary_switches, .steps = e->steps,
+                                 .steal_share = e->steal_share};
+    char msg[HARNESS_WARNING_LEN];
+    if (harness_warn_long_steps(&f, msg, sizeof msg))
+        harness_warnings_add(&s->warnings, "%s", msg);
+}
+
 void harness_summary_collect_warnings(harness_summary *s)
 {
     s->warnings.n = 0;
@@ -73,4 +93,5 @@ void harness_summary_collect_warnings(harness_summary *s)
     collect_windows(s);
     collect_resolution(s);
     collect_above_peak(s);
+    collect_long_steps(s);
 }

@@ -137,6 +137,32 @@ int harness_warn_not_converged(size_t window, const char *stop_reason, const har
     return 1;
 }
 
+int harness_warn_long_steps(const harness_long_step_facts *f, char *msg, size_t cap)
+{
+    double tick_ns = 1e9 / (f->tick_hz > 0 ? f->tick_hz : 250);
+    if (!(f->median_ns > tick_ns) || !(f->shift_bound >= HARNESS_WARN_LONG_STEP_MIN_BOUND))
+        return 0;
+    char med[32], tick[32], hz[64], steal[48] = "", bound[48];
+    harness_format_ns(f->median_ns, med, sizeof med);
+    harness_format_ns(tick_ns, tick, sizeof tick);
+    if (f->tick_known)
+        snprintf(hz, sizeof hz, "CONFIG_HZ=%d", f->tick_hz);
+    else
+        snprintf(hz, sizeof hz, "assuming %d Hz: CONFIG_HZ unread", f->tick_hz);
+    if (f->steal_share > 0)
+        snprintf(steal, sizeof steal, " and %.1f%% of CPU time stolen", 100 * f->steal_share);
+    if (f->shift_bound >= 1)
+        snprintf(bound, sizeof bound, "without bound");
+    else
+        snprintf(bound, sizeof bound, "by up to %.0f%%", 100 * f->shift_bound);
+    snprintf(msg, cap, "long steps under load: the median step (%s) is longer than the scheduler tick (%s, %s) and "
+             "other work preempted this run (%lld involuntary context switches in %zu measured steps%s could "
+             "have raised the median %s), so its steps lose whole ticks and a gate has little power on them; "
+             "more steps and windows (harness run --time-budget), an interleaved gate (harness ab) or a quieter "
+             "runner would give it", med, tick, hz, f->involuntary_switches, f->steps, steal, bound);
+    return 1;
+}
+
 void harness_warnings_print(const harness_warnings *w, FILE *f)
 {
     int color = harness_color_on(f);

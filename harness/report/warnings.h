@@ -98,6 +98,29 @@ int harness_warn_near_resolution(double median_ns, double resolution_ns, char *m
 int harness_warn_not_converged(size_t window, const char *stop_reason, const harness_stats *st, double max_rel_ci,
                                char *msg, size_t cap);
 
+/* Long steps under load: a CPU step longer than the scheduler tick is cut
+ * at tick boundaries whenever other work wants its CPU, so on a loaded
+ * machine its time snaps to whole ticks (20 ms steps read 24-28 ms) and a
+ * gate on a few such medians has no power. Loaded means the run's own
+ * evidence (report/summary.h, noise): a median_shift_bound of at least
+ * HARNESS_WARN_LONG_STEP_MIN_BOUND, compare's default threshold, i.e.
+ * interference that could account for a change of the size a gate calls. */
+#define HARNESS_WARN_LONG_STEP_MIN_BOUND 0.05
+
+typedef struct harness_long_step_facts {
+    double median_ns;
+    int tick_hz;                   /* CONFIG_HZ (util/sched_tick.h) */
+    int tick_known;                /* 0: tick_hz is assumed */
+    double shift_bound;            /* the run's noise.median_shift_bound, 0 to 1; NAN unknown */
+    long long involuntary_switches;
+    size_t steps;                  /* measured */
+    double steal_share;            /* NAN unknown */
+} harness_long_step_facts;
+
+/* Returns 1 and writes msg (what would give power: more steps and windows
+ * with --time-budget, harness ab, a quieter runner) when it fires. */
+int harness_warn_long_steps(const harness_long_step_facts *f, char *msg, size_t cap);
+
 /* Each warning on its own "harness: warning: " line. */
 void harness_warnings_print(const harness_warnings *w, FILE *f);
 

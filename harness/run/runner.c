@@ -8,6 +8,7 @@
 
 #include "run/guard.h"
 #include "run/nvtx_ranges.h"
+#include "util/format.h"
 #include "util/interference.h"
 #include "util/stats.h"
 
@@ -64,13 +65,13 @@ static void note_step_failed(harness_run_result *r, harness_phase phase, int win
     r->failed_step = step;
 }
 
-/* Untimed steps; returns nonzero when the run must stop. */
-static int run_untimed(harness_run_result *r, harness_phase phase, int window, int64_t n, harness_step_fn step,
-                       void *arg, const harness_runner_hooks *h, int64_t *counter, harness_error *err)
+/* Untimed steps numbered from `first` within their phase; returns nonzero
+ * when the run must stop. */
+static int run_steps(harness_run_result *r, harness_phase phase, int window, int64_t first, int64_t n,
+                     harness_step_fn step, void *arg, const harness_runner_hooks *h, int64_t *counter,
+                     harness_error *err)
 {
-    if (h->phase_begin && h->phase_begin(h->arg, phase, window, err) != 0)
-        return hook_failed(err, phase);
-    for (int64_t i = 0; i < n; i++) {
+    for (int64_t i = first; i < first + n; i++) {
         if (harness_interrupt_requested) {
             r->interrupted = 1;
             return 1;
@@ -90,6 +91,105 @@ static int run_untimed(harness_run_result *r, harness_phase phase, int window, i
         if (h->step_end)
             h->step_end(h->arg, phase, window, i, 0, 0);
     }
+    return 0;
+}
+
+/* A phase of untimed steps; returns nonzero when the run must stop. */
+static int run_untimed(harness_run_result *r, harness_phase phase, int window, int64_t n, harness_step_fn step,
+                       void *arg, const harness_runner_hooks *h, int64_t *counter, harness_error *err)
+{
+    if (h->phase_begin && h->phase_begin(h->arg, phase, window, err) != 0)
+        return hook_failed(err, phase);
+    return run_steps(r, phase, window, 0, n, step, arg, h, counter, err);
+}
+
+/* --time-budget's pilot: untimed steps right after the warmup (still its
+ * phase, numbered on from it), in batches of 3, 6, 12, ... until one lasts
+ * PILOT_MIN_NS; a step's time is that batch's mean wall time. A pilot
+ * rather than the warmup's own steps, because the warmup's first steps pay
+ * for cold caches, first-touch page faults, lazy set-up and the clock
+ * ramping up, and a config may warm up with one step or none: the pilot
+ * runs in the state the windows will see. The mean rather than the median,
+ * because the budget is a sum of steps, preemptions and the runner's own
+ * cost included, and the mean is what sums. At least 3 steps, so that one
+ * preempted step is not the estimate; at least 20 ms (five ticks at
+ * 250 Hz), so that neither the clock's resolution nor one tick decides it,
+ * and at least 1% of the budget, so that a long budget buys a steadier
+ * forecast. It costs about twice that, or 3 steps when they are longer.
+ * A device's
+ * work is waited for around each batch: the time is the device's, not the
+ * launches'. Returns nonzero when the run must stop. */
+#define PILOT_MIN_STEPS 3
+#define PILOT_MIN_NS 20e6
+#define PILOT_BUDGET_SHARE 0.01
+#define PILOT_MAX_BATCH ((int64_t)1 << 26)    /* a clock that never moves must not hold the run forever */
+
+static int run_pilot(harness_run_result *r, const harness_backend *b, harness_step_fn step, void *arg,
+                     const harness_runner_hooks *h, uint64_t start, harness_error *err)
+{
+    double least_s = fmax(PILOT_MIN_NS * 1e-9, PILOT_BUDGET_SHARE * r->budget.budget_s);
+    for (int64_t batch = PILOT_MIN_STEPS;; batch *= 2) {
+        if (b->ops->synchronize && b->ops->synchronize(b, err) != 0)
+            return 1;
+        uint64_t t0 = b->ops->wall_ns(b);
+        if (run_steps(r, HARNESS_PHASE_WARMUP, -1, r->warmup_steps_run + r->budget.pilot_steps, batch, step, arg, h,
+                      &r->budget.pilot_steps, err) != 0)
+            return 1;
+        if (b->ops->synchronize && b->ops->synchronize(b, err) != 0)
+            return 1;
+        uint64_t t1 = b->ops->wall_ns(b);
+        double batch_s = (double)(t1 - t0) * 1e-9, spent_s = (double)(t1 - start) * 1e-9;
+        /* Among ranks every batch's end is agreed, not only the last: a
+         * rank that ended its pilot a batch before another would meet it
+         * while that one still steps (and in a collective step, hang). */
+        int met = h->agree_budget ? h->agree_budget(h->arg, &batch_s, &spent_s, err) : 0;
+        if (err->code)
+            return 1;
+        if (met) {                 /* the ranks agreed to stop there */
+            r->interrupted = 1;
+            return 1;
+        }
+        if (batch_s >= least_s || batch >= PILOT_MAX_BATCH) {
+            r->budget.step_s = batch_s / (double)batch;
+            r->budget.spent_s = spent_s;
+            return 0;
+        }
+    }
+}
+
+/* The budget holds less than its minimum: exit 2, with what would fit. */
+static int budget_too_small(const harness_budget *bu, harness_error *err)
+{
+    char step[32], spent[32];
+    harness_format_ns(bu->step_s * 1e9, step, sizeof step);
+    harness_format_ns(bu->spent_s * 1e9, spent, sizeof spent);
+    return harness_error_set(err, HARNESS_EXIT_USAGE, "--time-budget %g s is too small: a step took %s and the "
+                             "warmup with the pilot %s, so fewer than %d windows of %lld wait + 1 measured step "
+                             "fit; give --time-budget %.2f or more", bu->budget_s, step, spent,
+                             HARNESS_BUDGET_MIN_WINDOWS, (long long)bu->wait_steps, ceil(bu->need_s * 100) / 100);
+}
+
+/* --time-budget: the pilot, then eff's repeat and measurement_steps by the
+ * rule of run/time_budget.h (the config's auto stopping gives way to the
+ * sizes). t0: the schedule's start, so the warmup counts against the
+ * budget. Nonzero when the run must stop: interrupted, a step that failed,
+ * or a budget too small (err, exit 2). */
+static int size_by_budget(harness_run_result *r, harness_schedule *eff, const harness_backend *b,
+                          harness_step_fn step, void *arg, const harness_runner_hooks *h, uint64_t t0,
+                          harness_error *err)
+{
+    harness_budget *bu = &r->budget;
+    *bu = (harness_budget){.budget_s = eff->time_budget_s, .wait_steps = eff->wait_steps,
+                           .config_steps = eff->measurement_steps, .config_repeat = eff->repeat};
+    if (run_pilot(r, b, step, arg, h, t0, err) != 0)
+        return 1;
+    harness_budget_size(bu);
+    if (h->budget_sized)
+        h->budget_sized(h->arg, bu);
+    if (!bu->fits)
+        return budget_too_small(bu, err);
+    eff->repeat = bu->windows;
+    eff->measurement_steps = bu->steps;
     return 0;
 }
 
@@ -370,53 +470,100 @@ static int run_trace_window(harness_run_result *r, const harness_schedule *s, co
     return stop || off != 0;
 }
 
+/* --time-budget, before window w: whether it starts, by the mean time of
+ * the windows so far (run/time_budget.h); among ranks the figures are
+ * agreed first (the most of each), so every rank runs the same windows.
+ * 0 with *stop set when the ranks agreed to stop or the agreement failed. */
+static int another_window(harness_run_result *r, const harness_backend *b, const harness_runner_hooks *h, size_t w,
+                          uint64_t t0, uint64_t windows_t0, int *stop, harness_error *err)
+{
+    if (w < HARNESS_BUDGET_MIN_WINDOWS || w >= HARNESS_BUDGET_MAX_WINDOWS)   /* the rule's, alike on every rank */
+        return harness_budget_another_window(&r->budget, (int64_t)w, 0, 0);
+    uint64_t now = b->ops->wall_ns(b);
+    double window_s = (double)(now - windows_t0) * 1e-9 / (double)w, elapsed_s = (double)(now - t0) * 1e-9;
+    int met = h->agree_budget ? h->agree_budget(h->arg, &window_s, &elapsed_s, err) : 0;
+    if (met || err->code) {
+        r->interrupted = met;
+        *stop = 1;
+        return 0;
+    }
+    return harness_budget_another_window(&r->budget, (int64_t)w, elapsed_s, window_s);
+}
+
+/* Per-window arrays for up to n windows; nonzero when out of memory. */
+static int alloc_windows(harness_run_result *out, size_t n)
+{
+    out->window_start = calloc(n + 1, sizeof *out->window_start);
+    out->stop_reason = calloc(n, sizeof *out->stop_reason);
+    out->window_wall_ns = calloc(n, sizeof *out->window_wall_ns);
+    out->window_cpu_ns = calloc(n, sizeof *out->window_cpu_ns);
+    out->window_switches = calloc(n, sizeof *out->window_switches);
+    out->window_steal_share = calloc(n, sizeof *out->window_steal_share);
+    out->window_device = calloc(n, sizeof *out->window_device);
+    return !out->window_start || !out->stop_reason || !out->window_wall_ns || !out->window_cpu_ns ||
+           !out->window_switches || !out->window_steal_share || !out->window_device;
+}
+
+/* Window w, its wait steps first, with the wall and CPU time, the
+ * interference and the device's clocks around its measured steps. Nonzero
+ * when the run must stop. */
+static int wait_and_measure(harness_run_result *out, size_t *cap, size_t w, const harness_schedule *s,
+                            const harness_backend *b, harness_step_fn step, void *arg, const harness_runner_hooks *h,
+                            harness_error *err)
+{
+    int stop = run_untimed(out, HARNESS_PHASE_WAIT, (int)w, s->wait_steps, step, arg, h, &out->wait_steps_run, err);
+    if (stop)
+        return stop;
+    out->window_start[w] = out->n_samples;
+    out->n_windows = w + 1;
+    out->stop_reason[w] = "interrupted";
+    harness_interference before, after;
+    harness_device_state dev_before;
+    int dev_known = device_state(b, &dev_before);
+    harness_interference_now(&before);
+    uint64_t wall0 = b->ops->wall_ns(b), cpu0 = b->ops->cpu_ns(b);
+    stop = harness_backend_has_device_timer(b) ? run_device_window(out, cap, s, b, step, arg, h, err)
+                                               : run_window(out, cap, s, b, step, arg, h, err);
+    out->window_wall_ns[w] = (double)(b->ops->wall_ns(b) - wall0);
+    out->window_cpu_ns[w] = (double)(b->ops->cpu_ns(b) - cpu0);
+    harness_interference_now(&after);
+    out->window_switches[w] = before.involuntary_switches >= 0 && after.involuntary_switches >= 0
+                                  ? after.involuntary_switches - before.involuntary_switches
+                                  : -1;
+    out->window_steal_share[w] = harness_steal_share(&before, &after, out->window_wall_ns[w]);
+    out->window_device[w] = window_device_state(b, dev_known ? &dev_before : NULL);
+    return stop;
+}
+
 int harness_runner_run(const harness_schedule *s, const harness_backend *b, harness_step_fn step, void *arg,
                        const harness_runner_hooks *hooks, harness_run_result *out, harness_error *err)
 {
     const harness_runner_hooks *h = hooks ? hooks : &no_hooks;
     memset(out, 0, sizeof *out);
-    size_t windows = (size_t)(s->repeat > 0 ? s->repeat : 1);
-    out->window_start = calloc(windows + 1, sizeof *out->window_start);
-    out->stop_reason = calloc(windows, sizeof *out->stop_reason);
-    out->window_wall_ns = calloc(windows, sizeof *out->window_wall_ns);
-    out->window_cpu_ns = calloc(windows, sizeof *out->window_cpu_ns);
-    out->window_switches = calloc(windows, sizeof *out->window_switches);
-    out->window_steal_share = calloc(windows, sizeof *out->window_steal_share);
-    out->window_device = calloc(windows, sizeof *out->window_device);
-    if (!out->window_start || !out->stop_reason || !out->window_wall_ns || !out->window_cpu_ns ||
-        !out->window_switches || !out->window_steal_share || !out->window_device)
+    harness_schedule sched = *s;   /* what runs: a budget sizes its windows after the warmup */
+    int budgeted = s->time_budget_s > 0;
+    size_t room = (size_t)(s->repeat > 0 ? s->repeat : 1);
+    if (budgeted && room < HARNESS_BUDGET_MAX_WINDOWS)
+        room = HARNESS_BUDGET_MAX_WINDOWS;
+    if (alloc_windows(out, room) != 0)
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
     size_t cap = 0;
     uint64_t t0 = b->ops->wall_ns(b);
 
-    int stop = run_untimed(out, HARNESS_PHASE_WARMUP, -1, s->warmup_steps, step, arg, h, &out->warmup_steps_run,
+    int stop = run_untimed(out, HARNESS_PHASE_WARMUP, -1, sched.warmup_steps, step, arg, h, &out->warmup_steps_run,
                            err);
-    for (size_t w = 0; w < windows && !stop && !err->code; w++) {
-        stop = run_untimed(out, HARNESS_PHASE_WAIT, (int)w, s->wait_steps, step, arg, h, &out->wait_steps_run, err);
-        if (stop)
+    if (!stop && !err->code && budgeted)
+        stop = size_by_budget(out, &sched, b, step, arg, h, t0, err);
+    size_t windows = (size_t)(sched.repeat > 0 ? sched.repeat : 1);
+    uint64_t windows_t0 = b->ops->wall_ns(b);
+    for (size_t w = 0; !stop && !err->code; w++) {
+        if (budgeted ? !another_window(out, b, h, w, t0, windows_t0, &stop, err) : w >= windows)
             break;
-        out->window_start[w] = out->n_samples;
-        out->n_windows = w + 1;
-        out->stop_reason[w] = "interrupted";
-        harness_interference before, after;
-        harness_device_state dev_before;
-        int dev_known = device_state(b, &dev_before);
-        harness_interference_now(&before);
-        uint64_t wall0 = b->ops->wall_ns(b), cpu0 = b->ops->cpu_ns(b);
-        stop = harness_backend_has_device_timer(b) ? run_device_window(out, &cap, s, b, step, arg, h, err)
-                                                   : run_window(out, &cap, s, b, step, arg, h, err);
-        out->window_wall_ns[w] = (double)(b->ops->wall_ns(b) - wall0);
-        out->window_cpu_ns[w] = (double)(b->ops->cpu_ns(b) - cpu0);
-        harness_interference_now(&after);
-        out->window_switches[w] = before.involuntary_switches >= 0 && after.involuntary_switches >= 0
-                                      ? after.involuntary_switches - before.involuntary_switches
-                                      : -1;
-        out->window_steal_share[w] = harness_steal_share(&before, &after, out->window_wall_ns[w]);
-        out->window_device[w] = window_device_state(b, dev_known ? &dev_before : NULL);
+        stop = wait_and_measure(out, &cap, w, &sched, b, step, arg, h, err);
     }
     if (!stop && !err->code) {
         out->window_start[out->n_windows] = out->n_samples;   /* the first window's size, for the trace */
-        stop = run_trace_window(out, s, b, step, arg, h, err);
+        stop = run_trace_window(out, &sched, b, step, arg, h, err);
     }
     if (h->schedule_end && !out->step_failed && !err->code && h->schedule_end(h->arg, err) > 0 && !err->code)
         out->interrupted = 1;

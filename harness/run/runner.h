@@ -16,6 +16,7 @@
 #include "backend/backend.h"
 #include "run/interrupt.h"
 #include "run/phase.h"
+#include "run/time_budget.h"
 #include "util/error.h"
 
 typedef struct harness_schedule {
@@ -30,6 +31,11 @@ typedef struct harness_schedule {
      * device's activity recording on. Measured windows never record it, so
      * their times hold no tracing cost. 0: no such window. */
     int64_t trace_steps;
+    /* --time-budget (run/time_budget.h): > 0, after the warmup a pilot is
+     * timed and sizes measurement_steps, and windows run while the next
+     * fits, all in this many seconds with the warmup's and the pilot's
+     * time; repeat and auto stopping give way. 0: as above. */
+    double time_budget_s;
 } harness_schedule;
 
 /* One unit of work; nonzero stops the run (the caller holds the message). */
@@ -55,6 +61,15 @@ typedef struct harness_runner_hooks {
     int (*schedule_end)(void *arg, harness_error *err);
     /* After the last step, however the run ended. */
     void (*run_end)(void *arg);
+    /* --time-budget, after each batch of the pilot (a batch's time) and
+     * before each window past the minimum (the windows' mean time): every
+     * rank must end its pilot at the same batch and run the same windows,
+     * so the ranks make that time and the time spent one here (the most of
+     * each). 0 go on, 1 the ranks agreed to stop, or err set (its code
+     * returned). NULL: this process's own. */
+    int (*agree_budget)(void *arg, double *time_s, double *spent_s, harness_error *err);
+    /* --time-budget: the windows are sized (b->fits), before the first. */
+    void (*budget_sized)(void *arg, const harness_budget *b);
 } harness_runner_hooks;
 
 typedef struct harness_run_result {
@@ -78,6 +93,10 @@ typedef struct harness_run_result {
     int failed_window;             /* its window (-1 in warmup) */
     int64_t failed_step;           /* index within its phase */
     double wall_s;                 /* whole schedule */
+    /* --time-budget: what was asked, measured and planned (budget_s 0:
+     * none); then measurement_steps was budget.steps, and n_windows ran
+     * (budget.windows were planned: the windows' own time decided). */
+    harness_budget budget;
 } harness_run_result;
 
 /* Below this much wall time a window's CPU/wall ratio is noise: the

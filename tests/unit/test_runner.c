@@ -590,6 +590,139 @@ static void test_phase_names(void **state)
     assert_string_equal(harness_phase_file_name(-1), "other");
 }
 
+/* A step that busy-waits 100 us, counted. */
+static int spin_step(void *arg)
+{
+    int64_t *calls = arg;
+    (*calls)++;
+    uint64_t until = harness_monotonic_ns() + 100000;
+    while (harness_monotonic_ns() < until)
+        ;
+    return 0;
+}
+
+typedef struct budget_seen {
+    int sized;
+    harness_budget last;
+    double agreed_batch_s;         /* > 0: agree_budget hands this out after the pilot's first batch */
+    double agreed_window_s;        /* > 0: and this before a window */
+    int agreements;
+    int agree_stops;
+} budget_seen;
+
+static void on_sized(void *arg, const harness_budget *b)
+{
+    budget_seen *seen = arg;
+    seen->sized++;
+    seen->last = *b;
+}
+
+static int on_agree(void *arg, double *batch_s, double *spent_s, harness_error *err)
+{
+    (void)spent_s;
+    (void)err;
+    budget_seen *seen = arg;
+    double agreed = seen->agreements++ == 0 ? seen->agreed_batch_s : seen->agreed_window_s;
+    if (agreed > 0)
+        *batch_s = agreed;
+    return seen->agree_stops;
+}
+
+/* --time-budget: a pilot after the warmup, then the windows the rule
+ * (run/time_budget.h) gives for what the pilot measured; the result holds
+ * every input and the sizes, and the windows are those sizes. */
+static void test_budget_sizes_the_windows(void **state)
+{
+    (void)state;
+    harness_schedule s = {.warmup_steps = 2, .wait_steps = 1, .measurement_steps = 7, .repeat = 1,
+                          .time_budget_s = 0.25};
+    int64_t calls = 0;
+    budget_seen seen = {0};
+    harness_runner_hooks hooks = {.arg = &seen, .budget_sized = on_sized};
+    harness_run_result r;
+    harness_error err = {0};
+    assert_int_equal(harness_runner_run(&s, &cpu, spin_step, &calls, &hooks, &r, &err), 0);
+    const harness_budget *b = &r.budget;
+    assert_int_equal(seen.sized, 1);
+    assert_true(b->fits);
+    assert_true(b->budget_s == 0.25 && b->wait_steps == 1 && b->config_steps == 7 && b->config_repeat == 1);
+    assert_true(b->pilot_steps >= 3);
+    assert_true(b->step_s >= 100e-6 && b->spent_s > 0 && b->spent_s < 0.25);
+    harness_budget again = *b;     /* the sizes are the rule's for what was measured */
+    harness_budget_size(&again);
+    assert_int_equal(again.windows, b->windows);
+    assert_int_equal(again.steps, b->steps);
+    assert_int_equal(seen.last.windows, b->windows);
+    assert_true(b->windows >= HARNESS_BUDGET_WANT_WINDOWS);
+    /* How many run is the windows' own time's say: at least the minimum. */
+    int64_t ran = (int64_t)r.n_windows;
+    assert_true(ran >= HARNESS_BUDGET_MIN_WINDOWS && ran <= HARNESS_BUDGET_MAX_WINDOWS);
+    for (size_t w = 0; w < r.n_windows; w++)
+        assert_int_equal(harness_window_size(&r, w), (size_t)b->steps);
+    assert_int_equal(r.warmup_steps_run, 2);
+    assert_int_equal(r.wait_steps_run, ran);
+    assert_int_equal(calls, 2 + b->pilot_steps + ran * (1 + b->steps));
+    harness_run_result_free(&r);
+}
+
+/* A budget the warmup and pilot already spent: exit 2 naming the option,
+ * nothing measured; the listener hears that it did not fit. */
+static void test_budget_too_small(void **state)
+{
+    (void)state;
+    harness_schedule s = {.warmup_steps = 1, .wait_steps = 0, .measurement_steps = 7, .repeat = 1,
+                          .time_budget_s = 1e-4};
+    int64_t calls = 0;
+    budget_seen seen = {0};
+    harness_runner_hooks hooks = {.arg = &seen, .budget_sized = on_sized};
+    harness_run_result r;
+    harness_error err = {0};
+    assert_int_equal(harness_runner_run(&s, &cpu, spin_step, &calls, &hooks, &r, &err), HARNESS_EXIT_USAGE);
+    assert_non_null(strstr(err.msg, "--time-budget 0.0001 s is too small: a step took "));
+    assert_non_null(strstr(err.msg, "give --time-budget "));
+    assert_int_equal(seen.sized, 1);
+    assert_false(seen.last.fits);
+    assert_int_equal(r.n_windows, 0);
+    assert_int_equal(r.n_samples, 0);
+    assert_false(r.interrupted);
+    harness_run_result_free(&r);
+}
+
+/* Among ranks each pilot batch's agreed time decides when the pilot ends
+ * and sizes the windows, and the windows' agreed time how many run (every
+ * rank alike); a stop agreed there ends the run as interrupted. */
+static void test_budget_agreed_among_ranks(void **state)
+{
+    (void)state;
+    harness_schedule s = {.warmup_steps = 0, .wait_steps = 0, .measurement_steps = 7, .repeat = 1,
+                          .time_budget_s = 0.2};
+    int64_t calls = 0;
+    /* Another rank's 3 steps took 30 ms: past 20, the pilot ends; and its
+     * windows took 1 s each: none fits past the minimum of 2. */
+    budget_seen seen = {.agreed_batch_s = 0.03, .agreed_window_s = 1};
+    harness_runner_hooks hooks = {.arg = &seen, .agree_budget = on_agree, .budget_sized = on_sized};
+    harness_run_result r;
+    harness_error err = {0};
+    assert_int_equal(harness_runner_run(&s, &cpu, spin_step, &calls, &hooks, &r, &err), 0);
+    assert_int_equal(seen.agreements, 2);          /* the pilot's batch, then before the third window */
+    assert_int_equal(r.budget.pilot_steps, 3);
+    assert_true(fabs(r.budget.step_s - 0.01) < 1e-15);
+    assert_int_equal(r.budget.windows, 5);         /* (0.2 - spent) / 10 ms: fewer than 20 slots, 5 windows */
+    assert_int_equal(r.n_windows, 2);
+    assert_int_equal(harness_window_size(&r, 1), (size_t)r.budget.steps);
+    assert_true(r.budget.steps >= 1 && r.budget.steps <= 4);
+    harness_run_result_free(&r);
+
+    seen = (budget_seen){.agree_stops = 1};
+    calls = 0;
+    assert_int_equal(harness_runner_run(&s, &cpu, spin_step, &calls, &hooks, &r, &err), 0);
+    assert_true(r.interrupted);
+    assert_int_equal(seen.agreements, 1);
+    assert_int_equal(seen.sized, 0);
+    assert_int_equal(r.n_windows, 0);
+    harness_run_result_free(&r);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -613,6 +746,9 @@ int main(void)
         cmocka_unit_test_setup(test_device_timer_collects_at_auto_checks, setup),
         cmocka_unit_test_setup(test_device_window_keeps_what_was_measured_on_interrupt, setup),
         cmocka_unit_test_setup(test_device_state_per_window, setup),
+        cmocka_unit_test_setup(test_budget_sizes_the_windows, setup),
+        cmocka_unit_test_setup(test_budget_too_small, setup),
+        cmocka_unit_test_setup(test_budget_agreed_among_ranks, setup),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

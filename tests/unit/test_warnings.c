@@ -14,6 +14,7 @@
 #include "report/roofline.h"
 #include "report/summary.h"
 #include "report/warnings.h"
+#include "util/sched_tick.h"
 #include "assert_near.h"
 
 static char msg[HARNESS_WARNING_LEN];
@@ -445,6 +446,56 @@ static void test_noise_of_a_summary(void **state)
     harness_summary_release(&s);
 }
 
+/* Long steps: longer than the tick and a bound that reaches compare's
+ * default threshold, both, or nothing. */
+static void test_long_steps_under_load(void **state)
+{
+    (void)state;
+    harness_long_step_facts f = {.median_ns = 24.1e6, .tick_hz = 250, .tick_known = 1, .shift_bound = 1,
+                                 .involuntary_switches = 612, .steps = 150, .steal_share = 0};
+    assert_true(harness_warn_long_steps(&f, msg, sizeof msg));
+    assert_non_null(strstr(msg, "long steps under load: the median step (24.1 ms) is longer than the scheduler "
+                                "tick (4 ms, CONFIG_HZ=250) and other work preempted this run (612 involuntary "
+                                "context switches in 150 measured steps could have raised the median without "
+                                "bound)"));
+    assert_non_null(strstr(msg, "(harness run --time-budget), an interleaved gate (harness ab) or a quieter "
+                                "runner would give it"));
+    /* The longest it gets (every number wide, steal, an assumed tick) still fits a warning whole. */
+    f = (harness_long_step_facts){.median_ns = 123.456e9, .tick_hz = 100, .tick_known = 0, .shift_bound = 0.999,
+                                  .involuntary_switches = 123456789012LL, .steps = 123456789012, .steal_share = 0.123};
+    assert_true(harness_warn_long_steps(&f, msg, sizeof msg));
+    assert_non_null(strstr(msg, "(10 ms, assuming 100 Hz: CONFIG_HZ unread)"));
+    assert_non_null(strstr(msg, " and 12.3% of CPU time stolen could have raised the median by up to 100%)"));
+    assert_non_null(strstr(msg, "runner would give it"));
+    /* A quiet machine: long steps alone are fine. */
+    f = (harness_long_step_facts){.median_ns = 24.1e6, .tick_hz = 250, .tick_known = 1, .shift_bound = 0.049,
+                                  .involuntary_switches = 3, .steps = 150, .steal_share = 0};
+    assert_false(harness_warn_long_steps(&f, msg, sizeof msg));
+    f.shift_bound = NAN;           /* unknown evidence says nothing */
+    assert_false(harness_warn_long_steps(&f, msg, sizeof msg));
+    /* Under load, but steps within a tick (1000 Hz: 1 ms). */
+    f = (harness_long_step_facts){.median_ns = 0.9e6, .tick_hz = 1000, .tick_known = 1, .shift_bound = 0.5,
+                                  .involuntary_switches = 80, .steps = 150, .steal_share = 0};
+    assert_false(harness_warn_long_steps(&f, msg, sizeof msg));
+    f.median_ns = 1.1e6;
+    assert_true(harness_warn_long_steps(&f, msg, sizeof msg));
+    assert_non_null(strstr(msg, "could have raised the median by up to 50%"));
+}
+
+/* CONFIG_HZ from a kernel config's text. */
+static void test_sched_tick_parse(void **state)
+{
+    (void)state;
+    assert_int_equal(harness_sched_tick_parse("# CONFIG_HZ_100 is not set\nCONFIG_HZ_250=y\nCONFIG_HZ=250\n"), 250);
+    assert_int_equal(harness_sched_tick_parse("CONFIG_HZ=1000"), 1000);
+    assert_int_equal(harness_sched_tick_parse("CONFIG_HZ_PERIODIC=y\n# CONFIG_HZ=300 is not set\n"), 0);
+    assert_int_equal(harness_sched_tick_parse("CONFIG_HZ=abc\n"), 0);
+    assert_int_equal(harness_sched_tick_parse(""), 0);
+    harness_sched_tick t = harness_sched_tick_read();
+    assert_true(t.hz > 0);
+    assert_true(t.known || t.hz == HARNESS_SCHED_TICK_ASSUMED_HZ);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -461,6 +512,8 @@ int main(void)
         cmocka_unit_test(test_noise_of_a_summary),
         cmocka_unit_test(test_roofline_above_machine_file_peak),
         cmocka_unit_test(test_roofline_above_datasheet_peak),
+        cmocka_unit_test(test_long_steps_under_load),
+        cmocka_unit_test(test_sched_tick_parse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
