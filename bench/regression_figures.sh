@@ -67,7 +67,7 @@ threshold=${THRESHOLD:-5}
 H=${HARNESS:-./harness/harness}
 case $H in */*) H=$(cd "$(dirname "$H")" && pwd)/$(basename "$H") ;; esac
 src=$(cd "$(dirname "$0")" && pwd)
-ci_bench=$src/../scripts/ci-bench
+ci_bench=${CI_BENCH:-$src/../scripts/ci-bench}
 work_ns=${WORK_NS:-2000000}
 bimodal_pct=${BIMODAL_PCT:-8}
 tail_every=${TAIL_EVERY:-5}
@@ -293,21 +293,22 @@ suite_case() {
         r=${SUITE_ROUNDS:-}
         [ -z "$r" ] && [ "$1" = 10 ] && r=8
         [ -n "$r" ] && export AB_ROUNDS="$r"
-        sh "$ci_bench" pr "$tmp/tree_base" "$tmp/tree_cand" "$tmp/report.md" "suite$1" >/dev/null 2>&1
+        sh "$ci_bench" pr "$tmp/tree_base" "$tmp/tree_cand" "$tmp/report.md" "suite$1" >/dev/null 2>"$tmp/plain.err"
     )
     rc=$?
     headline=$(sed -n 's/^\*\*harness ab: \([A-Z]*\).*/\1/p' "$tmp/report.md" 2>/dev/null | head -n 1)
-    [ "$rc" = 0 ] && keep "suite$1-plain" "$tmp/report.md"
+    [ -s "$tmp/report.md" ] || headline=none
+    [ "$rc" = 0 ] && keep "suite$1-plain" "$tmp/report.md" && keep "suite$1-plain" "$tmp/plain.err"
     (
         export HARNESS="$H" OUT="$tmp/ci/budget" AB_THRESHOLD="$threshold" AB_BUDGET="$suite_budget"
         export AB_ARGS="${AB_ARGS:-} --format json"
         unset AB_ROUNDS
         [ -n "${SUITE_BUDGET_ROUNDS:-}" ] && export AB_ROUNDS="$SUITE_BUDGET_ROUNDS"
-        sh "$ci_bench" pr "$tmp/tree_base" "$tmp/tree_cand" "$tmp/r.json" "suite$1" >/dev/null 2>&1
+        sh "$ci_bench" pr "$tmp/tree_base" "$tmp/tree_cand" "$tmp/r.json" "suite$1" >/dev/null 2>"$tmp/budget.err"
     )
     rc_budget=$?
     alone=$(suite_alone "$tmp/r.json" "$1")
-    [ "${alone%% *}" = 1 ] || keep "suite$1-budget"
+    [ "${alone%% *}" = 1 ] || { keep "suite$1-budget" && keep "suite$1-budget" "$tmp/budget.err"; }
     echo "$rc ${headline:-?} $rc_budget $alone" >>"$tmp/tally/suite$1"
 }
 
@@ -481,7 +482,7 @@ if has_case tail; then
     f="$tmp/tally/tail"
     p90=$(awk '$1 == "regression"' "$f" | wc -l)
     moved=$(awk '$3 == "true"' "$f" | wc -l)
-    echo "tail (every ${tail_every}th step ${tail_pct}% longer, median unchanged; $rounds rounds): --metric p90" \
+    echo "tail (1 step in $tail_every ${tail_pct}% longer, median unchanged; $rounds rounds): --metric p90" \
         "REGRESSION in $p90 of $pairs (its verdicts: $(verdicts "$f" 1 | sed 's/ (.*)//'));" \
         "default metric: tail.moved_alone in $moved of $pairs (the median's verdicts: $(verdicts "$f" 2 |
             sed 's/ (.*)//'); tail ratios $(range "$f" 4))" \
