@@ -266,35 +266,83 @@ static int search(const double *y, size_t m, const harness_cp_options *o, harnes
     return rc;
 }
 
-/* The outliers are left out of the search: E-divisive's energy distance
+double harness_cp_noise_limit(const harness_cp_options *o)
+{
+    return o->min_change > 0 ? o->min_change : HARNESS_CP_DEFAULT_MIN_CHANGE;
+}
+
+/* Into why[0..n) the reason each run is left out, and the runs kept into
+ * y[0..m) with their indices in where[]; m returned.
+ *
+ * Interference first, by the bound alone: a run whose median interference
+ * could have raised by the smallest step reported (harness_cp_noise_limit)
+ * could show such a step with no commit behind it, so whatever its value
+ * it cannot testify for or against one; a run below the limit could be off
+ * by less than any step reported, which the permutation test weighs like
+ * any other noise. The bound is an upper bound (k preemptions move the
+ * median at most k ranks, summary.c), so a run set aside may well have
+ * been unharmed; that costs a point, while keeping a harmed one costs a
+ * false change point or a lost step. The value plays no part: a loaded
+ * run that happens to sit at the level is as untrustworthy as one 3x above
+ * it, and the outlier test cannot see a loaded stretch of three or more
+ * runs (a level to it) nor one loaded run beside a step. An unknown bound
+ * (NAN: an older record, unreadable counters) keeps the run, which the
+ * outlier test then judges by its value alone, as before bounds were kept.
+ *
+ * Then the outliers among the runs left (harness_cp_outliers): found
+ * without the loaded runs, whose values would otherwise pull the
+ * neighbourhood medians they are measured against. */
+static size_t set_aside(const double *x, const double *bound, size_t n, double limit, unsigned char *why,
+                        double *y, size_t *where, unsigned char *flag)
+{
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++) {
+        why[i] = bound && bound[i] >= limit ? HARNESS_CP_INTERFERENCE : HARNESS_CP_KEPT;   /* NAN: kept */
+        if (why[i] == HARNESS_CP_KEPT) {
+            where[m] = i;
+            y[m++] = x[i];
+        }
+    }
+    harness_cp_outliers(y, m, flag);
+    size_t k = 0;
+    for (size_t j = 0; j < m; j++) {
+        if (flag[j]) {
+            why[where[j]] = HARNESS_CP_OUTLIER;
+            continue;
+        }
+        where[k] = where[j];
+        y[k++] = y[j];
+    }
+    return k;
+}
+
+/* The runs set aside are left out of the search: E-divisive's energy distance
  * weighs a run 30 times the level (a busy machine) above a halving of every
  * other run, so its best split lands beside the outlier, fails its test,
  * and the search stops before the real step is tested. The change points'
  * indices are then those of the whole series: the run after the last run of
- * the old level, so outliers between the two levels count as the new one's
- * and the commit named is the earliest that can have made the change. */
-int harness_changepoints(const double *x, size_t n, const harness_cp_options *o, harness_change_point **out,
-                         size_t *n_out)
+ * the old level, so runs set aside between the two levels count as the new
+ * one's and the commit named is the earliest that can have made the change. */
+int harness_changepoints_noisy(const double *x, const double *bound, size_t n, const harness_cp_options *o,
+                               harness_change_point **out, size_t *n_out, unsigned char *why_out)
 {
     *out = NULL;
     *n_out = 0;
     size_t a = n ? n : 1, m = 0, ncp = 0;
-    unsigned char *flag = malloc(a);
+    unsigned char *why = malloc(a), *flag = malloc(a);
     double *y = malloc(a * sizeof *y);
     size_t *where = malloc(a * sizeof *where);
     harness_change_point *cps = malloc(a * sizeof *cps);
-    int rc = flag && y && where && cps ? 0 : -1;
+    int rc = why && flag && y && where && cps ? 0 : -1;
     if (rc == 0) {
-        harness_cp_outliers(x, n, flag);
-        for (size_t i = 0; i < n; i++)
-            if (!flag[i]) {
-                where[m] = i;
-                y[m++] = x[i];
-            }
+        m = set_aside(x, bound, n, harness_cp_noise_limit(o), why, y, where, flag);
         rc = search(y, m, o, cps, &ncp);
     }
     for (size_t i = 0; rc == 0 && i < ncp; i++)
         cps[i].index = where[cps[i].index - 1] + 1;
+    if (rc == 0 && why_out)
+        memcpy(why_out, why, n);
+    free(why);
     free(flag);
     free(y);
     free(where);
@@ -305,4 +353,10 @@ int harness_changepoints(const double *x, size_t n, const harness_cp_options *o,
     *out = cps;
     *n_out = ncp;
     return 0;
+}
+
+int harness_changepoints(const double *x, size_t n, const harness_cp_options *o, harness_change_point **out,
+                         size_t *n_out)
+{
+    return harness_changepoints_noisy(x, NULL, n, o, out, n_out, NULL);
 }
