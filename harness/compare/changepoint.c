@@ -271,23 +271,51 @@ double harness_cp_noise_limit(const harness_cp_options *o)
     return o->min_change > 0 ? o->min_change : HARNESS_CP_DEFAULT_MIN_CHANGE;
 }
 
+/* How far x[i] sits above the levels of the runs around it that carry no
+ * interference (flag 0): the medians of the OUTLIER_SIDE nearest such runs
+ * before it and after it, the higher taken - a run beside a step may
+ * belong to either side, so only a run above both belongs to neither. A
+ * share (0.3: 30% above; negative below); NAN when no such run exists on
+ * either side. */
+static double excess(const double *x, const unsigned char *flag, size_t n, size_t i, double *scratch)
+{
+    double level = NAN;
+    for (int dir = -1; dir <= 1; dir += 2) {
+        size_t m = 0;
+        for (size_t k = i; m < OUTLIER_SIDE && (dir < 0 ? k > 0 : k + 1 < n);) {
+            k = dir < 0 ? k - 1 : k + 1;
+            if (!flag[k])
+                scratch[m++] = x[k];
+        }
+        if (m > 0)
+            level = fmax(level, harness_median(scratch, m));   /* fmax skips a NAN */
+    }
+    return level > 0 ? x[i] / level - 1 : NAN;
+}
+
 /* Into why[0..n) the reason each run is left out, and the runs kept into
  * y[0..m) with their indices in where[]; m returned.
  *
- * Interference first, by the bound alone: a run whose median interference
- * could have raised by the smallest step reported (harness_cp_noise_limit)
- * could show such a step with no commit behind it, so whatever its value
- * it cannot testify for or against one; a run below the limit could be off
- * by less than any step reported, which the permutation test weighs like
- * any other noise. The bound is an upper bound (k preemptions move the
- * median at most k ranks, summary.c), so a run set aside may well have
- * been unharmed; that costs a point, while keeping a harmed one costs a
- * false change point or a lost step. The value plays no part: a loaded
- * run that happens to sit at the level is as untrustworthy as one 3x above
- * it, and the outlier test cannot see a loaded stretch of three or more
- * runs (a level to it) nor one loaded run beside a step. An unknown bound
- * (NAN: an older record, unreadable counters) keeps the run, which the
- * outlier test then judges by its value alone, as before bounds were kept.
+ * Interference first. A run is set aside when both
+ *   - its bound reaches the limit (the smallest step reported): the
+ *     interference measured could have raised it by a step history would
+ *     report, with no commit behind it, and
+ *   - it sits that far (or more) above the levels of the runs around it
+ *     that carry no such bound (excess()), before it and after it: it looks
+ *     raised by at least that much, and no level near it explains it.
+ * Either alone is not enough. The bound is an upper bound and a loose one:
+ * past half the steps preempted it is 100% whatever the preemptions cost,
+ * and on a shared 2-core machine most runs of a 2 ms step get there with
+ * their medians within 1-2% of the level (bench/history_figures.sh), so the
+ * bound alone would set aside nearly every run and leave the search
+ * nothing. A run raised without a bound is the outlier test's (below). Only
+ * a rise counts, as interference only slows. The level is measured on
+ * unbounded runs alone, so a stretch of loaded runs cannot vouch for
+ * itself - which is what the outlier test cannot see: to it three loaded
+ * runs are a level, and a loaded run beside a step sits near one side.
+ * Runs with no unbounded run on either side stay (nothing to compare them
+ * with), as do runs whose bound is unknown (NAN: an older record,
+ * unreadable counters), which count as unbounded.
  *
  * Then the outliers among the runs left (harness_cp_outliers): found
  * without the loaded runs, whose values would otherwise pull the
@@ -295,14 +323,16 @@ double harness_cp_noise_limit(const harness_cp_options *o)
 static size_t set_aside(const double *x, const double *bound, size_t n, double limit, unsigned char *why,
                         double *y, size_t *where, unsigned char *flag)
 {
+    for (size_t i = 0; i < n; i++)
+        flag[i] = bound && bound[i] >= limit;   /* NAN: not flagged */
     size_t m = 0;
-    for (size_t i = 0; i < n; i++) {
-        why[i] = bound && bound[i] >= limit ? HARNESS_CP_INTERFERENCE : HARNESS_CP_KEPT;   /* NAN: kept */
+    for (size_t i = 0; i < n; i++)
+        why[i] = flag[i] && excess(x, flag, n, i, y) >= limit ? HARNESS_CP_INTERFERENCE : HARNESS_CP_KEPT;
+    for (size_t i = 0; i < n; i++)
         if (why[i] == HARNESS_CP_KEPT) {
             where[m] = i;
             y[m++] = x[i];
         }
-    }
     harness_cp_outliers(y, m, flag);
     size_t k = 0;
     for (size_t j = 0; j < m; j++) {

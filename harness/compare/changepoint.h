@@ -22,10 +22,10 @@
  * harness_changepoints_noisy first sets aside the runs whose interference
  * bound (the summary's noise.median_shift_bound: how far measured
  * preemptions, steal and clock changes could have raised the run's median)
- * reaches the smallest step the search reports (harness_cp_noise_limit):
- * such a run could show that step with no commit behind it, so it cannot
- * testify for or against one. The outliers are then those of the runs
- * left.
+ * reaches the smallest step the search reports (harness_cp_noise_limit) and
+ * that sit at least that far above the runs around them without such a
+ * bound: interference could have made that step with no commit behind it.
+ * The outliers are then those of the runs left.
  *
  * A change point whose step (medians of the segments either side) is
  * smaller than min_change is dropped, the smallest first, and its segments
@@ -64,7 +64,7 @@ typedef struct harness_change_point {
 typedef enum harness_cp_set_aside {
     HARNESS_CP_KEPT = 0,
     HARNESS_CP_OUTLIER,            /* far from the runs on both sides (harness_cp_outliers) */
-    HARNESS_CP_INTERFERENCE,       /* its noise bound reaches harness_cp_noise_limit */
+    HARNESS_CP_INTERFERENCE,       /* its noise bound reaches harness_cp_noise_limit, and it is that far up */
 } harness_cp_set_aside;
 
 /* The noise bound at or above which a run is set aside: o->min_change, the
@@ -84,8 +84,11 @@ int harness_changepoints(const double *x, size_t n, const harness_cp_options *o,
 
 /* harness_changepoints with each run's noise bound: bound[i] a share (how
  * far interference could have raised x[i]), NAN when unknown; bound NULL:
- * all unknown. Runs whose bound reaches harness_cp_noise_limit(o) are set
- * aside, then the outliers of the others, then the search runs on the rest.
+ * all unknown. Runs whose bound reaches harness_cp_noise_limit(o) and that
+ * sit that far above the levels of the runs around them whose bound does
+ * not (the higher of the medians of up to 3 such runs before and 3 after)
+ * are set aside, then the outliers of the others; the search runs on the
+ * rest.
  * why[0..n) (NULL: not wanted) gets each run's harness_cp_set_aside.
  * Indices as harness_changepoints gives them. 0, or -1 out of memory. */
 int harness_changepoints_noisy(const double *x, const double *bound, size_t n, const harness_cp_options *o,

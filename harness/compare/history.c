@@ -157,6 +157,7 @@ static int add_row(harness_history *h, sqlite3_stmt *st, size_t *cap_series, siz
     p->noise_bound = col_real(st, 17);   /* NULL: recorded before schema 2, or counters unread */
     p->noise_evidence = col_dup(st, 18);
     p->set_aside = HARNESS_CP_KEPT;      /* find_changes marks them */
+    p->interfered = 0;
     return p->experiment ? 0 : oom(err);
 }
 
@@ -211,8 +212,10 @@ static int find_changes(harness_series *s, const harness_cp_options *cp)
             bound[k] = s->points[k].noise_bound;
         }
         rc = harness_changepoints_noisy(x, bound, s->n_points, cp, &s->cps, &s->n_cps, why);
-        for (size_t k = 0; rc == 0 && k < s->n_points; k++)
+        for (size_t k = 0; rc == 0 && k < s->n_points; k++) {
             s->points[k].set_aside = why[k];
+            s->points[k].interfered = s->points[k].noise_bound >= harness_cp_noise_limit(cp);   /* NaN: 0 */
+        }
     }
     free(x);
     free(bound);
@@ -223,16 +226,14 @@ static int find_changes(harness_series *s, const harness_cp_options *cp)
 size_t harness_history_cp_interference(const harness_series *s, size_t c, size_t *runs, size_t cap)
 {
     size_t found = 0, at = s->cps[c].index;
-    /* at - 1 is kept by construction (changepoint.c: the index follows the
-     * old level's last kept run), but say so if that ever changes */
     for (size_t k = at ? at - 1 : 0; k < s->n_points; k++) {
-        if (s->points[k].set_aside == HARNESS_CP_INTERFERENCE) {
+        if (s->points[k].interfered) {
             if (found < cap)
                 runs[found] = k;
             found++;
-        } else if (k >= at && s->points[k].set_aside == HARNESS_CP_KEPT) {
-            break;                 /* the new level's first kept run */
         }
+        if (k >= at && s->points[k].set_aside == HARNESS_CP_KEPT)
+            break;                 /* the new level's first kept run */
     }
     return found;
 }

@@ -25,6 +25,7 @@ typedef struct harness_history_point {
     long long n;                   /* steps */
     double noise_bound;            /* how far interference could have raised the median, a share; NaN unknown */
     char *noise_evidence;          /* the same in words, or NULL */
+    int interfered;                /* noise_bound reaches the limit (harness_cp_noise_limit): set aside or not */
     int set_aside;                 /* harness_cp_set_aside: why it is left out of the change-point search */
 } harness_history_point;
 
@@ -58,12 +59,14 @@ typedef struct harness_history {
 int harness_history_load(harness_db *db, const harness_history_filter *f, harness_metric metric,
                          const harness_cp_options *cp, harness_history *out, harness_error *err);
 
-/* The runs set aside for interference where change point c of s begins:
- * from the run before its index (the old level's last run the search kept)
- * to the new level's first kept run, their indices into runs[0..cap). The
- * count (which may exceed cap). Such a change is real in the runs kept, but
- * which commit made it is uncertain by those runs, and a reader should know
- * the machine was busy there. */
+/* The runs with interference (`interfered`) where change point c of s
+ * begins: the run before its index (the old level's last run the search
+ * kept), the new level's first kept run, and the runs set aside between
+ * them; their indices into runs[0..cap). The count (which may exceed cap).
+ * The change is found in the runs kept, but a reader should know the
+ * machine was busy where it begins: the commit named may be off by the
+ * runs set aside there, and a first run of the new level whose bound
+ * reaches the step could have been raised into it. */
 size_t harness_history_cp_interference(const harness_series *s, size_t c, size_t *runs, size_t cap);
 void harness_history_free(harness_history *h);
 

@@ -318,6 +318,7 @@ static void add_interference(cJSON *q, const harness_series *s, size_t c)
             add_str(o, "commit", p->commit);
             add_num(o, "noise_bound", p->noise_bound);
             add_str(o, "evidence", p->noise_evidence);
+            add_str(o, "set_aside", hist_set_aside_name(p));   /* null: kept, its value at a level */
             cJSON_AddItemToArray(arr, o);
         }
     }

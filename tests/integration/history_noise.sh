@@ -4,7 +4,8 @@
 # at run 16 (index 15), and runs 6 and 24 loaded (2.5x, a noise bound of
 # 100%). record stores each run's bound and evidence; history sets the
 # loaded runs aside in every format and finds the step alone; a loaded
-# first run of the new level is named beside the change point; the same
+# first run of the new level is named beside the change point, and so is
+# one with the same bound whose median the load did not raise (kept); the same
 # database with the bounds unknown (as schema 1 left them) falls back to
 # the outlier test; --metric picks the column and refuses a bad one.
 . "$top_builddir/tests/setup"
@@ -13,13 +14,16 @@ base=$("$HARNESS" run "$CONFIGS/spin_tiny.yaml" --output-dir "$SCRATCH/base" --q
     --set schedule.measurement_steps=20 --set schedule.repeat=3 --set profiling.trace=false \
     --set profiling.memory=false 2>/dev/null) || fail "a spin run"
 
-# make DB LOADED...: the 30 runs into DB, the runs (0-based) in LOADED loaded.
+# make_db DB LOADED...: the 30 runs into DB, the runs (0-based) in LOADED
+# loaded; those in $BUSY (0-based, space-separated) with the bound of a
+# loaded run but a median at the level.
 make_db() {
     db=$1; shift
     rm -rf "$SCRATCH/runs"
-    python3 - "$base" "$SCRATCH/runs" "$@" <<'PY' || return 1
+    python3 - "$base" "$SCRATCH/runs" "${BUSY:-}" "$@" <<'PY' || return 1
 import json, os, random, shutil, sys
-base, out, loaded = sys.argv[1], sys.argv[2], {int(a) for a in sys.argv[3:]}
+base, out = sys.argv[1], sys.argv[2]
+busy, loaded = {int(a) for a in sys.argv[3].split()}, {int(a) for a in sys.argv[4:]}
 rng = random.Random(7)
 for i in range(30):
     d = os.path.join(out, "run%02d" % i)
@@ -27,8 +31,8 @@ for i in range(30):
     f = os.path.join(d, "summary_ranks_1_rank_0.json")
     s = json.load(open(f))
     level = (1.05 if i >= 15 else 1.0) * (1 + 0.005 * rng.gauss(0, 1))
-    if i in loaded:
-        level *= 2.5
+    if i in loaded or i in busy:
+        level *= 2.5 if i in loaded else 1
         s["noise"].update(median_shift_bound=1.0, involuntary_switches=99,
                           evidence="99 involuntary context switches in 60 measured steps (run %d)" % i)
     else:
@@ -118,6 +122,21 @@ grep -q "^    coincides with interference at run #16: 99 involuntary context swi
     fail "text: the change point's interference"
 grep -q "^    16  c15 .*  <- change point  (set aside: interference)$" "$SCRATCH/out" ||
     fail "text: the change point's run marked set aside"
+
+# The first run of the new level with the same bound, its median at the
+# level: kept (its value shows the load did not raise it by a step), and
+# named beside the change point.
+BUSY=15 make_db "$SCRATCH/busy.sqlite" 5 23 || fail "recording the series busy at the step"
+expect_exit 0 "history: busy at the step, json" "$HARNESS" history --db "$SCRATCH/busy.sqlite" --format json
+python3 - "$SCRATCH/out" <<'PY' || fail "json: a busy run kept, named at the change point"
+import json, sys
+(s,) = json.load(open(sys.argv[1]))["series"]
+p = s["points"][15]
+assert p["set_aside"] is None and p["noise_bound"] == 1.0, p
+(cp,) = s["change_points"]
+assert cp["index"] == 15 and [i["index"] for i in cp["interference"]] == [15], cp
+assert cp["note"].startswith("coincides with interference at run #16: 99 involuntary"), cp["note"]
+PY
 
 # Bounds unknown (runs recorded before schema 2): the outlier test alone,
 # which catches these two spikes as it always did.

@@ -394,8 +394,9 @@ static void test_interference_to_the_end(void **state)
 /* The issue's series: load at runs 5 and 23 only. Single spikes of 30-180%
  * are what the outlier test already catches, so here the bounds change the
  * answer little; what they add is the cause: the runs are marked as
- * interference (the report names the evidence) rather than as outliers,
- * and a loaded run that happens to sit at the level is set aside too. */
+ * interference (the report names the evidence) rather than as outliers.
+ * A run with a bound that sits at the level stays: its value shows the
+ * interference did not raise it by a step worth reporting. */
 static void test_interference_spikes(void **state)
 {
     (void)state;
@@ -404,7 +405,7 @@ static void test_interference_spikes(void **state)
     for (int t = 0; t < 20; t++) {
         double x[30], bound[30];
         loaded_series(x, bound, loaded, 2);
-        x[9] = 1000.0;             /* loaded, yet at the level: still set aside */
+        x[9] = 1000.0;             /* loaded, yet at the level: kept */
         bound[9] = 0.5;
         harness_change_point *cp;
         size_t n;
@@ -413,7 +414,7 @@ static void test_interference_spikes(void **state)
         with += step_alone(cp, n);
         assert_int_equal(why[5], HARNESS_CP_INTERFERENCE);
         assert_int_equal(why[23], HARNESS_CP_INTERFERENCE);
-        assert_int_equal(why[9], HARNESS_CP_INTERFERENCE);
+        assert_int_equal(why[9], HARNESS_CP_KEPT);
         free(cp);
         assert_int_equal(harness_changepoints_noisy(x, NULL, 30, &defaults, &cp, &n, why), 0);
         without += step_alone(cp, n);
@@ -427,9 +428,11 @@ static void test_interference_spikes(void **state)
     assert_true(outliers >= 19);
 }
 
-/* The rule at its edge: a bound at the smallest step reported sets the run
- * aside, one just under it or unknown does not; --min-change sets the
- * limit, and 0 (every step) falls back to the default 2%. */
+/* The rule at its edge: a run 10% up is set aside when its bound reaches
+ * the smallest step reported, not when it is just under it or unknown;
+ * --min-change sets the limit, and 0 (every step) falls back to the
+ * default 2%. A run with the largest bound stays when it sits within the
+ * limit of the level, and goes when it sits beyond. */
 static void test_noise_limit(void **state)
 {
     (void)state;
@@ -439,26 +442,71 @@ static void test_noise_limit(void **state)
     assert_near(harness_cp_noise_limit(&o), 0.05, 1e-15);
     o.min_change = 0;
     assert_near(harness_cp_noise_limit(&o), HARNESS_CP_DEFAULT_MIN_CHANGE, 1e-15);
-    double x[12], bound[12];
-    for (int i = 0; i < 12; i++) {
+    double x[14], bound[14];
+    for (int i = 0; i < 14; i++) {
         x[i] = 100.0 * (1.0 + 0.001 * gauss());
-        bound[i] = NAN;
+        bound[i] = i % 2 ? 0.005 : NAN;
     }
-    bound[2] = 0.02;
-    bound[4] = 0.0199;
-    bound[6] = 1.0;
-    bound[8] = 0.0;
-    unsigned char why[12];
+    x[2] *= 1.1, bound[2] = 0.02;
+    x[4] *= 1.1, bound[4] = 0.0199;
+    x[6] *= 1.1, bound[6] = 1.0;
+    x[8] *= 1.1, bound[8] = NAN;
+    x[10] *= 1.01, bound[10] = 1.0;   /* 1% up: within the limit */
+    x[12] *= 1.03, bound[12] = 1.0;   /* 3% up: beyond it */
+    unsigned char why[14];
     harness_change_point *cp;
     size_t n;
-    assert_int_equal(harness_changepoints_noisy(x, bound, 12, &defaults, &cp, &n, why), 0);
-    for (int i = 0; i < 12; i++)
-        assert_int_equal(why[i], i == 2 || i == 6 ? HARNESS_CP_INTERFERENCE : HARNESS_CP_KEPT);
+    assert_int_equal(harness_changepoints_noisy(x, bound, 14, &defaults, &cp, &n, why), 0);
+    for (int i = 0; i < 14; i++)
+        assert_int_equal(why[i] == HARNESS_CP_INTERFERENCE, i == 2 || i == 6 || i == 12);
     o = defaults;
-    o.min_change = 0.05;           /* --min-change 5: 2% could not make a 5% step */
-    assert_int_equal(harness_changepoints_noisy(x, bound, 12, &o, &cp, &n, why), 0);
-    for (int i = 0; i < 12; i++)
-        assert_int_equal(why[i], i == 6 ? HARNESS_CP_INTERFERENCE : HARNESS_CP_KEPT);
+    o.min_change = 0.05;           /* --min-change 5: neither 2% nor a 3% rise makes a 5% step */
+    assert_int_equal(harness_changepoints_noisy(x, bound, 14, &o, &cp, &n, why), 0);
+    for (int i = 0; i < 14; i++)
+        assert_int_equal(why[i] == HARNESS_CP_INTERFERENCE, i == 6);
+}
+
+/* A machine busy all along, as a shared 2-core CI runner is: two runs in
+ * three carry a bound of 100% (half their steps preempted at least once)
+ * while their medians stay within 0-1.5% of the level (measured with
+ * bench/history_figures.sh). The bound alone cannot tell them apart, so
+ * only the few that the noise puts 2% above the unbounded runs around
+ * them go, and the step is found as often as without the bounds; where no
+ * run is free of a bound there is no level to compare with, and nothing
+ * is set aside. */
+static void test_busy_all_along(void **state)
+{
+    (void)state;
+    int found = 0, found_without = 0, aside = 0;
+    for (int t = 0; t < 20; t++) {
+        double x[30], bound[30];
+        for (int i = 0; i < 30; i++) {
+            int busy = i % 3 != 0;
+            x[i] = (i < 15 ? 1000.0 : 1050.0) * (1.0 + 0.01 * gauss()) * (busy ? 1.0 + uniform(0, 0.015) : 1.0);
+            bound[i] = busy ? 1.0 : uniform(0, 0.018);
+        }
+        harness_change_point *cp;
+        size_t n;
+        unsigned char why[30];
+        assert_int_equal(harness_changepoints_noisy(x, bound, 30, &defaults, &cp, &n, why), 0);
+        found += step_alone(cp, n);
+        free(cp);
+        for (int i = 0; i < 30; i++)
+            aside += why[i] == HARNESS_CP_INTERFERENCE;
+        assert_int_equal(harness_changepoints(x, 30, &defaults, &cp, &n), 0);
+        found_without += step_alone(cp, n);
+        free(cp);
+        for (int i = 0; i < 30; i++)
+            bound[i] = 1.0;
+        assert_int_equal(harness_changepoints_noisy(x, bound, 30, &defaults, &cp, &n, why), 0);
+        for (int i = 0; i < 30; i++)
+            assert_int_not_equal(why[i], HARNESS_CP_INTERFERENCE);
+        free(cp);
+    }
+    printf("# busy all along: the step alone found in %d of 20 (%d without the bounds); %d of 400 busy runs set "
+           "aside\n", found, found_without, aside);
+    assert_true(found >= 18 && found >= found_without - 1);
+    assert_true(aside <= 60);      /* the ones 2% up, not the 400 the bound alone would take */
 }
 
 /* Unknown bounds change nothing: the same change points as without. */
@@ -504,6 +552,7 @@ int main(void)
         cmocka_unit_test(test_interference_to_the_end),
         cmocka_unit_test(test_interference_spikes),
         cmocka_unit_test(test_noise_limit),
+        cmocka_unit_test(test_busy_all_along),
         cmocka_unit_test(test_unknown_bounds),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
