@@ -271,25 +271,40 @@ double harness_cp_noise_limit(const harness_cp_options *o)
     return o->min_change > 0 ? o->min_change : HARNESS_CP_DEFAULT_MIN_CHANGE;
 }
 
-/* How far x[i] sits above the levels of the runs around it that carry no
- * interference (flag 0): the medians of the OUTLIER_SIDE nearest such runs
- * before it and after it, the higher taken - a run beside a step may
- * belong to either side, so only a run above both belongs to neither. A
- * share (0.3: 30% above; negative below); NAN when no such run exists on
- * either side. */
+/* The level on one side (dir -1 before, +1 after) of run i: the median of
+ * the OUTLIER_SIDE nearest runs without a bound (flag 0) within
+ * 2 OUTLIER_SIDE runs of it, NAN when there is none so near; and in
+ * *lowest the lowest of the OUTLIER_SIDE nearest runs, bound or not (NAN
+ * with no run on that side). */
+static double side_level(const double *x, const unsigned char *flag, size_t n, size_t i, int dir, double *lowest,
+                         double *scratch)
+{
+    size_t m = 0, seen = 0;
+    *lowest = NAN;
+    for (size_t k = i; (dir < 0 ? k > 0 : k + 1 < n) && seen < 2 * OUTLIER_SIDE && m < OUTLIER_SIDE;) {
+        k = dir < 0 ? k - 1 : k + 1;
+        if (++seen <= OUTLIER_SIDE)
+            *lowest = fmin(*lowest, x[k]);   /* fmin skips a NAN */
+        if (!flag[k])
+            scratch[m++] = x[k];
+    }
+    return m ? harness_median(scratch, m) : NAN;
+}
+
+/* How far x[i] sits above the levels on either side of it (side_level),
+ * the higher taken - a run beside a step may belong to either side, so
+ * only a run above both belongs to neither. With no unbounded run near on
+ * either side (a machine busy for a stretch of runs), the sides' lowest
+ * runs stand in: interference only slows, so the lowest is the nearest to
+ * an undisturbed level there is (a little low by the noise). A share (0.3:
+ * 30% above; negative below); NAN with no other run. */
 static double excess(const double *x, const unsigned char *flag, size_t n, size_t i, double *scratch)
 {
-    double level = NAN;
-    for (int dir = -1; dir <= 1; dir += 2) {
-        size_t m = 0;
-        for (size_t k = i; m < OUTLIER_SIDE && (dir < 0 ? k > 0 : k + 1 < n);) {
-            k = dir < 0 ? k - 1 : k + 1;
-            if (!flag[k])
-                scratch[m++] = x[k];
-        }
-        if (m > 0)
-            level = fmax(level, harness_median(scratch, m));   /* fmax skips a NAN */
-    }
+    double low_before, low_after;
+    double level = fmax(side_level(x, flag, n, i, -1, &low_before, scratch),   /* fmax skips a NAN */
+                        side_level(x, flag, n, i, 1, &low_after, scratch));
+    if (isnan(level))
+        level = fmax(low_before, low_after);
     return level > 0 ? x[i] / level - 1 : NAN;
 }
 
@@ -301,7 +316,7 @@ static double excess(const double *x, const unsigned char *flag, size_t n, size_
  *     interference measured could have raised it by a step history would
  *     report, with no commit behind it, and
  *   - it sits that far (or more) above the levels of the runs around it
- *     that carry no such bound (excess()), before it and after it: it looks
+ *     that carry no such bound, before it and after it (excess()): it looks
  *     raised by at least that much, and no level near it explains it.
  * Either alone is not enough. The bound is an upper bound and a loose one:
  * past half the steps preempted it is 100% whatever the preemptions cost,
@@ -313,9 +328,11 @@ static double excess(const double *x, const unsigned char *flag, size_t n, size_
  * unbounded runs alone, so a stretch of loaded runs cannot vouch for
  * itself - which is what the outlier test cannot see: to it three loaded
  * runs are a level, and a loaded run beside a step sits near one side.
- * Runs with no unbounded run on either side stay (nothing to compare them
- * with), as do runs whose bound is unknown (NAN: an older record,
- * unreadable counters), which count as unbounded.
+ * Only unbounded runs within 6 runs count: one further away may lie across
+ * a step and make a whole level look raised (it set aside 21 of 30 runs of
+ * one busy trial); where no side has one, the nearby runs' lowest stands
+ * in. Runs whose bound is unknown (NAN: an older record, unreadable
+ * counters) count as unbounded.
  *
  * Then the outliers among the runs left (harness_cp_outliers): found
  * without the loaded runs, whose values would otherwise pull the

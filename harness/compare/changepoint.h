@@ -86,9 +86,10 @@ int harness_changepoints(const double *x, size_t n, const harness_cp_options *o,
  * far interference could have raised x[i]), NAN when unknown; bound NULL:
  * all unknown. Runs whose bound reaches harness_cp_noise_limit(o) and that
  * sit that far above the levels of the runs around them whose bound does
- * not (the higher of the medians of up to 3 such runs before and 3 after)
- * are set aside, then the outliers of the others; the search runs on the
- * rest.
+ * not (the higher of the medians of up to 3 such runs within 6 before and
+ * within 6 after; with none on either side, the lowest of the 3 nearest
+ * runs on each side) are set aside, then the outliers of the others; the
+ * search runs on the rest.
  * why[0..n) (NULL: not wanted) gets each run's harness_cp_set_aside.
  * Indices as harness_changepoints gives them. 0, or -1 out of memory. */
 int harness_changepoints_noisy(const double *x, const double *bound, size_t n, const harness_cp_options *o,

@@ -148,14 +148,15 @@ const char hist_method[] = "change points: E-divisive means (Matteson & James 20
                              "runs with interference and outliers left out";
 
 /* " (each run's median, alpha 0.01, 499 permutations, steps under 2%
- * dropped, runs with a noise bound of 2% or more set aside" - the caller
- * closes it. */
+ * dropped, a run with a noise bound of 2% or more set aside when ..." -
+ * the caller closes it. */
 void hist_method_options(FILE *f, const harness_history *h)
 {
     const harness_cp_options *o = &h->cp;
-    fprintf(f, " (each run's %s, alpha %g, %d permutations, steps under %g%% dropped, runs with a noise bound of %g%% "
-            "or more set aside", harness_metric_name(h->metric), o->alpha, o->permutations,
-            o->min_change * 100.0, harness_cp_noise_limit(o) * 100.0);
+    double limit = harness_cp_noise_limit(o) * 100.0;
+    fprintf(f, " (each run's %s, alpha %g, %d permutations, steps under %g%% dropped, a run with a noise bound of %g%% "
+            "or more set aside when it sits %g%% above the runs around it", harness_metric_name(h->metric), o->alpha,
+            o->permutations, o->min_change * 100.0, limit, limit);
 }
 
 /* A row's mark: the change point it starts, why it was set aside. */

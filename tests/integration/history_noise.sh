@@ -82,7 +82,8 @@ grep -q "^  2 runs set aside for interference (#6, #24)$" "$SCRATCH/out" || fail
 grep -q "^     6  c5 .*  100.0%  \[.*\] [0-9.]*%  (set aside: interference)$" "$SCRATCH/out" ||
     fail "text: run 6 marked: $(grep '^     6 ' "$SCRATCH/out")"
 grep -q "^  change at #16 (commit c15): .* (+[45]\.[0-9]%), p = " "$SCRATCH/out" || fail "text: the change point"
-grep -q "noise bound of 2% or more set aside" "$SCRATCH/out" || fail "text: the rule in the method line"
+grep -q "a run with a noise bound of 2% or more set aside when it sits 2% above the runs around it" "$SCRATCH/out" ||
+    fail "text: the rule in the method line"
 expect_exit 0 "history: markdown" "$HARNESS" history --db "$SCRATCH/noisy.sqlite" --format markdown
 grep -q '^| 24 set aside: interference | `c23` | ' "$SCRATCH/out" || fail "markdown: run 24 marked"
 grep -q "Left out of the search: 2 runs set aside for interference (#6, #24)\.$" "$SCRATCH/out" ||

@@ -471,13 +471,13 @@ static void test_noise_limit(void **state)
  * while their medians stay within 0-1.5% of the level (measured with
  * bench/history_figures.sh). The bound alone cannot tell them apart, so
  * only the few that the noise puts 2% above the unbounded runs around
- * them go, and the step is found as often as without the bounds; where no
- * run is free of a bound there is no level to compare with, and nothing
- * is set aside. */
+ * them go, and the step is found as often as without the bounds; with
+ * every run bounded the lowest runs nearby stand for the level, and again
+ * only the runs 2% above them go. */
 static void test_busy_all_along(void **state)
 {
     (void)state;
-    int found = 0, found_without = 0, aside = 0;
+    int found = 0, found_without = 0, aside = 0, found_all = 0, aside_all = 0;
     for (int t = 0; t < 20; t++) {
         double x[30], bound[30];
         for (int i = 0; i < 30; i++) {
@@ -499,14 +499,18 @@ static void test_busy_all_along(void **state)
         for (int i = 0; i < 30; i++)
             bound[i] = 1.0;
         assert_int_equal(harness_changepoints_noisy(x, bound, 30, &defaults, &cp, &n, why), 0);
+        found_all += step_alone(cp, n);
         for (int i = 0; i < 30; i++)
-            assert_int_not_equal(why[i], HARNESS_CP_INTERFERENCE);
+            aside_all += why[i] == HARNESS_CP_INTERFERENCE;
         free(cp);
     }
     printf("# busy all along: the step alone found in %d of 20 (%d without the bounds); %d of 400 busy runs set "
-           "aside\n", found, found_without, aside);
+           "aside; every run bounded: found in %d, %d of 600 set aside\n", found, found_without, aside, found_all,
+           aside_all);
     assert_true(found >= 18 && found >= found_without - 1);
     assert_true(aside <= 60);      /* the ones 2% up, not the 400 the bound alone would take */
+    assert_true(found_all >= 18 && found_all >= found_without - 1);
+    assert_true(aside_all <= 90);  /* against the lowest nearby runs: those 2% above it, not all 600 */
 }
 
 /* Unknown bounds change nothing: the same change points as without. */
