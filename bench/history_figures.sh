@@ -116,7 +116,7 @@ bounds = ["%.1f%%" % (100 * pts[i]["noise_bound"]) if pts[i]["noise_bound"] is n
 aside = [p["set_aside"] or "-" for p in (pts[5], pts[23])]
 others = sum(1 for i, p in enumerate(pts) if i not in (5, 23) and p["set_aside"] == "interference")
 fmt = lambda c: " ".join("%d(%+.1f%%)" % x for x in c) or "none"
-print("trial %s: %s | without bounds: %s | loaded runs 5, 23: median %s, bound %s, %s | quiet runs set aside: %d"
+print("trial %s: %s | without bounds: %s | loaded runs 5, 23: median %s, bound %s, %s | other runs set aside for interference: %d"
       % (sys.argv[1], fmt(cps), fmt(cps0), "/".join(rise), "/".join(bounds), "/".join(aside), others))
 print("TALLY %d %d %d %d" % (right, alone, right0, alone0))
 PY
