@@ -331,8 +331,10 @@ static double excess(const double *x, const unsigned char *flag, size_t n, size_
  * Only unbounded runs within 6 runs count: one further away may lie across
  * a step and make a whole level look raised (it set aside 21 of 30 runs of
  * one busy trial); where no side has one, the nearby runs' lowest stands
- * in. Runs whose bound is unknown (NAN: an older record, unreadable
- * counters) count as unbounded.
+ * in (so the middle of a loaded stretch longer than 6 runs a side is
+ * measured against the stretch itself: a machine busy that long has no
+ * quiet runs to tell it by). Runs whose bound is unknown (NAN: an older
+ * record, unreadable counters) count as unbounded.
  *
  * Then the outliers among the runs left (harness_cp_outliers): found
  * without the loaded runs, whose values would otherwise pull the
