@@ -4,15 +4,16 @@
 # compiled here: a fixed chain of multiply-adds, so a preempted step is a
 # longer step), recorded one by one with `harness record` as CI records
 # commits; the build from run 15 on does 5% more work; two busy loops
-# (`sh -c 'while :; do :; done'`) run during runs 5 and 23 only. Runs are
+# (`sh -c 'while :; do :; done'`) run during runs 5 and 23 only (LOADED:
+# others, e.g. "5 22 23 24" for load that lasts three runs). Runs are
 # counted from 0, as the JSON's indices are. A trial is right when
 # `harness history --format json` finds the step (a change point at 15 +-1)
-# and no change point at the loaded runs (an index of 5, 6, 23 or 24: where
-# a loaded stretch would begin or end). The same database with its noise
-# bounds removed (as a schema-1 database holds them) is judged too: what the
-# bounds add on real runs.
+# and no change point at the loaded runs (the index of a loaded run, or of
+# the run after one: where a loaded stretch would begin or end). The same
+# database with its noise bounds removed (as a schema-1 database holds
+# them) is judged too: what the bounds add on real runs.
 #
-#   usage (from a build tree): [HARNESS=harness/harness] [STEP_MS=2] [KEEP=DIR]
+#   usage (from a build tree): [HARNESS=harness/harness] [STEP_MS=2] [LOADED="5 23"] [KEEP=DIR]
 #          bench/history_figures.sh [TRIALS]        (default 20; ~25 s a trial)
 #   KEEP: copy each trial's database into DIR (N.sqlite) to look at later
 #   prints per trial a line, then
@@ -21,6 +22,7 @@ set -u
 trials=${1:-20}
 H=${HARNESS:-./harness/harness}
 step_ms=${STEP_MS:-2}
+loaded=${LOADED:-"5 23"}
 src=$(cd "$(dirname "$0")" && pwd)
 tmp=$(mktemp -d)
 loaders=
@@ -76,9 +78,9 @@ trial() {
     while [ $r -lt 30 ]; do
         build_dir=base
         [ $r -ge 15 ] && build_dir=slow
-        if [ $r -eq 5 ] || [ $r -eq 23 ]; then
-            for _ in 1 2; do sh -c 'while :; do :; done' & loaders="$loaders $!"; done
-        fi
+        case " $loaded " in
+        *" $r "*) for _ in 1 2; do sh -c 'while :; do :; done' & loaders="$loaders $!"; done ;;
+        esac
         d=$("$H" run "$tmp/work.yaml" --quiet --plugin-path "$tmp/$build_dir" --output-dir "$tmp/runs$1" \
             2>/dev/null) || { stop_load; echo "history_figures: run $r of trial $1 failed" >&2; return 1; }
         stop_load
@@ -99,31 +101,33 @@ judge() {
         "$tmp/$1.unknown.sqlite"
     "$H" history --db "$db" --format json >"$tmp/with.json" 2>/dev/null
     "$H" history --db "$tmp/$1.unknown.sqlite" --format json >"$tmp/without.json" 2>/dev/null
-    python3 - "$1" "$tmp/with.json" "$tmp/without.json" <<'PY'
+    python3 - "$1" "$tmp/with.json" "$tmp/without.json" "$loaded" <<'PY'
 import json, statistics, sys
+loaded = [int(v) for v in sys.argv[4].split()]
 def verdict(path):
     (s,) = json.load(open(path))["series"]
     cps = [(c["index"], c["change_pct"]) for c in s["change_points"]]
     found = any(14 <= i <= 16 and pct > 0 for i, pct in cps)
-    at_load = any(i in (5, 6, 23, 24) for i, _ in cps)
+    at_load = any(i in loaded or i - 1 in loaded for i, _ in cps)
     return s, cps, found and not at_load, found and len(cps) == 1
 s, cps, right, alone = verdict(sys.argv[2])
 _, cps0, right0, alone0 = verdict(sys.argv[3])
 pts = s["points"]
-quiet = statistics.median(p["median"] for i, p in enumerate(pts) if i < 15 and i != 5)
-rise = ["%+.0f%%" % (100 * (pts[i]["median"] / (quiet if i < 15 else quiet * 1.05) - 1)) for i in (5, 23)]
-bounds = ["%.1f%%" % (100 * pts[i]["noise_bound"]) if pts[i]["noise_bound"] is not None else "-" for i in (5, 23)]
-aside = [p["set_aside"] or "-" for p in (pts[5], pts[23])]
-others = sum(1 for i, p in enumerate(pts) if i not in (5, 23) and p["set_aside"] == "interference")
+quiet = statistics.median(p["median"] for i, p in enumerate(pts) if i < 15 and i not in loaded)
+rise = ["%+.0f%%" % (100 * (pts[i]["median"] / (quiet if i < 15 else quiet * 1.05) - 1)) for i in loaded]
+bounds = ["%.1f%%" % (100 * pts[i]["noise_bound"]) if pts[i]["noise_bound"] is not None else "-" for i in loaded]
+aside = [pts[i]["set_aside"] or "-" for i in loaded]
+others = sum(1 for i, p in enumerate(pts) if i not in loaded and p["set_aside"] == "interference")
 fmt = lambda c: " ".join("%d(%+.1f%%)" % x for x in c) or "none"
-print("trial %s: %s | without bounds: %s | loaded runs 5, 23: median %s, bound %s, %s | other runs set aside for interference: %d"
-      % (sys.argv[1], fmt(cps), fmt(cps0), "/".join(rise), "/".join(bounds), "/".join(aside), others))
+print("trial %s: %s | without bounds: %s | loaded runs %s: median %s, bound %s, %s | other runs set aside for "
+      "interference: %d" % (sys.argv[1], fmt(cps), fmt(cps0), ", ".join(map(str, loaded)), "/".join(rise),
+                            "/".join(bounds), "/".join(aside), others))
 print("TALLY %d %d %d %d" % (right, alone, right0, alone0))
 PY
 }
 
 echo "history figures: $trials trials of 30 runs, work-bound step of $step_ms ms ($iterations iterations), 5% slower" \
-    "from run 15, two busy loops during runs 5 and 23 (runs counted from 0); load average now" \
+    "from run 15, two busy loops during runs $loaded (runs counted from 0); load average now" \
     "$(cut -d' ' -f1-3 /proc/loadavg), $(nproc) CPUs"
 i=1
 : >"$tmp/tally"
