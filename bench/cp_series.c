@@ -1,9 +1,13 @@
 /* cp_series.c - read series of numbers, one series per line, from stdin;
  * print the change points harness history would report for each (indices,
- * space-separated). For bench/changepoint_vs_otava.py: built there with
- *   cc -O2 -I. -Iharness bench/cp_series.c harness/compare/changepoint.c -lm
+ * space-separated). A number may carry its run's noise bound as VALUE/BOUND
+ * (a share, as the results database keeps it; history's rule for runs with
+ * interference then applies); a bare VALUE has none. For
+ * bench/changepoint_vs_otava.py: built there with
+ *   cc -O2 -I. -Iharness bench/cp_series.c harness/compare/changepoint.c harness/util/stats.c -lm
  * Options (history's defaults otherwise): --alpha A, --permutations N,
  * --min-change PCT. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -35,27 +39,32 @@ int main(int argc, char **argv)
         return 2;
     }
     while (fgets(line, sizeof line, stdin)) {
-        double *x = NULL;
+        double *x = NULL, *bound = NULL;
         size_t n = 0, cap = 0;
         for (char *tok = strtok(line, " \n"); tok; tok = strtok(NULL, " \n")) {
             if (n == cap) {
                 cap = cap ? 2 * cap : 64;
-                double *grown = realloc(x, cap * sizeof *x);
-                if (!grown)
+                double *grown = realloc(x, cap * sizeof *x), *grown_b = grown ? realloc(bound, cap * sizeof *bound)
+                                                                              : NULL;
+                if (!grown || !grown_b)
                     return 3;
                 x = grown;
+                bound = grown_b;
             }
-            x[n++] = strtod(tok, NULL);
+            char *end;
+            x[n] = strtod(tok, &end);
+            bound[n++] = *end == '/' ? strtod(end + 1, NULL) : NAN;
         }
         harness_change_point *cp;
         size_t ncp;
-        if (harness_changepoints(x, n, &o, &cp, &ncp) != 0)
+        if (harness_changepoints_noisy(x, bound, n, &o, &cp, &ncp, NULL) != 0)
             return 3;
         for (size_t i = 0; i < ncp; i++)
             printf("%s%zu", i ? " " : "", cp[i].index);
         putchar('\n');
         free(cp);
         free(x);
+        free(bound);
     }
     return 0;
 }

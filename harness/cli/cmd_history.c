@@ -14,32 +14,44 @@ static void usage(FILE *f)
 {
     fputs("usage: harness history --db FILE [--variant KEY] [--machine HOST] [--branch NAME] [--filter REGEX]\n"
           "                       [--config-hash PREFIX] [--world-size N] [--rank R]\n"
-          "                       [--alpha A] [--permutations N] [--min-change PCT]\n"
-          "                       [--format text|markdown|json|html]\n"
+          "                       [--metric median|p90|p99|mean] [--alpha A] [--permutations N]\n"
+          "                       [--min-change PCT] [--format text|markdown|json|html]\n"
           "\n"
           "The runs recorded with `harness record`, one series per (machine, variant key,\n"
-          "config hash, world size, rank); each point is a run's median with its CI and\n"
-          "that CI's coverage, in commit order (the order the runs were recorded). Change\n"
-          "points are found by E-divisive means with a permutation test (as MongoDB's CI\n"
-          "and Apache Otava do) on the series without its outliers (a run or two far from\n"
-          "the runs on both sides of it: a busy machine), and a step smaller than\n"
-          "--min-change is dropped: each with the commit where the new level starts, the\n"
-          "step (medians of the segments either side) and its permutation p. Runs that\n"
-          "failed are left out.\n"
+          "config hash, world size, rank); each point is a run's median (or --metric's\n"
+          "statistic) with the median's CI and that CI's coverage and the run's noise bound,\n"
+          "in commit order (the order the runs were recorded). Change points are found by\n"
+          "E-divisive means with a permutation test (as MongoDB's CI and Apache Otava do)\n"
+          "on the series without the runs set aside: first those with interference (the\n"
+          "run's noise bound - how far measured preemptions, CPU steal and clock changes\n"
+          "could have raised its median - reaches --min-change, the smallest step shown,\n"
+          "or 2% with --min-change 0, and the run sits that far above the runs around it\n"
+          "whose bound does not), then the outliers of the rest (a run or two far from the\n"
+          "runs on both sides of it). A step smaller than --min-change is dropped. Each\n"
+          "change point comes with the commit where the new level starts, the step\n"
+          "(medians of the segments either side), its permutation p, and the runs with\n"
+          "interference where it begins (\"coincides with interference at run #N\").\n"
+          "Runs that failed are left out; runs recorded before harness kept noise bounds\n"
+          "have none and are judged by their values alone.\n"
           "\n"
           "  --db FILE             the results database\n"
           "  --variant, --machine, --branch, --config-hash, --world-size, --rank   filters\n"
           "  --filter REGEX        series whose name \"? VARIANT_KEY KEY=VALUE...\" (every component\n"
           "                        parameter) matches (POSIX extended regex)\n"
+          "  --metric M            the run statistic each series is made of: median (default),\n"
+          "                        p90, p99 or mean; the CI shown stays the median's, and the\n"
+          "                        noise bound is the median's (a tail moves more under load)\n"
           "  --alpha A             significance of each change point (default 0.01)\n"
           "  --permutations N      per test (default 499); the smallest p is 1/(N+1), so N must be\n"
           "                        at least ceil(1/A) - 1 (--alpha 0.001 needs 999)\n"
           "  --min-change PCT      drop a change point whose step is under PCT percent\n"
-          "                        (default 2; 0 keeps every significant one)\n"
+          "                        (default 2; 0 keeps every significant one); a run whose\n"
+          "                        noise bound reaches PCT (2 when PCT is 0) and that sits as\n"
+          "                        far above the runs around it is set aside\n"
           "  --format F            text (default), markdown, json, or html (one self-contained\n"
           "                        page: a chart per series - round ticks from zero, or a log\n"
-          "                        axis over a wide range; commits on the x axis; outliers\n"
-          "                        marked at the top edge; no script)\n"
+          "                        axis over a wide range; commits on the x axis; runs set\n"
+          "                        aside drawn apart, at the edge when off the axis; no script)\n"
           "\n"
           "exit: 0 shown, 2 usage error, no database, not a results database, a filter\n"
           "      that matches nothing, 3 I/O\n",
@@ -76,9 +88,10 @@ typedef struct history_args {
     harness_history_filter filt;
     harness_cp_options cp;
     harness_history_format fmt;
+    harness_metric metric;
 } history_args;
 
-enum { OPT_MIN_CHANGE = 256, OPT_FILTER };
+enum { OPT_MIN_CHANGE = 256, OPT_FILTER, OPT_METRIC };
 
 static int format_arg(const char *s, harness_history_format *fmt)
 {
@@ -122,6 +135,8 @@ static int take_option(int c, const char *v, history_args *a, harness_error *err
             return 0;
         return harness_error_set(err, HARNESS_EXIT_USAGE, "--permutations: expected an integer >= 19, got '%s'", v);
     case OPT_FILTER: a->filter = v; return 0;
+    case OPT_METRIC:
+        return harness_metric_parse("--metric", v, &a->metric, err);
     case OPT_MIN_CHANGE:
         if (percent_arg(v, &a->cp.min_change) == 0)
             return 0;
@@ -170,6 +185,7 @@ static int parse_args(int argc, char **argv, history_args *a, harness_error *err
         {"permutations", required_argument, NULL, 'p'}, {"format", required_argument, NULL, 'f'},
         {"min-change", required_argument, NULL, OPT_MIN_CHANGE},
         {"filter", required_argument, NULL, OPT_FILTER},
+        {"metric", required_argument, NULL, OPT_METRIC},
         {"help", no_argument, NULL, 'h'},               {NULL, 0, NULL, 0},
     };
     opterr = 0;
@@ -220,7 +236,8 @@ static int apply_filter(const history_args *a, harness_history *h, harness_error
 int harness_cmd_history(int argc, char **argv)
 {
     harness_error err = {0};
-    history_args a = {NULL, NULL, {NULL, NULL, NULL, NULL, -1, -1}, HARNESS_CP_DEFAULTS, HARNESS_HISTORY_TEXT};
+    history_args a = {NULL, NULL, {NULL, NULL, NULL, NULL, -1, -1}, HARNESS_CP_DEFAULTS, HARNESS_HISTORY_TEXT,
+                      HARNESS_METRIC_MEDIAN};
     int parsed = parse_args(argc, argv, &a, &err);
     if (parsed == 1)
         return 0;
@@ -230,7 +247,7 @@ int harness_cmd_history(int argc, char **argv)
     if (harness_db_open(a.db_path, 0, &db, &err) != 0)
         return harness_error_report(&err);
     harness_history h;
-    int rc = harness_history_load(db, &a.filt, &a.cp, &h, &err);
+    int rc = harness_history_load(db, &a.filt, a.metric, &a.cp, &h, &err);
     if (rc == 0)
         rc = apply_filter(&a, &h, &err);
     char *report = rc == 0 ? harness_history_report(&h, a.fmt) : NULL;

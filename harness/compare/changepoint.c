@@ -266,35 +266,132 @@ static int search(const double *y, size_t m, const harness_cp_options *o, harnes
     return rc;
 }
 
-/* The outliers are left out of the search: E-divisive's energy distance
+double harness_cp_noise_limit(const harness_cp_options *o)
+{
+    return o->min_change > 0 ? o->min_change : HARNESS_CP_DEFAULT_MIN_CHANGE;
+}
+
+/* The level on one side (dir -1 before, +1 after) of run i: the median of
+ * the OUTLIER_SIDE nearest runs without a bound (flag 0) within
+ * 2 OUTLIER_SIDE runs of it, NAN when there is none so near; and in
+ * *lowest the lowest of the OUTLIER_SIDE nearest runs, bound or not (NAN
+ * with no run on that side). */
+static double side_level(const double *x, const unsigned char *flag, size_t n, size_t i, int dir, double *lowest,
+                         double *scratch)
+{
+    size_t m = 0, seen = 0;
+    *lowest = NAN;
+    for (size_t k = i; (dir < 0 ? k > 0 : k + 1 < n) && seen < 2 * OUTLIER_SIDE && m < OUTLIER_SIDE;) {
+        k = dir < 0 ? k - 1 : k + 1;
+        if (++seen <= OUTLIER_SIDE)
+            *lowest = fmin(*lowest, x[k]);   /* fmin skips a NAN */
+        if (!flag[k])
+            scratch[m++] = x[k];
+    }
+    return m ? harness_median(scratch, m) : NAN;
+}
+
+/* How far x[i] sits above the levels on either side of it (side_level),
+ * the higher taken - a run beside a step may belong to either side, so
+ * only a run above both belongs to neither. With no unbounded run near on
+ * either side (a machine busy for a stretch of runs), the sides' lowest
+ * runs stand in: interference only slows, so the lowest is the nearest to
+ * an undisturbed level there is (a little low by the noise). A share (0.3:
+ * 30% above; negative below); NAN with no other run. */
+static double excess(const double *x, const unsigned char *flag, size_t n, size_t i, double *scratch)
+{
+    double low_before, low_after;
+    double level = fmax(side_level(x, flag, n, i, -1, &low_before, scratch),   /* fmax skips a NAN */
+                        side_level(x, flag, n, i, 1, &low_after, scratch));
+    if (isnan(level))
+        level = fmax(low_before, low_after);
+    return level > 0 ? x[i] / level - 1 : NAN;
+}
+
+/* Into why[0..n) the reason each run is left out, and the runs kept into
+ * y[0..m) with their indices in where[]; m returned.
+ *
+ * Interference first. A run is set aside when both
+ *   - its bound reaches the limit (the smallest step reported): the
+ *     interference measured could have raised it by a step history would
+ *     report, with no commit behind it, and
+ *   - it sits that far (or more) above the levels of the runs around it
+ *     that carry no such bound, before it and after it (excess()): it looks
+ *     raised by at least that much, and no level near it explains it.
+ * Either alone is not enough. The bound is an upper bound and a loose one:
+ * past half the steps preempted it is 100% whatever the preemptions cost,
+ * and on a shared 2-core machine most runs of a 2 ms step get there with
+ * their medians within 1-2% of the level (bench/history_figures.sh), so the
+ * bound alone would set aside nearly every run and leave the search
+ * nothing. A run raised without a bound is the outlier test's (below). Only
+ * a rise counts, as interference only slows. The level is measured on
+ * unbounded runs alone, so a stretch of loaded runs cannot vouch for
+ * itself - which is what the outlier test cannot see: to it three loaded
+ * runs are a level, and a loaded run beside a step sits near one side.
+ * Only unbounded runs within 6 runs count: one further away may lie across
+ * a step and make a whole level look raised (it set aside 21 of 30 runs of
+ * one busy trial); where no side has one, the nearby runs' lowest stands
+ * in (so the middle of a loaded stretch longer than 6 runs a side is
+ * measured against the stretch itself: a machine busy that long has no
+ * quiet runs to tell it by). Runs whose bound is unknown (NAN: an older
+ * record, unreadable counters) count as unbounded.
+ *
+ * Then the outliers among the runs left (harness_cp_outliers): found
+ * without the loaded runs, whose values would otherwise pull the
+ * neighbourhood medians they are measured against. */
+static size_t set_aside(const double *x, const double *bound, size_t n, double limit, unsigned char *why,
+                        double *y, size_t *where, unsigned char *flag)
+{
+    for (size_t i = 0; i < n; i++)
+        flag[i] = bound && bound[i] >= limit;   /* NAN: not flagged */
+    size_t m = 0;
+    for (size_t i = 0; i < n; i++)
+        why[i] = flag[i] && excess(x, flag, n, i, y) >= limit ? HARNESS_CP_INTERFERENCE : HARNESS_CP_KEPT;
+    for (size_t i = 0; i < n; i++)
+        if (why[i] == HARNESS_CP_KEPT) {
+            where[m] = i;
+            y[m++] = x[i];
+        }
+    harness_cp_outliers(y, m, flag);
+    size_t k = 0;
+    for (size_t j = 0; j < m; j++) {
+        if (flag[j]) {
+            why[where[j]] = HARNESS_CP_OUTLIER;
+            continue;
+        }
+        where[k] = where[j];
+        y[k++] = y[j];
+    }
+    return k;
+}
+
+/* The runs set aside are left out of the search: E-divisive's energy distance
  * weighs a run 30 times the level (a busy machine) above a halving of every
  * other run, so its best split lands beside the outlier, fails its test,
  * and the search stops before the real step is tested. The change points'
  * indices are then those of the whole series: the run after the last run of
- * the old level, so outliers between the two levels count as the new one's
- * and the commit named is the earliest that can have made the change. */
-int harness_changepoints(const double *x, size_t n, const harness_cp_options *o, harness_change_point **out,
-                         size_t *n_out)
+ * the old level, so runs set aside between the two levels count as the new
+ * one's and the commit named is the earliest that can have made the change. */
+int harness_changepoints_noisy(const double *x, const double *bound, size_t n, const harness_cp_options *o,
+                               harness_change_point **out, size_t *n_out, unsigned char *why_out)
 {
     *out = NULL;
     *n_out = 0;
     size_t a = n ? n : 1, m = 0, ncp = 0;
-    unsigned char *flag = malloc(a);
+    unsigned char *why = malloc(a), *flag = malloc(a);
     double *y = malloc(a * sizeof *y);
     size_t *where = malloc(a * sizeof *where);
     harness_change_point *cps = malloc(a * sizeof *cps);
-    int rc = flag && y && where && cps ? 0 : -1;
+    int rc = why && flag && y && where && cps ? 0 : -1;
     if (rc == 0) {
-        harness_cp_outliers(x, n, flag);
-        for (size_t i = 0; i < n; i++)
-            if (!flag[i]) {
-                where[m] = i;
-                y[m++] = x[i];
-            }
+        m = set_aside(x, bound, n, harness_cp_noise_limit(o), why, y, where, flag);
         rc = search(y, m, o, cps, &ncp);
     }
     for (size_t i = 0; rc == 0 && i < ncp; i++)
         cps[i].index = where[cps[i].index - 1] + 1;
+    if (rc == 0 && why_out)
+        memcpy(why_out, why, n);
+    free(why);
     free(flag);
     free(y);
     free(where);
@@ -305,4 +402,10 @@ int harness_changepoints(const double *x, size_t n, const harness_cp_options *o,
     *out = cps;
     *n_out = ncp;
     return 0;
+}
+
+int harness_changepoints(const double *x, size_t n, const harness_cp_options *o, harness_change_point **out,
+                         size_t *n_out)
+{
+    return harness_changepoints_noisy(x, NULL, n, o, out, n_out, NULL);
 }

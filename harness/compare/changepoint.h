@@ -19,6 +19,14 @@
  * run, so the best split lands beside the outlier, fails its test, and the
  * search stops before the real step is ever tested.
  *
+ * harness_changepoints_noisy first sets aside the runs whose interference
+ * bound (the summary's noise.median_shift_bound: how far measured
+ * preemptions, steal and clock changes could have raised the run's median)
+ * reaches the smallest step the search reports (harness_cp_noise_limit) and
+ * that sit at least that far above the runs around them without such a
+ * bound: interference could have made that step with no commit behind it.
+ * The outliers are then those of the runs left.
+ *
  * A change point whose step (medians of the segments either side) is
  * smaller than min_change is dropped, the smallest first, and its segments
  * merged: with quiet runs the test finds shifts of a tenth of a percent that
@@ -52,6 +60,19 @@ typedef struct harness_change_point {
     double before, after;          /* medians of the segments on either side (between neighbouring change points) */
 } harness_change_point;
 
+/* Why a run is left out of the search; HARNESS_CP_KEPT when it is not. */
+typedef enum harness_cp_set_aside {
+    HARNESS_CP_KEPT = 0,
+    HARNESS_CP_OUTLIER,            /* far from the runs on both sides (harness_cp_outliers) */
+    HARNESS_CP_INTERFERENCE,       /* its noise bound reaches harness_cp_noise_limit, and it is that far up */
+} harness_cp_set_aside;
+
+/* The noise bound at or above which a run is set aside: o->min_change, the
+ * smallest step kept; with min_change 0 (keep every significant step)
+ * HARNESS_CP_DEFAULT_MIN_CHANGE, since no bound is below "any step" and a
+ * shared machine's quiet runs carry bounds of 0-2% (changepoint.c). */
+double harness_cp_noise_limit(const harness_cp_options *o);
+
 /* The relative step of a change point, after / before - 1 (0.05 is +5%). */
 double harness_cp_step(const harness_change_point *c);
 
@@ -60,6 +81,19 @@ double harness_cp_step(const harness_change_point *c);
  * then the steps below o->min_change dropped. 0, or -1 out of memory. */
 int harness_changepoints(const double *x, size_t n, const harness_cp_options *o, harness_change_point **out,
                          size_t *n_out);
+
+/* harness_changepoints with each run's noise bound: bound[i] a share (how
+ * far interference could have raised x[i]), NAN when unknown; bound NULL:
+ * all unknown. Runs whose bound reaches harness_cp_noise_limit(o) and that
+ * sit that far above the levels of the runs around them whose bound does
+ * not (the higher of the medians of up to 3 such runs within 6 before and
+ * within 6 after; with none on either side, the lowest of the 3 nearest
+ * runs on each side) are set aside, then the outliers of the others; the
+ * search runs on the rest.
+ * why[0..n) (NULL: not wanted) gets each run's harness_cp_set_aside.
+ * Indices as harness_changepoints gives them. 0, or -1 out of memory. */
+int harness_changepoints_noisy(const double *x, const double *bound, size_t n, const harness_cp_options *o,
+                               harness_change_point **out, size_t *n_out, unsigned char *why);
 
 /* Mark in flag[0..n) the outliers of x: runs far from the runs on both
  * sides of them (a spike of one or two runs, not a level of three or more),

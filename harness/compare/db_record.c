@@ -297,8 +297,8 @@ static int insert_run(writer *w, const rec_run *r, sqlite3_int64 experiment, sql
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(w->h, "INSERT INTO runs (experiment_id, machine_id, summary_sha256, variant_key, "
                            "component_config, world_size, rank, status, validation_failed, n, median, ci_lo, "
-                           "ci_hi, ci_level, mean, stddev, min, p90, p99, max) "
-                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                           "ci_hi, ci_level, mean, stddev, min, p90, p99, max, noise_bound, noise_evidence) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                            -1, &st, NULL) != SQLITE_OK)
         return fail(w, "storing a run");
     const harness_run_summary *s = &r->s;
@@ -319,6 +319,10 @@ static int insert_run(writer *w, const rec_run *r, sqlite3_int64 experiment, sql
                      t->max};
     for (int i = 0; i < 10; i++)
         bind_real(st, 11 + i, has ? vals[i] : NAN);
+    /* NULL when the summary does not say (an older harness, unreadable
+     * counters): history then judges the run by its value alone */
+    bind_real(st, 21, s->noise_bound);
+    bind_text_or_null(st, 22, s->noise_evidence);
     free(config);
     int rc = step_done(w, st, "storing a run");
     sqlite3_finalize(st);

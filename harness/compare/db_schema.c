@@ -59,6 +59,13 @@ static const char *const migrations[HARNESS_DB_SCHEMA_VERSION] = {
     "  run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
     "  idx INTEGER NOT NULL, ns REAL NOT NULL,"
     "  PRIMARY KEY (run_id, idx)) WITHOUT ROWID;",
+    /* 1 -> 2: each run's interference (the summary's noise block), so that
+     * history can set aside the runs the machine moved (history.c). NULL:
+     * unknown - a run recorded before this version, or a summary whose
+     * kernel counters could not be read. */
+    "ALTER TABLE runs ADD COLUMN noise_bound REAL"          /* noise.median_shift_bound, a share 0..1 */
+    "  CHECK (noise_bound IS NULL OR (noise_bound >= 0 AND noise_bound <= 1));"
+    "ALTER TABLE runs ADD COLUMN noise_evidence TEXT;",    /* noise.evidence, for people */
 };
 
 sqlite3 *harness_db_handle(harness_db *db)

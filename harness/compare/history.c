@@ -13,13 +13,24 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Each metric's column of runs (schema 1 on: every recorded database has
+ * them). */
+static const char *const columns[HARNESS_METRIC_COUNT] = {
+    [HARNESS_METRIC_MEDIAN] = "median",
+    [HARNESS_METRIC_P90] = "p90",
+    [HARNESS_METRIC_P99] = "p99",
+    [HARNESS_METRIC_MEAN] = "mean",
+};
+
 /* ok runs that passed validation and measured something; the series key
- * first, then record order (the experiment's id) within a series. */
+ * first, then record order (the experiment's id) within a series. %s: the
+ * metric's column (from the table above, never from the user). */
 static const char query[] =
     "SELECT m.host, m.cpu, m.gpu, r.variant_key, e.config_hash, r.component_config, r.world_size, r.rank,"
-    "       e.name, e.git_commit, e.git_branch, r.median, r.ci_lo, r.ci_hi, r.n, r.ci_level"
+    "       e.name, e.git_commit, e.git_branch, r.median, r.ci_lo, r.ci_hi, r.n, r.ci_level, r.%s,"
+    "       r.noise_bound, r.noise_evidence"
     "  FROM runs r JOIN experiments e ON e.id = r.experiment_id JOIN machines m ON m.id = r.machine_id"
-    " WHERE r.status = 'ok' AND r.validation_failed = 0 AND r.n > 0 AND r.median IS NOT NULL"
+    " WHERE r.status = 'ok' AND r.validation_failed = 0 AND r.n > 0 AND r.median IS NOT NULL AND r.%s IS NOT NULL"
     "   AND (?1 IS NULL OR r.variant_key = ?1) AND (?2 IS NULL OR m.host = ?2)"
     "   AND (?3 IS NULL OR e.git_branch = ?3) AND (?4 IS NULL OR substr(e.config_hash, 1, length(?4)) = ?4)"
     "   AND (?5 < 0 OR r.world_size = ?5) AND (?6 < 0 OR r.rank = ?6)"
@@ -53,6 +64,7 @@ static void free_series(harness_series *s)
         free(s->points[i].experiment);
         free(s->points[i].commit);
         free(s->points[i].branch);
+        free(s->points[i].noise_evidence);
     }
     free(s->points);
     free(s->cps);
@@ -141,7 +153,11 @@ static int add_row(harness_history *h, sqlite3_stmt *st, size_t *cap_series, siz
     p->ci_hi = col_real(st, 13);
     p->n = sqlite3_column_int64(st, 14);
     p->ci_level = col_real(st, 15);
-    p->outlier = 0;                /* find_changes marks them */
+    p->value = col_real(st, 16);
+    p->noise_bound = col_real(st, 17);   /* NULL: recorded before schema 2, or counters unread */
+    p->noise_evidence = col_dup(st, 18);
+    p->set_aside = HARNESS_CP_KEPT;      /* find_changes marks them */
+    p->interfered = 0;
     return p->experiment ? 0 : oom(err);
 }
 
@@ -177,24 +193,49 @@ static void describe(const harness_history_filter *f, char *buf, size_t cap)
         snprintf(buf, cap, "no filter");
 }
 
-/* The change points of one series, and its outliers marked (the runs the
- * search left out, which the reports show apart). 0, or -1 out of memory. */
+/* The change points of one series, and the runs the search left out
+ * marked with why (the reports show them apart). The bound is the
+ * median's whatever the metric: for a tail or the mean it understates what
+ * interference could do (the preempted steps are the tail), so a run set
+ * aside for the median is at least as doubtful for them, and a run kept
+ * may still be raised - the outlier test is then what stands. 0, or -1
+ * out of memory. */
 static int find_changes(harness_series *s, const harness_cp_options *cp)
 {
-    double *x = malloc((s->n_points ? s->n_points : 1) * sizeof *x);
-    unsigned char *flag = malloc(s->n_points ? s->n_points : 1);
-    int rc = x && flag ? 0 : -1;
+    size_t a = s->n_points ? s->n_points : 1;
+    double *x = malloc(a * sizeof *x), *bound = malloc(a * sizeof *bound);
+    unsigned char *why = malloc(a);
+    int rc = x && bound && why ? 0 : -1;
     if (rc == 0) {
-        for (size_t k = 0; k < s->n_points; k++)
-            x[k] = s->points[k].median;
-        rc = harness_changepoints(x, s->n_points, cp, &s->cps, &s->n_cps);
-        harness_cp_outliers(x, s->n_points, flag);
-        for (size_t k = 0; k < s->n_points; k++)
-            s->points[k].outlier = flag[k];
+        for (size_t k = 0; k < s->n_points; k++) {
+            x[k] = s->points[k].value;
+            bound[k] = s->points[k].noise_bound;
+        }
+        rc = harness_changepoints_noisy(x, bound, s->n_points, cp, &s->cps, &s->n_cps, why);
+        for (size_t k = 0; rc == 0 && k < s->n_points; k++) {
+            s->points[k].set_aside = why[k];
+            s->points[k].interfered = s->points[k].noise_bound >= harness_cp_noise_limit(cp);   /* NaN: 0 */
+        }
     }
     free(x);
-    free(flag);
+    free(bound);
+    free(why);
     return rc;
+}
+
+size_t harness_history_cp_interference(const harness_series *s, size_t c, size_t *runs, size_t cap)
+{
+    size_t found = 0, at = s->cps[c].index;
+    for (size_t k = at ? at - 1 : 0; k < s->n_points; k++) {
+        if (s->points[k].interfered) {
+            if (found < cap)
+                runs[found] = k;
+            found++;
+        }
+        if (k >= at && s->points[k].set_aside == HARNESS_CP_KEPT)
+            break;                 /* the new level's first kept run */
+    }
+    return found;
 }
 
 /* Runs the query above leaves out whatever the filter: not ok, failed
@@ -212,15 +253,18 @@ static long count_not_ok(sqlite3 *h)
     return n;
 }
 
-int harness_history_load(harness_db *db, const harness_history_filter *f, const harness_cp_options *cp,
-                         harness_history *out, harness_error *err)
+int harness_history_load(harness_db *db, const harness_history_filter *f, harness_metric metric,
+                         const harness_cp_options *cp, harness_history *out, harness_error *err)
 {
     memset(out, 0, sizeof *out);
     out->db_path = harness_db_path(db);
+    out->metric = metric;
     out->cp = *cp;
     sqlite3 *h = harness_db_handle(db);
     sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(h, query, -1, &st, NULL) != SQLITE_OK)
+    char sql[sizeof query + 32];
+    snprintf(sql, sizeof sql, query, columns[metric], columns[metric]);
+    if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s: reading the runs: %s", out->db_path,
                                  sqlite3_errmsg(h));
     const char *texts[4] = {f->variant_key, f->host, f->branch, f->config_hash};

@@ -1,6 +1,7 @@
 /* results_db.h - the results database of `harness record` (SQLite): one row
  * per recorded run (a rank of an experiment), with its machine, commit,
- * variant, config, statistics, windows and every per-step sample, so that
+ * variant, config, statistics, interference bound, windows and every
+ * per-step sample, so that
  * history and compare --baseline-db can judge runs, not steps.
  *
  * The schema has a version (table schema_version) and a list of migrations;
@@ -15,8 +16,9 @@
 
 #include "util/error.h"
 
-/* The schema this harness writes. */
-#define HARNESS_DB_SCHEMA_VERSION 1
+/* The schema this harness writes: 2 added runs.noise_bound and
+ * runs.noise_evidence (NULL for the runs recorded before). */
+#define HARNESS_DB_SCHEMA_VERSION 2
 
 typedef struct harness_db harness_db;
 

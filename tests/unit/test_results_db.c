@@ -1,7 +1,10 @@
 /* test_results_db.c - harness/compare/db_*.c: the schema and its version,
- * recording a folder twice stores it once, a failure mid-record rolls
- * everything back, a newer schema and a file that is not a database are
- * refused, and a folder that is not an experiment stores nothing. */
+ * a database of schema 1 upgraded in place (its runs' interference
+ * unknown), each run's interference bound stored, recording a folder twice
+ * stores it once, a failure mid-record rolls everything back, a newer
+ * schema and a file that is not a database are refused, and a folder that
+ * is not an experiment stores nothing. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -27,6 +30,9 @@ static void write_file(const char *path, const char *text)
     assert_int_equal(fclose(f), 0);
 }
 
+/* The summaries' noise block ("" for none, as an older harness wrote). */
+static const char *noise_json = "";
+
 /* An experiment folder under tmp with `ranks` summaries of a spin around `center` ns. */
 static const char *experiment(const char *name, int ranks, double center)
 {
@@ -45,9 +51,9 @@ static const char *experiment(const char *name, int ranks, double center)
                  "\"timing\": {\"samples\": [%g, %g, %g, %g], \"windows\": [{\"n\": 2, \"median\": %g}, "
                  "{\"n\": 2, \"median\": %g}]}, "
                  "\"env\": {\"host\": \"h%d\", \"cpu\": \"cpu\", \"gpu\": \"none\", \"git_commit\": \"abc123\", "
-                 "\"harness_version\": \"0.1.0\", \"started_at\": \"%s\"}}",
+                 "\"harness_version\": \"0.1.0\", \"started_at\": \"%s\"}%s}",
                  r, ranks, center, center, center + 1, center + 2, center + 3, center + 0.5, center + 2.5, r,
-                 name);
+                 name, noise_json);
         write_file(file, text);
     }
     return path;
@@ -226,8 +232,10 @@ static void test_refusals(void **state)
     harness_db_close(db);
     snprintf(path, sizeof path, "%s/newer.db", tmp);
     assert_int_equal(harness_db_open(path, 1, &db, &err), 2);
-    assert_non_null(strstr(err.msg, "newer.db: written by a newer harness (schema version 99; this harness reads up "
-                                    "to 1)"));
+    char want[128];
+    snprintf(want, sizeof want, "newer.db: written by a newer harness (schema version 99; this harness reads up to "
+             "%d)", HARNESS_DB_SCHEMA_VERSION);
+    assert_non_null(strstr(err.msg, want));
     /* not a database */
     snprintf(path, sizeof path, "%s/text.db", tmp);
     write_file(path, "this is not an SQLite file, but it is long enough to have a header of sorts.........\n");
@@ -250,6 +258,113 @@ static void test_refusals(void **state)
     assert_int_not_equal(stat(path, &st), 0);
 }
 
+/* Schema 1 as harness 0.1 created it (db_schema.c's first migration,
+ * frozen here: a released schema never changes), with one recorded run. */
+static const char schema_1[] =
+    "CREATE TABLE schema_version (version INTEGER NOT NULL);"
+    "INSERT INTO schema_version VALUES (1);"
+    "CREATE TABLE machines (id INTEGER PRIMARY KEY, host TEXT NOT NULL, cpu TEXT NOT NULL, gpu TEXT NOT NULL,"
+    "  UNIQUE (host, cpu, gpu));"
+    "CREATE TABLE experiments (id INTEGER PRIMARY KEY, name TEXT NOT NULL, path TEXT NOT NULL,"
+    "  config_hash TEXT NOT NULL, resolved_config TEXT NOT NULL, git_commit TEXT, git_branch TEXT,"
+    "  harness_version TEXT, started_at TEXT,"
+    "  recorded_at TEXT NOT NULL DEFAULT (strftime('%Y-%m-%dT%H:%M:%SZ', 'now')));"
+    "CREATE TABLE runs (id INTEGER PRIMARY KEY,"
+    "  experiment_id INTEGER NOT NULL REFERENCES experiments(id) ON DELETE CASCADE,"
+    "  machine_id INTEGER NOT NULL REFERENCES machines(id), summary_sha256 TEXT NOT NULL UNIQUE,"
+    "  variant_key TEXT NOT NULL, component_config TEXT NOT NULL,"
+    "  world_size INTEGER NOT NULL CHECK (world_size >= 1),"
+    "  rank INTEGER NOT NULL CHECK (rank >= 0 AND rank < world_size),"
+    "  status TEXT NOT NULL, validation_failed INTEGER NOT NULL,"
+    "  n INTEGER NOT NULL, median REAL, ci_lo REAL, ci_hi REAL, ci_level REAL,"
+    "  mean REAL, stddev REAL, min REAL, p90 REAL, p99 REAL, max REAL);"
+    "CREATE INDEX runs_series ON runs (machine_id, variant_key, world_size, rank);"
+    "CREATE TABLE windows (run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  idx INTEGER NOT NULL, median REAL NOT NULL, PRIMARY KEY (run_id, idx)) WITHOUT ROWID;"
+    "CREATE TABLE samples (run_id INTEGER NOT NULL REFERENCES runs(id) ON DELETE CASCADE,"
+    "  idx INTEGER NOT NULL, ns REAL NOT NULL, PRIMARY KEY (run_id, idx)) WITHOUT ROWID;"
+    "INSERT INTO machines VALUES (1, 'h0', 'cpu', 'none');"
+    "INSERT INTO experiments (id, name, path, config_hash, resolved_config) VALUES (1, 'old', '/old', 'ab', '');"
+    "INSERT INTO runs (experiment_id, machine_id, summary_sha256, variant_key, component_config, world_size, rank,"
+    "  status, validation_failed, n, median) VALUES (1, 1, 'old', 'spin/cpu', '{}', 1, 0, 'ok', 0, 4, 1000);";
+
+/* The noise columns of the run whose median is `median`: bound (NAN for
+ * NULL) and evidence (NULL for NULL; a static copy). */
+static double noise_of(harness_db *db, double median, const char **evidence)
+{
+    static char text[256];
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(harness_db_handle(db), "SELECT noise_bound, noise_evidence FROM runs "
+                                        "WHERE median = ?", -1, &st, NULL), SQLITE_OK);
+    sqlite3_bind_double(st, 1, median);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    double bound = sqlite3_column_type(st, 0) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 0);
+    const unsigned char *t = sqlite3_column_text(st, 1);
+    snprintf(text, sizeof text, "%s", t ? (const char *)t : "");
+    *evidence = t ? text : NULL;
+    sqlite3_finalize(st);
+    return bound;
+}
+
+/* A database of schema 1 is upgraded in place: its run kept, with its
+ * interference unknown (NULL), and runs recorded after carry theirs. */
+static void test_migration_from_1(void **state)
+{
+    (void)state;
+    char path[512];
+    snprintf(path, sizeof path, "%s/v1.db", tmp);
+    sqlite3 *h;
+    assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+    char *msg = NULL;
+    if (sqlite3_exec(h, schema_1, NULL, NULL, &msg) != SQLITE_OK)
+        fail_msg("schema 1: %s", msg);
+    sqlite3_close(h);
+    harness_db *db = open_db("v1.db");
+    assert_int_equal(harness_db_schema_version(db), HARNESS_DB_SCHEMA_VERSION);
+    assert_int_equal(count(db, "runs"), 1);
+    const char *evidence;
+    assert_true(isnan(noise_of(db, 1000, &evidence)));
+    assert_null(evidence);
+    /* a run recorded now carries the summary's noise block */
+    noise_json = ", \"noise\": {\"median_shift_bound\": 0.25, \"evidence\": \"12 involuntary context switches\"}";
+    char a[512];
+    snprintf(a, sizeof a, "%s", experiment("2026-04-01__00-00-00_aaaaaaaa", 1, 2000));
+    noise_json = "";
+    const char *folders[1] = {a};
+    harness_record_result res;
+    harness_error err = {0};
+    assert_int_equal(harness_db_record(db, folders, 1, NULL, &res, &err), 0);
+    assert_int_equal(res.added, 1);
+    assert_true(noise_of(db, 2001.5, &evidence) == 0.25);
+    assert_string_equal(evidence, "12 involuntary context switches");
+    /* the column holds a share: the schema refuses anything else */
+    assert_int_not_equal(sqlite3_exec(harness_db_handle(db), "UPDATE runs SET noise_bound = 1.5", NULL, NULL, NULL),
+                         SQLITE_OK);
+    harness_db_close(db);
+    /* opened again: up to date, nothing migrated twice */
+    db = open_db("v1.db");
+    assert_int_equal(harness_db_schema_version(db), HARNESS_DB_SCHEMA_VERSION);
+    assert_int_equal(count(db, "runs"), 2);
+    harness_db_close(db);
+}
+
+/* A summary without a noise block (an older harness): stored as unknown. */
+static void test_noise_unknown(void **state)
+{
+    (void)state;
+    harness_db *db = open_db("unknown.db");
+    char a[512];
+    snprintf(a, sizeof a, "%s", experiment("2026-05-01__00-00-00_aaaaaaaa", 1, 3000));
+    const char *folders[1] = {a};
+    harness_record_result res;
+    harness_error err = {0};
+    assert_int_equal(harness_db_record(db, folders, 1, NULL, &res, &err), 0);
+    const char *evidence;
+    assert_true(isnan(noise_of(db, 3001.5, &evidence)));
+    assert_null(evidence);
+    harness_db_close(db);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -258,6 +373,8 @@ int main(void)
         cmocka_unit_test(test_rollback_on_failure),
         cmocka_unit_test(test_bad_folder_stores_nothing),
         cmocka_unit_test(test_refusals),
+        cmocka_unit_test(test_migration_from_1),
+        cmocka_unit_test(test_noise_unknown),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
