@@ -1,8 +1,8 @@
 #!/bin/sh
 # Figures for `harness history` under real load: per trial, a fresh results
-# database of 30 runs of a work-bound step of ~2 ms (bench/work_build.c,
-# compiled here: a fixed chain of multiply-adds, so a preempted step is a
-# longer step), recorded one by one with `harness record` as CI records
+# database of 30 runs of a work-bound step of ~2 ms (bench/spin_build.c
+# with -DWORK_BOUND, compiled here: a fixed chain of multiply-adds, so a
+# preempted step is a longer step), recorded one by one with `harness record` as CI records
 # commits; the build from run 15 on does 5% more work; two busy loops
 # (`sh -c 'while :; do :; done'`) run during runs 5 and 23 only (LOADED:
 # others, e.g. "5 22 23 24" for load that lasts three runs). Runs are
@@ -42,19 +42,21 @@ trap 'exit 130' INT TERM
 build() {
     mkdir -p "$tmp/$1"
     # shellcheck disable=SC2086
-    ${CC:-cc} -shared -fPIC -O2 -I"$src/../harness/include" $2 "$src/work_build.c" -o "$tmp/$1/work_build.so" ||
+    ${CC:-cc} -shared -fPIC -O2 -I"$src/../harness/include" -DWORK_BOUND $2 "$src/spin_build.c" \
+        -o "$tmp/$1/spin_build.so" ||
         { echo "history_figures: cannot build the plugin" >&2; exit 2; }
 }
 build base ""
 build slow "-DSLOWDOWN_PCT=5"
 
-# config ITERATIONS: the run's config into $tmp/work.yaml
+# config AMOUNT: the run's config into $tmp/work.yaml (duration_ns is an
+# amount of work for a WORK_BOUND build, calibrated below to STEP_MS here)
 config() {
     cat >"$tmp/work.yaml" <<YAML
 experiment: {name: work}
 schedule: {warmup_steps: 10, wait_steps: 2, measurement_steps: 30, repeat: 5}
 profiling: {trace: false, memory: false}
-component: {variant_key: work_build/cpu, config: {iterations: $1}}
+component: {variant_key: spin_build/cpu, config: {duration_ns: $1}}
 validate: false
 YAML
 }
@@ -63,7 +65,7 @@ field() {
     python3 -c 'import json, sys; s = json.load(open(sys.argv[1] + "/summary_ranks_1_rank_0.json")); print(eval(sys.argv[2]))' \
         "$1" "$2"
 }
-# The iterations of a step of STEP_MS: one run at a million, scaled.
+# The amount of a step of STEP_MS on this machine: one run at a million, scaled.
 config 1000000
 d=$("$H" run "$tmp/work.yaml" --quiet --plugin-path "$tmp/base" --output-dir "$tmp/calibrate" 2>/dev/null) ||
     { echo "history_figures: the calibration run failed" >&2; exit 3; }
