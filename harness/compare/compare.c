@@ -7,7 +7,6 @@
 #include "compare/compare_internal.h"
 #include "compare/metric.h"
 #include "compare/process_spread.h"
-#include "compare/rank_shift.h"
 #include "compare/run_groups.h"
 
 #include <cjson/cJSON.h>
