@@ -220,14 +220,13 @@ static int judge_benchmark(harness_comparison *out, size_t b, size_t per, harnes
     if (failed < per) {
         judge_failed_round(p, &rounds[failed]);
     } else {
-        int rc = paired_stats(rounds, per, &out->opts, 1, &p->tail.s), rc2 = 0;
-        if (rc != -1)
-            rc2 = paired_stats(rounds, per, &out->opts, 0, &p->s);
-        if (rc == -1 || rc2 == -1 || spread_of(rounds, per, p->s.ratio, &out->opts, &spread) != 0)
+        int tail_rc = paired_stats(rounds, per, &out->opts, 1, &p->tail.s);
+        int rc = tail_rc == -1 ? -1 : paired_stats(rounds, per, &out->opts, 0, &p->s);
+        if (rc == -1 || spread_of(rounds, per, p->s.ratio, &out->opts, &spread) != 0)
             return harness_cmp_oom(err);
         p->s.processes_disagree = spread.p < HARNESS_PROCESS_SPREAD_ALPHA;
-        decide_rounds(p, &p->tail.s, rc, rounds, per, &out->opts);
-        decide_rounds(p, &p->s, rc2, rounds, per, &out->opts);
+        decide_rounds(p, &p->tail.s, tail_rc, rounds, per, &out->opts);
+        decide_rounds(p, &p->s, rc, rounds, per, &out->opts);
         harness_cmp_tail_moved(p);
     }
     p->s.base_lo = p->s.base_hi = p->s.cand_lo = p->s.cand_hi = NAN;

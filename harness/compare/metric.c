@@ -40,8 +40,13 @@ double harness_run_metric(const harness_run_summary *r, harness_metric m)
 int harness_window_metrics(const harness_run_summary *r, harness_metric m, double *out)
 {
     for (size_t w = 0; w < r->n_windows; w++) {
+        /* the medians were computed from the same slices when the summary was read */
+        if (m == HARNESS_METRIC_MEDIAN) {
+            out[w] = r->window_medians[w];
+            continue;
+        }
         if (!r->n_samples || !r->window_len || !r->window_len[w]) {
-            out[w] = m == HARNESS_METRIC_MEDIAN ? r->window_medians[w] : NAN;
+            out[w] = NAN;
             continue;
         }
         harness_stats st;

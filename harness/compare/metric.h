@@ -23,8 +23,9 @@ double harness_metric_of_stats(const harness_stats *st, harness_metric m);
 double harness_run_metric(const harness_run_summary *r, harness_metric m);
 
 /* The value of each of r's windows into out[0..r->n_windows): of its slice
- * of samples; the written window median when the run kept no samples
- * (median only, NaN for other metrics). 0, or -1 out of memory. */
+ * of samples; for the median, r->window_medians (already of those slices,
+ * or the written medians when the run kept no samples; other metrics are
+ * NaN then). 0, or -1 out of memory. */
 int harness_window_metrics(const harness_run_summary *r, harness_metric m, double *out);
 
 #endif
