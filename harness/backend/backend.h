@@ -87,6 +87,12 @@ typedef struct harness_backend_ops {
     int (*copy)(const harness_backend *b, void *dst, const void *src, size_t bytes, int to_device,
                 harness_error *err);
     int (*synchronize)(const harness_backend *b, harness_error *err);
+    /* dst <- src, both device memory, enqueued on the component's stream
+     * without a wait (schedule.rotate_inputs, between steps). */
+    int (*copy_on_stream)(const harness_backend *b, void *dst, const void *src, size_t bytes, harness_error *err);
+    /* Wait until every stream of the device is done, not only the
+     * component's (the check after timing: run/after_timing.h). */
+    int (*synchronize_device)(const harness_backend *b, harness_error *err);
 
     /* cuda_graph: capture one call of step into a graph (stream capture on
      * the component's stream), then replay launches it, in place of step. */

@@ -244,6 +244,19 @@ static int cu_synchronize(const harness_backend *b, harness_error *err)
     return rc == cudaSuccess ? 0 : cuda_fail(err, rc, "synchronizing the stream");
 }
 
+static int cu_copy_on_stream(const harness_backend *b, void *dst, const void *src, size_t bytes, harness_error *err)
+{
+    cudaError_t rc = cudaMemcpyAsync(dst, src, bytes, cudaMemcpyDeviceToDevice, state_of(b)->stream);
+    return rc == cudaSuccess ? 0 : cuda_fail(err, rc, "copying an input set on the stream");
+}
+
+static int cu_synchronize_device(const harness_backend *b, harness_error *err)
+{
+    (void)b;
+    cudaError_t rc = cudaDeviceSynchronize();
+    return rc == cudaSuccess ? 0 : cuda_fail(err, rc, "synchronizing the device");
+}
+
 static uint64_t cu_reserved_bytes(const harness_backend *b)
 {
     (void)b;
@@ -366,6 +379,8 @@ static const harness_backend_ops cuda_ops = {
     .between_steps = NULL,         /* flush_l2 is the timer's flush op */
     .copy = cu_copy,
     .synchronize = cu_synchronize,
+    .synchronize_device = cu_synchronize_device,
+    .copy_on_stream = cu_copy_on_stream,
     .capture = cu_capture,
     .replay = cu_replay,
     .activity_flush = cu_activity_flush,

@@ -51,6 +51,7 @@ static const harness_cfg_key_spec schedule_keys[] = {
     {"step_timeout_s", K_SECONDS, AT(step_timeout_s), 0, NULL, NULL},
     {"callback_timeout_s", K_SECONDS, AT(callback_timeout_s), 0, NULL, NULL},
     {"sync_steps", K_BOOL, AT(sync_steps), 0, NULL, NULL},
+    {"rotate_inputs", K_INT, AT(rotate_inputs), 0, NULL, NULL},
     /* CUDA only (a config error on the CPU: cli/cmd_common.c). */
     {"timing", K_CHOICE_TEXT, AT(timing), 0, timings, NULL},
     {"flush_l2", K_BOOL, AT(flush_l2), 0, NULL, NULL},
@@ -88,6 +89,7 @@ const harness_cfg_key_spec harness_cfg_top_keys[] = {
     {"component", K_SECTION, 0, 0, NULL, component_keys},
     {"data", K_SECTION, 0, 0, NULL, data_keys},
     {"validate", K_BOOL, AT(validate), 0, NULL, NULL},
+    {"validate_after_timing", K_BOOL, AT(validate_after_timing), 0, NULL, NULL},
     {"plugin_path", K_PATHS, 0, 0, NULL, NULL},
     {"sweep", K_SWEEP, 0, 0, NULL, NULL},
     {NULL, 0, 0, 0, NULL, NULL},
@@ -565,6 +567,7 @@ static int set_defaults(harness_config *cfg)
     cfg->generator = HARNESS_GEN_RANDOM_NORMAL;
     cfg->seed = 1234;
     cfg->validate = 1;
+    cfg->validate_after_timing = 1;
     return cfg->name && cfg->output_dir && cfg->device && cfg->timing && cfg->profiled_ranks ? 0 : -1;
 }
 

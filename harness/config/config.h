@@ -50,6 +50,7 @@ typedef struct harness_config {
     int64_t step_timeout_s;        /* a step() running longer ends the run (timed_out); default 60, 0: never */
     int64_t callback_timeout_s;    /* the same for create, cost, check and destroy; default 600, 0: never */
     int sync_steps;                /* multi-rank: a barrier before every measured step; default false */
+    int64_t rotate_inputs;         /* N value sets of the declared inputs, one per step in turn; 0 or 1: off */
 
     /* profiling */
     int profile_all_ranks;         /* profiled_ranks: "all" */
@@ -70,6 +71,7 @@ typedef struct harness_config {
     uint64_t seed;                 /* default 1234 */
 
     int validate;                  /* default true */
+    int validate_after_timing;     /* the checks after the last timed window; default true */
     char **plugin_path;            /* plugin_path: a string or a list; default none */
     size_t n_plugin_path;
 

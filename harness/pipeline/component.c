@@ -7,7 +7,10 @@
 
 #include "pipeline/schedule_observers.h"
 #include "plugin/variant_cost.h"
+#include "run/after_timing.h"
 #include "run/guard.h"
+#include "run/services.h"
+#include "util/stats.h"
 
 /* A callback that returned with regions still open is blamed by name, so
  * the message points at the callback that forgot its region_pop, not at
@@ -125,21 +128,120 @@ static int run_schedule(harness_component *in, const harness_component_where *r,
     harness_schedule_observers obs = {.dist = r->dist, .profiler = harness_profiler_hooks(r->prof),
                                       .sync_steps = (int)r->plan->cfg->sync_steps,
                                       .collectives_called = &in->inst.collectives_called,
-                                      .budget_sized = r->budget_sized, .budget_arg = r->budget_arg};
+                                      .budget_sized = r->budget_sized, .budget_arg = r->budget_arg,
+                                      .inputs = in->inputs.n_sets >= 2 ? &in->inputs : NULL};
     harness_runner_hooks hooks = harness_schedule_observer_hooks(&obs);
-    harness_step_fn step = step_instance;
     const harness_backend *b = r->backend;
+    in->timed_step = step_instance;
     harness_guard_enter("step");
     if (b->opts.cuda_graph && b->ops->capture) {
         if (b->ops->capture(b, step_instance, in, err) != 0) {
             harness_guard_leave();
             return err->code;
         }
-        step = replay_graph;
+        in->timed_step = replay_graph;
     }
-    int rc = harness_runner_run(&r->plan->schedule, b, step, in, &hooks, run, err);
+    int rc = harness_runner_run(&r->plan->schedule, b, in->timed_step, in, &hooks, run, err);
     harness_guard_leave();
     return rc != 0 ? err->code : 0;
+}
+
+/* schedule.rotate_inputs: the input sets, before the schedule. Asking for
+ * them of a component that declared no inputs is a config error: nothing
+ * would rotate, and the run would claim it did. */
+static int make_input_sets(harness_component *in, const harness_plan *plan, harness_summary *s, harness_error *err)
+{
+    int64_t n = plan->cfg->rotate_inputs;
+    if (n < 2)
+        return 0;
+    if (in->inst.io.n_inputs == 0)
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "schedule.rotate_inputs: %lld, but %s declares no inputs "
+                                 "(the input service, plugin ABI 2.4): there is nothing to rotate; set "
+                                 "rotate_inputs to 0 or declare the inputs in create", (long long)n, in->v->key);
+    harness_guard_enter("create");
+    int rc = harness_input_sets_make(&in->inputs, &in->inst, n, err);
+    harness_guard_leave();
+    if (rc != 0)
+        return err->code;
+    s->after_timing.rotate_sets = n;
+    s->after_timing.rotate_bytes = in->inputs.bytes;
+    return 0;
+}
+
+/* ---- the checks after timing (docs/timing-integrity.md, "Anti-cheat") ---- */
+
+/* The reference check again, on fresh values of every declared input (the
+ * same inputs when none is declared): a step that serves a cached or
+ * replayed output fails it. */
+static int recheck(harness_component *in, harness_summary *s, harness_error *err)
+{
+    const harness_services *svc = harness_host_services();
+    const harness_declared_io *io = &in->inst.io;
+    for (int i = 0; i < io->n_inputs; i++) {
+        const harness_declared_buffer *d = &io->inputs[i];
+        int rc = d->device ? svc->device_fill(&in->inst.ctx, d->ptr, d->count, d->dtype)
+                           : svc->fill(&in->inst.ctx, d->ptr, d->count, d->dtype);
+        if (rc != 0 || in->inst.ctx.failed)
+            return harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s: new input values for the check after timing: %s",
+                                     in->v->key, harness_ctx_message(&in->inst.ctx, "no message given"));
+    }
+    s->after_timing.recheck = io->n_inputs ? "new_inputs" : "same_inputs";
+    harness_check c = {.size = sizeof c};
+    int rc = in->v->check(&in->inst.ctx, in->state, &c);
+    if (regions_closed(in, "check", rc) != 0 || in->inst.ctx.failed)
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s: the reference check after timing could not run: %s",
+                                 in->v->key, harness_ctx_message(&in->inst.ctx, "no message given"));
+    if (check_verdict(in->v->key, &c, err) == 0)
+        return 0;
+    char why[sizeof err->msg];
+    snprintf(why, sizeof why, "%s", err->msg);
+    return harness_error_set(err, HARNESS_EXIT_VERDICT, "after timing, with %s: %s; it passed before timing, so the "
+                             "timed steps did not compute what the check computes (a cached or replayed output, or "
+                             "work deferred past the step)", io->n_inputs ? "new input values" : "the same inputs",
+                             why);
+}
+
+/* After the last window: the output probe (run/after_timing.h), then the
+ * recheck. Every rank runs both whole, whatever it finds, so that a step
+ * holding a collective meets its peers. */
+static int check_after_timing(harness_component *in, const harness_component_where *r, harness_summary *s,
+                              const harness_run_result *run, harness_error *err)
+{
+    harness_after_timing_summary *a = &s->after_timing;
+    const harness_config *cfg = r->plan->cfg;
+    a->inputs = in->inst.io.n_inputs;
+    a->outputs = in->inst.io.n_outputs;
+    a->recheck = "none";
+    if (!cfg->validate_after_timing) {
+        a->state = "off";
+        return 0;
+    }
+    harness_stats st = {0};
+    harness_stats_compute(run->samples_ns, run->n_samples, &st);
+    harness_probe probe = {r->backend, &in->inst.io, in->timed_step, in, st.median};
+    harness_probe_report rep;
+    harness_guard_enter("check");
+    int rc = harness_probe_outputs(&probe, &rep, err);
+    a->probe_steps = rep.probes;
+    a->probe_wait_ns = rep.wait_ns;
+    harness_error re = {0};
+    if (rc == 0 && cfg->validate && in->v->check)
+        recheck(in, s, &re);
+    harness_guard_leave();
+    if (rc != 0 || (re.code && re.code != HARNESS_EXIT_VERDICT)) {
+        if (!err->code)
+            *err = re;
+        harness_summary_mark(s, "failed", err->msg);
+        return err->code;
+    }
+    a->state = rep.failure[0] || re.code ? "failed" : "passed";
+    if (rep.failure[0])
+        harness_error_set(err, HARNESS_EXIT_VERDICT, "%s: %s", in->v->key, rep.failure);
+    else if (re.code)
+        *err = re;
+    if (err->code)                 /* validation keeps the check before timing, which passed */
+        harness_summary_mark(s, "validation_failed", err->msg);
+    return err->code;
 }
 
 /* A schedule that ran but stopped short: a step that failed, or a signal. */
@@ -175,10 +277,18 @@ int harness_component_run(harness_component *in, const harness_component_where *
         return err->code;
     if (r->plan->cfg->validate && in->v->check && check_against_reference(in, s, err) != 0)
         return err->code;
-    if (run_schedule(in, r, run, err) != 0) {
+    if (make_input_sets(in, r->plan, s, err) != 0) {
+        harness_summary_mark(s, "failed", err->msg);
+        return err->code;
+    }
+    int rc = run_schedule(in, r, run, err);
+    harness_input_sets_free(&in->inputs);
+    if (rc != 0) {
         harness_summary_mark(s, "failed", err->msg);
         return err->code;
     }
     s->run = run;
-    return judge_run(in, run, s, err);
+    if (judge_run(in, run, s, err) != 0)
+        return err->code;
+    return check_after_timing(in, r, s, run, err);
 }

@@ -9,6 +9,7 @@
 #include "dist/dist.h"
 #include "pipeline/plan.h"
 #include "report/summary.h"
+#include "run/input_sets.h"
 #include "run/instance.h"
 #include "run/profiler.h"
 #include "run/runner.h"
@@ -19,6 +20,8 @@ typedef struct harness_component {
     harness_instance inst;
     void *state;
     int created;                   /* create succeeded: destroy must run */
+    harness_step_fn timed_step;    /* what the windows ran: step, or the graph's replay */
+    harness_input_sets inputs;     /* schedule.rotate_inputs, during the schedule */
 } harness_component;
 
 /* Where it runs: the plan, the ranks, the backend, the profiler. */
@@ -33,7 +36,7 @@ typedef struct harness_component_where {
     void *budget_arg;
 } harness_component_where;
 
-/* create -> cost -> check -> schedule. Returns the exit code; s->status
+/* create -> cost -> check -> schedule -> the checks after timing. Returns the exit code; s->status
  * says what happened, and s->run points at run once the schedule ran. */
 int harness_component_run(harness_component *in, const harness_component_where *r, harness_summary *s,
                           harness_run_result *run, harness_error *err);

@@ -20,6 +20,10 @@ static int observe_step_begin(void *arg, int window, int64_t index, harness_erro
     (void)window;
     (void)index;
     harness_schedule_observers *o = arg;
+    if (o->inputs && harness_input_sets_next(o->inputs, err) != 0)
+        return -1;
+    if (o->dist->world_size == 1)
+        return 0;
     if (*o->collectives_called > 0)
         o->dist->lockstep = 1;
     int measured = harness_guard.phase == HARNESS_PHASE_MEASURE;
@@ -111,7 +115,7 @@ harness_runner_hooks harness_schedule_observer_hooks(harness_schedule_observers 
     return (harness_runner_hooks){.arg = o, .phase_begin = observe_phase_begin, .step_end = observe_step_end,
                                   .run_end = observe_run_end,
                                   .schedule_end = o->dist->world_size > 1 ? observe_schedule_end : NULL,
-                                  .step_begin = o->dist->world_size > 1 ? observe_step_begin : NULL,
+                                  .step_begin = o->dist->world_size > 1 || o->inputs ? observe_step_begin : NULL,
                                   .agree_budget = o->dist->world_size > 1 ? observe_agree_budget : NULL,
                                   .budget_sized = observe_budget_sized};
 }

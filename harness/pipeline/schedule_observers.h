@@ -6,6 +6,7 @@
 #include <stdint.h>
 
 #include "dist/dist.h"
+#include "run/input_sets.h"
 #include "run/runner.h"
 
 /* What watches the schedule: the ranks meet before each measurement
@@ -20,6 +21,7 @@ typedef struct harness_schedule_observers {
      * no one listens). The ranks' step times are made one before. */
     void (*budget_sized)(void *arg, const harness_budget *b);
     void *budget_arg;
+    harness_input_sets *inputs;    /* schedule.rotate_inputs: the next set before each step; NULL: off */
 } harness_schedule_observers;
 
 /* The hooks that call o's observers; o must outlive the run. */

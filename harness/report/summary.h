@@ -42,6 +42,18 @@ typedef struct harness_noise_evidence {
     double median_shift_bound;     /* share of the median, 0 to 1; NAN unknown */
 } harness_noise_evidence;
 
+/* The checks after the last timed window (docs/timing-integrity.md,
+ * "Anti-cheat"): whether they ran and what they could check. */
+typedef struct harness_after_timing_summary {
+    const char *state;             /* "passed" | "failed" | "off" | NULL: not reached (the run stopped before) */
+    int inputs, outputs;           /* buffers the component declared (ABI 2.4) */
+    int probe_steps;               /* output probes run: 0 without declared outputs */
+    double probe_wait_ns;          /* the pause before each probe's second reading */
+    const char *recheck;           /* "new_inputs" | "same_inputs" | "none" (validate off, or no reference) */
+    int64_t rotate_sets;           /* schedule.rotate_inputs that ran; 0: off */
+    size_t rotate_bytes;           /* the memory the sets took */
+} harness_after_timing_summary;
+
 typedef struct harness_summary {
     const char *status;            /* "ok" | "failed" | "interrupted" | "validation_failed" */
     char error[2048];              /* why, when not ok */
@@ -58,6 +70,7 @@ typedef struct harness_summary {
 
     harness_validation validation;
     harness_check check;
+    harness_after_timing_summary after_timing;
 
     const harness_run_result *run; /* NULL when the run never started */
     harness_stats overall;

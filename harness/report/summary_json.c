@@ -134,12 +134,37 @@ static cJSON *notes_json(const harness_notes *notes)
     return o;
 }
 
+/* validation.after_timing (docs/timing-integrity.md, "Anti-cheat"). */
+static cJSON *after_timing_json(const harness_summary *s)
+{
+    const harness_after_timing_summary *a = &s->after_timing;
+    cJSON *o = cJSON_CreateObject();
+    if (a->state)
+        cJSON_AddStringToObject(o, "status", a->state);
+    else
+        cJSON_AddNullToObject(o, "status");   /* the run stopped before */
+    cJSON_AddNumberToObject(o, "inputs_declared", a->inputs);
+    cJSON_AddNumberToObject(o, "outputs_declared", a->outputs);
+    cJSON_AddNumberToObject(o, "probe_steps", a->probe_steps);
+    add_num(o, "probe_wait_ns", a->probe_steps ? a->probe_wait_ns : NAN);
+    cJSON_AddStringToObject(o, "recheck", a->recheck ? a->recheck : "none");
+    if (a->rotate_sets >= 2) {
+        cJSON *r = cJSON_AddObjectToObject(o, "rotate_inputs");
+        cJSON_AddNumberToObject(r, "sets", (double)a->rotate_sets);
+        cJSON_AddNumberToObject(r, "bytes", (double)a->rotate_bytes);
+    } else {
+        cJSON_AddNullToObject(o, "rotate_inputs");
+    }
+    return o;
+}
+
 static cJSON *validation_json(const harness_summary *s)
 {
     static const char *const names[] = {"skipped", "passed", "failed"};
     cJSON *o = cJSON_CreateObject();
     cJSON_AddBoolToObject(o, "enabled", s->cfg->validate);
     cJSON_AddStringToObject(o, "status", names[s->validation]);
+    cJSON_AddItemToObject(o, "after_timing", after_timing_json(s));
     if (s->validation == HARNESS_VALIDATION_SKIPPED) {
         cJSON_AddNullToObject(o, "passed");
         return o;

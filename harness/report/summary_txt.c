@@ -32,6 +32,35 @@ static void print_params(FILE *f, const harness_config *cfg)
     }
 }
 
+/* The checks after timing, in a line (docs/timing-integrity.md). */
+static void print_after_timing(FILE *f, const harness_summary *s)
+{
+    const harness_after_timing_summary *a = &s->after_timing;
+    if (!a->state)
+        return;                    /* the run stopped before them */
+    if (strcmp(a->state, "off") == 0) {
+        fprintf(f, "checks after timing: off (validate_after_timing: false)\n");
+        return;
+    }
+    char wait[32];
+    fprintf(f, "checks after timing: %s: ", strcmp(a->state, "passed") == 0 ? "passed" : "FAILED");
+    if (a->probe_steps)
+        fprintf(f, "%d output probe step%s (%d output%s, read again after %s)", a->probe_steps,
+                a->probe_steps == 1 ? "" : "s", a->outputs, a->outputs == 1 ? "" : "s",
+                harness_format_ns(a->probe_wait_ns, wait, sizeof wait));
+    else
+        fprintf(f, "no output probe (the variant declares no outputs: plugin ABI 2.4)");
+    if (a->recheck && strcmp(a->recheck, "none") != 0)
+        fprintf(f, "; the reference check again, %s", strcmp(a->recheck, "new_inputs") == 0
+                    ? "on new input values" : "on the same inputs (the variant declares no inputs)");
+    fputc('\n', f);
+    if (a->rotate_sets >= 2) {
+        char bytes[32];
+        fprintf(f, "rotated inputs: %lld sets, one per step in turn (%s)\n", (long long)a->rotate_sets,
+                harness_format_bytes((double)a->rotate_bytes, bytes, sizeof bytes));
+    }
+}
+
 static void print_validation(FILE *f, const harness_summary *s)
 {
     switch (s->validation) {
@@ -48,6 +77,7 @@ static void print_validation(FILE *f, const harness_summary *s)
             fprintf(f, "  %s\n", s->check.detail);
         break;
     }
+    print_after_timing(f, s);
 }
 
 /* "93.75%": the CI's exact coverage (util/stats.h), never a nominal 95%. */

@@ -11,6 +11,7 @@
 #include "dist/dist.h"
 #include "run/comm_log.h"
 #include "run/datagen.h"
+#include "run/declared_io.h"
 #include "run/profiler.h"
 
 typedef struct harness_instance {
@@ -28,6 +29,7 @@ typedef struct harness_instance {
     harness_alloc_tracker *device_mem; /* tracked device memory; NULL on the CPU */
     harness_dist *dist;            /* the job's ranks, for collectives (ABI 2.2); NULL while validating */
     harness_comm_log *comm;        /* where collectives are logged; NULL: not logged */
+    harness_declared_io io;        /* input and output (ABI 2.4) */
 } harness_instance;
 
 void harness_instance_init(harness_instance *in, const harness_variant *variant, const harness_config *cfg,

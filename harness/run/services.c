@@ -259,6 +259,37 @@ static int svc_device_synchronize(harness_ctx *ctx)
     return 0;
 }
 
+/* ---- ABI 2.4: declared inputs and outputs ------------------------------- */
+
+static int on_device(const harness_instance *in, const void *p)
+{
+    return in->backend && in->backend->ops->is_device_memory && in->backend->ops->is_device_memory(in->backend, p);
+}
+
+static int svc_input(harness_ctx *ctx, void *buf, size_t count, harness_dtype dtype)
+{
+    harness_instance *in = instance_of(ctx, "input");
+    if (!in)
+        return -1;
+    char why[96];
+    int device = on_device(in, buf);
+    if (harness_declared_add(in->io.inputs, &in->io.n_inputs, buf, count, dtype, device, why, sizeof why) != 0)
+        return harness_svc_fail(ctx, "input: %s", why);
+    return device ? svc_device_fill(ctx, buf, count, dtype) : svc_fill(ctx, buf, count, dtype);
+}
+
+static int svc_output(harness_ctx *ctx, const void *buf, size_t count, harness_dtype dtype)
+{
+    harness_instance *in = instance_of(ctx, "output");
+    if (!in)
+        return -1;
+    char why[96];
+    if (harness_declared_add(in->io.outputs, &in->io.n_outputs, (void *)buf, count, dtype, on_device(in, buf), why,
+                             sizeof why) != 0)
+        return harness_svc_fail(ctx, "output: %s", why);
+    return 0;
+}
+
 static const harness_services host_services = {
     .size = sizeof(harness_services),
     .abi_major = HARNESS_ABI_MAJOR,
@@ -292,6 +323,8 @@ static const harness_services host_services = {
     .barrier = harness_svc_barrier,
     .note = harness_svc_note,
     .set_unload = harness_svc_set_unload,
+    .input = svc_input,
+    .output = svc_output,
 };
 
 const harness_services *harness_host_services(void)

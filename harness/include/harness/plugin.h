@@ -1,7 +1,8 @@
-/* harness/plugin.h - the plugin ABI of harness, version 2.3 (2.1 added the
+/* harness/plugin.h - the plugin ABI of harness, version 2.4 (2.1 added the
  * device services at the end of harness_services, 2.2 the collectives after
  * them, 2.3 note, set_unload, the variant's step_cost and the parameter
- * helpers; 2.0, 2.1 and 2.2 plugins load as before).
+ * helpers, 2.4 input and output for the checks after timing; 2.0 to 2.3
+ * plugins load as before).
  *
  * A plugin includes this header and nothing else of the harness, and links
  * against nothing of it: everything it needs from the host arrives in the
@@ -97,7 +98,7 @@ extern "C" {
 #endif
 
 #define HARNESS_ABI_MAJOR 2
-#define HARNESS_ABI_MINOR 3
+#define HARNESS_ABI_MINOR 4
 
 #if defined(__GNUC__)
 #define HARNESS_EXPORT __attribute__((visibility("default")))
@@ -359,6 +360,31 @@ typedef struct harness_services {
      * library the plugin opened (dlopen of cuBLAS), a cache, a thread pool.
      * NULL (the default) for none; a second call replaces the first. */
     void (*set_unload)(harness_ctx *ctx, void (*unload)(void));
+
+    /* ---- ABI 2.4: what step reads and writes, for the checks after timing
+     * The host times what step() does between its start and end; a
+     * component that skips, replays or defers its work would time well and
+     * compute nothing. Declaring the buffers lets the host check, after the
+     * last timed window (validate_after_timing, harness-config(5)), that
+     * step() really does its work: see "Anti-cheat" in
+     * docs/timing-integrity.md. From create only; host or device memory
+     * (device memory from device_alloc), at most 16 of each. */
+
+    /* fill (or device_fill, for device memory), and declare the buffer an
+     * input that step() reads afresh on every call. The host may write new
+     * values into it between steps (schedule.rotate_inputs) and before the
+     * check after timing, which then must see the output for the new
+     * values: so declare what a step reads and nothing create derives state
+     * from (weights that create packs or converts: fill those). 0, or
+     * nonzero with a message recorded. */
+    int (*input)(harness_ctx *ctx, void *buf, size_t count, harness_dtype dtype);
+    /* Declare the buffer the output that step() writes in full on every
+     * call, complete when step returns (on a device: when the component's
+     * stream reaches the step's end). After timing the host overwrites it,
+     * runs one step, and reads it when the step is over and again after a
+     * full wait: an element still overwritten, or changed in between,
+     * fails the run. 0, or nonzero with a message recorded. */
+    int (*output)(harness_ctx *ctx, const void *buf, size_t count, harness_dtype dtype);
 } harness_services;
 
 /* ---- entry point ------------------------------------------------------ */
