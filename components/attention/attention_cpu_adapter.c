@@ -90,8 +90,9 @@ static int att_create(harness_ctx *ctx, void **state)
                                   q_bytes, kv_bytes, ws);
     }
     harness_dtype dt = c->dtype == ATTENTION_BF16 ? HARNESS_DTYPE_BF16 : HARNESS_DTYPE_F32;
-    if (harness_host->fill(ctx, s->q, c->q_elems, dt) != 0 || harness_host->fill(ctx, s->k, c->kv_elems, dt) != 0 ||
-                   harness_host->fill(ctx, s->v, c->kv_elems, dt) != 0) {
+    /* q, k and v are what a step reads afresh, o what it writes (the checks after timing). */
+    if (harness_host->input(ctx, s->q, c->q_elems, dt) != 0 || harness_host->input(ctx, s->k, c->kv_elems, dt) != 0 ||
+        harness_host->input(ctx, s->v, c->kv_elems, dt) != 0 || harness_host->output(ctx, s->o, c->q_elems, dt) != 0) {
         release(ctx, s);
         return -1;      /* fill recorded why */
     }

@@ -143,9 +143,10 @@ static int create_common(harness_ctx *ctx, void **state, int cublas)
         return out_of_memory(ctx, s);
     /* The same values attention/cpu gets for the same seed. */
     harness_dtype dt = dtype_map[s->cfg.dtype].fill;
-    if (harness_host->device_fill(ctx, s->q, s->cfg.q_elems, dt) != 0 ||
-        harness_host->device_fill(ctx, s->k, s->cfg.kv_elems, dt) != 0 ||
-        harness_host->device_fill(ctx, s->v, s->cfg.kv_elems, dt) != 0) {
+    if (harness_host->input(ctx, s->q, s->cfg.q_elems, dt) != 0 ||
+        harness_host->input(ctx, s->k, s->cfg.kv_elems, dt) != 0 ||
+        harness_host->input(ctx, s->v, s->cfg.kv_elems, dt) != 0 ||
+        harness_host->output(ctx, s->o, s->cfg.q_elems, dt) != 0) {
         release(ctx, s);
         return -1;                 /* device_fill recorded why */
     }

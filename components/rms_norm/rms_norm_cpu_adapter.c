@@ -42,8 +42,11 @@ static int rms_create(harness_ctx *ctx, void **state)
         return harness_host->fail(ctx, "rms_norm: cannot allocate x, weight and y (2 x %zu + %zu bytes)",
                                   cfg.bytes, cfg.hidden * cfg.elem);
     }
-    if (harness_host->fill(ctx, s->x, cfg.n, cfg.fill_dtype) != 0 ||
-        harness_host->fill(ctx, s->w, cfg.hidden, cfg.fill_dtype) != 0) {
+    /* x is what a step reads afresh, y what it writes (the checks after
+     * timing); the weight is filled as any weight is. */
+    if (harness_host->input(ctx, s->x, cfg.n, cfg.fill_dtype) != 0 ||
+        harness_host->fill(ctx, s->w, cfg.hidden, cfg.fill_dtype) != 0 ||
+        harness_host->output(ctx, s->y, cfg.n, cfg.fill_dtype) != 0) {
         release(ctx, s);
         return -1;      /* fill recorded why */
     }

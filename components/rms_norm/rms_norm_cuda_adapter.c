@@ -48,8 +48,9 @@ static int rms_create(harness_ctx *ctx, void **state)
         return -1;                 /* device_alloc recorded why */
     }
     /* The same values rms_norm/cpu gets for the same seed. */
-    if (harness_host->device_fill(ctx, s->x, cfg.n, cfg.fill_dtype) != 0 ||
-        harness_host->device_fill(ctx, s->w, cfg.hidden, cfg.fill_dtype) != 0) {
+    if (harness_host->input(ctx, s->x, cfg.n, cfg.fill_dtype) != 0 ||
+        harness_host->device_fill(ctx, s->w, cfg.hidden, cfg.fill_dtype) != 0 ||
+        harness_host->output(ctx, s->y, cfg.n, cfg.fill_dtype) != 0) {
         release(ctx, s);
         return -1;
     }

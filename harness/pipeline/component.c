@@ -220,6 +220,7 @@ static int check_after_timing(harness_component *in, const harness_component_whe
     harness_stats_compute(run->samples_ns, run->n_samples, &st);
     harness_probe probe = {r->backend, &in->inst.io, in->timed_step, in, st.median};
     harness_probe_report rep;
+    harness_guard_phase(HARNESS_PHASE_AFTER_TIMING, -1);    /* its steps are not measured ones */
     harness_guard_enter("check");
     int rc = harness_probe_outputs(&probe, &rep, err);
     a->probe_steps = rep.probes;

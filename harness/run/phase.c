@@ -11,6 +11,7 @@ static const struct {
     [HARNESS_PHASE_WAIT] = {"wait", "wait"},
     [HARNESS_PHASE_MEASURE] = {"measurement", "measure"},
     [HARNESS_PHASE_TRACE] = {"trace", "trace"},
+    [HARNESS_PHASE_AFTER_TIMING] = {"after-timing check", "after_timing"},
 };
 
 const char *harness_phase_name(harness_phase phase)

@@ -3,7 +3,15 @@
 #ifndef HARNESS_RUN_PHASE_H
 #define HARNESS_RUN_PHASE_H
 
-typedef enum { HARNESS_PHASE_WARMUP, HARNESS_PHASE_WAIT, HARNESS_PHASE_MEASURE, HARNESS_PHASE_TRACE } harness_phase;
+/* AFTER_TIMING: the checks after the last window (run/after_timing.h),
+ * whose steps are not measured. */
+typedef enum {
+    HARNESS_PHASE_WARMUP,
+    HARNESS_PHASE_WAIT,
+    HARNESS_PHASE_MEASURE,
+    HARNESS_PHASE_TRACE,
+    HARNESS_PHASE_AFTER_TIMING
+} harness_phase;
 
 /* "warmup", "wait", "measurement": as status.json and messages name them. */
 const char *harness_phase_name(harness_phase phase);

@@ -206,6 +206,14 @@ static int sync_(harness_ctx *c)
     return 0;
 }
 
+/* input fills like device_fill (the fake's memory is host memory either
+ * way); output only declares, which the fake has no use for. */
+static int output_(harness_ctx *c, const void *buf, size_t count, harness_dtype dtype)
+{
+    (void)c, (void)buf, (void)count, (void)dtype;
+    return 0;
+}
+
 const harness_services fake_host_services = {
     .size = sizeof(harness_services), .abi_major = HARNESS_ABI_MAJOR, .abi_minor = HARNESS_ABI_MINOR,
     .register_variant = reg, .log = log_, .fail = fake_host_fail,
@@ -215,4 +223,5 @@ const harness_services fake_host_services = {
     .rank = rank_, .world_size = world_size_, .num_threads = threads_,
     .device_alloc = dev_alloc, .device_free = dev_free, .copy_to_device = copy_, .copy_to_host = copy_,
     .device_fill = fill_, .stream = stream_, .device_synchronize = sync_,
+    .input = fill_, .output = output_,
 };
