@@ -13,7 +13,7 @@ const char *harness_format_rate(double per_s, const char *unit, char *buf, size_
     static const char *const prefix[] = {"", "k", "M", "G", "T", "P", "E"};
     int k = 0;
     double v = per_s;
-    while (fabs(v) >= 1000 && k < 6) {
+    while (fabs(v) >= 999.95 && k < 6) {     /* never "1000.0 G" for 999.99 G */
         v /= 1000;
         k++;
     }
@@ -94,7 +94,8 @@ harness_figure_verdict harness_figure_judge(const harness_figure *f, int allowed
     }
     char within[HARNESS_WARNING_LEN / 2];
     within_text(f, margin, cache, within, sizeof within);
-    harness_warn_above_peak(f->peak_name, 100 * f->rate / f->peak, f->bandwidth, f->from_machine_file, within, msg,
-                            cap);
+    /* "of peak bandwidth", as the roofline line names it */
+    harness_warn_above_peak(f->bandwidth ? f->what : f->peak_name, 100 * f->rate / f->peak, f->bandwidth,
+                            f->from_machine_file, within, msg, cap);
     return HARNESS_FIGURE_ABOVE_PEAK;
 }
