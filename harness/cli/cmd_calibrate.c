@@ -176,7 +176,8 @@ int harness_cmd_calibrate(int argc, char **argv)
     if (harness_rep_spread_known(&pk.flops_spread) && harness_rep_spread_known(&pk.bytes_spread))
         printf("repetitions:    fp32 FMA worst %.1f%% below best, copy %.1f%% (a steadier calibration lets runs "
                "come closer to the peaks before a figure is impossible)\n",
-               100 * (1 - pk.flops_spread.min / pk.flops_spread.max), 100 * (1 - pk.bytes_spread.min / pk.bytes_spread.max));
+               100 * (1 - pk.flops_spread.min / pk.flops_spread.max),
+               100 * (1 - pk.bytes_spread.min / pk.bytes_spread.max));
     if (isnan(load_start[0]))
         printf("load average:   unknown (/proc/loadavg unreadable)\n");
     else

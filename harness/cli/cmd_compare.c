@@ -283,6 +283,7 @@ static int compare_with_db(const compare_opts *opts, harness_comparison *cmp, ha
         harness_compare_side_free(&cand);
         return rc;
     }
+    harness_run_summaries_note_allowed(base.runs, base.n_runs, "compare", stderr);
     return harness_compare_sides(&base, &cand, &opts->o, cmp, err);
 }
 

@@ -59,9 +59,8 @@ static void usage(FILE *f)
           "                      marks it allowed and compare judges it, saying so\n"
           "\n"
           "exit: 0 ok, 1 validation mismatch, 2 usage or config error (a --time-budget too small too),\n"
-          "      3 runtime failure (a crashed or hung plugin too, an impossible figure), 128+signal\n"
-          "      interrupted (130 Ctrl-C,\n"
-          "      143 SIGTERM, 129 SIGHUP)\n",
+          "      3 runtime failure (a crashed or hung plugin too, an impossible figure),\n"
+          "      128+signal interrupted (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP)\n",
           f);
 }
 
