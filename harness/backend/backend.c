@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "backend/cuda_peaks.h"
+#include "backend/peak_margin.h"
 #include "backend/gpu_probe.h"
 #include "build_config.h"
 
@@ -47,6 +48,14 @@ void harness_backend_cuda_peaks(harness_backend *b)
     b->peaks.flops_per_s = p.fp32_flops_per_s;
     b->peaks.fp16_flops_per_s = p.fp16_flops_per_s;
     b->peaks.bf16_flops_per_s = p.bf16_flops_per_s;
+    b->peaks.cache_bytes = (double)i->l2_bytes;
+    /* FLOP/s: the clock furthest below the reported one bounds them all. */
+    double quoted = p.fp32_clock_mhz > 0 && p.fp32_clock_mhz < p.tensor_clock_mhz ? p.fp32_clock_mhz
+                                                                                : p.tensor_clock_mhz;
+    b->peaks.flops_margin = harness_peak_margin_datasheet(i->sm_clock_mhz, quoted, b->peaks.flops_margin_why,
+                                                          sizeof b->peaks.flops_margin_why);
+    b->peaks.bytes_margin = harness_peak_margin_datasheet(0, 0, b->peaks.bytes_margin_why,
+                                                          sizeof b->peaks.bytes_margin_why);
     snprintf(b->info.arch, sizeof b->info.arch, "%s", p.arch ? p.arch : "unknown");
     if (p.sku) {
         /* Say which datasheet and the clock its figures assume: the device

@@ -31,6 +31,15 @@ typedef struct harness_peaks {
     char source[512];              /* where they came from (the machine file) */
     char missing[512];             /* why they are unknown, when they are */
     int from_machine_file;         /* measured by harness calibrate (so possibly stale or low), not a datasheet's */
+    /* The peaks' uncertainty (backend/peak_margin.h): a figure above
+     * peak x margin is impossible (report/impossible_figure.h). 0: not set,
+     * then the default of where the peaks came from. The FLOP/s margin
+     * holds for every FLOP/s peak above. */
+    double flops_margin, bytes_margin;
+    char flops_margin_why[192], bytes_margin_why[192];
+    /* Bytes of on-chip cache a step's data can stay in between steps: all
+     * of the CPU's caches (util/cpu_caches.h), a GPU's L2; 0 unknown. */
+    double cache_bytes;
 } harness_peaks;
 
 typedef struct harness_backend harness_backend;

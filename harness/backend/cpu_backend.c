@@ -13,6 +13,7 @@
 
 #include "backend/backend.h"
 #include "backend/machine_file.h"
+#include "util/cpu_caches.h"
 #include "util/cpuinfo.h"
 
 static uint64_t cpu_wall_ns(const harness_backend *b)
@@ -71,4 +72,5 @@ void harness_cpu_backend_init(harness_backend *b, int force_gettime)
      * threads this run's OpenMP kernels will use; measuring here would cost
      * every run seconds. */
     harness_machine_load_peaks(&b->peaks, omp_get_max_threads());
+    b->peaks.cache_bytes = harness_cpu_cache_bytes();
 }

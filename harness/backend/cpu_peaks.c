@@ -17,6 +17,7 @@
 #include "backend/cpu_peaks.h"
 
 #include "common/stream_copy.h"
+#include "util/stats.h"
 
 #include <omp.h>
 #include <stdlib.h>
@@ -146,7 +147,26 @@ static double fma_timed(const fma_kernel *k, int threads, long iters)
     return t1 - t0;
 }
 
+/* The spread of the repetitions' rates (0 unusable), sorting them: the
+ * machine file records it so that runs know how steady the peak was. */
+static harness_rep_spread spread_of(double *rates, int n)
+{
+    harness_rep_spread s = {0, 0, 0};
+    if (n < 1)
+        return s;
+    s.median = harness_median(rates, (size_t)n);  /* sorts */
+    s.min = rates[0];
+    s.max = rates[n - 1];
+    return s;
+}
+
 double harness_cpu_fma_peak(int threads, double seconds_per_rep, int reps, const char **isa)
+{
+    return harness_cpu_fma_peak_spread(threads, seconds_per_rep, reps, isa, NULL);
+}
+
+double harness_cpu_fma_peak_spread(int threads, double seconds_per_rep, int reps, const char **isa,
+                                   harness_rep_spread *spread)
 {
     fma_kernel k = pick_kernel();
     if (isa)
@@ -160,17 +180,27 @@ double harness_cpu_fma_peak(int threads, double seconds_per_rep, int reps, const
         t = fma_timed(&k, threads, iters);
     }
     iters = (long)((double)iters * seconds_per_rep / (t > 0 ? t : 1e-3)) + 1;
-    double best = 0;
+    double best = 0, rates[HARNESS_CPU_PEAKS_MAX_REPS];
+    int n = 0;
     for (int r = 0; r < reps; r++) {
         t = fma_timed(&k, threads, iters);
         double rate = t > 0 ? (double)threads * (double)iters * k.flops_per_iter / t : 0;
         if (rate > best)
             best = rate;
+        if (n < HARNESS_CPU_PEAKS_MAX_REPS)
+            rates[n++] = rate;
     }
+    if (spread)
+        *spread = spread_of(rates, n);
     return best;
 }
 
 double harness_cpu_copy_peak(int threads, size_t buffer_bytes, int reps)
+{
+    return harness_cpu_copy_peak_spread(threads, buffer_bytes, reps, NULL);
+}
+
+double harness_cpu_copy_peak_spread(int threads, size_t buffer_bytes, int reps, harness_rep_spread *spread)
 {
     char *src = NULL, *dst = NULL;
     if (posix_memalign((void **)&src, 1 << 21, buffer_bytes) != 0 ||
@@ -185,7 +215,8 @@ double harness_cpu_copy_peak(int threads, size_t buffer_bytes, int reps)
 #endif
     /* Each thread's slice, cache-line aligned; the last takes the rest. */
     size_t slice = buffer_bytes / (size_t)threads & ~(size_t)63;
-    double best = 0;
+    double best = 0, rates[HARNESS_CPU_PEAKS_MAX_REPS];
+    int n = 0;
 #pragma omp parallel num_threads(threads)
     {
         int me = omp_get_thread_num();
@@ -207,12 +238,16 @@ double harness_cpu_copy_peak(int threads, size_t buffer_bytes, int reps)
                 double rate = t > 0 ? 2.0 * (double)buffer_bytes / t : 0;
                 if (r > 0 && rate > best)
                     best = rate;
+                if (r > 0 && n < HARNESS_CPU_PEAKS_MAX_REPS)
+                    rates[n++] = rate;
             }
         }
     }
     sink = (float)dst[buffer_bytes - 1];
     free(src);
     free(dst);
+    if (spread)
+        *spread = spread_of(rates, n);
     return best;
 }
 
@@ -223,11 +258,12 @@ int harness_cpu_peaks_measure(const harness_cpu_peaks_opts *opts, harness_cpu_pe
     /* Quick: about 0.3 s in all; full: about 2 s, for steadier figures.
      * 64 MiB is still twice a large L3 slice; 256 MiB is beyond any. */
     out->flops_reps = opts->quick ? 5 : 7;
-    out->flops_per_s = harness_cpu_fma_peak(out->threads, opts->quick ? 0.03 : 0.2, out->flops_reps,
-                                            &out->flops_isa);
+    out->flops_per_s = harness_cpu_fma_peak_spread(out->threads, opts->quick ? 0.03 : 0.2, out->flops_reps,
+                                                   &out->flops_isa, &out->flops_spread);
     out->copy_buffer_bytes = (size_t)(opts->quick ? 64 : 256) << 20;
     out->copy_reps = opts->quick ? 5 : 15;
-    out->bytes_per_s = harness_cpu_copy_peak(out->threads, out->copy_buffer_bytes, out->copy_reps);
+    out->bytes_per_s = harness_cpu_copy_peak_spread(out->threads, out->copy_buffer_bytes, out->copy_reps,
+                                                    &out->bytes_spread);
     out->bf16_dot_flops_per_s = harness_cpu_bf16_dot_peak(out->threads, opts->quick ? 0.03 : 0.2, out->flops_reps);
     out->has_amx_bf16 = harness_cpu_has_amx_bf16();
     out->amx_permitted = out->has_amx_bf16 && harness_cpu_amx_permission() == 0;

@@ -7,6 +7,11 @@
 
 #include <stddef.h>
 
+#include "backend/peak_margin.h"
+
+/* Repetitions whose rates are kept for the spread (more are timed, not kept). */
+#define HARNESS_CPU_PEAKS_MAX_REPS 64
+
 typedef struct harness_cpu_peaks_opts {
     int threads;                   /* OpenMP threads to measure with; <= 0: omp_get_max_threads() */
     int quick;                     /* smaller buffers, fewer repetitions: well under a second */
@@ -17,9 +22,11 @@ typedef struct harness_cpu_peaks {
     double flops_per_s;            /* fp32 FMA, 2 flops per FMA, best repetition */
     const char *flops_isa;         /* "avx512" | "avx2" | "scalar" (static string) */
     int flops_reps;
+    harness_rep_spread flops_spread; /* of the repetitions: how steady the peak was */
     double bytes_per_s;            /* copy: bytes read + bytes written, best repetition */
     size_t copy_buffer_bytes;      /* size of each of the two buffers */
     int copy_reps;
+    harness_rep_spread bytes_spread;
     /* bf16 (cpu_peaks_bf16.c); 0 where the CPU or the OS lacks the unit. */
     double bf16_dot_flops_per_s;   /* AVX-512 BF16 vdpbf16ps, 2 flops per multiply-add */
     double amx_bf16_flops_per_s;   /* AMX tdpbf16ps */
@@ -33,6 +40,10 @@ int harness_cpu_peaks_measure(const harness_cpu_peaks_opts *opts, harness_cpu_pe
 /* The parts alone (tests, benchmarks). */
 double harness_cpu_fma_peak(int threads, double seconds_per_rep, int reps, const char **isa);
 double harness_cpu_copy_peak(int threads, size_t buffer_bytes, int reps);
+/* The same, with the spread of the repetitions' rates (spread may be NULL). */
+double harness_cpu_fma_peak_spread(int threads, double seconds_per_rep, int reps, const char **isa,
+                                   harness_rep_spread *spread);
+double harness_cpu_copy_peak_spread(int threads, size_t buffer_bytes, int reps, harness_rep_spread *spread);
 /* 0 where the unit is absent (or AMX's permission refused). */
 double harness_cpu_bf16_dot_peak(int threads, double seconds_per_rep, int reps);
 double harness_cpu_amx_bf16_peak(int threads, double seconds_per_rep, int reps);

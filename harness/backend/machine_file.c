@@ -34,6 +34,19 @@ const char *harness_machine_file_path(char *out, size_t cap)
     return out;
 }
 
+/* {"min", "median", "max"} of a peak's repetitions; null when not measured. */
+static void add_spread(cJSON *o, const char *key, const harness_rep_spread *s)
+{
+    if (!harness_rep_spread_known(s)) {
+        cJSON_AddNullToObject(o, key);
+        return;
+    }
+    cJSON *j = cJSON_AddObjectToObject(o, key);
+    cJSON_AddNumberToObject(j, "min", s->min);
+    cJSON_AddNumberToObject(j, "median", s->median);
+    cJSON_AddNumberToObject(j, "max", s->max);
+}
+
 int harness_machine_file_write(const char *path, const harness_machine *m, harness_error *err)
 {
     char dir[4096];
@@ -63,11 +76,17 @@ int harness_machine_file_write(const char *path, const harness_machine *m, harne
     cJSON_AddStringToObject(peaks, "bytes_means", "memcpy, bytes read + bytes written, all threads");
     cJSON_AddNumberToObject(peaks, "copy_buffer_bytes", m->copy_buffer_bytes);
     cJSON_AddBoolToObject(peaks, "quick", m->quick);
+    add_spread(peaks, "flops_reps_per_s", &m->flops_spread);
+    add_spread(peaks, "bytes_reps_per_s", &m->bytes_spread);
     cJSON_AddStringToObject(root, "measured_at", m->measured_at);
     if (isnan(m->load_at_calibration[0]))
         cJSON_AddNullToObject(root, "load_at_calibration");
     else
         cJSON_AddItemToObject(root, "load_at_calibration", cJSON_CreateDoubleArray(m->load_at_calibration, 3));
+    if (m->busy < 0)
+        cJSON_AddNullToObject(root, "busy_at_calibration");
+    else
+        cJSON_AddBoolToObject(root, "busy_at_calibration", m->busy);
     cJSON_AddStringToObject(root, "harness_version", m->harness_version);
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
@@ -93,6 +112,18 @@ static double get_number(const cJSON *o, const char *key)
 {
     const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, key);
     return cJSON_IsNumber(v) && isfinite(v->valuedouble) ? v->valuedouble : -1;
+}
+
+/* A spread as add_spread writes it; zeros when absent or not usable
+ * (harness_rep_spread_known then says so), never an error: it only
+ * narrows a margin. */
+static harness_rep_spread get_spread(const cJSON *o, const char *key)
+{
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(o, key);
+    harness_rep_spread s = {get_number(j, "min"), get_number(j, "median"), get_number(j, "max")};
+    if (!harness_rep_spread_known(&s))
+        s = (harness_rep_spread){0, 0, 0};
+    return s;
 }
 
 static harness_machine_status parse(const cJSON *root, harness_machine *m, char *why, size_t cap)
@@ -133,6 +164,15 @@ static harness_machine_status parse(const cJSON *root, harness_machine *m, char 
         m->load_at_calibration[i] = cJSON_IsNumber(v) ? v->valuedouble : NAN;
     }
     get_string(root, "harness_version", m->harness_version, sizeof m->harness_version);
+    m->flops_spread = get_spread(peaks, "flops_reps_per_s");
+    m->bytes_spread = get_spread(peaks, "bytes_reps_per_s");
+    const cJSON *busy = cJSON_GetObjectItemCaseSensitive(root, "busy_at_calibration");
+    m->busy = cJSON_IsBool(busy) ? cJSON_IsTrue(busy) : -1;
+    /* A peak below its own spread's best is not one calibrate wrote. */
+    if ((m->flops_spread.max > 0 && m->flops_spread.max > m->flops_per_s * 1.000001) ||
+        (m->bytes_spread.max > 0 && m->bytes_spread.max > m->bytes_per_s * 1.000001)) {
+        m->flops_spread = m->bytes_spread = (harness_rep_spread){0, 0, 0};
+    }
     return HARNESS_MACHINE_OK;
 }
 
@@ -169,7 +209,8 @@ void harness_machine_load_peaks(harness_peaks *peaks, int threads)
     peaks->bytes_per_s = peaks->flops_per_s = peaks->bf16_flops_per_s = 0;
     peaks->cpu_bf16_dot_flops_per_s = peaks->cpu_amx_bf16_flops_per_s = 0;
     peaks->from_machine_file = 0;
-    peaks->source[0] = peaks->missing[0] = '\0';
+    peaks->flops_margin = peaks->bytes_margin = 0;
+    peaks->source[0] = peaks->missing[0] = peaks->flops_margin_why[0] = peaks->bytes_margin_why[0] = '\0';
     harness_machine_file_path(path, sizeof path);
     switch (harness_machine_file_read(path, &m, why, sizeof why)) {
     case HARNESS_MACHINE_ABSENT:
@@ -209,6 +250,10 @@ void harness_machine_load_peaks(harness_peaks *peaks, int threads)
     peaks->cpu_bf16_dot_flops_per_s = m.bf16_dot_flops_per_s;
     peaks->cpu_amx_bf16_flops_per_s = m.amx_bf16_flops_per_s;
     peaks->from_machine_file = 1;
+    peaks->flops_margin = harness_peak_margin_calibrated(&m.flops_spread, m.busy, peaks->flops_margin_why,
+                                                         sizeof peaks->flops_margin_why);
+    peaks->bytes_margin = harness_peak_margin_calibrated(&m.bytes_spread, m.busy, peaks->bytes_margin_why,
+                                                         sizeof peaks->bytes_margin_why);
     /* The load says whether the peaks may be low (harness calibrate on a busy machine). */
     if (isnan(m.load_at_calibration[0]))
         snprintf(peaks->source, sizeof peaks->source, "%.400s (measured %s)", path, m.measured_at);

@@ -11,6 +11,7 @@
 #include <stddef.h>
 
 #include "backend/backend.h"
+#include "backend/peak_margin.h"
 #include "util/error.h"
 
 #define HARNESS_MACHINE_SCHEMA "harness.machine/1"
@@ -39,6 +40,12 @@ typedef struct harness_machine {
      * in files written before it was recorded). */
     double load_at_calibration[3];
     char harness_version[64];
+    /* How far the peaks can be trusted (backend/peak_margin.h): the rates
+     * of the repetitions of each (all 0 in files written before they were
+     * recorded), and calibrate's own verdict on the load before and after
+     * measuring: 1 busy, 0 idle, -1 unknown (older files). */
+    harness_rep_spread flops_spread, bytes_spread;
+    int busy;
 } harness_machine;
 
 typedef enum {
@@ -61,8 +68,9 @@ int harness_machine_file_write(const char *path, const harness_machine *m, harne
 harness_machine_status harness_machine_file_read(const char *path, harness_machine *m, char *why, size_t cap);
 
 /* The backend's peaks from the default file for a run on `threads` threads:
- * filled, with `source` naming the file, or zero with `missing` saying why
- * and what to do. A corrupt file is also reported on stderr as a warning. */
+ * filled, with `source` naming the file and the margins of their
+ * uncertainty, or zero with `missing` saying why and what to do. A corrupt
+ * file is also reported on stderr as a warning. */
 void harness_machine_load_peaks(harness_peaks *peaks, int threads);
 
 #endif

@@ -51,6 +51,31 @@ static int validate_side(const harness_ab_opts *a, const harness_ab_bench *b, in
                              a->n_extra[side] ? " with its --set and --plugin-path" : "", line);
 }
 
+/* A run that failed on an impossible figure (report/impossible_figure.h)
+ * is not judged: the error names its folder (the run printed it) and the
+ * figure (its last such line in the log). 1 with err set (exit 3, as the
+ * run's), or 0 when the run failed otherwise. */
+static int refuse_impossible(const char *log, const char *folder, int round, int side, harness_error *err)
+{
+    static const char mark[] = "harness: impossible figure: ";
+    char *text = NULL;
+    size_t len = 0;
+    harness_error rerr = {0};
+    if (harness_read_file(log, &text, &len, &rerr) != 0)
+        return 0;
+    const char *line = NULL;
+    for (const char *p = text; (p = strstr(p, mark)) != NULL; p++)
+        if (p == text || p[-1] == '\n')
+            line = p + strlen("harness: ");
+    if (line)
+        harness_error_set(err, HARNESS_EXIT_RUNTIME, "ab: round %d, %s: %s: %.*s; ab does not judge such a run "
+                          "(--allow-above-peak keeps and judges it; the run's messages are in %s)", round + 1,
+                          side_names[side], folder[0] ? folder : "(no folder named)", (int)strcspn(line, "\n"),
+                          line, log);
+    free(text);
+    return line != NULL;
+}
+
 /* Run `harness run` for one side of one round of benchmark b; *folder:
  * the experiment folder it printed. The child's stderr goes to
  * DIR/[BENCH/]round-NN-SIDE.log (named on failure). */
@@ -64,7 +89,7 @@ static int run_side(const harness_ab_opts *a, const harness_ab_bench *b, int sid
         free(out_dir);
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
     }
-    const char *argv[HARNESS_AB_MAX_EXTRA + 10];
+    const char *argv[HARNESS_AB_MAX_EXTRA + 12];
     size_t n = 0;
     argv[n++] = "harness";
     argv[n++] = "run";
@@ -76,6 +101,8 @@ static int run_side(const harness_ab_opts *a, const harness_ab_bench *b, int sid
         argv[n++] = "--filter";
         argv[n++] = a->filter;
     }
+    if (a->allow_above_peak)
+        argv[n++] = "--allow-above-peak";
     for (size_t i = 0; i < a->n_extra[side]; i++)
         argv[n++] = a->extra[side][i];
     argv[n] = NULL;
@@ -110,10 +137,12 @@ static int run_side(const harness_ab_opts *a, const harness_ab_bench *b, int sid
             rc = harness_error_set(err, HARNESS_EXIT_RUNTIME, "ab: round %d, %s: `harness run %s` named no "
                                    "experiment folder; its messages are in %s", round + 1, side_names[side],
                                    b->config[side], log);
-        else
+        else if (!refuse_impossible(log, buf, round, side, err))
             rc = harness_error_set(err, code == 2 || code == 130 ? code : HARNESS_EXIT_RUNTIME,
                                    "ab: round %d, %s: `harness run %s` exited %d; its messages are in %s",
                                    round + 1, side_names[side], b->config[side], code, log);
+        else
+            rc = err->code;
     }
     if (logfd >= 0)
         close(logfd);

@@ -35,6 +35,7 @@ typedef struct harness_ab_opts {
     harness_compare_format format;
     harness_color_mode color;      /* --color, the text format's verdicts */
     int wide;                      /* --wide: the text table at full width */
+    int allow_above_peak;          /* --allow-above-peak, passed to every run */
     harness_ab_bench *bench;
     size_t n_bench;
 } harness_ab_opts;

@@ -36,6 +36,7 @@ static void usage(FILE *f)
           "                  [--threshold PCT] [--alpha A] [--metric M]\n"
           "                  [--on-ambiguous fail|pass|pass-interference]\n"
           "                  [--format text|markdown|json] [--color WHEN] [--wide] [--time-budget SECONDS]\n"
+          "                  [--allow-above-peak]\n"
           "       harness ab SUITE... [--filter REGEX] [options as above]\n"
           "\n"
           "Interleaved A/B: N rounds, each running the base and the candidate back to\n"
@@ -73,6 +74,10 @@ static void usage(FILE *f)
           "                    call a lone change is exit 2 after that first round\n"
           "  --filter REGEX    a suite's benchmarks (and sweep points) to run, as in run\n"
           "  --metric M        median (default), p90, p99 or mean of each run's samples\n"
+          "  --allow-above-peak  pass --allow-above-peak to every run: a run with an\n"
+          "                    impossible figure (above its peak beyond the peak's\n"
+          "                    uncertainty) is kept and judged, and stderr says so;\n"
+          "                    without it such a run stops ab (exit 3), naming it\n"
           "  --threshold, --alpha, --on-ambiguous, --format, --color, --wide: as in\n"
           "                    `harness compare` (pass-interference: AMBIGUOUS passes\n"
           "                    only when measured interference is its cause)\n"
@@ -99,7 +104,7 @@ static int add_extra(harness_ab_opts *a, int side, const char *flag, const char 
 }
 
 enum { O_BASE_PP = 1000, O_CAND_PP, O_SET, O_BASE_SET, O_CAND_SET, O_ON_AMBIGUOUS, O_FILTER, O_TIME_BUDGET,
-       O_BASE_TREE, O_CAND_TREE, O_COLOR, O_WIDE, O_METRIC };
+       O_BASE_TREE, O_CAND_TREE, O_COLOR, O_WIDE, O_METRIC, O_ALLOW_ABOVE_PEAK };
 
 /* --threshold, --alpha, --on-ambiguous, --metric, --format: as `harness
  * compare` takes them. */
@@ -189,6 +194,7 @@ static int parse(int argc, char **argv, harness_ab_opts *a, harness_error *err)
         {"color", required_argument, NULL, O_COLOR},      {"wide", no_argument, NULL, O_WIDE},
         {"base-tree", required_argument, NULL, O_BASE_TREE}, {"cand-tree", required_argument, NULL, O_CAND_TREE},
         {"metric", required_argument, NULL, O_METRIC},
+        {"allow-above-peak", no_argument, NULL, O_ALLOW_ABOVE_PEAK},
         {NULL, 0, NULL, 0},
     };
     a->rounds = 10;
@@ -209,6 +215,7 @@ static int parse(int argc, char **argv, harness_ab_opts *a, harness_error *err)
             break;
         case O_FILTER: a->filter = optarg; break;
         case O_WIDE: a->wide = 1; break;
+        case O_ALLOW_ABOVE_PEAK: a->allow_above_peak = 1; break;
         case O_COLOR:
             if (harness_color_option(optarg, &a->color, err) != 0)
                 return err->code;
@@ -422,6 +429,8 @@ int harness_cmd_ab(int argc, char **argv)
     int rounds;
     if (code == 0 && harness_ab_run(&a, sides, &rounds, &err) != 0)
         code = harness_error_report(&err);
+    for (int s = 0; s < 2 && code == 0; s++)
+        harness_run_summaries_note_allowed(sides[s].runs, sides[s].n_runs, "ab", stderr);
     if (code == 0)
         code = report(&a, sides, &err);
     harness_compare_side_free(&sides[0]);

@@ -112,6 +112,11 @@ static void fill_machine(harness_machine *m, const harness_cpu_peaks *pk, int qu
     m->copy_buffer_bytes = (double)pk->copy_buffer_bytes;
     m->quick = quick;
     memcpy(m->load_at_calibration, load, sizeof m->load_at_calibration);
+    /* How far runs may pass these peaks before a figure is impossible
+     * (backend/peak_margin.h): the repetitions' spread, and below, the load. */
+    m->flops_spread = pk->flops_spread;
+    m->bytes_spread = pk->bytes_spread;
+    m->busy = -1;
     time_t now = time(NULL);
     struct tm tm;
     gmtime_r(&now, &tm);
@@ -168,6 +173,11 @@ int harness_cmd_calibrate(int argc, char **argv)
     harness_calibrate_print_bf16(&pk);
     printf("copy bandwidth: %8.1f GB/s     (2 x %zu MiB, bytes read + written, best of %d)\n",
            pk.bytes_per_s / 1e9, pk.copy_buffer_bytes >> 20, pk.copy_reps);
+    if (harness_rep_spread_known(&pk.flops_spread) && harness_rep_spread_known(&pk.bytes_spread))
+        printf("repetitions:    fp32 FMA worst %.1f%% below best, copy %.1f%% (a steadier calibration lets runs "
+               "come closer to the peaks before a figure is impossible)\n",
+               100 * (1 - pk.flops_spread.min / pk.flops_spread.max),
+               100 * (1 - pk.bytes_spread.min / pk.bytes_spread.max));
     if (isnan(load_start[0]))
         printf("load average:   unknown (/proc/loadavg unreadable)\n");
     else
@@ -176,8 +186,10 @@ int harness_cmd_calibrate(int argc, char **argv)
     /* Warned, not refused, by default: a low peak is still a figure, the
      * file records the load, and runs flag any percent above 100. */
     char busy[2 * HARNESS_WARNING_LEN];
+    m.busy = isnan(load_start[0]) && isnan(load_end[0]) ? -1 : 0;
     if (harness_warn_busy_calibration(load_start, load_end, m.id.logical_cpus, harness_affinity_cpus(), pk.threads,
                                       busy, sizeof busy)) {
+        m.busy = 1;
         if (o.require_idle) {
             harness_error_set(&err, HARNESS_EXIT_RUNTIME, "%s; --require-idle: %s not written", busy, path);
             return harness_error_report(&err);

@@ -9,7 +9,8 @@
 #include "util/term.h"
 
 enum { OPT_SET = 's', OPT_PLUGIN_PATH = 'P', OPT_OUTPUT_DIR = 'o', OPT_DEVICE = 'd', OPT_QUIET = 'q',
-       OPT_HELP = 'h', OPT_JSON = 'j', OPT_RUNS = 1000, OPT_FILTER, OPT_COLOR, OPT_TIME_BUDGET };
+       OPT_HELP = 'h', OPT_JSON = 'j', OPT_RUNS = 1000, OPT_FILTER, OPT_COLOR, OPT_TIME_BUDGET,
+       OPT_ALLOW_ABOVE_PEAK };
 
 static int parse_runs(const char *arg, int *runs, harness_error *err)
 {
@@ -59,6 +60,7 @@ int harness_parse_opts(int argc, char **argv, const char *command, void (*usage)
         {"filter", required_argument, NULL, OPT_FILTER},
         {"color", required_argument, NULL, OPT_COLOR},
         {"time-budget", required_argument, NULL, OPT_TIME_BUDGET},
+        {"allow-above-peak", no_argument, NULL, OPT_ALLOW_ABOVE_PEAK},
         {NULL, 0, NULL, 0},
     };
     memset(opts, 0, sizeof *opts);
@@ -88,6 +90,11 @@ int harness_parse_opts(int argc, char **argv, const char *command, void (*usage)
             if (!is_run)
                 goto unknown;
             rc = parse_time_budget(optarg, opts, err);
+            break;
+        case OPT_ALLOW_ABOVE_PEAK:
+            if (!is_run)
+                goto unknown;
+            opts->allow_above_peak = 1;
             break;
         case OPT_COLOR:
             if (!is_run)

@@ -241,6 +241,7 @@ static int load_side(const compare_opts *opts, const char *root, harness_compare
     }
     size_t before = side->n_runs, left = harness_compare_side_keep(side, filter_keeps, &f);
     harness_bench_filter_free(&f);
+    harness_run_summaries_note_allowed(side->runs, side->n_runs, "compare", stderr);
     if (left == 0) {
         harness_compare_side_free(side);
         return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: --filter '%s' matches none of its %zu runs (a name "
@@ -282,6 +283,7 @@ static int compare_with_db(const compare_opts *opts, harness_comparison *cmp, ha
         harness_compare_side_free(&cand);
         return rc;
     }
+    harness_run_summaries_note_allowed(base.runs, base.n_runs, "compare", stderr);
     return harness_compare_sides(&base, &cand, &opts->o, cmp, err);
 }
 

@@ -21,7 +21,7 @@ static void usage(FILE *f)
 {
     fputs("usage: harness run CONFIG... [--runs N] [--filter REGEX] [--set KEY=VALUE]... [--output-dir DIR]\n"
           "                   [--device auto|cpu|cuda] [--plugin-path DIR]... [--time-budget SECONDS]\n"
-          "                   [--quiet] [--color auto|never|always]\n"
+          "                   [--quiet] [--color auto|never|always] [--allow-above-peak]\n"
           "\n"
           "Validate CONFIG, load its component, check it against the reference, run the\n"
           "warmup / wait / measurement schedule and write an experiment folder under\n"
@@ -54,10 +54,13 @@ static void usage(FILE *f)
           "                      never or always\n"
           "  --quiet             print only the folders' paths (one per point), errors and --time-budget's\n"
           "                      line; warnings at the end\n"
+          "  --allow-above-peak  keep a run whose bandwidth or FLOP rate is above the peak by more than\n"
+          "                      the peak's uncertainty (an impossible figure, else exit 3): the summary\n"
+          "                      marks it allowed and compare judges it, saying so\n"
           "\n"
           "exit: 0 ok, 1 validation mismatch, 2 usage or config error (a --time-budget too small too),\n"
-          "      3 runtime failure (a crashed or hung plugin too), 128+signal interrupted (130 Ctrl-C,\n"
-          "      143 SIGTERM, 129 SIGHUP)\n",
+          "      3 runtime failure (a crashed or hung plugin too, an impossible figure),\n"
+          "      128+signal interrupted (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP)\n",
           f);
 }
 
@@ -241,6 +244,7 @@ int harness_cmd_run(int argc, char **argv)
         harness_bench_filter_free(&filter);
         return harness_error_report(&err);
     }
+    session.allow_above_peak = opts.allow_above_peak;
     if (p.cfg->n_sweep_keys > 0) {
         code = run_sweep(&opts, &session, &p, &filter);
     } else {

@@ -28,6 +28,7 @@ typedef struct harness_cli_opts {
     const char *output_dir;        /* --output-dir, overrides experiment.output_dir */
     const char *device;            /* --device, overrides device */
     int quiet;
+    int allow_above_peak;          /* run --allow-above-peak: keep a run with an impossible figure */
     harness_color_mode color;      /* run --color */
     int json;                      /* list --json */
     int device_may_be_absent;      /* validate: check a cuda config on a machine without a GPU */

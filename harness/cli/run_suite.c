@@ -47,7 +47,7 @@ static int oom(harness_error *err)
  * suite's own options; its stderr passes through. */
 static int run_one(const harness_cli_opts *opts, const char *dir, harness_suite *s, size_t c, int run, harness_error *err)
 {
-    const char *argv[2 * HARNESS_MAX_OPTS + 16];
+    const char *argv[4 * HARNESS_MAX_OPTS + 16];   /* each --set and --plugin-path takes two */
     size_t n = 0;
     argv[n++] = "harness";
     argv[n++] = "run";
@@ -55,6 +55,8 @@ static int run_one(const harness_cli_opts *opts, const char *dir, harness_suite 
     argv[n++] = "--quiet";
     argv[n++] = "--output-dir";
     argv[n++] = dir;
+    if (opts->allow_above_peak)
+        argv[n++] = "--allow-above-peak";
     if (opts->filter) {
         argv[n++] = "--filter";
         argv[n++] = opts->filter;

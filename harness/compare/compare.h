@@ -12,6 +12,8 @@
 #include "compare/comparison.h"
 #include "util/error.h"
 
+#include <stdio.h>
+
 struct cJSON;
 
 #define HARNESS_COMPARE_SCHEMA "harness.compare/2"
@@ -24,6 +26,11 @@ int harness_run_summary_parse(const char *path, const char *text, size_t len, ha
                               harness_error *err);
 int harness_run_summary_load(const char *path, harness_run_summary *out, harness_error *err);
 void harness_run_summary_free(harness_run_summary *r);
+/* A summary whose impossible_figure was not allowed is one of those
+ * errors (exit 2): it names the file and the figure (report/
+ * impossible_figure.h). One that was allowed is read, and this says so on
+ * f for each such run among runs[0..n), naming `command`. */
+void harness_run_summaries_note_allowed(const harness_run_summary *runs, size_t n, const char *command, FILE *f);
 
 /* A run's benchmark name for --filter: "EXPERIMENT_NAME VARIANT_KEY
  * k=v ..." with every component parameter ("?" for a name the summary

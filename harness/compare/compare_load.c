@@ -46,6 +46,7 @@ void harness_run_summary_free(harness_run_summary *r)
     free(r->device_name);
     free(r->status);
     free(r->error);
+    free(r->impossible_allowed);
     free(r->samples);
     free(r->window_medians);
     free(r->window_start);
@@ -249,6 +250,26 @@ static int parse_timing(const cJSON *root, const char *path, harness_run_summary
     return 0;
 }
 
+/* A run that measured an impossible figure is not judged: its figures
+ * say a measurement or the component is wrong, so any verdict on them
+ * would be too. Refused (exit 2, naming the folder and the figure), unless
+ * its run kept it with --allow-above-peak: then kept, and the figure noted
+ * for the caller to say. */
+static int impossible_figure(const cJSON *root, const char *path, harness_run_summary *out, harness_error *err)
+{
+    const cJSON *imp = cJSON_GetObjectItemCaseSensitive(root, "impossible_figure");
+    if (!imp || cJSON_IsNull(imp))
+        return 0;
+    const cJSON *msg = cJSON_IsObject(imp) ? cJSON_GetObjectItemCaseSensitive(imp, "message") : NULL;
+    const cJSON *allowed = cJSON_IsObject(imp) ? cJSON_GetObjectItemCaseSensitive(imp, "allowed") : NULL;
+    if (!cJSON_IsString(msg) || !cJSON_IsBool(allowed))
+        return bad(err, path, "impossible_figure: expected null or an object with a message and allowed");
+    if (cJSON_IsTrue(allowed))
+        return (out->impossible_allowed = strdup(msg->valuestring)) ? 0 : harness_cmp_oom(err);
+    return bad(err, path, "%s. Not judged: a figure the hardware cannot reach makes every verdict on the run "
+               "wrong too (a run made with --allow-above-peak is judged, and said to be)", msg->valuestring);
+}
+
 static int parse_root(const cJSON *root, const char *path, harness_run_summary *out, harness_error *err)
 {
     if (!cJSON_IsObject(root))
@@ -303,7 +324,7 @@ static int parse_root(const cJSON *root, const char *path, harness_run_summary *
     out->validation_failed = cJSON_IsFalse(passed) ||
                              (cJSON_IsString(vstatus) && strcmp(vstatus->valuestring, "failed") == 0) ||
                              strcmp(out->status, "validation_failed") == 0;
-    if (parse_timing(root, path, out, err) != 0)
+    if (impossible_figure(root, path, out, err) != 0 || parse_timing(root, path, out, err) != 0)
         return err->code;
     return harness_cmp_parse_replicates(root, path, out, err);
 }
@@ -353,6 +374,14 @@ int harness_run_summary_load(const char *path, harness_run_summary *out, harness
     int rc = harness_run_summary_parse(path, buf, len, out, err);
     free(buf);
     return rc;
+}
+
+void harness_run_summaries_note_allowed(const harness_run_summary *runs, size_t n, const char *command, FILE *f)
+{
+    for (size_t i = 0; i < n; i++)
+        if (runs[i].impossible_allowed)
+            fprintf(f, "harness: warning: %s: %s: judged although its run measured an impossible figure, kept by "
+                    "--allow-above-peak: %s\n", command, runs[i].folder, runs[i].impossible_allowed);
 }
 
 /* ---- one side: a folder of summaries, or of experiment folders --------------- */

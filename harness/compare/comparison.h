@@ -35,6 +35,10 @@ typedef struct harness_run_summary {
     char *noise_evidence;          /* noise.evidence, or NULL */
     int windows_disagree;          /* timing.across_windows.windows_disagree */
     char *host;                    /* env.host, or NULL */
+    /* impossible_figure.message of a run kept by --allow-above-peak
+     * (report/impossible_figure.h), or NULL: judged, and said so. A run
+     * whose impossible figure was not allowed is refused on reading. */
+    char *impossible_allowed;
 } harness_run_summary;
 
 /* A rank of an experiment folder that left no summary: killed (SIGKILL,

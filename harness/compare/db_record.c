@@ -97,6 +97,8 @@ static int load_run(const char *path, rec_run *r, harness_error *err)
     if (harness_read_file(path, &text, &len, err) != 0)
         return err->code;
     int rc = harness_run_summary_parse(path, text, len, &r->s, err);
+    if (rc == 0)
+        harness_run_summaries_note_allowed(&r->s, 1, "record", stderr);
     if (rc == 0) {
         uint8_t d[32];
         harness_sha256_digest(text, len, d);

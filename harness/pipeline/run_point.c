@@ -234,16 +234,37 @@ static int file_exists(const harness_experiment *exp, const char *name)
     return stat(harness_experiment_path(exp, name, path, sizeof path), &st) == 0;
 }
 
+/* A run that measured an impossible figure (report/impossible_figure.h)
+ * fails on it, exit 3, before its files are written: they, status.json
+ * and the sweep's table all say "impossible_figure", and the summary's
+ * impossible_figure names it. A run that already failed keeps its own
+ * status (the figure is then one more warning). */
+static void fail_on_impossible_figure(point *pt)
+{
+    harness_summary *s = &pt->s;
+    if (!s->impossible.what[0] || s->impossible.allowed)
+        return;
+    if (strcmp(s->status, "ok") != 0 || pt->code != 0) {
+        harness_warnings_add(&s->warnings, "%s", s->impossible.message);
+        return;
+    }
+    harness_summary_mark(s, "impossible_figure", s->impossible.message);
+    harness_error_set(&pt->err, HARNESS_EXIT_RUNTIME, "%s", s->impossible.message);
+    pt->code = HARNESS_EXIT_RUNTIME;
+}
+
 /* Statistics, artifacts, the final status.json and the printed table. */
 static void finish_point(point *pt)
 {
     harness_summary *s = &pt->s;
     harness_env_capture_end(&s->env);
     harness_error werr = {0};
+    s->allow_above_peak = pt->session->allow_above_peak;
     if (harness_summary_compute(s) != 0) {
         harness_error_set(&werr, HARNESS_EXIT_RUNTIME, "out of memory computing statistics");
         harness_error_report(&werr);
     } else {
+        fail_on_impossible_figure(pt);
         char stopped[512];
         if (harness_stop_watch_warning(stopped, sizeof stopped))
             harness_warnings_add(&s->warnings, "%s", stopped);

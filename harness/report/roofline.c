@@ -4,6 +4,7 @@
 
 #include <cjson/cJSON.h>
 #include <math.h>
+#include <string.h>
 
 /* achieved / peak in percent: cost per step over the median step (ns). */
 double harness_roofline_percent(double per_step, double median_ns, double peak_per_s)
@@ -84,8 +85,79 @@ cJSON *harness_roofline_json(const harness_summary *s)
     for (int i = 0; i < 3 && r.percent_of_top_flops > 100; i++)
         if (isfinite(flops_pct[i]))
             cJSON_AddItemToArray(above, cJSON_CreateString(flops_keys[i]));
+    /* How far past a peak a figure may go before it is impossible
+     * (report/impossible_figure.h), and the cache that widens the
+     * bandwidth's allowance. */
+    harness_figure bw, fl;
+    harness_roofline_figure(s, HARNESS_ROOFLINE_BANDWIDTH, &bw);
+    harness_roofline_figure(s, HARNESS_ROOFLINE_FLOPS, &fl);
+    add_num(o, "bytes_margin", bw.peak > 0 ? harness_figure_margin(&bw) : NAN);
+    add_str(o, "bytes_margin_why", bw.peak > 0 && bw.margin_why && bw.margin_why[0] ? bw.margin_why : NULL);
+    add_num(o, "flops_margin", fl.peak > 0 ? harness_figure_margin(&fl) : NAN);
+    add_str(o, "flops_margin_why", fl.peak > 0 && fl.margin_why && fl.margin_why[0] ? fl.margin_why : NULL);
+    add_num(o, "cache_bytes", bw.cache_bytes > 0 ? bw.cache_bytes : NAN);
     cJSON_AddStringToObject(o, "at", "median");
     return o;
+}
+
+/* The machine's fastest FLOP/s peak of any unit, and its name. */
+static double fastest_flops(const harness_peaks *p, const char **name)
+{
+    const double rate[5] = {p->flops_per_s, p->fp16_flops_per_s, p->bf16_flops_per_s, p->cpu_bf16_dot_flops_per_s,
+                            p->cpu_amx_bf16_flops_per_s};
+    static const char *const names[5] = {"fp32 FLOP/s", "dense fp16 FLOP/s", "dense bf16 FLOP/s",
+                                         "AVX-512 BF16 FLOP/s", "AMX bf16 FLOP/s"};
+    double best = 0;
+    *name = names[0];
+    for (int i = 0; i < 5; i++)
+        if (rate[i] > best) {
+            best = rate[i];
+            *name = names[i];
+        }
+    return best;
+}
+
+void harness_roofline_figure(const harness_summary *s, int which, harness_figure *out)
+{
+    const harness_backend *b = s->backend;
+    const harness_peaks *p = b ? &b->peaks : NULL;
+    double seconds = s->overall.n && s->overall.median > 0 ? s->overall.median * 1e-9 : NAN;
+    int bw = which == HARNESS_ROOFLINE_BANDWIDTH;
+    double cost = bw ? s->cost.bytes : s->cost.flops;
+    *out = (harness_figure){.what = bw ? "bandwidth" : "FLOP rate", .unit = bw ? "B/s" : "FLOP/s", .bandwidth = bw,
+                            .rate = cost > 0 ? cost / seconds : NAN, .peak = NAN, .peak_name = "?"};
+    if (!p)
+        return;
+    if (bw) {
+        out->peak = p->bytes_per_s;
+        out->peak_name = p->from_machine_file ? "copy bandwidth" : "memory bandwidth";
+        out->margin = p->bytes_margin;
+        out->margin_why = p->bytes_margin_why;
+    } else {
+        out->peak = fastest_flops(p, &out->peak_name);
+        out->margin = p->flops_margin;
+        out->margin_why = p->flops_margin_why;
+    }
+    out->source = p->source;
+    out->from_machine_file = p->from_machine_file;
+    out->step_bytes = s->cost.bytes;
+    out->cache_bytes = p->cache_bytes;
+    /* Only the CUDA backend empties a cache before its timed steps. */
+    out->caches_flushed = b->opts.flush_l2 && b->name && strcmp(b->name, "cuda") == 0;
+}
+
+harness_figure_verdict harness_roofline_explain(const harness_summary *s, int which, char *msg, size_t cap)
+{
+    harness_figure fig;
+    harness_roofline_figure(s, which, &fig);
+    harness_figure_verdict v = harness_figure_judge(&fig, s->allow_above_peak, msg, cap);
+    if (v != HARNESS_FIGURE_FINE || which != HARNESS_ROOFLINE_FLOPS)
+        return v;
+    harness_roofline r;
+    harness_roofline_compute(s, &r);
+    return harness_warn_above_peak(r.top_flops, r.percent_of_top_flops, 0, r.from_machine_file, NULL, msg, cap)
+               ? HARNESS_FIGURE_ABOVE_PEAK
+               : HARNESS_FIGURE_FINE;
 }
 
 void harness_roofline_print(FILE *f, const harness_summary *s)
@@ -119,8 +191,7 @@ void harness_roofline_print(FILE *f, const harness_summary *s)
         fprintf(f, " the component declares no cost");
     fprintf(f, "\n  peaks from %s\n", r.source ? r.source : "?");
     char msg[HARNESS_WARNING_LEN];
-    if (harness_warn_above_peak("bandwidth", r.percent_of_peak_bandwidth, 1, r.from_machine_file, msg, sizeof msg))
-        fprintf(f, "  %s\n", msg);
-    if (harness_warn_above_peak(r.top_flops, r.percent_of_top_flops, 0, r.from_machine_file, msg, sizeof msg))
-        fprintf(f, "  %s\n", msg);
+    for (int which = HARNESS_ROOFLINE_BANDWIDTH; which <= HARNESS_ROOFLINE_FLOPS; which++)
+        if (harness_roofline_explain(s, which, msg, sizeof msg) != HARNESS_FIGURE_FINE)
+            fprintf(f, "  %s\n", msg);
 }

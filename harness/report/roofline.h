@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 
+#include "report/impossible_figure.h"
 #include "report/summary.h"
 
 struct cJSON;
@@ -38,6 +39,18 @@ double harness_roofline_percent(double per_step, double median_ns, double peak_p
 /* The summary JSON's "roofline" object (a new cJSON item); its
  * "above_peak" lists the keys of the percents above their peak. */
 struct cJSON *harness_roofline_json(const harness_summary *s);
+
+/* The summary's figures against the physical peaks
+ * (report/impossible_figure.h): HARNESS_ROOFLINE_BANDWIDTH, or
+ * HARNESS_ROOFLINE_FLOPS against the machine's fastest unit of all (the
+ * bound on any FLOP rate, whichever unit a component used). */
+enum { HARNESS_ROOFLINE_BANDWIDTH, HARNESS_ROOFLINE_FLOPS };
+void harness_roofline_figure(const harness_summary *s, int which, harness_figure *out);
+
+/* The verdict on that figure and its text: the judge's; or, for a FLOP
+ * rate above the peak of the unit the component ran on yet below the
+ * machine's fastest, the plain above-peak warning. FINE: msg untouched. */
+harness_figure_verdict harness_roofline_explain(const harness_summary *s, int which, char *msg, size_t cap);
 
 /* The text summary's roofline line(s), a figure above its peak marked and
  * explained; nothing when there is no timing. */

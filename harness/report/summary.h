@@ -11,6 +11,7 @@
 #include "config/config.h"
 #include "plugin/notes.h"
 #include "report/env.h"
+#include "report/impossible_figure.h"
 #include "report/warnings.h"
 #include "run/profiler.h"
 #include "run/runner.h"
@@ -55,7 +56,7 @@ typedef struct harness_after_timing_summary {
 } harness_after_timing_summary;
 
 typedef struct harness_summary {
-    const char *status;            /* "ok" | "failed" | "interrupted" | "validation_failed" */
+    const char *status;            /* "ok" | "failed" | "interrupted" | "validation_failed" | "impossible_figure" */
     char error[2048];              /* why, when not ok */
     int rank, world_size;
 
@@ -90,6 +91,13 @@ typedef struct harness_summary {
     const harness_alloc_tracker *device_mem; /* tracked device memory; NULL on the CPU */
     const harness_profiler *profiler; /* memory samples, trace bookkeeping */
     harness_warnings warnings;     /* reasons to doubt the figures (report/warnings.h) */
+    /* A figure beyond its peak's uncertainty (report/impossible_figure.h),
+     * found with the warnings; what[0] == 0: none. allow_above_peak
+     * (--allow-above-peak, set before computing) keeps the run ok with the
+     * figure among the warnings; otherwise the run fails on it
+     * (pipeline/run_point.c). */
+    harness_impossible_figure impossible;
+    int allow_above_peak;
     /* CUPTI's records of the measurement windows (CUDA runs with
      * profiling.cupti on a profiled rank); NULL otherwise: then the per-kernel
      * table is left out of the text and null in the JSON. */

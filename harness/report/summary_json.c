@@ -428,6 +428,23 @@ static cJSON *env_json(const harness_env *e)
     return o;
 }
 
+/* "impossible_figure": null, or the figure a run failed on (or kept by
+ * --allow-above-peak): what compare, ab and history read to refuse it. */
+static cJSON *impossible_json(const harness_impossible_figure *i)
+{
+    if (!i->what[0])
+        return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "figure", i->what);
+    add_num(o, "rate_per_s", i->rate);
+    add_num(o, "peak_per_s", i->peak);
+    add_num(o, "limit_per_s", i->limit);
+    add_num(o, "margin", i->margin);
+    cJSON_AddBoolToObject(o, "allowed", i->allowed);
+    cJSON_AddStringToObject(o, "message", i->message);
+    return o;
+}
+
 static cJSON *warnings_json(const harness_warnings *w)
 {
     cJSON *a = cJSON_CreateArray();
@@ -487,6 +504,7 @@ char *harness_summary_json(const harness_summary *s)
     cJSON_AddItemToObject(root, "env", env);
     harness_device_report_json(s, timing, memory, env);
     cJSON_AddItemToObject(root, "warnings", warnings_json(&s->warnings));
+    cJSON_AddItemToObject(root, "impossible_figure", impossible_json(&s->impossible));
     cJSON_AddItemToObject(root, "noise", noise_json(&s->noise, &s->env));
 
     harness_json_scrub_utf8(root);  /* names from file names: any bytes */

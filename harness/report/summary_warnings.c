@@ -57,15 +57,32 @@ static void collect_resolution(harness_summary *s)
         harness_warnings_add(&s->warnings, "%s", msg);
 }
 
+/* Above a peak: a warning; beyond its uncertainty: the impossible figure
+ * the run fails on (the first one; a second is listed), or with
+ * --allow-above-peak a warning too. */
 static void collect_above_peak(harness_summary *s)
 {
-    harness_roofline r;
-    char msg[HARNESS_WARNING_LEN];
-    harness_roofline_compute(s, &r);
-    if (harness_warn_above_peak("bandwidth", r.percent_of_peak_bandwidth, 1, r.from_machine_file, msg, sizeof msg))
-        harness_warnings_add(&s->warnings, "%s", msg);
-    if (harness_warn_above_peak(r.top_flops, r.percent_of_top_flops, 0, r.from_machine_file, msg, sizeof msg))
-        harness_warnings_add(&s->warnings, "%s", msg);
+    static const char *const names[2] = {"bandwidth", "flops"};
+    memset(&s->impossible, 0, sizeof s->impossible);
+    if (!s->overall.n)
+        return;
+    for (int which = HARNESS_ROOFLINE_BANDWIDTH; which <= HARNESS_ROOFLINE_FLOPS; which++) {
+        char msg[HARNESS_WARNING_LEN];
+        harness_figure_verdict v = harness_roofline_explain(s, which, msg, sizeof msg);
+        if (v == HARNESS_FIGURE_IMPOSSIBLE && !s->impossible.what[0]) {
+            harness_impossible_figure *i = &s->impossible;
+            harness_figure fig;
+            harness_roofline_figure(s, which, &fig);
+            *i = (harness_impossible_figure){.rate = fig.rate, .peak = fig.peak, .limit = harness_figure_limit(&fig),
+                                             .margin = harness_figure_margin(&fig), .allowed = s->allow_above_peak};
+            snprintf(i->what, sizeof i->what, "%s", names[which]);
+            snprintf(i->message, sizeof i->message, "%s", msg);
+            if (!s->allow_above_peak)  /* the run's error, not a warning about a run that stands */
+                continue;
+        }
+        if (v != HARNESS_FIGURE_FINE)
+            harness_warnings_add(&s->warnings, "%s", msg);
+    }
 }
 
 /* Long CPU steps on a machine whose other work preempted the run. A

@@ -67,18 +67,21 @@ int harness_warn_busy_calibration(const double load_start[3], const double load_
     return 1;
 }
 
-int harness_warn_above_peak(const char *what, double percent, int bandwidth, int from_machine_file, char *msg,
-                            size_t cap)
+int harness_warn_above_peak(const char *what, double percent, int bandwidth, int from_machine_file,
+                            const char *within, char *msg, size_t cap)
 {
     if (!(percent > 100))
         return 0;
+    char where[HARNESS_WARNING_LEN / 2] = "";
+    if (within && within[0])
+        snprintf(where, sizeof where, ", %s", within);
     if (from_machine_file)
-        snprintf(msg, cap, "above peak: %.1f%% of peak %s, above the machine file's peak: the file is stale or was "
-                 "calibrated on a busy machine; re-run harness calibrate%s", percent, what,
+        snprintf(msg, cap, "above peak: %.1f%% of peak %s%s, above the machine file's peak: the file is stale or "
+                 "was calibrated on a busy machine; re-run harness calibrate%s", percent, what, where,
                  bandwidth ? " (or the step's data stays in cache: the peak is a copy through memory)" : "");
     else
-        snprintf(msg, cap, "above peak: %.1f%% of peak %s, above the device's datasheet rate: the component's "
-                 "declared cost exceeds the work it does, or the timing misses some of it%s", percent, what,
+        snprintf(msg, cap, "above peak: %.1f%% of peak %s%s, above the device's datasheet rate: the component's "
+                 "declared cost exceeds the work it does, or the timing misses some of it%s", percent, what, where,
                  bandwidth ? ", or the data stays in the L2 cache (schedule.flush_l2)" : "");
     return 1;
 }

@@ -15,7 +15,9 @@
 
 enum {
     HARNESS_MAX_WARNINGS = 16,
-    HARNESS_WARNING_LEN = 512
+    /* An impossible figure's message names the peak's source (a path) and
+     * its margin's reason (report/impossible_figure.h). */
+    HARNESS_WARNING_LEN = 1024
 };
 
 /* Other work's load average may exceed the cores the run leaves free by
@@ -80,9 +82,12 @@ int harness_warn_busy_calibration(const double load_start[3], const double load_
  * harness calibrate (the CPU), so most likely it is stale or was measured
  * on a busy machine; otherwise it is the device's datasheet rate and the
  * declared cost or the timing is at fault. bandwidth: data that stays in
- * cache also passes a memory peak. Returns 1 and writes msg when it fires. */
-int harness_warn_above_peak(const char *what, double percent, int bandwidth, int from_machine_file, char *msg,
-                            size_t cap);
+ * cache also passes a memory peak. within (or NULL): why the figure is
+ * still possible, "within the peak's uncertainty (...)" (report/
+ * impossible_figure.c judges that; beyond it the figure is an error).
+ * Returns 1 and writes msg when it fires. */
+int harness_warn_above_peak(const char *what, double percent, int bandwidth, int from_machine_file,
+                            const char *within, char *msg, size_t cap);
 
 /* Two windows disagree when their CIs of the median are disjoint: the
  * run-to-run change exceeds what each window's own spread explains. Only

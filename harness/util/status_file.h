@@ -14,7 +14,8 @@
 
 /* What status.json holds; strings may be NULL (written as null). */
 typedef struct harness_status {
-    const char *status;            /* running | ok | failed | validation_failed | interrupted | crashed | timed_out */
+    const char *status;            /* running | ok | failed | validation_failed | interrupted | crashed | timed_out |
+                                    * impossible_figure */
     int exit_code;                 /* -1 while running */
     int signal;                    /* the signal that ended the run, or 0 */
     const char *error;             /* why, when not ok */

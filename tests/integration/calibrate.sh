@@ -108,22 +108,37 @@ roofline threads 'r["missing"] and "threads" in r["missing"]'
 # A file with tiny peaks (as from a calibration on a very busy machine, and
 # one written before load_at_calibration existed): the run's rates are far
 # above them, which the summaries and stderr must say, never a bare >100%.
+# Every FLOP/s peak is tiny, so the FLOP rate is beyond any margin: an
+# impossible figure, the run's error (tests/integration/impossible_figure.sh
+# tests that path); kept here with --allow-above-peak to see what the
+# summaries say of a figure above its peak. The step's bytes fit in cache,
+# so its bandwidth stays a warning.
 python3 - "$M" "$SCRATCH/tiny.json" <<'PY'
 import json, sys
 m = json.load(open(sys.argv[1]))
 m["peaks"]["flops_per_s"] = m["peaks"]["bytes_per_s"] = 1000.0
+for k in ("bf16_dot_flops_per_s", "amx_bf16_flops_per_s"):
+    m["peaks"][k] = min(m["peaks"][k], 1000.0)
 del m["load_at_calibration"]
 json.dump(m, open(sys.argv[2], "w"))
 PY
-run tiny HARNESS_MACHINE_FILE="$SCRATCH/tiny.json"
+expect_exit 3 "run with tiny machine file: an impossible figure" env HARNESS_MACHINE_FILE="$SCRATCH/tiny.json" \
+    "$HARNESS" run "$CONFIGS/rms_norm_tiny.yaml" --output-dir "$SCRATCH/tiny-refused" --quiet
+expect_err "harness: impossible figure: FLOP rate" "tiny peaks: the FLOP rate is an impossible figure"
+expect_exit 0 "run with tiny machine file, kept" env HARNESS_MACHINE_FILE="$SCRATCH/tiny.json" "$HARNESS" run \
+    "$CONFIGS/rms_norm_tiny.yaml" --output-dir "$SCRATCH/tiny" --quiet --allow-above-peak
 expect_err "warning: above peak: " "above peak: warned on stderr"
 expect_err "above the machine file's peak: the file is stale or was calibrated on a busy machine; re-run harness calibrate" \
     "above peak: the warning says why and what to do"
+expect_err "where the caches may serve the step" "above peak: the bandwidth warning says the cache may serve the step"
 roofline tiny 'r["percent_of_peak_flops"] > 100 and r["above_peak"] == ["percent_of_peak_bandwidth", "percent_of_peak_flops"]'
 python3 - "$SCRATCH"/tiny/*/summary_ranks_1_rank_0.json <<'PY' || fail "tiny: the JSON's warnings list both figures"
 import json, sys
-w = [x for x in json.load(open(sys.argv[1]))["warnings"] if x.startswith("above peak: ")]
-assert len(w) == 2 and "peak bandwidth" in w[0] and "peak fp32 FLOP/s" in w[1], w
+ws = json.load(open(sys.argv[1]))["warnings"]
+w = [x for x in ws if x.startswith("above peak: ")]
+i = [x for x in ws if x.startswith("impossible figure: ")]
+assert len(w) == 1 and "peak bandwidth" in w[0], ws
+assert len(i) == 1 and "fp32 FLOP/s" in i[0] and i[0].endswith("kept by --allow-above-peak"), ws
 PY
 grep -q "of peak fp32 FLOP/s (0.0 GFLOP/s) ABOVE PEAK" "$SCRATCH"/tiny/*/profiler_summary_ranks_1_rank_0.txt &&
     grep -q "^  - above peak: " "$SCRATCH"/tiny/*/profiler_summary_ranks_1_rank_0.txt &&
