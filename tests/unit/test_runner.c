@@ -586,7 +586,9 @@ static void test_phase_names(void **state)
     assert_string_equal(harness_phase_file_name(HARNESS_PHASE_WAIT), "wait");
     assert_string_equal(harness_phase_file_name(HARNESS_PHASE_MEASURE), "measure");
     assert_string_equal(harness_phase_file_name(HARNESS_PHASE_TRACE), "trace");
-    assert_string_equal(harness_phase_file_name(4), "other");
+    assert_string_equal(harness_phase_name(HARNESS_PHASE_AFTER_TIMING), "after-timing check");
+    assert_string_equal(harness_phase_file_name(HARNESS_PHASE_AFTER_TIMING), "after_timing");
+    assert_string_equal(harness_phase_file_name(HARNESS_PHASE_AFTER_TIMING + 1), "other");
     assert_string_equal(harness_phase_file_name(-1), "other");
 }
 
