@@ -15,6 +15,11 @@ static const char *timing_mode(const harness_backend *b)
     return b->opts.batch_timing ? "batch" : "per_step";
 }
 
+static const char *blocking_kernel(const harness_backend *b)
+{
+    return b->ops->blocking_kernel ? b->ops->blocking_kernel(b) : "off";
+}
+
 void harness_device_report_json(const harness_summary *s, cJSON *timing, cJSON *memory, cJSON *env)
 {
     if (!is_gpu_run(s))
@@ -25,6 +30,8 @@ void harness_device_report_json(const harness_summary *s, cJSON *timing, cJSON *
     cJSON_AddStringToObject(t, "mode", timing_mode(b));
     cJSON_AddBoolToObject(t, "cuda_graph", b->opts.cuda_graph);
     cJSON_AddBoolToObject(t, "flush_l2", b->opts.flush_l2);
+    /* used | off | fell back: step() synchronized (docs/timing-integrity.md) */
+    cJSON_AddStringToObject(timing, "blocking_kernel", blocking_kernel(b));
     const harness_run_result *r = s->run;
     if (r && r->host_samples_ns && r->n_samples) {
         /* The host's time in each step() call: what launching costs, which
@@ -85,8 +92,9 @@ void harness_device_report_print(FILE *f, const harness_summary *s)
     fprintf(f, "gpu %d: %s (sm_%d%d %s, %d SMs at %.0f MHz, %s, driver %s, runtime %s)\n", i->index,
             b->device_name, i->cc_major, i->cc_minor, i->arch, i->sm_count, i->sm_clock_mhz,
             harness_format_bytes((double)i->total_bytes, a, sizeof a), i->driver, i->runtime);
-    fprintf(f, "device timing: cuda events, %s%s%s\n", timing_mode(b), b->opts.cuda_graph ? ", graph launches" : "",
-            b->opts.flush_l2 ? ", L2 flushed between steps" : "");
+    fprintf(f, "device timing: cuda events, %s%s%s, blocking kernel %s\n", timing_mode(b),
+            b->opts.cuda_graph ? ", graph launches" : "", b->opts.flush_l2 ? ", L2 flushed between steps" : "",
+            blocking_kernel(b));
     const harness_run_result *r = s->run;
     harness_stats st;
     if (r && r->host_samples_ns && r->n_samples && harness_stats_compute(r->host_samples_ns, r->n_samples, &st) == 0)
