@@ -539,6 +539,12 @@ static void start_activity(harness_backend *b, cuda_state *st)
         return;
     }
     b->gpu_activity = &st->activity;
+    /* The timed stream as the records name it, for the side-stream check. */
+    if (cupti_collector_stream_id(st->stream, &st->activity.timed_stream, msg, sizeof msg) == 0)
+        st->activity.timed_stream_known = 1;
+    else
+        fprintf(stderr, "harness: %sthe trace window's work off the timed stream is not checked: %s\n",
+                harness_error_rank_label(), msg);
 #endif
     (void)b, (void)st;
 }

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -126,18 +127,24 @@ static void fake_stream_sync(fake_device *d)
     d->timed_out = 1;
 }
 
+static harness_event_ops fake_ops(fake_device *d)
+{
+    return (harness_event_ops){.self = d, .create = fake_create, .destroy = fake_destroy, .record = fake_record,
+                               .synchronize = fake_sync, .elapsed_ms = fake_elapsed};
+}
+
 /* With the blocking kernel, its 100 ms timeout watched by the host clock. */
 static harness_event_ops blocking_ops(fake_device *d)
 {
     d->timeout_ms = 100;
-    return (harness_event_ops){d, fake_create, fake_destroy, fake_record, fake_sync, fake_elapsed, NULL,
-                               fake_block, fake_release, fake_now_ns, 100000000};
+    harness_event_ops ops = fake_ops(d);
+    ops.block = fake_block;
+    ops.release = fake_release;
+    ops.now_ns = fake_now_ns;
+    ops.block_timeout_ns = 100000000;
+    return ops;
 }
 
-static harness_event_ops fake_ops(fake_device *d)
-{
-    return (harness_event_ops){d, fake_create, fake_destroy, fake_record, fake_sync, fake_elapsed, NULL};
-}
 
 /* One step that takes `ms` on the device, with `gap` ms between steps. */
 static void step(harness_event_timer *t, fake_device *d, double ms, double gap)
