@@ -2,8 +2,8 @@
 # The nvcc build of the CUDA kernels (components/cuda.am): ptxas compiled
 # every kernel of every kernel file for sm_80 and sm_90 without spilling or
 # using local memory, and an object carries sm_80 and sm_90 machine code plus
-# sm_90 PTX; the same of the CUDA backend's blocking kernel, and the cheating
-# CUDA fixtures of the GPU slice load. Skipped without CUDA.
+# sm_90 PTX; the same of the CUDA backend's blocking kernel, and the GPU
+# slice's timing fixtures (empty kernel, cheats) load. Skipped without CUDA.
 . "$top_builddir/tests/setup"
 
 grep -q '^#define HAVE_CUDA 1' "$top_builddir/build_config.h" || { echo "no CUDA toolkit: skipped"; exit 77; }
@@ -70,10 +70,12 @@ done
 grep -qi 'local memory\|warning\|error' "$log" && fail "blocking_kernel: ptxas warned: $(grep -i 'warning' "$log" | head -2)"
 nm "$top_builddir/harness/backend/.libs/cuda_backend.so" 2>/dev/null | grep -q harness_blocking_kernel &&
     pass "the CUDA backend module carries the blocking kernel" || fail "no blocking kernel in cuda_backend.so"
-# The cheating fixtures of the GPU slice load and register (they run only on a GPU).
-"$HARNESS" list --plugin-path "$top_builddir/tests/fixtures/cuda_cheats/.libs" >"$SCRATCH/list" 2>&1
-grep -q '^cheat/side_stream  (cuda)' "$SCRATCH/list" && grep -q '^cheat/after_end  (cuda)' "$SCRATCH/list" &&
-    pass "the cheating CUDA fixtures register" || fail "cheating fixtures: $(head -3 "$SCRATCH/list")"
+# The GPU slice's timing fixtures load and register (they run only on a GPU).
+"$HARNESS" list --plugin-path "$top_builddir/tests/fixtures/cuda_timing/.libs" >"$SCRATCH/list" 2>&1
+for key in empty/cuda cheat/side_stream cheat/after_end; do
+    grep -q "^$key  (cuda)" "$SCRATCH/list" && pass "the timing fixture $key registers" ||
+        fail "timing fixture $key: $(head -3 "$SCRATCH/list")"
+done
 
 obj="$top_builddir/components/rms_norm/.libs/rms_norm_cuda.o"
 [ -s "$obj" ] || finish
