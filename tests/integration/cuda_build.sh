@@ -72,7 +72,7 @@ nm "$top_builddir/harness/backend/.libs/cuda_backend.so" 2>/dev/null | grep -q h
     pass "the CUDA backend module carries the blocking kernel" || fail "no blocking kernel in cuda_backend.so"
 # The GPU slice's timing fixtures load and register (they run only on a GPU).
 "$HARNESS" list --plugin-path "$top_builddir/tests/fixtures/cuda_timing/.libs" >"$SCRATCH/list" 2>&1
-for key in empty/cuda cheat/side_stream cheat/after_end; do
+for key in empty/cuda sync/cuda cheat/side_stream cheat/after_end; do
     grep -q "^$key  (cuda)" "$SCRATCH/list" && pass "the timing fixture $key registers" ||
         fail "timing fixture $key: $(head -3 "$SCRATCH/list")"
 done
