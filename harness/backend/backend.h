@@ -131,6 +131,16 @@ typedef struct harness_backend_ops {
     /* The device's clocks now (read at each window's start and end, outside
      * the timed steps): 0, or -1 when unknown. NULL on the CPU. */
     int (*device_state)(const harness_backend *b, harness_device_state *out);
+
+    /* Whether the device timer kept launch latency out with the blocking
+     * kernel (backend/event_timer.h): "used", "off" (schedule.blocking_kernel:
+     * false) or "fell back: step() synchronized". NULL on the CPU. */
+    const char *(*blocking_kernel)(const harness_backend *b);
+    /* One call of step timed by the host between two full device
+     * synchronizes, so work on any stream is in it (*ns, host ns): the
+     * check of the events against it (run/full_sync.h). 0, or -1 with err.
+     * NULL on the CPU, where the timer is the host's clock already. */
+    int (*full_sync_step)(const harness_backend *b, int (*step)(void *), void *arg, double *ns, harness_error *err);
 } harness_backend_ops;
 
 /* What the summary's env says of a GPU (zero on the CPU). */
@@ -151,6 +161,7 @@ typedef struct harness_backend_options {
     int device_index;              /* device_index, default 0 */
     int batch_timing;              /* schedule.timing: batch */
     int flush_l2;                  /* schedule.flush_l2 */
+    int blocking_kernel;           /* schedule.blocking_kernel */
     int cuda_graph;                /* schedule.cuda_graph */
     int gpu_activity;              /* profiling.cupti on a profiled rank: the kernel timeline */
     int local_rank;                /* this rank's place on its node: GPU device_index + local_rank */

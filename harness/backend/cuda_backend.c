@@ -4,22 +4,29 @@
  * event pairs on the component's stream (backend/event_timer.h keeps the
  * books), allocates device memory for the tracked allocator, copies, and
  * reports the device's properties; the core computes the peaks from them
- * (backend/cuda_peaks.h). */
+ * (backend/cuda_peaks.h). Timed launches queue behind the blocking kernel
+ * (backend/blocking_kernel.h) unless schedule.blocking_kernel is off. */
 #include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "backend/backend.h"
+#include "backend/blocking_kernel.h"
 #include "backend/cuda_collectives.h"
 #include "backend/event_timer.h"
 #include "backend/gpu_clocks.h"
+#include "util/monotonic.h"
 #ifdef HAVE_CUPTI
 #include "backend/cupti_collector.h"
 #endif
 
 /* Events per pool: read (one host wait) every 4096 steps at most. */
 #define EVENT_POOL_PAIRS 4096
+/* The blocking kernel gives up after 100 ms: far above any group's launch
+ * time (the timer releases a group held half of it), and short enough that
+ * a step() that synchronizes costs one tenth of a second, once. */
+#define BLOCK_TIMEOUT_NS 100000000u
 
 typedef struct cuda_state {
     int device;
@@ -29,6 +36,11 @@ typedef struct cuda_state {
     void *l2_buf;                  /* flush_l2: written between steps */
     size_t l2_flush_bytes;
     unsigned flushes;
+    harness_block_flags *block_flags;     /* mapped: the host's view; NULL: no blocking kernel */
+    harness_block_flags *block_flags_dev; /* the same, as the device sees it */
+    uint32_t block_ticket;         /* the last block enqueued */
+    uint32_t block_timed_out_seen; /* the kernel's count at the last release */
+    int told_fallback;             /* the fallback was said on stderr */
     cudaGraph_t graph;             /* cuda_graph: one captured step */
     cudaGraphExec_t graph_exec;
     harness_gpu_activity_list activity; /* the kernel timeline's records */
@@ -80,12 +92,77 @@ static int ev_elapsed(void *self, void *a, void *b, float *ms)
     return cudaEventElapsedTime(ms, (cudaEvent_t)a, (cudaEvent_t)b) == cudaSuccess ? 0 : -1;
 }
 
+/* ---- the blocking kernel, for the timer ----------------------------------- */
+
+static int ev_block(void *self)
+{
+    cuda_state *st = self;
+    return harness_blocking_kernel_launch(st->stream, st->block_flags_dev, ++st->block_ticket, BLOCK_TIMEOUT_NS) == 0
+               ? 0 : -1;
+}
+
+/* Lets every block enqueued so far go; a block that gave up waiting since
+ * the last release raised the kernel's count. */
+static int ev_release(void *self, int *timed_out)
+{
+    cuda_state *st = self;
+    st->block_flags->released = st->block_ticket;
+    __atomic_thread_fence(__ATOMIC_SEQ_CST);   /* the store leaves before we read the count */
+    uint32_t n = st->block_flags->timed_out;
+    *timed_out = n != st->block_timed_out_seen;
+    st->block_timed_out_seen = n;
+    return 0;
+}
+
+static uint64_t ev_now_ns(void *self)
+{
+    (void)self;
+    return harness_monotonic_ns();
+}
+
+/* The flag the kernel spins on, in mapped pinned memory. */
+static int open_block_flags(cuda_state *st, harness_error *err)
+{
+    cudaError_t rc = cudaHostAlloc((void **)&st->block_flags, sizeof *st->block_flags, cudaHostAllocMapped);
+    if (rc == cudaSuccess)
+        rc = cudaHostGetDevicePointer((void **)&st->block_flags_dev, st->block_flags, 0);
+    if (rc != cudaSuccess) {
+        if (st->block_flags)
+            cudaFreeHost(st->block_flags);
+        st->block_flags = NULL;
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "cuda: the blocking kernel's flag in mapped host memory: "
+                                 "%s (schedule.blocking_kernel: false times without it)", cudaGetErrorString(rc))
+                   ? -1 : -1;
+    }
+    st->block_flags->released = 0;
+    st->block_flags->timed_out = 0;
+    return 0;
+}
+
+/* A step synchronized behind a block: said once, as the timer fell back. */
+static void tell_fallback(cuda_state *st)
+{
+    if (!st->timer.fell_back || st->told_fallback)
+        return;
+    st->told_fallback = 1;
+    fprintf(stderr, "harness: %sstep() synchronized the stream; launch latency is included (the blocking kernel in "
+            "front of the timed steps timed out behind it; timing goes on without one)\n", harness_error_rank_label());
+}
+
 /* The event timer, with the flush op under flush_l2 (after the buffer is
- * allocated). batch with flush_l2 times each step alone: said on stderr. */
+ * allocated) and the blocking kernel unless schedule.blocking_kernel is
+ * off. batch with flush_l2 times each step alone: said on stderr. */
 static int ev_flush(void *self);
 static int start_timer(harness_backend *b, cuda_state *st)
 {
-    harness_event_ops ev = {st, ev_create, ev_destroy, ev_record, ev_sync, ev_elapsed, st->l2_buf ? ev_flush : NULL};
+    harness_event_ops ev = {.self = st, .create = ev_create, .destroy = ev_destroy, .record = ev_record,
+                            .synchronize = ev_sync, .elapsed_ms = ev_elapsed, .flush = st->l2_buf ? ev_flush : NULL};
+    if (st->block_flags) {
+        ev.block = ev_block;
+        ev.release = ev_release;
+        ev.now_ns = ev_now_ns;
+        ev.block_timeout_ns = BLOCK_TIMEOUT_NS;
+    }
     if (harness_event_timer_init(&st->timer, &ev, b->opts.batch_timing ? HARNESS_TIMING_BATCH : HARNESS_TIMING_PER_STEP,
                                  EVENT_POOL_PAIRS) != 0)
         return -1;
@@ -172,32 +249,69 @@ static int cu_activity_window(const harness_backend *b, int on, harness_error *e
     return activity_pause(st, err);
 }
 
+/* Every timer call that may release a block may find it timed out. */
+static int timer_done(cuda_state *st, int rc, harness_error *err)
+{
+    tell_fallback(st);
+    return rc == 0 ? 0 : timer_fail(err, st);
+}
 static int cu_window_begin(const harness_backend *b, harness_error *err)
 {
     cuda_state *st = state_of(b);
-    return harness_event_timer_window_begin(&st->timer) == 0 ? 0 : timer_fail(err, st);
+    return timer_done(st, harness_event_timer_window_begin(&st->timer), err);
 }
 static int cu_window_end(const harness_backend *b, harness_error *err)
 {
     cuda_state *st = state_of(b);
-    return harness_event_timer_window_end(&st->timer) == 0 ? 0 : timer_fail(err, st);
+    return timer_done(st, harness_event_timer_window_end(&st->timer), err);
 }
 static int cu_step_begin(const harness_backend *b, harness_error *err)
 {
     cuda_state *st = state_of(b);
-    return harness_event_timer_step_begin(&st->timer) == 0 ? 0 : timer_fail(err, st);
+    return timer_done(st, harness_event_timer_step_begin(&st->timer), err);
 }
 static int cu_step_end(const harness_backend *b, harness_error *err)
 {
     cuda_state *st = state_of(b);
-    return harness_event_timer_step_end(&st->timer) == 0 ? 0 : timer_fail(err, st);
+    return timer_done(st, harness_event_timer_step_end(&st->timer), err);
 }
 static long cu_collect(const harness_backend *b, double *out, size_t max, harness_error *err)
 {
     cuda_state *st = state_of(b);
-    if (harness_event_timer_drain(&st->timer) != 0)
-        return timer_fail(err, st);
+    if (timer_done(st, harness_event_timer_drain(&st->timer), err) != 0)
+        return -1;
     return (long)harness_event_timer_take(&st->timer, out, max);
+}
+
+/* The summary's timing.blocking_kernel. */
+static const char *cu_blocking_kernel(const harness_backend *b)
+{
+    const cuda_state *st = state_of(b);
+    if (st->timer.fell_back)
+        return "fell back: step() synchronized";
+    return st->block_flags ? "used" : "off";
+}
+
+/* One step timed by the host around a full device synchronize on either
+ * side: whatever the step started, on any stream, is in it (the check of
+ * the events against it, run/full_sync.h). */
+static int cu_full_sync_step(const harness_backend *b, int (*step)(void *), void *arg, double *ns, harness_error *err)
+{
+    (void)b;
+    cudaError_t rc = cudaDeviceSynchronize();
+    if (rc != cudaSuccess)
+        return cuda_fail(err, rc, "synchronizing the device before the full-synchronize step");
+    uint64_t t0 = harness_monotonic_ns();
+    int step_rc = step(arg);
+    rc = cudaDeviceSynchronize();
+    uint64_t t1 = harness_monotonic_ns();
+    if (step_rc != 0)
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "the step timed by a full device synchronize failed")
+                   ? -1 : -1;
+    if (rc != cudaSuccess)
+        return cuda_fail(err, rc, "synchronizing the device after the full-synchronize step");
+    *ns = (double)(t1 - t0);
+    return 0;
 }
 
 /* Cold cache (the event timer's flush op): overwrite twice the L2's size,
@@ -318,7 +432,9 @@ static void cu_close(harness_backend *b)
     cuda_nccl_close(st->nccl);
 #endif
     if (st->timer_ready)
-        harness_event_timer_destroy(&st->timer);
+        harness_event_timer_destroy(&st->timer);   /* releases a held block first */
+    if (st->block_flags)
+        cudaFreeHost(st->block_flags);
     if (st->graph_exec)
         cudaGraphExecDestroy(st->graph_exec);
     if (st->graph)
@@ -387,6 +503,8 @@ static const harness_backend_ops cuda_ops = {
     .activity_window = cu_activity_window,
     .is_device_memory = cu_is_device_memory,
     .device_state = cu_device_state,
+    .blocking_kernel = cu_blocking_kernel,
+    .full_sync_step = cu_full_sync_step,
 #ifdef HAVE_NCCL
     .device_collective = cu_device_collective,
 #endif
@@ -436,6 +554,12 @@ static void start_activity(harness_backend *b, cuda_state *st)
         return;
     }
     b->gpu_activity = &st->activity;
+    /* The timed stream as the records name it, for the side-stream check. */
+    if (cupti_collector_stream_id(st->stream, &st->activity.timed_stream, msg, sizeof msg) == 0)
+        st->activity.timed_stream_known = 1;
+    else
+        fprintf(stderr, "harness: %sthe trace window's work off the timed stream is not checked: %s\n",
+                harness_error_rank_label(), msg);
 #endif
     (void)b, (void)st;
 }
@@ -502,6 +626,10 @@ int cuda_backend_LTX_harness_cuda_backend_open(harness_backend *b, harness_error
             cu_close(b);
             return cuda_fail(err, rc, "flush_l2: allocating twice the L2's size");
         }
+    }
+    if (b->opts.blocking_kernel && open_block_flags(st, err) != 0) {
+        cu_close(b);
+        return -1;
     }
     if (start_timer(b, st) != 0) {
         timer_fail(err, st);

@@ -232,6 +232,12 @@ int cupti_collector_start(harness_gpu_activity_list *list, const cupti_collector
     return 0;
 }
 
+int cupti_collector_stream_id(void *stream, uint32_t *id, char *err, size_t cap)
+{
+    CUptiResult r = cuptiGetStreamIdEx(NULL, (CUstream)stream, 0, id);
+    return r == CUPTI_SUCCESS ? 0 : fail(err, cap, r, "cuptiGetStreamIdEx");
+}
+
 int cupti_collector_resume(char *err, size_t cap)
 {
     if (!c.started || c.recording)

@@ -45,6 +45,11 @@ int cupti_collector_flush(char *err, size_t cap);
  * be re-initialised in the same process on every driver). */
 void cupti_collector_stop(void);
 
+/* CUPTI's id of `stream` (a cudaStream_t), the one its records carry:
+ * how the side-stream check knows the timed stream (backend/side_streams.h).
+ * After start. 0, or -1 with the reason in err. */
+int cupti_collector_stream_id(void *stream, uint32_t *id, char *err, size_t cap);
+
 /* Host ns for a CUPTI timestamp, from the pair taken at start. */
 uint64_t cupti_collector_to_host_ns(uint64_t cupti_ns);
 

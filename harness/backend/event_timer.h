@@ -16,11 +16,33 @@
  * order), so no flush is ever between a start event and its end event.
  * One pair around a batch of steps cannot leave the flushes between them
  * out, so batch with a flush times each step with its own pair
- * (t->batch_per_step says so). */
+ * (t->batch_per_step says so).
+ *
+ * The blocking kernel (ops.block and ops.release set; nvbench's idea): the
+ * start event must not fire before the GPU has the step's work, or the
+ * host's launch latency is timed. So a kernel that spins on a host flag is
+ * enqueued first, the start event, the step(s) and the end event behind
+ * it, and only then is it released: the GPU runs them back to back.
+ *   per_step: block, start, step, end, [start, step, end, ...], release.
+ *     One block covers a group of up to HARNESS_BLOCK_GROUP_STEPS steps (the
+ *     launch queue stays bounded: a full queue would stall the host behind
+ *     the block until its timeout), fewer once the group has been held
+ *     half the timeout by the host (a slow step() or a meeting of ranks
+ *     between steps), and exactly one with a flush:
+ *     flush, wait, block, start, step, end, release.
+ *   batch: block, start, steps, end, release; a window longer than a group
+ *     is released after the group's steps (the GPU runs ahead from there).
+ *   drain releases before it waits; window_end and destroy release too.
+ * A step() that synchronizes the stream waits behind the block until the
+ * kernel's timeout (ops.block_timeout_ns) frees it: the kernel records
+ * that it timed out, release reports it (or the host saw one step() call
+ * last the timeout), and blocking stops for the rest of the run
+ * (t->fell_back; the backend says so once, the summary records it). */
 #ifndef HARNESS_EVENT_TIMER_H
 #define HARNESS_EVENT_TIMER_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 /* What the timer needs of a device's events; every call returns 0 on success. */
 typedef struct harness_event_ops {
@@ -33,7 +55,21 @@ typedef struct harness_event_ops {
     /* NULL: warm cache. Else: evict the cache on the stream and return once
      * the stream is idle (the flush done); called before a step's start. */
     int (*flush)(void *self);
+    /* Both NULL: no blocking kernel. block: enqueue the blocking kernel on
+     * the stream. release: let every block enqueued so far go, and set
+     * *timed_out when one gave up waiting (its timeout) since the last
+     * release. now_ns: the host clock, for a group's age and a step()'s
+     * duration (NULL: neither is watched). */
+    int (*block)(void *self);
+    int (*release)(void *self, int *timed_out);
+    uint64_t (*now_ns)(void *self);
+    uint64_t block_timeout_ns;     /* the kernel's timeout; 0 with now_ns: not watched */
 } harness_event_ops;
+
+/* Most steps enqueued behind one blocking kernel: a step of a few launches
+ * times 32 stays well inside the device's launch queue (about a thousand
+ * entries), so the host never stalls behind the block. */
+#define HARNESS_BLOCK_GROUP_STEPS 32
 
 typedef enum { HARNESS_TIMING_PER_STEP = 0, HARNESS_TIMING_BATCH = 1 } harness_timing_mode;
 
@@ -50,6 +86,16 @@ typedef struct harness_event_timer {
     double *ready;                 /* durations read, in step order, not yet taken (ns) */
     size_t n_ready, cap_ready;
     size_t syncs;                  /* host waits so far (tests; the summary) */
+    /* The blocking kernel (ops.block): on until a step synchronized. */
+    int blocking;                  /* a block goes in front of timed launches */
+    int fell_back;                 /* a block timed out: blocking stopped */
+    int held;                      /* a block is enqueued, not yet released */
+    size_t held_steps;             /* steps enqueued behind it */
+    size_t group_steps;            /* most steps behind one block */
+    uint64_t held_since_ns;        /* host time it was enqueued */
+    uint64_t step_call_ns;         /* host time step_begin returned */
+    int slow_step;                 /* a step() call lasted the timeout */
+    size_t blocks;                 /* blocks enqueued so far (tests) */
     char error[256];               /* why the last call failed */
 } harness_event_timer;
 

@@ -48,6 +48,11 @@ typedef struct harness_gpu_activity_list {
                                     * (start = end = 0), left out: no time to show */
     char **names;                  /* interned name copies */
     size_t n_names, cap_names;
+    /* The stream the harness times (the component's), as CUPTI numbers it
+     * (cuptiGetStreamIdEx): the side-stream check (backend/side_streams.h).
+     * Kept by clear; timed_stream_known 0 when CUPTI could not say. */
+    uint32_t timed_stream;
+    int timed_stream_known;
 } harness_gpu_activity_list;
 
 /* What the trace header says of a device (the deviceProperties entries the

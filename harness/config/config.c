@@ -56,6 +56,7 @@ static const harness_cfg_key_spec schedule_keys[] = {
     {"timing", K_CHOICE_TEXT, AT(timing), 0, timings, NULL},
     {"flush_l2", K_BOOL, AT(flush_l2), 0, NULL, NULL},
     {"cuda_graph", K_BOOL, AT(cuda_graph), 0, NULL, NULL},
+    {"blocking_kernel", K_BOOL, AT(blocking_kernel), 0, NULL, NULL},
     {NULL, 0, 0, 0, NULL, NULL},
 };
 static const harness_cfg_key_spec profiling_keys[] = {
@@ -568,6 +569,7 @@ static int set_defaults(harness_config *cfg)
     cfg->seed = 1234;
     cfg->validate = 1;
     cfg->validate_after_timing = 1;
+    cfg->blocking_kernel = 1;
     return cfg->name && cfg->output_dir && cfg->device && cfg->timing && cfg->profiled_ranks ? 0 : -1;
 }
 

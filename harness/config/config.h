@@ -47,6 +47,7 @@ typedef struct harness_config {
     char *timing;                  /* CUDA: "per_step" (default) | "batch" */
     int flush_l2;                  /* CUDA: write an L2-sized buffer between steps; default false */
     int cuda_graph;                /* CUDA: time launches of a graph of one step; default false */
+    int blocking_kernel;           /* CUDA: timed launches queue behind the blocking kernel; default true */
     int64_t step_timeout_s;        /* a step() running longer ends the run (timed_out); default 60, 0: never */
     int64_t callback_timeout_s;    /* the same for create, cost, check and destroy; default 600, 0: never */
     int sync_steps;                /* multi-rank: a barrier before every measured step; default false */

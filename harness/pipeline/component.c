@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "pipeline/schedule_observers.h"
+#include "run/full_sync.h"
 #include "plugin/variant_cost.h"
 #include "run/after_timing.h"
 #include "run/guard.h"
@@ -123,7 +124,7 @@ static int check_against_reference(harness_component *in, harness_summary *s, ha
 /* The plan's schedule, each step one call of step() or, with cuda_graph,
  * one launch of the graph of a step captured here. */
 static int run_schedule(harness_component *in, const harness_component_where *r, harness_run_result *run,
-                        harness_error *err)
+                        harness_full_sync_check *full_sync, harness_error *err)
 {
     harness_schedule_observers obs = {.dist = r->dist, .profiler = harness_profiler_hooks(r->prof),
                                       .sync_steps = (int)r->plan->cfg->sync_steps,
@@ -142,6 +143,11 @@ static int run_schedule(harness_component *in, const harness_component_where *r,
         in->timed_step = replay_graph;
     }
     int rc = harness_runner_run(&r->plan->schedule, b, in->timed_step, in, &hooks, run, err);
+    /* After every window, the trace's too: the events against a full
+     * synchronize (run/full_sync.h), judged once the timeline is read. */
+    if (rc == 0 && !run->step_failed && !run->interrupted)
+        rc = harness_full_sync_run(b, in->timed_step, in, run,
+                                   r->dist->world_size > 1 && in->inst.collectives_called > 0, full_sync, err);
     harness_guard_leave();
     return rc != 0 ? err->code : 0;
 }
@@ -282,7 +288,7 @@ int harness_component_run(harness_component *in, const harness_component_where *
         harness_summary_mark(s, "failed", err->msg);
         return err->code;
     }
-    int rc = run_schedule(in, r, run, err);
+    int rc = run_schedule(in, r, run, &s->full_sync, err);
     harness_input_sets_free(&in->inputs);
     if (rc != 0) {
         harness_summary_mark(s, "failed", err->msg);

@@ -106,6 +106,7 @@ static int check_cuda_only_keys(const harness_plan *p, harness_error *err)
                       : strcmp(c->timing, "batch") == 0 ? "schedule.timing"
                       : c->flush_l2                     ? "schedule.flush_l2"
                       : c->cuda_graph                   ? "schedule.cuda_graph"
+                      : !c->blocking_kernel             ? "schedule.blocking_kernel"
                                                         : NULL;
     if (!key)
         return 0;

@@ -19,6 +19,7 @@
 #include "pipeline/peer_failure.h"
 #include "pipeline/ranks.h"
 #include "pipeline/summary_retract.h"
+#include "pipeline/timed_stream.h"
 #include "report/experiment.h"
 #include "report/output_root.h"
 #include "report/summary.h"
@@ -191,6 +192,8 @@ static void run_and_destroy(point *pt)
     name_failed_peer(pt);
     if (b->gpu_activity && b->ops->activity_flush(b))
         pt->s.gpu_activity = b->gpu_activity;
+    if (pt->code == 0)             /* the events saw the step's work (pipeline/timed_stream.h) */
+        pt->code = harness_timed_stream_verdict(&pt->s, &pt->err);
     /* What was measured is on disk before destroy runs: a destroy that
      * hangs or crashes only changes the status they give. */
     write_summaries_now(pt);
@@ -387,6 +390,7 @@ static harness_backend *open_backend(harness_session *session, const harness_pla
     harness_backend_options bopts = {.device_index = (int)c->device_index,
                                      .batch_timing = strcmp(c->timing, "batch") == 0,
                                      .flush_l2 = c->flush_l2, .cuda_graph = c->cuda_graph,
+                                     .blocking_kernel = c->blocking_kernel,
                                      .gpu_activity = c->cupti && is_profiled(c, session->dist.rank),
                                      .local_rank = session->dist.local_rank, .rank = session->dist.rank,
                                      .world_size = session->dist.world_size};

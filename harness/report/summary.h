@@ -8,12 +8,14 @@
 #include "backend/alloc_tracker.h"
 #include "backend/backend.h"
 #include "backend/gpu_activity.h"
+#include "backend/side_streams.h"
 #include "config/config.h"
 #include "plugin/notes.h"
 #include "report/env.h"
 #include "report/impossible_figure.h"
 #include "report/warnings.h"
 #include "run/profiler.h"
+#include "run/full_sync.h"
 #include "run/runner.h"
 #include "util/format.h"
 #include "util/stats.h"
@@ -113,6 +115,16 @@ typedef struct harness_summary {
      * times of device-timed runs. */
     char samples_file[256], samples_sha256[65];
     char host_samples_file[256], host_samples_sha256[65];
+    /* The GPU's anti-cheat (docs/timing-integrity.md): one step by a full
+     * device synchronize against the events (run/full_sync.h), and the
+     * trace window's work off the timed stream (backend/side_streams.h;
+     * side_work_known 0 when there was no timeline or CUPTI could not name
+     * the timed stream). Set by pipeline/timed_stream.c. */
+    harness_full_sync_check full_sync;
+    harness_side_work side_work[8];
+    size_t n_side_work;
+    uint64_t side_work_left_out;
+    int side_work_known;
 } harness_summary;
 
 /* Up to this many samples stay in the summary JSON, readable as text

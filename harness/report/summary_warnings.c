@@ -103,6 +103,19 @@ static void collect_long_steps(harness_summary *s)
         harness_warnings_add(&s->warnings, "%s", msg);
 }
 
+/* Work off the timed stream that the full synchronize found joined back
+ * (it agreed with the events): allowed, but said (docs/timing-integrity.md). */
+static void collect_side_streams(harness_summary *s)
+{
+    if (!s->n_side_work || !s->full_sync.ran || !s->full_sync.agrees)
+        return;
+    char list[1024];
+    harness_side_work_text(s->side_work, s->n_side_work, s->side_work_left_out, list, sizeof list);
+    harness_warnings_add(&s->warnings, "device work ran off the timed stream in the trace window: %s; one step by "
+                         "a full device synchronize agreed with the events, so it is taken as joined back before the "
+                         "end event", list);
+}
+
 void harness_summary_collect_warnings(harness_summary *s)
 {
     s->warnings.n = 0;
@@ -111,4 +124,5 @@ void harness_summary_collect_warnings(harness_summary *s)
     collect_resolution(s);
     collect_above_peak(s);
     collect_long_steps(s);
+    collect_side_streams(s);
 }

@@ -26,7 +26,7 @@ finish_slice() {
     commit=$(sed -n 's/^commit=//p' "$out/facts.txt" 2>/dev/null)
     python3 "$repo/tests/gpu/results.py" ${commit:+--commit "$commit"} --outdir "$out/results" "$out" \
         >"$out/results.txt" 2>>"$out/run.log"
-    (cd "$out" && find facts.txt gpu.txt verdicts.tsv torch.json gemm_rate.txt spin_threads.txt ./*.md exp fig tune \
+    (cd "$out" && find facts.txt gpu.txt verdicts.tsv torch.json gemm_rate.txt spin_threads.txt ./*.md exp fig tune integrity \
         -name '*.txt' -o -name '*.tsv' -o -name '*.json' -o -name '*.md' 2>/dev/null |
         grep -v -e profiler_trace -e '/results/' | tar czf bundle.tgz -T - 2>/dev/null)
     [ -n "$export_to" ] || return 0
@@ -409,4 +409,95 @@ part_check() {
         mkdir -p "$out/testlogs"
         for t in $(sed -n 's/^\(FAIL\|ERROR\): //p' "$out/check.log"); do cp "${t%.*}.log" "$out/testlogs/" 2>/dev/null; done
     fi
+}
+
+# ---- slice 6: timing integrity (issue 37; docs/timing-integrity.md) --------------
+# The empty kernel's timed median beside its CUPTI duration in per_step,
+# batch and cold (flush_l2) timing, each with and without the blocking
+# kernel (the goal: within 0.5 us or 3% with it); RMSNorm 8 x 1024 x 4096
+# cold with and without it; a step that synchronizes falls back and says
+# so; each cheating fixture fails its run (exit 1, "work outside the timed
+# stream"). Fixtures: tests/fixtures/cuda_timing (make check builds them;
+# here they are made alone). Runs go to WORK/integrity/TAG.
+integrity_run() { # integrity_run TAG CONFIG ARGS...: exit status of one run, its log WORK/integrity_TAG.log
+    tag=$1 config=$2
+    shift 2
+    rm -rf "$out/integrity/$tag"
+    "$H" run "$config" "$@" --output-dir "$out/integrity/$tag" >"$out/integrity_$tag.log" 2>&1 </dev/null
+}
+
+integrity_timing() { # integrity_timing TAG SUBJECT GOAL CONFIG ARGS...: a run and its median against CUPTI
+    tag=$1 subject=$2 goal=$3 config=$4
+    shift 4
+    out_of_time "integrity: $subject" && return
+    if ! integrity_run "$tag" "$config" "$@"; then
+        verdict integrity "$subject" FAIL "exit $? (integrity_$tag.log)"
+        return
+    fi
+    line=$(python3 tests/gpu/integrity.py "$out/integrity/$tag" $goal)
+    case $? in
+    0) verdict integrity "$subject" ok "$line" ;;
+    3) verdict integrity "$subject" "goal missed" "$line" ;;
+    *) verdict integrity "$subject" FAIL "$line" ;;
+    esac
+}
+
+integrity_caught() { # integrity_caught KEY EXPECT: a cheat's run must exit 1 saying why (and EXPECT)
+    key=$1 expect=$2 tag=$(echo "$1" | tr / _)
+    out_of_time "integrity: $key caught" && return
+    integrity_run "$tag" "$out/cuda_timing.yaml" --plugin-path "$fx" --set component.variant_key="$key"
+    rc=$?
+    if [ $rc = 1 ] && grep -q 'work outside the timed stream' "$out/integrity_$tag.log" &&
+            grep -q "$expect" "$out/integrity_$tag.log"; then
+        verdict integrity "$key caught" ok "exit 1: $(grep -o 'one step took [^;]*' "$out/integrity_$tag.log" | head -1)"
+    else
+        verdict integrity "$key caught" FAIL "exit $rc (integrity_$tag.log)"
+    fi
+}
+
+part_integrity() {
+    out_of_time "timing integrity" && return
+    (cd "$top" && make -j"$jobs" tests/fixtures/cuda_timing/cuda_timing.la) >"$out/integrity_build.log" 2>&1 ||
+        { verdict integrity "tests/fixtures/cuda_timing" FAIL "did not build (integrity_build.log)"; return; }
+    fx=$top/tests/fixtures/cuda_timing/.libs
+    cat >"$out/cuda_timing.yaml" <<'YAML'
+experiment:
+  name: cuda_timing
+device: cuda
+schedule:
+  warmup_steps: 50
+  wait_steps: 5
+  measurement_steps: 500
+  repeat: 2
+component:
+  variant_key: empty/cuda
+  config:
+    mib: 256
+YAML
+    for mode in per_step batch cold; do
+        case $mode in
+        cold) set -- --set schedule.flush_l2=true ;;
+        *) set -- --set schedule.timing=$mode ;;
+        esac
+        for bk in true false; do
+            goal=; [ $bk = true ] && goal=--goal
+            integrity_timing "empty_${mode}_bk_$bk" "empty kernel, $mode, blocking_kernel $bk" "$goal" \
+                "$out/cuda_timing.yaml" --plugin-path "$fx" "$@" --set schedule.blocking_kernel=$bk
+        done
+    done
+    for bk in true false; do
+        integrity_timing "rms_norm_cold_bk_$bk" "rms_norm 8x1024x4096 bf16, cold, blocking_kernel $bk" "" \
+            configs/rms_norm_cuda.yaml --set schedule.flush_l2=true --set schedule.blocking_kernel=$bk
+    done
+    out_of_time "integrity: a step that synchronizes" && return
+    integrity_run sync_cuda "$out/cuda_timing.yaml" --plugin-path "$fx" --set component.variant_key=sync/cuda
+    rc=$?
+    if [ $rc = 0 ] && grep -q 'step() synchronized the stream; launch latency is included' "$out/integrity_sync_cuda.log" &&
+            grep -q '"blocking_kernel": *"fell back' "$out"/integrity/sync_cuda/*/summary_ranks_1_rank_0.json; then
+        verdict integrity "a step that synchronizes: fallback" ok "said once, timing.blocking_kernel fell back"
+    else
+        verdict integrity "a step that synchronizes: fallback" FAIL "exit $rc (integrity_sync_cuda.log)"
+    fi
+    integrity_caught cheat/side_stream 'memset (stream'
+    integrity_caught cheat/after_end 'one step took'
 }

@@ -19,10 +19,15 @@
 #            refuses it gets one line saying so)
 #   slice 4  tuning: attention's two key-tile builds over a sweep: of shapes
 #   slice 5  make check with the GPU tests on
+#   slice 6  timing integrity (issue 37): an empty kernel's median against
+#            its CUPTI duration in per_step, batch and cold timing, with and
+#            without the blocking kernel; RMSNorm 8 x 1024 x 4096 cold with
+#            and without it; a synchronizing step's fallback; each cheating
+#            CUDA fixture (tests/fixtures/cuda_timing) caught
 # Each slice fits one 10-minute command: it starts no run after
 # HARNESS_GPU_BUDGET_S seconds (default 510) and names what it left. Every
 # slice builds first: on a warm machine an incremental make (seconds), on a
-# fresh one the whole build. All five run without --slice, without a budget.
+# fresh one the whole build. All six run without --slice, without a budget.
 #
 # Where it runs: a GPU machine with the driver, nvcc (CUDA 12.8 or later),
 # gcc/g++, make, python3 (PyTorch for the ratios, optional) and no network.
@@ -45,7 +50,7 @@
 # names what is missing.
 #
 #   env:   JOBS=N                 build parallelism (default: nproc)
-#          SKIP="check sanitize perf llama figures tune validate"  parts to leave out
+#          SKIP="check sanitize perf llama figures tune validate integrity"  parts to leave out
 #          HARNESS_GPU_BUDGET_S   a slice's seconds before it starts no more runs
 #          HARNESS_DEPS_DEBS=DIR  .deb files other than tests/gpu/carry/debs
 #          HARNESS_CONFIGURE_ARGS more ./configure arguments
@@ -55,7 +60,7 @@ dry=0 slice= export_to=
 while [ $# -gt 0 ]; do
     case $1 in
     --dry-run) dry=1; shift ;;
-    --slice) slice=${2:?--slice needs 1 to 5}; shift 2 ;;
+    --slice) slice=${2:?--slice needs 1 to 6}; shift 2 ;;
     --export) export_to=${2:?--export needs a folder}; shift 2 ;;
     *) break ;;
     esac
@@ -83,7 +88,7 @@ verdict() {
 . "$repo/tests/gpu/slices.sh"
 . "$repo/tests/gpu/build.sh"
 . "$repo/tests/gpu/parts.sh"
-case ${slice:-all} in all|1|2|3|4|5) ;; *) note "--slice $slice: expected 1 to 5"; exit 2 ;; esac
+case ${slice:-all} in all|1|2|3|4|5|6) ;; *) note "--slice $slice: expected 1 to 6"; exit 2 ;; esac
 if [ $dry = 1 ]; then
     dry_run
     exit $?
@@ -123,5 +128,6 @@ fi
 skip sanitize || part_sanitize
 skip tune || part_tune
 skip check || part_check
+skip integrity || part_integrity
 note "$([ $status = 0 ] && echo 'all passed' || echo 'some checks FAILED'); everything is in $out"
 exit $status

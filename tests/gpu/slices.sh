@@ -10,7 +10,8 @@ slice_parts() {
     3) echo sanitize ;;
     4) echo tune ;;
     5) echo check ;;
-    *) echo validate perf llama figures sanitize tune check ;;
+    6) echo integrity ;;
+    *) echo validate perf llama figures sanitize tune check integrity ;;
     esac
 }
 
@@ -22,6 +23,9 @@ slice_what() {
     3) echo "compute-sanitizer memcheck, racecheck, initcheck, synccheck on every variant" ;;
     4) echo "tuning: attention's key tiles (64, 32) and its Hopper kernel's stages (2, 3) over a sweep: of shapes" ;;
     5) echo "make check with the GPU tests on" ;;
+    6) echo "timing integrity: an empty kernel's median against CUPTI (per_step, batch, cold; blocking kernel on" \
+        "and off); RMSNorm 8 x 1024 x 4096 cold, blocking kernel on and off; a synchronizing step's fallback;" \
+        "each cheating CUDA fixture caught" ;;
     esac
 }
 
@@ -42,6 +46,8 @@ slice_files() {
         tests/gpu/gemm_rate.c configs/transformer_block_cuda.yaml configs/rms_norm_cuda.yaml \
         tests/gpu/configs/allreduce.yaml tests/gpu/torch_times.py ;;
     4) echo tests/gpu/configs/attention_tune.yaml ;;
+    6) echo tests/gpu/integrity.py configs/rms_norm_cuda.yaml tests/fixtures/cuda_timing/cuda_timing.c \
+        tests/fixtures/cuda_timing/empty_kernel.cu ;;
     esac
 }
 
@@ -94,7 +100,7 @@ check_carry() {
 dry_run() {
     missing=0
     need() { [ -e "$repo/$1" ] || { note "missing: $1"; missing=$((missing + 1)); }; }
-    for s in 1 2 3 4 5; do
+    for s in 1 2 3 4 5 6; do
         [ -n "$slice" ] && [ "$slice" != $s ] && continue
         note "slice $s: $(slice_what $s)"
         note "  run: command='sh tests/gpu/run.sh --slice $s --export \$OUT' carry=[\"tests/gpu/carry\"] timeout_s=600"

@@ -2,7 +2,8 @@
 # The nvcc build of the CUDA kernels (components/cuda.am): ptxas compiled
 # every kernel of every kernel file for sm_80 and sm_90 without spilling or
 # using local memory, and an object carries sm_80 and sm_90 machine code plus
-# sm_90 PTX. Skipped without CUDA.
+# sm_90 PTX; the same of the CUDA backend's blocking kernel, and the GPU
+# slice's timing fixtures (empty kernel, cheats) load. Skipped without CUDA.
 . "$top_builddir/tests/setup"
 
 grep -q '^#define HAVE_CUDA 1' "$top_builddir/build_config.h" || { echo "no CUDA toolkit: skipped"; exit 77; }
@@ -56,6 +57,26 @@ if grep -q '^am__append_[0-9]* = components/attention/attention_hopper.lo' "$top
 else
     pass "attention_hopper: not built (no 90 in --with-cuda-arch)"
 fi
+# The blocking kernel in the CUDA backend module (harness/backend/blocking_kernel.cu):
+# one kernel per arch, no spill, no stack frame, no warning.
+log="$top_builddir/harness/backend/blocking_kernel.ptxas"
+for arch in sm_80 sm_90; do
+    n=$(grep -c "Compiling entry function .*harness_blocking_kernel.* for '$arch'" "$log" 2>/dev/null)
+    [ "${n:-0}" -eq 1 ] && pass "blocking_kernel: ptxas compiled it for $arch" ||
+        fail "blocking_kernel: ptxas compiled ${n:-0} kernels for $arch, expected 1 ($log)"
+done
+[ "$(grep -c ' 0 bytes stack frame, 0 bytes spill stores, 0 bytes spill loads' "$log" 2>/dev/null)" -eq 2 ] &&
+    pass "blocking_kernel: no spill, no stack frame" || fail "blocking_kernel: spills: $(grep spill "$log" | head -2)"
+grep -qi 'local memory\|warning\|error' "$log" && fail "blocking_kernel: ptxas warned: $(grep -i 'warning' "$log" | head -2)"
+nm "$top_builddir/harness/backend/.libs/cuda_backend.so" 2>/dev/null | grep -q harness_blocking_kernel &&
+    pass "the CUDA backend module carries the blocking kernel" || fail "no blocking kernel in cuda_backend.so"
+# The GPU slice's timing fixtures load and register (they run only on a GPU).
+"$HARNESS" list --plugin-path "$top_builddir/tests/fixtures/cuda_timing/.libs" >"$SCRATCH/list" 2>&1
+for key in empty/cuda sync/cuda cheat/side_stream cheat/after_end; do
+    grep -q "^$key  (cuda)" "$SCRATCH/list" && pass "the timing fixture $key registers" ||
+        fail "timing fixture $key: $(head -3 "$SCRATCH/list")"
+done
+
 obj="$top_builddir/components/rms_norm/.libs/rms_norm_cuda.o"
 [ -s "$obj" ] || finish
 

@@ -82,7 +82,8 @@ expect_exit 0 "device auto, --quiet" "$HARNESS" run "$TINY" --device auto --outp
 ! grep -q "device auto" "$SCRATCH/err" || fail "--quiet still printed information: $(cat "$SCRATCH/err")"
 rm -rf "$out"
 
-for kv in schedule.timing=batch schedule.flush_l2=true schedule.cuda_graph=true device_index=1; do
+for kv in schedule.timing=batch schedule.flush_l2=true schedule.cuda_graph=true schedule.blocking_kernel=false \
+        device_index=1; do
     key=${kv%%=*}
     expect_exit 2 "$kv on the CPU" "$HARNESS" run "$TINY" --set "$kv" --output-dir "$out"
     expect_err "$key: applies to CUDA runs only" "$kv: names the key"
@@ -90,7 +91,7 @@ for kv in schedule.timing=batch schedule.flush_l2=true schedule.cuda_graph=true 
 done
 # Their defaults are fine anywhere.
 expect_exit 0 "defaults of the CUDA keys on the CPU" "$HARNESS" run "$TINY" --set schedule.timing=per_step \
-    --set schedule.flush_l2=false --set device_index=0 --output-dir "$out" --quiet
+    --set schedule.flush_l2=false --set schedule.blocking_kernel=true --set device_index=0 --output-dir "$out" --quiet
 rm -rf "$out"
 
 # Wherever it runs: batch has no per-step samples for the auto stopping rule.

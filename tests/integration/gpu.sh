@@ -1,7 +1,8 @@
 #!/bin/sh
 # On a GPU only (HARNESS_GPU_TESTS=1, which tests/gpu/run.sh sets; a skip
 # elsewhere): rms_norm/cuda validated per dtype on odd shapes, the summary's
-# device fields, the kernel timeline in the trace (a kernel per step of the
+# device fields (the blocking kernel used, the full-synchronize check
+# agreeing), the kernel timeline in the trace (a kernel per step of the
 # trace window, which follows the measured ones: none during them;
 # launch-to-kernel flows that pair up), the CUDA schedule options,
 # profiling.cupti: false, and device_index out of range.
@@ -22,6 +23,12 @@ assert s["component"]["variant_key"] == "rms_norm/cuda", s["component"]["variant
 assert s["validation"]["passed"] is True, s["validation"]
 t = s["timing"]
 assert t["device_timer"]["clock"].startswith("cuda events"), t["device_timer"]
+# rms_norm/cuda never waits in step(): the blocking kernel stays on, and one
+# step by a full device synchronize agrees with the events
+# (docs/timing-integrity.md).
+assert t["blocking_kernel"] == "used", t["blocking_kernel"]
+f = t["full_sync_check"]
+assert f["ran"] and f["agrees"] and f["sync_ns"] > 0, f
 assert all(x > 0 for x in t["samples"]), "a step without a device time"
 assert len(t["host_launch"]["samples"]) == t["n"]
 g = s["env"]["gpu_device"]

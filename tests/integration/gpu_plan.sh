@@ -1,5 +1,5 @@
 #!/bin/sh
-# tests/gpu/run.sh --dry-run on a machine without a GPU: it prints the five
+# tests/gpu/run.sh --dry-run on a machine without a GPU: it prints the six
 # slices in the order of work, each with the device tool's call that runs it,
 # finds every file they use in this tree (a file left out of the tarball
 # fails this under make distcheck), and checks the carry folder that
@@ -21,7 +21,7 @@ HARNESS_GPU_CARRY=$carry
 export HARNESS_GPU_CARRY
 
 expect_exit 0 "dry run of this tree" sh "$top_srcdir/tests/gpu/run.sh" --dry-run "$SCRATCH/plan"
-for s in 1 2 3 4 5; do
+for s in 1 2 3 4 5 6; do
     grep -q "slice $s: " "$SCRATCH/out" && pass "slice $s listed" || fail "slice $s not listed"
     grep -qF "run: command='sh tests/gpu/run.sh --slice $s --export \$OUT' carry=[\"tests/gpu/carry\"] timeout_s=600" \
         "$SCRATCH/out" && pass "slice $s: the device tool's call" || fail "slice $s: no device tool call printed"
@@ -31,7 +31,8 @@ grep -q 'carry: harness-0.1.0.tar.gz, 1 .debs: .* MiB of the 64 MiB' "$SCRATCH/o
     fail "no carry size line: $(grep carry "$SCRATCH/out")"
 line() { grep -n "slice $1: " "$SCRATCH/out" | cut -d: -f1; }
 [ "$(line 1)" -lt "$(line 2)" ] && [ "$(line 2)" -lt "$(line 3)" ] && [ "$(line 3)" -lt "$(line 4)" ] &&
-    [ "$(line 4)" -lt "$(line 5)" ] && pass "validation, figures, sanitizers, tuning, make check in order" ||
+    [ "$(line 4)" -lt "$(line 5)" ] && [ "$(line 5)" -lt "$(line 6)" ] &&
+    pass "validation, figures, sanitizers, tuning, make check, timing integrity in order" ||
     fail "slices out of order"
 
 expect_exit 0 "dry run of slice 2" sh "$top_srcdir/tests/gpu/run.sh" --dry-run --slice 2 "$SCRATCH/plan2"
@@ -54,12 +55,12 @@ done
 mkdir -p "$SCRATCH/bare/tests/gpu"
 for f in run.sh slices.sh source_state.sh build.sh parts.sh; do cp "$top_srcdir/tests/gpu/$f" "$SCRATCH/bare/tests/gpu/"; done
 expect_exit 1 "dry run of a bare tree" sh "$SCRATCH/bare/tests/gpu/run.sh" --dry-run "$SCRATCH/plan3"
-for f in tests/gpu/gemm_rate.c tests/gpu/table.py tests/gpu/results.py configs/rms_norm_cuda.yaml \
+for f in tests/gpu/gemm_rate.c tests/gpu/table.py tests/gpu/results.py configs/rms_norm_cuda.yaml tests/gpu/integrity.py \
         tests/gpu/configs/attention.yaml tests/gpu/configs/attention_tune.yaml; do
     grep -q "missing: $f" "$SCRATCH/out" && pass "names $f" || fail "does not name missing $f"
 done
 
-expect_exit 2 "--slice 6" sh "$top_srcdir/tests/gpu/run.sh" --dry-run --slice 6 "$SCRATCH/plan4"
+expect_exit 2 "--slice 7" sh "$top_srcdir/tests/gpu/run.sh" --dry-run --slice 7 "$SCRATCH/plan4"
 
 for c in "$top_srcdir"/tests/gpu/configs/*.yaml; do
     expect_exit 0 "harness validate tests/gpu/configs/$(basename "$c")" "$HARNESS" validate "$c"

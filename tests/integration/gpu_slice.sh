@@ -46,6 +46,10 @@ grep -q '^| skip | validate .* | not run | out of time in slice 1 |' "$md" && pa
 tar tzf "$SCRATCH/out_1/bundle.tgz" >"$SCRATCH/bundle" && grep -qx 'verdicts.tsv' "$SCRATCH/bundle" &&
     grep -qx 'facts.txt' "$SCRATCH/bundle" && pass "bundle.tgz: verdicts and facts" || fail "bundle: $(cat "$SCRATCH/bundle")"
 
+expect_exit 0 "slice 6 with no time" run 6
+grep -q 'timing integrity: not run (out of time in slice 6)' "$SCRATCH/out" && pass "slice 6 says integrity was not run" ||
+    fail "slice 6: no out-of-time line: $(grep -v '^ok' "$SCRATCH/out" | head -5)"
+
 expect_exit 0 "slice 3 after it, same work folder" run 3
 md=$SCRATCH/out_3/$(basename "$md")
 grep -q '| skip | compute-sanitizer | not run | out of time in slice 3 |' "$md" &&

@@ -985,6 +985,7 @@ static const char golden[] =
     "  timing: per_step\n"
     "  flush_l2: false\n"
     "  cuda_graph: false\n"
+    "  blocking_kernel: true\n"
     "profiling:\n"
     "  profiled_ranks: [0]\n"
     "  trace: true\n"
