@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend/device_restore.h"
 #include "backend/gpu_probe.h"
 #include "pipeline/artifacts.h"
 #include "pipeline/component.h"
@@ -342,6 +343,7 @@ static void end_after_crash(point *pt)
     /* Interrupted (a stop abandoned a wait on the other ranks): no MPI call
      * after leaving one half done; mpirun stops the others when this rank
      * exits without finalizing. */
+    harness_device_restore_now();   /* _exit skips the backend's close and atexit */
     if (d->world_size > 1 && pt->code < 128)
         d->ops->abort(d, pt->code, "this rank's component crashed (the error above)");
     _exit(pt->code);
