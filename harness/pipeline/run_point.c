@@ -368,6 +368,9 @@ static harness_backend *open_backend(harness_session *session, const harness_pla
     harness_backend_options bopts = {.device_index = (int)c->device_index,
                                      .batch_timing = strcmp(c->timing, "batch") == 0,
                                      .flush_l2 = c->flush_l2, .cuda_graph = c->cuda_graph,
+                                     .lock_clocks = strcmp(c->lock_clocks, "max") == 0    ? HARNESS_LOCK_CLOCKS_MAX
+                                                    : strcmp(c->lock_clocks, "base") == 0 ? HARNESS_LOCK_CLOCKS_BASE
+                                                                                          : HARNESS_LOCK_CLOCKS_OFF,
                                      .gpu_activity = c->cupti && is_profiled(c, session->dist.rank),
                                      .local_rank = session->dist.local_rank, .rank = session->dist.rank,
                                      .world_size = session->dist.world_size};
