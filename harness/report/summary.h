@@ -92,6 +92,7 @@ typedef struct harness_summary {
      * times of device-timed runs. */
     char samples_file[256], samples_sha256[65];
     char host_samples_file[256], host_samples_sha256[65];
+    char clock_samples_file[256], clock_samples_sha256[65]; /* GPU runs: each sample's SM clock, MHz */
 } harness_summary;
 
 /* Up to this many samples stay in the summary JSON, readable as text
