@@ -150,35 +150,24 @@ static int get_seconds(const harness_config *cfg, const harness_node *v, const c
     return 0;
 }
 
-static int get_positive(const harness_config *cfg, const harness_node *v, const char *path,
-                        double *out, harness_error *err)
+/* A number > 0 (K_POSITIVE), or a share from 0 to 1 (K_FRACTION:
+ * schedule.throttle_threshold). */
+static int get_number(const harness_config *cfg, const harness_node *v, const char *path, int fraction,
+                      double *out, harness_error *err)
 {
     double x = 0;
     int rc = v->kind == HARNESS_NODE_SCALAR && !v->quoted ? harness_parse_float(v->text, &x) : -1;
-    if (rc == 0 && x > 0) {
+    if (rc == 0 && (fraction ? x >= 0 && x <= 1 : x > 0)) {
         *out = x;
         return 0;
     }
     char got[128];
     harness_node_describe(v, got, sizeof got);
+    if (fraction)
+        return harness_tree_fail(cfg->tree, v->at, path, err, "expected a number from 0 to 1 (a share of the "
+                                 "most SM clock; 0 never drops a step), got %s", got);
     return harness_tree_fail(cfg->tree, v->at, path, err, "expected a number > 0, got %s%s", got,
                              rc == -2 ? ", which does not fit in a double" : "");
-}
-
-/* A share, 0 to 1: schedule.throttle_threshold. */
-static int get_fraction(const harness_config *cfg, const harness_node *v, const char *path, double *out,
-                        harness_error *err)
-{
-    double x = 0;
-    int rc = v->kind == HARNESS_NODE_SCALAR && !v->quoted ? harness_parse_float(v->text, &x) : -1;
-    if (rc == 0 && x >= 0 && x <= 1) {
-        *out = x;
-        return 0;
-    }
-    char got[128];
-    harness_node_describe(v, got, sizeof got);
-    return harness_tree_fail(cfg->tree, v->at, path, err, "expected a number from 0 to 1 (a share of the most "
-                             "SM clock; 0 never drops a step), got %s", got);
 }
 
 static int get_bool(const harness_config *cfg, const harness_node *v, const char *path, int *out,
@@ -422,9 +411,8 @@ static int check_key(harness_config *cfg, const harness_cfg_key_spec *k,
     case K_SECONDS:
         return get_seconds(cfg, v, path, dst, err);
     case K_POSITIVE:
-        return get_positive(cfg, v, path, dst, err);
     case K_FRACTION:
-        return get_fraction(cfg, v, path, dst, err);
+        return get_number(cfg, v, path, k->kind == K_FRACTION, dst, err);
     case K_BOOL:
         return get_bool(cfg, v, path, dst, err);
     case K_STRING:

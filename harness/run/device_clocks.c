@@ -13,15 +13,13 @@ static int timed_whole(const harness_backend *b)
     return b->opts.batch_timing && !b->opts.flush_l2;
 }
 
-void harness_device_clocks_begin(harness_device_clocks *dc, const harness_run_result *r, const harness_schedule *s,
+void harness_device_clocks_begin(harness_device_clocks *dc, size_t first, int64_t planned, double threshold,
                                  const harness_backend *b, int ranks)
 {
     memset(dc, 0, sizeof *dc);
     dc->on = b->ops->device_state != NULL && !timed_whole(b);
-    /* At most as many steps again as the window plans (auto: max_steps). */
-    int64_t planned = s->measurement_steps > 0 ? s->measurement_steps : s->max_steps;
-    harness_throttle_init(&dc->throttle, s->throttle_threshold, planned, !ranks);
-    dc->window_start = dc->group_start = r->n_samples;
+    harness_throttle_init(&dc->throttle, threshold, planned, !ranks);
+    dc->window_start = dc->group_start = first;
     dc->last_read_ns = b->ops->wall_ns(b);
 }
 
@@ -53,10 +51,11 @@ static int pause_device(const harness_backend *b, double ns, harness_error *err)
     return 0;
 }
 
-int64_t harness_device_clocks_read(harness_device_clocks *dc, harness_run_result *r, const harness_backend *b,
-                                   int force, harness_error *err)
+int64_t harness_device_clocks_read(harness_device_clocks *dc, const harness_sample_columns *c,
+                                   const harness_backend *b, int force, harness_error *err)
 {
-    if (!dc->on || r->n_samples <= dc->group_start)
+    size_t n_samples = *c->n;
+    if (!dc->on || n_samples <= dc->group_start)
         return 0;
     uint64_t now = b->ops->wall_ns(b);
     if (!force && !harness_clock_read_due((double)(now - dc->last_read_ns)))
@@ -67,16 +66,16 @@ int64_t harness_device_clocks_read(harness_device_clocks *dc, harness_run_result
     else
         dc->readings++;
     dc->reasons |= st.throttle_reasons;
-    size_t first = dc->group_start, n = r->n_samples - first;
-    for (size_t i = first; i < r->n_samples; i++)
-        r->sample_clock_mhz[i] = st.sm_clock_mhz;
-    dc->group_start = r->n_samples;
+    size_t first = dc->group_start, n = n_samples - first;
+    for (size_t i = first; i < n_samples; i++)
+        c->clock_mhz[i] = st.sm_clock_mhz;
+    dc->group_start = n_samples;
     double pause_ns = 0;
     harness_clock_verdict v = harness_throttle_judge(&dc->throttle, st.sm_clock_mhz, st.sm_clock_max_mhz,
                                                      (int64_t)n, &pause_ns);
     int64_t more = 0;
     if (v == HARNESS_CLOCK_DROP) {
-        if (mark_room(dc, r->n_samples - dc->window_start) != 0) {
+        if (mark_room(dc, n_samples - dc->window_start) != 0) {
             dc->throttle.dropped -= (int64_t)n;   /* no room to mark them: kept, and counted so */
             dc->throttle.kept_throttled += (int64_t)n;
         } else {
@@ -90,34 +89,32 @@ int64_t harness_device_clocks_read(harness_device_clocks *dc, harness_run_result
     return more;
 }
 
-void harness_device_clocks_compact(harness_device_clocks *dc, harness_run_result *r)
+void harness_device_clocks_compact(harness_device_clocks *dc, const harness_sample_columns *c)
 {
     if (!dc->drop)
         return;
     size_t kept = dc->window_start;
-    for (size_t i = dc->window_start; i < r->n_samples; i++) {
+    for (size_t i = dc->window_start; i < *c->n; i++) {
         size_t k = i - dc->window_start;
         if (k < dc->drop_cap && dc->drop[k])
             continue;
-        r->samples_ns[kept] = r->samples_ns[i];
-        r->host_samples_ns[kept] = r->host_samples_ns[i];
-        r->sample_clock_mhz[kept] = r->sample_clock_mhz[i];
+        c->device_ns[kept] = c->device_ns[i];
+        c->host_ns[kept] = c->host_ns[i];
+        c->clock_mhz[kept] = c->clock_mhz[i];
         kept++;
     }
     /* Every dropped step was in a group already read, so before group_start. */
-    dc->group_start -= r->n_samples - kept;
-    r->n_samples = kept;
+    dc->group_start -= *c->n - kept;
+    *c->n = kept;
     memset(dc->drop, 0, dc->drop_cap);
 }
 
-void harness_device_clocks_end(harness_device_clocks *dc, harness_run_result *r, size_t w)
+harness_window_clocks harness_device_clocks_end(harness_device_clocks *dc)
 {
-    if (r->window_clocks)
-        r->window_clocks[w] = (harness_window_clocks){
-            .readings = dc->readings, .dropped = dc->throttle.dropped,
-            .kept_throttled = dc->throttle.kept_throttled, .paused_ns = dc->throttle.paused_ns,
-            .throttle_reasons = dc->reasons};
     free(dc->drop);
     dc->drop = NULL;
     dc->drop_cap = 0;
+    return (harness_window_clocks){.readings = dc->readings, .dropped = dc->throttle.dropped,
+                                   .kept_throttled = dc->throttle.kept_throttled,
+                                   .paused_ns = dc->throttle.paused_ns, .throttle_reasons = dc->reasons};
 }

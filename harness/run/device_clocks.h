@@ -22,8 +22,24 @@
 #include <stdint.h>
 
 #include "backend/backend.h"
-#include "run/runner.h"
 #include "run/throttle.h"
+
+/* A device window's readings, kept in the run result (run/runner.h);
+ * zero on the CPU and for a window timed whole. */
+typedef struct harness_window_clocks {
+    int64_t readings;              /* readings that stood for steps of the window */
+    int64_t dropped;               /* steps read below the threshold, dropped and measured again */
+    int64_t kept_throttled;        /* steps read below it but kept (a cap reached, or among ranks) */
+    double paused_ns;              /* recovery pauses after throttled readings */
+    uint64_t throttle_reasons;     /* NVML's reason bits of every reading */
+} harness_window_clocks;
+
+/* The runner's per-sample columns (run/runner.h), n of them; what is
+ * dropped leaves all three. */
+typedef struct harness_sample_columns {
+    double *device_ns, *host_ns, *clock_mhz;
+    size_t *n;
+} harness_sample_columns;
 
 typedef struct harness_device_clocks {
     int on;                        /* the backend reads clocks and the steps are timed one by one */
@@ -37,23 +53,25 @@ typedef struct harness_device_clocks {
     size_t drop_cap;
 } harness_device_clocks;
 
-/* At a window's start (r->n_samples is its first sample). `ranks`: other
- * ranks run the same steps, so nothing is re-measured. */
-void harness_device_clocks_begin(harness_device_clocks *dc, const harness_run_result *r, const harness_schedule *s,
+/* At a window's start, whose first sample is `first`: `planned` steps
+ * (measurement_steps, or max_steps for auto) bound the steps measured
+ * again; `ranks`: other ranks run the same steps, so none is. */
+void harness_device_clocks_begin(harness_device_clocks *dc, size_t first, int64_t planned, double threshold,
                                  const harness_backend *b, int ranks);
 
-/* Before a step (force 0), or after the window's last one (force 1): a
- * reading if one is due, for the steps since the last. Returns how many
- * steps the window must run more (the group dropped), 0, or -1 with err
- * set (the device failed while waiting for it to pause). */
-int64_t harness_device_clocks_read(harness_device_clocks *dc, harness_run_result *r, const harness_backend *b,
-                                   int force, harness_error *err);
+/* Before a step (force 0), or after the window's last one and at a
+ * stopping check (force 1): a reading if one is due, for the samples since
+ * the last (their clocks set in c). Returns how many steps the window must
+ * run more (the group dropped), 0, or -1 with err set (the device failed
+ * while waiting for it to pause). */
+int64_t harness_device_clocks_read(harness_device_clocks *dc, const harness_sample_columns *c,
+                                   const harness_backend *b, int force, harness_error *err);
 
 /* Once every sample of the window so far has its device time: the dropped
- * ones leave samples_ns, host_samples_ns and sample_clock_mhz. */
-void harness_device_clocks_compact(harness_device_clocks *dc, harness_run_result *r);
+ * ones leave the columns. */
+void harness_device_clocks_compact(harness_device_clocks *dc, const harness_sample_columns *c);
 
-/* At the window's end: its counts into r->window_clocks[w]; frees. */
-void harness_device_clocks_end(harness_device_clocks *dc, harness_run_result *r, size_t w);
+/* At the window's end: its counts; frees. */
+harness_window_clocks harness_device_clocks_end(harness_device_clocks *dc);
 
 #endif

@@ -6,7 +6,6 @@
 #include <string.h>
 #include <time.h>
 
-#include "run/device_clocks.h"
 #include "run/guard.h"
 #include "run/nvtx_ranges.h"
 #include "util/format.h"
@@ -392,10 +391,16 @@ static int begin_device_window(harness_run_result *r, size_t *cap, const harness
  * throttled readings dropped (run/device_clocks.h). A reading when due
  * (always with `force`: after the last step, at a stopping check), which
  * may raise *limit. Nonzero when the window must stop. */
+static harness_sample_columns columns(harness_run_result *r)
+{
+    return (harness_sample_columns){r->samples_ns, r->host_samples_ns, r->sample_clock_mhz, &r->n_samples};
+}
+
 static int read_clocks(harness_device_clocks *dc, harness_run_result *r, const harness_backend *b, int force,
                        int64_t *limit, harness_error *err)
 {
-    int64_t more = harness_device_clocks_read(dc, r, b, force, err);
+    harness_sample_columns c = columns(r);
+    int64_t more = harness_device_clocks_read(dc, &c, b, force, err);
     if (more < 0)
         return 1;
     *limit += more;
@@ -413,7 +418,8 @@ static const char *device_auto_check(harness_run_result *r, harness_device_clock
         *stop = 1;
         return NULL;
     }
-    harness_device_clocks_compact(dc, r);
+    harness_sample_columns c = columns(r);
+    harness_device_clocks_compact(dc, &c);
     *resolved = r->n_samples;
     double elapsed = (double)(b->ops->wall_ns(b) - wall0) * 1e-9;
     return auto_verdict(s, r->samples_ns + start, r->n_samples - start, elapsed);
@@ -436,7 +442,9 @@ static int run_device_window(harness_run_result *r, size_t *cap, const harness_s
     if (stop)
         return stop;
     harness_device_clocks dc;
-    harness_device_clocks_begin(&dc, r, s, b, h->step_begin != NULL);
+    /* At most as many steps again as the window plans. */
+    harness_device_clocks_begin(&dc, start, fixed ? s->measurement_steps : s->max_steps, s->throttle_threshold, b,
+                                h->step_begin != NULL);
     uint64_t wall0 = b->ops->wall_ns(b);
     size_t next_check = start + (size_t)(s->min_steps > 0 ? s->min_steps : 1);
     int64_t limit = fixed ? s->measurement_steps : s->max_steps;
@@ -461,8 +469,9 @@ static int run_device_window(harness_run_result *r, size_t *cap, const harness_s
     }
     if (finish_device_window(r, &resolved, b, err) != 0 || err->code)
         stop = 1;
-    harness_device_clocks_compact(&dc, r);
-    harness_device_clocks_end(&dc, r, (size_t)window);
+    harness_sample_columns c = columns(r);
+    harness_device_clocks_compact(&dc, &c);
+    r->window_clocks[window] = harness_device_clocks_end(&dc);
     harness_nvtx_pop(s->nvtx);
     if (stop)
         return 1;

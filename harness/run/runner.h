@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "backend/backend.h"
+#include "run/device_clocks.h"
 #include "run/interrupt.h"
 #include "run/phase.h"
 #include "run/time_budget.h"
@@ -76,16 +77,6 @@ typedef struct harness_runner_hooks {
     /* --time-budget: the windows are sized (b->fits), before the first. */
     void (*budget_sized)(void *arg, const harness_budget *b);
 } harness_runner_hooks;
-
-/* A device window's SM clock readings between its steps (run/
- * device_clocks.h); zero on the CPU and for a window timed whole. */
-typedef struct harness_window_clocks {
-    int64_t readings;              /* readings that stood for steps of the window */
-    int64_t dropped;               /* steps read below the threshold, dropped and measured again */
-    int64_t kept_throttled;        /* steps read below it but kept (a cap reached, or among ranks) */
-    double paused_ns;              /* recovery pauses after throttled readings */
-    uint64_t throttle_reasons;     /* NVML's reason bits of every reading */
-} harness_window_clocks;
 
 typedef struct harness_run_result {
     double *samples_ns;            /* every measured step, in order: the device's time on a GPU */
