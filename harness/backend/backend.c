@@ -6,6 +6,7 @@
 
 #include "backend/cuda_peaks.h"
 #include "backend/peak_margin.h"
+#include "backend/device_restore.h"
 #include "backend/gpu_probe.h"
 #include "build_config.h"
 
@@ -33,6 +34,8 @@ int harness_backend_open(harness_backend *b, const char *device, const harness_b
         return err->code ? err->code : harness_error_set(err, HARNESS_EXIT_RUNTIME, "device cuda: cannot open");
     }
     harness_backend_cuda_peaks(b);
+    if (b->ops->restore_device)    /* exits that skip close put the device back too */
+        harness_device_restore_set(b->ops->restore_device);
     return 0;
 }
 
@@ -77,8 +80,11 @@ void harness_backend_cuda_peaks(harness_backend *b)
 
 void harness_backend_close(harness_backend *b)
 {
+    int restores = b->ops && b->ops->restore_device;
     if (b->ops && b->ops->close)
-        b->ops->close(b);
+        b->ops->close(b);          /* puts the device back itself */
+    if (restores)
+        harness_device_restore_set(NULL);
     memset(b, 0, sizeof *b);
 }
 

@@ -141,6 +141,16 @@ typedef struct harness_backend_ops {
      * check of the events against it (run/full_sync.h). 0, or -1 with err.
      * NULL on the CPU, where the timer is the host's clock already. */
     int (*full_sync_step)(const harness_backend *b, int (*step)(void *), void *arg, double *ns, harness_error *err);
+    /* Before each measurement window's first step, after its wait steps
+     * and outside any timed region: device state a plugin (or an earlier
+     * run of the process) could leave behind on purpose is reset (CUDA:
+     * persisting L2 lines and the stream's access-policy window), so
+     * "cold" steps are cold. 0, or -1 with err. NULL on the CPU. */
+    int (*window_prepare)(const harness_backend *b, harness_error *err);
+    /* Put back what the backend changed on the device that outlives the
+     * process (schedule.lock_clocks), also from a signal handler; close
+     * does it too. NULL when nothing is (backend/device_restore.h). */
+    void (*restore_device)(void);
 } harness_backend_ops;
 
 /* What the summary's env says of a GPU (zero on the CPU). */
@@ -154,7 +164,14 @@ typedef struct harness_device_info {
     uint64_t l2_bytes;
     char driver[32], runtime[32];  /* CUDA versions, "13.0" */
     char arch[48];                 /* from the peak table, "unknown" when not in it */
+    /* schedule.lock_clocks: what became of it, "" when off ("max: SM clock
+     * locked at 1980 MHz", "max not permitted: ...; clocks float"). */
+    char clock_lock[320];
+    int clocks_locked;             /* the lock holds */
 } harness_device_info;
+
+/* schedule.lock_clocks, in the order of its choices (config/config.c). */
+enum { HARNESS_LOCK_CLOCKS_OFF, HARNESS_LOCK_CLOCKS_BASE, HARNESS_LOCK_CLOCKS_MAX };
 
 /* What a run asks of its backend beyond the device's name (config keys). */
 typedef struct harness_backend_options {
@@ -163,6 +180,7 @@ typedef struct harness_backend_options {
     int flush_l2;                  /* schedule.flush_l2 */
     int blocking_kernel;           /* schedule.blocking_kernel */
     int cuda_graph;                /* schedule.cuda_graph */
+    int lock_clocks;               /* schedule.lock_clocks: HARNESS_LOCK_CLOCKS_* */
     int gpu_activity;              /* profiling.cupti on a profiled rank: the kernel timeline */
     int local_rank;                /* this rank's place on its node: GPU device_index + local_rank */
     int rank, world_size;          /* for its messages: a backend module has its own copy of util/error */

@@ -46,6 +46,7 @@ typedef struct cuda_state {
     harness_gpu_activity_list activity; /* the kernel timeline's records */
     int collecting;                /* the CUPTI collector is started */
     harness_gpu_clocks *clocks;    /* NVML's view of this device; NULL when it has none */
+    int persisting_l2;             /* the device can set L2 lines aside as persisting (sm_80 on) */
 #ifdef HAVE_NCCL
     cuda_collectives *nccl;        /* the communicator, from the first device collective on */
 #endif
@@ -417,6 +418,17 @@ static uint64_t host_cpu_ns(const harness_backend *b)
     return host_ops->cpu_ns(b);
 }
 
+/* The clocks this process locked (schedule.lock_clocks), for the restore
+ * that runs from a signal handler or exit (backend/device_restore.h). */
+static harness_gpu_clocks *volatile locked_clocks;
+
+static void cu_restore_device(void)
+{
+    harness_gpu_clocks *c = locked_clocks;
+    locked_clocks = NULL;
+    harness_gpu_clocks_unlock(c);
+}
+
 static void cu_close(harness_backend *b)
 {
     cuda_state *st = state_of(b);
@@ -427,6 +439,8 @@ static void cu_close(harness_backend *b)
         cupti_collector_stop();
 #endif
     harness_gpu_activity_list_free(&st->activity);
+    if (locked_clocks == st->clocks)
+        cu_restore_device();
     harness_gpu_clocks_close(st->clocks);
 #ifdef HAVE_NCCL
     cuda_nccl_close(st->nccl);
@@ -480,6 +494,57 @@ static void open_clocks(cuda_state *st, int dev)
         fprintf(stderr, "harness: cuda: the SM clock and its throttle reasons are not recorded: %s\n", why);
 }
 
+/* ---- what a run changes on the device, and puts back ------------------------ */
+
+/* Persisting L2 (docs/timing-integrity.md): lines a plugin marked
+ * persisting through an access-policy window outlive the flush between
+ * cold steps, since the flush's ordinary writes do not evict them. So
+ * before each window: the stream's window cleared, every persisting line
+ * made ordinary again, and with flush_l2 no L2 set aside for them at all,
+ * so a window set again inside step() cannot keep any either. After the
+ * wait steps have run, so nothing they left persists. */
+static int cu_window_prepare(const harness_backend *b, harness_error *err)
+{
+    cuda_state *st = state_of(b);
+    if (!st->persisting_l2)
+        return 0;
+    cudaStreamAttrValue none;
+    memset(&none, 0, sizeof none);   /* an access-policy window of 0 bytes: none */
+    cudaError_t rc = cudaStreamSynchronize(st->stream);
+    if (rc == cudaSuccess)
+        rc = cudaStreamSetAttribute(st->stream, cudaStreamAttributeAccessPolicyWindow, &none);
+    if (rc == cudaSuccess)
+        rc = cudaCtxResetPersistingL2Cache();
+    if (rc == cudaSuccess && b->opts.flush_l2)
+        rc = cudaDeviceSetLimit(cudaLimitPersistingL2CacheSize, 0);
+    return rc == cudaSuccess ? 0 : cuda_fail(err, rc, "resetting the persisting L2 before a window");
+}
+
+/* schedule.lock_clocks, before the warmup (the backend opens before the
+ * instance exists). Not permitted (no root) or impossible: said on stderr
+ * and in the summary, and the run goes on with the clocks floating. */
+static void lock_clocks(harness_backend *b, cuda_state *st)
+{
+    int want = b->opts.lock_clocks;
+    if (want == HARNESS_LOCK_CLOCKS_OFF)
+        return;
+    const char *name = want == HARNESS_LOCK_CLOCKS_MAX ? "max" : "base";
+    char why[256] = "not possible: NVML is not available (the line above says why)";
+    double mhz = 0;
+    harness_device_info *i = &b->info;
+    if (st->clocks && harness_gpu_clocks_lock(st->clocks, want == HARNESS_LOCK_CLOCKS_MAX, &mhz, why, sizeof why) == 0) {
+        locked_clocks = st->clocks;
+        i->clocks_locked = 1;
+        if (mhz > 0)
+            snprintf(i->clock_lock, sizeof i->clock_lock, "%s: SM clock locked at %.0f MHz", name, mhz);
+        else
+            snprintf(i->clock_lock, sizeof i->clock_lock, "%s: SM clock locked at the base (TDP) clock", name);
+        return;
+    }
+    snprintf(i->clock_lock, sizeof i->clock_lock, "%s %s; clocks float", name, why);
+    fprintf(stderr, "harness: %slock_clocks: %s\n", harness_error_rank_label(), i->clock_lock);
+}
+
 static const harness_backend_ops cuda_ops = {
     .stamp = NULL, /* the host clock, inline: the launch time of each step() */
     .step_ns = NULL,
@@ -505,6 +570,8 @@ static const harness_backend_ops cuda_ops = {
     .device_state = cu_device_state,
     .blocking_kernel = cu_blocking_kernel,
     .full_sync_step = cu_full_sync_step,
+    .window_prepare = cu_window_prepare,
+    .restore_device = cu_restore_device,
 #ifdef HAVE_NCCL
     .device_collective = cu_device_collective,
 #endif
@@ -616,7 +683,9 @@ int cuda_backend_LTX_harness_cuda_backend_open(harness_backend *b, harness_error
     version_text(cudaRuntimeGetVersion(&v) == cudaSuccess ? v : 0, i->runtime, sizeof i->runtime);
 
     device_props(&b->gpu_props, &prop, dev);
+    st->persisting_l2 = attr(cudaDevAttrMaxPersistingL2CacheSize, dev) > 0;
     open_clocks(st, dev);
+    lock_clocks(b, st);
     if (b->opts.gpu_activity)
         start_activity(b, st);
 

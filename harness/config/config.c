@@ -27,6 +27,8 @@
 
 static const char *const devices[] = {"auto", "cpu", "cuda", NULL};
 static const char *const timings[] = {"per_step", "batch", NULL};
+/* In the order of HARNESS_LOCK_CLOCKS_* (backend/backend.h). */
+static const char *const clock_locks[] = {"off", "base", "max", NULL};
 /* In the order of harness_generator. */
 static const char *const generators[] = {"random_normal", "random_uniform", "zeros", "ones", NULL};
 
@@ -57,6 +59,9 @@ static const harness_cfg_key_spec schedule_keys[] = {
     {"flush_l2", K_BOOL, AT(flush_l2), 0, NULL, NULL},
     {"cuda_graph", K_BOOL, AT(cuda_graph), 0, NULL, NULL},
     {"blocking_kernel", K_BOOL, AT(blocking_kernel), 0, NULL, NULL},
+    /* Left out of the canonical dump at their defaults (config_dump.c). */
+    {"throttle_threshold", K_FRACTION, AT(throttle_threshold), 0, NULL, NULL},
+    {"lock_clocks", K_CHOICE_TEXT, AT(lock_clocks), 0, clock_locks, NULL},
     {NULL, 0, 0, 0, NULL, NULL},
 };
 static const harness_cfg_key_spec profiling_keys[] = {
@@ -148,17 +153,22 @@ static int get_seconds(const harness_config *cfg, const harness_node *v, const c
     return 0;
 }
 
-static int get_positive(const harness_config *cfg, const harness_node *v, const char *path,
-                        double *out, harness_error *err)
+/* A number > 0 (K_POSITIVE), or a share from 0 to 1 (K_FRACTION:
+ * schedule.throttle_threshold). */
+static int get_number(const harness_config *cfg, const harness_node *v, const char *path, int fraction,
+                      double *out, harness_error *err)
 {
     double x = 0;
     int rc = v->kind == HARNESS_NODE_SCALAR && !v->quoted ? harness_parse_float(v->text, &x) : -1;
-    if (rc == 0 && x > 0) {
+    if (rc == 0 && (fraction ? x >= 0 && x <= 1 : x > 0)) {
         *out = x;
         return 0;
     }
     char got[128];
     harness_node_describe(v, got, sizeof got);
+    if (fraction)
+        return harness_tree_fail(cfg->tree, v->at, path, err, "expected a number from 0 to 1 (a share of the "
+                                 "most SM clock; 0 never drops a step), got %s", got);
     return harness_tree_fail(cfg->tree, v->at, path, err, "expected a number > 0, got %s%s", got,
                              rc == -2 ? ", which does not fit in a double" : "");
 }
@@ -404,7 +414,8 @@ static int check_key(harness_config *cfg, const harness_cfg_key_spec *k,
     case K_SECONDS:
         return get_seconds(cfg, v, path, dst, err);
     case K_POSITIVE:
-        return get_positive(cfg, v, path, dst, err);
+    case K_FRACTION:
+        return get_number(cfg, v, path, k->kind == K_FRACTION, dst, err);
     case K_BOOL:
         return get_bool(cfg, v, path, dst, err);
     case K_STRING:
@@ -550,6 +561,8 @@ static int set_defaults(harness_config *cfg)
     cfg->output_dir = strdup("experiments");
     cfg->device = strdup("auto");
     cfg->timing = strdup("per_step");
+    cfg->lock_clocks = strdup("off");
+    cfg->throttle_threshold = HARNESS_DEFAULT_THROTTLE_THRESHOLD;
     cfg->warmup_steps = 20;
     cfg->wait_steps = 5;
     cfg->measurement_steps = 100;
@@ -570,7 +583,8 @@ static int set_defaults(harness_config *cfg)
     cfg->validate = 1;
     cfg->validate_after_timing = 1;
     cfg->blocking_kernel = 1;
-    return cfg->name && cfg->output_dir && cfg->device && cfg->timing && cfg->profiled_ranks ? 0 : -1;
+    return cfg->name && cfg->output_dir && cfg->device && cfg->timing && cfg->lock_clocks && cfg->profiled_ranks
+               ? 0 : -1;
 }
 
 /* ---- sweep ---------------------------------------------------------------
@@ -769,6 +783,7 @@ void harness_config_free(harness_config *cfg)
     free(cfg->output_dir);
     free(cfg->device);
     free(cfg->timing);
+    free(cfg->lock_clocks);
     free(cfg->profiled_ranks);
     free(cfg->variant_key);
     harness_cfg_free_params(cfg->params, cfg->n_params);

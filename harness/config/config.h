@@ -28,6 +28,9 @@ typedef struct harness_param_value {
     int from_default;
 } harness_param_value;
 
+/* schedule.throttle_threshold's default: nvbench's (run/throttle.h). */
+#define HARNESS_DEFAULT_THROTTLE_THRESHOLD 0.75
+
 typedef struct harness_config {
     char *path;                    /* as given on the command line */
     char *name;                    /* experiment.name; default: the file's stem */
@@ -48,6 +51,9 @@ typedef struct harness_config {
     int flush_l2;                  /* CUDA: write an L2-sized buffer between steps; default false */
     int cuda_graph;                /* CUDA: time launches of a graph of one step; default false */
     int blocking_kernel;           /* CUDA: timed launches queue behind the blocking kernel; default true */
+    double throttle_threshold;     /* CUDA: drop steps read below this share of the most SM clock; 0 to 1,
+                                    * default HARNESS_DEFAULT_THROTTLE_THRESHOLD, 0: never */
+    char *lock_clocks;             /* CUDA: "off" (default) | "base" | "max" */
     int64_t step_timeout_s;        /* a step() running longer ends the run (timed_out); default 60, 0: never */
     int64_t callback_timeout_s;    /* the same for create, cost, check and destroy; default 600, 0: never */
     int sync_steps;                /* multi-rank: a barrier before every measured step; default false */

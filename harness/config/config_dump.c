@@ -221,12 +221,40 @@ static void emit_params(FILE *f, const harness_config *cfg, int indent)
     fputc('\n', f);
 }
 
+/* Keys added after configs were run and recorded, written only when set
+ * to something else than these: the dump (and so the folder's hash and a
+ * history series' key) of a config that leaves them out stays what it
+ * was. The key names are unique in the table. */
+static const struct {
+    const char *key, *unless;
+} later_keys[] = {
+    {"throttle_threshold", "0.75"},
+    {"lock_clocks", "off"},
+};
+
+/* Whether k is one of later_keys at the value that leaves it out. */
+static int left_out(const harness_config *cfg, const harness_cfg_key_spec *k)
+{
+    const void *src = (const char *)cfg + k->offset;
+    char buf[64];
+    for (size_t i = 0; i < sizeof later_keys / sizeof *later_keys; i++) {
+        if (strcmp(k->name, later_keys[i].key) != 0)
+            continue;
+        if (k->kind == K_FRACTION) {
+            harness_cfg_format_double(*(const double *)src, buf, sizeof buf);
+            return strcmp(buf, later_keys[i].unless) == 0;
+        }
+        return k->kind == K_CHOICE_TEXT && strcmp(*(char *const *)src, later_keys[i].unless) == 0;
+    }
+    return 0;
+}
+
 static void emit_keys(FILE *f, const harness_config *cfg, const harness_cfg_key_spec *keys,
                       int indent)
 {
     for (const harness_cfg_key_spec *k = keys; k->name; k++) {
         const void *src = (const char *)cfg + k->offset;
-        if (k->kind == K_SWEEP)
+        if (k->kind == K_SWEEP || left_out(cfg, k))
             continue;
         fprintf(f, "%*s%s:", indent, "", k->name);
         switch (k->kind) {
@@ -242,6 +270,7 @@ static void emit_keys(FILE *f, const harness_config *cfg, const harness_cfg_key_
             fprintf(f, " %" PRId64, *(const int64_t *)src);
             break;
         case K_POSITIVE:
+        case K_FRACTION:
             fputc(' ', f);
             emit_double(f, *(const double *)src);
             break;

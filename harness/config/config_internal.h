@@ -24,6 +24,7 @@ typedef enum {
     K_INT,          /* int64_t >= min */
     K_SECONDS,      /* int64_t timeout, 0 to HARNESS_CFG_MAX_TIMEOUT_S (0: never) */
     K_POSITIVE,     /* double > 0 */
+    K_FRACTION,     /* double from 0 to 1 */
     K_BOOL,         /* int 0/1 */
     K_STRING,       /* char *, not empty */
     K_CHOICE_TEXT,  /* char *, one of `choices` */

@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "pipeline/config_source.h"
+#include "report/clock_report.h"
 #include "report/memory_report.h"
 #include "report/trace_writer.h"
 #include "util/format.h"
@@ -29,7 +30,8 @@ static const char *copy_name(const char *path)
     const char *base = strrchr(path, '/');
     base = base ? base + 1 : path;
     static const char *const prefixes[] = {HARNESS_PREFIX_SUMMARY, "profiler_", HARNESS_PREFIX_SAMPLES "_",
-                                           HARNESS_PREFIX_HOST_SAMPLES "_", HARNESS_FILE_STATUS,
+                                           HARNESS_PREFIX_HOST_SAMPLES "_", HARNESS_PREFIX_CLOCK_SAMPLES "_",
+                                           HARNESS_FILE_STATUS,
                                            HARNESS_FILE_RESOLVED_CONFIG, "."};
     for (size_t i = 0; i < sizeof prefixes / sizeof prefixes[0]; i++)
         if (strncmp(base, prefixes[i], strlen(prefixes[i])) == 0)
@@ -89,19 +91,38 @@ static int note(int rc, const harness_error *e, harness_error *first)
  * not there. A side file that cannot be written leaves its samples inline
  * (slow, but nothing measured is lost) and the run marked failed. */
 static int write_side_file(const harness_experiment *exp, harness_summary *s, const char *prefix, const double *v,
-                           char *name, size_t name_cap, char *sha, harness_error *err)
+                           const char *unit, char *name, size_t name_cap, char *sha, harness_error *err)
 {
     char path[4400];
     harness_error e = {0};
     harness_rank_file(name, name_cap, prefix, s->world_size, s->rank, "bin");
     int rc = harness_sample_file_write(harness_experiment_path(exp, name, path, sizeof path), v, s->run->n_samples,
-                                       "ns", sha, &e);
+                                       unit, sha, &e);
     if (rc == 0)
         return 0;
     name[0] = '\0';
     note(rc, &e, err);
     if (strcmp(s->status, "ok") == 0)
         harness_summary_mark(s, "failed", e.msg);
+    return rc;
+}
+
+/* A GPU run's SM clock per sample (report/clock_report.h): the binary
+ * format holds no NaN, so an unknown clock is written 0. Out of memory:
+ * they stay inline. */
+static int write_clock_samples(const harness_experiment *exp, harness_summary *s, harness_error *err)
+{
+    const harness_run_result *r = s->run;
+    if (!r->sample_clock_mhz || !s->device || strcmp(s->device, "cuda") != 0)
+        return 0;
+    double *v = malloc(r->n_samples * sizeof *v);
+    if (!v)
+        return 0;
+    for (size_t i = 0; i < r->n_samples; i++)
+        v[i] = harness_clock_sample_for_file(r->sample_clock_mhz[i]);
+    int rc = write_side_file(exp, s, HARNESS_PREFIX_CLOCK_SAMPLES, v, "MHz", s->clock_samples_file,
+                             sizeof s->clock_samples_file, s->clock_samples_sha256, err);
+    free(v);
     return rc;
 }
 
@@ -128,13 +149,15 @@ static int write_summaries(const harness_experiment *exp, harness_summary *s, ha
 {
     int rc_side = 0;
     if (s->run && s->run->n_samples > HARNESS_SUMMARY_INLINE_SAMPLES) {
-        rc_side = write_side_file(exp, s, HARNESS_PREFIX_SAMPLES, s->run->samples_ns, s->samples_file, sizeof s->samples_file,
-                                  s->samples_sha256, err);
+        rc_side = write_side_file(exp, s, HARNESS_PREFIX_SAMPLES, s->run->samples_ns, "ns", s->samples_file,
+                                  sizeof s->samples_file, s->samples_sha256, err);
         if (s->run->host_samples_ns) {
-            int rc = write_side_file(exp, s, HARNESS_PREFIX_HOST_SAMPLES, s->run->host_samples_ns, s->host_samples_file,
-                                     sizeof s->host_samples_file, s->host_samples_sha256, err);
+            int rc = write_side_file(exp, s, HARNESS_PREFIX_HOST_SAMPLES, s->run->host_samples_ns, "ns",
+                                     s->host_samples_file, sizeof s->host_samples_file, s->host_samples_sha256, err);
             rc_side = rc_side ? rc_side : rc;
         }
+        int rc = write_clock_samples(exp, s, err);
+        rc_side = rc_side ? rc_side : rc;
     }
     int rc = harness_write_summary_files(exp, s, err);
     return rc_side ? rc_side : rc;

@@ -107,6 +107,8 @@ static int check_cuda_only_keys(const harness_plan *p, harness_error *err)
                       : c->flush_l2                     ? "schedule.flush_l2"
                       : c->cuda_graph                   ? "schedule.cuda_graph"
                       : !c->blocking_kernel             ? "schedule.blocking_kernel"
+                      : c->throttle_threshold != HARNESS_DEFAULT_THROTTLE_THRESHOLD ? "schedule.throttle_threshold"
+                      : strcmp(c->lock_clocks, "off") != 0 ? "schedule.lock_clocks"
                                                         : NULL;
     if (!key)
         return 0;
@@ -264,6 +266,7 @@ static harness_schedule schedule_of(const harness_config *c, const char *device,
          * all); only profiled ranks record in it. */
         .trace_steps = c->cupti && cuda ? TRACE_WINDOW_STEPS : 0,
         .time_budget_s = time_budget_s,
+        .throttle_threshold = cuda ? c->throttle_threshold : 0,
     };
 }
 

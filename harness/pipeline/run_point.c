@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend/device_restore.h"
 #include "backend/gpu_probe.h"
 #include "pipeline/artifacts.h"
 #include "pipeline/component.h"
@@ -366,6 +367,7 @@ static void end_after_crash(point *pt)
     /* Interrupted (a stop abandoned a wait on the other ranks): no MPI call
      * after leaving one half done; mpirun stops the others when this rank
      * exits without finalizing. */
+    harness_device_restore_now();   /* _exit skips the backend's close and atexit */
     if (d->world_size > 1 && pt->code < 128)
         d->ops->abort(d, pt->code, "this rank's component crashed (the error above)");
     _exit(pt->code);
@@ -391,6 +393,9 @@ static harness_backend *open_backend(harness_session *session, const harness_pla
                                      .batch_timing = strcmp(c->timing, "batch") == 0,
                                      .flush_l2 = c->flush_l2, .cuda_graph = c->cuda_graph,
                                      .blocking_kernel = c->blocking_kernel,
+                                     .lock_clocks = strcmp(c->lock_clocks, "max") == 0    ? HARNESS_LOCK_CLOCKS_MAX
+                                                    : strcmp(c->lock_clocks, "base") == 0 ? HARNESS_LOCK_CLOCKS_BASE
+                                                                                          : HARNESS_LOCK_CLOCKS_OFF,
                                      .gpu_activity = c->cupti && is_profiled(c, session->dist.rank),
                                      .local_rank = session->dist.local_rank, .rank = session->dist.rank,
                                      .world_size = session->dist.world_size};

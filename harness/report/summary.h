@@ -125,6 +125,7 @@ typedef struct harness_summary {
     size_t n_side_work;
     uint64_t side_work_left_out;
     int side_work_known;
+    char clock_samples_file[256], clock_samples_sha256[65]; /* GPU runs: each sample's SM clock, MHz */
 } harness_summary;
 
 /* Up to this many samples stay in the summary JSON, readable as text

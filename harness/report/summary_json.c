@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "report/device_report.h"
+#include "report/clock_report.h"
 #include "report/comm_report.h"
 #include "report/gpu_trace.h"
 #include "report/roofline.h"
@@ -207,6 +208,7 @@ static cJSON *timing_json(const harness_summary *s)
         add_window_times(win, r, w);
         if (s->window_noise)
             cJSON_AddItemToObject(win, "noise", noise_json(&s->window_noise[w], NULL));
+        harness_clock_report_window_json(s, w, win);
         cJSON_AddItemToArray(windows, win);
     }
     cJSON_AddItemToObject(o, "across_windows", across_windows_json(s));
@@ -503,6 +505,7 @@ char *harness_summary_json(const harness_summary *s)
     cJSON *env = env_json(&s->env);
     cJSON_AddItemToObject(root, "env", env);
     harness_device_report_json(s, timing, memory, env);
+    harness_clock_report_json(s, timing);
     cJSON_AddItemToObject(root, "warnings", warnings_json(&s->warnings));
     cJSON_AddItemToObject(root, "impossible_figure", impossible_json(&s->impossible));
     cJSON_AddItemToObject(root, "noise", noise_json(&s->noise, &s->env));

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/clock_report.h"
 #include "report/device_report.h"
 #include "report/comm_report.h"
 #include "report/gpu_trace.h"
@@ -343,6 +344,7 @@ static void section_timing(FILE *f, const harness_summary *s)
     print_throughput(f, s);
     harness_roofline_print(f, s);
     harness_device_report_print(f, s);
+    harness_clock_report_print(f, s);
 }
 
 static void section_regions(FILE *f, const harness_summary *s)

@@ -13,6 +13,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "backend/device_restore.h"
 #include "dist/waiting.h"
 #include "run/interrupt.h"
 #include "util/fsutil.h"
@@ -114,6 +115,7 @@ static void die_of(int sig)
     say(signal_name(sig));
     say(g.salvaging ? " while writing the summaries after a crash; status.json says crashed\n"
                     : " outside any plugin callback (a harness bug); status.json says crashed\n");
+    harness_device_restore_now();   /* locked clocks outlive the process (backend/device_restore.h) */
     signal(sig, SIG_DFL);
     raise(sig);
 }
@@ -181,6 +183,7 @@ static void on_process_exit(int status, void *arg)
         g.salvage(g.salvage_arg, HARNESS_GUARD_EXITED);
     }
     fflush(NULL);
+    harness_device_restore_now();
     _exit(HARNESS_EXIT_RUNTIME);
 }
 
@@ -196,6 +199,7 @@ void harness_guard_leave_now(int sig)
     say("harness: second ");
     say(signal_name(sig));
     say(": leaving at once; the folder is marked interrupted\n");
+    harness_device_restore_now();
     _exit(128 + sig);
 }
 

@@ -29,6 +29,10 @@ static int reserve(harness_run_result *r, size_t *cap, size_t need, int device)
         if (!h)
             return -1;
         r->host_samples_ns = h;
+        double *c = realloc(r->sample_clock_mhz, grown * sizeof *c);
+        if (!c)
+            return -1;
+        r->sample_clock_mhz = c;
     }
     *cap = grown;
     return 0;
@@ -354,6 +358,7 @@ static int device_step(harness_run_result *r, const harness_schedule *s, const h
     if (marked != 0)
         return 1;
     r->samples_ns[r->n_samples] = 0;   /* known once collected */
+    r->sample_clock_mhz[r->n_samples] = NAN;   /* known at the next reading (run/device_clocks.h) */
     r->host_samples_ns[r->n_samples++] = harness_clock_ns(&b->clock, t1 - t0);
     if (h->step_end)
         h->step_end(h->arg, HARNESS_PHASE_MEASURE, window, i, t0, t1);
@@ -375,11 +380,49 @@ static int begin_device_window(harness_run_result *r, size_t *cap, const harness
     char label[32];
     snprintf(label, sizeof label, "window %d", window + 1);   /* from 1, as in the text summary */
     harness_nvtx_push(s->nvtx, label);
-    if (b->ops->window_begin(b, err) != 0) {
+    if ((b->ops->window_prepare && b->ops->window_prepare(b, err) != 0) || b->ops->window_begin(b, err) != 0) {
         harness_nvtx_pop(s->nvtx);
         return 1;
     }
     return 0;
+}
+
+/* The steps a device window runs: its planned ones, and as many again as
+ * throttled readings dropped (run/device_clocks.h). A reading when due
+ * (always with `force`: after the last step, at a stopping check), which
+ * may raise *limit. Nonzero when the window must stop. */
+static harness_sample_columns columns(harness_run_result *r)
+{
+    return (harness_sample_columns){r->samples_ns, r->host_samples_ns, r->sample_clock_mhz, &r->n_samples};
+}
+
+static int read_clocks(harness_device_clocks *dc, harness_run_result *r, const harness_backend *b, int force,
+                       int64_t *limit, harness_error *err)
+{
+    harness_sample_columns c = columns(r);
+    int64_t more = harness_device_clocks_read(dc, &c, b, force, err);
+    if (more < 0)
+        return 1;
+    *limit += more;
+    return 0;
+}
+
+/* An auto window's stopping check: the steps so far read, their device
+ * times collected, the dropped ones gone; the verdict, or NULL to go on
+ * (*stop set when the device failed). */
+static const char *device_auto_check(harness_run_result *r, harness_device_clocks *dc, size_t start,
+                                     size_t *resolved, int64_t *limit, const harness_schedule *s,
+                                     const harness_backend *b, uint64_t wall0, int *stop, harness_error *err)
+{
+    if (read_clocks(dc, r, b, 1, limit, err) != 0 || collect_device(r, resolved, b, err) != 0) {
+        *stop = 1;
+        return NULL;
+    }
+    harness_sample_columns c = columns(r);
+    harness_device_clocks_compact(dc, &c);
+    *resolved = r->n_samples;
+    double elapsed = (double)(b->ops->wall_ns(b) - wall0) * 1e-9;
+    return auto_verdict(s, r->samples_ns + start, r->n_samples - start, elapsed);
 }
 
 /* One measurement window timed by the device (the CPU path is run_window,
@@ -387,7 +430,8 @@ static int begin_device_window(harness_run_result *r, size_t *cap, const harness
  * never waits: the backend marks each step on the device's stream, and
  * the durations are collected at the window's end and at each stopping
  * check of an auto window. The host clock times each step() call: the
- * launch cost, kept beside the device time. */
+ * launch cost, kept beside the device time. The SM clock is read between
+ * steps, and steps read throttled are dropped and run again. */
 static int run_device_window(harness_run_result *r, size_t *cap, const harness_schedule *s, const harness_backend *b,
                              harness_step_fn step, void *arg, const harness_runner_hooks *h, harness_error *err)
 {
@@ -397,29 +441,37 @@ static int run_device_window(harness_run_result *r, size_t *cap, const harness_s
     int stop = begin_device_window(r, cap, s, b, h, window, err);
     if (stop)
         return stop;
+    harness_device_clocks dc;
+    /* At most as many steps again as the window plans. */
+    harness_device_clocks_begin(&dc, start, fixed ? s->measurement_steps : s->max_steps, s->throttle_threshold, b,
+                                h->step_begin != NULL);
     uint64_t wall0 = b->ops->wall_ns(b);
     size_t next_check = start + (size_t)(s->min_steps > 0 ? s->min_steps : 1);
     int64_t limit = fixed ? s->measurement_steps : s->max_steps;
     const char *why = "steps";
-    for (int64_t i = 0; i < limit && !stop; i++) {
-        stop = before_device_step(r, cap, b, h, window, i, err) || device_step(r, s, b, step, arg, h, window, i, err);
+    for (int64_t i = 0; !stop; i++) {
+        if (i >= limit) {          /* the last group's reading: dropped, it runs more steps */
+            stop = read_clocks(&dc, r, b, 1, &limit, err);
+            if (stop || i >= limit)
+                break;
+        }
+        stop = before_device_step(r, cap, b, h, window, i, err) || read_clocks(&dc, r, b, 0, &limit, err) ||
+               device_step(r, s, b, step, arg, h, window, i, err);
         if (stop || fixed || r->n_samples < next_check)
             continue;
-        if (collect_device(r, &resolved, b, err) != 0) {
-            stop = 1;
-            break;
-        }
-        size_t n = r->n_samples - start;
-        double elapsed = (double)(b->ops->wall_ns(b) - wall0) * 1e-9;
-        const char *verdict = auto_verdict(s, r->samples_ns + start, n, elapsed);
+        const char *verdict = device_auto_check(r, &dc, start, &resolved, &limit, s, b, wall0, &stop, err);
         if (verdict) {
             why = verdict;
             break;
         }
+        size_t n = r->n_samples - start;
         next_check = r->n_samples + (n / 10 > 0 ? n / 10 : 1);
     }
     if (finish_device_window(r, &resolved, b, err) != 0 || err->code)
         stop = 1;
+    harness_sample_columns c = columns(r);
+    harness_device_clocks_compact(&dc, &c);
+    r->window_clocks[window] = harness_device_clocks_end(&dc);
     harness_nvtx_pop(s->nvtx);
     if (stop)
         return 1;
@@ -500,8 +552,9 @@ static int alloc_windows(harness_run_result *out, size_t n)
     out->window_switches = calloc(n, sizeof *out->window_switches);
     out->window_steal_share = calloc(n, sizeof *out->window_steal_share);
     out->window_device = calloc(n, sizeof *out->window_device);
+    out->window_clocks = calloc(n, sizeof *out->window_clocks);
     return !out->window_start || !out->stop_reason || !out->window_wall_ns || !out->window_cpu_ns ||
-           !out->window_switches || !out->window_steal_share || !out->window_device;
+           !out->window_switches || !out->window_steal_share || !out->window_device || !out->window_clocks;
 }
 
 /* Window w, its wait steps first, with the wall and CPU time, the
@@ -607,5 +660,7 @@ void harness_run_result_free(harness_run_result *r)
     free(r->window_switches);
     free(r->window_steal_share);
     free(r->window_device);
+    free(r->window_clocks);
+    free(r->sample_clock_mhz);
     memset(r, 0, sizeof *r);
 }

@@ -14,6 +14,7 @@
 #include <stdint.h>
 
 #include "backend/backend.h"
+#include "run/device_clocks.h"
 #include "run/interrupt.h"
 #include "run/phase.h"
 #include "run/time_budget.h"
@@ -36,6 +37,11 @@ typedef struct harness_schedule {
      * fits, all in this many seconds with the warmup's and the pilot's
      * time; repeat and auto stopping give way. 0: as above. */
     double time_budget_s;
+    /* schedule.throttle_threshold (run/throttle.h): on a device whose
+     * clocks the backend reads, a group of steps read below this share of
+     * the most SM clock is dropped and measured again. 0: never dropped
+     * (the clocks are still read and kept with the samples). */
+    double throttle_threshold;
 } harness_schedule;
 
 /* One unit of work; nonzero stops the run (the caller holds the message). */
@@ -86,6 +92,12 @@ typedef struct harness_run_result {
     double *window_steal_share;    /* per window: share of the CPUs' time stolen meanwhile (NAN unknown) */
     harness_device_state *window_device; /* per window, on a device: the lower SM clock of its start and end,
                                           * the device's most, the reason bits of both (NAN clocks unknown) */
+    /* Device-timed runs: each sample's SM clock in MHz, the reading that
+     * stood for its step (run/device_clocks.h; NAN unknown: a backend that
+     * reads no clocks, a failed reading, a window timed whole); NULL on
+     * the CPU. Dropped steps are gone from it as from samples_ns. */
+    double *sample_clock_mhz;
+    harness_window_clocks *window_clocks; /* per window; zero on the CPU */
     int64_t warmup_steps_run, wait_steps_run, trace_steps_run;
     int interrupted;               /* SIGINT, SIGTERM or SIGHUP: stopped after the current step */
     int step_failed;               /* a step returned nonzero */

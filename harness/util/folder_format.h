@@ -35,6 +35,7 @@ struct cJSON;                      /* only its readers need cJSON itself */
 #define HARNESS_PREFIX_PROFILER_SUMMARY "profiler_summary"
 #define HARNESS_PREFIX_SAMPLES "samples"
 #define HARNESS_PREFIX_HOST_SAMPLES "host_samples"
+#define HARNESS_PREFIX_CLOCK_SAMPLES "sm_clock_samples"   /* a GPU run's SM clock per sample, MHz (0 unknown) */
 #define HARNESS_PREFIX_TRACE "profiler_trace"
 #define HARNESS_PREFIX_MEMORY "profiler_memory"
 

@@ -83,7 +83,7 @@ expect_exit 0 "device auto, --quiet" "$HARNESS" run "$TINY" --device auto --outp
 rm -rf "$out"
 
 for kv in schedule.timing=batch schedule.flush_l2=true schedule.cuda_graph=true schedule.blocking_kernel=false \
-        device_index=1; do
+        device_index=1 schedule.throttle_threshold=0.5 schedule.lock_clocks=max; do
     key=${kv%%=*}
     expect_exit 2 "$kv on the CPU" "$HARNESS" run "$TINY" --set "$kv" --output-dir "$out"
     expect_err "$key: applies to CUDA runs only" "$kv: names the key"
@@ -91,7 +91,12 @@ for kv in schedule.timing=batch schedule.flush_l2=true schedule.cuda_graph=true 
 done
 # Their defaults are fine anywhere.
 expect_exit 0 "defaults of the CUDA keys on the CPU" "$HARNESS" run "$TINY" --set schedule.timing=per_step \
-    --set schedule.flush_l2=false --set schedule.blocking_kernel=true --set device_index=0 --output-dir "$out" --quiet
+    --set schedule.flush_l2=false --set schedule.blocking_kernel=true --set device_index=0 \
+    --set schedule.throttle_threshold=0.75 --set schedule.lock_clocks=off --output-dir "$out" --quiet
+# ... and add nothing to a CPU run's summary: no clocks read, none said.
+[ -f "$(echo "$out"/*/summary_ranks_1_rank_0.json)" ] || fail "the CPU run with the CUDA defaults wrote no summary"
+! grep -q "device_clocks" "$out"/*/summary_ranks_1_rank_0.json || fail "a CPU summary has device_clocks"
+! grep -q "SM clock\|lock_clocks" "$out"/*/profiler_summary_ranks_1_rank_0.txt || fail "a CPU summary talks of clocks"
 rm -rf "$out"
 
 # Wherever it runs: batch has no per-step samples for the auto stopping rule.

@@ -319,6 +319,59 @@ static void bad_positive_float(void **state)
                       "t.yaml:4:26: schedule.stopping.max_rel_ci: expected a number > 0, got 0");
 }
 
+/* schedule.throttle_threshold: a share from 0 to 1; anything else names
+ * the key, the file and the line. */
+static void bad_throttle_threshold(void **state)
+{
+    (void)state;
+    static const char *const bad[] = {"-0.1", "1.5", "fast", "nan", "\"0.5\"", "[0.5]"};
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        char yaml[256], want[256];
+        snprintf(yaml, sizeof yaml, COMPONENT "schedule:\n  throttle_threshold: %s\n", bad[i]);
+        snprintf(want, sizeof want, "t.yaml:4:23: schedule.throttle_threshold: expected a number from 0 to 1 "
+                 "(a share of the most SM clock; 0 never drops a step), got ");
+        expect_load_error(yaml, NULL, 0, want);
+    }
+    const char *sets[] = {"schedule.throttle_threshold=2"};
+    expect_load_error(COMPONENT, sets, 1, "--set schedule.throttle_threshold=2: schedule.throttle_threshold: expected a number from 0 to 1");
+}
+
+static void bad_lock_clocks(void **state)
+{
+    (void)state;
+    expect_load_error(COMPONENT "schedule:\n  lock_clocks: maxx\n", NULL, 0,
+                      "t.yaml:4:16: schedule.lock_clocks: expected one of off, base, max, got maxx; "
+                      "did you mean max?");
+    expect_load_error(COMPONENT "schedule:\n  lock_clocks: true\n", NULL, 0,
+                      "t.yaml:4:16: schedule.lock_clocks: expected one of off, base, max, got true");
+}
+
+/* Both keys are left out of the dump at their defaults (written or not),
+ * so the hash of every config that leaves them out stays what it was; set
+ * otherwise, they are in it. */
+static char *load_bind_dump(const char *name, const char *yaml);
+
+static void good_later_keys_dump_only_when_set(void **state)
+{
+    (void)state;
+#define SIZED COMPONENT "  config: {hidden_size: 64}\n"
+    char *plain = load_bind_dump("a.yaml", SIZED);
+    char *defaults = load_bind_dump("a.yaml", SIZED "schedule: {throttle_threshold: 0.75, lock_clocks: off}\n");
+    assert_string_equal(plain, defaults);
+    assert_null(strstr(plain, "throttle_threshold"));
+    assert_null(strstr(plain, "lock_clocks"));
+    char *set = load_bind_dump("a.yaml", SIZED "schedule: {throttle_threshold: 0, lock_clocks: max}\n");
+#undef SIZED
+    assert_non_null(strstr(set, "  throttle_threshold: 0.0\n  lock_clocks: max\n"));
+    harness_config *cfg = load_ok("a.yaml", COMPONENT "schedule: {throttle_threshold: 1}\n", NULL, 0);
+    assert_true(cfg->throttle_threshold == 1);
+    assert_string_equal(cfg->lock_clocks, "off");
+    harness_config_free(cfg);
+    free(plain);
+    free(defaults);
+    free(set);
+}
+
 static void bad_sync_steps_with_auto(void **state)
 {
     (void)state;
@@ -1255,6 +1308,8 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(bad_int_overflow),
     cmocka_unit_test(bad_measurement_steps),
     cmocka_unit_test(bad_positive_float),
+    cmocka_unit_test(bad_throttle_threshold),
+    cmocka_unit_test(bad_lock_clocks),
     cmocka_unit_test(bad_max_below_min),
     cmocka_unit_test(bad_sync_steps_with_auto),
     cmocka_unit_test(bad_bool),
@@ -1297,7 +1352,8 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(good_set_creates_maps),
     cmocka_unit_test(good_auto_and_all),
     cmocka_unit_test(good_plugin_path),
-    cmocka_unit_test(good_dump_golden),
+    cmocka_unit_test(good_later_keys_dump_only_when_set),
+        cmocka_unit_test(good_dump_golden),
     cmocka_unit_test(good_equivalent_configs),
     cmocka_unit_test(good_dump_reloads),
     cmocka_unit_test(good_unbound_dump_reloads),

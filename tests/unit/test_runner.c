@@ -538,17 +538,24 @@ static void test_device_window_keeps_what_was_measured_on_interrupt(void **state
     harness_run_result_free(&r);
 }
 
-/* The device's clocks, read at each window's start and end: window 2's
- * end finds the clock held down by a power cap. */
+/* The device's clocks, read at each window's start and end and once after
+ * its last step (between steps too once 50 us of host time pass: never,
+ * with a wall clock that stands still): window 2's end finds the clock
+ * held down by a power cap. */
 static int clock_reads;
 static int gpu_device_state(const harness_backend *b, harness_device_state *out)
 {
     (void)b;
     clock_reads++;
     out->sm_clock_max_mhz = 1980;
-    out->sm_clock_mhz = clock_reads == 4 ? 1485 : 1980;
-    out->throttle_reasons = clock_reads == 4 ? 0x4 : 0x1;   /* sw power cap; else idle */
+    out->sm_clock_mhz = clock_reads == 6 ? 1485 : 1980;
+    out->throttle_reasons = clock_reads == 6 ? 0x4 : 0x1;   /* sw power cap; else idle */
     return 0;
+}
+static uint64_t still_wall(const harness_backend *b)
+{
+    (void)b;
+    return 1;
 }
 
 static void test_device_state_per_window(void **state)
@@ -557,13 +564,15 @@ static void test_device_state_per_window(void **state)
     harness_backend_ops ops;
     harness_backend b = device_backend(&ops);
     ops.device_state = gpu_device_state;
+    ops.wall_ns = still_wall;
     clock_reads = 0;
     harness_schedule s = {.warmup_steps = 1, .wait_steps = 1, .measurement_steps = 4, .repeat = 2};
     counter c = {0, -1, -1, 0};
     harness_run_result r;
     harness_error err = {0};
     assert_int_equal(harness_runner_run(&s, &b, count_step, &c, NULL, &r, &err), 0);
-    assert_int_equal(clock_reads, 4);      /* two a window, outside the steps */
+    assert_int_equal(clock_reads, 6);      /* three a window, outside the steps */
+    assert_true(r.sample_clock_mhz[3] == 1980 && r.sample_clock_mhz[7] == 1980);
     assert_true(r.window_device[0].sm_clock_mhz == 1980 && r.window_device[0].throttle_reasons == 0x1);
     assert_true(r.window_device[1].sm_clock_mhz == 1485 && r.window_device[1].sm_clock_max_mhz == 1980);
     assert_true(r.window_device[1].throttle_reasons == (0x1 | 0x4));
