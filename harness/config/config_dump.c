@@ -230,6 +230,9 @@ static const struct {
 } later_keys[] = {
     {"throttle_threshold", "0.75"},
     {"lock_clocks", "off"},
+    {"rotate_inputs", "0"},
+    {"blocking_kernel", "true"},
+    {"validate_after_timing", "true"},
 };
 
 /* Whether k is one of later_keys at the value that leaves it out. */
@@ -244,7 +247,15 @@ static int left_out(const harness_config *cfg, const harness_cfg_key_spec *k)
             harness_cfg_format_double(*(const double *)src, buf, sizeof buf);
             return strcmp(buf, later_keys[i].unless) == 0;
         }
-        return k->kind == K_CHOICE_TEXT && strcmp(*(char *const *)src, later_keys[i].unless) == 0;
+        if (k->kind == K_INT)
+            snprintf(buf, sizeof buf, "%" PRId64, *(const int64_t *)src);
+        else if (k->kind == K_BOOL)
+            snprintf(buf, sizeof buf, "%s", *(const int *)src ? "true" : "false");
+        else if (k->kind == K_CHOICE_TEXT)
+            snprintf(buf, sizeof buf, "%s", *(char *const *)src);
+        else
+            return 0;
+        return strcmp(buf, later_keys[i].unless) == 0;
     }
     return 0;
 }

@@ -1034,11 +1034,9 @@ static const char golden[] =
     "  step_timeout_s: 60\n"
     "  callback_timeout_s: 600\n"
     "  sync_steps: false\n"
-    "  rotate_inputs: 0\n"
     "  timing: per_step\n"
     "  flush_l2: false\n"
     "  cuda_graph: false\n"
-    "  blocking_kernel: true\n"
     "profiling:\n"
     "  profiled_ranks: [0]\n"
     "  trace: true\n"
@@ -1062,7 +1060,6 @@ static const char golden[] =
     "  generator: random_normal\n"
     "  seed: 1234\n"
     "validate: true\n"
-    "validate_after_timing: true\n"
     "plugin_path: []\n";
 
 static void good_dump_golden(void **state)
