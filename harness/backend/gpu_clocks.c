@@ -18,6 +18,8 @@ struct harness_gpu_clocks {
     int (*max_clock_info)(nvml_device, int, unsigned *);
     int (*reasons)(nvml_device, unsigned long long *);
     int (*shutdown)(void);
+    /* Volta on; NULL in an NVML without it (then no energy, the clocks still read) */
+    int (*total_energy)(nvml_device, unsigned long long *);
 };
 
 static void *sym(void *lib, const char *name, int *missing)
@@ -44,6 +46,7 @@ harness_gpu_clocks *harness_gpu_clocks_open(const char *bus_id, char *why, size_
         c->max_clock_info = sym(lib, "nvmlDeviceGetMaxClockInfo", &missing);
         c->reasons = sym(lib, "nvmlDeviceGetCurrentClocksThrottleReasons", &missing);
         c->shutdown = sym(lib, "nvmlShutdown", &missing);
+        c->total_energy = (int (*)(nvml_device, unsigned long long *))dlsym(lib, "nvmlDeviceGetTotalEnergyConsumption");
     }
     int rc = missing ? -1 : init();
     if (rc == 0 && (rc = by_bus(bus_id, &c->dev)) != 0)
@@ -68,6 +71,15 @@ int harness_gpu_clocks_read(harness_gpu_clocks *c, double *sm_mhz, double *sm_ma
     *sm_mhz = now;
     *sm_max_mhz = most;
     *reasons = bits;
+    return 0;
+}
+
+int harness_gpu_clocks_energy_mj(harness_gpu_clocks *c, double *mj)
+{
+    unsigned long long v = 0;
+    if (!c || !c->total_energy || c->total_energy(c->dev, &v) != 0)
+        return -1;
+    *mj = (double)v;
     return 0;
 }
 

@@ -17,6 +17,7 @@
 #include "run/interrupt.h"
 #include "run/phase.h"
 #include "run/time_budget.h"
+#include "run/window_energy.h"
 #include "util/error.h"
 
 typedef struct harness_schedule {
@@ -86,6 +87,8 @@ typedef struct harness_run_result {
     double *window_steal_share;    /* per window: share of the CPUs' time stolen meanwhile (NAN unknown) */
     harness_device_state *window_device; /* per window, on a device: the lower SM clock of its start and end,
                                           * the device's most, the reason bits of both (NAN clocks unknown) */
+    harness_window_energy *window_energy; /* per window: the device's energy counters' difference and its status
+                                           * (run/window_energy.h); NULL in a result made by hand */
     int64_t warmup_steps_run, wait_steps_run, trace_steps_run;
     int interrupted;               /* SIGINT, SIGTERM or SIGHUP: stopped after the current step */
     int step_failed;               /* a step returned nonzero */
