@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "report/device_report.h"
+#include "report/energy_report.h"
 #include "report/comm_report.h"
 #include "report/gpu_trace.h"
 #include "report/roofline.h"
@@ -182,6 +183,7 @@ static cJSON *timing_json(const harness_summary *s)
         add_window_times(win, r, w);
         if (s->window_noise)
             cJSON_AddItemToObject(win, "noise", noise_json(&s->window_noise[w], NULL));
+        cJSON_AddItemToObject(win, "energy", harness_window_energy_json(s, w));
         cJSON_AddItemToArray(windows, win);
     }
     cJSON_AddItemToObject(o, "across_windows", across_windows_json(s));
@@ -444,6 +446,7 @@ char *harness_summary_json(const harness_summary *s)
     cJSON *timing = timing_json(s);
     cJSON_AddItemToObject(root, "timing", timing);
     cJSON_AddItemToObject(root, "throughput", throughput_json(s));
+    cJSON_AddItemToObject(root, "energy", harness_energy_json(s));
     cJSON_AddItemToObject(root, "roofline", harness_roofline_json(s));
     cJSON_AddItemToObject(root, "regions", regions_json(s));
     cJSON *memory = memory_json(s);

@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "report/device_report.h"
+#include "report/energy_report.h"
 #include "report/comm_report.h"
 #include "report/gpu_trace.h"
 #include "report/roofline.h"
@@ -187,6 +188,7 @@ void harness_summary_print_short(const harness_summary *s, FILE *f)
     print_validation(f, s);
     print_table(f, s);
     print_throughput(f, s);
+    harness_energy_print_short(f, s);
     print_regions(f, s);
     if (strcmp(s->status, "ok") != 0)
         fprintf(f, "status: %s%s%s\n", s->status, s->error[0] ? ": " : "", s->error);
@@ -311,6 +313,7 @@ static void section_timing(FILE *f, const harness_summary *s)
     print_table(f, s);
     print_spread(f, s);
     print_throughput(f, s);
+    harness_energy_print(f, s);
     harness_roofline_print(f, s);
     harness_device_report_print(f, s);
 }
