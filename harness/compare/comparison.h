@@ -40,6 +40,7 @@ typedef struct harness_run_summary {
      * was not measured): --metric energy. 0 or NAN: unknown. */
     double energy_j_per_step;
     double *window_energy;
+    double energy_watts;           /* energy.watts, for record; NAN unknown */
 } harness_run_summary;
 
 /* A rank of an experiment folder that left no summary: killed (SIGKILL,
