@@ -115,9 +115,10 @@ cJSON *harness_energy_json(const harness_summary *s)
     add_num(o, "counter_period_s", available ? src->period_s : NAN);
     add_num(o, "min_window_s", available ? harness_energy_min_span_s(src->period_s) : NAN);
     harness_energy_figures e;
-    harness_summary_energy(s, 0, s->run ? s->run->n_windows : 0, &e);
-    if (!available)
-        e.status = HARNESS_ENERGY_NOT_AVAILABLE;
+    /* without a counter nothing was read: no figure, whatever the run holds */
+    harness_energy_figures_of(available ? s->run : NULL, 0, s->run ? s->run->n_windows : 0, &s->cost,
+                              available ? src->period_s : 0, &e);
+    e.windows = s->run ? s->run->n_windows : 0;
     add_figures(o, &e);
     cJSON_AddNumberToObject(o, "windows", (double)e.windows);
     cJSON_AddNumberToObject(o, "windows_measured", (double)e.windows_measured);
