@@ -53,7 +53,7 @@ writer() {
 import os, sys, time
 root, watts, top = sys.argv[1], float(sys.argv[2]), int(sys.argv[3])
 z = os.path.join(root, "intel-rapl:0")
-t0, start = time.monotonic(), top - 2_000_000   # 2 J below the top: the first wrap comes early
+t0, start = time.monotonic(), top - 15_000_000   # 15 J below the top: it wraps about when the run starts
 while not os.path.exists(os.path.join(root, "stop")) and time.monotonic() - t0 < 120:
     uj = int(start + (time.monotonic() - t0) * watts * 1e6) % top
     with open(os.path.join(z, "energy_uj.tmp"), "w") as f:
@@ -64,10 +64,10 @@ PY
 }
 tree() {  # tree ROOT: one package zone
     mkdir -p "$1/intel-rapl:0" && echo package-0 >"$1/intel-rapl:0/name" && echo 0 >"$1/intel-rapl:0/energy_uj" &&
-        echo 40000000 >"$1/intel-rapl:0/max_energy_range_uj"
+        echo 400000000 >"$1/intel-rapl:0/max_energy_range_uj"
 }
 tree "$SCRATCH/rapl"
-writer "$SCRATCH/rapl" 50 40000000
+writer "$SCRATCH/rapl" 50 400000000   # a wrap every 8 s: at most one a window
 pid=$!
 sleep 0.2
 live=$(HARNESS_POWERCAP_ROOT="$SCRATCH/rapl" "$HARNESS" run "$CONFIGS/rms_norm_tiny.yaml" --quiet \
