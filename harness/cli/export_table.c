@@ -154,6 +154,13 @@ static cJSON *rank_row(harness_export_table *t, const char *folder, const cJSON 
     return row;
 }
 
+/* A window's energy object (or the run's, for a run's row) into its columns. */
+static void put_energy(cJSON *row, const cJSON *energy)
+{
+    for (size_t i = 0; i < sizeof window_energy / sizeof *window_energy; i++)
+        put(row, window_energy[i][1], cJSON_IsObject(energy) ? get(energy, window_energy[i][0]) : NULL);
+}
+
 /* One window's statistics into `row`; throughput at the window's median
  * from the declared cost (bytes per ns is GB/s). */
 static void put_window(cJSON *row, const cJSON *w)
@@ -161,9 +168,7 @@ static void put_window(cJSON *row, const cJSON *w)
     put(row, "window", get(w, "index"));
     for (size_t i = 0; i < sizeof window_stats / sizeof *window_stats; i++)
         put(row, window_stats[i][1], get(w, window_stats[i][0]));
-    const cJSON *energy = get(w, "energy");
-    for (size_t i = 0; i < sizeof window_energy / sizeof *window_energy; i++)
-        put(row, window_energy[i][1], cJSON_IsObject(energy) ? get(energy, window_energy[i][0]) : NULL);
+    put_energy(row, get(w, "energy"));
     const cJSON *ci = get(w, "ci95_median");
     put(row, "ci_lo_ns", cJSON_IsArray(ci) ? cJSON_GetArrayItem(ci, 0) : NULL);
     put(row, "ci_hi_ns", cJSON_IsArray(ci) ? cJSON_GetArrayItem(ci, 1) : NULL);
@@ -259,6 +264,7 @@ static int add_summary(harness_export_table *t, const char *folder, const char *
         /* The run's own statistics have the windows' keys but for the
          * window's index and stop, which stay null. */
         put_window(base, cJSON_GetArraySize(windows) ? get(s, "timing") : NULL);
+        put_energy(base, cJSON_GetArraySize(windows) ? get(s, "energy") : NULL);   /* the run's, not in timing */
         cJSON_AddItemToArray(t->rows, base);
         base = NULL;
     }

@@ -222,4 +222,12 @@ assert len(rows) == 15, len(rows)
 assert all(r["energy_status"] == "measured" and r["joules_per_step"] > 0 for r in rows), rows[0]
 assert rows[0]["energy_source"].startswith("not available"), rows[0]["energy_source"]
 PY
+expect_exit 0 "export --rows runs: the run's energy" "$HARNESS" export "$b5" --format json --rows runs
+python3 - "$SCRATCH/out" <<'PY' && pass "export --rows runs: energy per run" || fail "export --rows runs"
+import json, sys
+rows = json.load(open(sys.argv[1]))
+rows = rows["rows"] if isinstance(rows, dict) else rows
+assert sorted(round(r["joules_per_step"], 9) for r in rows) == [0.001, 0.00101, 0.00102, 0.00103, 0.00104], rows
+assert all(r["watts"] == 100 and r["energy_status"] == "measured" for r in rows), rows[0]
+PY
 finish
