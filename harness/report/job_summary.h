@@ -6,6 +6,7 @@
 #ifndef HARNESS_JOB_SUMMARY_H
 #define HARNESS_JOB_SUMMARY_H
 
+#include "report/job_energy.h"
 #include "report/summary.h"
 
 /* Windows kept per rank; a longer `repeat` keeps the first ones. */
@@ -29,11 +30,7 @@ typedef struct harness_rank_figures {
     int traced;                    /* wrote a trace */
     uint64_t trace_base_ns;        /* its trace's time zero on its own monotonic clock */
     uint64_t trace_base_unix_ns;   /* and on its wall clock */
-    /* Energy over the run (report/energy_report.h); NAN when not measured. */
-    char energy_status[16];        /* the status token: "measured", "not_available", ... */
-    char energy_counter[96];       /* whose counter: host and device ("h1 cuda 0"); ranks sharing one
-                                    * (a host's CPU packages) are summed once */
-    double joules_per_step, watts, flop_per_joule, bytes_per_joule;
+    harness_rank_energy energy;    /* over the run (report/job_energy.h) */
 } harness_rank_figures;
 
 void harness_rank_figures_of(const harness_summary *s, harness_rank_figures *out);

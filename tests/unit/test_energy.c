@@ -354,14 +354,14 @@ static void test_summary_json(void **state)
 static void test_job_sums_each_counter_once(void **state)
 {
     (void)state;
-    harness_rank_figures r[4];
+    harness_rank_energy r[4];
     memset(r, 0, sizeof r);
     const char *counters[4] = {"h1 cpu", "h1 cpu", "h2 cuda 0", "h2 cuda 1"};
     double watts[4] = {100, 101, 300, 310}, jps[4] = {1, 1.01, 3, 3.1};
     for (int i = 0; i < 4; i++) {
         r[i].rank = i;
-        snprintf(r[i].energy_status, sizeof r[i].energy_status, "measured");
-        snprintf(r[i].energy_counter, sizeof r[i].energy_counter, "%s", counters[i]);
+        snprintf(r[i].status, sizeof r[i].status, "measured");
+        snprintf(r[i].counter, sizeof r[i].counter, "%s", counters[i]);
         r[i].watts = watts[i];
         r[i].joules_per_step = jps[i];
     }
@@ -372,7 +372,7 @@ static void test_job_sums_each_counter_once(void **state)
     assert_near(j.watts, 710, 1e-9);
     assert_near(j.joules_per_step, 7.1, 1e-12);
     /* a rank without energy: the job's sum would be a part, so none */
-    snprintf(r[3].energy_status, sizeof r[3].energy_status, "too_short");
+    snprintf(r[3].status, sizeof r[3].status, "too_short");
     harness_job_energy_of(r, 4, &j);
     assert_int_equal(j.ranks_measured, 3);
     assert_true(isnan(j.watts) && isnan(j.joules_per_step));
