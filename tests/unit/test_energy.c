@@ -110,11 +110,13 @@ static void test_unreadable(void **state)
 
 /* ---- the runner with a fake counter ------------------------------------------------ */
 
-/* A scripted counter: read k returns script[k] (mJ); -1 fails the read. */
+/* A scripted counter: read k returns script[k] (mJ), wrapping at
+ * range[k] (NULL: never); -1 fails the read. */
 typedef struct fake_counter {
     const double *script;
     int n, reads;
     int64_t steps_at_read[16];     /* steps taken when each read came */
+    const double *range;
 } fake_counter;
 static fake_counter counter;
 static int64_t steps_taken;
@@ -130,6 +132,7 @@ static int fake_energy_read(const harness_backend *b, harness_energy_reading *ou
         return -1;
     out->n = 1;
     out->mj[0] = v;
+    out->range_mj[0] = counter.range ? counter.range[counter.reads - 1] : 0;
     return 0;
 }
 
@@ -155,21 +158,23 @@ static harness_backend fake_backend(harness_backend_ops *ops, double period_s)
 
 /* Two reads a window, at its edges (after the wait steps, after the last
  * measured step), none inside; each window's status from its own pair:
- * 2 J, then a counter gone backwards, a failed read, a stuck counter. */
+ * 2 J, then a counter gone backwards, a failed read, a stuck counter, and
+ * a counter that wrapped at 10 J (9 J -> 0.5 J: 1.5 J). */
 static void test_runner_reads_each_window(void **state)
 {
     (void)state;
     harness_backend_ops ops;
     harness_backend b = fake_backend(&ops, 1e-9);   /* any span is long enough */
-    static const double script[] = {1000, 3000, 5000, 4000, -1, 4500, 4500, 4500};
-    counter = (fake_counter){script, 8, 0, {0}};
+    static const double script[] = {1000, 3000, 5000, 4000, -1, 4500, 4500, 4500, 9000, 500};
+    static const double range[] = {0, 0, 0, 0, 0, 0, 0, 0, 10000, 10000};
+    counter = (fake_counter){script, 10, 0, {0}, range};
     steps_taken = 0;
-    harness_schedule s = {.warmup_steps = 2, .wait_steps = 1, .measurement_steps = 5, .repeat = 4};
+    harness_schedule s = {.warmup_steps = 2, .wait_steps = 1, .measurement_steps = 5, .repeat = 5};
     harness_run_result r;
     harness_error err = {0};
     assert_int_equal(harness_runner_run(&s, &b, count_step, NULL, NULL, &r, &err), 0);
-    assert_int_equal(counter.reads, 8);
-    for (int w = 0; w < 4; w++) {
+    assert_int_equal(counter.reads, 10);
+    for (int w = 0; w < 5; w++) {
         assert_int_equal(counter.steps_at_read[2 * w], 2 + 6 * w + 1);       /* after the wait step */
         assert_int_equal(counter.steps_at_read[2 * w + 1], 2 + 6 * (w + 1)); /* after the 5 measured */
     }
@@ -179,6 +184,8 @@ static void test_runner_reads_each_window(void **state)
     assert_int_equal(r.window_energy[1].status, HARNESS_ENERGY_BACKWARDS);
     assert_int_equal(r.window_energy[2].status, HARNESS_ENERGY_UNREADABLE);
     assert_int_equal(r.window_energy[3].status, HARNESS_ENERGY_STUCK);
+    assert_int_equal(r.window_energy[4].status, HARNESS_ENERGY_MEASURED);
+    assert_near(r.window_energy[4].joules, 1.5, 1e-12);
     harness_run_result_free(&r);
 }
 
@@ -190,7 +197,7 @@ static void test_runner_too_short_and_no_counter(void **state)
     harness_backend_ops ops;
     harness_backend b = fake_backend(&ops, 1000);
     static const double script[] = {0, 10, 10, 20};
-    counter = (fake_counter){script, 4, 0, {0}};
+    counter = (fake_counter){script, 4, 0, {0}, NULL};
     harness_schedule s = {.warmup_steps = 0, .wait_steps = 0, .measurement_steps = 3, .repeat = 2};
     harness_run_result r;
     harness_error err = {0};
@@ -201,7 +208,7 @@ static void test_runner_too_short_and_no_counter(void **state)
 
     b.energy.name[0] = '\0';       /* the counter is gone: never read */
     snprintf(b.energy.missing, sizeof b.energy.missing, "not available: no counter here");
-    counter = (fake_counter){script, 0, 0, {0}};
+    counter = (fake_counter){script, 0, 0, {0}, NULL};
     assert_int_equal(harness_runner_run(&s, &b, count_step, NULL, NULL, &r, &err), 0);
     assert_int_equal(counter.reads, 0);
     assert_int_equal(r.window_energy[0].status, HARNESS_ENERGY_NOT_AVAILABLE);
