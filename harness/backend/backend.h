@@ -53,6 +53,27 @@ typedef struct harness_device_state {
     uint64_t throttle_reasons;
 } harness_device_state;
 
+/* One read of a device's energy counters: a GPU has one (NVML's total
+ * energy), a CPU one per package (powercap's intel-rapl:N). Each counter
+ * only grows, except that a counter with a range wraps to 0 there; the
+ * difference of two reads is taken counter by counter, so each wrap is
+ * undone where it happened (run/window_energy.h). */
+#define HARNESS_ENERGY_MAX_COUNTERS 16
+typedef struct harness_energy_reading {
+    int n;                                       /* counters read */
+    double mj[HARNESS_ENERGY_MAX_COUNTERS];       /* each one's value, millijoules */
+    double range_mj[HARNESS_ENERGY_MAX_COUNTERS]; /* where it wraps to 0; 0: it never wraps */
+} harness_energy_reading;
+
+/* What a backend's energy counter is, or why it has none: set when the
+ * backend opens, said once in the summary. */
+typedef struct harness_energy_source {
+    char name[192];                /* "NVML total energy consumption", "powercap package-0 + package-1"; "" none */
+    char missing[320];             /* why there is none ("" when there is one) */
+    double period_s;               /* how often the counter updates: the time resolution of a read */
+    char root[256];                /* powercap: the tree the CPU backend reads (HARNESS_POWERCAP_ROOT in tests) */
+} harness_energy_source;
+
 typedef struct harness_backend_ops {
     /* Step timer: a stamp right before and right after each measured step
      * (host clock ticks, also the trace's timeline), and the step's
@@ -151,6 +172,12 @@ typedef struct harness_backend_ops {
      * process (schedule.lock_clocks), also from a signal handler; close
      * does it too. NULL when nothing is (backend/device_restore.h). */
     void (*restore_device)(void);
+    /* The device's energy counters now (read at each window's start and
+     * end, beside device_state, outside the timed steps; run/
+     * window_energy.h turns two reads into joules): 0, or -1 when they
+     * cannot be read now. Used only when b->energy.name is set
+     * (harness_backend_has_energy); else b->energy.missing says why not. */
+    int (*energy_read)(const harness_backend *b, struct harness_energy_reading *out);
 } harness_backend_ops;
 
 /* What the summary's env says of a GPU (zero on the CPU). */
@@ -203,12 +230,20 @@ struct harness_backend {
      * the caller clears it before a run. */
     harness_gpu_activity_list *gpu_activity;
     void *impl;                    /* the backend's own state */
+    harness_energy_source energy;  /* its energy counter (ops->energy_read), or why none */
 };
 
 /* Whether steps are timed by device events (the runner's second path). */
 static inline int harness_backend_has_device_timer(const harness_backend *b)
 {
     return b->ops->step_begin != NULL;
+}
+
+/* Whether the backend reads an energy counter (else b->energy.missing
+ * says why not). */
+static inline int harness_backend_has_energy(const harness_backend *b)
+{
+    return b->ops->energy_read != NULL && b->energy.name[0] != '\0';
 }
 
 /* Open the backend for a resolved device ("cpu" or "cuda"; opts may be

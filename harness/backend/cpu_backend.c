@@ -7,6 +7,7 @@
 
 #include <omp.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -14,6 +15,7 @@
 #include "backend/backend.h"
 #include "backend/machine_file.h"
 #include "util/cpu_caches.h"
+#include "backend/powercap.h"
 #include "util/cpuinfo.h"
 
 static uint64_t cpu_wall_ns(const harness_backend *b)
@@ -46,6 +48,13 @@ static uint64_t cpu_reserved_bytes(const harness_backend *b)
     return ok ? (uint64_t)resident * (uint64_t)sysconf(_SC_PAGESIZE) : 0;
 }
 
+/* The packages' RAPL counters (backend/powercap.h), from the tree the
+ * backend found when it opened. */
+static int cpu_energy_read(const harness_backend *b, harness_energy_reading *out)
+{
+    return harness_powercap_read(b->energy.root, out);
+}
+
 static void cpu_close(harness_backend *b)
 {
     (void)b;
@@ -58,6 +67,7 @@ static const harness_backend_ops cpu_ops = {
     .cpu_ns = cpu_cpu_ns,
     .reserved_bytes = cpu_reserved_bytes,
     .close = cpu_close,
+    .energy_read = cpu_energy_read,
 };
 
 void harness_cpu_backend_init(harness_backend *b, int force_gettime)
@@ -67,6 +77,10 @@ void harness_cpu_backend_init(harness_backend *b, int force_gettime)
     b->ops = &cpu_ops;
     b->allocator = harness_host_allocator();
     harness_clock_init(&b->clock, force_gettime);
+    const char *root = getenv("HARNESS_POWERCAP_ROOT");
+    snprintf(b->energy.root, sizeof b->energy.root, "%s", root && root[0] ? root : HARNESS_POWERCAP_ROOT);
+    /* None readable: b->energy.missing says why (harness_backend_has_energy) */
+    harness_powercap_probe(b->energy.root, &b->energy);
     harness_cpuinfo_field("model name", "unknown CPU", b->device_name, sizeof b->device_name);
     /* Peaks come from `harness calibrate`'s machine file, measured with the
      * threads this run's OpenMP kernels will use; measuring here would cost

@@ -483,6 +483,34 @@ static int cu_device_state(const harness_backend *b, harness_device_state *out)
     return harness_gpu_clocks_read(st->clocks, &out->sm_clock_mhz, &out->sm_clock_max_mhz, &out->throttle_reasons);
 }
 
+/* NVML's total energy counter: one counter that never wraps (64 bits of mJ). */
+static int cu_energy_read(const harness_backend *b, harness_energy_reading *out)
+{
+    cuda_state *st = state_of(b);
+    memset(out, 0, sizeof *out);
+    if (harness_gpu_clocks_energy_mj(st->clocks, &out->mj[0]) != 0)
+        return -1;
+    out->n = 1;
+    return 0;
+}
+
+/* Whether this GPU's NVML has the energy counter (Volta on), into
+ * b->energy; without one the summary says "not available" and why. */
+static void open_energy(harness_backend *b, cuda_state *st)
+{
+    memset(&b->energy, 0, sizeof b->energy);
+    double mj;
+    if (!st->clocks)
+        snprintf(b->energy.missing, sizeof b->energy.missing, "not available: NVML could not be opened");
+    else if (harness_gpu_clocks_energy_mj(st->clocks, &mj) != 0)
+        snprintf(b->energy.missing, sizeof b->energy.missing, "not available: NVML has no total energy counter "
+                 "for this GPU (nvmlDeviceGetTotalEnergyConsumption: Volta or newer)");
+    else {
+        snprintf(b->energy.name, sizeof b->energy.name, "NVML total energy consumption");
+        b->energy.period_s = 0.1;  /* NVML updates it every 20-100 ms: the worst case */
+    }
+}
+
 /* NVML for the clocks, found by the device's PCI bus id (NVML's device
  * order need not be CUDA's); without it the clocks are unknown, said once. */
 static void open_clocks(cuda_state *st, int dev)
@@ -572,6 +600,7 @@ static const harness_backend_ops cuda_ops = {
     .full_sync_step = cu_full_sync_step,
     .window_prepare = cu_window_prepare,
     .restore_device = cu_restore_device,
+    .energy_read = cu_energy_read,
 #ifdef HAVE_NCCL
     .device_collective = cu_device_collective,
 #endif
@@ -686,6 +715,7 @@ int cuda_backend_LTX_harness_cuda_backend_open(harness_backend *b, harness_error
     st->persisting_l2 = attr(cudaDevAttrMaxPersistingL2CacheSize, dev) > 0;
     open_clocks(st, dev);
     lock_clocks(b, st);
+    open_energy(b, st);
     if (b->opts.gpu_activity)
         start_activity(b, st);
 

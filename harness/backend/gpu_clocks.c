@@ -24,6 +24,8 @@ struct harness_gpu_clocks {
     int (*reset_locked)(nvml_device);
     volatile sig_atomic_t locked;
     char bus_id[32];
+    /* Volta on; NULL in an NVML without it (then no energy, the clocks still read) */
+    int (*total_energy)(nvml_device, unsigned long long *);
 };
 
 /* Inside one of this file's NVML calls (harness_gpu_clocks_unlock: a
@@ -54,6 +56,7 @@ harness_gpu_clocks *harness_gpu_clocks_open(const char *bus_id, char *why, size_
         c->max_clock_info = sym(lib, "nvmlDeviceGetMaxClockInfo", &missing);
         c->reasons = sym(lib, "nvmlDeviceGetCurrentClocksThrottleReasons", &missing);
         c->shutdown = sym(lib, "nvmlShutdown", &missing);
+        c->total_energy = (int (*)(nvml_device, unsigned long long *))dlsym(lib, "nvmlDeviceGetTotalEnergyConsumption");
     }
     if (c)
         snprintf(c->bus_id, sizeof c->bus_id, "%s", bus_id);
@@ -85,6 +88,15 @@ int harness_gpu_clocks_read(harness_gpu_clocks *c, double *sm_mhz, double *sm_ma
     *sm_mhz = now;
     *sm_max_mhz = most;
     *reasons = bits;
+    return 0;
+}
+
+int harness_gpu_clocks_energy_mj(harness_gpu_clocks *c, double *mj)
+{
+    unsigned long long v = 0;
+    if (!c || !c->total_energy || c->total_energy(c->dev, &v) != 0)
+        return -1;
+    *mj = (double)v;
     return 0;
 }
 

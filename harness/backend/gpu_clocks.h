@@ -17,6 +17,9 @@ harness_gpu_clocks *harness_gpu_clocks_open(const char *bus_id, char *why, size_
 /* The SM clock now and the device's most (MHz), and the reason bits. 0, or
  * -1 when NVML would not say. */
 int harness_gpu_clocks_read(harness_gpu_clocks *c, double *sm_mhz, double *sm_max_mhz, uint64_t *reasons);
+/* The device's total energy since the driver loaded (NVML's counter, mJ;
+ * updated every 20-100 ms). 0, or -1 when this GPU or NVML has none. */
+int harness_gpu_clocks_energy_mj(harness_gpu_clocks *c, double *mj);
 void harness_gpu_clocks_close(harness_gpu_clocks *c);
 
 /* schedule.lock_clocks (NVML needs root for it): the SM clock locked at

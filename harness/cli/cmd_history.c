@@ -14,7 +14,7 @@ static void usage(FILE *f)
 {
     fputs("usage: harness history --db FILE [--variant KEY] [--machine HOST] [--branch NAME] [--filter REGEX]\n"
           "                       [--config-hash PREFIX] [--world-size N] [--rank R]\n"
-          "                       [--metric median|p90|p99|mean] [--alpha A] [--permutations N]\n"
+          "                       [--metric median|p90|p99|mean|energy] [--alpha A] [--permutations N]\n"
           "                       [--min-change PCT] [--format text|markdown|json|html]\n"
           "\n"
           "The runs recorded with `harness record`, one series per (machine, variant key,\n"
@@ -39,7 +39,8 @@ static void usage(FILE *f)
           "  --filter REGEX        series whose name \"? VARIANT_KEY KEY=VALUE...\" (every component\n"
           "                        parameter) matches (POSIX extended regex)\n"
           "  --metric M            the run statistic each series is made of: median (default),\n"
-          "                        p90, p99 or mean; the CI shown stays the median's, and the\n"
+          "                        p90, p99, mean, or energy (joules per step, runs that\n"
+          "                        measured it); the CI shown stays the median's, and the\n"
           "                        noise bound is the median's (a tail moves more under load)\n"
           "  --alpha A             significance of each change point (default 0.01)\n"
           "  --permutations N      per test (default 499); the smallest p is 1/(N+1), so N must be\n"

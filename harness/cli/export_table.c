@@ -21,7 +21,17 @@ static const char *const fixed_columns[] = {
     "median_ns", "mean_ns", "stddev_ns", "cv", "min_ns", "p5_ns", "p25_ns", "p75_ns", "p90_ns", "p95_ns", "p99_ns",
     "max_ns", "iqr_ns", "outliers", "ci_lo_ns", "ci_hi_ns", "ci_level", "wall_ns", "cpu_ns", "cpu_per_wall",
     "bytes_per_step", "flops_per_step", "gb_per_s", "gflop_per_s",
+    /* the window's energy (docs/timing-integrity.md, "Energy"); null where not measured */
+    "energy_status", "joules", "energy_s", "joules_per_step", "watts", "flop_per_joule", "bytes_per_joule",
+    "energy_uncertainty", "energy_source",
     NULL,
+};
+
+/* Window energy -> column. */
+static const char *const window_energy[][2] = {
+    {"status", "energy_status"}, {"joules", "joules"}, {"seconds", "energy_s"},
+    {"joules_per_step", "joules_per_step"}, {"watts", "watts"}, {"flop_per_joule", "flop_per_joule"},
+    {"bytes_per_joule", "bytes_per_joule"}, {"uncertainty", "energy_uncertainty"},
 };
 
 /* Window statistic -> column. */
@@ -132,6 +142,9 @@ static cJSON *rank_row(harness_export_table *t, const char *folder, const cJSON 
     put(row, "validation", get(s, "validation.status"));
     put(row, "bytes_per_step", get(s, "throughput.bytes_per_step"));
     put(row, "flops_per_step", get(s, "throughput.flops_per_step"));
+    /* the counter, or why none ("not available: ...") */
+    const cJSON *source = get(s, "energy.source");
+    put(row, "energy_source", cJSON_IsString(source) ? source : get(s, "energy.missing"));
     const cJSON *config = get(s, "component.config");
     if (cJSON_IsObject(config))
         put_flat(t, row, "config", config);
@@ -141,6 +154,13 @@ static cJSON *rank_row(harness_export_table *t, const char *folder, const cJSON 
     return row;
 }
 
+/* A window's energy object (or the run's, for a run's row) into its columns. */
+static void put_energy(cJSON *row, const cJSON *energy)
+{
+    for (size_t i = 0; i < sizeof window_energy / sizeof *window_energy; i++)
+        put(row, window_energy[i][1], cJSON_IsObject(energy) ? get(energy, window_energy[i][0]) : NULL);
+}
+
 /* One window's statistics into `row`; throughput at the window's median
  * from the declared cost (bytes per ns is GB/s). */
 static void put_window(cJSON *row, const cJSON *w)
@@ -148,6 +168,7 @@ static void put_window(cJSON *row, const cJSON *w)
     put(row, "window", get(w, "index"));
     for (size_t i = 0; i < sizeof window_stats / sizeof *window_stats; i++)
         put(row, window_stats[i][1], get(w, window_stats[i][0]));
+    put_energy(row, get(w, "energy"));
     const cJSON *ci = get(w, "ci95_median");
     put(row, "ci_lo_ns", cJSON_IsArray(ci) ? cJSON_GetArrayItem(ci, 0) : NULL);
     put(row, "ci_hi_ns", cJSON_IsArray(ci) ? cJSON_GetArrayItem(ci, 1) : NULL);
@@ -243,6 +264,7 @@ static int add_summary(harness_export_table *t, const char *folder, const char *
         /* The run's own statistics have the windows' keys but for the
          * window's index and stop, which stay null. */
         put_window(base, cJSON_GetArraySize(windows) ? get(s, "timing") : NULL);
+        put_energy(base, cJSON_GetArraySize(windows) ? get(s, "energy") : NULL);   /* the run's, not in timing */
         cJSON_AddItemToArray(t->rows, base);
         base = NULL;
     }

@@ -78,6 +78,23 @@ static int skip_run(const base_state *st, sqlite3_int64 id, const unsigned char 
     return 0;
 }
 
+/* The run's recorded energy as the summary's "energy" member (after the
+ * timing object), when it was measured. */
+static void run_energy_text(sqlite3 *h, sqlite3_int64 id, FILE *f)
+{
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(h, "SELECT energy_j_per_step, watts FROM runs WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
+        return;
+    sqlite3_bind_int64(st, 1, id);
+    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+        fprintf(f, ", \"energy\": {\"joules_per_step\": %.17g", sqlite3_column_double(st, 0));
+        if (sqlite3_column_type(st, 1) != SQLITE_NULL)
+            fprintf(f, ", \"watts\": %.17g", sqlite3_column_double(st, 1));
+        fputc('}', f);
+    }
+    sqlite3_finalize(st);
+}
+
 /* A summary's text for one recorded run: what harness_run_summary_parse
  * needs, so the base runs are checked and summarised like any other. */
 static char *summary_text(sqlite3 *h, sqlite3_int64 id, const harness_run_summary *like)
@@ -98,7 +115,8 @@ static char *summary_text(sqlite3 *h, sqlite3_int64 id, const harness_run_summar
     free(key_text);
     free(config);
     static const char *const series[2] = {"SELECT ns FROM samples WHERE run_id = ? ORDER BY idx",
-                                          "SELECT median FROM windows WHERE run_id = ? ORDER BY idx"};
+                                          "SELECT median, energy_j_per_step FROM windows WHERE run_id = ? "
+                                          "ORDER BY idx"};
     for (int s = 0; s < 2; s++) {
         sqlite3_stmt *st;
         if (sqlite3_prepare_v2(h, series[s], -1, &st, NULL) == SQLITE_OK) {
@@ -106,13 +124,18 @@ static char *summary_text(sqlite3 *h, sqlite3_int64 id, const harness_run_summar
             for (int i = 0; sqlite3_step(st) == SQLITE_ROW; i++) {
                 if (s == 0)
                     fprintf(f, "%s%.17g", i ? ", " : "", sqlite3_column_double(st, 0));
-                else
+                else if (sqlite3_column_type(st, 1) == SQLITE_NULL)
                     fprintf(f, "%s{\"n\": 1, \"median\": %.17g}", i ? ", " : "", sqlite3_column_double(st, 0));
+                else               /* --metric energy: the window's energy per step as recorded */
+                    fprintf(f, "%s{\"n\": 1, \"median\": %.17g, \"energy\": {\"joules_per_step\": %.17g}}",
+                            i ? ", " : "", sqlite3_column_double(st, 0), sqlite3_column_double(st, 1));
             }
             sqlite3_finalize(st);
         }
-        fputs(s == 0 ? "], \"windows\": [" : "]}}", f);
+        fputs(s == 0 ? "], \"windows\": [" : "]}", f);
     }
+    run_energy_text(h, id, f);
+    fputc('}', f);
     if (fclose(f) != 0) {
         free(buf);
         return NULL;

@@ -192,7 +192,9 @@ static int side_replicates(const harness_compare_side *side, const harness_run_g
         return -1;
     for (size_t k = 0; k < same; k++) {
         const harness_run_summary *x = &side->runs[same_runs[k]];
-        if (strcmp(x->status, "ok") != 0 || x->validation_failed || !x->n_samples)
+        /* a run without the metric's value (energy not measured) is no replicate of it */
+        if (strcmp(x->status, "ok") != 0 || x->validation_failed || !x->n_samples ||
+            isnan(harness_run_metric(x, metric)))
             continue;
         out->runs[out->n_runs++] = x;
         out->vals[out->n++] = harness_run_metric(x, metric);
@@ -280,12 +282,17 @@ static int judge_metric(harness_comparison *c, harness_compare_pair *p, const ha
     if (rc == -2) {
         s->verdict = HARNESS_VERDICT_AMBIGUOUS;
         s->cause = HARNESS_AMBIGUOUS_NO_REPLICATES;
-        snprintf(s->why, sizeof s->why, "a replicate's %s is 0 ns: below what the clock resolves",
-                 harness_metric_name(metric));
+        snprintf(s->why, sizeof s->why, "a replicate's %s is 0 %s: below what the %s resolves",
+                 harness_metric_name(metric), harness_metric_is_time(metric) ? "ns" : "J",
+                 harness_metric_is_time(metric) ? "clock" : "energy counter");
         return 0;
     }
     if (rc == 0)
         harness_compare_decide(s, &c->opts, &p->base_noise, &p->cand_noise);
+    if (rc == 0 && !harness_metric_is_time(metric) && s->cause == HARNESS_AMBIGUOUS_NO_REPLICATES)
+        snprintf(s->why, sizeof s->why, "no energy per step to compare (%zu base, %zu cand %s measured): no energy "
+                 "counter, or windows too short to measure (the summaries' energy.status says which)", s->n_base,
+                 s->n_cand, s->unit);
     return rc;
 }
 
@@ -327,10 +334,11 @@ static int judge(harness_comparison *c, harness_compare_pair *p, const harness_r
     /* display: the newest runs' values and CIs of their medians */
     s->base_median = harness_run_metric(b, c->opts.metric);
     s->cand_median = harness_run_metric(k, c->opts.metric);
-    s->base_lo = b->n_samples ? b->stats.ci95_lo : NAN;
-    s->base_hi = b->n_samples ? b->stats.ci95_hi : NAN;
-    s->cand_lo = k->n_samples ? k->stats.ci95_lo : NAN;
-    s->cand_hi = k->n_samples ? k->stats.ci95_hi : NAN;
+    int time = harness_metric_is_time(c->opts.metric);   /* energy has no CI of its own here */
+    s->base_lo = b->n_samples && time ? b->stats.ci95_lo : NAN;
+    s->base_hi = b->n_samples && time ? b->stats.ci95_hi : NAN;
+    s->cand_lo = k->n_samples && time ? k->stats.ci95_lo : NAN;
+    s->cand_hi = k->n_samples && time ? k->stats.ci95_hi : NAN;
     if (c->base.is_database && strncmp(s->unit, "runs", 4) == 0) {
         /* --baseline-db: the base shown is the level used, not its newest run */
         side_reps reps;

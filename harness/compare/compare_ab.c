@@ -174,7 +174,9 @@ static void decide_rounds(harness_compare_pair *p, harness_compare_stats *s, int
     if (rc == -2) {
         s->verdict = HARNESS_VERDICT_AMBIGUOUS;
         s->cause = HARNESS_AMBIGUOUS_NO_REPLICATES;
-        strcpy(s->why, "a round's value is 0 ns: below what the clock resolves");
+        strcpy(s->why, harness_metric_is_time(o->metric) ? "a round's value is 0 ns: below what the clock resolves"
+                                                         : "a round has no energy per step: no energy counter, or "
+                                                           "windows too short to measure (see its summary's energy)");
         return;
     }
     /* Load that lasts a round slows both of its halves, which the pairing

@@ -50,5 +50,9 @@ int harness_cmp_note_spread(harness_comparison *c, const harness_compare_pair *p
 struct cJSON;
 int harness_cmp_parse_replicates(const struct cJSON *root, const char *path, harness_run_summary *out,
                                  harness_error *err);
+/* energy.joules_per_step and each kept window's into out (compare_energy.c);
+ * after harness_cmp_parse_replicates, whose windows it follows. */
+int harness_cmp_parse_energy(const struct cJSON *root, const char *path, harness_run_summary *out,
+                             harness_error *err);
 
 #endif

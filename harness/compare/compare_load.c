@@ -53,6 +53,7 @@ void harness_run_summary_free(harness_run_summary *r)
     free(r->window_len);
     free(r->noise_evidence);
     free(r->host);
+    free(r->window_energy);
     memset(r, 0, sizeof *r);
 }
 
@@ -326,7 +327,9 @@ static int parse_root(const cJSON *root, const char *path, harness_run_summary *
                              strcmp(out->status, "validation_failed") == 0;
     if (impossible_figure(root, path, out, err) != 0 || parse_timing(root, path, out, err) != 0)
         return err->code;
-    return harness_cmp_parse_replicates(root, path, out, err);
+    if (harness_cmp_parse_replicates(root, path, out, err) != 0)
+        return err->code;
+    return harness_cmp_parse_energy(root, path, out, err);
 }
 
 int harness_run_summary_parse(const char *path, const char *text, size_t len, harness_run_summary *out,

@@ -35,13 +35,6 @@ static const char *const *headers_of(const harness_comparison *c)
     return h;
 }
 
-static const char *fmt_time(double ns, char *buf, size_t cap)
-{
-    if (isnan(ns))
-        return "-";
-    return harness_format_ns(ns, buf, cap);
-}
-
 static const char *fmt_ratio(double r, char *buf, size_t cap)
 {
     if (isnan(r))
@@ -86,15 +79,16 @@ typedef struct row {
     const char *cell[N_COLS];
 } row;
 
-static void make_row(const harness_compare_pair *pr, row *r)
+static void make_row(const harness_comparison *c, const harness_compare_pair *pr, row *r)
 {
     const harness_compare_stats *s = &pr->s;
+    harness_metric m = c->opts.metric;
     snprintf(r->rank, sizeof r->rank, "%d/%d", pr->base->rank, pr->base->world_size);
     r->cell[0] = pr->base->variant_key;
     r->cell[1] = pr->base->config_text;
     r->cell[2] = r->rank;
-    r->cell[3] = fmt_time(s->base_median, r->base, sizeof r->base);
-    r->cell[4] = fmt_time(s->cand_median, r->cand, sizeof r->cand);
+    r->cell[3] = harness_metric_format(m, s->base_median, r->base, sizeof r->base);
+    r->cell[4] = harness_metric_format(m, s->cand_median, r->cand, sizeof r->cand);
     r->cell[5] = fmt_ratio(s->ratio, r->ratio, sizeof r->ratio);
     r->cell[6] = fmt_ci(s->ratio_lo, s->ratio_hi, s->coverage, r->ci, sizeof r->ci);
     r->cell[7] = fmt_change(s->ratio, r->change, sizeof r->change);
@@ -258,8 +252,8 @@ static void make_round_row(const harness_comparison *c, const harness_ab_round *
         snprintf(out->round, sizeof out->round, "%zu", r->round + 1);
     out->cell[0] = out->round;
     out->cell[1] = r->base_first ? "base" : "cand";
-    out->cell[2] = fmt_time(r->base_value, out->base, sizeof out->base);
-    out->cell[3] = fmt_time(r->cand_value, out->cand, sizeof out->cand);
+    out->cell[2] = harness_metric_format(c->opts.metric, r->base_value, out->base, sizeof out->base);
+    out->cell[3] = harness_metric_format(c->opts.metric, r->cand_value, out->cand, sizeof out->cand);
     out->cell[4] = fmt_ratio(r->ratio, out->ratio, sizeof out->ratio);
     out->cell[5] = round_state(r, out->state, sizeof out->state);
 }
@@ -348,7 +342,7 @@ static void pairs_text(FILE *f, const harness_comparison *c, const harness_text_
         width[j] = strlen(headers[j]);
     for (size_t i = 0; i < c->n_pairs; i++) {
         row r;
-        make_row(&c->pairs[i], &r);
+        make_row(c, &c->pairs[i], &r);
         for (int j = 0; j < N_COLS; j++)
             if (strlen(r.cell[j]) > width[j])
                 width[j] = strlen(r.cell[j]);
@@ -363,7 +357,7 @@ static void pairs_text(FILE *f, const harness_comparison *c, const harness_text_
     table_line(f, headers, &t, &(harness_text_style){0, 0}, HARNESS_VERDICT_SAME);
     for (size_t i = 0; i < c->n_pairs; i++) {
         row r;
-        make_row(&c->pairs[i], &r);
+        make_row(c, &c->pairs[i], &r);
         table_line(f, r.cell, &t, st, c->pairs[i].s.verdict);
     }
 }
@@ -381,8 +375,12 @@ static void faster_line(FILE *f, const harness_comparison *c)
     int cand_faster = s->ratio <= 1.0;
     double factor = cand_faster ? 1.0 / s->ratio : s->ratio;
     double spread = cand_faster ? (1.0 / s->ratio_lo - 1.0 / s->ratio_hi) / 2 : (s->ratio_hi - s->ratio_lo) / 2;
-    fprintf(f, "\n%s ran %.2f \xc2\xb1 %.2f times faster than %s\n", cand_faster ? "cand" : "base", factor, spread,
-            cand_faster ? "base" : "cand");
+    if (!harness_metric_is_time(c->opts.metric))
+        fprintf(f, "\n%s used %.2f \xc2\xb1 %.2f times less energy per step than %s\n", cand_faster ? "cand" : "base",
+                factor, spread, cand_faster ? "base" : "cand");
+    else
+        fprintf(f, "\n%s ran %.2f \xc2\xb1 %.2f times faster than %s\n", cand_faster ? "cand" : "base", factor,
+                spread, cand_faster ? "base" : "cand");
 }
 
 static void text_report(FILE *f, const harness_comparison *c, const harness_text_style *st)
@@ -509,7 +507,7 @@ static void pairs_markdown(FILE *f, const harness_comparison *c)
             "| --- | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |\n", m, m);
     for (size_t i = 0; i < c->n_pairs; i++) {
         row r;
-        make_row(&c->pairs[i], &r);
+        make_row(c, &c->pairs[i], &r);
         harness_verdict v = c->pairs[i].s.verdict;
         fprintf(f, v == HARNESS_VERDICT_SAME ? "| %s | " : "| **%s** | ", r.cell[COL_VERDICT]);
         md_code(f, r.cell[0]);
@@ -673,6 +671,25 @@ static cJSON *run_json(const harness_run_summary *r, double median, double lo, d
     return o;
 }
 
+/* A side's run with its time median and CI (ns), whatever the metric. */
+static cJSON *run_time_json(const harness_run_summary *r)
+{
+    int has = r->n_samples > 0;
+    return run_json(r, has ? r->stats.median : NAN, has ? r->stats.ci95_lo : NAN, has ? r->stats.ci95_hi : NAN);
+}
+
+/* The metric's values when not the median: base_value_ns and
+ * cand_value_ns, or for energy base_value_j and cand_value_j (joules per
+ * step). */
+static void add_values(cJSON *o, harness_metric m, double base, double cand)
+{
+    if (m == HARNESS_METRIC_MEDIAN)
+        return;
+    int time = harness_metric_is_time(m);
+    add_num(o, time ? "base_value_ns" : "base_value_j", base);
+    add_num(o, time ? "cand_value_ns" : "cand_value_j", cand);
+}
+
 static cJSON *key_json(const harness_run_summary *r)
 {
     cJSON *o = cJSON_CreateObject();
@@ -692,8 +709,13 @@ static cJSON *pair_json(const harness_comparison *c, const harness_compare_pair 
         cJSON_AddStringToObject(o, "cand_variant_key", p->cand->variant_key);
         cJSON_AddItemToObject(o, "cand_config", cJSON_Duplicate(p->cand->config, 1));
     }
-    cJSON_AddItemToObject(o, "base", run_json(p->base, s->base_median, s->base_lo, s->base_hi));
-    cJSON_AddItemToObject(o, "cand", run_json(p->cand, s->cand_median, s->cand_lo, s->cand_hi));
+    if (harness_metric_is_time(c->opts.metric)) {
+        cJSON_AddItemToObject(o, "base", run_json(p->base, s->base_median, s->base_lo, s->base_hi));
+        cJSON_AddItemToObject(o, "cand", run_json(p->cand, s->cand_median, s->cand_lo, s->cand_hi));
+    } else {                       /* energy: base.median stays the time's, in ns, as readers expect */
+        cJSON_AddItemToObject(o, "base", run_time_json(p->base));
+        cJSON_AddItemToObject(o, "cand", run_time_json(p->cand));
+    }
     add_num(o, "ratio", s->ratio);
     add_pair_array(o, "ratio_interval", s->ratio_lo, s->ratio_hi);
     add_num(o, "ratio_interval_coverage", s->coverage);
@@ -715,10 +737,7 @@ static cJSON *pair_json(const harness_comparison *c, const harness_compare_pair 
         cJSON_AddNullToObject(o, "ambiguous_cause");
     cJSON_AddNumberToObject(o, "busy_replicates", (double)s->n_busy);
     cJSON_AddBoolToObject(o, "processes_disagree", s->processes_disagree);
-    if (c->opts.metric != HARNESS_METRIC_MEDIAN) {
-        add_num(o, "base_value_ns", s->base_median);
-        add_num(o, "cand_value_ns", s->cand_median);
-    }
+    add_values(o, c->opts.metric, s->base_median, s->cand_median);
     cJSON *tail = cJSON_AddObjectToObject(o, "tail");
     cJSON_AddStringToObject(tail, "metric", "p90");
     add_num(tail, "ratio", p->tail.s.ratio);
@@ -745,10 +764,7 @@ static cJSON *rounds_json(const harness_comparison *c)
         cJSON_AddStringToObject(o, "first", r->base_first ? "base" : "cand");
         add_num(o, "base_median_ns", r->base_median);
         add_num(o, "cand_median_ns", r->cand_median);
-        if (c->opts.metric != HARNESS_METRIC_MEDIAN) {
-            add_num(o, "base_value_ns", r->base_value);
-            add_num(o, "cand_value_ns", r->cand_value);
-        }
+        add_values(o, c->opts.metric, r->base_value, r->cand_value);
         add_num(o, "ratio", r->ratio);
         cJSON_AddStringToObject(o, "base_status", r->base->status);
         cJSON_AddStringToObject(o, "cand_status", r->cand->status);

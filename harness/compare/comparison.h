@@ -39,6 +39,12 @@ typedef struct harness_run_summary {
      * (report/impossible_figure.h), or NULL: judged, and said so. A run
      * whose impossible figure was not allowed is refused on reading. */
     char *impossible_allowed;
+    /* energy.joules_per_step over the run, and each kept window's
+     * (timing.windows[].energy, beside window_medians; NAN where a window
+     * was not measured): --metric energy. 0 or NAN: unknown. */
+    double energy_j_per_step;
+    double *window_energy;
+    double energy_watts;           /* energy.watts, for record; NAN unknown */
 } harness_run_summary;
 
 /* A rank of an experiment folder that left no summary: killed (SIGKILL,
@@ -87,9 +93,10 @@ typedef enum {
 } harness_ambiguity;
 
 /* What each replicate (a run, a window, a round's run) contributes: its
- * median by default; a tail or the mean with --metric. */
+ * median by default; a tail or the mean with --metric; or its energy per
+ * step (joules, not ns: a power or efficiency regression). */
 typedef enum { HARNESS_METRIC_MEDIAN, HARNESS_METRIC_P90, HARNESS_METRIC_P99, HARNESS_METRIC_MEAN,
-               HARNESS_METRIC_COUNT } harness_metric;
+               HARNESS_METRIC_ENERGY, HARNESS_METRIC_COUNT } harness_metric;
 
 /* --on-ambiguous */
 typedef enum {

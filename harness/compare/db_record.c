@@ -294,13 +294,36 @@ static int insert_series(writer *w, const char *sql, sqlite3_int64 run, const do
     return rc;
 }
 
+/* Each window's energy per step beside its median, where measured. */
+static int insert_window_energy(writer *w, sqlite3_int64 run, const harness_run_summary *s)
+{
+    if (!s->window_energy)
+        return 0;
+    sqlite3_stmt *st;
+    if (sqlite3_prepare_v2(w->h, "UPDATE windows SET energy_j_per_step = ? WHERE run_id = ? AND idx = ?", -1, &st,
+                           NULL) != SQLITE_OK)
+        return fail(w, "storing a run's windows");
+    int rc = 0;
+    for (size_t i = 0; i < s->n_windows && rc == 0; i++) {
+        if (!(s->window_energy[i] > 0))
+            continue;
+        sqlite3_bind_double(st, 1, s->window_energy[i]);
+        sqlite3_bind_int64(st, 2, run);
+        sqlite3_bind_int64(st, 3, (sqlite3_int64)i);
+        rc = step_done(w, st, "storing a run's windows");
+    }
+    sqlite3_finalize(st);
+    return rc;
+}
+
 static int insert_run(writer *w, const rec_run *r, sqlite3_int64 experiment, sqlite3_int64 machine)
 {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(w->h, "INSERT INTO runs (experiment_id, machine_id, summary_sha256, variant_key, "
                            "component_config, world_size, rank, status, validation_failed, n, median, ci_lo, "
-                           "ci_hi, ci_level, mean, stddev, min, p90, p99, max, noise_bound, noise_evidence) "
-                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                           "ci_hi, ci_level, mean, stddev, min, p90, p99, max, noise_bound, noise_evidence, "
+                           "energy_j_per_step, watts) "
+                           "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                            -1, &st, NULL) != SQLITE_OK)
         return fail(w, "storing a run");
     const harness_run_summary *s = &r->s;
@@ -325,6 +348,10 @@ static int insert_run(writer *w, const rec_run *r, sqlite3_int64 experiment, sql
      * counters): history then judges the run by its value alone */
     bind_real(st, 21, s->noise_bound);
     bind_text_or_null(st, 22, s->noise_evidence);
+    /* NULL when not measured (no counter, windows too short): history
+     * --metric energy leaves such a run out */
+    bind_real(st, 23, s->energy_j_per_step > 0 ? s->energy_j_per_step : NAN);
+    bind_real(st, 24, s->energy_watts > 0 ? s->energy_watts : NAN);
     free(config);
     int rc = step_done(w, st, "storing a run");
     sqlite3_finalize(st);
@@ -333,6 +360,8 @@ static int insert_run(writer *w, const rec_run *r, sqlite3_int64 experiment, sql
     sqlite3_int64 id = sqlite3_last_insert_rowid(w->h);
     if (insert_series(w, "INSERT INTO windows (run_id, idx, median) VALUES (?, ?, ?)", id, s->window_medians,
                       s->n_windows, "storing a run's windows") != 0)
+        return w->err->code;
+    if (insert_window_energy(w, id, s) != 0)
         return w->err->code;
     return insert_series(w, "INSERT INTO samples (run_id, idx, ns) VALUES (?, ?, ?)", id, s->samples, s->n_samples,
                          "storing a run's samples");

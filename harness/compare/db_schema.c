@@ -66,6 +66,14 @@ static const char *const migrations[HARNESS_DB_SCHEMA_VERSION] = {
     "ALTER TABLE runs ADD COLUMN noise_bound REAL"          /* noise.median_shift_bound, a share 0..1 */
     "  CHECK (noise_bound IS NULL OR (noise_bound >= 0 AND noise_bound <= 1));"
     "ALTER TABLE runs ADD COLUMN noise_evidence TEXT;",    /* noise.evidence, for people */
+    /* 2 -> 3: energy (the summary's energy block; docs/timing-integrity.md,
+     * "Energy"), for history --metric energy and compare --baseline-db
+     * --metric energy. NULL: not measured - a run recorded before this
+     * version, a device without a counter, windows too short to measure. */
+    "ALTER TABLE runs ADD COLUMN energy_j_per_step REAL"    /* energy.joules_per_step */
+    "  CHECK (energy_j_per_step IS NULL OR energy_j_per_step > 0);"
+    "ALTER TABLE runs ADD COLUMN watts REAL CHECK (watts IS NULL OR watts > 0);"   /* energy.watts */
+    "ALTER TABLE windows ADD COLUMN energy_j_per_step REAL;", /* timing.windows[].energy.joules_per_step */
 };
 
 sqlite3 *harness_db_handle(harness_db *db)

@@ -20,6 +20,7 @@ static const char *const columns[HARNESS_METRIC_COUNT] = {
     [HARNESS_METRIC_P90] = "p90",
     [HARNESS_METRIC_P99] = "p99",
     [HARNESS_METRIC_MEAN] = "mean",
+    [HARNESS_METRIC_ENERGY] = "energy_j_per_step",   /* schema 3 on; NULL where not measured */
 };
 
 /* ok runs that passed validation and measured something; the series key

@@ -3,6 +3,7 @@
  * levels, change points marked, the runs set aside drawn apart; no script,
  * nothing fetched) and each series' change points as a table. */
 #include "compare/history_internal.h"
+#include "util/format.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -134,7 +135,8 @@ static void y_tick(FILE *f, const chart *c, double v, double scale)
     double y = cy(c, v);
     fprintf(f, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#e4e4e4\"/>\n", LEFT, y, W - RIGHT, y);
     fprintf(f, "<text class=\"ytick\" x=\"%d\" y=\"%.1f\" font-size=\"12\" text-anchor=\"end\">%s</text>\n", LEFT - 6,
-            y + 4, tick_label(v, scale, buf, sizeof buf));
+            y + 4, c->metric == HARNESS_METRIC_ENERGY && v != 0 ? harness_format_si(v, "J", buf, sizeof buf)
+                                                                : tick_label(v, scale, buf, sizeof buf));
 }
 
 /* Grid lines and labels: every round step from zero, or on a log axis the
@@ -256,7 +258,7 @@ static void point_title(FILE *f, const chart *c, const harness_history_point *p,
     html(f, hist_or_dash(p->commit));
     fputs(": ", f);
     if (!c->ci)
-        fprintf(f, "%s %s, median ", harness_metric_name(c->metric), hist_fmt_ns(p->value, v, sizeof v));
+        fprintf(f, "%s %s, median ", harness_metric_name(c->metric), hist_fmt_value(c->metric, p->value, v, sizeof v));
     fprintf(f, "%s, CI [%s, %s] (%s), noise bound %s", hist_fmt_ns(p->median, m, sizeof m),
             hist_fmt_ns(p->ci_lo, clo, sizeof clo), hist_fmt_ns(p->ci_hi, chi, sizeof chi),
             hist_fmt_level(p->ci_level, lv, sizeof lv), hist_fmt_bound(p->noise_bound, nb, sizeof nb));
@@ -309,7 +311,7 @@ static void points(FILE *f, const chart *c)
             char m[32];
             fprintf(f, "<text class=\"%s-value\" x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"%s\">%s</text>\n",
                     why ? why : "outlier", x + 8, above ? TOP + 10.0 : H - BOTTOM - 3.0,
-                    set_aside_dark[p->set_aside], hist_fmt_ns(p->value, m, sizeof m));
+                    set_aside_dark[p->set_aside], hist_fmt_value(c->metric, p->value, m, sizeof m));
         }
     }
 }
@@ -380,7 +382,8 @@ void harness_history_html(FILE *f, const harness_history *h)
                 fprintf(f, "<tr><td>%zu</td><td><code>", cp->index + 1);
                 html(f, hist_or_dash(s->points[cp->index].commit));
                 fprintf(f, "</code></td><td>%s</td><td>%s</td><td>%+.1f%%</td><td>%.3g</td><td class=\"note\">",
-                        hist_fmt_ns(cp->before, b, sizeof b), hist_fmt_ns(cp->after, a, sizeof a), hist_change_pct(cp), cp->p);
+                        hist_fmt_value(h->metric, cp->before, b, sizeof b),
+                        hist_fmt_value(h->metric, cp->after, a, sizeof a), hist_change_pct(cp), cp->p);
                 char *note = hist_interference_text(s, c);
                 html(f, note);
                 free(note);

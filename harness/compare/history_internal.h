@@ -10,6 +10,8 @@
 
 /* A time in ns as "1.23 ms"; "-" when not finite. */
 const char *hist_fmt_ns(double ns, char *buf, size_t cap);
+/* A value of the series' metric: a time, or joules per step; "-" when unknown. */
+const char *hist_fmt_value(harness_metric m, double v, char *buf, size_t cap);
 /* s, or "-" when NULL or empty. */
 const char *hist_or_dash(const char *s);
 /* The change point that starts at point k, or NULL. */

@@ -21,6 +21,11 @@ const char *hist_fmt_ns(double ns, char *buf, size_t cap)
     return isfinite(ns) ? harness_format_ns(ns, buf, cap) : "-";
 }
 
+const char *hist_fmt_value(harness_metric m, double v, char *buf, size_t cap)
+{
+    return isfinite(v) ? harness_metric_format(m, v, buf, cap) : "-";
+}
+
 const char *hist_or_dash(const char *s)
 {
     return s && s[0] ? s : "-";
@@ -188,7 +193,7 @@ static void text_report(FILE *f, const harness_history *h)
             char v[32], m[32], nb[32], lo[32], hi[32], lv[32];
             fprintf(f, "  %4zu  %-14.14s  %-32s  ", k + 1, hist_or_dash(p->commit), p->experiment);
             if (other)
-                fprintf(f, "%12s  ", hist_fmt_ns(p->value, v, sizeof v));
+                fprintf(f, "%12s  ", hist_fmt_value(h->metric, p->value, v, sizeof v));
             fprintf(f, "%12s  %6s  [%s, %s] %s", hist_fmt_ns(p->median, m, sizeof m),
                     hist_fmt_bound(p->noise_bound, nb, sizeof nb), hist_fmt_ns(p->ci_lo, lo, sizeof lo),
                     hist_fmt_ns(p->ci_hi, hi, sizeof hi), hist_fmt_level(p->ci_level, lv, sizeof lv));
@@ -199,8 +204,8 @@ static void text_report(FILE *f, const harness_history *h)
             const harness_change_point *cp = &s->cps[c];
             char b[32], a[32];
             fprintf(f, "  change at #%zu (commit %s): %s -> %s (%+.1f%%), p = %.3g\n", cp->index + 1,
-                    hist_or_dash(s->points[cp->index].commit), hist_fmt_ns(cp->before, b, sizeof b),
-                    hist_fmt_ns(cp->after, a, sizeof a), hist_change_pct(cp), cp->p);
+                    hist_or_dash(s->points[cp->index].commit), hist_fmt_value(h->metric, cp->before, b, sizeof b),
+                    hist_fmt_value(h->metric, cp->after, a, sizeof a), hist_change_pct(cp), cp->p);
             interference_notes(f, s, c, "    ", "\n");
         }
     }
@@ -247,8 +252,8 @@ static void markdown_report(FILE *f, const harness_history *h)
                 char b[32], a[32];
                 fprintf(f, "| %zu | ", cp->index + 1);
                 md_code(f, hist_or_dash(s->points[cp->index].commit));
-                fprintf(f, " | %s | %s | %+.1f%% | %.3g | ", hist_fmt_ns(cp->before, b, sizeof b),
-                        hist_fmt_ns(cp->after, a, sizeof a), hist_change_pct(cp), cp->p);
+                fprintf(f, " | %s | %s | %+.1f%% | %.3g | ", hist_fmt_value(h->metric, cp->before, b, sizeof b),
+                        hist_fmt_value(h->metric, cp->after, a, sizeof a), hist_change_pct(cp), cp->p);
                 char *note = hist_interference_text(s, c);
                 for (const char *t = note; t && *t; t++) {
                     if (*t == '|')
@@ -273,7 +278,7 @@ static void markdown_report(FILE *f, const harness_history *h)
                     why ? why : "");
             md_code(f, hist_or_dash(p->commit));
             if (other)
-                fprintf(f, " | %s", hist_fmt_ns(p->value, v, sizeof v));
+                fprintf(f, " | %s", hist_fmt_value(h->metric, p->value, v, sizeof v));
             fprintf(f, " | %s | %s | [%s, %s] | %s |\n", hist_fmt_ns(p->median, m, sizeof m),
                     hist_fmt_bound(p->noise_bound, nb, sizeof nb), hist_fmt_ns(p->ci_lo, lo, sizeof lo),
                     hist_fmt_ns(p->ci_hi, hi, sizeof hi), hist_fmt_level(p->ci_level, lv, sizeof lv));

@@ -69,6 +69,8 @@ static int one_pair(const harness_run_summary *a, const harness_run_summary *b, 
     double alo, ahi, blo, bhi;
     if (range_of(a, m, 1.0, &alo, &ahi) != 0 || range_of(b, m, scale, &blo, &bhi) != 0)
         return -1;
+    if (!(alo <= ahi) || !(blo <= bhi))
+        return 0;                  /* a run without a window value (energy unmeasured): no evidence either way */
     double va = harness_run_metric(a, m), vb = harness_run_metric(b, m) / scale;
     int matters = fabs(va - vb) >= min_apart * fmin(va, vb);
     q[out->pairs] = apart_chance(a->n_windows, b->n_windows);

@@ -17,8 +17,9 @@
 #include "util/error.h"
 
 /* The schema this harness writes: 2 added runs.noise_bound and
- * runs.noise_evidence (NULL for the runs recorded before). */
-#define HARNESS_DB_SCHEMA_VERSION 2
+ * runs.noise_evidence, 3 runs.energy_j_per_step, runs.watts and
+ * windows.energy_j_per_step (NULL for the runs recorded before). */
+#define HARNESS_DB_SCHEMA_VERSION 3
 
 typedef struct harness_db harness_db;
 

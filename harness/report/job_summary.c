@@ -35,6 +35,17 @@ void harness_rank_figures_of(const harness_summary *s, harness_rank_figures *out
     out->n_windows = (int)(w < HARNESS_JOB_MAX_WINDOWS ? w : HARNESS_JOB_MAX_WINDOWS);
     for (int i = 0; i < out->n_windows; i++)
         out->window_median_ns[i] = s->windows[i].median;
+    harness_rank_energy_of(s, &out->energy);
+}
+
+/* The ranks' energy as an array of their own (report/job_energy.h); NULL
+ * out of memory. */
+static harness_rank_energy *energies(const harness_rank_figures *r, int n)
+{
+    harness_rank_energy *e = malloc(sizeof *e * (size_t)(n > 0 ? n : 1));
+    for (int i = 0; e && i < n; i++)
+        e[i] = r[i].energy;
+    return e;
 }
 
 void harness_job_stragglers(const double *samples, int ranks, size_t n, size_t *counts)
@@ -137,6 +148,7 @@ char *harness_job_summary_json(const harness_rank_figures *r, int n, const char 
             cJSON_AddNumberToObject(o, "straggler_steps", (double)stragglers[i]);
         else
             cJSON_AddNullToObject(o, "straggler_steps");
+        harness_rank_energy_json(&r[i].energy, o);
         cJSON_AddItemToArray(ranks, o);
         failed |= strcmp(r[i].status, "ok") != 0;
     }
@@ -161,6 +173,10 @@ char *harness_job_summary_json(const harness_rank_figures *r, int n, const char 
         cJSON_AddNumberToObject(o, "slowest_median_ns", ns);
         cJSON_AddItemToArray(win, o);
     }
+    harness_rank_energy *e = energies(r, n);
+    if (e)
+        harness_job_energy_json(e, n, root);
+    free(e);
     harness_json_scrub_utf8(root);  /* names from file names: any bytes */
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
@@ -201,6 +217,10 @@ char *harness_job_summary_text(const harness_rank_figures *r, int n, const char 
         if (r[i].comm_calls)
             fprintf(f, "rank %d communication: %zu calls, %.0f bytes, %.3f ms in collectives\n", r[i].rank,
                     r[i].comm_calls, r[i].comm_bytes, r[i].comm_ns / 1e6);
+    harness_rank_energy *e = energies(r, n);
+    if (e)
+        harness_job_energy_print(f, e, n);
+    free(e);
     if (stragglers) {
         fputs("synchronized steps (sync_steps): the slowest rank of each step, how often:", f);
         for (int i = 0; i < n; i++)

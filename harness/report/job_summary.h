@@ -6,6 +6,7 @@
 #ifndef HARNESS_JOB_SUMMARY_H
 #define HARNESS_JOB_SUMMARY_H
 
+#include "report/job_energy.h"
 #include "report/summary.h"
 
 /* Windows kept per rank; a longer `repeat` keeps the first ones. */
@@ -29,6 +30,7 @@ typedef struct harness_rank_figures {
     int traced;                    /* wrote a trace */
     uint64_t trace_base_ns;        /* its trace's time zero on its own monotonic clock */
     uint64_t trace_base_unix_ns;   /* and on its wall clock */
+    harness_rank_energy energy;    /* over the run (report/job_energy.h) */
 } harness_rank_figures;
 
 void harness_rank_figures_of(const harness_summary *s, harness_rank_figures *out);

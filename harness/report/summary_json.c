@@ -7,6 +7,7 @@
 
 #include "report/device_report.h"
 #include "report/clock_report.h"
+#include "report/energy_report.h"
 #include "report/comm_report.h"
 #include "report/gpu_trace.h"
 #include "report/roofline.h"
@@ -209,6 +210,7 @@ static cJSON *timing_json(const harness_summary *s)
         if (s->window_noise)
             cJSON_AddItemToObject(win, "noise", noise_json(&s->window_noise[w], NULL));
         harness_clock_report_window_json(s, w, win);
+        cJSON_AddItemToObject(win, "energy", harness_window_energy_json(s, w));
         cJSON_AddItemToArray(windows, win);
     }
     cJSON_AddItemToObject(o, "across_windows", across_windows_json(s));
@@ -488,6 +490,7 @@ char *harness_summary_json(const harness_summary *s)
     cJSON *timing = timing_json(s);
     cJSON_AddItemToObject(root, "timing", timing);
     cJSON_AddItemToObject(root, "throughput", throughput_json(s));
+    cJSON_AddItemToObject(root, "energy", harness_energy_json(s));
     cJSON_AddItemToObject(root, "roofline", harness_roofline_json(s));
     cJSON_AddItemToObject(root, "regions", regions_json(s));
     cJSON *memory = memory_json(s);

@@ -9,6 +9,7 @@
 
 #include "report/clock_report.h"
 #include "report/device_report.h"
+#include "report/energy_report.h"
 #include "report/comm_report.h"
 #include "report/gpu_trace.h"
 #include "report/roofline.h"
@@ -218,6 +219,7 @@ void harness_summary_print_short(const harness_summary *s, FILE *f)
     print_validation(f, s);
     print_table(f, s);
     print_throughput(f, s);
+    harness_energy_print_short(f, s);
     print_regions(f, s);
     if (strcmp(s->status, "ok") != 0)
         fprintf(f, "status: %s%s%s\n", s->status, s->error[0] ? ": " : "", s->error);
@@ -342,6 +344,7 @@ static void section_timing(FILE *f, const harness_summary *s)
     print_table(f, s);
     print_spread(f, s);
     print_throughput(f, s);
+    harness_energy_print(f, s);
     harness_roofline_print(f, s);
     harness_device_report_print(f, s);
     harness_clock_report_print(f, s);

@@ -553,8 +553,10 @@ static int alloc_windows(harness_run_result *out, size_t n)
     out->window_steal_share = calloc(n, sizeof *out->window_steal_share);
     out->window_device = calloc(n, sizeof *out->window_device);
     out->window_clocks = calloc(n, sizeof *out->window_clocks);
+    out->window_energy = calloc(n, sizeof *out->window_energy);
     return !out->window_start || !out->stop_reason || !out->window_wall_ns || !out->window_cpu_ns ||
-           !out->window_switches || !out->window_steal_share || !out->window_device || !out->window_clocks;
+           !out->window_switches || !out->window_steal_share || !out->window_device || !out->window_clocks ||
+           !out->window_energy;
 }
 
 /* Window w, its wait steps first, with the wall and CPU time, the
@@ -573,6 +575,9 @@ static int wait_and_measure(harness_run_result *out, size_t *cap, size_t w, cons
     harness_interference before, after;
     harness_device_state dev_before;
     int dev_known = device_state(b, &dev_before);
+    harness_energy_reading energy_before;   /* run/window_energy.h: read beside the clocks */
+    uint64_t energy_t0;
+    int energy_known = harness_window_energy_begin(b, &energy_before, &energy_t0);
     harness_interference_now(&before);
     uint64_t wall0 = b->ops->wall_ns(b), cpu0 = b->ops->cpu_ns(b);
     stop = harness_backend_has_device_timer(b) ? run_device_window(out, cap, s, b, step, arg, h, err)
@@ -585,6 +590,7 @@ static int wait_and_measure(harness_run_result *out, size_t *cap, size_t w, cons
                                   : -1;
     out->window_steal_share[w] = harness_steal_share(&before, &after, out->window_wall_ns[w]);
     out->window_device[w] = window_device_state(b, dev_known ? &dev_before : NULL);
+    out->window_energy[w] = harness_window_energy_end(b, &energy_before, energy_known, energy_t0);
     return stop;
 }
 
@@ -662,5 +668,6 @@ void harness_run_result_free(harness_run_result *r)
     free(r->window_device);
     free(r->window_clocks);
     free(r->sample_clock_mhz);
+    free(r->window_energy);
     memset(r, 0, sizeof *r);
 }

@@ -18,6 +18,7 @@
 #include "run/interrupt.h"
 #include "run/phase.h"
 #include "run/time_budget.h"
+#include "run/window_energy.h"
 #include "util/error.h"
 
 typedef struct harness_schedule {
@@ -98,6 +99,8 @@ typedef struct harness_run_result {
      * the CPU. Dropped steps are gone from it as from samples_ns. */
     double *sample_clock_mhz;
     harness_window_clocks *window_clocks; /* per window; zero on the CPU */
+    harness_window_energy *window_energy; /* per window: the device's energy counters' difference and its status
+                                           * (run/window_energy.h); NULL in a result made by hand */
     int64_t warmup_steps_run, wait_steps_run, trace_steps_run;
     int interrupted;               /* SIGINT, SIGTERM or SIGHUP: stopped after the current step */
     int step_failed;               /* a step returned nonzero */

@@ -56,3 +56,21 @@ const char *harness_byte_unit(int k)
 {
     return k >= 0 && k < N_BYTE_UNITS ? byte_units[k] : "?";
 }
+
+const char *harness_format_si(double v, const char *unit, char *buf, size_t cap)
+{
+    static const char *const prefixes[] = {"p", "n", "u", "m", "", "k", "M", "G", "T", "P"};
+    enum { ONE = 4, LAST = sizeof prefixes / sizeof prefixes[0] - 1 };
+    int k = ONE;
+    double a = v < 0 ? -v : v;
+    while (a != 0 && a < 1 && k > 0) {
+        a *= 1000;
+        k--;
+    }
+    while (a >= 1000 && k < LAST) {
+        a /= 1000;
+        k++;
+    }
+    snprintf(buf, cap, "%.4g %s%s", v < 0 ? -a : a, prefixes[k], unit);
+    return buf;
+}

@@ -16,6 +16,10 @@ const char *harness_format_bytes(double bytes, char *buf, size_t cap);
  * report, whose tables and labels line up on the one decimal. */
 const char *harness_format_bytes_1dp(uint64_t bytes, char *buf, size_t cap);
 
+/* "12.3 mJ", "1.5 GFLOP/J": v with an SI prefix (p to P) chosen for 4
+ * significant digits, then the unit; energy and efficiency figures. */
+const char *harness_format_si(double v, const char *unit, char *buf, size_t cap);
+
 /* The name of 1024^k bytes, k from 0 ("B") to 6 ("EiB"); "?" past them. */
 const char *harness_byte_unit(int k);
 

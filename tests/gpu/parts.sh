@@ -250,6 +250,13 @@ part_llama() {
         --set component.config.num_kv_heads=32 --set component.config.intermediate_size=11008 \
         --set component.config.dtype=bf16 --set validate=false \
         --set schedule.measurement_steps=20 --set schedule.repeat=3 --set profiling.trace=false
+    # Its energy per step (NVML; docs/timing-integrity.md, "Energy"): a window
+    # needs 1 s (10 of NVML's 100 ms updates), about 250 steps of ~4 ms here.
+    fig_run llama7b_block_energy configs/transformer_block_cuda.yaml --set component.config.seq_len=4096 \
+        --set component.config.hidden_size=4096 --set component.config.num_heads=32 \
+        --set component.config.num_kv_heads=32 --set component.config.intermediate_size=11008 \
+        --set component.config.dtype=bf16 --set validate=false \
+        --set schedule.measurement_steps=400 --set schedule.repeat=3 --set profiling.trace=false
 }
 
 # fig_run TAG CONFIG ARGS...: one figure run into WORK/fig/TAG.

@@ -131,6 +131,13 @@ def figure_row(tag, s, torch, mix):
         row["vs_cublaslt"] = row["rate"] / mix
         row["notes"].append(f"cuBLASLt on its GEMMs: {mix:.1f} TFLOP/s; the block reaches "
                             f"{row['vs_cublaslt']:.0%} of it (goal 80%)")
+    # NVML's energy of the measured windows (docs/timing-integrity.md, "Energy"), where it measured them
+    en = s.get("energy") or {}
+    row["energy_status"], row["joules_per_step"], row["watts"] = en.get("status"), en.get("joules_per_step"), en.get("watts")
+    if row["joules_per_step"]:
+        fpj = en.get("flop_per_joule")
+        row["notes"].append(f"energy {row['joules_per_step'] * 1e3:.3g} mJ/step at {row['watts']:.0f} W"
+                            + (f", {fpj / 1e9:.3g} GFLOP/J" if fpj else ""))
     torch_ns = (torch.get("ns") or {}).get(tag)
     row["torch_us"] = torch_ns and torch_ns / 1e3
     row["torch_over_ours"] = torch_ns / median if torch_ns and median else None

@@ -18,7 +18,7 @@ slice_parts() {
 slice_what() {
     case $1 in
     1) echo "build; every CUDA variant and dtype validated; schedule options; device selection; the trace; table.md" ;;
-    2) echo "figures: attention at FlashAttention-2's shapes vs cuBLAS and PyTorch; Llama-7B block vs cuBLASLt;" \
+    2) echo "figures: attention at FlashAttention-2's shapes vs cuBLAS and PyTorch; Llama-7B block vs cuBLASLt and its energy per step;" \
         "RMSNorm 8 x 1024 x 4096 and Llama-7B rows; allreduce busbw; PyTorch's times" ;;
     3) echo "compute-sanitizer memcheck, racecheck, initcheck, synccheck on every variant" ;;
     4) echo "tuning: attention's key tiles (64, 32) and its Hopper kernel's stages (2, 3) over a sweep: of shapes" ;;

@@ -311,7 +311,7 @@ bad "--threshold 0.05: the unit is percent, so this is 0.05%; write 5 for 5%" "a
     "$base" "$same" --threshold 0.05
 expect_exit 0 "0.5% said with its sign" "$HARNESS" compare "$base" "$base" --threshold 0.5%
 bad "--on-ambiguous: expected fail, pass or pass-interference, got 'maybe'" "bad --on-ambiguous" "$base" "$same" --on-ambiguous maybe
-bad "--metric: expected median, p90, p99 or mean, got 'p50'" "bad --metric" "$base" "$same" --metric p50
+bad "--metric: expected median, p90, p99, mean or energy, got 'p50'" "bad --metric" "$base" "$same" --metric p50
 bad "--alpha: expected a number in (0, 1)" "bad alpha" "$base" "$same" --alpha 1.5
 bad "--format: expected text, markdown or json" "bad format" "$base" "$same" --format xml
 bad "compare: unknown option" "unknown option" "$base" "$same" --frobnicate

@@ -33,6 +33,11 @@ run fig allreduce_4096 "$top_srcdir/tests/gpu/configs/allreduce.yaml" --set comp
 run fig llama7b "$top_srcdir/configs/transformer_block.yaml" --set component.config.seq_len=8 \
     --set component.config.hidden_size=64 --set component.config.num_heads=2 --set component.config.num_kv_heads=2 \
     --set component.config.intermediate_size=128 --set component.config.dtype=bf16
+# The block as NVML would have measured it: its energy per step in the row's notes.
+python3 -c 'import glob, json, sys
+(f,) = glob.glob(sys.argv[1] + "/*/summary_ranks_1_rank_0.json"); s = json.load(open(f))
+s["energy"].update(status="measured", joules_per_step=0.0125, watts=300.0, flop_per_joule=2.5e11)
+json.dump(s, open(f, "w"))' "$w/fig/llama7b"
 # The same all-reduce as if on two ranks: busbw = algbw x 2(2-1)/2 = algbw.
 src=$(ls "$w"/fig/allreduce_4096/*/summary_ranks_1_rank_0.json)
 mkdir -p "$w/fig/allreduce_n2/f"
@@ -67,6 +72,8 @@ grep -F "1 rank, algbw" "$md" | grep -qF "| 0.0 | GB/s busbw |" && pass "busbw 0
 grep -F "2 ranks, algbw 100.0 GB/s" "$md" | grep -qF "| 100.0 | GB/s busbw |" && pass "busbw = algbw on two ranks" ||
     fail "two ranks' busbw: $(grep -F 'allreduce' "$md")"
 has "cuBLASLt on its GEMMs: 400.0 TFLOP/s" "the block against cuBLASLt's rate"
+has "energy 12.5 mJ/step at 300 W, 250 GFLOP/J" "the block's energy per step"
+grep -F "rms_norm/cpu | fp32 | 2 x 8 x 64" "$md" | grep -qF "mJ/step" && fail "energy said where none was measured"
 has "PyTorch n/a: tests/gpu/torch_times.py did not run" "PyTorch n/a, with why"
 has "Not run: tuning." "what did not run"
 has "No check failed." "no failure"

@@ -244,7 +244,7 @@ bad 2 "$SCRATCH/absent.sqlite: No such file" "history of no database" history --
 cp "$SCRATCH/results.sqlite" "$SCRATCH/newer.sqlite"
 python3 -c "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('UPDATE schema_version SET version = 7'); c.commit()" \
     "$SCRATCH/newer.sqlite" || fail "making a newer database"
-bad 2 "written by a newer harness (schema version 7; this harness reads up to 2)" "a newer schema" \
+bad 2 "written by a newer harness (schema version 7; this harness reads up to 3)" "a newer schema" \
     record "$last" --db "$SCRATCH/newer.sqlite"
 # locked: another writer holds it past the busy timeout
 python3 - "$SCRATCH/results.sqlite" "$HARNESS" "$last" <<'PY' || fail "locked database"

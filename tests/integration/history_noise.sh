@@ -52,7 +52,7 @@ make_db "$SCRATCH/noisy.sqlite" 5 23 || fail "recording the loaded series"
 python3 - "$SCRATCH/noisy.sqlite" <<'PY' || fail "record stores each run's bound and evidence"
 import sqlite3, sys
 c = sqlite3.connect(sys.argv[1])
-assert c.execute("SELECT version FROM schema_version").fetchone() == (2,)
+assert c.execute("SELECT version FROM schema_version").fetchone() == (3,)
 rows = dict(c.execute("SELECT e.git_commit, r.noise_bound FROM runs r JOIN experiments e ON e.id = r.experiment_id"))
 assert rows["c5"] == 1.0 and rows["c23"] == 1.0 and rows["c0"] == 0.004, rows
 (ev,) = c.execute("SELECT noise_evidence FROM runs r JOIN experiments e ON e.id = r.experiment_id "
@@ -171,7 +171,7 @@ grep -q "^     #  commit  *experiment  *mean  *median   noise  CI of the median,
 grep -q "(each run's mean, alpha 0.01" "$SCRATCH/out" || fail "text: the metric in the method line"
 for m in p50 MEDIAN ""; do
     expect_exit 2 "--metric '$m'" "$HARNESS" history --db "$SCRATCH/noisy.sqlite" --metric "$m"
-    expect_err "--metric: expected median, p90, p99 or mean, got '$m'" "--metric '$m': message"
+    expect_err "--metric: expected median, p90, p99, mean or energy, got '$m'" "--metric '$m': message"
 done
 expect_exit 0 "harness help history" "$HARNESS" help history
 grep -q -- "--metric M" "$SCRATCH/out" && grep -q "noise bound" "$SCRATCH/out" || fail "help: --metric and the rule"

@@ -70,6 +70,26 @@ for src in "$CLI"/cmd_*.c; do
     pass "$base.c: $(echo $longs | wc -w) long and $(echo $shorts | wc -w) short options checked"
 done
 
+# ---- --metric's values -----------------------------------------------------------
+# Every name of compare/metric.c's table is in each --metric line of
+# harness(1) (compare, history) and in the completion's list.
+names=$(sed -n 's/.*names\[HARNESS_METRIC_COUNT\] = {\(.*\)};.*/\1/p' "$top_srcdir/harness/compare/metric.c" |
+        tr -d '" ' | tr ',' ' ')
+[ "$(echo $names | wc -w)" -ge 5 ] && pass "metric.c names $(echo $names | wc -w) metrics" ||
+    fail "metric.c's names table found (has its format changed?)"
+grep -- '^\.BR --metric ' harness.1.txt >metric_lines
+[ "$(wc -l <metric_lines)" -ge 2 ] || fail "harness(1) documents --metric for compare and history"
+completion_metrics=$(sed -n '/--metric)/,/return/p' "$COMPLETION" | grep -o 'compgen -W "[^"]*"')
+: >metric_missing
+for m in $names; do
+    while read -r line; do
+        echo "$line" | grep -qw -- "$m" || echo "harness(1): $line lacks the metric $m" >>metric_missing
+    done <metric_lines
+    echo "$completion_metrics" | grep -qw -- "$m" || echo "the completion's --metric values lack $m" >>metric_missing
+done
+[ -s metric_missing ] && fail "$(cat metric_missing)" ||
+    pass "every metric is in harness(1)'s --metric lines and the completion"
+
 # ---- the pages render without roff warnings ------------------------------------
 if command -v groff >/dev/null 2>&1; then
     for page in harness.1 harness-config.5 harness-plugin.7; do

@@ -209,7 +209,7 @@ static void test_window_metrics(void **state)
     assert_int_equal(harness_metric_parse("--metric", "p99", &m, &err), 0);
     assert_int_equal(m, HARNESS_METRIC_P99);
     assert_int_equal(harness_metric_parse("--metric", "p95", &m, &err), 2);
-    assert_non_null(strstr(err.msg, "--metric: expected median, p90, p99 or mean, got 'p95'"));
+    assert_non_null(strstr(err.msg, "--metric: expected median, p90, p99, mean or energy, got 'p95'"));
 }
 
 int main(void)

@@ -306,8 +306,23 @@ static double noise_of(harness_db *db, double median, const char **evidence)
     return bound;
 }
 
+/* runs.COLUMN of the run whose median is `median`; NAN for NULL. */
+static double column_of(harness_db *db, const char *column, double median)
+{
+    char sql[128];
+    snprintf(sql, sizeof sql, "SELECT %s FROM runs WHERE median = ?", column);
+    sqlite3_stmt *st;
+    assert_int_equal(sqlite3_prepare_v2(harness_db_handle(db), sql, -1, &st, NULL), SQLITE_OK);
+    sqlite3_bind_double(st, 1, median);
+    assert_int_equal(sqlite3_step(st), SQLITE_ROW);
+    double v = sqlite3_column_type(st, 0) == SQLITE_NULL ? NAN : sqlite3_column_double(st, 0);
+    sqlite3_finalize(st);
+    return v;
+}
+
 /* A database of schema 1 is upgraded in place: its run kept, with its
- * interference unknown (NULL), and runs recorded after carry theirs. */
+ * interference and energy unknown (NULL), and runs recorded after carry
+ * theirs. */
 static void test_migration_from_1(void **state)
 {
     (void)state;
@@ -325,8 +340,10 @@ static void test_migration_from_1(void **state)
     const char *evidence;
     assert_true(isnan(noise_of(db, 1000, &evidence)));
     assert_null(evidence);
-    /* a run recorded now carries the summary's noise block */
-    noise_json = ", \"noise\": {\"median_shift_bound\": 0.25, \"evidence\": \"12 involuntary context switches\"}";
+    assert_true(isnan(column_of(db, "energy_j_per_step", 1000)));   /* schema 3's column, NULL before */
+    /* a run recorded now carries the summary's noise and energy blocks */
+    noise_json = ", \"noise\": {\"median_shift_bound\": 0.25, \"evidence\": \"12 involuntary context switches\"}, "
+                 "\"energy\": {\"joules_per_step\": 0.002, \"watts\": 150}";
     char a[512];
     snprintf(a, sizeof a, "%s", experiment("2026-04-01__00-00-00_aaaaaaaa", 1, 2000));
     noise_json = "";
@@ -337,6 +354,11 @@ static void test_migration_from_1(void **state)
     assert_int_equal(res.added, 1);
     assert_true(noise_of(db, 2001.5, &evidence) == 0.25);
     assert_string_equal(evidence, "12 involuntary context switches");
+    assert_true(column_of(db, "energy_j_per_step", 2001.5) == 0.002);
+    assert_true(column_of(db, "watts", 2001.5) == 150);
+    /* energy per step is positive or unknown: the schema refuses 0 */
+    assert_int_not_equal(sqlite3_exec(harness_db_handle(db), "UPDATE runs SET energy_j_per_step = 0", NULL, NULL,
+                                      NULL), SQLITE_OK);
     /* the column holds a share: the schema refuses anything else */
     assert_int_not_equal(sqlite3_exec(harness_db_handle(db), "UPDATE runs SET noise_bound = 1.5", NULL, NULL, NULL),
                          SQLITE_OK);
