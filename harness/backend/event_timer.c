@@ -134,6 +134,15 @@ static int let_go(harness_event_timer *t)
     return 0;
 }
 
+int harness_event_timer_host_wait(harness_event_timer *t)
+{
+    if (t->in_step && t->blocking) {
+        t->blocking = 0;
+        t->fell_back = 1;
+    }
+    return let_go(t);
+}
+
 int harness_event_timer_window_begin(harness_event_timer *t)
 {
     if (t->open || t->window_open)
@@ -170,6 +179,7 @@ int harness_event_timer_step_begin(harness_event_timer *t)
         if (!t->window_open)
             return failf(t, "step_begin outside a window");
         t->step_call_ns = now(t);
+        t->in_step = 1;
         return 0;
     }
     if (t->open)
@@ -188,6 +198,7 @@ int harness_event_timer_step_begin(harness_event_timer *t)
     if (t->ops.record(t->ops.self, t->events[2 * t->used_pairs]) != 0)
         return failf(t, "cannot record the start event of a step");
     t->open = 1;
+    t->in_step = 1;
     t->step_call_ns = now(t);
     return 0;
 }
@@ -196,6 +207,7 @@ int harness_event_timer_step_begin(harness_event_timer *t)
  * (it waited on the stream), and whether its group is complete. */
 static int after_step(harness_event_timer *t)
 {
+    t->in_step = 0;
     if (!t->held)
         return 0;
     t->held_steps++;

@@ -95,6 +95,7 @@ typedef struct harness_event_timer {
     uint64_t held_since_ns;        /* host time it was enqueued */
     uint64_t step_call_ns;         /* host time step_begin returned */
     int slow_step;                 /* a step() call lasted the timeout */
+    int in_step;                   /* between step_begin and step_end (either mode) */
     size_t blocks;                 /* blocks enqueued so far (tests) */
     char error[256];               /* why the last call failed */
 } harness_event_timer;
@@ -111,6 +112,12 @@ int harness_event_timer_window_end(harness_event_timer *t);
 /* Right before and right after one measured step. */
 int harness_event_timer_step_begin(harness_event_timer *t);
 int harness_event_timer_step_end(harness_event_timer *t);
+/* The host is about to wait for the stream (a copy, a synchronize, the
+ * throttle's recovery pause): a held block is let go first, or the wait
+ * would last until the kernel's timeout. A wait inside a step is the step
+ * waiting on its own stream: blocking stops from here on (t->fell_back), as
+ * when a block times out. 0, or -1 with t->error set. */
+int harness_event_timer_host_wait(harness_event_timer *t);
 /* Waits once for what is recorded and reads every complete pair into the
  * ready list (batch: only once the window has ended). */
 int harness_event_timer_drain(harness_event_timer *t);

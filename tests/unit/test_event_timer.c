@@ -440,6 +440,37 @@ static void drain_releases_first(void **state)
     assert_int_equal(d.held, 0);
 }
 
+/* The host waiting on the stream between steps (the throttle's recovery
+ * pause, a copy) lets the held block go first and keeps blocking on; a
+ * wait from inside a step (the device_synchronize service) lets it go too,
+ * and turns blocking off, as a timeout would, without waiting for one. */
+static void host_waits_let_the_block_go(void **state)
+{
+    (void)state;
+    fake_device d = {.fail_create_at = -1};
+    harness_event_ops ops = blocking_ops(&d);
+    harness_event_timer t;
+    assert_int_equal(harness_event_timer_init(&t, &ops, HARNESS_TIMING_PER_STEP, 64), 0);
+    assert_int_equal(harness_event_timer_window_begin(&t), 0);
+    step(&t, &d, 0.001, 0);
+    assert_int_equal(d.held, 1);
+    assert_int_equal(harness_event_timer_host_wait(&t), 0);   /* between steps */
+    assert_int_equal(d.held, 0);
+    assert_int_equal(t.fell_back, 0);
+    step(&t, &d, 0.001, 0);                                    /* a new block */
+    assert_int_equal(harness_event_timer_step_begin(&t), 0);
+    assert_int_equal(harness_event_timer_host_wait(&t), 0);   /* inside step() */
+    log_op(&d, 's');
+    assert_int_equal(harness_event_timer_step_end(&t), 0);
+    assert_int_equal(t.fell_back, 1);
+    step(&t, &d, 0.001, 0);
+    assert_int_equal(harness_event_timer_window_end(&t), 0);
+    assert_int_equal(harness_event_timer_drain(&t), 0);
+    assert_string_equal(d.log, "BRsRUBRsRRUsRRsRW");
+    assert_int_equal(t.blocks, 2);
+    harness_event_timer_destroy(&t);
+}
+
 /* A step() that synchronizes the stream waits behind the block until the
  * kernel's timeout: the kernel says it timed out, and from then on no
  * block (the fallback), for the rest of the run. Without the host clock
@@ -535,6 +566,7 @@ int main(void)
         cmocka_unit_test(cold_steps_flush_then_block_each),
         cmocka_unit_test(drain_releases_first),
         cmocka_unit_test(a_step_that_synchronizes_falls_back),
+        cmocka_unit_test(host_waits_let_the_block_go),
         cmocka_unit_test(a_step_call_as_long_as_the_timeout_falls_back),
         cmocka_unit_test(a_slow_host_releases_early),
     };
