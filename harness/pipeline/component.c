@@ -145,9 +145,11 @@ static int run_schedule(harness_component *in, const harness_component_where *r,
     int rc = harness_runner_run(&r->plan->schedule, b, in->timed_step, in, &hooks, run, err);
     /* After every window, the trace's too: the events against a full
      * synchronize (run/full_sync.h), judged once the timeline is read. */
-    if (rc == 0 && !run->step_failed && !run->interrupted)
+    if (rc == 0 && !run->step_failed && !run->interrupted) {
+        harness_guard_phase(HARNESS_PHASE_AFTER_TIMING, -1);    /* its steps are not measured ones */
         rc = harness_full_sync_run(b, in->timed_step, in, run,
                                    r->dist->world_size > 1 && in->inst.collectives_called > 0, full_sync, err);
+    }
     harness_guard_leave();
     return rc != 0 ? err->code : 0;
 }
