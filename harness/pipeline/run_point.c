@@ -198,11 +198,8 @@ static void run_and_destroy(point *pt)
     /* What was measured is on disk before destroy runs: a destroy that
      * hangs or crashes only changes the status they give. */
     write_summaries_now(pt);
-    if (pt->in.created) {
-        harness_guard_enter("destroy");
-        pt->in.v->destroy(&pt->in.inst.ctx, pt->in.state);
-        harness_guard_leave();
-    }
+    if (pt->in.created)            /* what destroy left running goes first into `leaks` */
+        harness_component_destroy(&pt->in, pt->p, pt->leaks, sizeof pt->leaks);
     note_all_leaks(pt);
     if (pt->leaks[0]) {            /* said in the summaries, written again */
         harness_warnings_add(&pt->s.warnings, "%s", pt->leaks);
