@@ -62,7 +62,9 @@ void harness_registry_free(harness_registry *reg)
          * reports, and the process is about to end anyway. A module whose
          * threads may still run stays mapped (harness_registry_keep_loaded),
          * and so does the init context they may still hold. */
-        if (pl->handle && !pl->resident && !getenv("HARNESS_KEEP_PLUGINS"))
+        if (pl->handle && pl->resident)
+            lt_dlmakeresident(pl->handle);  /* lt_dlexit below closes every module that is not */
+        else if (pl->handle && !getenv("HARNESS_KEEP_PLUGINS"))
             lt_dlclose(pl->handle);
         if (!pl->resident)
             free(pl->init_ctx);
