@@ -2,6 +2,7 @@
  * the schedule (pipeline/component.h). */
 #include "pipeline/component.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -56,8 +57,20 @@ static int replay_graph(void *arg)
 /* The one place that decides whether a reference check passed. A check
  * that compared nothing proves nothing, so passed with checked == 0 fails
  * (a plugin that forgot to count, or a shape that rounds to no elements). */
-static int check_verdict(const char *key, const harness_check *c, harness_error *err)
+static int check_verdict(const char *key, harness_check *c, harness_error *err)
 {
+    /* The plugin's detail is read as a string below and in the summaries:
+     * one written to the last byte has no NUL of its own. */
+    c->detail[sizeof c->detail - 1] = '\0';
+    /* A check that says passed yet counts elements over tolerance, or whose
+     * largest error is not a number (a NaN output), contradicts itself: it
+     * did not pass. (A relative error may be NaN where the reference is 0.) */
+    if (c->passed && (c->mismatches > 0 || isnan(c->max_abs_err)))
+        return harness_error_set(err, HARNESS_EXIT_VERDICT,
+                                 "%s: check set passed, but counted %llu of %llu elements over tolerance with max "
+                                 "abs err %.3g: a check passes only with no mismatches and a max abs err that is "
+                                 "a number; timing skipped", key, (unsigned long long)c->mismatches,
+                                 (unsigned long long)c->checked, c->max_abs_err);
     if (c->passed && c->checked == 0)
         return harness_error_set(err, HARNESS_EXIT_VERDICT,
                                  "%s: check compared no elements (passed is set, but checked is 0: count the "

@@ -5,6 +5,8 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <ltdl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -44,6 +46,43 @@ int harness_registry_init(harness_registry *reg, const harness_services *service
     return 0;
 }
 
+/* A plugin's unload callback runs after every folder was written and the
+ * guard (run/guard.h) has let go: a crash in it would kill the process with
+ * 139 and a message about a harness bug. It is caught here instead, said
+ * with the plugin's name, and its module is left mapped (its state is
+ * beyond repair; the process is ending). */
+static sigjmp_buf unload_landing;
+static volatile sig_atomic_t unload_signal;
+static const int unload_fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+#define N_UNLOAD_FATAL (sizeof unload_fatal / sizeof unload_fatal[0])
+
+static void on_unload_fault(int sig)
+{
+    unload_signal = sig;
+    siglongjmp(unload_landing, 1);
+}
+
+static void call_unload(harness_plugin *pl)
+{
+    struct sigaction sa, old[N_UNLOAD_FATAL];
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_unload_fault;
+    sa.sa_flags = SA_ONSTACK | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < N_UNLOAD_FATAL; i++)
+        sigaction(unload_fatal[i], &sa, &old[i]);
+    unload_signal = 0;
+    if (sigsetjmp(unload_landing, 1) == 0)
+        pl->unload();
+    for (size_t i = 0; i < N_UNLOAD_FATAL; i++)
+        sigaction(unload_fatal[i], &old[i], NULL);
+    if (unload_signal) {
+        pl->resident = 1;
+        fprintf(stderr, "harness: warning: plugin %s: its unload callback crashed with %s; what was written is "
+                "complete, the plugin's module stays loaded\n", pl->path, strsignal(unload_signal));
+    }
+}
+
 /* What an entry owns: its parameter copies and every string (variant_strings.h). */
 static void forget_entry(harness_variant_entry *e)
 {
@@ -57,7 +96,7 @@ void harness_registry_free(harness_registry *reg)
         harness_plugin *pl = &reg->plugins[i];
         /* Called also when the module stays loaded: the host is done with it. */
         if (pl->unload)
-            pl->unload();
+            call_unload(pl);
         /* Unloading under the sanitizers would hide plugin frames in leak
          * reports, and the process is about to end anyway. A module whose
          * threads may still run stays mapped (harness_registry_keep_loaded),
