@@ -56,6 +56,23 @@ static volatile sig_atomic_t unload_signal;
 static const int unload_fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
 #define N_UNLOAD_FATAL (sizeof unload_fatal / sizeof unload_fatal[0])
 
+/* exit() from an unload callback would end the process with the plugin's
+ * status, 0 even after a failed run: it is a plugin bug, exit 3 as exit()
+ * from any other callback is (run/guard.h). */
+static const char *volatile unloading;
+
+static void exit_from_unload(void)
+{
+    if (!unloading)
+        return;
+    static const char head[] = "harness: plugin ", tail[] = " called exit() from its unload callback; exit 3\n";
+    ssize_t ignored = write(STDERR_FILENO, head, sizeof head - 1);
+    ignored = write(STDERR_FILENO, unloading, strlen(unloading));
+    ignored = write(STDERR_FILENO, tail, sizeof tail - 1);
+    (void)ignored;
+    _exit(HARNESS_EXIT_RUNTIME);
+}
+
 static void on_unload_fault(int sig)
 {
     unload_signal = sig;
@@ -72,8 +89,13 @@ static void call_unload(harness_plugin *pl)
     for (size_t i = 0; i < N_UNLOAD_FATAL; i++)
         sigaction(unload_fatal[i], &sa, &old[i]);
     unload_signal = 0;
+    static int exit_watched;
+    if (!exit_watched++)
+        atexit(exit_from_unload);
+    unloading = pl->path;
     if (sigsetjmp(unload_landing, 1) == 0)
         pl->unload();
+    unloading = NULL;
     for (size_t i = 0; i < N_UNLOAD_FATAL; i++)
         sigaction(unload_fatal[i], &old[i], NULL);
     if (unload_signal) {

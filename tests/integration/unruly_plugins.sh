@@ -154,4 +154,14 @@ expect_err "harness: warning: plugin " "the crash in unload is named"
 expect_err "its unload callback crashed with Segmentation fault" "... with its signal"
 status_is "$W/unload" ok 0 "unload crash: the run's status.json stays ok, and the process did not die"
 
+# exit(0) from unload once turned a failed run into exit 0.
+UNRULY_INIT=unload_exit unruly cost "$W/unload_exit" --set component.config.bytes=nan
+rc=$?
+[ $rc -eq 3 ] && pass "exit(0) in unload after a failed run: exit 3" || fail "exit(0) in unload: exit $rc, want 3"
+expect_err "called exit() from its unload callback" "exit() in unload is named"
+UNRULY_INIT=unload_exit unruly cost "$W/unload_exit_ok"
+rc=$?
+[ $rc -eq 3 ] && pass "exit(0) in unload after a good run: exit 3 (a plugin bug, as in any callback)" \
+    || fail "exit(0) in unload after a good run: exit $rc, want 3"
+
 finish
