@@ -7,6 +7,7 @@
 
 #include <errno.h>
 #include <inttypes.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -89,7 +90,7 @@ static const harness_cfg_key_spec data_keys[] = {
 const harness_cfg_key_spec harness_cfg_top_keys[] = {
     {"experiment", K_SECTION, 0, 0, NULL, experiment_keys},
     {"device", K_CHOICE_TEXT, AT(device), 0, devices, NULL},
-    {"device_index", K_INT, AT(device_index), 0, NULL, NULL},
+    {"device_index", K_INT_NARROW, AT(device_index), 0, NULL, NULL},
     {"schedule", K_SECTION, 0, 0, NULL, schedule_keys},
     {"profiling", K_SECTION, 0, 0, NULL, profiling_keys},
     {"component", K_SECTION, 0, 0, NULL, component_keys},
@@ -122,19 +123,25 @@ void harness_cfg_join(char *buf, size_t size, const char *const *words)
 
 /* ---- scalar values with messages ---------------------------------------- */
 
+/* An integer in [min, max]; max is INT64_MAX for none. The range is in the
+ * message when there is a max: the value is narrowed to int later. */
 static int get_int(const harness_config *cfg, const harness_node *v, const char *path,
-                   int64_t min, const char *alternative, int64_t *out, harness_error *err)
+                   int64_t min, int64_t max, const char *alternative, int64_t *out, harness_error *err)
 {
     int64_t x = 0;
     int rc = v->kind == HARNESS_NODE_SCALAR && !v->quoted ? harness_parse_int(v->text, &x) : -1;
-    if (rc == 0 && x >= min) {
+    if (rc == 0 && x >= min && x <= max) {
         *out = x;
         return 0;
     }
-    char got[128];
+    char got[128], range[64];
     harness_node_describe(v, got, sizeof got);
-    return harness_tree_fail(cfg->tree, v->at, path, err, "expected an integer >= %" PRId64 "%s, got %s%s",
-                             min, alternative ? alternative : "", got,
+    if (max < INT64_MAX)
+        snprintf(range, sizeof range, "from %" PRId64 " to %" PRId64, min, max);
+    else
+        snprintf(range, sizeof range, ">= %" PRId64, min);
+    return harness_tree_fail(cfg->tree, v->at, path, err, "expected an integer %s%s, got %s%s", range,
+                             alternative ? alternative : "", got,
                              rc == -2 ? ", which does not fit in 64 bits" : "");
 }
 
@@ -143,7 +150,7 @@ static int get_seconds(const harness_config *cfg, const harness_node *v, const c
                        harness_error *err)
 {
     int64_t x = 0;
-    if (get_int(cfg, v, path, 0, NULL, &x, err) != 0)
+    if (get_int(cfg, v, path, 0, INT64_MAX, NULL, &x, err) != 0)
         return err->code;
     if (x > HARNESS_CFG_MAX_TIMEOUT_S)
         return harness_tree_fail(cfg->tree, v->at, path, err,
@@ -255,7 +262,8 @@ static int get_ranks(harness_config *cfg, const harness_node *v, const char *pat
     for (size_t i = 0; i < v->n; i++) {
         char item[512 + 24]; /* the path plus [index] */
         snprintf(item, sizeof item, "%s[%zu]", path, i);
-        int rc = get_int(cfg, v->items[i], item, 0, NULL, &ranks[i], err);
+        /* Ranks are ints (MPI's): 4294967296 must not come out as rank 0. */
+        int rc = get_int(cfg, v->items[i], item, 0, INT_MAX, NULL, &ranks[i], err);
         if (rc) {
             free(ranks);
             return rc;
@@ -410,7 +418,9 @@ static int check_key(harness_config *cfg, const harness_cfg_key_spec *k,
         }
         return check_map(cfg, v, k->children, path, err);
     case K_INT:
-        return get_int(cfg, v, path, k->min, NULL, dst, err);
+        return get_int(cfg, v, path, k->min, INT64_MAX, NULL, dst, err);
+    case K_INT_NARROW:
+        return get_int(cfg, v, path, k->min, INT_MAX, NULL, dst, err);
     case K_SECONDS:
         return get_seconds(cfg, v, path, dst, err);
     case K_POSITIVE:
@@ -440,7 +450,7 @@ static int check_key(harness_config *cfg, const harness_cfg_key_spec *k,
             cfg->measurement_steps = 0;
             return 0;
         }
-        return get_int(cfg, v, path, k->min, " or auto", dst, err);
+        return get_int(cfg, v, path, k->min, INT64_MAX, " or auto", dst, err);
     case K_RANKS:
         return get_ranks(cfg, v, path, err);
     case K_PATHS:

@@ -247,7 +247,7 @@ static int left_out(const harness_config *cfg, const harness_cfg_key_spec *k)
             harness_cfg_format_double(*(const double *)src, buf, sizeof buf);
             return strcmp(buf, later_keys[i].unless) == 0;
         }
-        if (k->kind == K_INT)
+        if (k->kind == K_INT || k->kind == K_INT_NARROW)
             snprintf(buf, sizeof buf, "%" PRId64, *(const int64_t *)src);
         else if (k->kind == K_BOOL)
             snprintf(buf, sizeof buf, "%s", *(const int *)src ? "true" : "false");
@@ -277,6 +277,7 @@ static void emit_keys(FILE *f, const harness_config *cfg, const harness_cfg_key_
             emit_params(f, cfg, indent + 2);
             continue;
         case K_INT:
+        case K_INT_NARROW:
         case K_SECONDS:
             fprintf(f, " %" PRId64, *(const int64_t *)src);
             break;

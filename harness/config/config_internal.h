@@ -22,6 +22,8 @@ struct harness_param_value;
 typedef enum {
     K_SECTION,      /* a map of further keys */
     K_INT,          /* int64_t >= min */
+    K_INT_NARROW,   /* int64_t from min to INT_MAX: the harness narrows it to int (device_index);
+                     * checked here, so 4294967296 is an error, never device 0 */
     K_SECONDS,      /* int64_t timeout, 0 to HARNESS_CFG_MAX_TIMEOUT_S (0: never) */
     K_POSITIVE,     /* double > 0 */
     K_FRACTION,     /* double from 0 to 1 */

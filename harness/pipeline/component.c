@@ -2,6 +2,7 @@
  * the schedule (pipeline/component.h). */
 #include "pipeline/component.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -11,6 +12,7 @@
 #include "run/after_timing.h"
 #include "run/guard.h"
 #include "run/services.h"
+#include "run/thread_census.h"
 #include "util/stats.h"
 
 /* A callback that returned with regions still open is blamed by name, so
@@ -55,8 +57,20 @@ static int replay_graph(void *arg)
 /* The one place that decides whether a reference check passed. A check
  * that compared nothing proves nothing, so passed with checked == 0 fails
  * (a plugin that forgot to count, or a shape that rounds to no elements). */
-static int check_verdict(const char *key, const harness_check *c, harness_error *err)
+static int check_verdict(const char *key, harness_check *c, harness_error *err)
 {
+    /* The plugin's detail is read as a string below and in the summaries:
+     * one written to the last byte has no NUL of its own. */
+    c->detail[sizeof c->detail - 1] = '\0';
+    /* A check that says passed yet counts elements over tolerance, or whose
+     * largest error is not a number (a NaN output), contradicts itself: it
+     * did not pass. (A relative error may be NaN where the reference is 0.) */
+    if (c->passed && (c->mismatches > 0 || isnan(c->max_abs_err)))
+        return harness_error_set(err, HARNESS_EXIT_VERDICT,
+                                 "%s: check set passed, but counted %llu of %llu elements over tolerance with max "
+                                 "abs err %.3g: a check passes only with no mismatches and a max abs err that is "
+                                 "a number; timing skipped", key, (unsigned long long)c->mismatches,
+                                 (unsigned long long)c->checked, c->max_abs_err);
     if (c->passed && c->checked == 0)
         return harness_error_set(err, HARNESS_EXIT_VERDICT,
                                  "%s: check compared no elements (passed is set, but checked is 0: count the "
@@ -74,6 +88,7 @@ static int check_verdict(const char *key, const harness_check *c, harness_error 
 static int create_instance(harness_component *in, harness_summary *s, harness_error *err)
 {
     const harness_variant *v = in->v;
+    in->threads_before = harness_thread_baseline();
     harness_guard_enter("create");
     int rc = v->create(&in->inst.ctx, &in->state);
     harness_guard_leave();
@@ -90,6 +105,7 @@ static int create_instance(harness_component *in, harness_summary *s, harness_er
     rc = harness_variant_cost(v, &in->inst.ctx, in->state, &s->cost);
     harness_guard_leave();
     if (rc != 0) {
+        s->cost = (harness_cost){.size = sizeof s->cost};  /* the summary never shows what was refused */
         harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s: cost failed: %s", v->key,
                           harness_ctx_message(&in->inst.ctx, "no message given"));
         harness_summary_mark(s, "failed", err->msg);
@@ -300,4 +316,26 @@ int harness_component_run(harness_component *in, const harness_component_where *
     if (judge_run(in, run, s, err) != 0)
         return err->code;
     return check_after_timing(in, r, s, run, err);
+}
+
+void harness_component_destroy(harness_component *in, const harness_plan *plan, char *left, size_t cap)
+{
+    left[0] = '\0';
+    harness_guard_enter("destroy");
+    in->v->destroy(&in->inst.ctx, in->state);
+    harness_guard_leave();
+    int n = harness_threads_left(in->threads_before);
+    if (n == 0)
+        return;
+    const harness_registry *reg = &plan->registry;
+    size_t plugin = plan->entry->plugin;
+    harness_registry_keep_loaded(reg, plugin);
+    /* On a GPU the driver, CUPTI and NCCL start threads of their own when
+     * first needed, which a count cannot tell from the plugin's: the module
+     * stays loaded all the same, without a warning that would be noise. */
+    if (reg->plugins[plugin].unload || strcmp(plan->device, "cuda") == 0)
+        return;
+    snprintf(left, cap, "%s left %d thread%s running after destroy; its module stays loaded (stop and join in "
+             "destroy the threads create started, or keep a pool across instances and stop it in the unload "
+             "callback, set_unload)", in->v->key, n, n == 1 ? "" : "s");
 }

@@ -22,6 +22,7 @@ typedef struct harness_component {
     int created;                   /* create succeeded: destroy must run */
     harness_step_fn timed_step;    /* what the windows ran: step, or the graph's replay */
     harness_input_sets inputs;     /* schedule.rotate_inputs, during the schedule */
+    int threads_before;            /* the process's threads before create (run/thread_census.h) */
 } harness_component;
 
 /* Where it runs: the plan, the ranks, the backend, the profiler. */
@@ -40,5 +41,13 @@ typedef struct harness_component_where {
  * says what happened, and s->run points at run once the schedule ran. */
 int harness_component_run(harness_component *in, const harness_component_where *r, harness_summary *s,
                           harness_run_result *run, harness_error *err);
+
+/* destroy, under the guard, then what it left running: threads beyond
+ * those before create keep the plugin's module mapped to the end of the
+ * process (unmapping it under them would crash the process after the
+ * folder was written), and, unless the plugin has an unload callback (a
+ * pool kept across instances is what it is for), a warning for the
+ * summaries goes into `left` (empty when none). */
+void harness_component_destroy(harness_component *in, const harness_plan *plan, char *left, size_t cap);
 
 #endif

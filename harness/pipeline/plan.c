@@ -239,7 +239,9 @@ static int variant_accepts(const harness_plan *p, const harness_variant *v, harn
         return 0;
     harness_instance in;
     harness_instance_init(&in, v, p->cfg, NULL, NULL);
-    if (v->validate(&in.ctx) == 0 && !in.ctx.failed)
+    int rc = v->validate(&in.ctx);
+    harness_ctx_clear_live(&in.ctx);   /* `in` is on this stack */
+    if (rc == 0 && !in.ctx.failed)
         return 0;
     const char *msg = harness_ctx_message(&in.ctx, "rejected by the variant without a message");
     char key[160] = "component.config";

@@ -198,11 +198,8 @@ static void run_and_destroy(point *pt)
     /* What was measured is on disk before destroy runs: a destroy that
      * hangs or crashes only changes the status they give. */
     write_summaries_now(pt);
-    if (pt->in.created) {
-        harness_guard_enter("destroy");
-        pt->in.v->destroy(&pt->in.inst.ctx, pt->in.state);
-        harness_guard_leave();
-    }
+    if (pt->in.created)            /* what destroy left running goes first into `leaks` */
+        harness_component_destroy(&pt->in, pt->p, pt->leaks, sizeof pt->leaks);
     note_all_leaks(pt);
     if (pt->leaks[0]) {            /* said in the summaries, written again */
         harness_warnings_add(&pt->s.warnings, "%s", pt->leaks);
@@ -413,8 +410,9 @@ static int check_profiled_ranks(const harness_dist *d, const harness_config *c, 
 {
     for (size_t i = 0; !c->profile_all_ranks && i < c->n_profiled_ranks; i++)
         if (c->profiled_ranks[i] >= d->world_size)
-            return harness_error_set(err, HARNESS_EXIT_USAGE, "profiling.profiled_ranks: rank %d is outside this "
-                                     "job of %d rank%s (0..%d); use ranks of the job, or all", (int)c->profiled_ranks[i],
+            return harness_config_fail(c, HARNESS_EXIT_USAGE, "profiling.profiled_ranks", err, "rank %lld is outside "
+                                     "this job of %d rank%s (0..%d); use ranks of the job, or all",
+                                     (long long)c->profiled_ranks[i],
                                      d->world_size, d->world_size == 1 ? "" : "s", d->world_size - 1);
     return 0;
 }

@@ -6,8 +6,36 @@
 
 #include "util/error.h"
 
+/* One point runs at a time in a process, so one live instance. */
+static harness_ctx *live;
+
+void harness_ctx_set_live(harness_ctx *ctx)
+{
+    live = ctx;
+}
+
+void harness_ctx_clear_live(const harness_ctx *ctx)
+{
+    if (live == ctx)
+        live = NULL;
+}
+
+int harness_ctx_refuse_closed(harness_ctx *ctx, const char *service)
+{
+    if (ctx->kind != HARNESS_CTX_REGISTRATION || !ctx->closed)
+        return 0;
+    harness_ctx_failf(ctx, "%s called outside init, with the context of the plugin's init kept past it; call "
+                      "registration services from init only, and instance services with the context the "
+                      "callback was given", service);
+    return 1;
+}
+
 void harness_ctx_vfail(harness_ctx *ctx, const char *fmt, va_list ap)
 {
+    /* A kept init context: its init is long over and nobody reads it; the
+     * callback running now is the one that misused it. */
+    if (ctx->kind == HARNESS_CTX_REGISTRATION && ctx->closed && live)
+        ctx = live;
     /* Keep the first message: later ones are usually its consequences. */
     if (ctx->failed)
         return;

@@ -29,10 +29,25 @@ struct harness_ctx {
     /* Set by fail() or by a service the plugin misused; the first message wins. */
     int failed;
     int host_refused;              /* the failure is the host's refusal of what init registered */
+    /* Registration: init has returned. A plugin that kept the pointer and
+     * calls a service with it (register_variant from create) is refused,
+     * and the failure is recorded on the instance whose callback runs
+     * (harness_ctx_set_live), so that callback fails with the message. */
+    int closed;
     char message[1024];
     /* Instance: what the plugin recorded with note() (ABI 2.3), for the summary. */
     harness_notes notes;
 };
+
+/* The instance context whose callbacks run now (run/instance.c sets it as
+ * it initialises one; NULL clears it, only if it is still `ctx`). A failure
+ * recorded on a closed registration context goes there. */
+void harness_ctx_set_live(harness_ctx *ctx);
+void harness_ctx_clear_live(const harness_ctx *ctx);
+
+/* Whether ctx is a registration context its init has returned from; says
+ * so (on the live instance) naming `service`. */
+int harness_ctx_refuse_closed(harness_ctx *ctx, const char *service);
 
 /* Record a failure on ctx (kept only when it is the first). */
 void harness_ctx_vfail(harness_ctx *ctx, const char *fmt, va_list ap);

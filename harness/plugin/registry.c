@@ -5,6 +5,8 @@
 #include <dirent.h>
 #include <dlfcn.h>
 #include <errno.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <ltdl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +15,7 @@
 #include <unistd.h>
 
 #include "plugin/context.h"
+#include "plugin/variant_strings.h"
 #include "util/build_tree.h"
 #include "util/install_dir.h"
 #include "util/suggest.h"
@@ -43,23 +46,96 @@ int harness_registry_init(harness_registry *reg, const harness_services *service
     return 0;
 }
 
+/* A plugin's unload callback runs after every folder was written and the
+ * guard (run/guard.h) has let go: a crash in it would kill the process with
+ * 139 and a message about a harness bug. It is caught here instead, said
+ * with the plugin's name, and its module is left mapped (its state is
+ * beyond repair; the process is ending). */
+static sigjmp_buf unload_landing;
+static volatile sig_atomic_t unload_signal;
+static const int unload_fatal[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT};
+#define N_UNLOAD_FATAL (sizeof unload_fatal / sizeof unload_fatal[0])
+
+/* exit() from an unload callback would end the process with the plugin's
+ * status, 0 even after a failed run: it is a plugin bug, exit 3 as exit()
+ * from any other callback is (run/guard.h). */
+static const char *volatile unloading;
+
+static void exit_from_unload(void)
+{
+    if (!unloading)
+        return;
+    static const char head[] = "harness: plugin ", tail[] = " called exit() from its unload callback; exit 3\n";
+    ssize_t ignored = write(STDERR_FILENO, head, sizeof head - 1);
+    ignored = write(STDERR_FILENO, unloading, strlen(unloading));
+    ignored = write(STDERR_FILENO, tail, sizeof tail - 1);
+    (void)ignored;
+    _exit(HARNESS_EXIT_RUNTIME);
+}
+
+static void on_unload_fault(int sig)
+{
+    unload_signal = sig;
+    siglongjmp(unload_landing, 1);
+}
+
+static void call_unload(harness_plugin *pl)
+{
+    struct sigaction sa, old[N_UNLOAD_FATAL];
+    memset(&sa, 0, sizeof sa);
+    sa.sa_handler = on_unload_fault;
+    sa.sa_flags = SA_ONSTACK | SA_NODEFER;
+    sigemptyset(&sa.sa_mask);
+    for (size_t i = 0; i < N_UNLOAD_FATAL; i++)
+        sigaction(unload_fatal[i], &sa, &old[i]);
+    unload_signal = 0;
+    static int exit_watched;
+    if (!exit_watched++)
+        atexit(exit_from_unload);
+    unloading = pl->path;
+    if (sigsetjmp(unload_landing, 1) == 0)
+        pl->unload();
+    unloading = NULL;
+    for (size_t i = 0; i < N_UNLOAD_FATAL; i++)
+        sigaction(unload_fatal[i], &old[i], NULL);
+    if (unload_signal) {
+        pl->resident = 1;
+        fprintf(stderr, "harness: warning: plugin %s: its unload callback crashed with %s; what was written is "
+                "complete, the plugin's module stays loaded\n", pl->path, strsignal(unload_signal));
+    }
+}
+
+/* What an entry owns: its parameter copies and every string (variant_strings.h). */
+static void forget_entry(harness_variant_entry *e)
+{
+    harness_variant_strings_free(&e->variant, e->params, e->variant.n_params);
+    free(e->params);
+}
+
 void harness_registry_free(harness_registry *reg)
 {
     for (size_t i = 0; i < reg->n_plugins; i++) {
+        harness_plugin *pl = &reg->plugins[i];
         /* Called also when the module stays loaded: the host is done with it. */
-        if (reg->plugins[i].unload)
-            reg->plugins[i].unload();
+        if (pl->unload)
+            call_unload(pl);
         /* Unloading under the sanitizers would hide plugin frames in leak
-         * reports, and the process is about to end anyway. */
-        if (reg->plugins[i].handle && !getenv("HARNESS_KEEP_PLUGINS"))
-            lt_dlclose(reg->plugins[i].handle);
-        free(reg->plugins[i].path);
-        free(reg->plugins[i].name);
+         * reports, and the process is about to end anyway. A module whose
+         * threads may still run stays mapped (harness_registry_keep_loaded),
+         * and so does the init context they may still hold. */
+        if (pl->handle && pl->resident)
+            lt_dlmakeresident(pl->handle);  /* lt_dlexit below closes every module that is not */
+        else if (pl->handle && !getenv("HARNESS_KEEP_PLUGINS"))
+            lt_dlclose(pl->handle);
+        if (!pl->resident)
+            free(pl->init_ctx);
+        free(pl->path);
+        free(pl->name);
     }
     for (size_t i = 0; i < reg->n_searched; i++)
         free(reg->searched[i]);
     for (size_t i = 0; i < reg->n_variants; i++)
-        free(reg->variants[i].params);
+        forget_entry(&reg->variants[i]);
     for (size_t i = 0; i < reg->n_broken; i++) {
         free(reg->broken[i].path);
         free(reg->broken[i].name);
@@ -117,7 +193,7 @@ static void forget_variants_of(harness_registry *reg, size_t plugin)
         if (reg->variants[i].plugin != plugin)
             reg->variants[kept++] = reg->variants[i];
         else
-            free(reg->variants[i].params);
+            forget_entry(&reg->variants[i]);
     reg->n_variants = kept;
 }
 
@@ -203,16 +279,25 @@ int harness_registry_load_file(harness_registry *reg, const char *path, harness_
     reg->plugins[index] = (harness_plugin){.path = strdup(loaded), .name = name, .handle = h,
                                            .abi_major = major, .abi_minor = minor};
 
-    harness_ctx ctx = {.kind = HARNESS_CTX_REGISTRATION, .registry = reg, .plugin = index};
+    /* On the heap and kept until the registry is freed: a plugin that keeps
+     * the pointer past its init and calls a service with it later finds a
+     * closed context (context.h), not a dead stack frame. */
+    harness_ctx *ctx = calloc(1, sizeof *ctx);
+    if (!ctx)
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
+    *ctx = (harness_ctx){.kind = HARNESS_CTX_REGISTRATION, .registry = reg, .plugin = index};
+    reg->plugins[index].init_ctx = ctx;
     free(reg->duplicate);
     reg->duplicate = NULL;
-    if (init(reg->services, &ctx) != 0 || ctx.failed) {
+    int failed = init(reg->services, ctx) != 0 || ctx->failed;
+    ctx->closed = 1;
+    if (failed) {
         forget_variants_of(reg, index);
         /* The host's own refusal (a bad table, a duplicate key) already names the plugin. */
-        if (ctx.host_refused)
-            return harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s", ctx.message);
+        if (ctx->host_refused)
+            return harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s", ctx->message);
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "plugin %s failed to initialize: %s", loaded,
-                                 harness_ctx_message(&ctx, "its init returned an error without a message"));
+                                 harness_ctx_message(ctx, "its init returned an error without a message"));
     }
     return 0;
 }
@@ -445,6 +530,15 @@ static int valid_variant(const harness_variant *v, harness_error *err, const cha
     return why ? rejected(path, v->key, why, err) : 0;
 }
 
+/* Variants `plugin` has registered so far. */
+static size_t count_of(const harness_registry *reg, size_t plugin)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < reg->n_variants; i++)
+        n += reg->variants[i].plugin == plugin;
+    return n;
+}
+
 int harness_registry_add(harness_registry *reg, size_t plugin, const harness_variant *v, harness_error *err)
 {
     const char *path = reg->plugins[plugin].path;
@@ -465,17 +559,36 @@ int harness_registry_add(harness_registry *reg, size_t plugin, const harness_var
         free(params);
         return err->code;
     }
+    const char *why = harness_variant_strings_refused(&copy, params, copy.n_params);
+    if (why) {
+        /* The key itself may be what is wrong: name the variant by where it stands. */
+        char shown[64];
+        snprintf(shown, sizeof shown, "#%zu of the plugin", count_of(reg, plugin) + 1);
+        free(params);
+        return rejected(path, strncmp(why, "its key", 7) == 0 ? shown : copy.key, why, err);
+    }
+    if (harness_variant_strings_own(&copy, params, copy.n_params) != 0) {
+        free(params);
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
+    }
     for (size_t i = 0; i < reg->n_variants; i++)
         if (strcmp(reg->variants[i].variant.key, copy.key) == 0) {
-            free(params);
             free(reg->duplicate);
             reg->duplicate = strdup(copy.key);
-            return harness_error_set(err, HARNESS_EXIT_RUNTIME,
-                                     "variant key %s is registered twice: by %s and by %s; remove or rename one",
-                                     copy.key, reg->plugins[reg->variants[i].plugin].path, path);
+            if (reg->variants[i].plugin == plugin)
+                harness_error_set(err, HARNESS_EXIT_RUNTIME, "plugin %s registers variant key %s twice; "
+                                  "register each variant once", path, copy.key);
+            else
+                harness_error_set(err, HARNESS_EXIT_RUNTIME,
+                                  "variant key %s is registered twice: by %s and by %s; remove or rename one",
+                                  copy.key, reg->plugins[reg->variants[i].plugin].path, path);
+            harness_variant_strings_free(&copy, params, copy.n_params);
+            free(params);
+            return err->code;
         }
     harness_variant_entry *grown = realloc(reg->variants, (reg->n_variants + 1) * sizeof *grown);
     if (!grown) {
+        harness_variant_strings_free(&copy, params, copy.n_params);
         free(params);
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
     }
@@ -582,6 +695,10 @@ const harness_variant_entry *harness_registry_resolve(const harness_registry *re
 /* A registration context's register_variant service: into its registry. */
 int harness_svc_register_variant(harness_ctx *ctx, const harness_variant *v)
 {
+    /* After init the variants table is read by the run (plan->entry points
+     * into it): growing it then would move the entry under the run's feet. */
+    if (harness_ctx_refuse_closed(ctx, "register_variant"))
+        return -1;
     if (ctx->kind != HARNESS_CTX_REGISTRATION || !ctx->registry) {
         harness_ctx_failf(ctx, "register_variant called outside plugin init");
         return -1;
@@ -599,9 +716,17 @@ int harness_svc_register_variant(harness_ctx *ctx, const harness_variant *v)
  * plugin's registry entry, called by harness_registry_free. */
 void harness_svc_set_unload(harness_ctx *ctx, void (*unload)(void))
 {
+    if (harness_ctx_refuse_closed(ctx, "set_unload"))
+        return;
     if (ctx->kind != HARNESS_CTX_REGISTRATION || !ctx->registry) {
         harness_ctx_failf(ctx, "set_unload called outside plugin init");
         return;
     }
     ctx->registry->plugins[ctx->plugin].unload = unload;
+}
+
+void harness_registry_keep_loaded(const harness_registry *reg, size_t plugin)
+{
+    if (plugin < reg->n_plugins)
+        reg->plugins[plugin].resident = 1;
 }

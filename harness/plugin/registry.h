@@ -17,10 +17,13 @@ typedef struct harness_plugin {
     void *handle;                  /* lt_dlhandle */
     uint16_t abi_major, abi_minor; /* what it was built against */
     void (*unload)(void);          /* set_unload's (ABI 2.3), called by harness_registry_free; or NULL */
+    struct harness_ctx *init_ctx;  /* its init's context, closed once init returned (plugin/context.h) */
+    int resident;                  /* never closed: threads it started may still run */
 } harness_plugin;
 
 typedef struct harness_variant_entry {
-    harness_variant variant;       /* copy at this host's struct size; .params points to `params` */
+    harness_variant variant;       /* copy at this host's struct size; .params points to `params`; its
+                                    * strings are the harness's own copies (plugin/variant_strings.h) */
     harness_param *params;         /* copies at this host's struct size, owned */
     size_t plugin;                 /* index into registry->plugins */
 } harness_variant_entry;
@@ -53,6 +56,12 @@ int harness_registry_init(harness_registry *reg, const harness_services *service
 /* Calls each plugin's unload callback (set_unload), in load order, then
  * closes the modules. */
 void harness_registry_free(harness_registry *reg);
+
+/* Keep `plugin`'s module mapped to the end of the process: a thread it
+ * started may still run its code (pipeline/component.c counts them). The
+ * registry is const for its callers; the flag is on the plugin's entry,
+ * which the registry owns through a pointer. */
+void harness_registry_keep_loaded(const harness_registry *reg, size_t plugin);
 
 /* Load one module file (with or without extension). Errors: not found,
  * wrong ABI (both versions named), missing entry point, failing init (the

@@ -292,6 +292,9 @@ static cJSON *memory_samples_json(const harness_memory_log *log)
         cJSON_AddNumberToObject(o, "allocated_bytes", (double)m->allocated);
         cJSON_AddNumberToObject(o, "peak_allocated_bytes", (double)m->peak_allocated);
         cJSON_AddNumberToObject(o, "reserved_bytes", (double)m->reserved);
+        /* A point that stands for several samples: the max above, the min here. */
+        cJSON_AddNumberToObject(o, "allocated_min_bytes", (double)m->allocated_min);
+        cJSON_AddNumberToObject(o, "reserved_min_bytes", (double)m->reserved_min);
         cJSON_AddItemToArray(a, o);
     }
     return a;
@@ -311,6 +314,16 @@ static cJSON *memory_json(const harness_summary *s)
     else
         cJSON_AddNullToObject(o, "peak_reserved_bytes");
     cJSON_AddNumberToObject(o, "log_every_steps", (double)s->cfg->memory_log_steps);
+    /* The log is bounded (run/memory_log.h): how many points at most, the
+     * stride the last ones were taken at, and how many samples they hold. */
+    cJSON_AddNumberToObject(o, "samples_bound", HARNESS_MEMORY_LOG_MAX);
+    if (log) {
+        cJSON_AddNumberToObject(o, "samples_every_steps", (double)log->every_steps);
+        cJSON_AddNumberToObject(o, "samples_taken", (double)log->taken);
+    } else {
+        cJSON_AddNullToObject(o, "samples_every_steps");
+        cJSON_AddNumberToObject(o, "samples_taken", 0);
+    }
     cJSON_AddItemToObject(o, "samples", memory_samples_json(log));
     cJSON_AddNumberToObject(o, "allocations", m ? (double)m->n_allocs : 0);
     cJSON *tags = cJSON_AddArrayToObject(o, "live_at_peak");

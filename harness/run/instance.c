@@ -16,4 +16,5 @@ void harness_instance_init(harness_instance *in, const harness_variant *variant,
     in->rank = 0;
     in->world_size = 1;
     in->threads = omp_get_max_threads();
+    harness_ctx_set_live(&in->ctx);  /* a kept init context's misuse fails this instance */
 }

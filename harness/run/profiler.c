@@ -16,6 +16,7 @@ void harness_profiler_init(harness_profiler *p, const harness_backend *backend, 
     p->max_events = (size_t)o->max_events;
     p->memory_enabled = o->memory;
     p->memory_log_steps = o->memory_log_steps > 0 ? o->memory_log_steps : 1;
+    p->memory.every_steps = p->memory_log_steps;  /* doubles each time the bounded log merges */
     p->steps_planned = o->steps_planned;
     p->n_windows = o->n_windows;
     p->progress = o->progress ? stderr : NULL;
@@ -156,25 +157,14 @@ void harness_profiler_sample_memory(harness_profiler *p, int phase, int window)
 {
     if (!p->memory_enabled)
         return;
-    harness_memory_log *m = &p->memory;
-    if (m->n == m->cap) {
-        size_t cap = m->cap ? 2 * m->cap : 256;
-        harness_memory_sample *grown = realloc(m->samples, cap * sizeof *grown);
-        if (!grown)
-            return;  /* a gap in the timeline, not a failed run */
-        m->samples = grown;
-        m->cap = cap;
-    }
-    harness_memory_sample *s = &m->samples[m->n++];
-    *s = (harness_memory_sample){
+    harness_memory_sample s = {
         .t_us = harness_profiler_us(p, harness_clock_ticks(p->clk)),
         .step = p->steps_run, .phase = phase, .window = window,
         .allocated = p->tracker ? p->tracker->current_bytes : 0,
         .peak_allocated = p->tracker ? p->tracker->peak_bytes : 0,
         .reserved = p->backend->ops->reserved_bytes(p->backend),
     };
-    if (s->reserved > m->peak_reserved)
-        m->peak_reserved = s->reserved;
+    harness_memory_log_add(&p->memory, &s);  /* bounded (memory_log.h); a failure is a gap, not a failed run */
 }
 
 /* ---- progress -------------------------------------------------------------- */
@@ -237,7 +227,7 @@ static void on_step_end(void *arg, harness_phase phase, int window, int64_t inde
             p->dropped_steps++;
     }
     p->step_lost = 0;
-    if (p->steps_run % p->memory_log_steps == 0)
+    if (p->steps_run % p->memory.every_steps == 0)
         harness_profiler_sample_memory(p, (int)phase, window);
     if (p->progress)
         show_progress(p, 0);

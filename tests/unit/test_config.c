@@ -414,7 +414,7 @@ static void bad_ranks(void **state)
 {
     (void)state;
     expect_load_error(COMPONENT "profiling:\n  profiled_ranks: [0, -1]\n", NULL, 0,
-                      "t.yaml:4:23: profiling.profiled_ranks[1]: expected an integer >= 0, got -1");
+                      "t.yaml:4:23: profiling.profiled_ranks[1]: expected an integer from 0 to 2147483647, got -1");
     expect_load_error(COMPONENT "profiling:\n  profiled_ranks: some\n", NULL, 0,
                       "t.yaml:4:19: profiling.profiled_ranks: expected a list of ranks such as [0, 1], "
                       "or all, got some");

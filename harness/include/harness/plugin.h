@@ -77,15 +77,29 @@
  * A step that breaks these fails the run with "cuda_graph: capturing one
  * step" rather than timing something else. CPU variants are never captured.
  *
- * Lifetime. The host keeps pointers to what the plugin hands it and copies
- * only the structs themselves (harness_variant and each harness_param, into
- * host-sized copies): the strings (key, family, device, summary, parameter
- * names, defaults, help), the choices lists and the functions must stay
- * valid until the plugin is unloaded, at the end of the process (after the
- * callback it gave set_unload, if any). Static
- * const tables, as in the example above, are the simple way. Strings handed
- * to services (tags, region names, log and fail formats) are used during
- * the call only.
+ * Lifetime. The host copies the structs (harness_variant and each
+ * harness_param, into host-sized copies) and every string in them (key,
+ * family, device, summary, parameter names, defaults, help, the choices
+ * lists) when register_variant is called: a plugin may free or reuse them
+ * after it returns. Keys and families are at most 255 bytes, the other texts
+ * at most 4096, none with control characters, or the variant is refused.
+ * Only the functions stay pointers into the module, which is closed at the
+ * end of the process (after the callback it gave set_unload, if any).
+ * Strings handed to services (tags, region names, log and fail formats) are
+ * used during the call only.
+ *
+ * The context init is given is for init: a service called with it later
+ * (register_variant from create) fails the callback that is running.
+ *
+ * Threads a plugin starts are its own to stop: in destroy, or, for a pool
+ * kept across instances, in its unload callback. One still running after
+ * destroy keeps the module mapped to the end of the process (and, without
+ * an unload callback, the run warns): unmapping code a thread runs would
+ * crash the process after the folder was written.
+ *
+ * Values. cost and step_cost give counts: finite, >= 0 and at most 1e30,
+ * or the run fails naming the variant and the value. A check that sets
+ * passed with mismatches > 0, or a NaN max_abs_err, fails.
  */
 #ifndef HARNESS_PLUGIN_H
 #define HARNESS_PLUGIN_H
