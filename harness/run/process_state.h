@@ -5,6 +5,9 @@
  *  - the working directory (util/start_dir.h);
  *  - the main thread's signal mask: a plugin that blocks every signal must
  *    not keep the watchdog's SIGALRM or the stop signals from the harness;
+ *  - standard output and error (a plugin that closes them, dup2s over them
+ *    or makes them non-blocking must not lose the printed path or the
+ *    messages) and the umask (the next folder must stay writable);
  *  - SIGXFSZ ignored, so a file-size limit (`ulimit -f`) makes a write fail
  *    with EFBIG and takes the write-error path (a message naming the file,
  *    status failed, no temporary left, exit 3) instead of killing the
@@ -33,7 +36,8 @@ pid_t harness_process_pid(void);
 int harness_process_forked(void);
 
 /* Back to the state taken: working directory, the calling thread's mask
- * (call it on the main thread), SIGXFSZ ignored. */
+ * (call it on the main thread), standard output and error, umask, SIGXFSZ
+ * ignored. A few syscalls: called after callbacks, never per step. */
 void harness_process_restore(void);
 
 /* The mask the harness's threads run with: the one it started with, less

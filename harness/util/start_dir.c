@@ -1,4 +1,5 @@
 /* The start directory (util/start_dir.h). */
+#define _GNU_SOURCE                /* O_PATH */
 #include "util/start_dir.h"
 
 #include <errno.h>
