@@ -156,9 +156,9 @@ for how in close_std null_std; do
 done
 # O_NONBLOCK on the pipe the harness shares with what runs after it.
 flags=$(sh -c '"$0" run "$1" --plugin-path "$2" --output-dir nonblock --quiet \
-    --set component.variant_key=hostile_nonblock_std --set component.config.in=create >/dev/null
+    --set component.variant_key=hostile_nonblock_std --set component.config.in=create
     python3 -c "import fcntl, os; print(fcntl.fcntl(1, fcntl.F_GETFL) & os.O_NONBLOCK)"' \
-    "$HARNESS" "$CONFIGS/crashy.yaml" "$top_builddir/tests/fixtures/hostile" 2>/dev/null | cat)
+    "$HARNESS" "$CONFIGS/crashy.yaml" "$top_builddir/tests/fixtures/hostile" 2>/dev/null | tail -n 1)
 [ "$flags" = 0 ] && pass "nonblock_std: the shared pipe is blocking again" || fail "nonblock_std: O_NONBLOCK left: '$flags'"
 # umask 0777 in create: the files after it keep their modes.
 hrun umask-none none
@@ -192,6 +192,8 @@ pid=$!
 ends_within 30
 verdict fsize 3 failed no "File too large"
 [ -z "$(find fsize -name '*.tmp*')" ] && pass "fsize: no temporary left" || fail "fsize: $(find fsize -name '*.tmp*')"
+! grep -q '^status: ok' fsize/*/profiler_summary_ranks_1_rank_0.txt 2>/dev/null &&
+    pass "fsize: no summary says ok" || fail "fsize: the text summary says ok"
 
 # Nothing written into the directory the runs started in but their folders.
 extra=$(ls | grep -v -e '\.out$' -e '\.err$' -e '^elsewhere$' -e '^no-machine-file' | grep -v -x -e chdir-create \
