@@ -7,6 +7,7 @@
 #include "cli/commands.h"
 #include "git_commit.h"   /* generated at every make: Makefile.am */
 #include "harness/plugin.h"
+#include "run/process_state.h"
 #include "util/suggest.h"
 
 static void usage(FILE *f)
@@ -107,6 +108,9 @@ static int dispatch(int argc, char **argv)
  * a closed pipe): a lost listing or table is a failure, not a success. */
 int main(int argc, char **argv)
 {
+    /* Before any plugin can load: the working directory, the signal mask,
+     * SIGXFSZ ignored (run/process_state.h). */
+    harness_process_take();
     int code = dispatch(argc, argv);
     errno = 0;
     if (fflush(stdout) != 0 || ferror(stdout)) {

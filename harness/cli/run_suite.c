@@ -151,8 +151,9 @@ int harness_run_suite(const harness_cli_opts *opts)
     }
     harness_guard_catch_stop_signals();
     const char *status;
-    code = run_all(opts, exp.dir, &s, &status);
-    char *index = harness_suite_index_json(&s, opts->runs, opts->filter, exp.dir, status);
+    const char *shown = harness_experiment_shown(&exp);   /* as the user named it, as before */
+    code = run_all(opts, shown, &s, &status);
+    char *index = harness_suite_index_json(&s, opts->runs, opts->filter, shown, status);
     char path[sizeof exp.dir + 16];
     snprintf(path, sizeof path, "%s/%s", exp.dir, HARNESS_FILE_SUITE_INDEX);
     if (!index || harness_write_atomic(path, index, strlen(index), &err) != 0) {
@@ -165,7 +166,7 @@ int harness_run_suite(const harness_cli_opts *opts)
     if (!opts->quiet)
         printf("suite: %zu config%s x %d run%s, %s\n", s.sel.n_configs, s.sel.n_configs == 1 ? "" : "s", opts->runs,
                opts->runs == 1 ? "" : "s", status);
-    printf("%s\n", exp.dir);
+    printf("%s\n", shown);
     suite_free(&s);
     return code;
 }

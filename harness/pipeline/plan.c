@@ -12,6 +12,7 @@
 #include "backend/backend.h"
 #include "pipeline/config_source.h"
 #include "pipeline/cpu_hint.h"
+#include "run/guard.h"
 #include "run/instance.h"
 #include "run/services.h"
 #include "util/suggest.h"
@@ -284,16 +285,20 @@ int harness_plan_point(const harness_plan_request *req, size_t point, harness_pl
         return err->code;
     if (resolve_device(req, p->cfg->device, p, err) != 0)
         return err->code == HARNESS_EXIT_RUNTIME ? cpu_hint(req, p, err) : err->code;
+    harness_process_take();        /* before any plugin code, when main has not */
     if (harness_registry_init(&p->registry, harness_host_services(), err) != 0)
         return err->code;
     p->registry_ready = 1;
-    if (harness_plan_load_plugins(&p->registry, req, p->cfg, err) != 0 || find_variant(req, p, err) != 0 ||
-        check_cuda_only_keys(p, err) != 0)
+    int rc = harness_plan_load_plugins(&p->registry, req, p->cfg, err);
+    harness_guard_take_back();     /* the plugins' init ran: their cwd, mask and handlers are not ours */
+    if (rc != 0 || find_variant(req, p, err) != 0 || check_cuda_only_keys(p, err) != 0)
         return err->code;
     const harness_variant *v = &p->entry->variant;
     if (harness_config_bind_params(p->cfg, v->key, v->params, v->n_params, err) != 0)
         return name_variants_that_accept(p, v, err);
-    if (variant_accepts(p, v, err) != 0)
+    rc = variant_accepts(p, v, err);
+    harness_guard_take_back();     /* so did its validate */
+    if (rc != 0)
         return err->code;
     p->schedule = schedule_of(p->cfg, p->device, req->time_budget_s);
     p->out = (harness_plan_outputs){.config_path = p->cfg->path, .output_dir = p->cfg->output_dir,
@@ -321,6 +326,7 @@ void harness_plan_free(harness_plan *p)
     harness_config_free(p->cfg);
     if (p->registry_ready)
         harness_registry_free(&p->registry);
+    harness_guard_take_back();     /* the plugins' unload callbacks ran */
     memset(p, 0, sizeof *p);
 }
 

@@ -133,6 +133,7 @@ static void guarded_run(point *pt)
         run_and_destroy(pt);
         return;
     }
+    harness_guard_take_back();     /* the plugin's cwd, mask and handlers are not the landing's */
     landed(pt);
     write_summaries_now(pt);
 }
@@ -272,14 +273,14 @@ static void finish_point(point *pt)
         if (harness_write_artifacts(&pt->exp, s, &pt->prof, &werr) == 0 && pt->session->dist.rank == 0) {
             /* Rank 0 speaks for a job on stdout; every rank's figures are in its files. */
             if (pt->session->quiet)
-                printf("%s\n", pt->exp.dir);
+                printf("%s\n", harness_experiment_shown(&pt->exp));
             else {
                 harness_summary_print_short(s, stdout);
-                printf("experiment: %s\n", pt->exp.dir);
+                printf("experiment: %s\n", harness_experiment_shown(&pt->exp));
             }
             fflush(stdout);
             /* Once, on stderr, even with --quiet (then at the end): they qualify every figure. */
-            harness_session_warn(pt->session, &s->warnings, pt->exp.dir, pt->p->cfg->n_sweep_points > 1);
+            harness_session_warn(pt->session, &s->warnings, harness_experiment_shown(&pt->exp), pt->p->cfg->n_sweep_points > 1);
         }
     }
     if (pt->code != 0 && !pt->crashed)

@@ -16,6 +16,7 @@
 #include "backend/device_restore.h"
 #include "dist/waiting.h"
 #include "run/interrupt.h"
+#include "run/process_state.h"
 #include "util/fsutil.h"
 
 harness_guard_state harness_guard;
@@ -24,6 +25,15 @@ sigjmp_buf harness_guard_landing;
 static const int fatal_signals[] = {SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS};
 /* What the watchdog sends the main thread; only acted on when it fired. */
 #define WATCHDOG_SIGNAL SIGALRM
+static const int stop_signals[] = {SIGINT, SIGTERM, SIGHUP};
+#define N_OF(a) (sizeof(a) / sizeof((a)[0]))
+
+enum { OWNER_NONE, OWNER_MAIN, OWNER_WATCHDOG };
+
+/* The guard's dispositions, kept to be put back after plugin code
+ * (take_back_signals): installed by install() and catch_stop_signals. */
+static struct sigaction fatal_action, stop_action;
+static volatile sig_atomic_t fatal_installed, stops_installed;
 
 static struct {
     int installed;
@@ -45,6 +55,10 @@ static struct {
      * async-signal-safe) and by harness_guard_end. */
     pthread_t watchdog;
     int watchdog_running;
+    /* Who ends the run after a crash, a timeout or a stop: the main thread
+     * landing (OWNER_MAIN) or the watchdog when the main thread does not
+     * answer (OWNER_WATCHDOG); claimed once, atomically. */
+    volatile sig_atomic_t owner;
     sem_t wake;
     volatile sig_atomic_t stop;
     int64_t step_timeout_s, callback_timeout_s;
@@ -90,18 +104,40 @@ static int64_t current_step(void)
 }
 
 /* status.json as the crash left it; the summaries may follow. */
-static void mark(const char *status, int sig, const char *error, int final)
+static void mark_code(const char *status, int sig, const char *error, int exit_code, int final)
 {
     if (!g.status)
         return;
     int in_step = harness_guard.callback && strcmp(harness_guard.callback, "step") == 0;
     harness_status st = {
-        .status = status, .exit_code = final ? HARNESS_EXIT_RUNTIME : -1, .signal = sig, .error = error,
+        .status = status, .exit_code = final ? exit_code : -1, .signal = sig, .error = error,
         .variant_key = g.variant_key, .callback = harness_guard.callback,
         .phase = in_step ? harness_phase_name(harness_guard.phase) : NULL, .window = harness_guard.window,
         .step = current_step(),
     };
     harness_status_file_write(g.status, &st, final);
+}
+
+static void mark(const char *status, int sig, const char *error, int final)
+{
+    mark_code(status, sig, error, HARNESS_EXIT_RUNTIME, final);
+}
+
+/* The first of the main thread and the watchdog to claim the end of the
+ * run writes it; the other must keep out of the way. Async-signal-safe. */
+static int claim(int who)
+{
+    int none = OWNER_NONE;
+    return __atomic_compare_exchange_n(&g.owner, &none, who, 0, __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST) ||
+           g.owner == who;
+}
+
+/* In a child that plugin code forked, a signal is the child's own business:
+ * the default action, as if the harness had set none. */
+static void as_default(int sig)
+{
+    signal(sig, SIG_DFL);
+    raise(sig);
 }
 
 /* A fatal signal outside any callback is the harness's own fault: mark the
@@ -124,6 +160,13 @@ static void on_fatal(int sig, siginfo_t *info, void *uc)
 {
     (void)info;
     (void)uc;
+    if (harness_process_forked()) {
+        as_default(sig);           /* a plugin's child: none of the folder is its to mark */
+        return;
+    }
+    if (g.owner == OWNER_WATCHDOG)
+        for (;;)                   /* the watchdog is ending the process; it needs nothing from here */
+            pause();
     if (sig == WATCHDOG_SIGNAL && !g.fired)
         return;                    /* not ours */
     if (!harness_guard.armed || !g.landing || g.salvaging) {
@@ -143,9 +186,13 @@ static void on_fatal(int sig, siginfo_t *info, void *uc)
             g.outcome = HARNESS_GUARD_CRASHED;
         }
         pthread_kill(g.main, sig);
+        harness_guard_wake();      /* the watchdog ends the run if the main thread cannot take it */
         for (;;)
             pause();
     }
+    if (!claim(OWNER_MAIN))
+        for (;;)                   /* the watchdog is ending the process */
+            pause();
     if (!g.outcome) {
         g.outcome = sig == WATCHDOG_SIGNAL ? g.fired : HARNESS_GUARD_CRASHED;
         g.signal = sig == WATCHDOG_SIGNAL ? g.stop_signal : sig;
@@ -167,8 +214,11 @@ static void on_fatal(int sig, siginfo_t *info, void *uc)
 static void on_process_exit(int status, void *arg)
 {
     (void)arg;
-    if (!harness_guard.armed || g.salvaging)
-        return;
+    if (harness_process_forked() || !harness_guard.armed || g.salvaging)
+        return;                    /* a plugin's child leaves as it chose to */
+    if (!claim(OWNER_MAIN))
+        for (;;)
+            pause();
     harness_guard.armed = 0;
     g.salvaging = 1;
     g.outcome = HARNESS_GUARD_EXITED;
@@ -179,6 +229,7 @@ static void on_process_exit(int status, void *arg)
         mark("crashed", 0, "a plugin called exit() on a worker thread; the summaries were not written", 1);
         say("harness: a plugin called exit() on a worker thread during a callback; status.json says crashed\n");
     } else {
+        harness_process_restore();  /* the summaries go where the run began, whatever the plugin did */
         mark("crashed", 0, "a plugin callback called exit()", 0);
         g.salvage(g.salvage_arg, HARNESS_GUARD_EXITED);
     }
@@ -189,6 +240,10 @@ static void on_process_exit(int status, void *arg)
 
 void harness_guard_leave_now(int sig)
 {
+    if (harness_process_forked()) {
+        as_default(sig);
+        return;
+    }
     harness_atomic_remove_pending();
     if (g.status) {
         harness_status st = {.status = "interrupted", .exit_code = 128 + sig, .signal = sig,
@@ -266,9 +321,67 @@ static int64_t waiting_under_stop(int64_t now, int64_t since)
     return since ? since : now;
 }
 
+static void take_back_signals(int all);
+
+/* The main thread did not answer the watchdog's SIGALRM, or a crash a
+ * worker thread handed it, within HARNESS_GUARD_ANSWER_GRACE_S: the plugin
+ * blocked, ignored or took over the signal. Nothing the main thread holds
+ * can be read safely while plugin code runs on it, so no summaries: the
+ * watchdog marks status.json final, says why and ends the process. */
+static void abandon(void)
+{
+    int outcome = g.outcome ? g.outcome : g.fired;
+    if (!outcome || g.salvaging || !claim(OWNER_WATCHDOG))
+        return;
+    if (!g.outcome) {
+        g.outcome = outcome;
+        g.signal = outcome == HARNESS_GUARD_INTERRUPTED ? g.stop_signal : 0;
+    }
+    harness_guard_report r = harness_guard_what_happened();
+    const char *status = r.outcome == HARNESS_GUARD_TIMED_OUT     ? "timed_out"
+                         : r.outcome == HARNESS_GUARD_INTERRUPTED ? "interrupted"
+                                                                  : "crashed";
+    int code = r.outcome == HARNESS_GUARD_INTERRUPTED && r.stop_signal > 0 ? 128 + r.stop_signal
+                                                                           : HARNESS_EXIT_RUNTIME;
+    char what[512], why[1024], line[1400];
+    harness_guard_describe(&r, what, sizeof what);
+    snprintf(why, sizeof why, "%s; the main thread did not take the guard's signal within %d s (the plugin blocks, "
+             "ignores or replaced it), so the watchdog ended the process without writing the summaries", what,
+             HARNESS_GUARD_ANSWER_GRACE_S);
+    harness_atomic_remove_pending();
+    mark_code(status, r.signal, why, code, 1);
+    snprintf(line, sizeof line, "harness: %s%s: %s; status.json says %s\n", harness_error_rank_label(),
+             g.variant_key ? g.variant_key : "the plugin", why, status);
+    say(line);
+    harness_device_restore_now();   /* locked clocks outlive the process (backend/device_restore.h) */
+    _exit(code);
+}
+
+/* Whether the main thread owes an answer (a SIGALRM sent, a crash handed
+ * over) and has not given it; `since` is when that began, 0 for none. */
+static int64_t owed_since(int64_t now, int64_t since)
+{
+    int owed = (g.fired || g.outcome) && !g.salvaging && g.owner == OWNER_NONE;
+    return !owed ? 0 : since ? since : now;
+}
+
+/* The watchdog's own mask: the harness's (every signal the guard needs
+ * unblocked, whatever the plugin blocked before this thread started),
+ * with SIGALRM blocked: it is the main thread's signal, and a stray one
+ * (a plugin's alarm()) landing here must not look like a crash. */
+static void watchdog_mask(void)
+{
+    sigset_t m;
+    harness_process_mask(&m);
+    sigaddset(&m, WATCHDOG_SIGNAL);
+    pthread_sigmask(SIG_SETMASK, &m, NULL);
+}
+
 static void *watch(void *arg)
 {
     (void)arg;
+    watchdog_mask();
+    int64_t owed = 0;                                  /* when the main thread began to owe an answer */
     uint64_t seen = 0;
     plugin_busy(&seen);
     int64_t since = monotonic_ns(), stop_since = 0;  /* when `seen` last changed; when a stop was seen */
@@ -283,6 +396,11 @@ static void *watch(void *arg)
         uint64_t now_token;
         int busy = plugin_busy(&now_token);
         int64_t now = monotonic_ns();
+        owed = owed_since(now, owed);
+        if (owed && now - owed >= HARNESS_GUARD_ANSWER_GRACE_S * 1000000000LL)
+            abandon();
+        if (busy)                  /* a plugin that ignores SIGTERM or takes SIGALRM mid-callback */
+            take_back_signals(0);
         waiting_since = waiting_under_stop(now, waiting_since);
         if (waiting_since && now - waiting_since >= WAITING_GRACE_NS) {
             g.fired_waiting = 1;
@@ -326,10 +444,6 @@ static void install(void)
     if (g.installed)
         return;
     g.installed = 1;
-    /* Its own stack, so a stack overflow in a step still reaches the handler. */
-    static char alt[1 << 16];
-    stack_t ss = {.ss_sp = alt, .ss_size = sizeof alt};
-    sigaltstack(&ss, NULL);
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_sigaction = on_fatal;
@@ -339,9 +453,9 @@ static void install(void)
     sigaddset(&sa.sa_mask, SIGINT);
     sigaddset(&sa.sa_mask, SIGTERM);
     sigaddset(&sa.sa_mask, SIGHUP);
-    for (size_t i = 0; i < sizeof fatal_signals / sizeof fatal_signals[0]; i++)
-        sigaction(fatal_signals[i], &sa, NULL);
-    sigaction(WATCHDOG_SIGNAL, &sa, NULL);
+    fatal_action = sa;
+    fatal_installed = 1;
+    take_back_signals(1);          /* also its own stack, so a stack overflow in a step still reaches it */
     on_exit(on_process_exit, NULL);
     /* The watchdog's deadlines are on the monotonic clock (sem_clockwait):
      * a change of the wall clock must neither fire nor delay it. */
@@ -353,7 +467,9 @@ int harness_guard_begin(harness_status_file *status, const char *variant_key, in
                         harness_error *err)
 {
     g.main = pthread_self();
+    harness_process_take();        /* a no-op after main's: for programs that start here */
     install();
+    harness_guard_take_back();
     memset((void *)&harness_guard, 0, sizeof harness_guard);
     g.status = status;
     g.variant_key = variant_key;
@@ -362,6 +478,7 @@ int harness_guard_begin(harness_status_file *status, const char *variant_key, in
     g.outcome = HARNESS_GUARD_NONE;
     g.signal = g.exit_status = g.on_worker = g.fired = g.stop_signal = g.fired_waiting = 0;
     g.salvaging = 0;
+    g.owner = OWNER_NONE;
     g.landing = 1;
     g.stop = 0;
     g.step_timeout_s = step_timeout_s;
@@ -470,6 +587,10 @@ const char *harness_guard_describe(const harness_guard_report *r, char *buf, siz
  * signal after it is a first one. */
 static void on_stop(int sig)
 {
+    if (harness_process_forked()) {
+        as_default(sig);           /* a plugin's helper process, stopped by its parent */
+        return;
+    }
     static struct timespec first;
     struct timespec now;
     clock_gettime(CLOCK_MONOTONIC, &now);
@@ -487,13 +608,62 @@ static void on_stop(int sig)
 
 void harness_guard_catch_stop_signals(void)
 {
-    static const int stops[] = {SIGINT, SIGTERM, SIGHUP};
     struct sigaction sa;
     memset(&sa, 0, sizeof sa);
     sa.sa_handler = on_stop;
     sigemptyset(&sa.sa_mask);
-    for (size_t i = 0; i < sizeof stops / sizeof stops[0]; i++)
-        sigaddset(&sa.sa_mask, stops[i]);
-    for (size_t i = 0; i < sizeof stops / sizeof stops[0]; i++)
-        sigaction(stops[i], &sa, NULL);
+    for (size_t i = 0; i < N_OF(stop_signals); i++)
+        sigaddset(&sa.sa_mask, stop_signals[i]);
+    stop_action = sa;
+    stops_installed = 1;
+    for (size_t i = 0; i < N_OF(stop_signals); i++)
+        sigaction(stop_signals[i], &sa, NULL);
+}
+
+/* The guard's dispositions back in place (a plugin may have ignored,
+ * replaced or reset them). `all` 0: only those that end a hang (the stop
+ * signals and SIGALRM), which the watchdog puts back while a callback runs. */
+static void take_back_signals(int all)
+{
+    if (stops_installed)
+        for (size_t i = 0; i < N_OF(stop_signals); i++)
+            sigaction(stop_signals[i], &stop_action, NULL);
+    if (!fatal_installed)
+        return;
+    sigaction(WATCHDOG_SIGNAL, &fatal_action, NULL);
+    if (!all)
+        return;
+    for (size_t i = 0; i < N_OF(fatal_signals); i++)
+        sigaction(fatal_signals[i], &fatal_action, NULL);
+    static char alt[1 << 16];      /* the handlers' own stack: a plugin may have switched it off */
+    stack_t ss = {.ss_sp = alt, .ss_size = sizeof alt};
+    sigaltstack(&ss, NULL);
+}
+
+void harness_guard_take_back(void)
+{
+    harness_process_restore();
+    take_back_signals(1);
+}
+
+void harness_guard_end_forked_child(void)
+{
+    if (!harness_process_forked())
+        return;
+    char msg[512];
+    const char *cb = harness_guard.callback ? harness_guard.callback : "a callback";
+    int n = snprintf(msg, sizeof msg, "harness: %s: %s forked, and the child (pid %ld) returned into the harness; "
+                     "the child ends here without writing to the folder (a process a plugin forks must end "
+                     "with _exit, never return from the callback)\n",
+                     g.variant_key ? g.variant_key : "the plugin", cb, (long)getpid());
+    if (n > 0)
+        say(msg);
+    _exit(HARNESS_EXIT_RUNTIME);
+}
+
+void harness_guard_leave(void)
+{
+    harness_guard.armed = 0;
+    harness_guard_end_forked_child();
+    harness_guard_take_back();
 }

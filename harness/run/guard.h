@@ -25,6 +25,18 @@
  *    schedule.callback_timeout_s for create, cost, check and destroy): the
  *    same path, status "timed_out". It reads counters the wrappers bump, so
  *    a measured step costs no clock read or syscall more.
+ *  - When the main thread does not answer that SIGALRM within
+ *    HARNESS_GUARD_ANSWER_GRACE_S (the plugin blocked or replaced it, or a
+ *    crash on a worker thread cannot reach it), the watchdog itself marks
+ *    status.json final (timed_out, interrupted or crashed, summaries not
+ *    written) and ends the process with _exit: no plugin can keep a run
+ *    going past its timeout, or a stop past its grace, by any signal trick.
+ *  - After every callback the guard takes the process back
+ *    (run/process_state.h): the working directory, the main thread's
+ *    signal mask, its own signal dispositions; and a child a callback
+ *    forked that returns into the harness ends there (_exit, nothing
+ *    written). While a callback runs, the watchdog puts back the stop
+ *    signals' and SIGALRM's handlers if the plugin replaced them.
  *  - SIGINT, SIGTERM and SIGHUP stop the run after the current step. A
  *    callback that has not returned HARNESS_GUARD_STOP_GRACE_S after the
  *    stop was asked for is abandoned the same way (status "interrupted",
@@ -43,6 +55,7 @@
 #include <stdint.h>
 
 #include "run/phase.h"
+#include "run/process_state.h"
 #include "util/status_file.h"
 
 /* How the guard saw the run end, for the run point's summary. */
@@ -58,6 +71,12 @@ typedef enum {
  * abandoned: well inside the 30 s Slurm and mpirun wait before SIGKILL,
  * long enough for a step that is merely slow. */
 #define HARNESS_GUARD_STOP_GRACE_S 3
+
+/* How long the main thread has to answer the watchdog's SIGALRM (or a
+ * crash handed over from a worker thread) before the watchdog ends the
+ * process itself: answering takes microseconds, so this is only for a
+ * thread that cannot (the signal blocked, ignored or taken over). */
+#define HARNESS_GUARD_ANSWER_GRACE_S 2
 
 /* How long a stop signalled to this process may find the main thread
  * waiting on other ranks (a collective, a meeting) before that wait is
@@ -107,10 +126,13 @@ static inline void harness_guard_enter(const char *callback)
     harness_guard.calls_started = harness_guard.calls_started + 1;
     harness_guard.armed = 1;
 }
-static inline void harness_guard_leave(void)
-{
-    harness_guard.armed = 0;
-}
+/* The callback returned: the process is taken back (working directory,
+ * signal mask, dispositions) and a forked child that returned ends here. */
+void harness_guard_leave(void);
+
+/* A child forked by the plugin returned into the harness: it ends here,
+ * writing nothing (the folder is the parent's). */
+void harness_guard_end_forked_child(void);
 
 /* Around each step() call, inside harness_guard_enter("step"). */
 static inline void harness_guard_step_begin(void)
@@ -121,6 +143,8 @@ static inline void harness_guard_step_begin(void)
 static inline void harness_guard_step_end(void)
 {
     harness_guard.in_step = 0;
+    if (harness_process_fork_seen)  /* one load per step; the check itself is a syscall */
+        harness_guard_end_forked_child();
 }
 
 /* Inside a step of the measurement phase: what the communication table and
@@ -164,5 +188,10 @@ void harness_guard_leave_now(int sig);
 /* From here on SIGINT, SIGTERM and SIGHUP ask the run to stop after the
  * current step (run/interrupt.h); a second one leaves at once. */
 void harness_guard_catch_stop_signals(void);
+
+/* Put back what plugin code may have changed outside a guarded callback
+ * (its init at load time, validate, its unload callback): the process
+ * state of run/process_state.h and the guard's signal dispositions. */
+void harness_guard_take_back(void);
 
 #endif
