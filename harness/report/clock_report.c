@@ -9,6 +9,7 @@
 #include "report/sample_array.h"
 #include "run/throttle.h"
 #include "util/interference.h"
+#include "util/json_number.h"
 
 /* A GPU run whose samples carry clocks (the CUDA backend's; none on the CPU). */
 static const harness_run_result *clocked_run(const harness_summary *s)
@@ -49,19 +50,11 @@ static clock_figures figures(const harness_run_result *r, size_t first, size_t l
     return f;
 }
 
-static void add_num(cJSON *o, const char *key, double v)
-{
-    if (isfinite(v))
-        cJSON_AddNumberToObject(o, key, v);
-    else
-        cJSON_AddNullToObject(o, key);
-}
-
 static void add_figures(cJSON *o, const clock_figures *f)
 {
     char names[128];
-    add_num(o, "sm_clock_min_mhz", f->min_mhz);
-    add_num(o, "sm_clock_median_mhz", f->median_mhz);
+    harness_json_add_num(o, "sm_clock_min_mhz", f->min_mhz);
+    harness_json_add_num(o, "sm_clock_median_mhz", f->median_mhz);
     cJSON_AddNumberToObject(o, "readings", (double)f->sum.readings);
     cJSON_AddNumberToObject(o, "throttled_steps_dropped", (double)f->sum.dropped);
     cJSON_AddNumberToObject(o, "throttled_steps_kept", (double)f->sum.kept_throttled);
@@ -87,7 +80,7 @@ void harness_clock_report_json(const harness_summary *s, cJSON *timing)
     cJSON *o = cJSON_AddObjectToObject(timing, "device_clocks");
     cJSON_AddNumberToObject(o, "read_every_ns", HARNESS_CLOCK_READ_PERIOD_NS);
     cJSON_AddNumberToObject(o, "throttle_threshold", s->cfg->throttle_threshold);
-    add_num(o, "sm_clock_max_mhz", most_mhz(r));
+    harness_json_add_num(o, "sm_clock_max_mhz", most_mhz(r));
     clock_figures f = figures(r, 0, r->n_windows);
     add_figures(o, &f);
     const harness_device_info *i = &s->backend->info;

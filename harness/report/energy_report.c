@@ -6,6 +6,7 @@
 #include <string.h>
 
 #include "util/format.h"
+#include "util/json_number.h"
 
 /* When no window was measured, the status the run reports: the one that
  * says most about what to do (a counter that misbehaved before a window
@@ -74,14 +75,6 @@ void harness_summary_energy(const harness_summary *s, size_t first, size_t last,
     harness_energy_figures_of(s->run, first, last, &s->cost, period_of(s), out);
 }
 
-static void add_num(cJSON *o, const char *key, double v)
-{
-    if (isfinite(v))
-        cJSON_AddNumberToObject(o, key, v);
-    else
-        cJSON_AddNullToObject(o, key);
-}
-
 static void add_str_or_null(cJSON *o, const char *key, const char *v)
 {
     if (v && v[0])
@@ -94,14 +87,14 @@ static void add_str_or_null(cJSON *o, const char *key, const char *v)
 static void add_figures(cJSON *o, const harness_energy_figures *e)
 {
     cJSON_AddStringToObject(o, "status", harness_energy_status_token(e->status));
-    add_num(o, "joules", e->joules);
-    add_num(o, "seconds", e->seconds);
+    harness_json_add_num(o, "joules", e->joules);
+    harness_json_add_num(o, "seconds", e->seconds);
     cJSON_AddNumberToObject(o, "steps", (double)e->steps);
-    add_num(o, "joules_per_step", e->joules_per_step);
-    add_num(o, "watts", e->watts);
-    add_num(o, "flop_per_joule", e->flop_per_joule);
-    add_num(o, "bytes_per_joule", e->bytes_per_joule);
-    add_num(o, "uncertainty", e->uncertainty);
+    harness_json_add_num(o, "joules_per_step", e->joules_per_step);
+    harness_json_add_num(o, "watts", e->watts);
+    harness_json_add_num(o, "flop_per_joule", e->flop_per_joule);
+    harness_json_add_num(o, "bytes_per_joule", e->bytes_per_joule);
+    harness_json_add_num(o, "uncertainty", e->uncertainty);
 }
 
 cJSON *harness_energy_json(const harness_summary *s)
@@ -112,8 +105,8 @@ cJSON *harness_energy_json(const harness_summary *s)
     cJSON_AddBoolToObject(o, "available", available);
     add_str_or_null(o, "source", available ? src->name : NULL);
     add_str_or_null(o, "missing", available ? NULL : src ? src->missing : "no device was opened");
-    add_num(o, "counter_period_s", available ? src->period_s : NAN);
-    add_num(o, "min_window_s", available ? harness_energy_min_span_s(src->period_s) : NAN);
+    harness_json_add_num(o, "counter_period_s", available ? src->period_s : NAN);
+    harness_json_add_num(o, "min_window_s", available ? harness_energy_min_span_s(src->period_s) : NAN);
     harness_energy_figures e;
     /* without a counter nothing was read: no figure, whatever the run holds */
     harness_energy_figures_of(available ? s->run : NULL, 0, s->run ? s->run->n_windows : 0, &s->cost,

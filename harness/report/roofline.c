@@ -1,6 +1,7 @@
 /* Percent of peak from the summary's cost, median and the backend's peaks. */
 #include "report/roofline.h"
 #include "report/roofline_cpu.h"
+#include "util/json_number.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -44,14 +45,6 @@ void harness_roofline_compute(const harness_summary *s, harness_roofline *out)
         }
 }
 
-static void add_num(cJSON *o, const char *key, double v)
-{
-    if (isfinite(v))
-        cJSON_AddNumberToObject(o, key, v);
-    else
-        cJSON_AddNullToObject(o, key);
-}
-
 static void add_str(cJSON *o, const char *key, const char *v)
 {
     if (v)
@@ -65,14 +58,14 @@ cJSON *harness_roofline_json(const harness_summary *s)
     harness_roofline r;
     harness_roofline_compute(s, &r);
     cJSON *o = cJSON_CreateObject();
-    add_num(o, "peak_bytes_per_s", r.peak_bytes_per_s);
-    add_num(o, "peak_flops_per_s", r.peak_flops_per_s);
-    add_num(o, "percent_of_peak_bandwidth", r.percent_of_peak_bandwidth);
-    add_num(o, "percent_of_peak_flops", r.percent_of_peak_flops);
-    add_num(o, "peak_fp16_flops_per_s", r.peak_fp16_flops_per_s);
-    add_num(o, "peak_bf16_flops_per_s", r.peak_bf16_flops_per_s);
-    add_num(o, "percent_of_peak_fp16_flops", r.percent_of_peak_fp16_flops);
-    add_num(o, "percent_of_peak_bf16_flops", r.percent_of_peak_bf16_flops);
+    harness_json_add_num(o, "peak_bytes_per_s", r.peak_bytes_per_s);
+    harness_json_add_num(o, "peak_flops_per_s", r.peak_flops_per_s);
+    harness_json_add_num(o, "percent_of_peak_bandwidth", r.percent_of_peak_bandwidth);
+    harness_json_add_num(o, "percent_of_peak_flops", r.percent_of_peak_flops);
+    harness_json_add_num(o, "peak_fp16_flops_per_s", r.peak_fp16_flops_per_s);
+    harness_json_add_num(o, "peak_bf16_flops_per_s", r.peak_bf16_flops_per_s);
+    harness_json_add_num(o, "percent_of_peak_fp16_flops", r.percent_of_peak_fp16_flops);
+    harness_json_add_num(o, "percent_of_peak_bf16_flops", r.percent_of_peak_bf16_flops);
     add_str(o, "peak_source", r.source);
     add_str(o, "missing", r.missing);
     /* Tools need not re-derive which figures are impossible; above the top
@@ -91,11 +84,11 @@ cJSON *harness_roofline_json(const harness_summary *s)
     harness_figure bw, fl;
     harness_roofline_figure(s, HARNESS_ROOFLINE_BANDWIDTH, &bw);
     harness_roofline_figure(s, HARNESS_ROOFLINE_FLOPS, &fl);
-    add_num(o, "bytes_margin", bw.peak > 0 ? harness_figure_margin(&bw) : NAN);
+    harness_json_add_num(o, "bytes_margin", bw.peak > 0 ? harness_figure_margin(&bw) : NAN);
     add_str(o, "bytes_margin_why", bw.peak > 0 && bw.margin_why && bw.margin_why[0] ? bw.margin_why : NULL);
-    add_num(o, "flops_margin", fl.peak > 0 ? harness_figure_margin(&fl) : NAN);
+    harness_json_add_num(o, "flops_margin", fl.peak > 0 ? harness_figure_margin(&fl) : NAN);
     add_str(o, "flops_margin_why", fl.peak > 0 && fl.margin_why && fl.margin_why[0] ? fl.margin_why : NULL);
-    add_num(o, "cache_bytes", bw.cache_bytes > 0 ? bw.cache_bytes : NAN);
+    harness_json_add_num(o, "cache_bytes", bw.cache_bytes > 0 ? bw.cache_bytes : NAN);
     cJSON_AddStringToObject(o, "at", "median");
     return o;
 }

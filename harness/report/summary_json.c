@@ -16,15 +16,7 @@
 #include "util/folder_format.h"
 #include "util/interference.h"
 #include "util/json_utf8.h"
-
-/* JSON has no NaN or infinity: such a value is unknown, so null. */
-static void add_num(cJSON *o, const char *key, double v)
-{
-    if (isfinite(v))
-        cJSON_AddNumberToObject(o, key, v);
-    else
-        cJSON_AddNullToObject(o, key);
-}
+#include "util/json_number.h"
 
 static void add_stats(cJSON *o, const harness_stats *st)
 {
@@ -37,7 +29,7 @@ static void add_stats(cJSON *o, const harness_stats *st)
         {"iqr", st->iqr},
     };
     for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
-        add_num(o, fields[i].key, empty ? NAN : fields[i].v);
+        harness_json_add_num(o, fields[i].key, empty ? NAN : fields[i].v);
     cJSON_AddNumberToObject(o, "outliers", (double)st->outliers);
     if (empty) {
         cJSON_AddNullToObject(o, "ci95_median");
@@ -46,7 +38,7 @@ static void add_stats(cJSON *o, const harness_stats *st)
         cJSON_AddItemToObject(o, "ci95_median", cJSON_CreateDoubleArray(ci, 2));
     }
     /* ci95_median keeps its name for compatibility; this is its true level. */
-    add_num(o, "ci_level", empty ? NAN : st->ci_level);
+    harness_json_add_num(o, "ci_level", empty ? NAN : st->ci_level);
 }
 
 /* One window's CPU and wall time: cpu/wall near the thread count says the
@@ -54,9 +46,9 @@ static void add_stats(cJSON *o, const harness_stats *st)
  * null for a window too short to say (runner.h). */
 static void add_window_times(cJSON *win, const harness_run_result *r, size_t w)
 {
-    add_num(win, "wall_ns", r->window_wall_ns[w]);
-    add_num(win, "cpu_ns", r->window_cpu_ns[w]);
-    add_num(win, "cpu_per_wall", harness_cpu_per_wall(r->window_cpu_ns[w], r->window_wall_ns[w]));
+    harness_json_add_num(win, "wall_ns", r->window_wall_ns[w]);
+    harness_json_add_num(win, "cpu_ns", r->window_cpu_ns[w]);
+    harness_json_add_num(win, "cpu_per_wall", harness_cpu_per_wall(r->window_cpu_ns[w], r->window_wall_ns[w]));
 }
 
 /* Interference evidence (summary.h): counts, and the bound on how far it
@@ -65,19 +57,19 @@ static void add_window_times(cJSON *win, const harness_run_result *r, size_t w)
 static cJSON *noise_json(const harness_noise_evidence *e, const harness_env *env)
 {
     cJSON *o = cJSON_CreateObject();
-    add_num(o, "involuntary_switches", e->involuntary_switches >= 0 ? (double)e->involuntary_switches : NAN);
+    harness_json_add_num(o, "involuntary_switches", e->involuntary_switches >= 0 ? (double)e->involuntary_switches : NAN);
     cJSON_AddNumberToObject(o, "measured_steps", (double)e->steps);
-    add_num(o, "steal_share", e->steal_share);
-    add_num(o, "sm_clock_mhz", e->sm_clock_mhz);             /* the lowest seen; null on the CPU */
-    add_num(o, "sm_clock_max_mhz", e->sm_clock_max_mhz);
+    harness_json_add_num(o, "steal_share", e->steal_share);
+    harness_json_add_num(o, "sm_clock_mhz", e->sm_clock_mhz);             /* the lowest seen; null on the CPU */
+    harness_json_add_num(o, "sm_clock_max_mhz", e->sm_clock_max_mhz);
     char names[128];
     cJSON_AddStringToObject(o, "throttle_reasons", harness_throttle_names(e->throttle_reasons, names, sizeof names));
-    add_num(o, "median_shift_bound", e->median_shift_bound);
+    harness_json_add_num(o, "median_shift_bound", e->median_shift_bound);
     char text[512];
     cJSON_AddStringToObject(o, "evidence", harness_noise_text(e, text, sizeof text));
     if (env) {                     /* context only: the machine's load, not this run's */
-        add_num(o, "load_average_start", env->load_start[0]);
-        add_num(o, "load_average_end", env->load_end[0]);
+        harness_json_add_num(o, "load_average_start", env->load_start[0]);
+        harness_json_add_num(o, "load_average_end", env->load_end[0]);
     }
     return o;
 }
@@ -98,14 +90,14 @@ static cJSON *across_windows_json(const harness_summary *s)
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "unit_of_replication", "window");
     cJSON_AddNumberToObject(o, "n", (double)a->n);
-    add_num(o, "median_of_window_medians", a->n ? a->median : NAN);
+    harness_json_add_num(o, "median_of_window_medians", a->n ? a->median : NAN);
     if (a->n) {
         double ci[2] = {a->ci95_lo, a->ci95_hi};
         cJSON_AddItemToObject(o, "ci_median", cJSON_CreateDoubleArray(ci, 2));
     } else {
         cJSON_AddNullToObject(o, "ci_median");
     }
-    add_num(o, "ci_level", a->n ? a->ci_level : NAN);
+    harness_json_add_num(o, "ci_level", a->n ? a->ci_level : NAN);
     /* for readers that act on it (compare's note), not a sentence to match */
     cJSON_AddBoolToObject(o, "windows_disagree", s->windows_disagree);
     return o;
@@ -118,7 +110,7 @@ static cJSON *params_json(const harness_config *cfg)
         const harness_param_value *p = &cfg->params[i];
         switch (p->spec->type) {
         case HARNESS_PARAM_INT: cJSON_AddNumberToObject(o, p->spec->name, (double)p->i); break;
-        case HARNESS_PARAM_FLOAT: add_num(o, p->spec->name, p->f); break;
+        case HARNESS_PARAM_FLOAT: harness_json_add_num(o, p->spec->name, p->f); break;
         case HARNESS_PARAM_BOOL: cJSON_AddBoolToObject(o, p->spec->name, p->i != 0); break;
         default: cJSON_AddStringToObject(o, p->spec->name, p->s ? p->s : ""); break;
         }
@@ -148,7 +140,7 @@ static cJSON *after_timing_json(const harness_summary *s)
     cJSON_AddNumberToObject(o, "inputs_declared", a->inputs);
     cJSON_AddNumberToObject(o, "outputs_declared", a->outputs);
     cJSON_AddNumberToObject(o, "probe_steps", a->probe_steps);
-    add_num(o, "probe_wait_ns", a->probe_steps ? a->probe_wait_ns : NAN);
+    harness_json_add_num(o, "probe_wait_ns", a->probe_steps ? a->probe_wait_ns : NAN);
     cJSON_AddStringToObject(o, "recheck", a->recheck ? a->recheck : "none");
     if (a->rotate_sets >= 2) {
         cJSON *r = cJSON_AddObjectToObject(o, "rotate_inputs");
@@ -174,9 +166,9 @@ static cJSON *validation_json(const harness_summary *s)
     cJSON_AddBoolToObject(o, "passed", s->validation == HARNESS_VALIDATION_PASSED);
     cJSON_AddNumberToObject(o, "checked", (double)s->check.checked);
     cJSON_AddNumberToObject(o, "mismatches", (double)s->check.mismatches);
-    add_num(o, "max_abs_err", s->check.max_abs_err);
-    add_num(o, "max_rel_err", s->check.max_rel_err);
-    add_num(o, "tolerance", s->check.tolerance);
+    harness_json_add_num(o, "max_abs_err", s->check.max_abs_err);
+    harness_json_add_num(o, "max_rel_err", s->check.max_rel_err);
+    harness_json_add_num(o, "tolerance", s->check.tolerance);
     cJSON_AddStringToObject(o, "detail", s->check.detail);
     return o;
 }
@@ -186,8 +178,8 @@ static cJSON *timing_json(const harness_summary *s)
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "unit", "ns");
     cJSON_AddStringToObject(o, "clock", s->clock ? s->clock->name : "none");
-    add_num(o, "clock_read_overhead_ns", s->clock ? s->clock->read_overhead_ns : NAN);
-    add_num(o, "clock_resolution_ns", s->clock ? s->clock->resolution_ns : NAN);
+    harness_json_add_num(o, "clock_read_overhead_ns", s->clock ? s->clock->read_overhead_ns : NAN);
+    harness_json_add_num(o, "clock_resolution_ns", s->clock ? s->clock->resolution_ns : NAN);
     cJSON_AddStringToObject(o, "clock_why", s->clock ? s->clock->why : "");
     add_stats(o, &s->overall);
     const harness_run_result *r = s->run;
@@ -236,9 +228,9 @@ static cJSON *time_budget_json(const harness_run_result *r)
     const harness_budget *b = &r->budget;
     cJSON *o = cJSON_CreateObject();
     cJSON_AddNumberToObject(o, "budget_s", b->budget_s);
-    add_num(o, "step_ns", b->step_s * 1e9);
+    harness_json_add_num(o, "step_ns", b->step_s * 1e9);
     cJSON_AddNumberToObject(o, "pilot_steps", (double)b->pilot_steps);
-    add_num(o, "spent_s", b->spent_s);
+    harness_json_add_num(o, "spent_s", b->spent_s);
     cJSON_AddNumberToObject(o, "windows_planned", (double)b->windows);
     cJSON_AddNumberToObject(o, "steps_per_window", (double)b->steps);
     add_steps(o, "config_measurement_steps", b->config_steps);
@@ -262,7 +254,7 @@ static cJSON *schedule_json(const harness_summary *s)
     cJSON_AddNumberToObject(o, "wait_steps_run", r ? (double)r->wait_steps_run : 0);
     cJSON_AddNumberToObject(o, "trace_steps_run", r ? (double)r->trace_steps_run : 0);
     cJSON_AddNumberToObject(o, "measured_steps", r ? (double)r->n_samples : 0);
-    add_num(o, "wall_s", r ? r->wall_s : NAN);
+    harness_json_add_num(o, "wall_s", r ? r->wall_s : NAN);
     return o;
 }
 
@@ -273,8 +265,8 @@ static cJSON *throughput_json(const harness_summary *s)
     cJSON_AddNumberToObject(o, "bytes_per_step", s->cost.bytes);
     cJSON_AddNumberToObject(o, "flops_per_step", s->cost.flops);
     /* bytes per ns is GB/s (1e9 bytes per second); flops per ns is GFLOP/s. */
-    add_num(o, "gb_per_s", median > 0 && s->cost.bytes > 0 ? s->cost.bytes / median : NAN);
-    add_num(o, "gflop_per_s", median > 0 && s->cost.flops > 0 ? s->cost.flops / median : NAN);
+    harness_json_add_num(o, "gb_per_s", median > 0 && s->cost.bytes > 0 ? s->cost.bytes / median : NAN);
+    harness_json_add_num(o, "gflop_per_s", median > 0 && s->cost.flops > 0 ? s->cost.flops / median : NAN);
     cJSON_AddStringToObject(o, "at", "median");
     return o;
 }
@@ -358,10 +350,10 @@ static cJSON *regions_json(const harness_summary *s)
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "name", r->name);
         cJSON_AddNumberToObject(o, "count", (double)r->per_call.n);
-        add_num(o, "total_ns", r->total_ns);
-        add_num(o, "median_ns", r->per_call.median);
-        add_num(o, "mean_ns", r->per_call.mean);
-        add_num(o, "share_of_steps", r->share_of_steps);
+        harness_json_add_num(o, "total_ns", r->total_ns);
+        harness_json_add_num(o, "median_ns", r->per_call.median);
+        harness_json_add_num(o, "mean_ns", r->per_call.mean);
+        harness_json_add_num(o, "share_of_steps", r->share_of_steps);
         cJSON_AddItemToArray(a, o);
     }
     return a;
@@ -440,7 +432,7 @@ static cJSON *env_json(const harness_env *e)
     add_build_env(o, e);
     cJSON_AddStringToObject(o, "clock", e->clock);
     cJSON_AddStringToObject(o, "kernel_clocksource", e->kernel_clocksource);
-    add_num(o, "clock_resolution_ns", e->clock_resolution_ns);
+    harness_json_add_num(o, "clock_resolution_ns", e->clock_resolution_ns);
     cJSON_AddStringToObject(o, "started_at", e->started_at);
     return o;
 }
@@ -453,10 +445,10 @@ static cJSON *impossible_json(const harness_impossible_figure *i)
         return cJSON_CreateNull();
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "figure", i->what);
-    add_num(o, "rate_per_s", i->rate);
-    add_num(o, "peak_per_s", i->peak);
-    add_num(o, "limit_per_s", i->limit);
-    add_num(o, "margin", i->margin);
+    harness_json_add_num(o, "rate_per_s", i->rate);
+    harness_json_add_num(o, "peak_per_s", i->peak);
+    harness_json_add_num(o, "limit_per_s", i->limit);
+    harness_json_add_num(o, "margin", i->margin);
     cJSON_AddBoolToObject(o, "allowed", i->allowed);
     cJSON_AddStringToObject(o, "message", i->message);
     return o;
