@@ -77,7 +77,7 @@ static harness_db *open_db(const char *name)
     snprintf(path, sizeof path, "%s/%s", tmp, name);
     harness_db *db;
     harness_error err = {0};
-    if (harness_db_open(path, 1, &db, &err) != 0)
+    if (harness_db_open(path, HARNESS_DB_WRITE, 5, &db, &err) != 0)
         fail_msg("%s", err.msg);
     return db;
 }
@@ -231,7 +231,7 @@ static void test_refusals(void **state)
                      SQLITE_OK);
     harness_db_close(db);
     snprintf(path, sizeof path, "%s/newer.db", tmp);
-    assert_int_equal(harness_db_open(path, 1, &db, &err), 2);
+    assert_int_equal(harness_db_open(path, HARNESS_DB_WRITE, 5, &db, &err), 2);
     char want[128];
     snprintf(want, sizeof want, "newer.db: written by a newer harness (schema version 99; this harness reads up to "
              "%d)", HARNESS_DB_SCHEMA_VERSION);
@@ -239,7 +239,7 @@ static void test_refusals(void **state)
     /* not a database */
     snprintf(path, sizeof path, "%s/text.db", tmp);
     write_file(path, "this is not an SQLite file, but it is long enough to have a header of sorts.........\n");
-    assert_int_equal(harness_db_open(path, 1, &db, &err), 2);
+    assert_int_equal(harness_db_open(path, HARNESS_DB_WRITE, 5, &db, &err), 2);
     assert_non_null(strstr(err.msg, "text.db"));
     assert_non_null(strstr(err.msg, "not a harness results database"));
     /* someone else's SQLite database */
@@ -248,11 +248,11 @@ static void test_refusals(void **state)
     assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
     assert_int_equal(sqlite3_exec(h, "CREATE TABLE t (x)", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(h);
-    assert_int_equal(harness_db_open(path, 1, &db, &err), 2);
+    assert_int_equal(harness_db_open(path, HARNESS_DB_WRITE, 5, &db, &err), 2);
     assert_non_null(strstr(err.msg, "without harness's schema_version table"));
     /* absent, when not to be created (history) */
     snprintf(path, sizeof path, "%s/absent.db", tmp);
-    assert_int_equal(harness_db_open(path, 0, &db, &err), 2);
+    assert_int_equal(harness_db_open(path, HARNESS_DB_READ, 5, &db, &err), 2);
     assert_non_null(strstr(err.msg, "absent.db"));
     struct stat st;
     assert_int_not_equal(stat(path, &st), 0);
