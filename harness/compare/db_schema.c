@@ -108,6 +108,12 @@ static int has_table(harness_db *db, const char *name, harness_error *err, int *
     return 0;
 }
 
+/* What a writer's refusal adds: record stores nothing when it cannot open. */
+static const char *nothing_recorded(const harness_db *db)
+{
+    return db->mode == HARNESS_DB_WRITE ? "; nothing recorded" : "";
+}
+
 /* No schema_version table: an empty file is new (0), anything else is not ours. */
 static int unversioned(harness_db *db, harness_error *err)
 {
@@ -121,8 +127,8 @@ static int unversioned(harness_db *db, harness_error *err)
         return harness_db_sqlite_error(db, "reading the schema", err);
     if (tables)
         return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: an SQLite database without harness's "
-                                 "schema_version table; not a harness results database: name another --db",
-                                 db->path);
+                                 "schema_version table; not a harness results database: name another --db%s",
+                                 db->path, nothing_recorded(db));
     return 0;
 }
 
@@ -133,7 +139,8 @@ static int damaged_version(harness_db *db, const char *what, harness_error *err)
 {
     return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: %s (one row holding the schema's version, 1 to %d, is "
                              "expected): the database is damaged, or was not written by harness; restore it from "
-                             "a backup, or record into a new --db", db->path, what, HARNESS_DB_SCHEMA_VERSION);
+                             "a backup, or record into a new --db%s", db->path, what, HARNESS_DB_SCHEMA_VERSION,
+                             nothing_recorded(db));
 }
 
 int harness_db_read_version(harness_db *db, long long *v, harness_error *err)
@@ -184,7 +191,7 @@ int harness_db_read_version(harness_db *db, long long *v, harness_error *err)
     if (*v > HARNESS_DB_SCHEMA_VERSION)
         return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: written by a newer harness (schema version %lld; "
                                  "this harness reads up to %d); use that harness or a newer one, or another "
-                                 "--db", db->path, *v, HARNESS_DB_SCHEMA_VERSION);
+                                 "--db%s", db->path, *v, HARNESS_DB_SCHEMA_VERSION, nothing_recorded(db));
     return 0;
 }
 
@@ -279,12 +286,14 @@ static int open_write(harness_db *db, harness_error *err)
      * every connection. */
     if (sqlite3_exec(db->h, "PRAGMA foreign_keys = ON", NULL, NULL, NULL) != SQLITE_OK)
         return harness_db_sqlite_error(db, "cannot open", err);
-    if (set_wal(db, err) != 0)
-        return err->code;
+    /* Checked before anything is written: setting the journal rewrites
+     * the header, and a file refused must be left as it was. */
     long long v;
     if (harness_db_read_version(db, &v, err) != 0)
         return err->code;
     if (v > 0 && quick_check(db, err) != 0)
+        return err->code;
+    if (set_wal(db, err) != 0)
         return err->code;
     /* Up to date: no write lock taken, so an open costs other writers nothing. */
     if (v == HARNESS_DB_SCHEMA_VERSION)
