@@ -298,8 +298,12 @@ d.execute('PRAGMA journal_mode = DELETE')" "$SCRATCH/good.sqlite" "$SCRATCH/hot.
 python3 - "$SCRATCH/hot.sqlite" <<'PY' || fail "making a hot journal"
 import os, sqlite3, sys
 c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute("CREATE TABLE ballast (x BLOB)")     # pages enough that the change spills to the file
+c.execute("INSERT INTO ballast SELECT zeroblob(1000) FROM (WITH RECURSIVE n(i) AS (SELECT 1 UNION ALL "
+          "SELECT i + 1 FROM n WHERE i < 2000) SELECT i FROM n)")
 c.execute("PRAGMA cache_size = 1")
 c.execute("BEGIN IMMEDIATE")
+c.execute("UPDATE ballast SET x = randomblob(1000)")
 c.execute("DELETE FROM samples")
 os._exit(0)                     # the writer dies mid-transaction
 PY
