@@ -1,5 +1,6 @@
 /* harness record EXPERIMENT... --db FILE: keep runs in the results database. */
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -93,6 +94,10 @@ int harness_cmd_record(int argc, char **argv)
     double timeout_s;
     if (harness_cli_db_timeout(timeout_text, &timeout_s, &err) != 0)
         return harness_error_report(&err);
+    /* A file-size limit (ulimit -f) reached while writing the database
+     * would kill the process with no word; ignored, the write fails with
+     * EFBIG and the record is rolled back and reported like a full disk. */
+    signal(SIGXFSZ, SIG_IGN);
     harness_db *db;
     if (harness_db_open(db_path, HARNESS_DB_WRITE, timeout_s, &db, &err) != 0)
         return harness_error_report(&err);

@@ -3,7 +3,9 @@
  * (db_internal.h). */
 #include "compare/db_internal.h"
 
+#include <errno.h>
 #include <stdio.h>
+#include <string.h>
 
 /* What to do about a failure of this class, into buf; "" when SQLite's
  * words say it. */
@@ -18,6 +20,16 @@ static const char *hint(const harness_db *db, int rc, int ext, char *buf, size_t
         return buf;
     case SQLITE_FULL:
         return "; free space on its file system, or record into a database elsewhere";
+    case SQLITE_IOERR:
+        /* SQLite's "disk I/O error" hides the cause; the system's says it. */
+        if (db->h && sqlite3_system_errno(db->h) == EFBIG)
+            return " (File too large: the file-size limit, ulimit -f, was reached); raise the limit, or record "
+                   "into a database elsewhere";
+        if (db->h && sqlite3_system_errno(db->h)) {
+            snprintf(buf, cap, " (%s)", strerror(sqlite3_system_errno(db->h)));
+            return buf;
+        }
+        return "";
     case SQLITE_READONLY:
         if (ext == SQLITE_READONLY_ROLLBACK) {
             snprintf(buf, cap, "; a writer was interrupted and left a hot journal (%s-journal) that only a writer "

@@ -9,8 +9,10 @@
 #   database stays one); an older schema is refused, not upgraded;
 # - damaged databases and bad schema versions are exit 2 naming the file
 #   and what is wrong, for readers and for record (which stores nothing);
-# - hostile paths and states: a folder, a symlink loop, a missing folder, a
-#   hot journal of a crashed writer, a full disk.
+# - hostile paths and states: a folder, a symlink loop, a symlink, a device,
+#   a missing folder, an empty file, a hot journal of a crashed writer, a
+#   WAL writer killed, a file-size limit, a reader under an exclusive lock,
+#   a record killed while it waits, a full disk.
 . "$top_builddir/tests/setup"
 TOOLS="$top_srcdir/tests/tools"
 db="$SCRATCH/load.sqlite"
@@ -62,6 +64,19 @@ expect_exit 0 "the first record creates the database" "$HARNESS" record "$first"
 [ "$(rows samples)" = 200000 ] || fail "a run's 200000 samples stored (got $(rows samples))"
 
 # ---- 16 records at once, and readers meanwhile ------------------------------
+# Another process holds the write lock for the first 6 s, so every record
+# waits longer than the 5 s SQLite busy timeout that lost records before.
+python3 - "$db" "$SCRATCH/held" <<'PY' &
+import sqlite3, sys, time
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute("BEGIN EXCLUSIVE")
+open(sys.argv[2], "w").close()
+time.sleep(6)
+c.execute("ROLLBACK")
+PY
+holder=$!
+n=0
+while [ ! -e "$SCRATCH/held" ] && [ $n -lt 100 ]; do sleep 0.1; n=$((n + 1)); done
 shift
 pids=
 i=0
@@ -83,11 +98,13 @@ for p in $pids; do
     i=$((i + 1))
     if wait "$p"; then landed=$((landed + 1)); else sed "s/^/  record $i: /" "$SCRATCH/rec$i.err"; fi
 done
+wait "$holder"
 [ "$landed" = 16 ] && pass "16 parallel records all exit 0" || fail "16 parallel records: $landed exit 0"
+[ "$(grep -l "^harness: waited [0-9.]* s for the database lock of $db" "$SCRATCH"/rec*.err | wc -l)" = 16 ] &&
+    pass "each of the 16 says how long it waited" || fail "not every record said it waited"
 [ "$readers_failed" = 0 ] && pass "history while 16 records write" || fail "history failed $readers_failed times"
 [ "$(rows runs)" = 17 ] && pass "17 runs stored" || fail "runs stored: $(rows runs), expected 17"
 [ "$(rows samples)" = 3400000 ] && pass "17 x 200000 samples stored" || fail "samples: $(rows samples)"
-grep -h "waited" "$SCRATCH"/rec*.err | head -3
 expect_exit 0 "history of the 17 runs" "$HARNESS" history --db "$db"
 grep -q ": 17 runs," "$SCRATCH/out" || fail "history shows the 17 runs"
 
@@ -325,6 +342,53 @@ os._exit(0)
 PY
 expect_exit 0 "history after a WAL writer died" "$HARNESS" history --db "$db"
 [ "$(rows samples)" = $(( $(rows runs) * 200000 )) ] || fail "a dead WAL writer's deletion is not seen"
+
+# a file-size limit reached while writing: exit 3 saying so (not a silent
+# SIGXFSZ), nothing recorded, the database reads
+cp "$SCRATCH/good.sqlite" "$SCRATCH/limited.sqlite"
+before=$(rows runs "$SCRATCH/limited.sqlite")
+(ulimit -f 1000; exec "$HARNESS" record "$more" --db "$SCRATCH/limited.sqlite") >"$SCRATCH/out" 2>"$SCRATCH/err"
+got=$?
+[ $got = 3 ] && pass "record past ulimit -f: exit 3" || fail "record past ulimit -f: exit $got, expected 3"
+expect_err "$SCRATCH/limited.sqlite: storing a run's samples: disk I/O error (File too large: the file-size limit, \
+ulimit -f, was reached)" "ulimit -f: the message"
+expect_err "nothing recorded" "ulimit -f: nothing recorded"
+[ "$(rows runs "$SCRATCH/limited.sqlite")" = "$before" ] || fail "ulimit -f: the database changed"
+
+# --db through a symlink: recorded into the file it names, the WAL beside it
+ln -s good.sqlite "$SCRATCH/link.sqlite"
+expect_exit 0 "--db a symlink to the database" "$HARNESS" record "$more" --db "$SCRATCH/link.sqlite"
+[ "$(rows runs "$SCRATCH/good.sqlite")" = $((before + 1)) ] || fail "a symlinked --db: recorded into its target"
+bad 2 "/dev/null: not a file (a device, pipe or socket)" "--db /dev/null" history --db /dev/null
+
+# a reader of a rollback-journal database waits for a writer's exclusive
+# lock like a writer, and gives up at HARNESS_DB_TIMEOUT with exit 3
+copy_db "$SCRATCH/excl.sqlite" delete
+python3 - "$SCRATCH/excl.sqlite" "$HARNESS" <<'PY' || fail "a reader under an exclusive lock"
+import os, sqlite3, subprocess, sys
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute("BEGIN EXCLUSIVE")
+r = subprocess.run([sys.argv[2], "history", "--db", sys.argv[1]], capture_output=True, text=True,
+                   env=dict(os.environ, HARNESS_DB_TIMEOUT="0.5"))
+assert r.returncode == 3, (r.returncode, r.stderr)
+assert "database is locked: waited 0.5 s for the lock" in r.stderr and "nothing recorded" not in r.stderr, r.stderr
+PY
+
+# a record killed (SIGTERM) while it waits for the lock: nothing recorded,
+# and the next record lands
+before=$(rows runs)
+python3 - "$db" "$HARNESS" "$more" <<'PY' || fail "a record killed while waiting"
+import signal, sqlite3, subprocess, sys, time
+c = sqlite3.connect(sys.argv[1], isolation_level=None)
+c.execute("BEGIN EXCLUSIVE")
+p = subprocess.Popen([sys.argv[2], "record", sys.argv[3], "--db", sys.argv[1], "--branch", "killed"],
+                     stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+time.sleep(0.5)
+p.send_signal(signal.SIGTERM)
+p.wait()
+c.execute("ROLLBACK")
+PY
+[ "$(rows runs)" = "$before" ] || fail "a killed record stored something"
 
 # a full disk: exit 3 naming the file, nothing recorded, the database reads
 disk="$SCRATCH/disk"
