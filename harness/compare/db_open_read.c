@@ -27,13 +27,15 @@ static int not_writable(const char *path)
     return no != 0;
 }
 
-/* 1 when PATH-wal holds frames: committed runs not yet in the main file. */
-static int wal_has_frames(const char *path)
+/* 1 when PATH-SUFFIX exists and is not empty: a -wal with frames holds
+ * committed runs not yet in the main file, a -journal a write that was
+ * interrupted. Either way the main file alone is not the database. */
+static int beside(const char *path, const char *suffix)
 {
-    char wal[4200];
-    snprintf(wal, sizeof wal, "%s-wal", path);
+    char file[4200];
+    snprintf(file, sizeof file, "%s%s", path, suffix);
     struct stat st;
-    return stat(wal, &st) == 0 && st.st_size > 0;
+    return stat(file, &st) == 0 && st.st_size > 0;
 }
 
 /* "file:PATH?immutable=1", PATH percent-encoded (a '?' or '#' in a file
@@ -58,9 +60,10 @@ static char *immutable_uri(const char *path)
 
 /* A WAL database in a folder the reader cannot write: SQLite needs the
  * -shm file to read a WAL database and cannot create it, so it refuses
- * ("attempt to write a readonly database"). With no -wal frames the main
- * file holds every committed run, and nobody without write access can
- * change it under us, so it is read as immutable (no locks, no -shm). */
+ * ("attempt to write a readonly database"). With no -wal frames and no
+ * hot journal the main file holds every committed run, and what this
+ * process cannot write is unlikely to change under it, so it is read as
+ * immutable (no locks, no -shm). */
 static int reopen_immutable(harness_db *db, harness_error *err)
 {
     char *uri = immutable_uri(db->path);
@@ -89,8 +92,8 @@ int harness_db_open_read(harness_db *db, harness_error *err)
     long long v;
     if (harness_db_read_version(db, &v, err) != 0) {
         int rc = db->last_rc & 0xff;
-        if (!((rc == SQLITE_READONLY || rc == SQLITE_CANTOPEN) && not_writable(db->path) &&
-              !wal_has_frames(db->path)))
+        if (!((rc == SQLITE_READONLY || rc == SQLITE_CANTOPEN) && db->last_rc != SQLITE_READONLY_ROLLBACK &&
+              not_writable(db->path) && !beside(db->path, "-wal") && !beside(db->path, "-journal")))
             return err->code;
         if (reopen_immutable(db, err) != 0 || harness_db_read_version(db, &v, err) != 0)
             return err->code;

@@ -295,6 +295,26 @@ damage truncated truncated "the database is damaged"
 damage header header "file is not a database; not a harness results database, or a damaged one"
 
 # ---- hostile paths and states ---------------------------------------------------
+# 8 records at once into a database that does not exist yet: one creates
+# the schema, the others wait for it and land
+python3 - "$small" "$SCRATCH/fresh" <<'PY' || fail "copying the small run"
+import json, os, shutil, sys
+src = [os.path.join(sys.argv[1], d) for d in os.listdir(sys.argv[1])][0]
+for i in range(8):
+    d = os.path.join(sys.argv[2], "2026-03-01__00-00-%02d_%08x" % (i, i))
+    shutil.copytree(src, d)
+    p = os.path.join(d, "summary_ranks_1_rank_0.json")
+    s = json.load(open(p)); s["env"]["started_at"] = "2026-03-01T00:00:%02dZ" % i; json.dump(s, open(p, "w"))
+PY
+pids=
+for d in "$SCRATCH"/fresh/*; do
+    "$HARNESS" record "$d" --db "$SCRATCH/fresh.sqlite" >/dev/null 2>>"$SCRATCH/fresh.err" & pids="$pids $!"
+done
+landed=0
+for p in $pids; do wait "$p" && landed=$((landed + 1)); done
+[ "$landed" = 8 ] && [ "$(rows runs "$SCRATCH/fresh.sqlite")" = 8 ] && pass "8 records create one database at once" ||
+    { fail "8 records into a new database: $landed landed"; cat "$SCRATCH/fresh.err"; }
+
 mkdir "$SCRATCH/adir.sqlite"
 bad 2 "$SCRATCH/adir.sqlite: not a file (a folder)" "--db a folder: record" record "$more" --db "$SCRATCH/adir.sqlite"
 bad 2 "$SCRATCH/adir.sqlite: not a file (a folder)" "--db a folder: history" history --db "$SCRATCH/adir.sqlite"
