@@ -7,6 +7,7 @@
 #include <string.h>
 
 #include "cli/bench_filter.h"
+#include "cli/db_timeout.h"
 #include "cli/commands.h"
 #include "compare/baseline_db.h"
 #include "compare/compare.h"
@@ -273,8 +274,10 @@ static int compare_with_db(const compare_opts *opts, harness_comparison *cmp, ha
     harness_compare_side cand, base;
     if (load_side(opts, opts->cand, &cand, err) != 0)
         return err->code;
+    double timeout_s;
     harness_db *db;
-    if (harness_db_open(opts->baseline_db, 0, &db, err) != 0) {
+    if (harness_cli_db_timeout(NULL, &timeout_s, err) != 0 ||
+        harness_db_open(opts->baseline_db, HARNESS_DB_READ, timeout_s, &db, err) != 0) {
         harness_compare_side_free(&cand);
         return err->code;
     }

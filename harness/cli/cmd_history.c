@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/bench_filter.h"
+#include "cli/db_timeout.h"
 #include "compare/history.h"
 
 static void usage(FILE *f)
@@ -244,8 +245,11 @@ int harness_cmd_history(int argc, char **argv)
         return 0;
     if (parsed != 0)
         return harness_error_report(&err);
+    double timeout_s;
+    if (harness_cli_db_timeout(NULL, &timeout_s, &err) != 0)
+        return harness_error_report(&err);
     harness_db *db;
-    if (harness_db_open(a.db_path, 0, &db, &err) != 0)
+    if (harness_db_open(a.db_path, HARNESS_DB_READ, timeout_s, &db, &err) != 0)
         return harness_error_report(&err);
     harness_history h;
     int rc = harness_history_load(db, &a.filt, a.metric, &a.cp, &h, &err);

@@ -1,14 +1,18 @@
 /* harness record EXPERIMENT... --db FILE: keep runs in the results database. */
 #include <getopt.h>
+#include <signal.h>
 #include <stdio.h>
 #include <string.h>
 
 #include "cli/commands.h"
+#include "cli/db_timeout.h"
+#include "compare/db_wait.h"
 #include "compare/results_db.h"
 
 static void usage(FILE *f)
 {
     fputs("usage: harness record EXPERIMENT... --db FILE [--commit SHA] [--branch NAME]\n"
+          "                      [--db-timeout SECONDS]\n"
           "\n"
           "Store the runs of experiment folders written by `harness run` (or of every\n"
           "experiment folder below a folder) in an SQLite\n"
@@ -23,13 +27,20 @@ static void usage(FILE *f)
           "summary bytes) is not stored again. A database written by a newer harness is\n"
           "refused.\n"
           "\n"
+          "Several records at once (CI jobs finishing together) take turns: each waits\n"
+          "for the lock, backing off, and retries its whole transaction, up to the\n"
+          "timeout; a wait of 2 s or more is said on stderr.\n"
+          "\n"
           "  --db FILE       the results database\n"
           "  --commit SHA    the commit measured (default: the summary's env.git_commit)\n"
           "  --branch NAME   its branch (default: unknown); history's baseline is main's\n"
+          "  --db-timeout SECONDS\n"
+          "                  how long to wait in all for other writers' lock (default:\n"
+          "                  $HARNESS_DB_TIMEOUT, else 300); 0: do not wait\n"
           "\n"
           "exit: 0 recorded, 2 usage error, a folder that is not an experiment, a file\n"
-          "      that is not a results database or one from a newer schema, 3 I/O or a\n"
-          "      locked database\n",
+          "      that is not a results database, a damaged one or one from a newer\n"
+          "      schema, 3 I/O or a database still locked after the timeout\n",
           f);
 }
 
@@ -39,11 +50,12 @@ int harness_cmd_record(int argc, char **argv)
         {"db", required_argument, NULL, 'd'},
         {"commit", required_argument, NULL, 'c'},
         {"branch", required_argument, NULL, 'b'},
+        {"db-timeout", required_argument, NULL, 't'},
         {"help", no_argument, NULL, 'h'},
         {NULL, 0, NULL, 0},
     };
     harness_error err = {0};
-    const char *db_path = NULL;
+    const char *db_path = NULL, *timeout_text = NULL;
     harness_record_options o = {NULL, NULL};
     opterr = 0;
     optind = 1;
@@ -53,6 +65,7 @@ int harness_cmd_record(int argc, char **argv)
         case 'd': db_path = optarg; break;
         case 'c': o.commit = optarg; break;
         case 'b': o.branch = optarg; break;
+        case 't': timeout_text = optarg; break;
         case 'h': usage(stdout); return 0;
         default:
             harness_error_set(&err, HARNESS_EXIT_USAGE, "record: %s '%s'; see `harness record --help`",
@@ -78,15 +91,27 @@ int harness_cmd_record(int argc, char **argv)
                           "`harness record --help`");
         return harness_error_report(&err);
     }
+    double timeout_s;
+    if (harness_cli_db_timeout(timeout_text, &timeout_s, &err) != 0)
+        return harness_error_report(&err);
+    /* A file-size limit (ulimit -f) reached while writing the database
+     * would kill the process with no word; ignored, the write fails with
+     * EFBIG and the record is rolled back and reported like a full disk. */
+    signal(SIGXFSZ, SIG_IGN);
     harness_db *db;
-    if (harness_db_open(db_path, 1, &db, &err) != 0)
+    if (harness_db_open(db_path, HARNESS_DB_WRITE, timeout_s, &db, &err) != 0)
         return harness_error_report(&err);
     harness_record_result res;
     size_t n = (size_t)(argc - optind);
     int rc = harness_db_record(db, (const char *const *)argv + optind, n, &o, &res, &err);
+    double waited = harness_db_waited_s(db);
     harness_db_close(db);
     if (rc != 0)
         return harness_error_report(&err);
+    /* CI logs show why a record took long: the lock, not the harness. */
+    if (waited >= HARNESS_DB_WAIT_NOTE_S)
+        fprintf(stderr, "harness: waited %.1f s for the database lock of %s (other records held it)\n", waited,
+                db_path);
     printf("recorded %zu run%s from %zu experiment folder%s into %s", res.added, res.added == 1 ? "" : "s",
            res.folders, res.folders == 1 ? "" : "s", db_path);
     if (res.already)

@@ -79,31 +79,39 @@ static int skip_run(const base_state *st, sqlite3_int64 id, const unsigned char 
 }
 
 /* The run's recorded energy as the summary's "energy" member (after the
- * timing object), when it was measured. */
-static void run_energy_text(sqlite3 *h, sqlite3_int64 id, FILE *f)
+ * timing object), when it was measured. 0, or -1 when it cannot be read. */
+static int run_energy_text(sqlite3 *h, sqlite3_int64 id, FILE *f)
 {
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(h, "SELECT energy_j_per_step, watts FROM runs WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
-        return;
+        return -1;
     sqlite3_bind_int64(st, 1, id);
-    if (sqlite3_step(st) == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
+    int rc = sqlite3_step(st);
+    if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
         fprintf(f, ", \"energy\": {\"joules_per_step\": %.17g", sqlite3_column_double(st, 0));
         if (sqlite3_column_type(st, 1) != SQLITE_NULL)
             fprintf(f, ", \"watts\": %.17g", sqlite3_column_double(st, 1));
         fputc('}', f);
     }
     sqlite3_finalize(st);
+    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
 }
 
 /* A summary's text for one recorded run: what harness_run_summary_parse
- * needs, so the base runs are checked and summarised like any other. */
-static char *summary_text(sqlite3 *h, sqlite3_int64 id, const harness_run_summary *like)
+ * needs, so the base runs are checked and summarised like any other. NULL
+ * with *err set when the run cannot be read whole (a damaged page must
+ * not become a base of fewer samples). */
+static char *summary_text(harness_db *db, sqlite3_int64 id, const harness_run_summary *like, harness_error *err)
 {
+    sqlite3 *h = harness_db_handle(db);
     char *buf = NULL;
     size_t len = 0;
+    int bad = 0;
     FILE *f = open_memstream(&buf, &len);
-    if (!f)
+    if (!f) {
+        harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
         return NULL;
+    }
     char *config = cJSON_PrintUnformatted(like->config);
     fprintf(f, "{\"schema\": \"%s\", \"status\": \"ok\", \"rank\": %d, \"world_size\": %d, "
             "\"component\": {\"variant_key\": ", HARNESS_SCHEMA_SUMMARY, like->rank, like->world_size);
@@ -119,9 +127,12 @@ static char *summary_text(sqlite3 *h, sqlite3_int64 id, const harness_run_summar
                                           "ORDER BY idx"};
     for (int s = 0; s < 2; s++) {
         sqlite3_stmt *st;
-        if (sqlite3_prepare_v2(h, series[s], -1, &st, NULL) == SQLITE_OK) {
+        if (!bad && sqlite3_prepare_v2(h, series[s], -1, &st, NULL) != SQLITE_OK)
+            bad = harness_db_sqlite_error(db, "reading a recorded run", err);
+        else if (!bad) {
+            int step, i;
             sqlite3_bind_int64(st, 1, id);
-            for (int i = 0; sqlite3_step(st) == SQLITE_ROW; i++) {
+            for (i = 0; (step = sqlite3_step(st)) == SQLITE_ROW; i++) {
                 if (s == 0)
                     fprintf(f, "%s%.17g", i ? ", " : "", sqlite3_column_double(st, 0));
                 else if (sqlite3_column_type(st, 1) == SQLITE_NULL)
@@ -130,13 +141,18 @@ static char *summary_text(sqlite3 *h, sqlite3_int64 id, const harness_run_summar
                     fprintf(f, "%s{\"n\": 1, \"median\": %.17g, \"energy\": {\"joules_per_step\": %.17g}}",
                             i ? ", " : "", sqlite3_column_double(st, 0), sqlite3_column_double(st, 1));
             }
+            if (step != SQLITE_DONE)
+                bad = harness_db_sqlite_error(db, "reading a recorded run's samples", err);
             sqlite3_finalize(st);
         }
         fputs(s == 0 ? "], \"windows\": [" : "]}", f);
     }
-    run_energy_text(h, id, f);
+    if (!bad && run_energy_text(h, id, f) != 0)
+        bad = harness_db_sqlite_error(db, "reading a recorded run's energy", err);
     fputc('}', f);
-    if (fclose(f) != 0) {
+    if (fclose(f) != 0 && !bad)
+        bad = harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
+    if (bad) {
         free(buf);
         return NULL;
     }
@@ -193,8 +209,7 @@ static int read_series(harness_db *db, const harness_run_summary *cand, const ch
     sqlite3 *h = harness_db_handle(db);
     sqlite3_stmt *st;
     if (sqlite3_prepare_v2(h, runs_query, -1, &st, NULL) != SQLITE_OK)
-        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s: reading the runs: %s", harness_db_path(db),
-                                 sqlite3_errmsg(h));
+        return harness_db_sqlite_error(db, "reading the runs", err);
     char *config = cJSON_PrintUnformatted(cand->config);
     if (!config) {
         sqlite3_finalize(st);
@@ -215,8 +230,7 @@ static int read_series(harness_db *db, const harness_run_summary *cand, const ch
             rows_add(rows, sqlite3_column_int64(st, 0), sqlite3_column_text(st, 1), sqlite3_column_double(st, 4)))
             rc = harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
     if (rc == 0 && step != SQLITE_DONE)
-        rc = harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s: reading the runs: %s", harness_db_path(db),
-                               sqlite3_errmsg(h));
+        rc = harness_db_sqlite_error(db, "reading the runs", err);
     sqlite3_finalize(st);
     free(config);
     return rc;
@@ -247,12 +261,12 @@ static int base_for(harness_db *db, const harness_run_summary *cand, const char 
         if (skip_run(bs, rows.ids[i], NULL))
             continue;              /* in the base already, for another run of the candidate */
         bs->taken[bs->n_taken++] = rows.ids[i];
-        char *text = summary_text(harness_db_handle(db), rows.ids[i], cand);
+        char *text = summary_text(db, rows.ids[i], cand, err);
         char path[512];
         snprintf(path, sizeof path, "%s:%s/rank %d", harness_db_path(db), rows.names[i], cand->rank);
         harness_run_summary r;
         if (!text)
-            rc = harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
+            rc = err->code;
         else if ((rc = harness_run_summary_parse(path, text, strlen(text), &r, err)) == 0)
             rc = harness_compare_side_add(base, &r, err);
         free(text);

@@ -4,9 +4,9 @@
 #define _GNU_SOURCE                /* strdup */
 #endif
 #include "compare/compare.h"
+#include "compare/db_internal.h"
 #include "compare/experiment_folders.h"
 #include "compare/folder_ranks.h"
-#include "compare/results_db.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -192,12 +192,11 @@ typedef struct writer {
     harness_error *err;
 } writer;
 
+/* Names the file, says "nothing recorded", and marks a busy lock so that
+ * harness_db_write runs the whole record again. */
 static int fail(writer *w, const char *doing)
 {
-    int rc = sqlite3_extended_errcode(w->h) & 0xff;
-    return harness_error_set(w->err, rc == SQLITE_CORRUPT || rc == SQLITE_NOTADB ? HARNESS_EXIT_USAGE
-                                                                                 : HARNESS_EXIT_RUNTIME,
-                             "%s: %s: %s; nothing recorded", harness_db_path(w->db), doing, sqlite3_errmsg(w->h));
+    return harness_db_sqlite_error(w->db, doing, w->err);
 }
 
 static void bind_text_or_null(sqlite3_stmt *st, int i, const char *s)
@@ -421,6 +420,26 @@ static int expand(const char *const *args, size_t n_args, harness_experiment_fol
     return 0;
 }
 
+/* What the write transaction stores: run again from the start when the
+ * lock was busy, so it counts afresh each time. */
+typedef struct record_tx {
+    const rec_folder *f;
+    size_t n;
+    const harness_record_options *o;
+    harness_record_result *res;
+} record_tx;
+
+static int write_all(harness_db *db, void *arg, harness_error *err)
+{
+    record_tx *t = arg;
+    writer w = {db, harness_db_handle(db), err};
+    memset(t->res, 0, sizeof *t->res);
+    for (size_t i = 0; i < t->n; i++)
+        if (write_folder(&w, &t->f[i], t->o, t->res) != 0)
+            return err->code;
+    return 0;
+}
+
 int harness_db_record(harness_db *db, const char *const *args, size_t n_args, const harness_record_options *o,
                       harness_record_result *res, harness_error *err)
 {
@@ -434,23 +453,17 @@ int harness_db_record(harness_db *db, const char *const *args, size_t n_args, co
     rec_folder *f = rc == 0 ? calloc(n ? n : 1, sizeof *f) : NULL;
     if (rc == 0 && !f)
         rc = harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
+    /* Every folder read and checked before the lock is taken: the lock is
+     * held only while writing, so parallel records queue for the least time. */
     for (size_t i = 0; i < n && rc == 0; i++)
         rc = load_folder(folders[i], &f[i], err);
-    writer w = {db, harness_db_handle(db), err};
     if (rc == 0) {
-        if (sqlite3_exec(w.h, "BEGIN IMMEDIATE", NULL, NULL, NULL) != SQLITE_OK) {
-            rc = fail(&w, "starting the record");
-        } else {
-            for (size_t i = 0; i < n && rc == 0; i++)
-                rc = write_folder(&w, &f[i], o, res);
-            if (rc == 0 && sqlite3_exec(w.h, "COMMIT", NULL, NULL, NULL) != SQLITE_OK)
-                rc = fail(&w, "committing the record");
-            res->folders = rc == 0 ? n : 0;
-            if (rc != 0) {
-                sqlite3_exec(w.h, "ROLLBACK", NULL, NULL, NULL);
-                memset(res, 0, sizeof *res);
-            }
-        }
+        record_tx t = {f, n, o, res};
+        rc = harness_db_write(db, "recording", write_all, &t, err);
+        if (rc == 0)
+            res->folders = n;
+        else
+            memset(res, 0, sizeof *res);
     }
     for (size_t i = 0; f && i < n; i++)
         free_folder(&f[i]);

@@ -266,8 +266,7 @@ int harness_history_load(harness_db *db, const harness_history_filter *f, harnes
     char sql[sizeof query + 32];
     snprintf(sql, sizeof sql, query, columns[metric], columns[metric]);
     if (sqlite3_prepare_v2(h, sql, -1, &st, NULL) != SQLITE_OK)
-        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s: reading the runs: %s", out->db_path,
-                                 sqlite3_errmsg(h));
+        return harness_db_sqlite_error(db, "reading the runs", err);
     const char *texts[4] = {f->variant_key, f->host, f->branch, f->config_hash};
     for (int i = 0; i < 4; i++) {
         if (texts[i])
@@ -281,10 +280,8 @@ int harness_history_load(harness_db *db, const harness_history_filter *f, harnes
     int rc = 0, step;
     while (rc == 0 && (step = sqlite3_step(st)) == SQLITE_ROW)
         rc = add_row(out, st, &cap_series, &cap_points, err);
-    if (rc == 0 && step != SQLITE_DONE) {
-        int code = (sqlite3_extended_errcode(h) & 0xff) == SQLITE_CORRUPT ? HARNESS_EXIT_USAGE : HARNESS_EXIT_RUNTIME;
-        rc = harness_error_set(err, code, "%s: reading the runs: %s", out->db_path, sqlite3_errmsg(h));
-    }
+    if (rc == 0 && step != SQLITE_DONE)
+        rc = harness_db_sqlite_error(db, "reading the runs", err);
     sqlite3_finalize(st);
     if (rc != 0)
         return rc;

@@ -246,14 +246,20 @@ python3 -c "import sqlite3, sys; c = sqlite3.connect(sys.argv[1]); c.execute('UP
     "$SCRATCH/newer.sqlite" || fail "making a newer database"
 bad 2 "written by a newer harness (schema version 7; this harness reads up to 3)" "a newer schema" \
     record "$last" --db "$SCRATCH/newer.sqlite"
-# locked: another writer holds it past the busy timeout
+# locked: another writer holds it past the lock timeout (--db-timeout 1:
+# about a second of waiting, said with the limit; db_load.sh tests more)
 python3 - "$SCRATCH/results.sqlite" "$HARNESS" "$last" <<'PY' || fail "locked database"
-import sqlite3, subprocess, sys
+import sqlite3, subprocess, sys, time
 c = sqlite3.connect(sys.argv[1], isolation_level=None)
 c.execute("BEGIN EXCLUSIVE")
-r = subprocess.run([sys.argv[2], "record", sys.argv[3], "--db", sys.argv[1]], capture_output=True, text=True)
+t = time.monotonic()
+r = subprocess.run([sys.argv[2], "record", sys.argv[3], "--db", sys.argv[1], "--db-timeout", "1"],
+                   capture_output=True, text=True)
+took = time.monotonic() - t
 assert r.returncode == 3, (r.returncode, r.stderr)
-assert "database is locked" in r.stderr and sys.argv[1] in r.stderr, r.stderr
+assert "database is locked: waited 1.0 s for the lock" in r.stderr and sys.argv[1] in r.stderr, r.stderr
+assert "nothing recorded" in r.stderr, r.stderr
+assert 0.9 < took < 10, took
 c.execute("ROLLBACK")
 PY
 [ "$(sum)" = "$before" ] || fail "the database changed after a locked record"

@@ -3,7 +3,11 @@
  * unknown), each run's interference bound stored, recording a folder twice
  * stores it once, a failure mid-record rolls everything back, a newer
  * schema and a file that is not a database are refused, and a folder that
- * is not an experiment stores nothing. */
+ * is not an experiment stores nothing; the back-off schedule, every bad
+ * schema version refused (2) by readers and writers with the file left as
+ * it was, readers that never write (an older schema refused, not
+ * upgraded), a lock held past the timeout (3, the wait said), and the
+ * timeout's option and variable (issue 38). */
 #include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
@@ -18,6 +22,8 @@
 #include <cmocka.h>
 #include <sqlite3.h>
 
+#include "cli/db_timeout.h"
+#include "compare/db_wait.h"
 #include "compare/results_db.h"
 
 static char tmp[256];
@@ -77,7 +83,7 @@ static harness_db *open_db(const char *name)
     snprintf(path, sizeof path, "%s/%s", tmp, name);
     harness_db *db;
     harness_error err = {0};
-    if (harness_db_open(path, 1, &db, &err) != 0)
+    if (harness_db_open(path, HARNESS_DB_WRITE, 5, &db, &err) != 0)
         fail_msg("%s", err.msg);
     return db;
 }
@@ -231,7 +237,7 @@ static void test_refusals(void **state)
                      SQLITE_OK);
     harness_db_close(db);
     snprintf(path, sizeof path, "%s/newer.db", tmp);
-    assert_int_equal(harness_db_open(path, 1, &db, &err), 2);
+    assert_int_equal(harness_db_open(path, HARNESS_DB_WRITE, 5, &db, &err), 2);
     char want[128];
     snprintf(want, sizeof want, "newer.db: written by a newer harness (schema version 99; this harness reads up to "
              "%d)", HARNESS_DB_SCHEMA_VERSION);
@@ -239,7 +245,7 @@ static void test_refusals(void **state)
     /* not a database */
     snprintf(path, sizeof path, "%s/text.db", tmp);
     write_file(path, "this is not an SQLite file, but it is long enough to have a header of sorts.........\n");
-    assert_int_equal(harness_db_open(path, 1, &db, &err), 2);
+    assert_int_equal(harness_db_open(path, HARNESS_DB_WRITE, 5, &db, &err), 2);
     assert_non_null(strstr(err.msg, "text.db"));
     assert_non_null(strstr(err.msg, "not a harness results database"));
     /* someone else's SQLite database */
@@ -248,11 +254,11 @@ static void test_refusals(void **state)
     assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
     assert_int_equal(sqlite3_exec(h, "CREATE TABLE t (x)", NULL, NULL, NULL), SQLITE_OK);
     sqlite3_close(h);
-    assert_int_equal(harness_db_open(path, 1, &db, &err), 2);
+    assert_int_equal(harness_db_open(path, HARNESS_DB_WRITE, 5, &db, &err), 2);
     assert_non_null(strstr(err.msg, "without harness's schema_version table"));
     /* absent, when not to be created (history) */
     snprintf(path, sizeof path, "%s/absent.db", tmp);
-    assert_int_equal(harness_db_open(path, 0, &db, &err), 2);
+    assert_int_equal(harness_db_open(path, HARNESS_DB_READ, 5, &db, &err), 2);
     assert_non_null(strstr(err.msg, "absent.db"));
     struct stat st;
     assert_int_not_equal(stat(path, &st), 0);
@@ -387,6 +393,214 @@ static void test_noise_unknown(void **state)
     harness_db_close(db);
 }
 
+/* 1 ms doubling to a 100 ms cap, jittered between half and all of it. */
+static void test_backoff(void **state)
+{
+    (void)state;
+    assert_true(fabs(harness_db_backoff_s(0, 0) - 0.0005) < 1e-12);
+    assert_true(fabs(harness_db_backoff_s(0, 0.999999) - 0.001) < 1e-6);
+    assert_true(fabs(harness_db_backoff_s(3, 0) - 0.004) < 1e-12);
+    assert_true(fabs(harness_db_backoff_s(7, 0.5) - 0.075) < 1e-12);     /* 128 ms capped to 100 */
+    assert_true(fabs(harness_db_backoff_s(1000, 0.999999) - 0.1) < 1e-6);
+    assert_true(fabs(harness_db_backoff_s(2, NAN) - 0.002) < 1e-12);     /* a bad u: the lower bound */
+    for (int a = 0; a < 40; a++)
+        assert_true(harness_db_backoff_s(a + 1, 0) >= harness_db_backoff_s(a, 0));
+}
+
+/* The whole file, for "unchanged" checks (malloc'd; *len its size). */
+static char *slurp(const char *path, long *len)
+{
+    FILE *f = fopen(path, "rb");
+    assert_non_null(f);
+    fseek(f, 0, SEEK_END);
+    *len = ftell(f);
+    rewind(f);
+    char *b = malloc((size_t)*len + 1);
+    assert_non_null(b);
+    assert_int_equal(fread(b, 1, (size_t)*len, f), (size_t)*len);
+    fclose(f);
+    return b;
+}
+
+static void assert_unchanged(const char *path, const char *before, long len)
+{
+    long now_len;
+    char *now = slurp(path, &now_len);
+    assert_int_equal(now_len, len);
+    assert_memory_equal(now, before, (size_t)len);
+    free(now);
+}
+
+/* A database of the current schema in rollback-journal mode (so that
+ * every byte is in the one file), changed by `sql`. */
+static void crafted(const char *path, const char *sql)
+{
+    sqlite3 *h;
+    assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+    sqlite3_close(h);
+    harness_db *db;
+    harness_error err = {0};
+    if (harness_db_open(path, HARNESS_DB_WRITE, 5, &db, &err) != 0)
+        fail_msg("%s", err.msg);
+    harness_db_close(db);
+    assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+    char *msg = NULL;
+    if (sqlite3_exec(h, "PRAGMA journal_mode = DELETE", NULL, NULL, &msg) != SQLITE_OK ||
+        (sql && sqlite3_exec(h, sql, NULL, NULL, &msg) != SQLITE_OK))
+        fail_msg("%s: %s", sql, msg);
+    sqlite3_close(h);
+}
+
+/* Every way the version can be wrong: 2 for a reader and a writer, naming
+ * the file and the fault, the file untouched, never a migration run from
+ * a version out of range (migrations[-5] under UBSan before). */
+static void test_bad_versions(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *sql, *says;
+    } cases[] = {
+        {"UPDATE schema_version SET version = -5", "schema version -5 is out of range"},
+        {"UPDATE schema_version SET version = 0", "schema version 0 is out of range"},
+        {"DELETE FROM schema_version", "the schema_version table is empty"},
+        {"INSERT INTO schema_version VALUES (3)", "the schema_version table holds 2 rows"},
+        {"INSERT INTO schema_version VALUES (3); INSERT INTO schema_version VALUES (3)",
+         "the schema_version table holds 3 or more rows"},
+        {"UPDATE schema_version SET version = 9223372036854775807",
+         "written by a newer harness (schema version 9223372036854775807;"},
+        {"UPDATE schema_version SET version = 4294967299", "schema version 4294967299;"},  /* not 3 when narrowed */
+        {"UPDATE schema_version SET version = 2.5", "the schema version is real '2.5', not an integer"},
+        {"UPDATE schema_version SET version = x'33'", "the schema version is blob '3', not an integer"},
+        {"ALTER TABLE schema_version RENAME COLUMN version TO v", "the schema_version table cannot be read"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/version%zu.db", tmp, i);
+        crafted(path, cases[i].sql);
+        long len;
+        char *before = slurp(path, &len);
+        for (int mode = HARNESS_DB_READ; mode <= HARNESS_DB_WRITE; mode++) {
+            harness_db *db = (harness_db *)1;
+            harness_error err = {0};
+            assert_int_equal(harness_db_open(path, (harness_db_mode)mode, 5, &db, &err), 2);
+            assert_null(db);
+            if (!strstr(err.msg, path) || !strstr(err.msg, cases[i].says))
+                fail_msg("%s: '%s' lacks '%s'", cases[i].sql, err.msg, cases[i].says);
+            assert_true((strstr(err.msg, "nothing recorded") != NULL) == (mode == HARNESS_DB_WRITE));
+            assert_unchanged(path, before, len);
+        }
+        free(before);
+    }
+}
+
+/* A reader never writes: a rollback-journal database stays one, byte for
+ * byte; an older schema is refused (run record once), not upgraded; an
+ * empty file is not given a schema. */
+static void test_reader_never_writes(void **state)
+{
+    (void)state;
+    char path[512];
+    snprintf(path, sizeof path, "%s/reader.db", tmp);
+    crafted(path, NULL);
+    long len;
+    char *before = slurp(path, &len);
+    harness_db *db;
+    harness_error err = {0};
+    assert_int_equal(harness_db_open(path, HARNESS_DB_READ, 5, &db, &err), 0);
+    assert_int_equal(harness_db_schema_version(db), HARNESS_DB_SCHEMA_VERSION);
+    /* the connection itself refuses writes */
+    assert_int_not_equal(sqlite3_exec(harness_db_handle(db), "DELETE FROM runs", NULL, NULL, NULL), SQLITE_OK);
+    harness_db_close(db);
+    assert_unchanged(path, before, len);
+    free(before);
+
+    snprintf(path, sizeof path, "%s/old.db", tmp);
+    sqlite3 *h;
+    assert_int_equal(sqlite3_open(path, &h), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(h, schema_1, NULL, NULL, NULL), SQLITE_OK);
+    sqlite3_close(h);
+    before = slurp(path, &len);
+    assert_int_equal(harness_db_open(path, HARNESS_DB_READ, 5, &db, &err), 2);
+    assert_non_null(strstr(err.msg, "schema version 1, older than this harness's"));
+    assert_non_null(strstr(err.msg, "run harness record into it once"));
+    assert_unchanged(path, before, len);
+    free(before);
+    assert_int_equal(harness_db_open(path, HARNESS_DB_WRITE, 5, &db, &err), 0);   /* record upgrades it */
+    harness_db_close(db);
+    assert_int_equal(harness_db_open(path, HARNESS_DB_READ, 5, &db, &err), 0);
+    harness_db_close(db);
+
+    snprintf(path, sizeof path, "%s/empty.db", tmp);
+    write_file(path, "");
+    assert_int_equal(harness_db_open(path, HARNESS_DB_READ, 5, &db, &err), 2);
+    assert_non_null(strstr(err.msg, "an empty database (no runs recorded)"));
+    struct stat st;
+    assert_int_equal(stat(path, &st), 0);
+    assert_int_equal(st.st_size, 0);
+}
+
+/* Another connection holds the write lock: record waits the timeout
+ * (about, not much more), then fails 3 saying how long and that nothing
+ * was recorded. */
+static void test_lock_timeout(void **state)
+{
+    (void)state;
+    harness_db *db = open_db("locked.db");
+    harness_db_close(db);
+    char path[512];
+    snprintf(path, sizeof path, "%s/locked.db", tmp);
+    sqlite3 *holder;
+    assert_int_equal(sqlite3_open(path, &holder), SQLITE_OK);
+    assert_int_equal(sqlite3_exec(holder, "BEGIN EXCLUSIVE", NULL, NULL, NULL), SQLITE_OK);
+    harness_error err = {0};
+    assert_int_equal(harness_db_open(path, HARNESS_DB_WRITE, 0.2, &db, &err), 0);   /* up to date: no lock */
+    char a[512];
+    snprintf(a, sizeof a, "%s", experiment("2026-06-01__00-00-00_aaaaaaaa", 1, 4000));
+    const char *folders[1] = {a};
+    harness_record_result res;
+    assert_int_equal(harness_db_record(db, folders, 1, NULL, &res, &err), 3);
+    assert_non_null(strstr(err.msg, "database is locked: waited 0.2 s for the lock"));
+    assert_non_null(strstr(err.msg, "nothing recorded"));
+    assert_true(harness_db_waited_s(db) >= 0.2 && harness_db_waited_s(db) < 1.0);
+    assert_int_equal(res.added, 0);
+    /* released: the same connection records */
+    assert_int_equal(sqlite3_exec(holder, "ROLLBACK", NULL, NULL, NULL), SQLITE_OK);
+    assert_int_equal(harness_db_record(db, folders, 1, NULL, &res, &err), 0);
+    assert_int_equal(res.added, 1);
+    sqlite3_close(holder);
+    harness_db_close(db);
+}
+
+/* --db-timeout, else HARNESS_DB_TIMEOUT, else 300 s; bad values are 2
+ * naming where they came from. */
+static void test_timeout_setting(void **state)
+{
+    (void)state;
+    double t;
+    harness_error err = {0};
+    unsetenv("HARNESS_DB_TIMEOUT");
+    assert_int_equal(harness_cli_db_timeout(NULL, &t, &err), 0);
+    assert_true(t == HARNESS_DB_TIMEOUT_DEFAULT_S);
+    assert_int_equal(harness_cli_db_timeout("12.5", &t, &err), 0);
+    assert_true(t == 12.5);
+    assert_int_equal(harness_cli_db_timeout("0", &t, &err), 0);
+    assert_true(t == 0);
+    static const char *const bad[] = {"-1", "abc", "", "5s", "inf", "nan", "86401"};
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        assert_int_equal(harness_cli_db_timeout(bad[i], &t, &err), 2);
+        assert_non_null(strstr(err.msg, "--db-timeout '"));
+    }
+    setenv("HARNESS_DB_TIMEOUT", "42", 1);
+    assert_int_equal(harness_cli_db_timeout(NULL, &t, &err), 0);
+    assert_true(t == 42);
+    assert_int_equal(harness_cli_db_timeout("7", &t, &err), 0);   /* the option wins */
+    assert_true(t == 7);
+    setenv("HARNESS_DB_TIMEOUT", "later", 1);
+    assert_int_equal(harness_cli_db_timeout(NULL, &t, &err), 2);
+    assert_non_null(strstr(err.msg, "HARNESS_DB_TIMEOUT 'later'"));
+    unsetenv("HARNESS_DB_TIMEOUT");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -397,6 +611,11 @@ int main(void)
         cmocka_unit_test(test_refusals),
         cmocka_unit_test(test_migration_from_1),
         cmocka_unit_test(test_noise_unknown),
+        cmocka_unit_test(test_backoff),
+        cmocka_unit_test(test_bad_versions),
+        cmocka_unit_test(test_reader_never_writes),
+        cmocka_unit_test(test_lock_timeout),
+        cmocka_unit_test(test_timeout_setting),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }
