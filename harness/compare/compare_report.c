@@ -13,6 +13,7 @@
 #include "util/table_fit.h"
 #include "util/term.h"
 #include "util/json_utf8.h"
+#include "util/json_number.h"
 
 #define N_COLS 12
 #define COL_VERDICT (N_COLS - 1)
@@ -632,14 +633,6 @@ static void markdown_report(FILE *f, const harness_comparison *c)
 
 /* ---- JSON --------------------------------------------------------------------- */
 
-static void add_num(cJSON *o, const char *key, double v)
-{
-    if (isfinite(v))
-        cJSON_AddNumberToObject(o, key, v);
-    else
-        cJSON_AddNullToObject(o, key);
-}
-
 static void add_pair_array(cJSON *o, const char *key, double lo, double hi)
 {
     if (isnan(lo) && isnan(hi)) {          /* no samples */
@@ -666,7 +659,7 @@ static cJSON *run_json(const harness_run_summary *r, double median, double lo, d
         cJSON_AddNullToObject(o, "error");
     cJSON_AddBoolToObject(o, "validation_failed", r->validation_failed);
     cJSON_AddNumberToObject(o, "n", (double)r->n_samples);
-    add_num(o, "median", median);
+    harness_json_add_num(o, "median", median);
     add_pair_array(o, "ci95_median", lo, hi);
     return o;
 }
@@ -686,8 +679,8 @@ static void add_values(cJSON *o, harness_metric m, double base, double cand)
     if (m == HARNESS_METRIC_MEDIAN)
         return;
     int time = harness_metric_is_time(m);
-    add_num(o, time ? "base_value_ns" : "base_value_j", base);
-    add_num(o, time ? "cand_value_ns" : "cand_value_j", cand);
+    harness_json_add_num(o, time ? "base_value_ns" : "base_value_j", base);
+    harness_json_add_num(o, time ? "cand_value_ns" : "cand_value_j", cand);
 }
 
 static cJSON *key_json(const harness_run_summary *r)
@@ -716,20 +709,20 @@ static cJSON *pair_json(const harness_comparison *c, const harness_compare_pair 
         cJSON_AddItemToObject(o, "base", run_time_json(p->base));
         cJSON_AddItemToObject(o, "cand", run_time_json(p->cand));
     }
-    add_num(o, "ratio", s->ratio);
+    harness_json_add_num(o, "ratio", s->ratio);
     add_pair_array(o, "ratio_interval", s->ratio_lo, s->ratio_hi);
-    add_num(o, "ratio_interval_coverage", s->coverage);
-    add_num(o, "change_pct", (s->ratio - 1.0) * 100.0);
+    harness_json_add_num(o, "ratio_interval_coverage", s->coverage);
+    harness_json_add_num(o, "change_pct", (s->ratio - 1.0) * 100.0);
     cJSON *reps = cJSON_AddObjectToObject(o, "replicates");
     cJSON_AddStringToObject(reps, "unit", s->unit ? s->unit : "windows");
     cJSON_AddNumberToObject(reps, "base", (double)s->n_base);
     cJSON_AddNumberToObject(reps, "cand", (double)s->n_cand);
-    add_num(o, "p", s->p);
+    harness_json_add_num(o, "p", s->p);
     if (c->n_rounds)               /* harness ab only: compare's report stays as it was */
-        add_num(o, "signed_rank_p", s->signed_rank_p);
-    add_num(o, "min_p", s->min_p);
+        harness_json_add_num(o, "signed_rank_p", s->signed_rank_p);
+    harness_json_add_num(o, "min_p", s->min_p);
     /* the p the verdict used when several pairs were judged together */
-    add_num(o, "q_fdr", s->fdr_m > 1 ? s->q : NAN);
+    harness_json_add_num(o, "q_fdr", s->fdr_m > 1 ? s->q : NAN);
     cJSON_AddStringToObject(o, "verdict", harness_verdict_token(s->verdict));
     if (s->verdict == HARNESS_VERDICT_AMBIGUOUS)
         cJSON_AddStringToObject(o, "ambiguous_cause", harness_ambiguity_token(s->cause));
@@ -740,9 +733,9 @@ static cJSON *pair_json(const harness_comparison *c, const harness_compare_pair 
     add_values(o, c->opts.metric, s->base_median, s->cand_median);
     cJSON *tail = cJSON_AddObjectToObject(o, "tail");
     cJSON_AddStringToObject(tail, "metric", "p90");
-    add_num(tail, "ratio", p->tail.s.ratio);
+    harness_json_add_num(tail, "ratio", p->tail.s.ratio);
     add_pair_array(tail, "ratio_interval", p->tail.s.ratio_lo, p->tail.s.ratio_hi);
-    add_num(tail, "p", p->tail.s.p);
+    harness_json_add_num(tail, "p", p->tail.s.p);
     cJSON_AddStringToObject(tail, "verdict", harness_verdict_token(p->tail.s.verdict));
     cJSON_AddBoolToObject(tail, "moved_alone", p->tail.moved_alone);
     if (s->why[0])
@@ -762,10 +755,10 @@ static cJSON *rounds_json(const harness_comparison *c)
         cJSON_AddNumberToObject(o, "benchmark", (double)(r->benchmark + 1));   /* its pair, from 1 */
         cJSON_AddNumberToObject(o, "round", (double)(r->round + 1));
         cJSON_AddStringToObject(o, "first", r->base_first ? "base" : "cand");
-        add_num(o, "base_median_ns", r->base_median);
-        add_num(o, "cand_median_ns", r->cand_median);
+        harness_json_add_num(o, "base_median_ns", r->base_median);
+        harness_json_add_num(o, "cand_median_ns", r->cand_median);
         add_values(o, c->opts.metric, r->base_value, r->cand_value);
-        add_num(o, "ratio", r->ratio);
+        harness_json_add_num(o, "ratio", r->ratio);
         cJSON_AddStringToObject(o, "base_status", r->base->status);
         cJSON_AddStringToObject(o, "cand_status", r->cand->status);
         cJSON_AddBoolToObject(o, "failed", r->base_failed || r->cand_failed);

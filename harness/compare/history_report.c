@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "util/format.h"
+#include "util/json_number.h"
 
 const char *hist_fmt_ns(double ns, char *buf, size_t cap)
 {
@@ -291,14 +292,6 @@ static void markdown_report(FILE *f, const harness_history *h)
 
 /* ---- JSON ----------------------------------------------------------------------- */
 
-static void add_num(cJSON *o, const char *k, double v)
-{
-    if (isfinite(v))
-        cJSON_AddNumberToObject(o, k, v);
-    else
-        cJSON_AddNullToObject(o, k);
-}
-
 static void add_str(cJSON *o, const char *k, const char *v)
 {
     if (v)
@@ -322,7 +315,7 @@ static void add_interference(cJSON *q, const harness_series *s, size_t c)
             cJSON *o = cJSON_CreateObject();
             cJSON_AddNumberToObject(o, "index", (double)runs[i]);
             add_str(o, "commit", p->commit);
-            add_num(o, "noise_bound", p->noise_bound);
+            harness_json_add_num(o, "noise_bound", p->noise_bound);
             add_str(o, "evidence", p->noise_evidence);
             add_str(o, "set_aside", hist_set_aside_name(p));   /* null: kept, its value at a level */
             cJSON_AddItemToArray(arr, o);
@@ -370,14 +363,14 @@ static char *json_report(const harness_history *h)
             cJSON_AddStringToObject(q, "experiment", p->experiment);
             add_str(q, "commit", p->commit);
             add_str(q, "branch", p->branch);
-            add_num(q, "value", p->value);     /* the metric's: what the change points are found in */
-            add_num(q, "median", p->median);
+            harness_json_add_num(q, "value", p->value);     /* the metric's: what the change points are found in */
+            harness_json_add_num(q, "median", p->median);
             cJSON *ci = cJSON_AddArrayToObject(q, "ci95_median");
             cJSON_AddItemToArray(ci, isfinite(p->ci_lo) ? cJSON_CreateNumber(p->ci_lo) : cJSON_CreateNull());
             cJSON_AddItemToArray(ci, isfinite(p->ci_hi) ? cJSON_CreateNumber(p->ci_hi) : cJSON_CreateNull());
-            add_num(q, "ci_level", p->ci_level);   /* ci95_median's real coverage, as in the summary */
+            harness_json_add_num(q, "ci_level", p->ci_level);   /* ci95_median's real coverage, as in the summary */
             cJSON_AddNumberToObject(q, "n", (double)p->n);
-            add_num(q, "noise_bound", p->noise_bound);   /* null: unknown (recorded before schema 2) */
+            harness_json_add_num(q, "noise_bound", p->noise_bound);   /* null: unknown (recorded before schema 2) */
             add_str(q, "noise_evidence", p->noise_evidence);
             add_str(q, "set_aside", hist_set_aside_name(p));   /* left out of the change-point search, and why */
             cJSON_AddBoolToObject(q, "outlier", p->set_aside == HARNESS_CP_OUTLIER);   /* kept from schema 1 */
@@ -390,9 +383,9 @@ static char *json_report(const harness_history *h)
             cJSON_AddNumberToObject(q, "index", (double)cp->index);
             add_str(q, "commit", s->points[cp->index].commit);
             cJSON_AddStringToObject(q, "experiment", s->points[cp->index].experiment);
-            add_num(q, "before_median", cp->before);
-            add_num(q, "after_median", cp->after);
-            add_num(q, "change_pct", hist_change_pct(cp));
+            harness_json_add_num(q, "before_median", cp->before);
+            harness_json_add_num(q, "after_median", cp->after);
+            harness_json_add_num(q, "change_pct", hist_change_pct(cp));
             cJSON_AddNumberToObject(q, "p", cp->p);
             add_interference(q, s, c);
             cJSON_AddItemToArray(cps, q);
