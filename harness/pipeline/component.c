@@ -179,9 +179,10 @@ static int make_input_sets(harness_component *in, const harness_plan *plan, harn
     if (n < 2)
         return 0;
     if (in->inst.io.n_inputs == 0)
-        return harness_error_set(err, HARNESS_EXIT_USAGE, "schedule.rotate_inputs: %lld, but %s declares no inputs "
-                                 "(the input service, plugin ABI 2.4): there is nothing to rotate; set "
-                                 "rotate_inputs to 0 or declare the inputs in create", (long long)n, in->v->key);
+        return harness_config_fail(plan->cfg, HARNESS_EXIT_USAGE, "schedule.rotate_inputs", err,
+                                   "%lld, but %s declares no inputs (the input service, plugin ABI 2.4): there is "
+                                   "nothing to rotate; set rotate_inputs to 0 or declare the inputs in create",
+                                   (long long)n, in->v->key);
     harness_guard_enter("create");
     int rc = harness_input_sets_make(&in->inputs, &in->inst, n, err);
     harness_guard_leave();

@@ -85,6 +85,6 @@ schedule: {warmup_steps: 1, wait_steps: 0, measurement_steps: 5, repeat: 1, rota
 component: {variant_key: noop}
 YAML
 expect_exit 2 "rotate_inputs on a component without declared inputs" "$HARNESS" run "$SCRATCH/noop.yaml"
-expect_err "schedule.rotate_inputs: 2, but noop/cpu declares no inputs (the input service, plugin ABI 2.4): there is nothing to rotate" \
+expect_err "noop.yaml:2:92: schedule.rotate_inputs: 2, but noop/cpu declares no inputs (the input service, plugin ABI 2.4): there is nothing to rotate" \
     "the message names the variant and the fix"
 finish
