@@ -11,7 +11,6 @@
 #include "plugin/variant_cost.h"
 #include "run/after_timing.h"
 #include "run/guard.h"
-#include "run/services.h"
 #include "run/thread_census.h"
 #include "util/stats.h"
 
@@ -200,16 +199,11 @@ static int make_input_sets(harness_component *in, const harness_plan *plan, harn
  * replayed output fails it. */
 static int recheck(harness_component *in, harness_summary *s, harness_error *err)
 {
-    const harness_services *svc = harness_host_services();
     const harness_declared_io *io = &in->inst.io;
-    for (int i = 0; i < io->n_inputs; i++) {
-        const harness_declared_buffer *d = &io->inputs[i];
-        int rc = d->device ? svc->device_fill(&in->inst.ctx, d->ptr, d->count, d->dtype)
-                           : svc->fill(&in->inst.ctx, d->ptr, d->count, d->dtype);
-        if (rc != 0 || in->inst.ctx.failed)
+    for (int i = 0; i < io->n_inputs; i++)
+        if (harness_declared_redraw(&in->inst, &io->inputs[i], io->inputs[i].ptr) != 0)
             return harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s: new input values for the check after timing: %s",
                                      in->v->key, harness_ctx_message(&in->inst.ctx, "no message given"));
-    }
     s->after_timing.recheck = io->n_inputs ? "new_inputs" : "same_inputs";
     harness_check c = {.size = sizeof c};
     int rc = in->v->check(&in->inst.ctx, in->state, &c);

@@ -18,6 +18,13 @@ static int copy_within(const harness_instance *in, int device, void *dst, const 
     return in->backend->ops->copy_on_stream(in->backend, dst, src, bytes, err);
 }
 
+int harness_declared_redraw(harness_instance *in, const harness_declared_buffer *d, void *at)
+{
+    const harness_services *svc = harness_host_services();
+    int rc = d->device ? svc->device_fill(&in->ctx, at, d->count, d->dtype) : svc->fill(&in->ctx, at, d->count, d->dtype);
+    return rc != 0 || in->ctx.failed;
+}
+
 static int fill_failed(harness_instance *in, harness_error *err)
 {
     return harness_error_set(err, HARNESS_EXIT_RUNTIME, "schedule.rotate_inputs: drawing an input set failed: %s",
@@ -29,7 +36,6 @@ static int make_sets_of(harness_input_sets *s, int i, harness_error *err)
 {
     harness_instance *in = s->inst;
     const harness_declared_buffer *d = &in->io.inputs[i];
-    const harness_services *svc = harness_host_services();
     harness_alloc_tracker *mem = d->device ? in->device_mem : in->mem;
     size_t total;
     if (__builtin_mul_overflow(d->bytes, (size_t)s->n_sets, &total) ||
@@ -41,13 +47,9 @@ static int make_sets_of(harness_input_sets *s, int i, harness_error *err)
     unsigned char *set = s->sets[i];
     if (copy_within(in, d->device, set, d->ptr, d->bytes, err) != 0)
         return -1;
-    for (int64_t k = 1; k < s->n_sets; k++) {
-        void *at = set + (size_t)k * d->bytes;
-        int rc = d->device ? svc->device_fill(&in->ctx, at, d->count, d->dtype) : svc->fill(&in->ctx, at, d->count,
-                                                                                           d->dtype);
-        if (rc != 0 || in->ctx.failed)
+    for (int64_t k = 1; k < s->n_sets; k++)
+        if (harness_declared_redraw(in, d, set + (size_t)k * d->bytes) != 0)
             return fill_failed(in, err);
-    }
     return 0;
 }
 

@@ -24,6 +24,11 @@ typedef struct harness_input_sets {
     uint64_t next;                 /* the set the next step takes */
 } harness_input_sets;
 
+/* A fresh draw of the config's generator for declared input d, written at
+ * `at` (d's own buffer, or a set of its size in the same memory): fill or
+ * device_fill. 0, or nonzero with the failure recorded in in's context. */
+int harness_declared_redraw(harness_instance *in, const harness_declared_buffer *d, void *at);
+
 /* Makes n sets (n >= 2) of every input `in` declared. 0, or -1 with err set
  * (out of memory, a fill that failed). */
 int harness_input_sets_make(harness_input_sets *s, harness_instance *in, int64_t n, harness_error *err);
