@@ -79,6 +79,8 @@ plant harness/config/config.c '#include "util/../run/runner.h"\n' \
     "14. ../ inside a stage's path" '"util/\.\./run/runner\.h", a path of its own'
 plant harness/cli/cmd_compare.c '#include "compare/compare_internal.h"\n' \
     "15. another folder's private header" 'includes compare/compare_internal\.h, private to compare/'
+plant harness/cli/cmd_compare.c 'int harness_cmp_oom(void *err);\nstatic int f(void *e)\n{\n    return harness_cmp_oom(e);\n}\n' \
+    "16. a stage-private name used by another stage" 'names harness_cmp_oom, private to compare/'
 
 # The legal edges stay legal: the read-side branch, cli over both, the ABI
 # and components/common everywhere, a family building on another it names.
