@@ -5,7 +5,8 @@
 # dispatches (as `harness --help` lists them) has its page,
 # man/harness-COMMAND.1, and is in the completion; every long option a
 # command's --help lists (made from the table it parses with) is in the
-# completion. help_vs_man.sh holds each page's OPTIONS to its --help.
+# completion's list for that command, and nothing else there.
+# help_vs_man.sh holds each page's OPTIONS to its --help.
 . "$top_builddir/tests/setup"
 MAN="$top_srcdir/man"
 CLI="$top_srcdir/harness/cli"
@@ -51,11 +52,17 @@ while read -r cmd; do
     "$HARNESS" "$cmd" --help >help.txt 2>/dev/null || { fail "$cmd --help"; continue; }
     longs=$(sed -n '/^options:$/,/^$/p' help.txt | sed -n 's/^  [ -][a-zA-Z ][, ] --\([a-z0-9-]*\).*/\1/p')
     [ -n "$longs" ] || { fail "$cmd --help: no options found (has its layout changed?)"; continue; }
+    # the completion's `CMD) echo "--a --b ..." ;;` line(s): exactly these
+    offered=$(awk -v c="        $cmd) echo" 'index($0, c) == 1 { on = 1 } on { print } on && /;;/ { exit }' "$COMPLETION" |
+              grep -o -- '--[a-z0-9-]*' | sort)
+    [ -n "$offered" ] || { fail "the completion has no option list for $cmd"; continue; }
     for o in $longs; do
-        [ "$o" = help ] && continue
-        grep -qE -- "(^|[^a-z-])--$o([^a-z-]|\$)" "$COMPLETION" || fail "the completion lacks $cmd's --$o"
+        echo "$offered" | grep -qx -- "--$o" || fail "the completion lacks $cmd's --$o"
     done
-    pass "$cmd: the completion has its $(echo $longs | wc -w) options"
+    for o in $offered; do
+        echo "$longs" | grep -qx -- "${o#--}" || fail "the completion offers $o for $cmd, which $cmd does not take"
+    done
+    pass "$cmd: the completion offers its $(echo $longs | wc -w) options"
 done <commands
 
 # ---- --metric's values -----------------------------------------------------------
