@@ -44,6 +44,9 @@ void harness_cli_getopt_init(harness_cli_getopt *g, const harness_cli_command *c
  * 80 columns), exit codes and where the manual is. */
 void harness_cli_help(FILE *f, const harness_cli_command *cmd);
 
+/* The --help entry every command's table ends with. */
+#define HARNESS_CLI_HELP_OPTION {"help", 'h', 0, NULL, "print this help"}
+
 #define HARNESS_CLI_N(table) (sizeof(table) / sizeof((table)[0]))
 
 #endif

@@ -145,7 +145,7 @@ static const harness_cli_option options[] = {
     {"wide", 0, O_WIDE, NULL, "as in compare: every column of the text tables"},
     {"allow-above-peak", 0, O_ALLOW_ABOVE_PEAK, NULL, "pass --allow-above-peak to every run: a run with an "
      "impossible figure is kept and judged (else it stops ab, exit 3)"},
-    {"help", 'h', 0, NULL, "print this help"},
+    HARNESS_CLI_HELP_OPTION,
 };
 
 static const harness_cli_command ab_command = {

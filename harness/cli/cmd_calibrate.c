@@ -35,7 +35,7 @@ static const harness_cli_option options[] = {
      "thread count ignore the file)"},
     {"require-idle", 0, 'i', NULL, "on a busy machine, write nothing and exit 3 (default: warn, and write the "
      "file with the load it was measured at)"},
-    {"help", 'h', 0, NULL, "print this help"},
+    HARNESS_CLI_HELP_OPTION,
 };
 
 static const harness_cli_command calibrate_command = {

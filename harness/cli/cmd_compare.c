@@ -129,7 +129,7 @@ static const harness_cli_option options[] = {
     {"color", 0, OPT_COLOR, "WHEN", "colour the verdicts in the text format: auto (default: on a terminal, "
      "unless NO_COLOR is set), never or always"},
     {"wide", 0, OPT_WIDE, NULL, "every column of the text table (by default fitted to $COLUMNS)"},
-    {"help", 'h', 0, NULL, "print this help"},
+    HARNESS_CLI_HELP_OPTION,
 };
 
 static const harness_cli_command compare_command = {

@@ -19,7 +19,7 @@ static const harness_cli_option options[] = {
      "statistics over all its windows"},
     {"filter", 0, OPT_FILTER, "REGEX", "only runs whose name \"EXPERIMENT_NAME VARIANT_KEY KEY=VALUE...\" "
      "(every component parameter) matches (POSIX extended regex)"},
-    {"help", 'h', 0, NULL, "print this help"},
+    HARNESS_CLI_HELP_OPTION,
 };
 
 static const harness_cli_command export_command = {

@@ -148,7 +148,7 @@ static const harness_cli_option options[] = {
      "(default 2; 0 keeps every significant one)"},
     {"format", 'f', 0, "F", "text (default), markdown, json, or html (one self-contained page, a chart per "
      "series)"},
-    {"help", 'h', 0, NULL, "print this help"},
+    HARNESS_CLI_HELP_OPTION,
 };
 
 static const harness_cli_command history_command = {

@@ -192,7 +192,7 @@ static const char *const synopsis[] = {"NAME [options]", NULL};
 static const harness_cli_option options[] = {
     {"device", 'd', 0, "D", "the variant's device: cpu (default) or cuda"},
     {"dir", 0, 'D', "DIR", "the project directory (default ./NAME; it must not exist, or be empty)"},
-    {"help", 'h', 0, NULL, "print this help"},
+    HARNESS_CLI_HELP_OPTION,
 };
 
 static const harness_cli_command new_plugin_command = {

@@ -17,7 +17,7 @@ static const harness_cli_option options[] = {
     {"branch", 'b', 0, "NAME", "its branch (default: unknown); history's baseline is main's"},
     {"db-timeout", 0, 't', "SECONDS", "how long to wait in all for other writers' lock (default: "
      "$HARNESS_DB_TIMEOUT, else 300); 0: do not wait"},
-    {"help", 'h', 0, NULL, "print this help"},
+    HARNESS_CLI_HELP_OPTION,
 };
 
 static const harness_cli_command record_command = {

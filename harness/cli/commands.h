@@ -42,9 +42,6 @@ enum { HARNESS_OPT_SET = 's', HARNESS_OPT_PLUGIN_PATH = 'P', HARNESS_OPT_OUTPUT_
        HARNESS_OPT_QUIET = 'q', HARNESS_OPT_HELP = 'h', HARNESS_OPT_JSON = 1000, HARNESS_OPT_RUNS,
        HARNESS_OPT_FILTER, HARNESS_OPT_COLOR, HARNESS_OPT_TIME_BUDGET, HARNESS_OPT_ALLOW_ABOVE_PEAK };
 
-/* The --help entry every command's table ends with. */
-#define HARNESS_CLI_HELP_OPTION {"help", 'h', 0, NULL, "print this help"}
-
 /* Parse argv for `harness <command>` (run, validate or list) with that
  * command's table, which gives its options and its --help. Returns -1 when
  * the command should exit 0 (--help printed), else 0 or an exit code. */
