@@ -61,20 +61,10 @@ static void rounds_markdown(FILE *f, const harness_comparison *c)
     fputs("\n</details>\n", f);
 }
 
-int harness_print_comparison_markdown(FILE *f, const harness_comparison *c, const harness_text_style *style)
+/* The reasons, one list item each: FAILED, AMBIGUOUS and TAIL pairs, the
+ * unmatched runs, the incomplete ranks, the notes. */
+static void reasons_markdown(FILE *f, const harness_comparison *c)
 {
-    (void)style;
-    fprintf(f, "**harness %s: %s", c->n_rounds ? "ab" : "compare", harness_verdict_label(c->overall));
-    print_cmp_causes(f, c);
-    fputs("**: ", f);
-    print_cmp_counts(f, c);
-    fputs(" (", f);
-    print_cmp_params(f, c);
-    fputs(")\n\n", f);
-
-    pairs_markdown(f, c);
-    rounds_markdown(f, c);
-
     int gap = 0;
     for (size_t i = 0; i < c->n_pairs; i++) {
         const harness_compare_pair *p = &c->pairs[i];
@@ -140,6 +130,22 @@ int harness_print_comparison_markdown(FILE *f, const harness_comparison *c, cons
         harness_md_text(f, c->notes[i]);
         fputc('\n', f);
     }
+}
+
+int harness_print_comparison_markdown(FILE *f, const harness_comparison *c, const harness_text_style *style)
+{
+    (void)style;
+    fprintf(f, "**harness %s: %s", c->n_rounds ? "ab" : "compare", harness_verdict_label(c->overall));
+    print_cmp_causes(f, c);
+    fputs("**: ", f);
+    print_cmp_counts(f, c);
+    fputs(" (", f);
+    print_cmp_params(f, c);
+    fputs(")\n\n", f);
+
+    pairs_markdown(f, c);
+    rounds_markdown(f, c);
+    reasons_markdown(f, c);
     fputs("\n<sub>base ", f);
     harness_md_code(f, print_cmp_root(&c->base));
     fputs(", cand ", f);
