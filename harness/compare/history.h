@@ -5,7 +5,7 @@
  * order (the order the runs were recorded: CI records main commit after
  * commit), and the change points E-divisive finds in each without the runs
  * set aside - those with interference, then the outliers
- * (changepoint.h). Reports in history_report.c. */
+ * (changepoint.h). Reports: the printers of compare/printer.h. */
 #ifndef HARNESS_HISTORY_H
 #define HARNESS_HISTORY_H
 
