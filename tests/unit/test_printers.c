@@ -4,7 +4,8 @@
  * history_html.c wrote before the printers were split out (issue 39), so
  * any change to what a report says shows here. A new format adds its
  * golden files; PRINTERS_GOLDEN_WRITE=1 writes them from the printers (read
- * the diff before committing them). Also: the lookup by --format name. */
+ * the diff before committing them). Also: the lookup by --format name and
+ * the shared figures. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -15,7 +16,9 @@
 
 #include <cmocka.h>
 
+#include "compare/metric.h"
 #include "compare/printer.h"
+#include "util/format.h"
 #include "printer_records.h"
 
 static char *slurp(const char *path)
@@ -169,6 +172,28 @@ static void test_lookup(void **state)
     assert_string_equal(err.msg, "--format: expected text, markdown, json or html, got 'xml'");
 }
 
+/* The figures every printer shares (util/format.h): "-" for unknown, never "nan". */
+static void test_figures(void **state)
+{
+    (void)state;
+    char b[32];
+    assert_string_equal(harness_format_ratio(1.23449, b, sizeof b), "1.234");
+    assert_string_equal(harness_format_ratio(INFINITY, b, sizeof b), "inf");
+    assert_string_equal(harness_format_ratio(NAN, b, sizeof b), "-");
+    assert_string_equal(harness_format_change(1.05, b, sizeof b), "+5.0%");
+    assert_string_equal(harness_format_change(0.9, b, sizeof b), "-10.0%");
+    assert_string_equal(harness_format_change(INFINITY, b, sizeof b), "+inf%");
+    assert_string_equal(harness_format_change(NAN, b, sizeof b), "-");
+    assert_string_equal(harness_format_signed_pct(20.06, b, sizeof b), "+20.1%");
+    assert_string_equal(harness_format_share(0.9591, b, sizeof b), "95.9%");
+    assert_string_equal(harness_format_share(INFINITY, b, sizeof b), "-");
+    assert_string_equal(harness_format_p(0.00791, b, sizeof b), "0.00791");
+    assert_string_equal(harness_format_p(NAN, b, sizeof b), "-");
+    assert_string_equal(harness_metric_format(HARNESS_METRIC_MEDIAN, 50070, b, sizeof b), "50.07 us");
+    assert_string_equal(harness_metric_format(HARNESS_METRIC_ENERGY, 0.0123, b, sizeof b), "12.3 mJ");
+    assert_string_equal(harness_metric_format(HARNESS_METRIC_MEDIAN, NAN, b, sizeof b), "-");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -176,6 +201,7 @@ int main(void)
         cmocka_unit_test(test_ab),
         cmocka_unit_test(test_history),
         cmocka_unit_test(test_lookup),
+        cmocka_unit_test(test_figures),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
