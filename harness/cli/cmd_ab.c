@@ -75,16 +75,7 @@ static int parse_judging(int c, const char *arg, harness_ab_opts *a, harness_err
     case O_METRIC:
         return harness_metric_parse("--metric", arg, &a->o.metric, err);
     default:                       /* 'f' */
-        if (strcmp(arg, "text") == 0)
-            a->format = HARNESS_COMPARE_TEXT;
-        else if (strcmp(arg, "markdown") == 0 || strcmp(arg, "md") == 0)
-            a->format = HARNESS_COMPARE_MARKDOWN;
-        else if (strcmp(arg, "json") == 0)
-            a->format = HARNESS_COMPARE_JSON;
-        else
-            return harness_error_set(err, HARNESS_EXIT_USAGE, "--format: expected text, markdown or json, "
-                                     "got '%s'", arg);
-        return 0;
+        return harness_printer_parse(arg, HARNESS_RECORD_COMPARISON, &a->printer, err);
     }
 }
 
@@ -192,7 +183,7 @@ static int parse(int argc, char **argv, harness_ab_opts *a, harness_error *err)
     a->o.threshold = HARNESS_COMPARE_DEFAULT_THRESHOLD;
     a->o.alpha = HARNESS_COMPARE_DEFAULT_ALPHA;
     a->o.on_ambiguous = HARNESS_ON_AMBIGUOUS_FAIL;
-    a->format = HARNESS_COMPARE_TEXT;
+    a->printer = harness_printer_find("text", HARNESS_RECORD_COMPARISON);
     opterr = 0;
     optind = 1;
     int c;
@@ -376,8 +367,7 @@ static int report(const harness_ab_opts *a, harness_compare_side sides[2], harne
     }
     harness_color_init(a->color);
     harness_text_style style = {harness_color_on(stdout), a->wide ? 0 : harness_term_width()};
-    char *text = a->format == HARNESS_COMPARE_TEXT ? harness_compare_report_text(&cmp, &style)
-                                                   : harness_compare_report(&cmp, a->format);
+    char *text = harness_print_comparison(a->printer, &cmp, &style);
     int code = harness_comparison_exit_code(&cmp);
     harness_comparison_free(&cmp);
     if (!text) {

@@ -12,6 +12,7 @@
 #include "compare/baseline_db.h"
 #include "compare/compare.h"
 #include "compare/metric.h"
+#include "compare/printer.h"
 #include "util/term.h"
 
 enum {
@@ -40,7 +41,7 @@ typedef struct compare_opts {
     const char *baseline_db, *baseline_branch;
     const char *filter;                /* --filter REGEX over benchmark names */
     harness_compare_options o;
-    harness_compare_format format;
+    const harness_printer *printer;    /* --format */
     harness_color_mode color;          /* --color: the text format's verdicts */
     int wide;                          /* --wide: every column, whatever the terminal's width */
 } compare_opts;
@@ -69,20 +70,6 @@ static int parse_alpha(const char *arg, double *alpha, harness_error *err)
         return harness_error_set(err, HARNESS_EXIT_USAGE, "--alpha: expected a number in (0, 1) such as "
                                  "0.05, got '%s'", arg);
     *alpha = v;
-    return 0;
-}
-
-static int parse_format(const char *arg, harness_compare_format *format, harness_error *err)
-{
-    if (strcmp(arg, "text") == 0)
-        *format = HARNESS_COMPARE_TEXT;
-    else if (strcmp(arg, "markdown") == 0 || strcmp(arg, "md") == 0)
-        *format = HARNESS_COMPARE_MARKDOWN;
-    else if (strcmp(arg, "json") == 0)
-        *format = HARNESS_COMPARE_JSON;
-    else
-        return harness_error_set(err, HARNESS_EXIT_USAGE, "--format: expected text, markdown or json, "
-                                 "got '%s'", arg);
     return 0;
 }
 
@@ -179,7 +166,7 @@ static int parse(int argc, char **argv, compare_opts *opts, harness_error *err)
     opts->o.threshold = HARNESS_COMPARE_DEFAULT_THRESHOLD;
     opts->o.alpha = HARNESS_COMPARE_DEFAULT_ALPHA;
     opts->o.on_ambiguous = HARNESS_ON_AMBIGUOUS_FAIL;
-    opts->format = HARNESS_COMPARE_TEXT;
+    opts->printer = harness_printer_find("text", HARNESS_RECORD_COMPARISON);
     opterr = 0;
     optind = 1;
     int c;
@@ -195,7 +182,7 @@ static int parse(int argc, char **argv, compare_opts *opts, harness_error *err)
         case OPT_ON_AMBIGUOUS: rc = harness_on_ambiguous_parse(optarg, &opts->o.on_ambiguous, err); break;
         case OPT_METRIC: rc = harness_metric_parse("--metric", optarg, &opts->o.metric, err); break;
         case OPT_ALPHA: rc = parse_alpha(optarg, &opts->o.alpha, err); break;
-        case OPT_FORMAT: rc = parse_format(optarg, &opts->format, err); break;
+        case OPT_FORMAT: rc = harness_printer_parse(optarg, HARNESS_RECORD_COMPARISON, &opts->printer, err); break;
         case OPT_HELP: harness_cli_help(stdout, &compare_command); return -1;
         default:
             return harness_error_set(err, HARNESS_EXIT_USAGE, "compare: %s option '%s'; see `harness compare --help`",
@@ -295,8 +282,7 @@ int harness_cmd_compare(int argc, char **argv)
     }
     harness_color_init(opts.color);
     harness_text_style style = {harness_color_on(stdout), opts.wide ? 0 : harness_term_width()};
-    char *report = opts.format == HARNESS_COMPARE_TEXT ? harness_compare_report_text(&cmp, &style)
-                                                       : harness_compare_report(&cmp, opts.format);
+    char *report = harness_print_comparison(opts.printer, &cmp, &style);
     if (!report) {
         harness_comparison_free(&cmp);
         harness_error_set(&err, HARNESS_EXIT_RUNTIME, "out of memory writing the report");

@@ -10,6 +10,7 @@
 #include "cli/bench_filter.h"
 #include "cli/db_timeout.h"
 #include "compare/history.h"
+#include "compare/printer.h"
 
 static int int_arg(const char *s, int min, int *out)
 {
@@ -40,26 +41,11 @@ typedef struct history_args {
     const char *filter;            /* --filter REGEX over series names */
     harness_history_filter filt;
     harness_cp_options cp;
-    harness_history_format fmt;
+    const harness_printer *printer; /* --format */
     harness_metric metric;
 } history_args;
 
 enum { OPT_MIN_CHANGE = 256, OPT_FILTER, OPT_METRIC };
-
-static int format_arg(const char *s, harness_history_format *fmt)
-{
-    if (strcmp(s, "text") == 0)
-        *fmt = HARNESS_HISTORY_TEXT;
-    else if (strcmp(s, "markdown") == 0 || strcmp(s, "md") == 0)
-        *fmt = HARNESS_HISTORY_MARKDOWN;
-    else if (strcmp(s, "json") == 0)
-        *fmt = HARNESS_HISTORY_JSON;
-    else if (strcmp(s, "html") == 0)
-        *fmt = HARNESS_HISTORY_HTML;
-    else
-        return -1;
-    return 0;
-}
 
 /* One option c with its value into *a; 0, or an error in *err. */
 static int take_option(int c, const char *v, history_args *a, harness_error *err)
@@ -96,10 +82,7 @@ static int take_option(int c, const char *v, history_args *a, harness_error *err
         return harness_error_set(err, HARNESS_EXIT_USAGE, "--min-change: expected a percentage from 0 to 100 (2 "
                                  "or 2%%), got '%s'", v);
     case 'f':
-        if (format_arg(v, &a->fmt) == 0)
-            return 0;
-        return harness_error_set(err, HARNESS_EXIT_USAGE, "--format: expected text, markdown, json or html, got "
-                                 "'%s'", v);
+        return harness_printer_parse(v, HARNESS_RECORD_HISTORY, &a->printer, err);
     default:
         return harness_error_set(err, HARNESS_EXIT_USAGE, "history: unknown option; see `harness history --help`");
     }
@@ -229,8 +212,9 @@ static int apply_filter(const history_args *a, harness_history *h, harness_error
 int harness_cmd_history(int argc, char **argv)
 {
     harness_error err = {0};
-    history_args a = {NULL, NULL, {NULL, NULL, NULL, NULL, -1, -1}, HARNESS_CP_DEFAULTS, HARNESS_HISTORY_TEXT,
+    history_args a = {NULL, NULL, {NULL, NULL, NULL, NULL, -1, -1}, HARNESS_CP_DEFAULTS, NULL,
                       HARNESS_METRIC_MEDIAN};
+    a.printer = harness_printer_find("text", HARNESS_RECORD_HISTORY);
     int parsed = parse_args(argc, argv, &a, &err);
     if (parsed == 1)
         return 0;
@@ -246,7 +230,7 @@ int harness_cmd_history(int argc, char **argv)
     int rc = harness_history_load(db, &a.filt, a.metric, &a.cp, &h, &err);
     if (rc == 0)
         rc = apply_filter(&a, &h, &err);
-    char *report = rc == 0 ? harness_history_report(&h, a.fmt) : NULL;
+    char *report = rc == 0 ? harness_print_history(a.printer, &h) : NULL;
     if (rc == 0 && !report)
         rc = harness_error_set(&err, HARNESS_EXIT_RUNTIME, "out of memory writing the report");
     harness_history_free(&h);
