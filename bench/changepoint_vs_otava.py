@@ -6,7 +6,8 @@ apache-otava) on the same series: Otava's default (compute_change_points:
 windowed split + merge, t-test, p 0.001) and its original E-divisive
 (compute_change_points_orig, permutations). Figures, not a test.
   usage: python3 bench/changepoint_vs_otava.py [SUITE] [SERIES_PER_KIND]   (from the source tree)
-  SUITE: readme (default: the README's table, 30 series a kind), goal (30-run
+  SUITE: readme (default: the table in bench/README.md, "Change points against
+  Apache Otava", 30 series a kind), goal (30-run
   series with a 5% step at run 15 or none, with and without outliers, 20 a
   kind), loaded (30-run series with a 5% step at 15 and runs a loaded
   machine raised 1.3-2.8x, each with the noise bound its summary would

@@ -8,7 +8,7 @@
 #
 # Modes, one comparison each per pair, interleaved (pair 1 of every mode,
 # then pair 2, ...) so that load that comes and goes meets them all alike:
-#   runs     the README's recipe: `harness run CFG --runs RUNS` a side, then
+#   runs     the guide's recipe (docs/guide/gating.md): `harness run CFG --runs RUNS` a side, then
 #            `harness compare` (the runs are the replicates)
 #   windows  one plain run a side (RUNS windows each), then compare: windows
 #            share their run's offset, so this never says more than SAME or

@@ -8,6 +8,7 @@
 #include <stddef.h>
 
 #include "compare/compare.h"
+#include "compare/printer.h"
 #include "util/term.h"
 #include "util/error.h"
 
@@ -32,7 +33,7 @@ typedef struct harness_ab_opts {
     const char *filter;            /* --filter, passed to every run (a sweep's point) */
     const char *tree[2];           /* --base-tree, --cand-tree: CONFIG paths are inside each */
     harness_compare_options o;
-    harness_compare_format format;
+    const harness_printer *printer;    /* --format */
     harness_color_mode color;      /* --color, the text format's verdicts */
     int wide;                      /* --wide: the text table at full width */
     int allow_above_peak;          /* --allow-above-peak, passed to every run */

@@ -28,68 +28,6 @@
 #include "compare/metric.h"
 #include "util/fsutil.h"
 
-static void usage(FILE *f)
-{
-    fputs("usage: harness ab BASE_CONFIG CAND_CONFIG [--rounds N] [--output-dir DIR]\n"
-          "                  [--base-plugin-path DIR]... [--cand-plugin-path DIR]...\n"
-          "                  [--set K=V]... [--base-set K=V]... [--cand-set K=V]...\n"
-          "                  [--threshold PCT] [--alpha A] [--metric M]\n"
-          "                  [--on-ambiguous fail|pass|pass-interference]\n"
-          "                  [--format text|markdown|json] [--color WHEN] [--wide] [--time-budget SECONDS]\n"
-          "                  [--allow-above-peak]\n"
-          "       harness ab SUITE... [--filter REGEX] [options as above]\n"
-          "\n"
-          "Interleaved A/B: N rounds, each running the base and the candidate back to\n"
-          "back as two `harness run` processes (the order alternates), then a verdict on\n"
-          "the paired ratios cand_i / base_i of the rounds' medians (or --metric): the\n"
-          "median ratio and its sign-test interval (with its real coverage), which one\n"
-          "wild round in ten does not move, and the exact sign test's p. REGRESSION\n"
-          "needs the interval's lower end above 1 + threshold and p (q in a suite)\n"
-          "<= alpha; a change that interference in the rounds could account for is\n"
-          "AMBIGUOUS (interference). Every round is listed, and the p90's ratio beside.\n"
-          "Drift that is slow next to a round (clocks, heat, neighbours) hits both sides\n"
-          "of a round alike and divides out, which two separate runs cannot do.\n"
-          "\n"
-          "The two sides may differ in config file (two commits of a config), in plugin\n"
-          "build (--base-plugin-path main/plugins --cand-plugin-path pr/plugins) or in\n"
-          "anything --set can say (--cand-set component.variant_key=my_rms_norm/cpu).\n"
-          "Both sides are validated (harness validate) before the first round.\n"
-          "Single-rank runs only.\n"
-          "\n"
-          "A suite (one config, a folder of configs, a NAME.suite file, or more than two\n"
-          "arguments) runs each config as both base and candidate (the sides differ by\n"
-          "their plugin paths and --base-set/--cand-set): every round runs every\n"
-          "benchmark's pair, and the benchmarks' p are adjusted together\n"
-          "(Benjamini-Hochberg) so that false alarms stay near alpha for the suite.\n"
-          "A lone change among m benchmarks then needs p <= alpha / m: rounds too few\n"
-          "for that are refused before anything runs (9 for 10 benchmarks, 11 for 26).\n"
-          "\n"
-          "  --rounds N        rounds (default 10, or the fewest that can call a lone\n"
-          "                    change in the suite when more); fewer are refused\n"
-          "  --output-dir DIR  where the rounds' experiment folders go (default\n"
-          "                    experiments/ab): DIR/round-NN-{base,cand}/<experiment>,\n"
-          "                    a suite's under DIR/NN-NAME/\n"
-          "  --time-budget S   time the first round and run as many rounds as fit in S\n"
-          "                    seconds (at most --rounds, default then 50); too few to\n"
-          "                    call a lone change is exit 2 after that first round\n"
-          "  --filter REGEX    a suite's benchmarks (and sweep points) to run, as in run\n"
-          "  --metric M        median (default), p90, p99 or mean of each run's samples,\n"
-          "                    or energy (each run's joules per step)\n"
-          "  --allow-above-peak  pass --allow-above-peak to every run: a run with an\n"
-          "                    impossible figure (above its peak beyond the peak's\n"
-          "                    uncertainty) is kept and judged, and stderr says so;\n"
-          "                    without it such a run stops ab (exit 3), naming it\n"
-          "  --threshold, --alpha, --on-ambiguous, --format, --color, --wide: as in\n"
-          "                    `harness compare` (pass-interference: AMBIGUOUS passes\n"
-          "                    only when measured interference is its cause)\n"
-          "\n"
-          "exit: as `harness compare` (0 SAME or IMPROVEMENT, 1 REGRESSION, FAILED or\n"
-          "      AMBIGUOUS as --on-ambiguous says); 2 too few rounds for the suite; a\n"
-          "      round whose run fails to start passes on that run's exit code (2\n"
-          "      config, 3 runtime)\n",
-          f);
-}
-
 static int add_extra(harness_ab_opts *a, int side, const char *flag, const char *value, harness_error *err)
 {
     for (int s = 0; s < 2; s++) {
@@ -137,16 +75,7 @@ static int parse_judging(int c, const char *arg, harness_ab_opts *a, harness_err
     case O_METRIC:
         return harness_metric_parse("--metric", arg, &a->o.metric, err);
     default:                       /* 'f' */
-        if (strcmp(arg, "text") == 0)
-            a->format = HARNESS_COMPARE_TEXT;
-        else if (strcmp(arg, "markdown") == 0 || strcmp(arg, "md") == 0)
-            a->format = HARNESS_COMPARE_MARKDOWN;
-        else if (strcmp(arg, "json") == 0)
-            a->format = HARNESS_COMPARE_JSON;
-        else
-            return harness_error_set(err, HARNESS_EXIT_USAGE, "--format: expected text, markdown or json, "
-                                     "got '%s'", arg);
-        return 0;
+        return harness_printer_parse(arg, HARNESS_RECORD_COMPARISON, &a->printer, err);
     }
 }
 
@@ -181,33 +110,84 @@ static int parse_count(int c, const char *arg, harness_ab_opts *a, harness_error
     return 0;
 }
 
+static const char *const synopsis[] = {"BASE_CONFIG CAND_CONFIG [options]", "SUITE... [options]", NULL};
+
+static const harness_cli_option options[] = {
+    {"rounds", 'n', 0, "N", "rounds (default 10, or the fewest that can call a lone change in the suite when "
+     "more); fewer are refused"},
+    {"output-dir", 'o', 0, "DIR", "where the rounds' experiment folders go (default experiments/ab)"},
+    {"base-plugin-path", 0, O_BASE_PP, "DIR", "plugin directory of the base only (repeatable)"},
+    {"cand-plugin-path", 0, O_CAND_PP, "DIR", "plugin directory of the candidate only (repeatable)"},
+    {"set", 0, O_SET, "KEY=VALUE", "override a config key on both sides (repeatable)"},
+    {"base-set", 0, O_BASE_SET, "KEY=VALUE", "override a config key of the base only (repeatable)"},
+    {"cand-set", 0, O_CAND_SET, "KEY=VALUE", "override a config key of the candidate only (repeatable)"},
+    {"base-tree", 0, O_BASE_TREE, "DIR", "the base's checkout: each SUITE path is taken inside it"},
+    {"cand-tree", 0, O_CAND_TREE, "DIR", "the candidate's checkout (with --base-tree)"},
+    {"time-budget", 0, O_TIME_BUDGET, "SECONDS", "time the first round and run as many rounds as fit (at most "
+     "--rounds, default then 50)"},
+    {"filter", 0, O_FILTER, "REGEX", "a suite's benchmarks (and sweep points) to run, as in run"},
+    {"threshold", 't', 0, "PCT", "as in compare (default 5)"},
+    {"alpha", 'a', 0, "A", "as in compare (default 0.05)"},
+    {"metric", 0, O_METRIC, "M", "median (default), p90, p99 or mean of each run's samples, or energy (each "
+     "run's joules per step)"},
+    {"on-ambiguous", 0, O_ON_AMBIGUOUS, "W", "as in compare: fail (default), pass or pass-interference"},
+    {"format", 'f', 0, "F", "as in compare: text (default), markdown or json"},
+    {"color", 0, O_COLOR, "WHEN", "as in compare: auto (default), never or always"},
+    {"wide", 0, O_WIDE, NULL, "as in compare: every column of the text tables"},
+    {"allow-above-peak", 0, O_ALLOW_ABOVE_PEAK, NULL, "pass --allow-above-peak to every run: a run with an "
+     "impossible figure is kept and judged (else it stops ab, exit 3)"},
+    HARNESS_CLI_HELP_OPTION,
+};
+
+static const harness_cli_command ab_command = {
+    .name = "ab",
+    .synopsis = synopsis,
+    .about = "Interleaved A/B: N rounds, each running the base and the candidate back to\n"
+             "back as two `harness run` processes (the order alternates), then a verdict on\n"
+             "the paired ratios cand_i / base_i of the rounds' medians (or --metric): the\n"
+             "median ratio and its sign-test interval (with its real coverage), which one\n"
+             "wild round in ten does not move, and the exact sign test's p. REGRESSION\n"
+             "needs the interval's lower end above 1 + threshold and p (q in a suite)\n"
+             "<= alpha; a change that interference in the rounds could account for is\n"
+             "AMBIGUOUS (interference). Every round is listed, and the p90's ratio beside.\n"
+             "Drift that is slow next to a round (clocks, heat, neighbours) hits both sides\n"
+             "of a round alike and divides out, which two separate runs cannot do.\n"
+             "\n"
+             "The two sides may differ in config file (two commits of a config), in plugin\n"
+             "build (--base-plugin-path main/plugins --cand-plugin-path pr/plugins) or in\n"
+             "anything --set can say (--cand-set component.variant_key=my_rms_norm/cpu).\n"
+             "Both sides are validated (harness validate) before the first round.\n"
+             "Single-rank runs only.\n"
+             "\n"
+             "A suite (one config, a folder of configs, a NAME.suite file, or more than two\n"
+             "arguments) runs each config as both base and candidate (the sides differ by\n"
+             "their plugin paths and --base-set/--cand-set): every round runs every\n"
+             "benchmark's pair, and the benchmarks' p are adjusted together\n"
+             "(Benjamini-Hochberg) so that false alarms stay near alpha for the suite.\n"
+             "A lone change among m benchmarks then needs p <= alpha / m: rounds too few\n"
+             "for that are refused before anything runs (9 for 10 benchmarks, 11 for 26).\n",
+    .options = options,
+    .n_options = HARNESS_CLI_N(options),
+    .exit_codes = "as `harness compare` (0 SAME or IMPROVEMENT, 1 REGRESSION, FAILED or\n"
+                  "      AMBIGUOUS as --on-ambiguous says); 2 too few rounds for the suite; a\n"
+                  "      round whose run fails to start passes on that run's exit code (2\n"
+                  "      config, 3 runtime)\n",
+};
+
 static int parse(int argc, char **argv, harness_ab_opts *a, harness_error *err)
 {
-    static const struct option longopts[] = {
-        {"rounds", required_argument, NULL, 'n'},         {"output-dir", required_argument, NULL, 'o'},
-        {"base-plugin-path", required_argument, NULL, O_BASE_PP},
-        {"cand-plugin-path", required_argument, NULL, O_CAND_PP},
-        {"set", required_argument, NULL, O_SET},          {"base-set", required_argument, NULL, O_BASE_SET},
-        {"cand-set", required_argument, NULL, O_CAND_SET}, {"threshold", required_argument, NULL, 't'},
-        {"alpha", required_argument, NULL, 'a'},          {"on-ambiguous", required_argument, NULL, O_ON_AMBIGUOUS},
-        {"format", required_argument, NULL, 'f'},         {"help", no_argument, NULL, 'h'},
-        {"filter", required_argument, NULL, O_FILTER},    {"time-budget", required_argument, NULL, O_TIME_BUDGET},
-        {"color", required_argument, NULL, O_COLOR},      {"wide", no_argument, NULL, O_WIDE},
-        {"base-tree", required_argument, NULL, O_BASE_TREE}, {"cand-tree", required_argument, NULL, O_CAND_TREE},
-        {"metric", required_argument, NULL, O_METRIC},
-        {"allow-above-peak", no_argument, NULL, O_ALLOW_ABOVE_PEAK},
-        {NULL, 0, NULL, 0},
-    };
+    harness_cli_getopt g;
+    harness_cli_getopt_init(&g, &ab_command);
     a->rounds = 10;
     a->output_dir = "experiments/ab";
     a->o.threshold = HARNESS_COMPARE_DEFAULT_THRESHOLD;
     a->o.alpha = HARNESS_COMPARE_DEFAULT_ALPHA;
     a->o.on_ambiguous = HARNESS_ON_AMBIGUOUS_FAIL;
-    a->format = HARNESS_COMPARE_TEXT;
+    a->printer = harness_printer_find("text", HARNESS_RECORD_COMPARISON);
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "n:o:t:a:f:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, g.shortopts, g.longopts, NULL)) != -1) {
         switch (c) {
         case 'n':
         case O_TIME_BUDGET:
@@ -243,7 +223,7 @@ static int parse(int argc, char **argv, harness_ab_opts *a, harness_error *err)
             if (parse_judging(c, optarg, a, err) != 0)
                 return err->code;
             break;
-        case 'h': usage(stdout); return -1;
+        case 'h': harness_cli_help(stdout, &ab_command); return -1;
         default:
             return harness_error_set(err, HARNESS_EXIT_USAGE, "ab: %s '%s'; see `harness ab --help`",
                                      optopt ? "option needs a value or is unknown:" : "unknown option",
@@ -387,8 +367,7 @@ static int report(const harness_ab_opts *a, harness_compare_side sides[2], harne
     }
     harness_color_init(a->color);
     harness_text_style style = {harness_color_on(stdout), a->wide ? 0 : harness_term_width()};
-    char *text = a->format == HARNESS_COMPARE_TEXT ? harness_compare_report_text(&cmp, &style)
-                                                   : harness_compare_report(&cmp, a->format);
+    char *text = harness_print_comparison(a->printer, &cmp, &style);
     int code = harness_comparison_exit_code(&cmp);
     harness_comparison_free(&cmp);
     if (!text) {

@@ -18,35 +18,6 @@
 #include "report/warnings.h"
 #include "util/sysinfo.h"
 
-static void usage(FILE *f)
-{
-    fputs("usage: harness calibrate [--quick] [--output FILE] [--threads N] [--require-idle]\n"
-          "\n"
-          "Measure this machine's fp32 FMA peak (register-resident FMAs, the widest ISA\n"
-          "the CPU has), its bf16 peaks (AVX-512 BF16 vdpbf16ps; AMX tdpbf16ps where the\n"
-          "CPU has AMX and Linux grants the tile state; a unit absent is said and left 0)\n"
-          "and copy bandwidth (memcpy of buffers far larger than the cache,\n"
-          "bytes read + written), on all threads a run uses, and write them with the\n"
-          "machine's identity (CPU model, logical CPUs, threads) to the machine file.\n"
-          "`harness run` reads it for the roofline (percent of peak) in its summaries.\n"
-          "\n"
-          "  --quick          smaller buffers, fewer repetitions (~0.5 s instead of ~3 s)\n"
-          "  --output FILE    where to write (default: $HARNESS_MACHINE_FILE, else\n"
-          "                   $XDG_CONFIG_HOME/harness/machine.json, else\n"
-          "                   ~/.config/harness/machine.json)\n"
-          "  --threads N      measure with N threads (default: OpenMP's, as runs use;\n"
-          "                   runs with another thread count ignore the file)\n"
-          "  --require-idle   on a busy machine, write nothing and exit 3 (default: warn,\n"
-          "                   and write the file with the load it was measured at)\n"
-          "\n"
-          "Other work on the cores makes the peaks low and every later percent of peak\n"
-          "high; calibrate checks the load average as `harness run` does and warns.\n"
-          "\n"
-          "exit: 0 written, 2 usage error, 3 measurement or I/O failure, or a busy\n"
-          "machine with --require-idle\n",
-          f);
-}
-
 typedef struct calibrate_opts {
     int quick;
     const char *output;
@@ -54,22 +25,48 @@ typedef struct calibrate_opts {
     int require_idle;
 } calibrate_opts;
 
+static const char *const synopsis[] = {"[options]", NULL};
+
+static const harness_cli_option options[] = {
+    {"quick", 'q', 0, NULL, "smaller buffers, fewer repetitions (~0.5 s instead of ~3 s)"},
+    {"output", 'o', 0, "FILE", "where to write (default: $HARNESS_MACHINE_FILE, else "
+     "$XDG_CONFIG_HOME/harness/machine.json, else ~/.config/harness/machine.json)"},
+    {"threads", 't', 0, "N", "measure with N threads (default: OpenMP's, as runs use; runs with another "
+     "thread count ignore the file)"},
+    {"require-idle", 0, 'i', NULL, "on a busy machine, write nothing and exit 3 (default: warn, and write the "
+     "file with the load it was measured at)"},
+    HARNESS_CLI_HELP_OPTION,
+};
+
+static const harness_cli_command calibrate_command = {
+    .name = "calibrate",
+    .synopsis = synopsis,
+    .about = "Measure this machine's fp32 FMA peak (register-resident FMAs, the widest ISA\n"
+             "the CPU has), its bf16 peaks (AVX-512 BF16 vdpbf16ps; AMX tdpbf16ps where the\n"
+             "CPU has AMX and Linux grants the tile state; a unit absent is said and left 0)\n"
+             "and copy bandwidth (memcpy of buffers far larger than the cache,\n"
+             "bytes read + written), on all threads a run uses, and write them with the\n"
+             "machine's identity (CPU model, logical CPUs, threads) to the machine file.\n"
+             "`harness run` reads it for the roofline (percent of peak) in its summaries.\n"
+             "\n"
+             "Other work on the cores makes the peaks low and every later percent of peak\n"
+             "high; calibrate checks the load average as `harness run` does and warns.\n",
+    .options = options,
+    .n_options = HARNESS_CLI_N(options),
+    .exit_codes = "0 written, 2 usage error, 3 measurement or I/O failure, or a busy\n"
+                  "      machine with --require-idle\n",
+};
+
 /* -1 after --help, else 0 or an exit code with err set. */
 static int parse(int argc, char **argv, calibrate_opts *o, harness_error *err)
 {
-    static const struct option longopts[] = {
-        {"quick", no_argument, NULL, 'q'},
-        {"output", required_argument, NULL, 'o'},
-        {"threads", required_argument, NULL, 't'},
-        {"require-idle", no_argument, NULL, 'i'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
+    harness_cli_getopt g;
+    harness_cli_getopt_init(&g, &calibrate_command);
     memset(o, 0, sizeof *o);
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "qo:t:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, g.shortopts, g.longopts, NULL)) != -1) {
         switch (c) {
         case 'q': o->quick = 1; break;
         case 'o': o->output = optarg; break;
@@ -85,7 +82,7 @@ static int parse(int argc, char **argv, calibrate_opts *o, harness_error *err)
             o->threads = (int)n;
             break;
         }
-        case 'h': usage(stdout); return -1;
+        case 'h': harness_cli_help(stdout, &calibrate_command); return -1;
         default:
             return harness_error_set(err, HARNESS_EXIT_USAGE,
                                      "calibrate: unknown option, or an option without its value: '%s'; "

@@ -8,10 +8,6 @@
 #include "cli/commands.h"
 #include "util/term.h"
 
-enum { OPT_SET = 's', OPT_PLUGIN_PATH = 'P', OPT_OUTPUT_DIR = 'o', OPT_DEVICE = 'd', OPT_QUIET = 'q',
-       OPT_HELP = 'h', OPT_JSON = 'j', OPT_RUNS = 1000, OPT_FILTER, OPT_COLOR, OPT_TIME_BUDGET,
-       OPT_ALLOW_ABOVE_PEAK };
-
 static int parse_runs(const char *arg, int *runs, harness_error *err)
 {
     char *end;
@@ -45,69 +41,38 @@ static int add_opt(const char **list, size_t *n, const char *value, const char *
     return 0;
 }
 
-int harness_parse_opts(int argc, char **argv, const char *command, void (*usage)(FILE *), harness_cli_opts *opts,
+int harness_parse_opts(int argc, char **argv, const harness_cli_command *cmd, harness_cli_opts *opts,
                        harness_error *err)
 {
-    static const struct option longopts[] = {
-        {"set", required_argument, NULL, OPT_SET},
-        {"plugin-path", required_argument, NULL, OPT_PLUGIN_PATH},
-        {"output-dir", required_argument, NULL, OPT_OUTPUT_DIR},
-        {"device", required_argument, NULL, OPT_DEVICE},
-        {"quiet", no_argument, NULL, OPT_QUIET},
-        {"json", no_argument, NULL, OPT_JSON},
-        {"help", no_argument, NULL, OPT_HELP},
-        {"runs", required_argument, NULL, OPT_RUNS},
-        {"filter", required_argument, NULL, OPT_FILTER},
-        {"color", required_argument, NULL, OPT_COLOR},
-        {"time-budget", required_argument, NULL, OPT_TIME_BUDGET},
-        {"allow-above-peak", no_argument, NULL, OPT_ALLOW_ABOVE_PEAK},
-        {NULL, 0, NULL, 0},
-    };
+    const char *command = cmd->name;
+    harness_cli_getopt g;
+    harness_cli_getopt_init(&g, cmd);
     memset(opts, 0, sizeof *opts);
     opts->runs = 1;
     int takes_config = strcmp(command, "list") != 0, is_run = strcmp(command, "run") == 0;
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "s:P:o:d:qh", longopts, NULL)) != -1) {
+    /* The command's table holds only the options it takes: getopt_long
+     * refuses the others. */
+    while ((c = getopt_long(argc, argv, g.shortopts, g.longopts, NULL)) != -1) {
         int rc = 0;
         switch (c) {
-        case OPT_SET: rc = add_opt(opts->sets, &opts->n_sets, optarg, "--set", err); break;
-        case OPT_PLUGIN_PATH:
+        case HARNESS_OPT_SET: rc = add_opt(opts->sets, &opts->n_sets, optarg, "--set", err); break;
+        case HARNESS_OPT_PLUGIN_PATH:
             rc = add_opt(opts->plugin_paths, &opts->n_plugin_paths, optarg, "--plugin-path", err);
             break;
-        case OPT_OUTPUT_DIR: opts->output_dir = optarg; break;
-        case OPT_DEVICE: opts->device = optarg; break;
-        case OPT_QUIET: opts->quiet = 1; break;
-        case OPT_JSON: opts->json = 1; break;
-        case OPT_HELP: usage(stdout); return -1;
-        case OPT_RUNS:
-            if (!is_run)
-                goto unknown;
-            rc = parse_runs(optarg, &opts->runs, err);
-            break;
-        case OPT_TIME_BUDGET:
-            if (!is_run)
-                goto unknown;
-            rc = parse_time_budget(optarg, opts, err);
-            break;
-        case OPT_ALLOW_ABOVE_PEAK:
-            if (!is_run)
-                goto unknown;
-            opts->allow_above_peak = 1;
-            break;
-        case OPT_COLOR:
-            if (!is_run)
-                goto unknown;
-            rc = harness_color_option(optarg, &opts->color, err);
-            break;
-        case OPT_FILTER:
-            if (!is_run && takes_config)
-                goto unknown;
-            opts->filter = optarg;
-            break;
+        case HARNESS_OPT_OUTPUT_DIR: opts->output_dir = optarg; break;
+        case HARNESS_OPT_DEVICE: opts->device = optarg; break;
+        case HARNESS_OPT_QUIET: opts->quiet = 1; break;
+        case HARNESS_OPT_JSON: opts->json = 1; break;
+        case HARNESS_OPT_HELP: harness_cli_help(stdout, cmd); return -1;
+        case HARNESS_OPT_RUNS: rc = parse_runs(optarg, &opts->runs, err); break;
+        case HARNESS_OPT_TIME_BUDGET: rc = parse_time_budget(optarg, opts, err); break;
+        case HARNESS_OPT_ALLOW_ABOVE_PEAK: opts->allow_above_peak = 1; break;
+        case HARNESS_OPT_COLOR: rc = harness_color_option(optarg, &opts->color, err); break;
+        case HARNESS_OPT_FILTER: opts->filter = optarg; break;
         default:
-        unknown:
             return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: %s option '%s'; see `harness %s --help`",
                                      command, optopt ? "option needs a value or is unknown:" : "unknown",
                                      argv[optind - 1], command);
@@ -151,16 +116,16 @@ void harness_warn_broken_plugins(const harness_registry *reg)
                 reg->broken[i].why);
 }
 
-int harness_cli_plan(int argc, char **argv, const char *command, void (*usage)(FILE *),
-                        harness_cli_opts *opts, harness_plan *p, int *exit_code)
+int harness_cli_plan(int argc, char **argv, const harness_cli_command *command, harness_cli_opts *opts,
+                     harness_plan *p, int *exit_code)
 {
     harness_error err = {0};
-    int rc = harness_parse_opts(argc, argv, command, usage, opts, &err);
+    int rc = harness_parse_opts(argc, argv, command, opts, &err);
     if (rc != 0) {
         *exit_code = rc < 0 ? 0 : harness_error_report(&err);
         return -1;
     }
-    return harness_cli_plan_parsed(opts, command, p, exit_code);
+    return harness_cli_plan_parsed(opts, command->name, p, exit_code);
 }
 
 int harness_cli_plan_parsed(harness_cli_opts *opts, const char *command, harness_plan *p, int *exit_code)

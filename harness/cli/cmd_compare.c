@@ -12,76 +12,8 @@
 #include "compare/baseline_db.h"
 #include "compare/compare.h"
 #include "compare/metric.h"
+#include "compare/printer.h"
 #include "util/term.h"
-
-static void usage(FILE *f)
-{
-    fputs("usage: harness compare BASE CAND [--threshold PCT] [--alpha A] [--metric M]\n"
-          "                             [--on-ambiguous fail|pass|pass-interference]\n"
-          "                             [--format text|markdown|json] [--filter REGEX]\n"
-          "                             [--color auto|never|always] [--wide]\n"
-          "       harness compare --baseline-db FILE [--baseline-branch NAME] CAND [options]\n"
-          "\n"
-          "Is the candidate slower than the base? BASE and CAND are experiment folders\n"
-          "written by `harness run`, or folders holding many of them (a CI job's\n"
-          "experiments/): runs are then matched by variant key, component config, rank\n"
-          "and world size. Two experiment folders are compared rank by rank.\n"
-          "\n"
-          "The unit of replication is never a step (steps are autocorrelated and share\n"
-          "their run's offset) but a process: the runs, when a side holds several runs\n"
-          "of one key (harness run --runs 5). Per pair: the Hodges-Lehmann ratio\n"
-          "cand/base of the runs' medians (or --metric), its Moses interval labelled\n"
-          "with the coverage it really has (discrete: 5 against 5 runs give 96.8% at\n"
-          "alpha 0.05), and the exact two-sided Wilcoxon-Mann-Whitney p. A side that is\n"
-          "one run offers only its windows (schedule.repeat), which share the run's\n"
-          "offset: they can say SAME, never a change, and get no p. The report always\n"
-          "shows the p90's ratio too, and says when the tail moved and the metric not.\n"
-          "\n"
-          "Verdicts (the interval decides, the test confirms):\n"
-          "  REGRESSION    the interval's lower end above 1 + threshold and p    exit 1\n"
-          "                (q with several pairs) <= alpha\n"
-          "  IMPROVEMENT   the interval's upper end below 1 - threshold and p    exit 0\n"
-          "                (q) <= alpha\n"
-          "  SAME          the interval lies within 1 +- threshold               exit 0\n"
-          "  AMBIGUOUS     anything else, naming one cause: too few              exit 1*\n"
-          "                replicates; unresolved (an interval across the\n"
-          "                threshold); interference (the runs' own noise\n"
-          "                evidence could account for it); single runs;\n"
-          "                processes disagree; no replicates\n"
-          "  FAILED        a run not ok, or failed validation, on either side;   exit 1\n"
-          "                or a run killed before its summary (status.json only)\n"
-          "  * or 0, as --on-ambiguous says\n"
-          "\n"
-          "  --threshold PCT       smallest change that counts, in percent: 5 or 5% (default 5).\n"
-          "                        A bare number below 1 (0.05) is refused: write 5 or 0.05%\n"
-          "  --alpha A             significance level, in (0, 1) (default 0.05)\n"
-          "  --metric M            what each replicate contributes: median (default), p90,\n"
-          "                        p99 or mean of its samples, or energy (its joules per\n"
-          "                        step, where the energy counter measured it)\n"
-          "  --on-ambiguous W      exit code of AMBIGUOUS: fail (1, default), pass (0), or\n"
-          "                        pass-interference (0 only when measured interference is\n"
-          "                        its cause: a CI runner too noisy, not a gate too weak)\n"
-          "  --format F            text (default), markdown (for a pull-request comment) or json\n"
-          "  --baseline-db FILE    the base is the results database (harness record): for each\n"
-          "                        run of CAND, the runs of its series (variant, config, world\n"
-          "                        size, rank, host) on the baseline branch since the series'\n"
-          "                        last change point, less the candidate's own runs if recorded;\n"
-          "                        their medians are the base's replicates, and the base column\n"
-          "                        is the median of those medians\n"
-          "  --baseline-branch B   the branch of the baseline (default main)\n"
-          "  --color WHEN          colour the verdicts in the text format: auto (default: on a\n"
-          "                        terminal, unless NO_COLOR is set), never or always\n"
-          "  --wide                every column of the text table; by default it is fitted to\n"
-          "                        the terminal's width ($COLUMNS), dropping the columns the\n"
-          "                        verdict sums up (replicates, p, rank, interval, medians)\n"
-          "  --filter REGEX        only runs whose name \"EXPERIMENT_NAME VARIANT_KEY KEY=VALUE...\"\n"
-          "                        (every component parameter) matches (POSIX extended regex)\n"
-          "\n"
-          "exit: 0 no regression (SAME, IMPROVEMENT; AMBIGUOUS as --on-ambiguous says),\n"
-          "      1 REGRESSION, FAILED or AMBIGUOUS, 2 usage error or bad input (no folder,\n"
-          "      no summary, invalid summary, no matching runs), 3 runtime failure\n",
-          f);
-}
 
 enum {
     OPT_THRESHOLD = 't', OPT_ALPHA = 'a', OPT_FORMAT = 'f', OPT_HELP = 'h',
@@ -109,7 +41,7 @@ typedef struct compare_opts {
     const char *baseline_db, *baseline_branch;
     const char *filter;                /* --filter REGEX over benchmark names */
     harness_compare_options o;
-    harness_compare_format format;
+    const harness_printer *printer;    /* --format */
     harness_color_mode color;          /* --color: the text format's verdicts */
     int wide;                          /* --wide: every column, whatever the terminal's width */
 } compare_opts;
@@ -141,20 +73,6 @@ static int parse_alpha(const char *arg, double *alpha, harness_error *err)
     return 0;
 }
 
-static int parse_format(const char *arg, harness_compare_format *format, harness_error *err)
-{
-    if (strcmp(arg, "text") == 0)
-        *format = HARNESS_COMPARE_TEXT;
-    else if (strcmp(arg, "markdown") == 0 || strcmp(arg, "md") == 0)
-        *format = HARNESS_COMPARE_MARKDOWN;
-    else if (strcmp(arg, "json") == 0)
-        *format = HARNESS_COMPARE_JSON;
-    else
-        return harness_error_set(err, HARNESS_EXIT_USAGE, "--format: expected text, markdown or json, "
-                                 "got '%s'", arg);
-    return 0;
-}
-
 /* BASE and CAND, or with --baseline-db CAND alone. */
 static int parse_folders(int argc, char **argv, compare_opts *opts, harness_error *err)
 {
@@ -178,31 +96,81 @@ static int parse_folders(int argc, char **argv, compare_opts *opts, harness_erro
     return 0;
 }
 
+static const char *const synopsis[] = {"BASE CAND [options]",
+                                       "--baseline-db FILE [--baseline-branch B] CAND [options]", NULL};
+
+static const harness_cli_option options[] = {
+    {"threshold", 't', 0, "PCT", "smallest change that counts, in percent: 5 or 5% (default 5); a bare number "
+     "below 1 (0.05) is refused"},
+    {"alpha", 'a', 0, "A", "significance level, in (0, 1) (default 0.05)"},
+    {"metric", 0, OPT_METRIC, "M", "what each replicate contributes: median (default), p90, p99 or mean of its "
+     "samples, or energy (joules per step)"},
+    {"on-ambiguous", 0, OPT_ON_AMBIGUOUS, "W", "exit code of AMBIGUOUS: fail (1, default), pass (0), or "
+     "pass-interference (0 only when measured interference is its cause)"},
+    {"format", 'f', 0, "F", "text (default), markdown (for a pull-request comment) or json"},
+    {"baseline-db", 0, OPT_BASELINE_DB, "FILE", "the base is the results database (harness record): each run's "
+     "series on the baseline branch since its last change point"},
+    {"baseline-branch", 0, OPT_BASELINE_BRANCH, "B", "the branch of the baseline (default main)"},
+    {"filter", 0, OPT_FILTER, "REGEX", "only runs whose name \"EXPERIMENT_NAME VARIANT_KEY KEY=VALUE...\" "
+     "matches (POSIX extended regex)"},
+    {"color", 0, OPT_COLOR, "WHEN", "colour the verdicts in the text format: auto (default: on a terminal, "
+     "unless NO_COLOR is set), never or always"},
+    {"wide", 0, OPT_WIDE, NULL, "every column of the text table (by default fitted to $COLUMNS)"},
+    HARNESS_CLI_HELP_OPTION,
+};
+
+static const harness_cli_command compare_command = {
+    .name = "compare",
+    .synopsis = synopsis,
+    .about = "Is the candidate slower than the base? BASE and CAND are experiment folders\n"
+             "written by `harness run`, or folders holding many of them (a CI job's\n"
+             "experiments/): runs are then matched by variant key, component config, rank\n"
+             "and world size. Two experiment folders are compared rank by rank.\n"
+             "\n"
+             "The unit of replication is never a step (steps are autocorrelated and share\n"
+             "their run's offset) but a process: the runs, when a side holds several runs\n"
+             "of one key (harness run --runs 5). Per pair: the Hodges-Lehmann ratio\n"
+             "cand/base of the runs' medians (or --metric), its Moses interval labelled\n"
+             "with the coverage it really has (discrete: 5 against 5 runs give 96.8% at\n"
+             "alpha 0.05), and the exact two-sided Wilcoxon-Mann-Whitney p. A side that is\n"
+             "one run offers only its windows (schedule.repeat), which share the run's\n"
+             "offset: they can say SAME, never a change, and get no p. The report always\n"
+             "shows the p90's ratio too, and says when the tail moved and the metric not.\n"
+             "\n"
+             "Verdicts (the interval decides, the test confirms):\n"
+             "  REGRESSION    the interval's lower end above 1 + threshold and p    exit 1\n"
+             "                (q with several pairs) <= alpha\n"
+             "  IMPROVEMENT   the interval's upper end below 1 - threshold and p    exit 0\n"
+             "                (q) <= alpha\n"
+             "  SAME          the interval lies within 1 +- threshold               exit 0\n"
+             "  AMBIGUOUS     anything else, naming one cause: too few              exit 1*\n"
+             "                replicates; unresolved (an interval across the\n"
+             "                threshold); interference (the runs' own noise\n"
+             "                evidence could account for it); single runs;\n"
+             "                processes disagree; no replicates\n"
+             "  FAILED        a run not ok, or failed validation, on either side;   exit 1\n"
+             "                or a run killed before its summary (status.json only)\n"
+             "  * or 0, as --on-ambiguous says\n",
+    .options = options,
+    .n_options = HARNESS_CLI_N(options),
+    .exit_codes = "0 no regression (SAME, IMPROVEMENT; AMBIGUOUS as --on-ambiguous says),\n"
+                  "      1 REGRESSION, FAILED or AMBIGUOUS, 2 usage error or bad input (no folder,\n"
+                  "      no summary, invalid summary, no matching runs), 3 runtime failure\n",
+};
+
 /* -1 after --help, else 0 or an exit code with err set. */
 static int parse(int argc, char **argv, compare_opts *opts, harness_error *err)
 {
-    static const struct option longopts[] = {
-        {"threshold", required_argument, NULL, OPT_THRESHOLD},
-        {"alpha", required_argument, NULL, OPT_ALPHA},
-        {"format", required_argument, NULL, OPT_FORMAT},
-        {"on-ambiguous", required_argument, NULL, OPT_ON_AMBIGUOUS},
-        {"metric", required_argument, NULL, OPT_METRIC},
-        {"baseline-db", required_argument, NULL, OPT_BASELINE_DB},
-        {"baseline-branch", required_argument, NULL, OPT_BASELINE_BRANCH},
-        {"filter", required_argument, NULL, OPT_FILTER},
-        {"color", required_argument, NULL, OPT_COLOR},
-        {"wide", no_argument, NULL, OPT_WIDE},
-        {"help", no_argument, NULL, OPT_HELP},
-        {NULL, 0, NULL, 0},
-    };
+    harness_cli_getopt g;
+    harness_cli_getopt_init(&g, &compare_command);
     opts->o.threshold = HARNESS_COMPARE_DEFAULT_THRESHOLD;
     opts->o.alpha = HARNESS_COMPARE_DEFAULT_ALPHA;
     opts->o.on_ambiguous = HARNESS_ON_AMBIGUOUS_FAIL;
-    opts->format = HARNESS_COMPARE_TEXT;
+    opts->printer = harness_printer_find("text", HARNESS_RECORD_COMPARISON);
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "t:a:f:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, g.shortopts, g.longopts, NULL)) != -1) {
         int rc = 0;
         switch (c) {
         case OPT_THRESHOLD: rc = parse_threshold(optarg, &opts->o.threshold, err); break;
@@ -214,8 +182,8 @@ static int parse(int argc, char **argv, compare_opts *opts, harness_error *err)
         case OPT_ON_AMBIGUOUS: rc = harness_on_ambiguous_parse(optarg, &opts->o.on_ambiguous, err); break;
         case OPT_METRIC: rc = harness_metric_parse("--metric", optarg, &opts->o.metric, err); break;
         case OPT_ALPHA: rc = parse_alpha(optarg, &opts->o.alpha, err); break;
-        case OPT_FORMAT: rc = parse_format(optarg, &opts->format, err); break;
-        case OPT_HELP: usage(stdout); return -1;
+        case OPT_FORMAT: rc = harness_printer_parse(optarg, HARNESS_RECORD_COMPARISON, &opts->printer, err); break;
+        case OPT_HELP: harness_cli_help(stdout, &compare_command); return -1;
         default:
             return harness_error_set(err, HARNESS_EXIT_USAGE, "compare: %s option '%s'; see `harness compare --help`",
                                      optopt ? "option needs a value or is unknown:" : "unknown", argv[optind - 1]);
@@ -314,8 +282,7 @@ int harness_cmd_compare(int argc, char **argv)
     }
     harness_color_init(opts.color);
     harness_text_style style = {harness_color_on(stdout), opts.wide ? 0 : harness_term_width()};
-    char *report = opts.format == HARNESS_COMPARE_TEXT ? harness_compare_report_text(&cmp, &style)
-                                                       : harness_compare_report(&cmp, opts.format);
+    char *report = harness_print_comparison(opts.printer, &cmp, &style);
     if (!report) {
         harness_comparison_free(&cmp);
         harness_error_set(&err, HARNESS_EXIT_RUNTIME, "out of memory writing the report");

@@ -9,47 +9,49 @@
 #include "cli/export_table.h"
 #include "cli/export_write.h"
 
-static void usage(FILE *f)
-{
-    fputs("usage: harness export EXPERIMENT... [--format csv|json] [--rows windows|runs] [--filter REGEX]\n"
-          "\n"
-          "Print one row per rank and measurement window of each experiment folder\n"
-          "(an EXPERIMENT may be a folder of them, as for compare):\n"
-          "status, variant, device, the window's statistics (ns), throughput at its\n"
-          "median, then config.* (the component's parameters) and env.* columns.\n"
-          "A run that failed before measuring gets one row with its status and error.\n"
-          "csv (default): RFC 4180, a header line; json: an array of objects.\n"
-          "\n"
-          "  --rows R         windows (default): a row per rank and window; runs: a row per\n"
-          "                   rank, with the statistics over all its windows (window empty)\n"
-          "  --filter REGEX   only runs whose name \"EXPERIMENT_NAME VARIANT_KEY KEY=VALUE...\"\n"
-          "                   (every component parameter) matches (POSIX extended regex)\n"
-          "\n"
-          "exit: 0 written, 2 usage error, a folder that is not an experiment\n"
-          "      (named, with why) or a --filter that keeps no run, 3 runtime failure (standard output not writable)\n",
-          f);
-}
+enum { OPT_FILTER = 1000, OPT_ROWS };
+
+static const char *const synopsis[] = {"EXPERIMENT... [options]", NULL};
+
+static const harness_cli_option options[] = {
+    {"format", 'f', 0, "F", "csv (default): RFC 4180, a header line; json: an array of objects"},
+    {"rows", 0, OPT_ROWS, "R", "windows (default): a row per rank and window; runs: a row per rank, with the "
+     "statistics over all its windows"},
+    {"filter", 0, OPT_FILTER, "REGEX", "only runs whose name \"EXPERIMENT_NAME VARIANT_KEY KEY=VALUE...\" "
+     "(every component parameter) matches (POSIX extended regex)"},
+    HARNESS_CLI_HELP_OPTION,
+};
+
+static const harness_cli_command export_command = {
+    .name = "export",
+    .synopsis = synopsis,
+    .about = "Print one row per rank and measurement window of each experiment folder\n"
+             "(an EXPERIMENT may be a folder of them, as for compare):\n"
+             "status, variant, device, the window's statistics (ns), throughput at its\n"
+             "median, then config.* (the component's parameters) and env.* columns.\n"
+             "A run that failed before measuring gets one row with its status and error.\n",
+    .options = options,
+    .n_options = HARNESS_CLI_N(options),
+    .exit_codes = "0 written, 2 usage error, a folder that is not an experiment (named, with\n"
+                  "      why) or a --filter that keeps no run, 3 runtime failure (standard output\n"
+                  "      not writable)\n",
+};
 
 int harness_cmd_export(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"format", required_argument, NULL, 'f'},
-        {"filter", required_argument, NULL, 1000},   /* long only */
-        {"rows", required_argument, NULL, 1001},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
+    harness_cli_getopt g;
+    harness_cli_getopt_init(&g, &export_command);
     harness_error err = {0};
     const char *format = "csv", *pattern = NULL, *rows = "windows";
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "f:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, g.shortopts, g.longopts, NULL)) != -1) {
         switch (c) {
         case 'f': format = optarg; break;
-        case 1000: pattern = optarg; break;
-        case 1001: rows = optarg; break;
-        case 'h': usage(stdout); return 0;
+        case OPT_FILTER: pattern = optarg; break;
+        case OPT_ROWS: rows = optarg; break;
+        case 'h': harness_cli_help(stdout, &export_command); return 0;
         default:
             harness_error_set(&err, HARNESS_EXIT_USAGE, "export: unknown option or missing value: '%s'; see "
                               "`harness export --help`", argv[optind - 1]);

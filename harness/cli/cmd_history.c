@@ -10,55 +10,7 @@
 #include "cli/bench_filter.h"
 #include "cli/db_timeout.h"
 #include "compare/history.h"
-
-static void usage(FILE *f)
-{
-    fputs("usage: harness history --db FILE [--variant KEY] [--machine HOST] [--branch NAME] [--filter REGEX]\n"
-          "                       [--config-hash PREFIX] [--world-size N] [--rank R]\n"
-          "                       [--metric median|p90|p99|mean|energy] [--alpha A] [--permutations N]\n"
-          "                       [--min-change PCT] [--format text|markdown|json|html]\n"
-          "\n"
-          "The runs recorded with `harness record`, one series per (machine, variant key,\n"
-          "config hash, world size, rank); each point is a run's median (or --metric's\n"
-          "statistic) with the median's CI and that CI's coverage and the run's noise bound,\n"
-          "in commit order (the order the runs were recorded). Change points are found by\n"
-          "E-divisive means with a permutation test (as MongoDB's CI and Apache Otava do)\n"
-          "on the series without the runs set aside: first those with interference (the\n"
-          "run's noise bound - how far measured preemptions, CPU steal and clock changes\n"
-          "could have raised its median - reaches --min-change, the smallest step shown,\n"
-          "or 2% with --min-change 0, and the run sits that far above the runs around it\n"
-          "whose bound does not), then the outliers of the rest (a run or two far from the\n"
-          "runs on both sides of it). A step smaller than --min-change is dropped. Each\n"
-          "change point comes with the commit where the new level starts, the step\n"
-          "(medians of the segments either side), its permutation p, and the runs with\n"
-          "interference where it begins (\"coincides with interference at run #N\").\n"
-          "Runs that failed are left out; runs recorded before harness kept noise bounds\n"
-          "have none and are judged by their values alone.\n"
-          "\n"
-          "  --db FILE             the results database\n"
-          "  --variant, --machine, --branch, --config-hash, --world-size, --rank   filters\n"
-          "  --filter REGEX        series whose name \"? VARIANT_KEY KEY=VALUE...\" (every component\n"
-          "                        parameter) matches (POSIX extended regex)\n"
-          "  --metric M            the run statistic each series is made of: median (default),\n"
-          "                        p90, p99, mean, or energy (joules per step, runs that\n"
-          "                        measured it); the CI shown stays the median's, and the\n"
-          "                        noise bound is the median's (a tail moves more under load)\n"
-          "  --alpha A             significance of each change point (default 0.01)\n"
-          "  --permutations N      per test (default 499); the smallest p is 1/(N+1), so N must be\n"
-          "                        at least ceil(1/A) - 1 (--alpha 0.001 needs 999)\n"
-          "  --min-change PCT      drop a change point whose step is under PCT percent\n"
-          "                        (default 2; 0 keeps every significant one); a run whose\n"
-          "                        noise bound reaches PCT (2 when PCT is 0) and that sits as\n"
-          "                        far above the runs around it is set aside\n"
-          "  --format F            text (default), markdown, json, or html (one self-contained\n"
-          "                        page: a chart per series - round ticks from zero, or a log\n"
-          "                        axis over a wide range; commits on the x axis; runs set\n"
-          "                        aside drawn apart, at the edge when off the axis; no script)\n"
-          "\n"
-          "exit: 0 shown, 2 usage error, no database, not a results database, a filter\n"
-          "      that matches nothing, 3 I/O\n",
-          f);
-}
+#include "compare/printer.h"
 
 static int int_arg(const char *s, int min, int *out)
 {
@@ -89,26 +41,11 @@ typedef struct history_args {
     const char *filter;            /* --filter REGEX over series names */
     harness_history_filter filt;
     harness_cp_options cp;
-    harness_history_format fmt;
+    const harness_printer *printer; /* --format */
     harness_metric metric;
 } history_args;
 
 enum { OPT_MIN_CHANGE = 256, OPT_FILTER, OPT_METRIC };
-
-static int format_arg(const char *s, harness_history_format *fmt)
-{
-    if (strcmp(s, "text") == 0)
-        *fmt = HARNESS_HISTORY_TEXT;
-    else if (strcmp(s, "markdown") == 0 || strcmp(s, "md") == 0)
-        *fmt = HARNESS_HISTORY_MARKDOWN;
-    else if (strcmp(s, "json") == 0)
-        *fmt = HARNESS_HISTORY_JSON;
-    else if (strcmp(s, "html") == 0)
-        *fmt = HARNESS_HISTORY_HTML;
-    else
-        return -1;
-    return 0;
-}
 
 /* One option c with its value into *a; 0, or an error in *err. */
 static int take_option(int c, const char *v, history_args *a, harness_error *err)
@@ -145,10 +82,7 @@ static int take_option(int c, const char *v, history_args *a, harness_error *err
         return harness_error_set(err, HARNESS_EXIT_USAGE, "--min-change: expected a percentage from 0 to 100 (2 "
                                  "or 2%%), got '%s'", v);
     case 'f':
-        if (format_arg(v, &a->fmt) == 0)
-            return 0;
-        return harness_error_set(err, HARNESS_EXIT_USAGE, "--format: expected text, markdown, json or html, got "
-                                 "'%s'", v);
+        return harness_printer_parse(v, HARNESS_RECORD_HISTORY, &a->printer, err);
     default:
         return harness_error_set(err, HARNESS_EXIT_USAGE, "history: unknown option; see `harness history --help`");
     }
@@ -176,26 +110,66 @@ static int check_alpha(const harness_cp_options *cp, harness_error *err)
                              cp->alpha, need);
 }
 
+static const char *const synopsis[] = {"--db FILE [options]", NULL};
+
+static const harness_cli_option options[] = {
+    {"db", 'd', 0, "FILE", "the results database"},
+    {"variant", 'v', 0, "KEY", "only the series of this variant key"},
+    {"machine", 'm', 0, "HOST", "only the series of this machine"},
+    {"branch", 'b', 0, "NAME", "only the runs of this branch"},
+    {"config-hash", 'c', 0, "PREFIX", "only the series whose config hash starts so"},
+    {"world-size", 'w', 0, "N", "only the series of this world size"},
+    {"rank", 'r', 0, "R", "only the series of this rank"},
+    {"filter", 0, OPT_FILTER, "REGEX", "series whose name \"? VARIANT_KEY KEY=VALUE...\" (every component "
+     "parameter) matches (POSIX extended regex)"},
+    {"metric", 0, OPT_METRIC, "M", "the run statistic each series is made of: median (default), p90, p99, mean, "
+     "or energy (joules per step); the CI and the noise bound stay the median's"},
+    {"alpha", 'a', 0, "A", "significance of each change point (default 0.01)"},
+    {"permutations", 'p', 0, "N", "per test (default 499); the smallest p is 1/(N+1), so --alpha 0.001 needs "
+     "999"},
+    {"min-change", 0, OPT_MIN_CHANGE, "PCT", "drop a change point whose step is under PCT percent "
+     "(default 2; 0 keeps every significant one)"},
+    {"format", 'f', 0, "F", "text (default), markdown, json, or html (one self-contained page, a chart per "
+     "series)"},
+    HARNESS_CLI_HELP_OPTION,
+};
+
+static const harness_cli_command history_command = {
+    .name = "history",
+    .synopsis = synopsis,
+    .about = "The runs recorded with `harness record`, one series per (machine, variant key,\n"
+             "config hash, world size, rank); each point is a run's median (or --metric's\n"
+             "statistic) with the median's CI and that CI's coverage and the run's noise\n"
+             "bound, in commit order (the order the runs were recorded). Change points are\n"
+             "found by E-divisive means with a permutation test (as MongoDB's CI and Apache\n"
+             "Otava do) on the series without the runs set aside: first those with\n"
+             "interference (the run's noise bound - how far measured preemptions, CPU steal\n"
+             "and clock changes could have raised its median - reaches --min-change, the\n"
+             "smallest step shown, or 2% with --min-change 0, and the run sits that far above\n"
+             "the runs around it whose bound does not), then the outliers of the rest (a run\n"
+             "or two far from the runs on both sides of it). A step smaller than --min-change\n"
+             "is dropped. Each change point comes with the commit where the new level starts,\n"
+             "the step (medians of the segments either side), its permutation p, and the runs\n"
+             "with interference where it begins (\"coincides with interference at run #N\").\n"
+             "Runs that failed are left out; runs recorded before harness kept noise bounds\n"
+             "have none and are judged by their values alone.\n",
+    .options = options,
+    .n_options = HARNESS_CLI_N(options),
+    .exit_codes = "0 shown, 2 usage error, no database, not a results database, a filter\n"
+                  "      that matches nothing, 3 I/O\n",
+};
+
 /* The command line into *a: 0 to go on, 1 after --help, else an error in *err. */
 static int parse_args(int argc, char **argv, history_args *a, harness_error *err)
 {
-    static const struct option longopts[] = {
-        {"db", required_argument, NULL, 'd'},           {"variant", required_argument, NULL, 'v'},
-        {"machine", required_argument, NULL, 'm'},      {"branch", required_argument, NULL, 'b'},
-        {"config-hash", required_argument, NULL, 'c'},  {"world-size", required_argument, NULL, 'w'},
-        {"rank", required_argument, NULL, 'r'},         {"alpha", required_argument, NULL, 'a'},
-        {"permutations", required_argument, NULL, 'p'}, {"format", required_argument, NULL, 'f'},
-        {"min-change", required_argument, NULL, OPT_MIN_CHANGE},
-        {"filter", required_argument, NULL, OPT_FILTER},
-        {"metric", required_argument, NULL, OPT_METRIC},
-        {"help", no_argument, NULL, 'h'},               {NULL, 0, NULL, 0},
-    };
+    harness_cli_getopt g;
+    harness_cli_getopt_init(&g, &history_command);
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "d:v:m:b:c:w:r:a:p:f:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, g.shortopts, g.longopts, NULL)) != -1) {
         if (c == 'h') {
-            usage(stdout);
+            harness_cli_help(stdout, &history_command);
             return 1;
         }
         if (c == '?' || c == ':')
@@ -238,8 +212,9 @@ static int apply_filter(const history_args *a, harness_history *h, harness_error
 int harness_cmd_history(int argc, char **argv)
 {
     harness_error err = {0};
-    history_args a = {NULL, NULL, {NULL, NULL, NULL, NULL, -1, -1}, HARNESS_CP_DEFAULTS, HARNESS_HISTORY_TEXT,
+    history_args a = {NULL, NULL, {NULL, NULL, NULL, NULL, -1, -1}, HARNESS_CP_DEFAULTS, NULL,
                       HARNESS_METRIC_MEDIAN};
+    a.printer = harness_printer_find("text", HARNESS_RECORD_HISTORY);
     int parsed = parse_args(argc, argv, &a, &err);
     if (parsed == 1)
         return 0;
@@ -255,7 +230,7 @@ int harness_cmd_history(int argc, char **argv)
     int rc = harness_history_load(db, &a.filt, a.metric, &a.cp, &h, &err);
     if (rc == 0)
         rc = apply_filter(&a, &h, &err);
-    char *report = rc == 0 ? harness_history_report(&h, a.fmt) : NULL;
+    char *report = rc == 0 ? harness_print_history(a.printer, &h) : NULL;
     if (rc == 0 && !report)
         rc = harness_error_set(&err, HARNESS_EXIT_RUNTIME, "out of memory writing the report");
     harness_history_free(&h);

@@ -8,21 +8,27 @@
 #include "config/config_tree.h"
 #include "run/services.h"
 
-static void usage(FILE *f)
-{
-    fputs("usage: harness list [--json] [--filter REGEX] [--plugin-path DIR]...\n"
-          "\n"
-          "List every registered variant: key, device, summary, plugin and parameters\n"
-          "(name, type, default, range or choices, help). A plugin file that cannot be\n"
-          "loaded is a warning naming it.\n"
-          "\n"
-          "  --filter REGEX   only variants whose key matches (POSIX extended, searched)\n"
-          "\n"
-          "exit: 0 listed, 2 usage error, a --plugin-path that is not a directory, no\n"
-          "      plugin found or a --filter that matches none, 3 runtime failure (out of memory, standard output not\n"
-          "      writable)\n",
-          f);
-}
+static const char *const synopsis[] = {"[options]", NULL};
+
+static const harness_cli_option options[] = {
+    {"json", 0, HARNESS_OPT_JSON, NULL, "one JSON document, {\"variants\": [...]}"},
+    {"filter", 0, HARNESS_OPT_FILTER, "REGEX", "only variants whose key matches (POSIX extended, searched)"},
+    {"plugin-path", 'P', 0, "DIR", "look for plugins in DIR first (repeatable)"},
+    HARNESS_CLI_HELP_OPTION,
+};
+
+static const harness_cli_command list_command = {
+    .name = "list",
+    .synopsis = synopsis,
+    .about = "List every registered variant: key, device, summary, plugin and parameters\n"
+             "(name, type, default, range or choices, help). A plugin file that cannot be\n"
+             "loaded is a warning naming it.\n",
+    .options = options,
+    .n_options = HARNESS_CLI_N(options),
+    .exit_codes = "0 listed, 2 usage error, a --plugin-path that is not a directory, no\n"
+                  "      plugin found or a --filter that matches none, 3 runtime failure (out of\n"
+                  "      memory, standard output not writable)\n",
+};
 
 static const char *type_name(harness_param_type t)
 {
@@ -142,7 +148,7 @@ int harness_cmd_list(int argc, char **argv)
 {
     harness_error err = {0};
     harness_cli_opts opts;
-    int rc = harness_parse_opts(argc, argv, "list", usage, &opts, &err);
+    int rc = harness_parse_opts(argc, argv, &list_command, &opts, &err);
     if (rc < 0)
         return 0;
     if (rc > 0)

@@ -21,19 +21,6 @@
 /* Room for NAME in the module file, the variant key and C identifiers. */
 #define NAME_MAX_LEN 48
 
-static void usage(FILE *f)
-{
-    fputs("usage: harness new-plugin NAME [--device cpu|cuda] [--dir DIR]\n"
-          "\n"
-          "Write a plugin project in DIR (default: ./NAME, which must not exist or be\n"
-          "empty): NAME.c registering NAME/DEVICE (z = alpha * x + y, with a reference\n"
-          "check, a cost and a region), a Makefile using pkg-config harness-plugin\n"
-          "(and nvcc for --device cuda), NAME.yaml and a README.\n"
-          "\n"
-          "  make && harness run NAME.yaml      build, check against the reference, time\n",
-          f);
-}
-
 /* NAME becomes the module (NAME.so), the entry point (NAME_LTX_...), C
  * identifiers and the variant family, so it must be a lower-case C
  * identifier. */
@@ -200,24 +187,43 @@ static int scaffold(const char *dir, const char *name, const char *device, harne
     return rc;
 }
 
+static const char *const synopsis[] = {"NAME [options]", NULL};
+
+static const harness_cli_option options[] = {
+    {"device", 'd', 0, "D", "the variant's device: cpu (default) or cuda"},
+    {"dir", 0, 'D', "DIR", "the project directory (default ./NAME; it must not exist, or be empty)"},
+    HARNESS_CLI_HELP_OPTION,
+};
+
+static const harness_cli_command new_plugin_command = {
+    .name = "new-plugin",
+    .synopsis = synopsis,
+    .about = "Write a plugin project in DIR (default: ./NAME, which must not exist or be\n"
+             "empty): NAME.c registering NAME/DEVICE (z = alpha * x + y, with a reference\n"
+             "check, a cost and a region), a Makefile using pkg-config harness-plugin\n"
+             "(and nvcc for --device cuda), NAME.yaml and a README.\n"
+             "\n"
+             "  make && harness run NAME.yaml      build, check against the reference, time\n",
+    .options = options,
+    .n_options = HARNESS_CLI_N(options),
+    .exit_codes = "0 written, 2 usage error (a bad NAME, a family a plugin already registers,\n"
+                  "      a directory not empty), 3 I/O\n",
+};
+
 int harness_cmd_new_plugin(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"device", required_argument, NULL, 'd'},
-        {"dir", required_argument, NULL, 'D'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
+    harness_cli_getopt g;
+    harness_cli_getopt_init(&g, &new_plugin_command);
     harness_error err = {0};
     const char *device = "cpu", *dir = NULL;
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "d:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, g.shortopts, g.longopts, NULL)) != -1) {
         switch (c) {
         case 'd': device = optarg; break;
         case 'D': dir = optarg; break;
-        case 'h': usage(stdout); return 0;
+        case 'h': harness_cli_help(stdout, &new_plugin_command); return 0;
         default:
             harness_error_set(&err, HARNESS_EXIT_USAGE, "new-plugin: unknown option or missing value: '%s'; see "
                               "`harness new-plugin --help`", argv[optind - 1]);

@@ -9,64 +9,60 @@
 #include "compare/db_wait.h"
 #include "compare/results_db.h"
 
-static void usage(FILE *f)
-{
-    fputs("usage: harness record EXPERIMENT... --db FILE [--commit SHA] [--branch NAME]\n"
-          "                      [--db-timeout SECONDS]\n"
-          "\n"
-          "Store the runs of experiment folders written by `harness run` (or of every\n"
-          "experiment folder below a folder) in an SQLite\n"
-          "results database (created when absent): per rank, the machine (host, CPU, GPU),\n"
-          "git commit and branch, harness version, variant key, config hash and resolved\n"
-          "config, world size, rank, status, statistics, noise bound and evidence (how far\n"
-          "measured interference could have raised the median), window medians and every\n"
-          "per-step sample. `harness history` plots the series and finds change points.\n"
-          "\n"
-          "All folders are stored in one transaction, or none: a bad folder or a failure\n"
-          "while writing leaves the database as it was. A run already stored (the same\n"
-          "summary bytes) is not stored again. A database written by a newer harness is\n"
-          "refused.\n"
-          "\n"
-          "Several records at once (CI jobs finishing together) take turns: each waits\n"
-          "for the lock, backing off, and retries its whole transaction, up to the\n"
-          "timeout; a wait of 2 s or more is said on stderr.\n"
-          "\n"
-          "  --db FILE       the results database\n"
-          "  --commit SHA    the commit measured (default: the summary's env.git_commit)\n"
-          "  --branch NAME   its branch (default: unknown); history's baseline is main's\n"
-          "  --db-timeout SECONDS\n"
-          "                  how long to wait in all for other writers' lock (default:\n"
-          "                  $HARNESS_DB_TIMEOUT, else 300); 0: do not wait\n"
-          "\n"
-          "exit: 0 recorded, 2 usage error, a folder that is not an experiment, a file\n"
-          "      that is not a results database, a damaged one or one from a newer\n"
-          "      schema, 3 I/O or a database still locked after the timeout\n",
-          f);
-}
+static const char *const synopsis[] = {"EXPERIMENT... --db FILE [options]", NULL};
+
+static const harness_cli_option options[] = {
+    {"db", 'd', 0, "FILE", "the results database (created when absent)"},
+    {"commit", 'c', 0, "SHA", "the commit measured (default: the summary's env.git_commit)"},
+    {"branch", 'b', 0, "NAME", "its branch (default: unknown); history's baseline is main's"},
+    {"db-timeout", 0, 't', "SECONDS", "how long to wait in all for other writers' lock (default: "
+     "$HARNESS_DB_TIMEOUT, else 300); 0: do not wait"},
+    HARNESS_CLI_HELP_OPTION,
+};
+
+static const harness_cli_command record_command = {
+    .name = "record",
+    .synopsis = synopsis,
+    .about = "Store the runs of experiment folders written by `harness run` (or of every\n"
+             "experiment folder below a folder) in an SQLite\n"
+             "results database (created when absent): per rank, the machine (host, CPU, GPU),\n"
+             "git commit and branch, harness version, variant key, config hash and resolved\n"
+             "config, world size, rank, status, statistics, noise bound and evidence (how far\n"
+             "measured interference could have raised the median), window medians and every\n"
+             "per-step sample. `harness history` plots the series and finds change points.\n"
+             "\n"
+             "All folders are stored in one transaction, or none: a bad folder or a failure\n"
+             "while writing leaves the database as it was. A run already stored (the same\n"
+             "summary bytes) is not stored again. A database written by a newer harness is\n"
+             "refused.\n"
+             "\n"
+             "Several records at once (CI jobs finishing together) take turns: each waits\n"
+             "for the lock, backing off, and retries its whole transaction, up to the\n"
+             "timeout; a wait of 2 s or more is said on stderr.\n",
+    .options = options,
+    .n_options = HARNESS_CLI_N(options),
+    .exit_codes = "0 recorded, 2 usage error, a folder that is not an experiment, a file\n"
+                  "      that is not a results database, a damaged one or one from a newer\n"
+                  "      schema, 3 I/O or a database still locked after the timeout\n",
+};
 
 int harness_cmd_record(int argc, char **argv)
 {
-    static const struct option longopts[] = {
-        {"db", required_argument, NULL, 'd'},
-        {"commit", required_argument, NULL, 'c'},
-        {"branch", required_argument, NULL, 'b'},
-        {"db-timeout", required_argument, NULL, 't'},
-        {"help", no_argument, NULL, 'h'},
-        {NULL, 0, NULL, 0},
-    };
+    harness_cli_getopt g;
+    harness_cli_getopt_init(&g, &record_command);
     harness_error err = {0};
     const char *db_path = NULL, *timeout_text = NULL;
     harness_record_options o = {NULL, NULL};
     opterr = 0;
     optind = 1;
     int c;
-    while ((c = getopt_long(argc, argv, "d:c:b:h", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, g.shortopts, g.longopts, NULL)) != -1) {
         switch (c) {
         case 'd': db_path = optarg; break;
         case 'c': o.commit = optarg; break;
         case 'b': o.branch = optarg; break;
         case 't': timeout_text = optarg; break;
-        case 'h': usage(stdout); return 0;
+        case 'h': harness_cli_help(stdout, &record_command); return 0;
         default:
             harness_error_set(&err, HARNESS_EXIT_USAGE, "record: %s '%s'; see `harness record --help`",
                               optopt ? "option needs a value or is unknown:" : "unknown option", argv[optind - 1]);

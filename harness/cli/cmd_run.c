@@ -17,52 +17,51 @@
 #include "util/format.h"
 #include "util/term.h"
 
-static void usage(FILE *f)
-{
-    fputs("usage: harness run CONFIG... [--runs N] [--filter REGEX] [--set KEY=VALUE]... [--output-dir DIR]\n"
-          "                   [--device auto|cpu|cuda] [--plugin-path DIR]... [--time-budget SECONDS]\n"
-          "                   [--quiet] [--color auto|never|always] [--allow-above-peak]\n"
-          "\n"
-          "Validate CONFIG, load its component, check it against the reference, run the\n"
-          "warmup / wait / measurement schedule and write an experiment folder under\n"
-          "experiment.output_dir (default experiments/). With a sweep: check every point,\n"
-          "then run each in turn (one folder each) and print a table of all points.\n"
-          "\n"
-          "A suite: several CONFIGs, a folder (its *.yaml) or a suite file (NAME.suite: one\n"
-          "config per line, # comments), or --runs N > 1: every config is checked first, then each\n"
-          "run is a fresh process (run 1 of every config, then run 2, ...), all into one\n"
-          "folder DIR/<time>_suite/ with an index.json; its path is the last line printed.\n"
-          "`harness compare` of two such folders takes each config's runs as replicates.\n"
-          "\n"
-          "  --runs N            run each config N times, each a fresh process (default 1)\n"
-          "  --filter REGEX      only benchmarks whose name (\"EXPERIMENT_NAME VARIANT_KEY\n"
-          "                      [KEY=VALUE]...\", as `harness list --filter` shows) matches\n"
-          "  --set KEY=VALUE     override a config key, e.g. --set component.config.dtype=bf16\n"
-          "  --output-dir DIR    root for the experiment folder (experiment.output_dir)\n"
-          "  --device D          auto, cpu or cuda (device)\n"
-          "  --plugin-path DIR   look for plugins in DIR first (repeatable)\n"
-          "  --time-budget S     fit the warmup and the measurement in S seconds, per run of each\n"
-          "                      benchmark (each config, sweep point and run of --runs gets S):\n"
-          "                      after the warmup, time a pilot of steps and size the windows so\n"
-          "                      that 5 (or the config's repeat, if more) fit, each its wait_steps\n"
-          "                      and as many steps as fit (past 10000, more windows instead, at\n"
-          "                      most 100); then run windows while the next fits by the time the\n"
-          "                      earlier ones took (2 at least). Replaces measurement_steps, repeat\n"
-          "                      and auto stopping; stderr says what it chose, the summary's\n"
-          "                      schedule records it. Too small for 2 windows of 1 step: exit 2\n"
-          "  --color WHEN        warnings in yellow: auto (on a terminal, unless NO_COLOR is set),\n"
-          "                      never or always\n"
-          "  --quiet             print only the folders' paths (one per point), errors and --time-budget's\n"
-          "                      line; warnings at the end\n"
-          "  --allow-above-peak  keep a run whose bandwidth or FLOP rate is above the peak by more than\n"
-          "                      the peak's uncertainty (an impossible figure, else exit 3): the summary\n"
-          "                      marks it allowed and compare judges it, saying so\n"
-          "\n"
-          "exit: 0 ok, 1 validation mismatch, 2 usage or config error (a --time-budget too small too),\n"
-          "      3 runtime failure (a crashed or hung plugin too, an impossible figure),\n"
-          "      128+signal interrupted (130 Ctrl-C, 143 SIGTERM, 129 SIGHUP)\n",
-          f);
-}
+static const char *const synopsis[] = {"CONFIG... [options]", NULL};
+
+static const harness_cli_option options[] = {
+    {"runs", 0, HARNESS_OPT_RUNS, "N", "run each config N times, each a fresh process (default 1)"},
+    {"filter", 0, HARNESS_OPT_FILTER, "REGEX",
+     "only benchmarks whose name (\"EXPERIMENT_NAME VARIANT_KEY [KEY=VALUE]...\", as `harness list --filter` "
+     "shows) matches"},
+    {"set", 's', 0, "KEY=VALUE", "override a config key, e.g. --set component.config.dtype=bf16 (repeatable)"},
+    {"output-dir", 'o', 0, "DIR", "root for the experiment folder (experiment.output_dir)"},
+    {"device", 'd', 0, "D", "auto, cpu or cuda (device)"},
+    {"plugin-path", 'P', 0, "DIR", "look for plugins in DIR first (repeatable)"},
+    {"time-budget", 0, HARNESS_OPT_TIME_BUDGET, "SECONDS",
+     "fit the warmup and the measurement in SECONDS per run of each benchmark: a pilot sizes the windows; "
+     "replaces measurement_steps, repeat and auto stopping; too small for 2 windows of 1 step: exit 2"},
+    {"color", 0, HARNESS_OPT_COLOR, "WHEN", "warnings in yellow: auto (on a terminal, unless NO_COLOR is set), "
+     "never or always"},
+    {"quiet", 'q', 0, NULL, "print only the folders' paths (one per point), errors and --time-budget's line; "
+     "warnings at the end"},
+    {"allow-above-peak", 0, HARNESS_OPT_ALLOW_ABOVE_PEAK, NULL,
+     "keep a run with an impossible figure (above the peak beyond its uncertainty; else exit 3), marked "
+     "allowed"},
+    HARNESS_CLI_HELP_OPTION,
+};
+
+static const harness_cli_command run_command = {
+    .name = "run",
+    .synopsis = synopsis,
+    .about = "Validate CONFIG, load its component, check it against the reference, run the\n"
+             "warmup / wait / measurement schedule and write an experiment folder under\n"
+             "experiment.output_dir (default experiments/). With a sweep: check every point,\n"
+             "then run each in turn (one folder each) and print a table of all points.\n"
+             "\n"
+             "A suite: several CONFIGs, a folder (its *.yaml) or a suite file (NAME.suite:\n"
+             "one config per line, # comments), or --runs N > 1: every config is checked\n"
+             "first, then each run is a fresh process (run 1 of every config, then run 2,\n"
+             "...), all into one folder DIR/<time>_suite/ with an index.json; its path is\n"
+             "the last line printed.\n"
+             "`harness compare` of two such folders takes each config's runs as replicates.\n",
+    .options = options,
+    .n_options = HARNESS_CLI_N(options),
+    .exit_codes = "0 ok, 1 validation mismatch, 2 usage or config error (a --time-budget\n"
+                  "      too small too), 3 runtime failure (a crashed or hung plugin too, an\n"
+                  "      impossible figure), 128+signal interrupted (130 Ctrl-C, 143 SIGTERM,\n"
+                  "      129 SIGHUP)\n",
+};
 
 /* One row per point: its values, status, median, throughput and folder. */
 static void print_sweep_table(const harness_config *cfg, char **const *values, const harness_point_result *res,
@@ -216,7 +215,7 @@ int harness_cmd_run(int argc, char **argv)
     harness_cli_opts opts;
     harness_plan p;
     harness_error perr = {0};
-    int code = harness_parse_opts(argc, argv, "run", usage, &opts, &perr);
+    int code = harness_parse_opts(argc, argv, &run_command, &opts, &perr);
     if (code != 0)
         return code < 0 ? 0 : harness_error_report(&perr);
     harness_color_init(opts.color);

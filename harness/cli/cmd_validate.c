@@ -3,19 +3,30 @@
 
 #include "cli/commands.h"
 
-static void usage(FILE *f)
-{
-    fputs("usage: harness validate CONFIG [--set KEY=VALUE]... [--device auto|cpu|cuda] [--plugin-path DIR]...\n"
-          "\n"
-          "Check CONFIG against the schema and its variant's parameters without running\n"
-          "anything; print the resolved config (defaults filled, overrides applied).\n"
-          "With a sweep: check every point; print each point's resolved config\n"
-          "(separated by ---) and, on stderr, each point's values and config hash.\n"
-          "On a machine without the config's GPU it checks everything but the device\n"
-          "and says so (exit 0): CPU-only CI can lint the CUDA configs.\n"
-          "exit: 0 valid, 2 usage or config error, 3 plugin failure\n",
-          f);
-}
+static const char *const synopsis[] = {"CONFIG [options]", NULL};
+
+static const harness_cli_option options[] = {
+    {"set", 's', 0, "KEY=VALUE", "override a config key, as for run (repeatable)"},
+    {"device", 'd', 0, "D", "auto, cpu or cuda (device)"},
+    {"plugin-path", 'P', 0, "DIR", "look for plugins in DIR first (repeatable)"},
+    {"output-dir", 'o', 0, "DIR", "experiment.output_dir, as for run (it is part of the resolved config)"},
+    {"quiet", 'q', 0, NULL, "do not print the resolved config; only the verdict on stderr"},
+    HARNESS_CLI_HELP_OPTION,
+};
+
+static const harness_cli_command validate_command = {
+    .name = "validate",
+    .synopsis = synopsis,
+    .about = "Check CONFIG against the schema and its variant's parameters without running\n"
+             "anything; print the resolved config (defaults filled, overrides applied).\n"
+             "With a sweep: check every point; print each point's resolved config\n"
+             "(separated by ---) and, on stderr, each point's values and config hash.\n"
+             "On a machine without the config's GPU it checks everything but the device\n"
+             "and says so (exit 0): CPU-only CI can lint the CUDA configs.\n",
+    .options = options,
+    .n_options = HARNESS_CLI_N(options),
+    .exit_codes = "0 valid, 2 usage or config error, 3 plugin failure\n",
+};
 
 /* Every point planned in turn: its resolved config on stdout, its hash on stderr. */
 static int validate_sweep(const harness_cli_opts *opts, harness_plan *first)
@@ -54,7 +65,7 @@ int harness_cmd_validate(int argc, char **argv)
     harness_cli_opts opts;
     harness_plan p;
     int code;
-    if (harness_cli_plan(argc, argv, "validate", usage, &opts, &p, &code) != 0)
+    if (harness_cli_plan(argc, argv, &validate_command, &opts, &p, &code) != 0)
         return code;
     if (p.device_unchecked[0])
         fprintf(stderr, "harness: warning: everything but the device itself was checked here: %s\n",

@@ -5,6 +5,7 @@
 
 #include <stdio.h>
 
+#include "cli/cli_help.h"
 #include "config/config.h"
 #include "pipeline/plan.h"
 #include "plugin/registry.h"
@@ -34,11 +35,18 @@ typedef struct harness_cli_opts {
     int device_may_be_absent;      /* validate: check a cuda config on a machine without a GPU */
 } harness_cli_opts;
 
-/* Parse argv for `harness <command>`; `usage` prints that command's help.
- * Returns -1 when the command should exit 0 (--help printed), else 0 or an
- * exit code. */
-int harness_parse_opts(int argc, char **argv, const char *command, void (*usage)(FILE *),
-                       harness_cli_opts *opts, harness_error *err);
+/* What getopt_long returns for the options run, validate and list share
+ * (harness_parse_opts); each of them lists in its own table
+ * (cli/cli_help.h) those it takes. */
+enum { HARNESS_OPT_SET = 's', HARNESS_OPT_PLUGIN_PATH = 'P', HARNESS_OPT_OUTPUT_DIR = 'o', HARNESS_OPT_DEVICE = 'd',
+       HARNESS_OPT_QUIET = 'q', HARNESS_OPT_HELP = 'h', HARNESS_OPT_JSON = 1000, HARNESS_OPT_RUNS,
+       HARNESS_OPT_FILTER, HARNESS_OPT_COLOR, HARNESS_OPT_TIME_BUDGET, HARNESS_OPT_ALLOW_ABOVE_PEAK };
+
+/* Parse argv for `harness <command>` (run, validate or list) with that
+ * command's table, which gives its options and its --help. Returns -1 when
+ * the command should exit 0 (--help printed), else 0 or an exit code. */
+int harness_parse_opts(int argc, char **argv, const harness_cli_command *command, harness_cli_opts *opts,
+                       harness_error *err);
 
 /* The plan request of parsed options: what they ask of pipeline/plan.h. */
 harness_plan_request harness_cli_plan_request(const harness_cli_opts *opts);
@@ -49,8 +57,8 @@ void harness_sweep_point_label(const harness_config *cfg, FILE *f);
 /* argv -> plan, for `run` and `validate` (point 0 of a sweep), errors
  * reported on stderr. Returns 0 when *p is ready, else -1 with *exit_code
  * set (0 after --help) and nothing left to free. */
-int harness_cli_plan(int argc, char **argv, const char *command, void (*usage)(FILE *),
-                        harness_cli_opts *opts, harness_plan *p, int *exit_code);
+int harness_cli_plan(int argc, char **argv, const harness_cli_command *command, harness_cli_opts *opts,
+                     harness_plan *p, int *exit_code);
 /* The second half of that, for options already parsed. */
 int harness_cli_plan_parsed(harness_cli_opts *opts, const char *command, harness_plan *p, int *exit_code);
 /* One warning on stderr for each file in a plugin directory that could not

@@ -10,41 +10,43 @@
 #include "run/process_state.h"
 #include "util/suggest.h"
 
-static void usage(FILE *f)
-{
-    fputs("usage: harness <command> [options]\n"
-          "\n"
-          "commands:\n"
-          "  run CONFIG        run a config and write an experiment folder\n"
-          "  validate CONFIG   check a config without running it\n"
-          "  list              list the variants the plugins provide\n"
-          "  compare BASE CAND compare two experiment folders; exit 1 on a regression\n"
-          "  calibrate         measure this machine's peaks for the roofline\n"
-          "  record EXP... --db FILE   keep runs in a results database (SQLite)\n"
-          "  history --db FILE         series of recorded runs and their change points\n"
-          "  ab BASE_CFG CAND_CFG      interleaved A/B rounds and their paired verdict\n"
-          "  export EXPERIMENT...      window statistics as CSV or JSON rows\n"
-          "  new-plugin NAME           write a plugin project that builds with pkg-config\n"
-          "\n"
-          "  harness <command> --help   options of a command\n"
-          "  harness --version          version and plugin ABI\n"
-          "  man harness                the manual (harness-config(5), harness-plugin(7))\n",
-          f);
-}
-
 struct command {
     const char *name;
+    const char *args;      /* as the list of commands shows them */
+    const char *summary;   /* one line; its man page, man/harness-NAME.1, says the rest */
     int (*fn)(int argc, char **argv);
 };
 
+/* Each command has its man page, man/harness-NAME.1 (tests/integration/man_drift.sh). */
 static const struct command commands[] = {
-    {"run", harness_cmd_run},         {"validate", harness_cmd_validate},
-    {"list", harness_cmd_list},       {"compare", harness_cmd_compare},
-    {"calibrate", harness_cmd_calibrate}, {"record", harness_cmd_record},
-    {"history", harness_cmd_history}, {"ab", harness_cmd_ab},
-    {"export", harness_cmd_export},   {"new-plugin", harness_cmd_new_plugin},
+    {"run", "CONFIG...", "run configs and write experiment folders", harness_cmd_run},
+    {"validate", "CONFIG", "check a config without running it", harness_cmd_validate},
+    {"list", "", "list the variants the plugins provide", harness_cmd_list},
+    {"compare", "BASE CAND", "compare experiment folders; exit 1 on a regression", harness_cmd_compare},
+    {"calibrate", "", "measure this machine's peaks for the roofline", harness_cmd_calibrate},
+    {"record", "EXP... --db FILE", "keep runs in a results database (SQLite)", harness_cmd_record},
+    {"history", "--db FILE", "series of recorded runs and their change points", harness_cmd_history},
+    {"ab", "BASE_CFG CAND_CFG", "interleaved A/B rounds and their paired verdict", harness_cmd_ab},
+    {"export", "EXPERIMENT...", "window statistics as CSV or JSON rows", harness_cmd_export},
+    {"new-plugin", "NAME", "write a plugin project that builds with pkg-config", harness_cmd_new_plugin},
 };
 #define N_COMMANDS (sizeof commands / sizeof commands[0])
+
+static void usage(FILE *f)
+{
+    fputs("usage: harness <command> [options]\n\ncommands:\n", f);
+    for (size_t i = 0; i < N_COMMANDS; i++) {
+        int n = fprintf(f, "  %s %s", commands[i].name, commands[i].args);
+        fprintf(f, "%*s%s\n", n < 28 ? 28 - n : 1, "", commands[i].summary);
+    }
+    fputs("\n"
+          "  harness <command> --help  a command's options (or: harness help <command>)\n"
+          "  harness --version         version and plugin ABI\n"
+          "  man harness-<command>     a command's manual; man harness: the overview;\n"
+          "                            man harness-config: the config file (5);\n"
+          "                            man harness-plugin: writing a plugin (7)\n",
+          f);
+}
 
 static const struct command *find_command(const char *name)
 {
@@ -64,8 +66,12 @@ static int unknown_command(const char *cmd)
     if (guess)
         fprintf(stderr, "harness: unknown command '%s'; did you mean '%s'? (see harness --help)\n", cmd, guess);
     else
-        fprintf(stderr, "harness: unknown command '%s'; commands are run, validate, list, compare, calibrate, "
-                        "record, history, ab, export and new-plugin (see harness --help)\n", cmd);
+    {
+        fprintf(stderr, "harness: unknown command '%s'; commands are", cmd);
+        for (size_t i = 0; i < N_COMMANDS; i++)
+            fprintf(stderr, "%s %s", i == 0 ? "" : i + 1 == N_COMMANDS ? " and" : ",", commands[i].name);
+        fputs(" (see harness --help)\n", stderr);
+    }
     return 2;
 }
 

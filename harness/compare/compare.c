@@ -1,5 +1,5 @@
 /* compare.c - match runs, judge pairs (docs/ARCHITECTURE.md section 8). Loading the
- * summaries is in compare_load.c, the reports in compare_report.c. */
+ * summaries is in compare_load.c, the reports in the printers (printer.h). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE                /* vasprintf, before any system header */
 #endif

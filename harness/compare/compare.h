@@ -144,19 +144,12 @@ const char *harness_on_ambiguous_name(harness_on_ambiguous v);
 int harness_comparison_exit_code(const harness_comparison *c);
 void harness_comparison_free(harness_comparison *c);
 
-typedef enum { HARNESS_COMPARE_TEXT, HARNESS_COMPARE_MARKDOWN, HARNESS_COMPARE_JSON } harness_compare_format;
-
-/* The report (compare_report.c); malloc'ed, NULL out of memory. */
-char *harness_compare_report(const harness_comparison *c, harness_compare_format f);
-
-/* How the text report meets a terminal: colour on the verdicts, and the
+/* The reports are printed by the printers of compare/printer.h.
+ * How the text report meets a terminal: colour on the verdicts, and the
  * pairs' table fitted to `width` columns (0: every column, full width). */
 typedef struct harness_text_style {
     int color;
     int width;
 } harness_text_style;
-
-/* harness_compare_report's text format, styled (markdown and JSON never are). */
-char *harness_compare_report_text(const harness_comparison *c, const harness_text_style *style);
 
 #endif

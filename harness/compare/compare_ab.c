@@ -2,7 +2,7 @@
  * and candidate back to back, so the pairs (base_i, cand_i) share the
  * round's machine state and the paired statistics of signed_rank.h judge
  * them. The result is an ordinary harness_comparison with one pair, so the
- * reports of compare_report.c serve both commands. */
+ * printers of a comparison (printer.h) serve both commands. */
 #include "compare/compare.h"
 #include "compare/compare_internal.h"
 #include "compare/metric.h"

@@ -5,7 +5,7 @@
  * order (the order the runs were recorded: CI records main commit after
  * commit), and the change points E-divisive finds in each without the runs
  * set aside - those with interference, then the outliers
- * (changepoint.h). Reports in history_report.c. */
+ * (changepoint.h). Reports: the printers of compare/printer.h. */
 #ifndef HARNESS_HISTORY_H
 #define HARNESS_HISTORY_H
 
@@ -75,11 +75,6 @@ void harness_history_free(harness_history *h);
  * experiment's name, hence "?"). Returns the series left. */
 size_t harness_history_keep(harness_history *h, int (*keep)(const char *name, void *arg), void *arg);
 
-typedef enum { HARNESS_HISTORY_TEXT, HARNESS_HISTORY_MARKDOWN, HARNESS_HISTORY_JSON, HARNESS_HISTORY_HTML }
-    harness_history_format;
-
-/* malloc'ed; NULL out of memory. HTML is one self-contained page: an inline
- * SVG chart per series, no script, nothing fetched. */
-char *harness_history_report(const harness_history *h, harness_history_format f);
+/* The reports are printed by the printers of compare/printer.h. */
 
 #endif

@@ -20,7 +20,7 @@ int harness_metric_is_time(harness_metric m)
 
 const char *harness_metric_format(harness_metric m, double v, char *buf, size_t cap)
 {
-    if (isnan(v))
+    if (!isfinite(v))
         return "-";
     return harness_metric_is_time(m) ? harness_format_ns(v, buf, cap) : harness_format_si(v, "J", buf, cap);
 }

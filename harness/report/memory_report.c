@@ -10,55 +10,7 @@
 #include "report/memory_report.h"
 #include "run/runner.h"
 #include "util/format.h"
-#include "util/utf8.h"
-
-/* ---- escaping ---------------------------------------------------------- */
-
-/* Safe in text and in double- or single-quoted attributes. Tabs and line
- * breaks become spaces, other control characters (C0, DEL, C1) are dropped,
- * invalid UTF-8 bytes become U+FFFD. */
-static void html_escape_n(FILE *b, const char *str, size_t n)
-{
-    const unsigned char *s = (const unsigned char *)str;
-    size_t i = 0;
-    while (i < n && s[i]) {
-        unsigned c = s[i];
-        if (c < 0x80) {
-            switch (c) {
-            case '&': fputs("&amp;", b); break;
-            case '<': fputs("&lt;", b); break;
-            case '>': fputs("&gt;", b); break;
-            case '"': fputs("&quot;", b); break;
-            case '\'': fputs("&#39;", b); break;
-            case '\t':
-            case '\n':
-            case '\r': fwrite(" ", 1, 1, b); break;
-            default:
-                if (c >= 0x20 && c != 0x7F)
-                    fwrite((const char *)s + i, 1, 1, b);
-                break;
-            }
-            i++;
-            continue;
-        }
-        uint32_t cp = 0;
-        size_t len = harness_utf8_sequence(s + i, n - i, &cp);
-        if (!len) {
-            fputs("\xEF\xBF\xBD", b);
-            i++;
-            continue;
-        }
-        if (cp > 0x9F) /* C1 controls are dropped */
-            fwrite((const char *)s + i, 1, len, b);
-        i += len;
-    }
-}
-
-static void html_escape(FILE *b, const char *s)
-{
-    if (s)
-        html_escape_n(b, s, strlen(s));
-}
+#include "util/html.h"
 
 /* ---- units ------------------------------------------------------------- */
 
@@ -568,9 +520,9 @@ static int emit_allocations(FILE *b, const harness_memory_report_input *in)
     for (size_t i = 0; i < shown; i++) {
         const harness_allocation *a = v[i];
         fprintf(b, "<tr class=\"alloc\" data-bytes=\"%" PRIu64 "\"><td>", (uint64_t)a->bytes);
-        html_escape_n(b, a->tag, strnlen(a->tag, sizeof a->tag));
+        harness_html_escape_n(b, a->tag, strnlen(a->tag, sizeof a->tag));
         fputs("</td><td>", b);
-        html_escape_n(b, a->owner, strnlen(a->owner, sizeof a->owner));
+        harness_html_escape_n(b, a->owner, strnlen(a->owner, sizeof a->owner));
         fputs("</td>", b);
         emit_bytes_cell(b, a->bytes);
         emit_share(b, a->bytes, in->peak_allocated);
@@ -667,17 +619,17 @@ static void emit_head(FILE *b, const harness_memory_report_input *in)
                 "<meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n<title>memory", b);
     if (in->title && in->title[0]) {
         fputs(": ", b);
-        html_escape(b, in->title);
+        harness_html_escape(b, in->title);
     }
     fprintf(b, "</title>\n<style>\n%s</style>\n</head>\n<body>\n<h1>Memory", style);
     if (in->title && in->title[0]) {
         fputs(": ", b);
-        html_escape(b, in->title);
+        harness_html_escape(b, in->title);
     }
     fputs("</h1>\n", b);
     if (in->subtitle && in->subtitle[0]) {
         fputs("<p class=\"sub\">", b);
-        html_escape(b, in->subtitle);
+        harness_html_escape(b, in->subtitle);
         fputs("</p>\n", b);
     }
 }

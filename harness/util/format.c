@@ -1,6 +1,7 @@
 #include "util/format.h"
 
 #include <inttypes.h>
+#include <math.h>
 #include <stdio.h>
 
 /* One table of the binary units, for both byte formats and for axis labels. */
@@ -72,5 +73,46 @@ const char *harness_format_si(double v, const char *unit, char *buf, size_t cap)
         k++;
     }
     snprintf(buf, cap, "%.4g %s%s", v < 0 ? -a : a, prefixes[k], unit);
+    return buf;
+}
+
+const char *harness_format_ratio(double ratio, char *buf, size_t cap)
+{
+    if (isnan(ratio))
+        return "-";
+    if (isinf(ratio))
+        return "inf";
+    snprintf(buf, cap, "%.3f", ratio);
+    return buf;
+}
+
+const char *harness_format_signed_pct(double pct, char *buf, size_t cap)
+{
+    snprintf(buf, cap, "%+.1f%%", pct);
+    return buf;
+}
+
+const char *harness_format_change(double ratio, char *buf, size_t cap)
+{
+    if (isnan(ratio))
+        return "-";
+    if (isinf(ratio))
+        return "+inf%";
+    return harness_format_signed_pct((ratio - 1.0) * 100.0, buf, cap);
+}
+
+const char *harness_format_share(double share, char *buf, size_t cap)
+{
+    if (!isfinite(share))
+        return "-";
+    snprintf(buf, cap, "%.1f%%", share * 100.0);
+    return buf;
+}
+
+const char *harness_format_p(double p, char *buf, size_t cap)
+{
+    if (isnan(p))
+        return "-";
+    snprintf(buf, cap, "%.3g", p);
     return buf;
 }

@@ -20,6 +20,19 @@ const char *harness_format_bytes_1dp(uint64_t bytes, char *buf, size_t cap);
  * significant digits, then the unit; energy and efficiency figures. */
 const char *harness_format_si(double v, const char *unit, char *buf, size_t cap);
 
+/* The figures of the reports (compare, ab, history), each "-" when unknown
+ * (NaN; harness_format_share: not finite), so a table never shows "nan". */
+/* "1.234": a ratio to three decimals; "inf". */
+const char *harness_format_ratio(double ratio, char *buf, size_t cap);
+/* "+5.0%": a change already in percent, signed, one decimal. */
+const char *harness_format_signed_pct(double pct, char *buf, size_t cap);
+/* "+5.0%" for a ratio of 1.05; "+inf%". */
+const char *harness_format_change(double ratio, char *buf, size_t cap);
+/* "96.1%": a share (0.961) in percent, one decimal: a CI's coverage, a noise bound. */
+const char *harness_format_share(double share, char *buf, size_t cap);
+/* "0.0079": a p-value to three significant digits. */
+const char *harness_format_p(double p, char *buf, size_t cap);
+
 /* The name of 1024^k bytes, k from 0 ("B") to 6 ("EiB"); "?" past them. */
 const char *harness_byte_unit(int k);
 

@@ -33,6 +33,14 @@ expect_exit 2 "run without a config" "$HARNESS" run
 expect_err "expected a CONFIG file" "run without a config says what is missing"
 expect_exit 2 "unknown option" "$HARNESS" run --bogus x.yaml
 expect_err "--bogus" "unknown option is named"
+# Each command takes the options of its own table (cli/cli_help.h), which
+# its --help lists, and no other command's.
+expect_exit 2 "list takes no --set" "$HARNESS" list --set schedule.repeat=2
+expect_err "list: unknown option '--set'" "list: --set is named"
+expect_exit 2 "run takes no --json" "$HARNESS" run --json "$top_srcdir/configs/noop.yaml"
+expect_err "run: unknown option '--json'" "run: --json is named"
+expect_exit 2 "validate takes no --runs" "$HARNESS" validate --runs 2 "$top_srcdir/configs/noop.yaml"
+"$HARNESS" validate --help | grep -q -- "^  -q, --quiet " || fail "validate --help lists --quiet"
 
 expect_exit 0 "harness list" "$HARNESS" list
 for key in rms_norm/cpu noop/cpu spin/cpu copy/cpu; do

@@ -35,6 +35,7 @@ expect_has "every subcommand" export "$HARNESS" ""
 expect "run's options" "--allow-above-peak --color --device --filter --help --output-dir --plugin-path --quiet --runs --set --time-budget" harness run --
 expect "--color's values" "always auto never" harness compare --color ""
 expect "list's --json" "--json" harness list --j
+expect "validate's options" "--device --help --output-dir --plugin-path --quiet --set" harness validate --
 expect "export's --format values" "csv json" harness export --format ""
 expect "history's formats" "html" harness history --format h
 expect "compare's formats" "json markdown text" harness compare --format ""

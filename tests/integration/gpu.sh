@@ -62,7 +62,7 @@ ends = [e for e in ev if e.get("ph") == "f"]
 assert ends and all(e["id"] in starts and e.get("bp") == "e" for e in ends)
 steps = [e for e in ev if e.get("cat") == "step"]
 # The timeline's kernels ran in the trace window, after every measured
-# step: none was recorded while a step was timed (README, GPU timeline).
+# step: none was recorded while a step was timed (docs/guide/profiling.md, GPU timeline).
 hi = max(e["ts"] + e["dur"] for e in steps)
 assert all(e["ts"] >= hi for e in k), "a kernel recorded during the measurement windows"
 PY

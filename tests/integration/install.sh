@@ -29,6 +29,10 @@ for f in bin/harness include/harness/plugin.h lib/pkgconfig/harness-plugin.pc li
     share/man/man7/harness-plugin.7 share/bash-completion/completions/harness; do
     [ -f "$P/$f" ] || fail "installed: $f"
 done
+# every command's page beside the overview (man harness-run)
+for page in "$top_srcdir"/man/harness-*.1; do
+    [ -f "$P/share/man/man1/$(basename "$page")" ] || fail "installed man page: $(basename "$page")"
+done
 for c in "$top_srcdir"/configs/*.yaml; do
     [ -f "$P/share/harness/configs/$(basename "$c")" ] || fail "installed config: $(basename "$c")"
 done
@@ -131,6 +135,9 @@ fi
 if command -v man >/dev/null 2>&1; then
     MANPATH="$P/share/man" man -w harness-plugin >/dev/null 2>&1 && pass "man finds harness-plugin(7)" ||
         fail "man -w harness-plugin"
+    # `harness run --help` ends by pointing there
+    MANPATH="$P/share/man" man -w harness-run >/dev/null 2>&1 && pass "man finds harness-run(1)" ||
+        fail "man -w harness-run"
 fi
 if command -v bash >/dev/null 2>&1; then
     got=$(bash -c '. "$1"; COMP_WORDS=(harness new); COMP_CWORD=1; _harness harness; echo "${COMPREPLY[*]}"' \

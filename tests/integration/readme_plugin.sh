@@ -1,10 +1,11 @@
 #!/bin/sh
-# The README's "Writing a plugin" example, built the way the README says (a
-# plain gcc -shared, outside the build system), must load, list and run.
+# The user guide's plugin example (docs/guide/plugins.md, "The smallest plugin
+# by hand"), built the way the guide says (a plain gcc -shared, outside the
+# build system), must load, list and run.
 . "$top_builddir/tests/setup"
 
-awk '/^```c$/ {grab = 1; next} /^```$/ {grab = 0} grab' "$top_srcdir/README.md" >"$SCRATCH/scale.c"
-grep -q 'HARNESS_PLUGIN_INIT(scale' "$SCRATCH/scale.c" || fail "the README's plugin example was extracted"
+awk '/^```c$/ {grab = 1; next} /^```$/ {grab = 0} grab' "$top_srcdir/docs/guide/plugins.md" >"$SCRATCH/scale.c"
+grep -q 'HARNESS_PLUGIN_INIT(scale' "$SCRATCH/scale.c" || fail "the guide's plugin example was extracted"
 mkdir -p "$SCRATCH/plugins"
 cc -std=gnu11 -O2 -Wall -Wextra -Werror -fPIC -shared -I"$top_srcdir/harness/include" "$SCRATCH/scale.c" \
     -o "$SCRATCH/plugins/scale.so" && pass "the example builds without warnings" || fail "the example builds"

@@ -15,11 +15,20 @@
 #include <cjson/cJSON.h>
 
 #include "compare/compare.h"
+#include "compare/printer.h"
 
 #include "assert_near.h"
 
 static const harness_compare_options defaults = {HARNESS_COMPARE_DEFAULT_THRESHOLD, HARNESS_COMPARE_DEFAULT_ALPHA,
                                                  HARNESS_ON_AMBIGUOUS_FAIL, HARNESS_METRIC_MEDIAN};
+
+/* c's report in a --format (the text unstyled); malloc'ed. */
+static char *report(const harness_comparison *c, const char *format)
+{
+    const harness_printer *p = harness_printer_find(format, HARNESS_RECORD_COMPARISON);
+    assert_non_null(p);
+    return harness_print_comparison(p, c, NULL);
+}
 
 /* Deterministic noise in [-1, 1): a 64-bit LCG's top bits. */
 static double noise(uint64_t *s)
@@ -409,15 +418,15 @@ static void test_matching(void **state)
     assert_int_equal(harness_comparison_exit_code(&c), 1);
 
     /* Every format renders; the JSON parses and says the same. */
-    char *text = harness_compare_report(&c, HARNESS_COMPARE_TEXT);
+    char *text = report(&c, "text");
     assert_non_null(strstr(text, "AMBIGUOUS"));
     assert_non_null(strstr(text, "unmatched (cand only): noop/cpu"));
     free(text);
-    char *md = harness_compare_report(&c, HARNESS_COMPARE_MARKDOWN);
+    char *md = report(&c, "markdown");
     assert_true(strncmp(md, "**harness compare: AMBIGUOUS (single runs)**", 44) == 0);
     assert_non_null(strstr(md, "| **AMBIGUOUS** | `rms_norm/cpu` |"));
     free(md);
-    char *json = harness_compare_report(&c, HARNESS_COMPARE_JSON);
+    char *json = report(&c, "json");
     cJSON *j = cJSON_Parse(json);
     assert_non_null(j);
     assert_string_equal(cJSON_GetObjectItem(j, "verdict")->valuestring, "ambiguous");
@@ -536,7 +545,7 @@ static void test_interference_that_explains_a_change_is_ambiguous(void **state)
     assert_int_equal(harness_comparison_exit_code(&c), 1);
     c.opts.on_ambiguous = HARNESS_ON_AMBIGUOUS_PASS;
     assert_int_equal(harness_comparison_exit_code(&c), 0);
-    char *text = harness_compare_report(&c, HARNESS_COMPARE_TEXT);
+    char *text = report(&c, "text");
     assert_non_null(strstr(text, "rank 0/2: interference could account"));
     assert_non_null(strstr(text, "verdict: AMBIGUOUS (interference): 0 regressions, 0 improvements, 0 same, 1 ambiguous"));
     free(text);
@@ -889,7 +898,7 @@ static void test_job_with_failed_ranks(void **state)
     assert_int_equal(c.counts[HARNESS_VERDICT_FAILED], 2);
     assert_int_equal(c.overall, HARNESS_VERDICT_FAILED);
     assert_int_equal(harness_comparison_exit_code(&c), 1);
-    char *text = harness_compare_report(&c, HARNESS_COMPARE_TEXT);
+    char *text = report(&c, "text");
     char want[512];
     snprintf(want, sizeof want, "FAILED (cand): %s: rank 0/2: no summary, status failed: stopped before writing its "
              "summary (cannot write summary_ranks_2_rank_0.json: No space left on device)", job);
@@ -961,7 +970,7 @@ static void test_suite_controls_false_discoveries(void **state)
     assert_int_equal(pair_of_k(&c, 3)->s.verdict, HARNESS_VERDICT_REGRESSION);
     assert_int_equal(c.counts[HARNESS_VERDICT_REGRESSION], 1);
     assert_int_equal(c.counts[HARNESS_VERDICT_SAME], 9);
-    char *json = harness_compare_report(&c, HARNESS_COMPARE_JSON);
+    char *json = report(&c, "json");
     assert_non_null(strstr(json, "\"q_fdr\""));
     free(json);
     harness_comparison_free(&c);

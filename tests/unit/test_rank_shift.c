@@ -305,7 +305,7 @@ static void test_simulated_false_positives(void **state)
 
     /* A 2% run-to-run offset: per-step flags nearly every pair; windows of
      * one run share the offset and cannot see it (they are the unit only
-     * for one run a side, and the README says so); runs hold alpha. */
+     * for one run a side, and docs/guide/gating.md says so); runs hold alpha. */
     rates drift = false_positives(0.02);
     printf("# offset 2%%: per-step %.3f, windows %.3f, runs %.3f; REGRESSION (1%% threshold): windows %.3f, "
            "runs %.3f\n", drift.per_step, drift.windows, drift.runs, drift.verdict_windows, drift.verdict_runs);

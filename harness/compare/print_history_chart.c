@@ -1,27 +1,14 @@
-/* history_html.c - `harness history --format html`: one self-contained
- * page with an inline SVG chart per series (points, CI bars of medians,
- * levels, change points marked, the runs set aside drawn apart; no script,
- * nothing fetched) and each series' change points as a table. */
-#include "compare/history_internal.h"
+/* print_history_chart.c - the chart of a series on the HTML page
+ * (print_history_html.c): an inline SVG, no script, nothing fetched; points,
+ * CI bars of medians, levels, change points marked, the runs set aside
+ * drawn apart. */
+#include "compare/print_history.h"
 #include "util/format.h"
+#include "util/html.h"
 
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
-
-static void html(FILE *f, const char *s)
-{
-    for (; s && *s; s++) {
-        switch (*s) {
-        case '<': fputs("&lt;", f); break;
-        case '>': fputs("&gt;", f); break;
-        case '&': fputs("&amp;", f); break;
-        case '"': fputs("&quot;", f); break;
-        case '\'': fputs("&#39;", f); break;
-        default: fputc(*s, f);
-        }
-    }
-}
 
 /* The chart: a viewBox the page scales to its width (several series stack
  * without scrolling sideways); the plot inside the margins. */
@@ -166,7 +153,7 @@ static void short_commit(FILE *f, const char *commit)
 {
     char buf[SHORT_HASH + 1];
     snprintf(buf, sizeof buf, "%s", hist_or_dash(commit));
-    html(f, buf);
+    harness_html_escape(f, buf);
 }
 
 static int label_fits(const double *placed, size_t n, double x)
@@ -243,28 +230,29 @@ static void change_lines(FILE *f, const chart *c)
         fprintf(f, "<line class=\"change\" x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\" stroke=\"#d62728\" "
                 "stroke-dasharray=\"5,4\"/>\n", x, TOP, x, H - BOTTOM);
         int right = x < W - RIGHT - 150;   /* the label on the side with room, above the plot */
+        hist_cp_cells r;
+        hist_cp_row(c->metric, cp, &r);
         fprintf(f, "<text class=\"change-label\" x=\"%.1f\" y=\"%d\" font-size=\"12\" fill=\"#d62728\" "
-                "text-anchor=\"%s\">%+.1f%% at ", x + (right ? 4 : -4), TOP - 20 + 14 * (int)(i % 2),
-                right ? "start" : "end", hist_change_pct(cp));
+                "text-anchor=\"%s\">%s at ", x + (right ? 4 : -4), TOP - 20 + 14 * (int)(i % 2),
+                right ? "start" : "end", r.change);
         short_commit(f, c->s->points[cp->index].commit);
-        fprintf(f, " (p %.3g)</text>\n", cp->p);
+        fprintf(f, " (p %s)</text>\n", r.p);
     }
 }
 
 static void point_title(FILE *f, const chart *c, const harness_history_point *p, size_t k)
 {
-    char v[32], m[32], clo[32], chi[32], lv[32], nb[32];
+    hist_point_cells r;
+    hist_point_row(c->metric, p, &r);
     fprintf(f, "<title>#%zu ", k + 1);
-    html(f, hist_or_dash(p->commit));
+    harness_html_escape(f, hist_or_dash(p->commit));
     fputs(": ", f);
     if (!c->ci)
-        fprintf(f, "%s %s, median ", harness_metric_name(c->metric), hist_fmt_value(c->metric, p->value, v, sizeof v));
-    fprintf(f, "%s, CI [%s, %s] (%s), noise bound %s", hist_fmt_ns(p->median, m, sizeof m),
-            hist_fmt_ns(p->ci_lo, clo, sizeof clo), hist_fmt_ns(p->ci_hi, chi, sizeof chi),
-            hist_fmt_level(p->ci_level, lv, sizeof lv), hist_fmt_bound(p->noise_bound, nb, sizeof nb));
+        fprintf(f, "%s %s, median ", harness_metric_name(c->metric), r.value);
+    fprintf(f, "%s, CI [%s, %s] (%s), noise bound %s", r.median, r.ci_lo, r.ci_hi, r.level, r.noise);
     if (p->set_aside == HARNESS_CP_INTERFERENCE) {
         fputs("; set aside for interference, left out of the change-point search: ", f);
-        html(f, p->noise_evidence);
+        harness_html_escape(f, p->noise_evidence);
     } else if (p->set_aside == HARNESS_CP_OUTLIER) {
         fputs("; an outlier, left out of the change-point search", f);
     }
@@ -311,13 +299,13 @@ static void points(FILE *f, const chart *c)
             char m[32];
             fprintf(f, "<text class=\"%s-value\" x=\"%.1f\" y=\"%.1f\" font-size=\"11\" fill=\"%s\">%s</text>\n",
                     why ? why : "outlier", x + 8, above ? TOP + 10.0 : H - BOTTOM - 3.0,
-                    set_aside_dark[p->set_aside], hist_fmt_value(c->metric, p->value, m, sizeof m));
+                    set_aside_dark[p->set_aside], harness_metric_format(c->metric, p->value, m, sizeof m));
         }
     }
 }
 
 /* One chart per series: x by run in commit order, y by the run's metric. */
-static void svg_chart(FILE *f, const harness_series *s, harness_metric metric)
+void hist_svg_chart(FILE *f, const harness_series *s, harness_metric metric)
 {
     if (s->n_points == 0)
         return;
@@ -334,64 +322,3 @@ static void svg_chart(FILE *f, const harness_series *s, harness_metric metric)
     points(f, &c);
     fputs("</svg>\n", f);
 }
-
-void harness_history_html(FILE *f, const harness_history *h)
-{
-    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>harness history</title>\n"
-          "<style>body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse}"
-          "td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right}code{font-size:90%}"
-          "h2{font-size:1.15em;overflow-wrap:anywhere}svg.chart{display:block;max-width:1200px;height:auto}"
-          ".legend{font-size:90%;color:#555}</style>\n"
-          "</head><body>\n<h1>harness history</h1>\n<p>",
-          f);
-    html(f, h->db_path);
-    fprintf(f, ": %zu series. ", h->n_series);
-    html(f, hist_method);
-    hist_method_options(f, h);
-    fprintf(f, ").</p>\n<p class=\"legend\"><span style=\"color:#1f77b4\">&#9679;</span> a run's %s%s; "
-            "<span style=\"color:#2ca02c\">&#9472;</span> the level between change points; "
-            "<span style=\"color:#d62728\">- -</span> a change point (the commit where the new level starts); "
-            "<span style=\"color:#ff7f0e\">&#9675;</span> an outlier and "
-            "<span style=\"color:#9467bd\">&#9633;</span> a run with interference (its noise bound reaches %g%%), "
-            "both left out of the search; &#9650; either beyond the axis (its value in the tooltip).</p>\n",
-            harness_metric_name(h->metric), h->metric == HARNESS_METRIC_MEDIAN ? " and its CI" : "",
-            harness_cp_noise_limit(&h->cp) * 100.0);
-    for (size_t i = 0; i < h->n_series; i++) {
-        const harness_series *s = &h->series[i];
-        fprintf(f, "<h2>%zu. <code>", i + 1);
-        html(f, s->variant_key);
-        fputs("</code> <code>", f);
-        html(f, s->config);
-        fprintf(f, "</code> rank %d/%d on ", s->rank, s->world_size);
-        html(f, s->host);
-        fputs("</h2>\n<p>", f);
-        html(f, s->cpu);
-        fputs(", ", f);
-        html(f, s->gpu);
-        fprintf(f, "; config hash <code>%.16s</code>; %zu run%s, %zu change point%s.", s->config_hash,
-                s->n_points, s->n_points == 1 ? "" : "s", s->n_cps, s->n_cps == 1 ? "" : "s");
-        hist_set_aside_line(f, s, " Left out of the search: ", ".");
-        fputs("</p>\n", f);
-        svg_chart(f, s, h->metric);
-        if (s->n_cps) {
-            fputs("<table><tr><th>at</th><th>commit</th><th>before</th><th>after</th><th>change</th><th>p</th>"
-                  "<th>note</th></tr>\n", f);
-            for (size_t c = 0; c < s->n_cps; c++) {
-                const harness_change_point *cp = &s->cps[c];
-                char b[32], a[32];
-                fprintf(f, "<tr><td>%zu</td><td><code>", cp->index + 1);
-                html(f, hist_or_dash(s->points[cp->index].commit));
-                fprintf(f, "</code></td><td>%s</td><td>%s</td><td>%+.1f%%</td><td>%.3g</td><td class=\"note\">",
-                        hist_fmt_value(h->metric, cp->before, b, sizeof b),
-                        hist_fmt_value(h->metric, cp->after, a, sizeof a), hist_change_pct(cp), cp->p);
-                char *note = hist_interference_text(s, c);
-                html(f, note);
-                free(note);
-                fputs("</td></tr>\n", f);
-            }
-            fputs("</table>\n", f);
-        }
-    }
-    fputs("</body></html>\n", f);
-}
-

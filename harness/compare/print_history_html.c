@@ -1,0 +1,85 @@
+/* print_history_html.c - the HTML printer of a history: one
+ * self-contained page, an inline SVG chart per series
+ * (print_history_chart.c; no script, nothing fetched) and each series'
+ * change points as a table. */
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "compare/print_history.h"
+#include "util/html.h"
+
+/* The page's head, its title, the method and the chart's legend. */
+static void page_head(FILE *f, const harness_history *h)
+{
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>harness history</title>\n"
+          "<style>body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse}"
+          "td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right}code{font-size:90%}"
+          "h2{font-size:1.15em;overflow-wrap:anywhere}svg.chart{display:block;max-width:1200px;height:auto}"
+          ".legend{font-size:90%;color:#555}</style>\n"
+          "</head><body>\n<h1>harness history</h1>\n<p>",
+          f);
+    harness_html_escape(f, h->db_path);
+    fprintf(f, ": %zu series. ", h->n_series);
+    harness_html_escape(f, hist_method);
+    hist_method_options(f, h);
+    fprintf(f, ").</p>\n<p class=\"legend\"><span style=\"color:#1f77b4\">&#9679;</span> a run's %s%s; "
+            "<span style=\"color:#2ca02c\">&#9472;</span> the level between change points; "
+            "<span style=\"color:#d62728\">- -</span> a change point (the commit where the new level starts); "
+            "<span style=\"color:#ff7f0e\">&#9675;</span> an outlier and "
+            "<span style=\"color:#9467bd\">&#9633;</span> a run with interference (its noise bound reaches %g%%), "
+            "both left out of the search; &#9650; either beyond the axis (its value in the tooltip).</p>\n",
+            harness_metric_name(h->metric), h->metric == HARNESS_METRIC_MEDIAN ? " and its CI" : "",
+            harness_cp_noise_limit(&h->cp) * 100.0);
+}
+
+/* The change points of a series as a table, with the interference where each begins. */
+static void change_points_html(FILE *f, const harness_history *h, const harness_series *s)
+{
+    fputs("<table><tr><th>at</th><th>commit</th><th>before</th><th>after</th><th>change</th><th>p</th>"
+          "<th>note</th></tr>\n", f);
+    for (size_t c = 0; c < s->n_cps; c++) {
+        const harness_change_point *cp = &s->cps[c];
+        hist_cp_cells r;
+        hist_cp_row(h->metric, cp, &r);
+        fprintf(f, "<tr><td>%zu</td><td><code>", cp->index + 1);
+        harness_html_escape(f, hist_or_dash(s->points[cp->index].commit));
+        fprintf(f, "</code></td><td>%s</td><td>%s</td><td>%s</td><td>%s</td><td class=\"note\">",
+                r.before, r.after, r.change, r.p);
+        char *note = hist_interference_text(s, c);
+        harness_html_escape(f, note);
+        free(note);
+        fputs("</td></tr>\n", f);
+    }
+    fputs("</table>\n", f);
+}
+
+/* A series: its heading, machine and counts, its chart, its change points. */
+static void series_html(FILE *f, const harness_history *h, const harness_series *s, size_t i)
+{
+    fprintf(f, "<h2>%zu. <code>", i + 1);
+    harness_html_escape(f, s->variant_key);
+    fputs("</code> <code>", f);
+    harness_html_escape(f, s->config);
+    fprintf(f, "</code> rank %d/%d on ", s->rank, s->world_size);
+    harness_html_escape(f, s->host);
+    fputs("</h2>\n<p>", f);
+    harness_html_escape(f, s->cpu);
+    fputs(", ", f);
+    harness_html_escape(f, s->gpu);
+    fprintf(f, "; config hash <code>%.16s</code>; %zu run%s, %zu change point%s.", s->config_hash,
+            s->n_points, s->n_points == 1 ? "" : "s", s->n_cps, s->n_cps == 1 ? "" : "s");
+    hist_set_aside_line(f, s, " Left out of the search: ", ".");
+    fputs("</p>\n", f);
+    hist_svg_chart(f, s, h->metric);
+    if (s->n_cps)
+        change_points_html(f, h, s);
+}
+
+int harness_print_history_html(FILE *f, const harness_history *h)
+{
+    page_head(f, h);
+    for (size_t i = 0; i < h->n_series; i++)
+        series_html(f, h, &h->series[i], i);
+    fputs("</body></html>\n", f);
+    return 0;
+}
