@@ -10,7 +10,7 @@
 #include "compare/compare.h"
 #include "compare/experiment_folders.h"
 #include "compare/folder_ranks.h"
-#include "util/folder_format.h"
+#include "folder/folder_format.h"
 #include "util/fsutil.h"
 #include "util/json_strict.h"
 

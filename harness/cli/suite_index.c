@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/folder_format.h"
+#include "folder/folder_format.h"
 
 char *harness_suite_index_json(const harness_suite *s, int runs, const char *filter, const char *dir,
                                const char *status)

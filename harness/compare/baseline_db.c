@@ -20,7 +20,7 @@
 #include <string.h>
 
 #include "compare/changepoint.h"
-#include "util/folder_format.h"
+#include "folder/folder_format.h"
 #include "util/fsutil.h"
 #include "util/sha256.h"
 

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/folder_format.h"
+#include "folder/folder_format.h"
 #include "util/fsutil.h"
 #include "util/process_identity.h"
 

@@ -9,7 +9,7 @@
 
 #include "run/comm_log.h"
 #include "util/stats.h"
-#include "util/folder_format.h"
+#include "folder/folder_format.h"
 #include "util/json_utf8.h"
 
 void harness_rank_figures_of(const harness_summary *s, harness_rank_figures *out)

@@ -13,7 +13,7 @@
 #include "report/roofline.h"
 #include "report/sample_array.h"
 #include "report/summary.h"
-#include "util/folder_format.h"
+#include "folder/folder_format.h"
 #include "util/interference.h"
 #include "util/json_utf8.h"
 #include "util/json_number.h"

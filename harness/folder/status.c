@@ -1,6 +1,6 @@
 /* status.json, written without malloc or stdio so that the signal handlers
  * of run/guard.c can call it (see status_file.h). */
-#include "util/status_file.h"
+#include "folder/status.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util/folder_format.h"
+#include "folder/folder_format.h"
 
 /* A bounded buffer that silently stops at its end; the caller checks
  * `full` once. No snprintf: it is not async-signal-safe. */

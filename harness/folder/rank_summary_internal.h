@@ -1,0 +1,26 @@
+/* rank_summary_internal.h - the parts of the rank summary's reader, shared
+ * by its files (rank_summary.c: the file and its top level;
+ * rank_summary_timing.c: samples and windows; rank_summary_extra.c: energy,
+ * noise, env). */
+#ifndef HARNESS_FOLDER_RANK_SUMMARY_INTERNAL_H
+#define HARNESS_FOLDER_RANK_SUMMARY_INTERNAL_H
+
+#include <cjson/cJSON.h>
+
+#include "folder/rank_summary.h"
+
+int harness_rs_read_timing(const cJSON *root, const char *path, int flags, harness_rank_summary *out,
+                           harness_error *err);
+/* An "energy" object at obj.energy (prefix: obj's dotted path). */
+int harness_rs_read_energy(const cJSON *obj, const char *prefix, const char *path, harness_energy_record *out,
+                           harness_error *err);
+void harness_rs_energy_free(harness_energy_record *e);
+/* The statistics of timing or of a window. */
+int harness_rs_read_stats(const cJSON *obj, const char *prefix, const char *path, harness_stats_record *out,
+                          harness_error *err);
+void harness_rs_stats_free(harness_stats_record *s);
+int harness_rs_read_noise(const cJSON *root, const char *path, harness_rank_summary *out, harness_error *err);
+int harness_rs_read_env(const cJSON *root, const char *path, harness_rank_summary *out, harness_error *err);
+int harness_rs_read_impossible(const cJSON *root, const char *path, harness_rank_summary *out, harness_error *err);
+
+#endif
