@@ -1,7 +1,7 @@
 /* libFuzzer target: compare's summary reading. Whatever the bytes, parsing
  * must not crash or leak; a summary it accepts must hold finite samples.
  * Inputs that start with the side-file magic go to the decoder of
- * samples_ranks_N_rank_r.bin files (util/sample_file.h) instead, which must
+ * samples_ranks_N_rank_r.bin files (folder/samples.h) instead, which must
  * hold to the same rule. */
 #include <math.h>
 #include <stdint.h>
@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "compare/compare.h"
-#include "util/sample_file.h"
+#include "folder/samples.h"
 
 static void check_samples(const double *v, size_t n)
 {
