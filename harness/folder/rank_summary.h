@@ -46,8 +46,8 @@ typedef struct harness_stats_record {
 enum {
     /* Leave the samples unread (export: a table of the written statistics
      * needs neither the samples nor a side file's bytes). The side file's
-     * reference is still checked; samples, stats and the window medians
-     * computed from samples stay empty. */
+     * reference is still checked; samples, stats and the replicates
+     * (window_medians and their slices) stay empty. */
     HARNESS_RANK_SUMMARY_NO_SAMPLES = 1,
 };
 

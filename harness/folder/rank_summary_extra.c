@@ -103,20 +103,13 @@ void harness_rs_energy_free(harness_energy_record *e)
 int harness_rs_read_noise(const cJSON *root, const char *path, harness_rank_summary *out, harness_error *err)
 {
     out->noise_bound = NAN;
-    const cJSON *noise = cJSON_GetObjectItemCaseSensitive(root, "noise");
-    if (!noise)
-        return 0;
-    const cJSON *bound = cJSON_IsObject(noise) ? cJSON_GetObjectItemCaseSensitive(noise, "median_shift_bound") : NULL;
-    const cJSON *evidence = cJSON_IsObject(noise) ? cJSON_GetObjectItemCaseSensitive(noise, "evidence") : NULL;
-    if (!cJSON_IsObject(noise) || (bound && !cJSON_IsNull(bound) && !(cJSON_IsNumber(bound) &&
-                                   bound->valuedouble >= 0 && bound->valuedouble <= 1)))
+    const cJSON *noise;
+    if (harness_field_object(root, "", "noise", path, &noise, err) != 0 ||
+        harness_field_number(noise, "noise.", "median_shift_bound", path, &out->noise_bound, err) != 0 ||
+        harness_field_string(noise, "noise.", "evidence", path, &out->noise_evidence, err) != 0)
+        return err->code;
+    if (!isnan(out->noise_bound) && !(out->noise_bound >= 0 && out->noise_bound <= 1))
         return harness_field_bad(err, path, "noise.median_shift_bound: expected a share between 0 and 1, or null");
-    if (evidence && !cJSON_IsString(evidence))
-        return harness_field_bad(err, path, "noise.evidence: expected a string");
-    if (cJSON_IsNumber(bound))
-        out->noise_bound = bound->valuedouble;
-    if (evidence && !(out->noise_evidence = strdup(evidence->valuestring)))
-        return harness_field_oom(err);
     return 0;
 }
 

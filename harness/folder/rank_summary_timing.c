@@ -118,7 +118,8 @@ static int is_count(double v)
  * disagree. The written median is used only when the run kept no samples
  * (a failed run, or samples left unread). A summary from before windows
  * has none: compare then calls its pair AMBIGUOUS. */
-static int read_windows(const cJSON *timing, const char *path, harness_rank_summary *out, harness_error *err)
+static int read_windows(const cJSON *timing, const char *path, int flags, harness_rank_summary *out,
+                        harness_error *err)
 {
     const cJSON *windows = cJSON_GetObjectItemCaseSensitive(timing, "windows");
     if (!windows)
@@ -149,12 +150,12 @@ static int read_windows(const cJSON *timing, const char *path, harness_rank_summ
             return err->code;
         if (!is_count(s->n))
             return harness_field_bad(err, path, "timing.windows[%zu].n: expected a count >= 0", i);
-        if (cJSON_GetObjectItemCaseSensitive(w, "first_sample") && !is_count(s->first_sample))
+        if (!isnan(s->first_sample) && !is_count(s->first_sample))
             return harness_field_bad(err, path, "timing.windows[%zu].first_sample: expected an index >= 0", i);
         double start = isnan(s->first_sample) ? next : s->first_sample;
         next = start + s->n;
-        if (s->n == 0)
-            continue;
+        if (s->n == 0 || (flags & HARNESS_RANK_SUMMARY_NO_SAMPLES))
+            continue;              /* no replicate: nothing measured, or the samples left unread */
         size_t k = out->n_windows;
         out->window_energy[k] = s->energy.joules_per_step;
         if (out->n_samples) {
@@ -188,7 +189,7 @@ int harness_rs_read_timing(const cJSON *root, const char *path, int flags, harne
     if (harness_stats_compute(out->samples, out->n_samples, &out->stats) != 0)
         return harness_field_oom(err);
     if (harness_rs_read_stats(timing, "timing.", path, &out->timing, err) != 0 ||
-        read_windows(timing, path, out, err) != 0)
+        read_windows(timing, path, flags, out, err) != 0)
         return err->code;
     /* Whether the windows disagree, for a note beside compare's pair; a
      * summary from before the flag says nothing. */
