@@ -7,7 +7,8 @@
 #define _GNU_SOURCE                /* open_memstream, strndup */
 #endif
 #include "folder/rank_summary.h"
-#include "folder/rank_summary_internal.h"
+#include "folder/rank_summary_extra.h"
+#include "folder/rank_summary_timing.h"
 
 #include <math.h>
 #include <stdint.h>

@@ -4,7 +4,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE                /* strdup */
 #endif
-#include "folder/rank_summary_internal.h"
+#include "folder/rank_summary_extra.h"
 
 #include <math.h>
 #include <stdio.h>

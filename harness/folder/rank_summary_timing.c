@@ -6,7 +6,7 @@
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE                /* asprintf */
 #endif
-#include "folder/rank_summary_internal.h"
+#include "folder/rank_summary_timing.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -14,6 +14,7 @@
 #include <string.h>
 
 #include "folder/json_fields.h"
+#include "folder/rank_summary_extra.h"
 #include "folder/samples.h"
 
 /* timing.samples: every sample inline, as runs of up to

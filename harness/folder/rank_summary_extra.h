@@ -1,16 +1,14 @@
-/* rank_summary_internal.h - the parts of the rank summary's reader, shared
- * by its files (rank_summary.c: the file and its top level;
- * rank_summary_timing.c: samples and windows; rank_summary_extra.c: energy,
- * noise, env). */
-#ifndef HARNESS_FOLDER_RANK_SUMMARY_INTERNAL_H
-#define HARNESS_FOLDER_RANK_SUMMARY_INTERNAL_H
+/* rank_summary_extra.h - the parts of a summary that are records of their
+ * own (rank_summary_extra.c): statistics, energy, noise, env, an
+ * impossible figure; for the reader (rank_summary.c, rank_summary_timing.c). */
+#ifndef HARNESS_FOLDER_RANK_SUMMARY_EXTRA_H
+#define HARNESS_FOLDER_RANK_SUMMARY_EXTRA_H
 
 #include <cjson/cJSON.h>
 
-#include "folder/rank_summary.h"
+#include "folder/rank_summary_record.h"
+#include "util/error.h"
 
-int harness_rs_read_timing(const cJSON *root, const char *path, int flags, harness_rank_summary *out,
-                           harness_error *err);
 /* An "energy" object at obj.energy (prefix: obj's dotted path). */
 int harness_rs_read_energy(const cJSON *obj, const char *prefix, const char *path, harness_energy_record *out,
                            harness_error *err);
