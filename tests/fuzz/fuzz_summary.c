@@ -1,7 +1,8 @@
 /* libFuzzer target: the folder stage's readers of JSON text (harness/folder/)
  * and compare's judging of what they read. Whatever the bytes, parsing must
  * not crash or leak; a summary it accepts must hold finite samples and
- * replicates within them; a suite index it accepts must write back to text
+ * replicates within them; a job summary it accepts must write back; a
+ * suite index it accepts must write back to text
  * that reads back to the same bytes.
  * Inputs that start with the side-file magic go to the decoder of
  * samples_ranks_N_rank_r.bin files (folder/samples.h) instead, which must
@@ -12,6 +13,7 @@
 #include <string.h>
 
 #include "compare/compare.h"
+#include "folder/job_summary.h"
 #include "folder/rank_summary.h"
 #include "folder/samples.h"
 #include "folder/suite_index.h"
@@ -67,6 +69,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         free(text);
         free(again);
         harness_suite_index_free(&x);
+    }
+    harness_job_summary j;
+    err = (harness_error){0};
+    if (harness_job_summary_parse("summary.json", (const char *)data, size, &j, &err) == 0) {
+        char *text = harness_job_summary_write(&j);
+        free(text);
+        harness_job_summary_free(&j);
     }
     return 0;
 }

@@ -19,6 +19,7 @@
 #include <cmocka.h>
 
 #include "folder/folder_format.h"
+#include "folder/job_summary.h"
 #include "folder/rank_summary.h"
 #include "folder/samples.h"
 #include "folder/status.h"
@@ -541,6 +542,75 @@ static void test_suite_index_round_trip(void **state)
     }
 }
 
+/* ---- summary.json of a job ------------------------------------------------------ */
+
+static double num_or_nan(void) { return coin() ? num() : NAN; }
+
+static void test_job_summary_round_trip(void **state)
+{
+    (void)state;
+    for (int round = 0; round < ROUNDS; round++) {
+        harness_job_summary x = {.world_size = 1 + (int)(next() % 6), .ranks_measured = (int)(next() % 6),
+                                 .min_median = num(), .median_median = num(), .max_median = num(), .skew = num(),
+                                 .slowest_rank = coin() ? (int)(next() % 6) : -1, .fastest_rank = -1,
+                                 .energy_ranks_measured = (int)(next() % 3), .energy_counters = (int)(next() % 3),
+                                 .energy_watts = num_or_nan(), .energy_joules_per_step = num_or_nan()};
+        x.variant_key = word();
+        x.status = strdup(coin() ? "ok" : "failed");
+        x.n_ranks = (size_t)x.world_size;
+        x.ranks = calloc(x.n_ranks, sizeof *x.ranks);
+        for (size_t i = 0; i < x.n_ranks; i++)
+            x.ranks[i] = (harness_job_rank_record){
+                .rank = (int)i, .status = strdup("ok"), .host = word(), .n = num(), .median_ns = num(),
+                .p90_ns = num(), .gb_per_s = num(), .gflop_per_s = num(), .comm_calls = num(), .comm_bytes = num(),
+                .comm_ns = num(), .clock_offset_ns = num(), .clock_rtt_ns = num_or_nan(),
+                .straggler_steps = num_or_nan(), .energy_status = strdup("measured"), .energy_counter = word(),
+                .joules_per_step = num_or_nan(), .watts = num_or_nan(), .flop_per_joule = num_or_nan(),
+                .bytes_per_joule = num_or_nan()};
+        x.n_windows = next() % 4;
+        x.windows = calloc(x.n_windows + 1, sizeof *x.windows);
+        for (size_t w = 0; w < x.n_windows; w++)
+            x.windows[w] = (harness_job_window_record){(int)w, coin() ? (int)(next() % 6) : -1, num()};
+        char *text = harness_job_summary_write(&x);
+        assert_non_null(text);
+        harness_job_summary y;
+        harness_error err = {0};
+        if (harness_job_summary_parse("summary.json", text, strlen(text), &y, &err) != 0)
+            fail_msg("%s", err.msg);
+        char *again = harness_job_summary_write(&y);
+        assert_string_equal(text, again);           /* written, read, written: the same bytes */
+        assert_int_equal(y.n_ranks, x.n_ranks);
+        assert_int_equal(y.slowest_rank, x.slowest_rank);
+        assert_int_equal(y.fastest_rank, -1);
+        for (size_t i = 0; i < x.n_ranks; i++) {
+            assert_string_equal(y.ranks[i].host, x.ranks[i].host);
+            assert_same(x.ranks[i].clock_rtt_ns, y.ranks[i].clock_rtt_ns);
+            assert_same(x.ranks[i].straggler_steps, y.ranks[i].straggler_steps);
+            assert_same(x.ranks[i].watts, y.ranks[i].watts);
+        }
+        assert_same(x.energy_watts, y.energy_watts);
+        free(text);
+        free(again);
+        harness_job_summary_free(&x);
+        harness_job_summary_free(&y);
+    }
+    static const struct { const char *text, *says; } bad[] = {
+        {"{\"schema\": \"harness.job_summary/1\", \"world_size\": 1, \"windows\": []}", "summary.json: ranks: missing"},
+        {"{\"schema\": \"harness.job_summary/1\", \"world_size\": 1, \"ranks\": [{\"host\": 3}], \"windows\": []}",
+         "summary.json: ranks[0].host: expected a string or null, got a number"},
+        {"{\"schema\": \"harness.job_summary/1\", \"world_size\": -1}", "summary.json: world_size: expected an integer"},
+        {"{\"schema\": \"harness.summary/1\"}", "summary.json: schema \"harness.summary/1\" is not"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        harness_job_summary y;
+        harness_error err = {0};
+        assert_int_equal(harness_job_summary_parse("summary.json", bad[i].text, strlen(bad[i].text), &y, &err),
+                         HARNESS_EXIT_USAGE);
+        if (!strstr(err.msg, bad[i].says))
+            fail_msg("said \"%s\", expected \"%s\"", err.msg, bad[i].says);
+    }
+}
+
 /* ---- the samples file --------------------------------------------------------- */
 
 static void test_samples_round_trip(void **state)
@@ -578,6 +648,7 @@ int main(void)
         cmocka_unit_test(test_rank_summary_wrong_kind),
         cmocka_unit_test(test_status_round_trip),
         cmocka_unit_test(test_suite_index_round_trip),
+        cmocka_unit_test(test_job_summary_round_trip),
         cmocka_unit_test(test_samples_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
