@@ -35,4 +35,25 @@ void harness_rank_summary_free(harness_rank_summary *r);
 struct cJSON;
 char *harness_rank_summary_config_text(const struct cJSON *config);
 
+/* ---- writing (rank_summary_write.c) ---- */
+
+/* What report/summary_json.c hands the writer for one rank: the head of
+ * the summary typed, and each section as the JSON report/ built (each a
+ * record of its own here is the next step: docs/ARCHITECTURE.md section
+ * 12). The writer owns the file's frame: the schema id, the members and
+ * their order. The sections are taken (freed by the writer); NULL: null. */
+typedef struct harness_rank_summary_out {
+    const char *status, *error;    /* error NULL or "": null */
+    int interrupted, rank, world_size;
+    const char *experiment_name, *variant_key, *requested, *plugin, *device_type, *device_name;
+    struct cJSON *config, *component_notes;
+    struct cJSON *validation, *schedule, *timing, *throughput, *energy, *roofline, *regions, *memory, *trace,
+        *communication, *gpu_kernels;
+    double gpu_activity_dropped, gpu_activity_untimed;   /* NAN: no GPU activity recorded (null) */
+    struct cJSON *env, *warnings, *impossible_figure, *noise;
+} harness_rank_summary_out;
+
+/* The summary's JSON text (malloc'ed; NULL out of memory). */
+char *harness_rank_summary_write(harness_rank_summary_out *o);
+
 #endif
