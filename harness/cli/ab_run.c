@@ -14,7 +14,7 @@
 #include <unistd.h>
 
 #include "cli/child_process.h"
-#include "util/folder_format.h"
+#include "folder/folder_format.h"
 #include "util/fsutil.h"
 
 static const char *const side_names[2] = {"base", "cand"};

@@ -3,6 +3,7 @@
 #endif
 #include "cli/export_table.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,9 +11,7 @@
 #include "compare/compare.h"
 #include "compare/experiment_folders.h"
 #include "compare/folder_ranks.h"
-#include "util/folder_format.h"
-#include "util/fsutil.h"
-#include "util/json_strict.h"
+#include "folder/rank_summary.h"
 
 /* The columns every export has, in this order, whatever the folders hold. */
 static const char *const fixed_columns[] = {
@@ -25,22 +24,6 @@ static const char *const fixed_columns[] = {
     "energy_status", "joules", "energy_s", "joules_per_step", "watts", "flop_per_joule", "bytes_per_joule",
     "energy_uncertainty", "energy_source",
     NULL,
-};
-
-/* Window energy -> column. */
-static const char *const window_energy[][2] = {
-    {"status", "energy_status"}, {"joules", "joules"}, {"seconds", "energy_s"},
-    {"joules_per_step", "joules_per_step"}, {"watts", "watts"}, {"flop_per_joule", "flop_per_joule"},
-    {"bytes_per_joule", "bytes_per_joule"}, {"uncertainty", "energy_uncertainty"},
-};
-
-/* Window statistic -> column. */
-static const char *const window_stats[][2] = {
-    {"n", "n"}, {"stop_reason", "stop_reason"}, {"converged", "converged"}, {"median", "median_ns"},
-    {"mean", "mean_ns"}, {"stddev", "stddev_ns"}, {"cv", "cv"}, {"min", "min_ns"}, {"p5", "p5_ns"},
-    {"p25", "p25_ns"}, {"p75", "p75_ns"}, {"p90", "p90_ns"}, {"p95", "p95_ns"}, {"p99", "p99_ns"},
-    {"max", "max_ns"}, {"iqr", "iqr_ns"}, {"outliers", "outliers"}, {"ci_level", "ci_level"},
-    {"wall_ns", "wall_ns"}, {"cpu_ns", "cpu_ns"}, {"cpu_per_wall", "cpu_per_wall"},
 };
 
 static int oom(harness_error *err)
@@ -96,14 +79,17 @@ static void put(cJSON *row, const char *name, const cJSON *value)
     cJSON_AddItemToObject(row, name, copy);
 }
 
-static const cJSON *get(const cJSON *obj, const char *path)
+/* A number cell: null where the summary says nothing (NAN). */
+static void put_number(cJSON *row, const char *name, double v)
 {
-    char buf[128];
-    snprintf(buf, sizeof buf, "%s", path);
-    const cJSON *at = obj;
-    for (char *save = NULL, *part = strtok_r(buf, ".", &save); part && at; part = strtok_r(NULL, ".", &save))
-        at = cJSON_GetObjectItemCaseSensitive(at, part);
-    return at;
+    cJSON_DeleteItemFromObjectCaseSensitive(row, name);
+    cJSON_AddItemToObject(row, name, isnan(v) ? cJSON_CreateNull() : cJSON_CreateNumber(v));
+}
+
+static void put_string(cJSON *row, const char *name, const char *v)
+{
+    cJSON_DeleteItemFromObjectCaseSensitive(row, name);
+    cJSON_AddItemToObject(row, name, v ? cJSON_CreateString(v) : cJSON_CreateNull());
 }
 
 /* env.caches.l1d and the like: nested objects flattened with dots. */
@@ -124,162 +110,145 @@ static void put_flat(harness_export_table *t, cJSON *row, const char *prefix, co
 
 /* What every row of one rank shares: run, component, device, throughput
  * inputs, config and environment. */
-static cJSON *rank_row(harness_export_table *t, const char *folder, const cJSON *s)
+static cJSON *rank_row(harness_export_table *t, const char *folder, const harness_rank_summary *s)
 {
     cJSON *row = cJSON_CreateObject();
     if (!row)
         return NULL;
     cJSON_AddStringToObject(row, "experiment", folder);
-    put(row, "name", get(s, "experiment.name"));
-    put(row, "status", get(s, "status"));
-    put(row, "error", get(s, "error"));
-    put(row, "rank", get(s, "rank"));
-    put(row, "world_size", get(s, "world_size"));
-    put(row, "variant_key", get(s, "component.variant_key"));
-    put(row, "plugin", get(s, "component.plugin"));
-    put(row, "device_type", get(s, "device.type"));
-    put(row, "device_name", get(s, "device.name"));
-    put(row, "validation", get(s, "validation.status"));
-    put(row, "bytes_per_step", get(s, "throughput.bytes_per_step"));
-    put(row, "flops_per_step", get(s, "throughput.flops_per_step"));
+    put_string(row, "name", s->experiment_name);
+    put_string(row, "status", s->status);
+    put_string(row, "error", s->error);
+    put_number(row, "rank", s->rank);
+    put_number(row, "world_size", s->world_size);
+    put_string(row, "variant_key", s->variant_key);
+    put_string(row, "plugin", s->plugin);
+    put_string(row, "device_type", s->device_type);
+    put_string(row, "device_name", s->device_name);
+    put_string(row, "validation", s->validation_status);
+    put_number(row, "bytes_per_step", s->bytes_per_step);
+    put_number(row, "flops_per_step", s->flops_per_step);
     /* the counter, or why none ("not available: ...") */
-    const cJSON *source = get(s, "energy.source");
-    put(row, "energy_source", cJSON_IsString(source) ? source : get(s, "energy.missing"));
-    const cJSON *config = get(s, "component.config");
-    if (cJSON_IsObject(config))
-        put_flat(t, row, "config", config);
-    const cJSON *env = get(s, "env");
-    if (cJSON_IsObject(env))
-        put_flat(t, row, "env", env);
+    put_string(row, "energy_source", s->energy.source ? s->energy.source : s->energy.missing);
+    if (s->config)
+        put_flat(t, row, "config", s->config);
+    if (s->env)
+        put_flat(t, row, "env", s->env);
     return row;
 }
 
-/* A window's energy object (or the run's, for a run's row) into its columns. */
-static void put_energy(cJSON *row, const cJSON *energy)
+/* An energy record (a window's, or the run's for a run's row) into its
+ * columns; NULL: none. */
+static void put_energy(cJSON *row, const harness_energy_record *e)
 {
-    for (size_t i = 0; i < sizeof window_energy / sizeof *window_energy; i++)
-        put(row, window_energy[i][1], cJSON_IsObject(energy) ? get(energy, window_energy[i][0]) : NULL);
+    put_string(row, "energy_status", e ? e->status : NULL);
+    put_number(row, "joules", e ? e->joules : NAN);
+    put_number(row, "energy_s", e ? e->seconds : NAN);
+    put_number(row, "joules_per_step", e ? e->joules_per_step : NAN);
+    put_number(row, "watts", e ? e->watts : NAN);
+    put_number(row, "flop_per_joule", e ? e->flop_per_joule : NAN);
+    put_number(row, "bytes_per_joule", e ? e->bytes_per_joule : NAN);
+    put_number(row, "energy_uncertainty", e ? e->uncertainty : NAN);
 }
 
-/* One window's statistics into `row`; throughput at the window's median
- * from the declared cost (bytes per ns is GB/s). */
-static void put_window(cJSON *row, const cJSON *w)
+/* One window's statistics (or the run's; NULL: none) into `row`;
+ * throughput at the median from the declared cost (bytes per ns is GB/s). */
+static void put_window(cJSON *row, const harness_stats_record *w, const harness_rank_summary *s)
 {
-    put(row, "window", get(w, "index"));
-    for (size_t i = 0; i < sizeof window_stats / sizeof *window_stats; i++)
-        put(row, window_stats[i][1], get(w, window_stats[i][0]));
-    put_energy(row, get(w, "energy"));
-    const cJSON *ci = get(w, "ci95_median");
-    put(row, "ci_lo_ns", cJSON_IsArray(ci) ? cJSON_GetArrayItem(ci, 0) : NULL);
-    put(row, "ci_hi_ns", cJSON_IsArray(ci) ? cJSON_GetArrayItem(ci, 1) : NULL);
-    const cJSON *median = get(w, "median"), *bytes = cJSON_GetObjectItem(row, "bytes_per_step"),
-                *flops = cJSON_GetObjectItem(row, "flops_per_step");
-    int timed = cJSON_IsNumber(median) && median->valuedouble > 0;
-    cJSON_DeleteItemFromObject(row, "gb_per_s");
-    cJSON_DeleteItemFromObject(row, "gflop_per_s");
-    cJSON_AddItemToObject(row, "gb_per_s", timed && cJSON_IsNumber(bytes)
-                                               ? cJSON_CreateNumber(bytes->valuedouble / median->valuedouble)
-                                               : cJSON_CreateNull());
-    cJSON_AddItemToObject(row, "gflop_per_s", timed && cJSON_IsNumber(flops)
-                                                  ? cJSON_CreateNumber(flops->valuedouble / median->valuedouble)
-                                                  : cJSON_CreateNull());
+    static const harness_stats_record none = {
+        .index = NAN, .first_sample = NAN, .n = NAN, .median = NAN, .mean = NAN, .stddev = NAN, .cv = NAN,
+        .min = NAN, .p5 = NAN, .p25 = NAN, .p75 = NAN, .p90 = NAN, .p95 = NAN, .p99 = NAN, .max = NAN, .iqr = NAN,
+        .outliers = NAN, .ci_lo = NAN, .ci_hi = NAN, .ci_level = NAN, .wall_ns = NAN, .cpu_ns = NAN,
+        .cpu_per_wall = NAN, .converged = -1,
+    };
+    const harness_stats_record *x = w ? w : &none;
+    put_number(row, "window", x->index);
+    put_number(row, "n", x->n);
+    put_string(row, "stop_reason", x->stop_reason);
+    cJSON_DeleteItemFromObjectCaseSensitive(row, "converged");
+    cJSON_AddItemToObject(row, "converged", x->converged < 0 ? cJSON_CreateNull() : cJSON_CreateBool(x->converged));
+    const struct { const char *name; double v; } stats[] = {
+        {"median_ns", x->median}, {"mean_ns", x->mean}, {"stddev_ns", x->stddev}, {"cv", x->cv}, {"min_ns", x->min},
+        {"p5_ns", x->p5}, {"p25_ns", x->p25}, {"p75_ns", x->p75}, {"p90_ns", x->p90}, {"p95_ns", x->p95},
+        {"p99_ns", x->p99}, {"max_ns", x->max}, {"iqr_ns", x->iqr}, {"outliers", x->outliers},
+        {"ci_level", x->ci_level}, {"wall_ns", x->wall_ns}, {"cpu_ns", x->cpu_ns}, {"cpu_per_wall", x->cpu_per_wall},
+        {"ci_lo_ns", x->ci_lo}, {"ci_hi_ns", x->ci_hi},
+    };
+    for (size_t i = 0; i < sizeof stats / sizeof *stats; i++)
+        put_number(row, stats[i].name, stats[i].v);
+    put_energy(row, w ? &x->energy : NULL);
+    int timed = x->median > 0;
+    put_number(row, "gb_per_s", timed ? s->bytes_per_step / x->median : NAN);
+    put_number(row, "gflop_per_s", timed ? s->flops_per_step / x->median : NAN);
 }
 
-static cJSON *load_json(const char *path, harness_error *err)
-{
-    char *text = NULL;
-    size_t len = 0;
-    if (harness_read_file(path, &text, &len, err) != 0) {
-        err->code = HARNESS_EXIT_USAGE;
-        return NULL;
-    }
-    harness_json_problem problem;
-    cJSON *root = NULL;
-    if (harness_json_check_strict(text, len, &problem) != 0)
-        harness_error_set(err, HARNESS_EXIT_USAGE, "export: %s: not valid JSON at byte %zu: %s", path,
-                          problem.offset, problem.why);
-    else if (!(root = cJSON_ParseWithLength(text, len)) || !cJSON_IsObject(root)) {
-        cJSON_Delete(root);
-        root = NULL;
-        harness_error_set(err, HARNESS_EXIT_USAGE, "export: %s: not a JSON object", path);
-    }
-    free(text);
-    return root;
-}
-
-/* Whether --filter keeps the run of summary s: its name "EXPERIMENT_NAME
- * VARIANT_KEY KEY=VALUE..." with every component parameter, as compare's. */
-static int kept(const harness_export_table *t, const cJSON *s)
+/* Whether --filter keeps the run: its name "EXPERIMENT_NAME VARIANT_KEY
+ * KEY=VALUE..." with every component parameter, as compare's. */
+static int kept(const harness_export_table *t, const harness_rank_summary *s)
 {
     if (!t->filter || !t->filter->pattern)
         return 1;
-    const cJSON *name = get(s, "experiment.name"), *key = get(s, "component.variant_key");
     char buf[1024];
-    harness_summary_bench_name(cJSON_IsString(name) ? name->valuestring : NULL,
-                               cJSON_IsString(key) ? key->valuestring : NULL, get(s, "component.config"), buf,
-                               sizeof buf);
+    harness_summary_bench_name(s->experiment_name, s->variant_key, s->config, buf, sizeof buf);
     return harness_bench_filter_match(t->filter, buf);
 }
 
-/* One rank's rows from its summary at path: a row per window, or one row
- * when it measured nothing. Its status file has the last word on status
- * and error (compare/folder_ranks.h). */
+/* The rank's status file has the last word on status and error
+ * (compare/folder_ranks.h). */
+static int overrule(cJSON *base, const char *folder, const harness_rank_summary *s, const harness_rank_files *rf,
+                    harness_error *err)
+{
+    if (!harness_rank_files_overrules(rf, s->status))
+        return 0;
+    char *error = harness_rank_files_override(rf, folder, s->status);
+    if (!error)
+        return oom(err);
+    put_string(base, "status", rf->status);
+    put_string(base, "error", error);
+    free(error);
+    return 0;
+}
+
+/* One rank's rows from its summary at path, as the folder stage reads it
+ * (without its samples: the table holds the written statistics): a row
+ * per window, or one row when it measured nothing or --rows runs. */
 static int add_summary(harness_export_table *t, const char *folder, const char *path, const harness_rank_files *rf,
                        harness_error *err)
 {
-    cJSON *s = load_json(path, err);
-    if (!s)
-        return err->code;
-    char why[512];
-    if (harness_schema_check(s, HARNESS_SCHEMA_SUMMARY, why, sizeof why) != 0) {
-        cJSON_Delete(s);
-        return harness_error_set(err, HARNESS_EXIT_USAGE, "export: %s: %s", path, why);
+    harness_rank_summary s;
+    if (harness_rank_summary_read(path, HARNESS_RANK_SUMMARY_NO_SAMPLES, &s, err) != 0) {
+        char msg[sizeof err->msg];
+        snprintf(msg, sizeof msg, "%s", err->msg);
+        return harness_error_set(err, err->code, "export: %s", msg);
     }
     t->runs_seen++;
-    if (!kept(t, s)) {
-        cJSON_Delete(s);
+    if (!kept(t, &s)) {
+        harness_rank_summary_free(&s);
         return 0;
     }
-    cJSON *base = rank_row(t, folder, s);
-    const cJSON *windows = get(s, "timing.windows"), *w;
-    int rc = base ? 0 : oom(err);
-    const cJSON *status = get(s, "status");
-    const char *said = cJSON_IsString(status) ? status->valuestring : "none";
-    if (rc == 0 && harness_rank_files_overrules(rf, said)) {
-        char *error = harness_rank_files_override(rf, folder, said);
-        cJSON *st = cJSON_CreateString(rf->status), *er = error ? cJSON_CreateString(error) : NULL;
-        if (st && er) {
-            put(base, "status", st);
-            put(base, "error", er);
-        } else {
-            rc = oom(err);
-        }
-        cJSON_Delete(st);
-        cJSON_Delete(er);
-        free(error);
-    }
+    cJSON *base = rank_row(t, folder, &s);
+    int rc = base ? overrule(base, folder, &s, rf, err) : oom(err);
     /* A run that failed before measuring still gets its row: status and
-     * error are what a reader of the export needs to see. */
-    if (rc == 0 && (cJSON_GetArraySize(windows) == 0 || t->per_run)) {
-        /* The run's own statistics have the windows' keys but for the
-         * window's index and stop, which stay null. */
-        put_window(base, cJSON_GetArraySize(windows) ? get(s, "timing") : NULL);
-        put_energy(base, cJSON_GetArraySize(windows) ? get(s, "energy") : NULL);   /* the run's, not in timing */
+     * error are what a reader of the export needs to see. The run's own
+     * statistics have the windows' keys but for the window's index and
+     * stop, which stay null; its energy is the run's. */
+    if (rc == 0 && (s.n_written_windows == 0 || t->per_run)) {
+        put_window(base, s.n_written_windows ? &s.timing : NULL, &s);
+        put_energy(base, s.n_written_windows ? &s.energy : NULL);
         cJSON_AddItemToArray(t->rows, base);
         base = NULL;
     }
-    const cJSON *list = cJSON_IsArray(windows) && base ? windows : NULL;   /* NULL: the run's row is in */
-    cJSON_ArrayForEach(w, list) {
-        cJSON *row = rc == 0 ? cJSON_Duplicate(base, 1) : NULL;
+    for (size_t i = 0; rc == 0 && base && i < s.n_written_windows; i++) {
+        cJSON *row = cJSON_Duplicate(base, 1);
         if (!row) {
-            rc = rc ? rc : oom(err);
+            rc = oom(err);
             break;
         }
-        put_window(row, w);
+        put_window(row, &s.windows[i], &s);
         cJSON_AddItemToArray(t->rows, row);
     }
     cJSON_Delete(base);
-    cJSON_Delete(s);
+    harness_rank_summary_free(&s);
     return rc;
 }
 

@@ -27,7 +27,7 @@
 #include "report/experiment.h"
 #include "run/guard.h"
 #include "run/interrupt.h"
-#include "util/folder_format.h"
+#include "folder/folder_format.h"
 #include "util/fsutil.h"
 
 static void suite_free(harness_suite *s)

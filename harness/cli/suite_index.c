@@ -1,55 +1,65 @@
-/* suite_index.c - a suite folder's index.json (suite_index.h). */
+/* suite_index.c - a live suite as the folder stage's index record
+ * (folder/suite_index.h), which writes index.json (suite_index.h). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE                /* strndup */
 #endif
 #include "cli/suite_index.h"
 
-#include <cjson/cJSON.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/folder_format.h"
+#include "folder/suite_index.h"
+
+/* The child's printed folders (one a line) into r's list, those inside
+ * the suite's folder dir relative to it. -1 out of memory. */
+static int run_folders(const char *printed, const char *dir, harness_suite_index_run *r)
+{
+    size_t skip = strlen(dir) + 1, n = 0;
+    for (const char *c = printed; c && *c; c++)
+        n += *c == '\n';
+    if (!(r->folders = calloc(n + 1, sizeof *r->folders)))
+        return -1;
+    for (const char *line = printed, *end; line && *line; line = *end ? end + 1 : end) {
+        end = line + strcspn(line, "\n");
+        size_t len = (size_t)(end - line);
+        const char *rel = len > skip && strncmp(line, dir, skip - 1) == 0 && line[skip - 1] == '/' ? line + skip
+                                                                                                   : line;
+        if (!(r->folders[r->n_folders++] = strndup(rel, len - (size_t)(rel - line))))
+            return -1;
+    }
+    return 0;
+}
+
+static int to_record(const harness_suite *s, int runs, const char *filter, const char *dir, const char *status,
+                     harness_suite_index *x)
+{
+    x->runs = runs;
+    if (!(x->status = strdup(status)) || (filter && !(x->filter = strdup(filter))))
+        return -1;
+    if (!(x->configs = calloc(s->sel.n_configs + 1, sizeof *x->configs)) ||
+        !(x->experiments = calloc(s->n_runs + 1, sizeof *x->experiments)))
+        return -1;
+    for (size_t i = 0; i < s->sel.n_configs; i++, x->n_configs++) {
+        x->configs[i].points_kept = (double)s->sel.configs[i].kept_points;
+        if (!(x->configs[i].path = strdup(s->sel.configs[i].path)))
+            return -1;
+    }
+    for (size_t i = 0; i < s->n_runs; i++) {
+        const harness_suite_run *r = &s->runs[i];
+        harness_suite_index_run *o = &x->experiments[x->n_experiments++];
+        o->run = r->run;
+        o->exit_code = r->exit_code;
+        if (!(o->config = strdup(s->sel.configs[r->config].path)) || run_folders(r->folders, dir, o) != 0)
+            return -1;
+    }
+    return 0;
+}
 
 char *harness_suite_index_json(const harness_suite *s, int runs, const char *filter, const char *dir,
                                const char *status)
 {
-    cJSON *root = cJSON_CreateObject();
-    cJSON_AddStringToObject(root, "schema", HARNESS_SCHEMA_SUITE);
-    cJSON_AddStringToObject(root, "status", status);
-    cJSON_AddNumberToObject(root, "runs", runs);
-    if (filter)
-        cJSON_AddStringToObject(root, "filter", filter);
-    else
-        cJSON_AddNullToObject(root, "filter");
-    cJSON *configs = cJSON_AddArrayToObject(root, "configs");
-    for (size_t i = 0; i < s->sel.n_configs; i++) {
-        cJSON *c = cJSON_CreateObject();
-        cJSON_AddStringToObject(c, "path", s->sel.configs[i].path);
-        cJSON_AddNumberToObject(c, "points_kept", (double)s->sel.configs[i].kept_points);
-        cJSON_AddItemToArray(configs, c);
-    }
-    cJSON *experiments = cJSON_AddArrayToObject(root, "experiments");
-    size_t skip = strlen(dir) + 1;
-    for (size_t i = 0; i < s->n_runs; i++) {
-        const harness_suite_run *r = &s->runs[i];
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "config", s->sel.configs[r->config].path);
-        cJSON_AddNumberToObject(o, "run", r->run);
-        cJSON_AddNumberToObject(o, "exit_code", r->exit_code);
-        cJSON *folders = cJSON_AddArrayToObject(o, "folders");
-        for (char *line = r->folders, *end; line && *line; line = *end ? end + 1 : end) {
-            end = line + strcspn(line, "\n");
-            size_t len = (size_t)(end - line);
-            /* folders inside the suite's, relative to it */
-            const char *rel = len > skip && strncmp(line, dir, skip - 1) == 0 && line[skip - 1] == '/' ? line + skip
-                                                                                                       : line;
-            char *name = strndup(rel, len - (size_t)(rel - line));
-            cJSON_AddItemToArray(folders, cJSON_CreateString(name ? name : ""));
-            free(name);
-        }
-        cJSON_AddItemToArray(experiments, o);
-    }
-    char *text = cJSON_Print(root);
-    cJSON_Delete(root);
+    harness_suite_index x = {0};
+    char *text = to_record(s, runs, filter, dir, status, &x) == 0 ? harness_suite_index_write(&x) : NULL;
+    harness_suite_index_free(&x);
     return text;
 }

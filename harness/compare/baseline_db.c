@@ -8,7 +8,7 @@
  * holds (the same summary, by its SHA-256, as record keys runs) is never
  * part of its own base. */
 #ifndef _GNU_SOURCE
-#define _GNU_SOURCE                /* open_memstream */
+#define _GNU_SOURCE                /* strdup */
 #endif
 #include "compare/baseline_db.h"
 
@@ -19,10 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare/baseline_run.h"
 #include "compare/changepoint.h"
-#include "util/folder_format.h"
-#include "util/fsutil.h"
-#include "util/sha256.h"
 
 /* The SHA-256s (hex) of the candidate's summaries, and the base runs
  * already taken (two candidate runs of one series share their base). */
@@ -41,8 +39,8 @@ static const char runs_query[] =
     "   AND r.status = 'ok' AND r.validation_failed = 0 AND r.n > 0"
     " ORDER BY e.id, r.id";
 
-/* The hex SHA-256 of every candidate summary's bytes, as record stores
- * them; a summary that cannot be read is skipped (it was read once to load). */
+/* The SHA-256 of every candidate summary's bytes, as the folder stage
+ * read them and record keys runs. */
 static int hash_candidates(const harness_compare_side *cand, base_state *st, harness_error *err)
 {
     st->cand_sha = malloc((cand->n_runs ? cand->n_runs : 1) * sizeof *st->cand_sha);
@@ -50,19 +48,9 @@ static int hash_candidates(const harness_compare_side *cand, base_state *st, har
     st->n_cand_sha = st->n_taken = 0;
     if (!st->cand_sha)
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
-    for (size_t i = 0; i < cand->n_runs; i++) {
-        char *text;
-        size_t len;
-        harness_error ignored = {0};
-        if (!cand->runs[i].path || harness_read_file(cand->runs[i].path, &text, &len, &ignored) != 0)
-            continue;
-        uint8_t d[32];
-        harness_sha256_digest(text, len, d);
-        free(text);
-        for (int k = 0; k < 32; k++)
-            snprintf(st->cand_sha[st->n_cand_sha] + 2 * k, 3, "%02x", d[k]);
-        st->n_cand_sha++;
-    }
+    for (size_t i = 0; i < cand->n_runs; i++)
+        if (cand->runs[i].sha256[0])
+            memcpy(st->cand_sha[st->n_cand_sha++], cand->runs[i].sha256, 65);
     return 0;
 }
 
@@ -76,87 +64,6 @@ static int skip_run(const base_state *st, sqlite3_int64 id, const unsigned char 
         if (st->taken[i] == id)
             return 1;
     return 0;
-}
-
-/* The run's recorded energy as the summary's "energy" member (after the
- * timing object), when it was measured. 0, or -1 when it cannot be read. */
-static int run_energy_text(sqlite3 *h, sqlite3_int64 id, FILE *f)
-{
-    sqlite3_stmt *st;
-    if (sqlite3_prepare_v2(h, "SELECT energy_j_per_step, watts FROM runs WHERE id = ?", -1, &st, NULL) != SQLITE_OK)
-        return -1;
-    sqlite3_bind_int64(st, 1, id);
-    int rc = sqlite3_step(st);
-    if (rc == SQLITE_ROW && sqlite3_column_type(st, 0) != SQLITE_NULL) {
-        fprintf(f, ", \"energy\": {\"joules_per_step\": %.17g", sqlite3_column_double(st, 0));
-        if (sqlite3_column_type(st, 1) != SQLITE_NULL)
-            fprintf(f, ", \"watts\": %.17g", sqlite3_column_double(st, 1));
-        fputc('}', f);
-    }
-    sqlite3_finalize(st);
-    return rc == SQLITE_ROW || rc == SQLITE_DONE ? 0 : -1;
-}
-
-/* A summary's text for one recorded run: what harness_run_summary_parse
- * needs, so the base runs are checked and summarised like any other. NULL
- * with *err set when the run cannot be read whole (a damaged page must
- * not become a base of fewer samples). */
-static char *summary_text(harness_db *db, sqlite3_int64 id, const harness_run_summary *like, harness_error *err)
-{
-    sqlite3 *h = harness_db_handle(db);
-    char *buf = NULL;
-    size_t len = 0;
-    int bad = 0;
-    FILE *f = open_memstream(&buf, &len);
-    if (!f) {
-        harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
-        return NULL;
-    }
-    char *config = cJSON_PrintUnformatted(like->config);
-    fprintf(f, "{\"schema\": \"%s\", \"status\": \"ok\", \"rank\": %d, \"world_size\": %d, "
-            "\"component\": {\"variant_key\": ", HARNESS_SCHEMA_SUMMARY, like->rank, like->world_size);
-    cJSON *key = cJSON_CreateString(like->variant_key);
-    char *key_text = key ? cJSON_PrintUnformatted(key) : NULL;
-    fprintf(f, "%s, \"config\": %s}, \"timing\": {\"samples\": [", key_text ? key_text : "\"?\"",
-            config ? config : "{}");
-    cJSON_Delete(key);
-    free(key_text);
-    free(config);
-    static const char *const series[2] = {"SELECT ns FROM samples WHERE run_id = ? ORDER BY idx",
-                                          "SELECT median, energy_j_per_step FROM windows WHERE run_id = ? "
-                                          "ORDER BY idx"};
-    for (int s = 0; s < 2; s++) {
-        sqlite3_stmt *st;
-        if (!bad && sqlite3_prepare_v2(h, series[s], -1, &st, NULL) != SQLITE_OK)
-            bad = harness_db_sqlite_error(db, "reading a recorded run", err);
-        else if (!bad) {
-            int step, i;
-            sqlite3_bind_int64(st, 1, id);
-            for (i = 0; (step = sqlite3_step(st)) == SQLITE_ROW; i++) {
-                if (s == 0)
-                    fprintf(f, "%s%.17g", i ? ", " : "", sqlite3_column_double(st, 0));
-                else if (sqlite3_column_type(st, 1) == SQLITE_NULL)
-                    fprintf(f, "%s{\"n\": 1, \"median\": %.17g}", i ? ", " : "", sqlite3_column_double(st, 0));
-                else               /* --metric energy: the window's energy per step as recorded */
-                    fprintf(f, "%s{\"n\": 1, \"median\": %.17g, \"energy\": {\"joules_per_step\": %.17g}}",
-                            i ? ", " : "", sqlite3_column_double(st, 0), sqlite3_column_double(st, 1));
-            }
-            if (step != SQLITE_DONE)
-                bad = harness_db_sqlite_error(db, "reading a recorded run's samples", err);
-            sqlite3_finalize(st);
-        }
-        fputs(s == 0 ? "], \"windows\": [" : "]}", f);
-    }
-    if (!bad && run_energy_text(h, id, f) != 0)
-        bad = harness_db_sqlite_error(db, "reading a recorded run's energy", err);
-    fputc('}', f);
-    if (fclose(f) != 0 && !bad)
-        bad = harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
-    if (bad) {
-        free(buf);
-        return NULL;
-    }
-    return buf;
 }
 
 /* The recorded runs of one series, in record order. */
@@ -261,15 +168,11 @@ static int base_for(harness_db *db, const harness_run_summary *cand, const char 
         if (skip_run(bs, rows.ids[i], NULL))
             continue;              /* in the base already, for another run of the candidate */
         bs->taken[bs->n_taken++] = rows.ids[i];
-        char *text = summary_text(db, rows.ids[i], cand, err);
         char path[512];
         snprintf(path, sizeof path, "%s:%s/rank %d", harness_db_path(db), rows.names[i], cand->rank);
         harness_run_summary r;
-        if (!text)
-            rc = err->code;
-        else if ((rc = harness_run_summary_parse(path, text, strlen(text), &r, err)) == 0)
+        if ((rc = harness_baseline_run_read(db, rows.ids[i], cand, path, &r, err)) == 0)
             rc = harness_compare_side_add(base, &r, err);
-        free(text);
     }
     rows_free(&rows);
     return rc;

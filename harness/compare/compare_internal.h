@@ -45,14 +45,4 @@ struct harness_process_spread;
 int harness_cmp_note_spread(harness_comparison *c, const harness_compare_pair *p,
                             const struct harness_process_spread *spread, const char *pairs, harness_error *err);
 
-/* compare_replicates.c: the window medians and the interference of a
- * parsed summary's root into *out. 0, or 2 (a mistyped key, named) or 3. */
-struct cJSON;
-int harness_cmp_parse_replicates(const struct cJSON *root, const char *path, harness_run_summary *out,
-                                 harness_error *err);
-/* energy.joules_per_step and each kept window's into out (compare_energy.c);
- * after harness_cmp_parse_replicates, whose windows it follows. */
-int harness_cmp_parse_energy(const struct cJSON *root, const char *path, harness_run_summary *out,
-                             harness_error *err);
-
 #endif

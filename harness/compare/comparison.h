@@ -7,45 +7,14 @@
 
 #include <stddef.h>
 
+#include "folder/rank_summary.h"
 #include "util/stats.h"
 
 struct cJSON;
 
-/* One summary_ranks_N_rank_r.json. */
-typedef struct harness_run_summary {
-    char *path;                    /* the file, as found */
-    char *folder;                  /* its experiment folder (the path's directory) */
-    char *variant_key;             /* component.variant_key */
-    char *experiment_name;         /* experiment.name, or NULL */
-    struct cJSON *config;          /* component.config (an object) */
-    char *config_text;             /* "k=v, k=v" for tables; "-" when empty */
-    char *device_name;             /* device.name, or NULL */
-    int rank, world_size;
-    char *status;                  /* "ok" | "failed" | "interrupted" | "validation_failed" | ... */
-    char *error;                   /* the summary's error, or NULL */
-    int validation_failed;         /* validation.passed false or validation.status "failed" */
-    double *samples;               /* timing.samples (ns) */
-    size_t n_samples;
-    harness_stats stats;           /* of the samples, computed here; zeros when none */
-    double *window_medians;        /* timing.windows[].median of the windows with n > 0 */
-    size_t *window_start, *window_len; /* each of those windows' slice of samples (len 0: no samples kept) */
-    size_t n_windows;
-    double noise_bound;            /* noise.median_shift_bound: how far interference could have raised
-                                    * the median (a share); NAN when the summary does not say */
-    char *noise_evidence;          /* noise.evidence, or NULL */
-    int windows_disagree;          /* timing.across_windows.windows_disagree */
-    char *host;                    /* env.host, or NULL */
-    /* impossible_figure.message of a run kept by --allow-above-peak
-     * (report/impossible_figure.h), or NULL: judged, and said so. A run
-     * whose impossible figure was not allowed is refused on reading. */
-    char *impossible_allowed;
-    /* energy.joules_per_step over the run, and each kept window's
-     * (timing.windows[].energy, beside window_medians; NAN where a window
-     * was not measured): --metric energy. 0 or NAN: unknown. */
-    double energy_j_per_step;
-    double *window_energy;
-    double energy_watts;           /* energy.watts, for record; NAN unknown */
-} harness_run_summary;
+/* One summary_ranks_N_rank_r.json: the folder stage's record of it
+ * (folder/rank_summary.h), read only there. */
+typedef harness_rank_summary harness_run_summary;
 
 /* A rank of an experiment folder that left no summary: killed (SIGKILL,
  * out of memory), crashed before writing one, or missing altogether. */

@@ -19,10 +19,10 @@
 #include "util/fsutil.h"
 #include "util/sha256.h"
 
+/* A run to store: the summary as the folder stage read it, with the
+ * SHA-256 of its bytes that keys it and the env fields of its machine. */
 typedef struct rec_run {
     harness_run_summary s;
-    char sha[65];                  /* of the summary's bytes */
-    char *host, *cpu, *gpu, *commit, *version, *started_at;
 } rec_run;
 
 typedef struct rec_folder {
@@ -65,12 +65,6 @@ static void config_hash(const char *yaml, char out[65])
 static void free_run(rec_run *r)
 {
     harness_run_summary_free(&r->s);
-    free(r->host);
-    free(r->cpu);
-    free(r->gpu);
-    free(r->commit);
-    free(r->version);
-    free(r->started_at);
 }
 
 static void free_folder(rec_folder *f)
@@ -82,40 +76,12 @@ static void free_folder(rec_folder *f)
     memset(f, 0, sizeof *f);
 }
 
-/* env.KEY as a new string; "" when absent (a summary from an older harness). */
-static char *env_string(const cJSON *env, const char *key)
-{
-    const cJSON *j = cJSON_IsObject(env) ? cJSON_GetObjectItemCaseSensitive(env, key) : NULL;
-    return strdup(cJSON_IsString(j) ? j->valuestring : "");
-}
-
 static int load_run(const char *path, rec_run *r, harness_error *err)
 {
     memset(r, 0, sizeof *r);
-    char *text;
-    size_t len;
-    if (harness_read_file(path, &text, &len, err) != 0)
-        return err->code;
-    int rc = harness_run_summary_parse(path, text, len, &r->s, err);
+    int rc = harness_run_summary_load(path, &r->s, err);
     if (rc == 0)
         harness_run_summaries_note_allowed(&r->s, 1, "record", stderr);
-    if (rc == 0) {
-        uint8_t d[32];
-        harness_sha256_digest(text, len, d);
-        hex(d, r->sha);
-        cJSON *root = cJSON_ParseWithLength(text, len);
-        const cJSON *env = root ? cJSON_GetObjectItemCaseSensitive(root, "env") : NULL;
-        r->host = env_string(env, "host");
-        r->cpu = env_string(env, "cpu");
-        r->gpu = env_string(env, "gpu");
-        r->commit = env_string(env, "git_commit");
-        r->version = env_string(env, "harness_version");
-        r->started_at = env_string(env, "started_at");
-        cJSON_Delete(root);
-        if (!r->host || !r->cpu || !r->gpu || !r->commit || !r->version || !r->started_at)
-            rc = harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
-    }
-    free(text);
     return rc;
 }
 
@@ -244,9 +210,10 @@ static int machine_id(writer *w, const rec_run *r, sqlite3_int64 *id)
                            "ON CONFLICT (host, cpu, gpu) DO UPDATE SET host = excluded.host RETURNING id",
                            -1, &st, NULL) != SQLITE_OK)
         return fail(w, "storing the machine");
-    sqlite3_bind_text(st, 1, r->host, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 2, r->cpu, -1, SQLITE_STATIC);
-    sqlite3_bind_text(st, 3, r->gpu, -1, SQLITE_STATIC);
+    /* "" for what the summary does not say, so an older one finds its row */
+    sqlite3_bind_text(st, 1, r->s.host ? r->s.host : "", -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 2, r->s.env_cpu, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, r->s.env_gpu, -1, SQLITE_STATIC);
     int rc = sqlite3_step(st);
     if (rc == SQLITE_ROW)
         *id = sqlite3_column_int64(st, 0);
@@ -266,10 +233,10 @@ static int insert_experiment(writer *w, const rec_folder *f, const rec_run *r, c
     sqlite3_bind_text(st, 2, f->path, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 3, f->config_hash, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 4, f->resolved, -1, SQLITE_STATIC);
-    bind_text_or_null(st, 5, o && o->commit ? o->commit : r->commit);
+    bind_text_or_null(st, 5, o && o->commit ? o->commit : r->s.env_git_commit);
     bind_text_or_null(st, 6, o ? o->branch : NULL);
-    bind_text_or_null(st, 7, r->version);
-    bind_text_or_null(st, 8, r->started_at);
+    bind_text_or_null(st, 7, r->s.env_harness_version);
+    bind_text_or_null(st, 8, r->s.env_started_at);
     int rc = step_done(w, st, "storing the experiment");
     sqlite3_finalize(st);
     *id = sqlite3_last_insert_rowid(w->h);
@@ -330,7 +297,7 @@ static int insert_run(writer *w, const rec_run *r, sqlite3_int64 experiment, sql
     char *config = cJSON_PrintUnformatted(s->config);
     sqlite3_bind_int64(st, 1, experiment);
     sqlite3_bind_int64(st, 2, machine);
-    sqlite3_bind_text(st, 3, r->sha, -1, SQLITE_STATIC);
+    sqlite3_bind_text(st, 3, r->s.sha256, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 4, s->variant_key, -1, SQLITE_STATIC);
     sqlite3_bind_text(st, 5, config ? config : "{}", -1, SQLITE_TRANSIENT);
     sqlite3_bind_int(st, 6, s->world_size);
@@ -373,7 +340,7 @@ static int write_folder(writer *w, const rec_folder *f, const harness_record_opt
     for (size_t i = 0; i < f->n; i++) {
         const rec_run *r = &f->runs[i];
         int have = 0;
-        if (stored(w, r->sha, &have) != 0)
+        if (stored(w, r->s.sha256, &have) != 0)
             return w->err->code;
         if (have) {
             res->already++;

@@ -5,14 +5,15 @@
 #endif
 #include "compare/folder_ranks.h"
 
-#include <cjson/cJSON.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/folder_format.h"
+#include "folder/folder_format.h"
+#include "folder/status.h"
+#include "util/input_file.h"
 #include "util/fsutil.h"
 #include "util/process_identity.h"
 
@@ -23,22 +24,11 @@ static int oom(harness_error *err)
 
 /* "running" from a process that is gone (util/process_identity.h): the
  * status becomes "killed", and the error says how the reader knows. */
-static int settle_running(const cJSON *st, harness_rank_files *rf, harness_error *err)
+static int settle_running(const harness_status_record *st, harness_rank_files *rf, harness_error *err)
 {
-    const cJSON *pid = cJSON_GetObjectItemCaseSensitive(st, "pid");
-    const cJSON *ticks = cJSON_GetObjectItemCaseSensitive(st, "pid_start_ticks");
-    const cJSON *host = cJSON_GetObjectItemCaseSensitive(st, "host");
-    const cJSON *boot = cJSON_GetObjectItemCaseSensitive(st, "boot_id");
-    if (!cJSON_IsNumber(pid) || !cJSON_IsString(host))
-        return 0;                  /* written before these were recorded: cannot tell */
-    harness_process_identity w = {.pid = (int64_t)pid->valuedouble,
-                                  .start_ticks = cJSON_IsNumber(ticks) ? (int64_t)ticks->valuedouble : -1};
-    snprintf(w.host, sizeof w.host, "%s", host->valuestring);
-    if (cJSON_IsString(boot))
-        snprintf(w.boot_id, sizeof w.boot_id, "%s", boot->valuestring);
     char why[512];
-    if (!(pid->valuedouble >= 1 && pid->valuedouble <= 4194304) || !harness_process_gone(&w, why, sizeof why))
-        return 0;
+    if (!st->has_writer || !harness_process_gone(&st->writer, why, sizeof why))
+        return 0;                  /* written before the writer was recorded, or alive: cannot tell */
     char *status = strdup("killed"), *error = NULL;
     if (!status || asprintf(&error, "it says running, but %s", why) < 0) {
         free(status);
@@ -57,33 +47,19 @@ static int read_status(const char *dir, harness_rank_files *rf, harness_error *e
 {
     char path[4200];
     snprintf(path, sizeof path, "%s/%s", dir, rf->status_file);
-    char *text = NULL;
-    size_t len = 0;
-    harness_error rerr = {0};
-    if (harness_read_file(path, &text, &len, &rerr) != 0 && rerr.code == HARNESS_EXIT_USAGE) {
-        /* A FIFO, a device or an oversized file: hostile, not "unreadable". */
-        *err = rerr;
+    harness_status_record st;
+    if (harness_status_read(path, HARNESS_MAX_READ_BACK_BYTES, &st, err) != 0)
         return err->code;
-    }
-    cJSON *st = text ? cJSON_ParseWithLength(text, len) : NULL;
-    free(text);
-    const cJSON *status = cJSON_GetObjectItemCaseSensitive(st, "status");
-    const cJSON *complete = cJSON_GetObjectItemCaseSensitive(st, "complete");
-    const cJSON *error = cJSON_GetObjectItemCaseSensitive(st, "error");
-    const cJSON *key = cJSON_GetObjectItemCaseSensitive(st, "variant_key");
-    int good = cJSON_IsString(status);
-    rf->status = strdup(good ? status->valuestring : "unreadable");
+    rf->status = st.status ? st.status : strdup("unreadable");
     /* README: trust a folder only when complete is true */
-    rf->ok = good && strcmp(status->valuestring, "ok") == 0 && cJSON_IsTrue(complete);
-    if (cJSON_IsString(error) && error->valuestring[0])
-        rf->error = strdup(error->valuestring);
-    if (cJSON_IsString(key) && key->valuestring[0])
-        rf->variant_key = strdup(key->valuestring);
-    int rc = !rf->status || (cJSON_IsString(error) && error->valuestring[0] && !rf->error) ||
-             (cJSON_IsString(key) && key->valuestring[0] && !rf->variant_key) ? oom(err) : 0;
-    if (rc == 0 && good && strcmp(status->valuestring, "running") == 0)
-        rc = settle_running(st, rf, err);
-    cJSON_Delete(st);
+    rf->ok = st.status && strcmp(st.status, "ok") == 0 && st.complete;
+    rf->error = st.error;
+    rf->variant_key = st.variant_key;
+    st.status = st.error = st.variant_key = NULL;   /* rf holds them now */
+    int rc = rf->status ? 0 : oom(err);
+    if (rc == 0 && strcmp(rf->status, "running") == 0)
+        rc = settle_running(&st, rf, err);
+    harness_status_record_free(&st);
     return rc;
 }
 

@@ -10,7 +10,7 @@
 
 #include "compare/compare.h"
 #include "util/error.h"
-#include "util/folder_format.h"
+#include "folder/folder_format.h"
 
 typedef struct harness_rank_files {
     int rank;

@@ -12,7 +12,7 @@
 #include "report/trace_writer.h"
 #include "util/format.h"
 #include "util/fsutil.h"
-#include "util/sample_file.h"
+#include "folder/samples.h"
 
 static int write_text(const harness_experiment *exp, const char *name, const char *text, harness_error *err)
 {

@@ -1,14 +1,13 @@
-/* See peer_failure.h. The other ranks' status files are read as any file
- * read back (util/input_file.h: regular files only, capped), since another
- * rank may have died while writing one. */
+/* See peer_failure.h. The other ranks' status files are read by the
+ * folder stage's reader (folder/status.h: regular files only, capped),
+ * since another rank may have died while writing one. */
 #include "pipeline/peer_failure.h"
 
-#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "util/input_file.h"
+#include "folder/status.h"
 
 #define STATUS_FILE_CAP (1u << 20)
 
@@ -26,21 +25,16 @@ static int rank_failed(const harness_experiment *exp, int world_size, int r, cha
 {
     char name[256], path[4400];
     harness_status_file_name(name, sizeof name, world_size, r);
-    char *text = NULL;
-    size_t len = 0;
+    harness_status_record st;
     harness_error ignored = {0};
-    if (harness_read_input_file(harness_experiment_path(exp, name, path, sizeof path), "status file",
-                                STATUS_FILE_CAP, 2, &text, &len, &ignored) != 0)
+    if (harness_status_read(harness_experiment_path(exp, name, path, sizeof path), STATUS_FILE_CAP, &st,
+                            &ignored) != 0)
         return 0;
-    cJSON *st = cJSON_ParseWithLength(text, len);
-    free(text);
-    const cJSON *status = cJSON_GetObjectItemCaseSensitive(st, "status");
-    const cJSON *error = cJSON_GetObjectItemCaseSensitive(st, "error");
-    int failed = cJSON_IsString(status) && is_failure(status->valuestring);
+    int failed = st.status && is_failure(st.status);
     if (failed)
-        snprintf(buf, cap, "; rank %d of %d %s first%s%.300s", r, world_size, status->valuestring,
-                 cJSON_IsString(error) ? ": " : "", cJSON_IsString(error) ? error->valuestring : "");
-    cJSON_Delete(st);
+        snprintf(buf, cap, "; rank %d of %d %s first%s%.300s", r, world_size, st.status, st.error ? ": " : "",
+                 st.error ? st.error : "");
+    harness_status_record_free(&st);
     return failed;
 }
 

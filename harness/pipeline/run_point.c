@@ -29,7 +29,7 @@
 #include "run/instance.h"
 #include "run/stop_watch.h"
 #include "util/format.h"
-#include "util/status_file.h"
+#include "folder/status.h"
 
 static int is_profiled(const harness_config *cfg, int rank)
 {

@@ -20,7 +20,7 @@ void harness_clock_report_window_json(const harness_summary *s, size_t w, struct
 /* The text summary's lines, after the device timing. */
 void harness_clock_report_print(FILE *f, const harness_summary *s);
 
-/* A sample's clock for the binary side file (util/sample_file.h admits no
+/* A sample's clock for the binary side file (folder/samples.h admits no
  * NaN): the MHz, or 0 when unknown (no known clock is 0). */
 static inline double harness_clock_sample_for_file(double mhz)
 {

@@ -6,7 +6,7 @@
 #include <time.h>
 
 #include "util/error.h"
-#include "util/folder_format.h"           /* the names of the files inside */
+#include "folder/folder_format.h"           /* the names of the files inside */
 
 typedef struct harness_experiment {
     char dir[4096];                /* absolute: every file is written under it (below) */

@@ -54,28 +54,6 @@ void harness_job_energy_of(const harness_rank_energy *r, int n, harness_job_ener
         out->watts = out->joules_per_step = NAN;   /* a part of the job is not the job */
 }
 
-void harness_rank_energy_json(const harness_rank_energy *r, cJSON *rank)
-{
-    cJSON *o = cJSON_AddObjectToObject(rank, "energy");
-    cJSON_AddStringToObject(o, "status", r->status[0] ? r->status : "not_available");
-    cJSON_AddStringToObject(o, "counter", r->counter);
-    harness_json_add_num(o, "joules_per_step", r->joules_per_step);
-    harness_json_add_num(o, "watts", r->watts);
-    harness_json_add_num(o, "flop_per_joule", r->flop_per_joule);
-    harness_json_add_num(o, "bytes_per_joule", r->bytes_per_joule);
-}
-
-void harness_job_energy_json(const harness_rank_energy *r, int n, cJSON *root)
-{
-    harness_job_energy j;
-    harness_job_energy_of(r, n, &j);
-    cJSON *o = cJSON_AddObjectToObject(root, "energy");
-    cJSON_AddNumberToObject(o, "ranks_measured", j.ranks_measured);
-    cJSON_AddNumberToObject(o, "counters", j.counters);
-    harness_json_add_num(o, "watts", j.watts);
-    harness_json_add_num(o, "joules_per_step", j.joules_per_step);
-}
-
 void harness_job_energy_print(FILE *f, const harness_rank_energy *r, int n)
 {
     harness_job_energy j;

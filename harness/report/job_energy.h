@@ -9,7 +9,6 @@
 
 #include "report/summary.h"
 
-struct cJSON;
 
 /* One rank's energy over its run, fixed-size (the ranks gather it as bytes). */
 typedef struct harness_rank_energy {
@@ -29,9 +28,6 @@ typedef struct harness_job_energy {
 } harness_job_energy;
 void harness_job_energy_of(const harness_rank_energy *r, int n, harness_job_energy *out);
 
-/* Adds "energy" to a rank's object, and to the job's root (r: n ranks in order). */
-void harness_rank_energy_json(const harness_rank_energy *r, struct cJSON *rank);
-void harness_job_energy_json(const harness_rank_energy *r, int n, struct cJSON *root);
 /* The text's energy lines. */
 void harness_job_energy_print(FILE *f, const harness_rank_energy *r, int n);
 

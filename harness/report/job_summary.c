@@ -2,15 +2,14 @@
 #include "report/job_summary.h"
 #include "util/format.h"
 
-#include <cjson/cJSON.h>
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "run/comm_log.h"
 #include "util/stats.h"
-#include "util/folder_format.h"
-#include "util/json_utf8.h"
+#include "folder/job_summary.h"
 
 void harness_rank_figures_of(const harness_summary *s, harness_rank_figures *out)
 {
@@ -108,78 +107,75 @@ static int max_windows(const harness_rank_figures *r, int n)
     return w;
 }
 
-static void add_rank_or_null(cJSON *o, const char *key, int rank)
+/* Rank i's figures as the folder stage's record; -1 out of memory. */
+static int rank_record(const harness_rank_figures *f, const size_t *stragglers, int i, harness_job_rank_record *o)
 {
-    if (rank >= 0)
-        cJSON_AddNumberToObject(o, key, rank);
-    else
-        cJSON_AddNullToObject(o, key);
+    *o = (harness_job_rank_record){
+        .rank = f->rank, .n = (double)f->n, .median_ns = f->median_ns, .p90_ns = f->p90_ns,
+        .gb_per_s = f->gb_per_s, .gflop_per_s = f->gflop_per_s, .comm_calls = (double)f->comm_calls,
+        .comm_bytes = f->comm_bytes, .comm_ns = f->comm_ns, .clock_offset_ns = (double)f->clock_offset_ns,
+        .clock_rtt_ns = f->clock_rtt_ns >= 0 ? f->clock_rtt_ns : NAN,
+        .straggler_steps = stragglers ? (double)stragglers[i] : NAN,
+        .joules_per_step = f->energy.joules_per_step, .watts = f->energy.watts,
+        .flop_per_joule = f->energy.flop_per_joule, .bytes_per_joule = f->energy.bytes_per_joule,
+    };
+    o->status = strdup(f->status);
+    o->host = strdup(f->host);
+    o->energy_status = strdup(f->energy.status[0] ? f->energy.status : "not_available");
+    o->energy_counter = strdup(f->energy.counter);
+    return o->status && o->host && o->energy_status && o->energy_counter ? 0 : -1;
+}
+
+/* The job's record from the ranks' figures: the statistics are computed
+ * here, the file is the folder stage's (folder/job_summary.h). */
+static int job_record(const harness_rank_figures *r, int n, const char *variant_key, const size_t *stragglers,
+                      harness_job_summary *x)
+{
+    x->world_size = n;
+    x->n_windows = (size_t)max_windows(r, n);
+    if (!(x->variant_key = strdup(variant_key)) || !(x->ranks = calloc((size_t)n + 1, sizeof *x->ranks)) ||
+        !(x->windows = calloc(x->n_windows + 1, sizeof *x->windows)))
+        return -1;
+    int failed = 0;
+    for (int i = 0; i < n; i++) {
+        x->n_ranks++;
+        if (rank_record(&r[i], stragglers, i, &x->ranks[i]) != 0)
+            return -1;
+        failed |= strcmp(r[i].status, "ok") != 0;
+    }
+    if (!(x->status = strdup(failed ? "failed" : "ok")))
+        return -1;
+    across a = across_ranks(r, n);
+    x->ranks_measured = a.n;
+    x->min_median = a.min;
+    x->median_median = a.median;
+    x->max_median = a.max;
+    x->skew = a.skew;
+    x->slowest_rank = a.slowest;
+    x->fastest_rank = a.fastest;
+    for (size_t w = 0; w < x->n_windows; w++) {
+        x->windows[w].window = (int)w;
+        x->windows[w].slowest_rank = slowest_in_window(r, n, (int)w, &x->windows[w].slowest_median_ns);
+    }
+    harness_rank_energy *e = energies(r, n);
+    if (!e)
+        return -1;
+    harness_job_energy j;
+    harness_job_energy_of(e, n, &j);
+    free(e);
+    x->energy_ranks_measured = j.ranks_measured;
+    x->energy_counters = j.counters;
+    x->energy_watts = j.watts;
+    x->energy_joules_per_step = j.joules_per_step;
+    return 0;
 }
 
 char *harness_job_summary_json(const harness_rank_figures *r, int n, const char *variant_key,
                                const size_t *stragglers)
 {
-    cJSON *root = cJSON_CreateObject();
-    cJSON_AddStringToObject(root, "schema", HARNESS_SCHEMA_JOB_SUMMARY);
-    cJSON_AddStringToObject(root, "variant_key", variant_key);
-    cJSON_AddNumberToObject(root, "world_size", n);
-    int failed = 0;
-    cJSON *ranks = cJSON_AddArrayToObject(root, "ranks");
-    for (int i = 0; i < n; i++) {
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "rank", r[i].rank);
-        cJSON_AddStringToObject(o, "status", r[i].status);
-        cJSON_AddStringToObject(o, "host", r[i].host);
-        cJSON_AddNumberToObject(o, "n", (double)r[i].n);
-        cJSON_AddNumberToObject(o, "median_ns", r[i].median_ns);
-        cJSON_AddNumberToObject(o, "p90_ns", r[i].p90_ns);
-        cJSON_AddNumberToObject(o, "gb_per_s", r[i].gb_per_s);
-        cJSON_AddNumberToObject(o, "gflop_per_s", r[i].gflop_per_s);
-        cJSON *comm = cJSON_AddObjectToObject(o, "communication");
-        cJSON_AddNumberToObject(comm, "calls", (double)r[i].comm_calls);
-        cJSON_AddNumberToObject(comm, "bytes", r[i].comm_bytes);
-        cJSON_AddNumberToObject(comm, "total_ns", r[i].comm_ns);
-        cJSON_AddNumberToObject(o, "clock_offset_ns", (double)r[i].clock_offset_ns);
-        if (r[i].clock_rtt_ns >= 0)
-            cJSON_AddNumberToObject(o, "clock_rtt_ns", r[i].clock_rtt_ns);
-        else
-            cJSON_AddNullToObject(o, "clock_rtt_ns");
-        if (stragglers)
-            cJSON_AddNumberToObject(o, "straggler_steps", (double)stragglers[i]);
-        else
-            cJSON_AddNullToObject(o, "straggler_steps");
-        harness_rank_energy_json(&r[i].energy, o);
-        cJSON_AddItemToArray(ranks, o);
-        failed |= strcmp(r[i].status, "ok") != 0;
-    }
-    cJSON_AddStringToObject(root, "status", failed ? "failed" : "ok");
-    across a = across_ranks(r, n);
-    cJSON *x = cJSON_AddObjectToObject(root, "across_ranks");
-    cJSON_AddStringToObject(x, "unit", "ns");
-    cJSON_AddNumberToObject(x, "ranks_measured", a.n);
-    cJSON_AddNumberToObject(x, "min_median", a.min);
-    cJSON_AddNumberToObject(x, "median_median", a.median);
-    cJSON_AddNumberToObject(x, "max_median", a.max);
-    cJSON_AddNumberToObject(x, "skew", a.skew);
-    add_rank_or_null(x, "slowest_rank", a.slowest);
-    add_rank_or_null(x, "fastest_rank", a.fastest);
-    cJSON *win = cJSON_AddArrayToObject(root, "windows");
-    for (int w = 0; w < max_windows(r, n); w++) {
-        double ns;
-        int who = slowest_in_window(r, n, w, &ns);
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddNumberToObject(o, "window", w);
-        add_rank_or_null(o, "slowest_rank", who);
-        cJSON_AddNumberToObject(o, "slowest_median_ns", ns);
-        cJSON_AddItemToArray(win, o);
-    }
-    harness_rank_energy *e = energies(r, n);
-    if (e)
-        harness_job_energy_json(e, n, root);
-    free(e);
-    harness_json_scrub_utf8(root);  /* names from file names: any bytes */
-    char *text = cJSON_Print(root);
-    cJSON_Delete(root);
+    harness_job_summary x = {0};
+    char *text = job_record(r, n, variant_key, stragglers, &x) == 0 ? harness_job_summary_write(&x) : NULL;
+    harness_job_summary_free(&x);
     return text;
 }
 

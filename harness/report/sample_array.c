@@ -1,5 +1,5 @@
 #include "report/sample_array.h"
-#include "util/sample_file.h"
+#include "folder/samples.h"
 
 #include <float.h>
 #include <math.h>

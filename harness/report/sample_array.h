@@ -13,7 +13,7 @@
 /* A raw cJSON item holding "[a, b, ...]"; NULL when out of memory. */
 cJSON *harness_sample_array_json(const double *v, size_t n);
 
-/* The reference to samples in a side file (util/sample_file.h), which a
+/* The reference to samples in a side file (folder/samples.h), which a
  * summary holds instead of the array: {"name", "format", "count", "unit",
  * "sha256"}. */
 cJSON *harness_sample_file_ref_json(const char *name, size_t n, const char *unit, const char *sha256_hex);

@@ -109,7 +109,7 @@ typedef struct harness_summary {
     /* The collectives the component called (ABI 2.2); NULL or empty: none. */
     const struct harness_comm_log *comm;
     /* Runs of more than HARNESS_SUMMARY_INLINE_SAMPLES steps keep their
-     * samples in binary side files (util/sample_file.h) that the JSON names:
+     * samples in binary side files (folder/samples.h) that the JSON names:
      * the writer puts a file's name and SHA-256 here before the JSON is
      * made; "" keeps the samples inline. host_samples_*: the host launch
      * times of device-timed runs. */

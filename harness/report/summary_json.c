@@ -13,9 +13,8 @@
 #include "report/roofline.h"
 #include "report/sample_array.h"
 #include "report/summary.h"
-#include "util/folder_format.h"
+#include "folder/rank_summary.h"
 #include "util/interference.h"
-#include "util/json_utf8.h"
 #include "util/json_number.h"
 
 static void add_stats(cJSON *o, const harness_stats *st)
@@ -462,64 +461,42 @@ static cJSON *warnings_json(const harness_warnings *w)
     return a;
 }
 
+/* The summary as the folder stage writes it (folder/rank_summary.h): the
+ * head typed, each section built here. */
 char *harness_summary_json(const harness_summary *s)
 {
-    cJSON *root = cJSON_CreateObject();
-    cJSON_AddStringToObject(root, "schema", HARNESS_SCHEMA_SUMMARY);
-    cJSON_AddStringToObject(root, "status", s->status);
-    if (s->error[0])
-        cJSON_AddStringToObject(root, "error", s->error);
-    else
-        cJSON_AddNullToObject(root, "error");
-    /* Also a run whose callback a stop abandoned (run/guard.h): the runner
-     * never returned to say so. */
-    cJSON_AddBoolToObject(root, "interrupted",
-                          (s->run && s->run->interrupted) || strcmp(s->status, "interrupted") == 0);
-    cJSON_AddNumberToObject(root, "rank", s->rank);
-    cJSON_AddNumberToObject(root, "world_size", s->world_size);
-    cJSON_AddStringToObject(cJSON_AddObjectToObject(root, "experiment"), "name", s->cfg->name);
-
-    cJSON *comp = cJSON_AddObjectToObject(root, "component");
-    cJSON_AddStringToObject(comp, "variant_key", s->variant_key);
-    cJSON_AddStringToObject(comp, "requested", s->cfg->variant_key);
-    cJSON_AddStringToObject(comp, "plugin", s->plugin_path ? s->plugin_path : "");
-    cJSON_AddItemToObject(comp, "config", params_json(s->cfg));
-    cJSON_AddItemToObject(root, "component_notes", notes_json(s->notes));
-
-    cJSON *dev = cJSON_AddObjectToObject(root, "device");
-    cJSON_AddStringToObject(dev, "type", s->device);
-    cJSON_AddStringToObject(dev, "name", s->device_name);
-
-    cJSON_AddItemToObject(root, "validation", validation_json(s));
-    cJSON_AddItemToObject(root, "schedule", schedule_json(s));
-    cJSON *timing = timing_json(s);
-    cJSON_AddItemToObject(root, "timing", timing);
-    cJSON_AddItemToObject(root, "throughput", throughput_json(s));
-    cJSON_AddItemToObject(root, "energy", harness_energy_json(s));
-    cJSON_AddItemToObject(root, "roofline", harness_roofline_json(s));
-    cJSON_AddItemToObject(root, "regions", regions_json(s));
-    cJSON *memory = memory_json(s);
-    cJSON_AddItemToObject(root, "memory", memory);
-    cJSON_AddItemToObject(root, "trace", trace_json(s));
-    cJSON_AddItemToObject(root, "communication", harness_comm_json(s));
-    cJSON_AddItemToObject(root, "gpu_kernels", gpu_kernels_json(s));
-    if (s->gpu_activity) {
-        cJSON_AddNumberToObject(root, "gpu_activity_dropped", (double)s->gpu_activity->dropped);
-        cJSON_AddNumberToObject(root, "gpu_activity_untimed", (double)s->gpu_activity->untimed);
-    } else {
-        cJSON_AddNullToObject(root, "gpu_activity_dropped");
-        cJSON_AddNullToObject(root, "gpu_activity_untimed");
-    }
-    cJSON *env = env_json(&s->env);
-    cJSON_AddItemToObject(root, "env", env);
-    harness_device_report_json(s, timing, memory, env);
-    harness_clock_report_json(s, timing);
-    cJSON_AddItemToObject(root, "warnings", warnings_json(&s->warnings));
-    cJSON_AddItemToObject(root, "impossible_figure", impossible_json(&s->impossible));
-    cJSON_AddItemToObject(root, "noise", noise_json(&s->noise, &s->env));
-
-    harness_json_scrub_utf8(root);  /* names from file names: any bytes */
-    char *text = cJSON_Print(root);
-    cJSON_Delete(root);
-    return text;
+    harness_rank_summary_out o = {
+        .status = s->status, .error = s->error,
+        /* Also a run whose callback a stop abandoned (run/guard.h): the
+         * runner never returned to say so. */
+        .interrupted = (s->run && s->run->interrupted) || strcmp(s->status, "interrupted") == 0,
+        .rank = s->rank, .world_size = s->world_size, .experiment_name = s->cfg->name,
+        .variant_key = s->variant_key, .requested = s->cfg->variant_key, .plugin = s->plugin_path,
+        .device_type = s->device, .device_name = s->device_name,
+        .gpu_activity_dropped = s->gpu_activity ? (double)s->gpu_activity->dropped : NAN,
+        .gpu_activity_untimed = s->gpu_activity ? (double)s->gpu_activity->untimed : NAN,
+    };
+    /* the sections, built in the order they are written (one statement
+     * each: an initializer list's order of evaluation is unspecified) */
+    o.config = params_json(s->cfg);
+    o.component_notes = notes_json(s->notes);
+    o.validation = validation_json(s);
+    o.schedule = schedule_json(s);
+    o.timing = timing_json(s);
+    o.throughput = throughput_json(s);
+    o.energy = harness_energy_json(s);
+    o.roofline = harness_roofline_json(s);
+    o.regions = regions_json(s);
+    o.memory = memory_json(s);
+    o.trace = trace_json(s);
+    o.communication = harness_comm_json(s);
+    o.gpu_kernels = gpu_kernels_json(s);
+    o.env = env_json(&s->env);
+    /* the device's and the clock's facts go into three of the sections */
+    harness_device_report_json(s, o.timing, o.memory, o.env);
+    harness_clock_report_json(s, o.timing);
+    o.warnings = warnings_json(&s->warnings);
+    o.impossible_figure = impossible_json(&s->impossible);
+    o.noise = noise_json(&s->noise, &s->env);
+    return harness_rank_summary_write(&o);
 }

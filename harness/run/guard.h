@@ -7,7 +7,7 @@
  * each rank must stay the process the launcher started. So each process
  * guards itself:
  *
- *  - status.json (util/status_file.h) says "running" from the moment the
+ *  - status.json (folder/status.h) says "running" from the moment the
  *    folder exists; nothing that dies can leave a folder that looks complete.
  *  - A fatal signal (SIGSEGV, SIGBUS, SIGFPE, SIGILL, SIGABRT, SIGSYS) raised
  *    while a callback runs rewrites status.json as "crashed" with only
@@ -56,7 +56,7 @@
 
 #include "run/phase.h"
 #include "run/process_state.h"
-#include "util/status_file.h"
+#include "folder/status.h"
 
 /* How the guard saw the run end, for the run point's summary. */
 typedef enum {

@@ -1,6 +1,8 @@
 /* libFuzzer target: reading an experiment folder back, as compare, export
  * and record do - the folder search, file names with ranks, status files,
- * summaries and samples side files - from a folder built from the input.
+ * summaries and samples side files - from a folder built from the input;
+ * and every file of it through each of the folder stage's file readers
+ * (harness/folder/), whatever its name.
  * Whatever the folder holds (FIFOs, links to itself or to /dev/zero, odd
  * names), reading must end, without a crash or a leak.
  *
@@ -10,6 +12,7 @@
  * 'z' a link to /dev/zero, 'd' a subfolder (later names may go in it:
  * "d/x" is written as d_x, so names stay within the folder). */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <fcntl.h>
 #include <ftw.h>
 #include <stdint.h>
@@ -21,6 +24,8 @@
 
 #include "compare/compare.h"
 #include "compare/folder_ranks.h"
+#include "folder/rank_summary.h"
+#include "folder/status.h"
 
 #define MAX_RECORDS 16
 
@@ -79,6 +84,30 @@ static void make_entry(const char *dir, const uint8_t *rec, size_t n)
     }
 }
 
+/* Every entry of dir through the codec's readers that take a path. */
+static void read_each(const char *dir)
+{
+    DIR *d = opendir(dir);
+    for (struct dirent *e; d && (e = readdir(d)) != NULL;) {
+        if (e->d_name[0] == '.')
+            continue;
+        char path[4200];
+        snprintf(path, sizeof path, "%s/%s", dir, e->d_name);
+        harness_error err = {0};
+        harness_status_record st;
+        if (harness_status_read(path, 1u << 20, &st, &err) == 0)
+            harness_status_record_free(&st);
+        for (int flags = 0; flags <= HARNESS_RANK_SUMMARY_NO_SAMPLES; flags += HARNESS_RANK_SUMMARY_NO_SAMPLES) {
+            harness_rank_summary r;
+            err = (harness_error){0};
+            if (harness_rank_summary_read(path, flags, &r, &err) == 0)
+                harness_rank_summary_free(&r);
+        }
+    }
+    if (d)
+        closedir(d);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     char root[] = "/tmp/harness-fuzz-folder.XXXXXX";
@@ -97,6 +126,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         make_entry(dir, data + start, end - start);
         start = end + 2;
     }
+    read_each(dir);
     harness_error err = {0};
     harness_folder_ranks fr;
     if (harness_folder_ranks_read(dir, &fr, &err) == 0)

@@ -1,7 +1,11 @@
-/* libFuzzer target: compare's summary reading. Whatever the bytes, parsing
- * must not crash or leak; a summary it accepts must hold finite samples.
+/* libFuzzer target: the folder stage's readers of JSON text (harness/folder/)
+ * and compare's judging of what they read. Whatever the bytes, parsing must
+ * not crash or leak; a summary it accepts must hold finite samples and
+ * replicates within them; a job summary it accepts must write back; a
+ * suite index it accepts must write back to text
+ * that reads back to the same bytes.
  * Inputs that start with the side-file magic go to the decoder of
- * samples_ranks_N_rank_r.bin files (util/sample_file.h) instead, which must
+ * samples_ranks_N_rank_r.bin files (folder/samples.h) instead, which must
  * hold to the same rule. */
 #include <math.h>
 #include <stdint.h>
@@ -9,7 +13,10 @@
 #include <string.h>
 
 #include "compare/compare.h"
-#include "util/sample_file.h"
+#include "folder/job_summary.h"
+#include "folder/rank_summary.h"
+#include "folder/samples.h"
+#include "folder/suite_index.h"
 
 static void check_samples(const double *v, size_t n)
 {
@@ -34,7 +41,41 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     harness_run_summary r;
     if (harness_run_summary_parse("fuzz.json", (const char *)data, size, &r, &err) == 0) {
         check_samples(r.samples, r.n_samples);
+        for (size_t i = 0; i < r.n_windows; i++)
+            if (r.window_len[i] && r.window_start[i] + r.window_len[i] > r.n_samples)
+                abort();
         harness_run_summary_free(&r);
+    }
+    /* export's reading: the same record without the samples */
+    harness_rank_summary t;
+    err = (harness_error){0};
+    if (harness_rank_summary_parse("fuzz.json", (const char *)data, size, HARNESS_RANK_SUMMARY_NO_SAMPLES, &t,
+                                   &err) == 0) {
+        if (t.n_samples || t.n_windows)
+            abort();
+        harness_rank_summary_free(&t);
+    }
+    harness_suite_index x;
+    err = (harness_error){0};
+    if (harness_suite_index_parse("index.json", (const char *)data, size, &x, &err) == 0) {
+        char *text = harness_suite_index_write(&x), *again = NULL;
+        harness_suite_index y;
+        if (text && harness_suite_index_parse("index.json", text, strlen(text), &y, &err) == 0) {
+            again = harness_suite_index_write(&y);
+            if (again && strcmp(text, again) != 0)
+                abort();
+            harness_suite_index_free(&y);
+        }
+        free(text);
+        free(again);
+        harness_suite_index_free(&x);
+    }
+    harness_job_summary j;
+    err = (harness_error){0};
+    if (harness_job_summary_parse("summary.json", (const char *)data, size, &j, &err) == 0) {
+        char *text = harness_job_summary_write(&j);
+        free(text);
+        harness_job_summary_free(&j);
     }
     return 0;
 }

@@ -8,7 +8,7 @@
  *   CRASH_ON_RENAME_LOG=path  append every target, one a line (to count them)
  *
  * Every file the harness writes goes through rename() (util/fsutil.c,
- * util/status_file.c), so this reaches each write of the folder. */
+ * folder/status.c), so this reaches each write of the folder. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <fcntl.h>

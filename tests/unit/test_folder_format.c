@@ -1,4 +1,4 @@
-/* test_folder_format.c - the experiment folder's format (util/folder_format.h)
+/* test_folder_format.c - the experiment folder's format (folder/folder_format.h)
  * round trip: what the writers write, the readers read back, field by
  * field; and a file of another schema refused with the file named. */
 #include <math.h>
@@ -18,9 +18,9 @@
 #include "cli/suite_index.h"
 #include "compare/folder_ranks.h"
 #include "report/summary.h"
-#include "util/folder_format.h"
+#include "folder/folder_format.h"
 #include "util/fsutil.h"
-#include "util/status_file.h"
+#include "folder/status.h"
 
 static void test_rank_file_names_parse_back(void **state)
 {

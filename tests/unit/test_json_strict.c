@@ -11,7 +11,7 @@
 #include <cmocka.h>
 
 #include "util/json_strict.h"
-#include "util/status_file.h"
+#include "folder/status.h"
 
 static int check(const char *text, size_t len, harness_json_problem *p)
 {

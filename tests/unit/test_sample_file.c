@@ -1,4 +1,4 @@
-/* test_sample_file.c - util/sample_file.c: samples written and read back
+/* test_sample_file.c - folder/samples.c: samples written and read back
  * bit for bit; every way a side file can be wrong (short, foreign,
  * another version, truncated, trailing bytes, another count, unit or
  * checksum, a sample that is no duration) is an error of exit code 2 that
@@ -15,7 +15,7 @@
 
 #include <cmocka.h>
 
-#include "util/sample_file.h"
+#include "folder/samples.h"
 
 static char dir[64];
 static char path[128];

@@ -5,7 +5,7 @@
  * in timing.samples_file with its count and SHA-256, so a reader can tell a
  * truncated or foreign file from the one the run wrote.
  *
- * Format HARNESS_SCHEMA_SAMPLES (util/folder_format.h), every field little-endian:
+ * Format HARNESS_SCHEMA_SAMPLES (folder/folder_format.h), every field little-endian:
  *   offset 0   8 bytes  magic "HSAMPLES"
  *          8   u32      version, 1
  *         12   u32      header size in bytes, 32 (data starts there)
@@ -19,7 +19,7 @@
 #include <stddef.h>
 
 #include "util/error.h"
-#include "util/folder_format.h"
+#include "folder/folder_format.h"
 
 #define HARNESS_SAMPLE_FILE_FORMAT HARNESS_SCHEMA_SAMPLES
 #define HARNESS_SAMPLE_FILE_MAGIC "HSAMPLES"

@@ -1,5 +1,5 @@
 /* sample_file.c - the binary side file of a run's samples; see sample_file.h. */
-#include "util/sample_file.h"
+#include "folder/samples.h"
 
 #include "util/input_file.h"
 

@@ -1,6 +1,6 @@
 /* status.json, written without malloc or stdio so that the signal handlers
- * of run/guard.c can call it (see status_file.h). */
-#include "util/status_file.h"
+ * of run/guard.c can call it (see status.h); and its one reader, at the end. */
+#include "folder/status.h"
 
 #include <errno.h>
 #include <fcntl.h>
@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "util/folder_format.h"
+#include "folder/folder_format.h"
 
 /* A bounded buffer that silently stops at its end; the caller checks
  * `full` once. No snprintf: it is not async-signal-safe. */
@@ -233,4 +233,78 @@ int harness_status_file_create(harness_status_file *f, const char *dir, const ch
     }
     f->has_reserve = make_reserve(f->reserve, HARNESS_STATUS_RESERVE_BYTES);
     return 0;
+}
+
+/* ---- reading ------------------------------------------------------------------ */
+
+#include <stdlib.h>
+
+#include <cjson/cJSON.h>
+
+#include "util/input_file.h"
+
+/* A string member, non-empty, as a copy; NULL otherwise. -1 out of memory. */
+static int copy_nonempty(const cJSON *st, const char *key, char **out)
+{
+    const cJSON *j = cJSON_GetObjectItemCaseSensitive(st, key);
+    *out = NULL;
+    if (!cJSON_IsString(j) || !j->valuestring[0])
+        return 0;
+    return (*out = strdup(j->valuestring)) ? 0 : -1;
+}
+
+/* The process that wrote it, when the file says (pid and host; a file
+ * written before these were recorded cannot tell). */
+static void read_writer(const cJSON *st, harness_status_record *out)
+{
+    const cJSON *pid = cJSON_GetObjectItemCaseSensitive(st, "pid");
+    const cJSON *ticks = cJSON_GetObjectItemCaseSensitive(st, "pid_start_ticks");
+    const cJSON *host = cJSON_GetObjectItemCaseSensitive(st, "host");
+    const cJSON *boot = cJSON_GetObjectItemCaseSensitive(st, "boot_id");
+    if (!cJSON_IsNumber(pid) || !cJSON_IsString(host) || !(pid->valuedouble >= 1 && pid->valuedouble <= 4194304))
+        return;
+    out->has_writer = 1;
+    out->writer.pid = (int64_t)pid->valuedouble;
+    out->writer.start_ticks = cJSON_IsNumber(ticks) ? (int64_t)ticks->valuedouble : -1;
+    snprintf(out->writer.host, sizeof out->writer.host, "%s", host->valuestring);
+    if (cJSON_IsString(boot))
+        snprintf(out->writer.boot_id, sizeof out->writer.boot_id, "%s", boot->valuestring);
+}
+
+int harness_status_read(const char *path, size_t cap, harness_status_record *out, harness_error *err)
+{
+    memset(out, 0, sizeof *out);
+    char *text = NULL;
+    size_t len = 0;
+    harness_error rerr = {0};
+    if (harness_read_input_file(path, "file", cap, HARNESS_EXIT_USAGE, &text, &len, &rerr) != 0 &&
+        rerr.code == HARNESS_EXIT_USAGE) {
+        /* A FIFO, a device or an oversized file: hostile, not "unreadable";
+         * the caller that only looks (a rank's peers) ignores it. */
+        *err = rerr;
+        return err->code;
+    }
+    cJSON *st = text ? cJSON_ParseWithLength(text, len) : NULL;
+    free(text);
+    const cJSON *status = cJSON_GetObjectItemCaseSensitive(st, "status");
+    int rc = 0;
+    if (cJSON_IsString(status)) {
+        out->complete = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(st, "complete"));
+        if (!(out->status = strdup(status->valuestring)) || copy_nonempty(st, "error", &out->error) != 0 ||
+            copy_nonempty(st, "variant_key", &out->variant_key) != 0)
+            rc = harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
+        read_writer(st, out);
+    }
+    cJSON_Delete(st);
+    if (rc != 0)
+        harness_status_record_free(out);
+    return rc;
+}
+
+void harness_status_record_free(harness_status_record *r)
+{
+    free(r->status);
+    free(r->error);
+    free(r->variant_key);
+    memset(r, 0, sizeof *r);
 }

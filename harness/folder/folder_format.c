@@ -1,6 +1,6 @@
 /* folder_format.c - names and schema checks of the experiment folder
  * (folder_format.h). */
-#include "util/folder_format.h"
+#include "folder/folder_format.h"
 
 #include <stdio.h>
 #include <string.h>

@@ -1,11 +1,12 @@
-/* status_file.h - the experiment folder's status.json: written the moment
+/* status.h - the experiment folder's status.json (and a rank's
+ * status_ranks_N_rank_r.json), its writer and its one reader: written the moment
  * the folder exists ("running") and rewritten when the run ends, so a folder
  * whose process died says so to any tool that reads it, whatever else is
  * missing. Everything here is async-signal-safe once the file is set up: a
  * crash handler, a second Ctrl-C or an exit() from a plugin rewrite it with
  * open/write/rename only, no malloc and no stdio. */
-#ifndef HARNESS_STATUS_FILE_H
-#define HARNESS_STATUS_FILE_H
+#ifndef HARNESS_FOLDER_STATUS_H
+#define HARNESS_FOLDER_STATUS_H
 
 #include <stdint.h>
 
@@ -48,5 +49,26 @@ int harness_status_file_create(harness_status_file *f, const char *dir, const ch
 /* Rewrite status.json (async-signal-safe). `final` releases the reserve
  * first. Returns 0, or the errno of the write that failed. */
 int harness_status_file_write(harness_status_file *f, const harness_status *st, int final);
+
+/* ---- reading (not async-signal-safe: cJSON) ---- */
+
+/* What a reader learns from a status file. A status file is read
+ * leniently, unlike a summary: it is what is left of a run that may have
+ * died at any point, so a file that is not JSON or has no status string is
+ * a rank in an unknown state ("unreadable"), not an input error. */
+typedef struct harness_status_record {
+    char *status;                  /* its status, or NULL: unreadable */
+    int complete;                  /* complete: true (trust the rank's summary only with status ok) */
+    char *error;                   /* NULL also for "" */
+    char *variant_key;             /* NULL also for "" */
+    int has_writer;                /* pid and host were written (writer is the process that wrote it) */
+    harness_process_identity writer;
+} harness_status_record;
+
+/* Reads the status file at path into *out. 0 (status NULL when the file
+ * could not be read or parsed), 2 for a FIFO, a device or an oversized file
+ * (hostile: named in err), 3 out of memory. cap: the most bytes read. */
+int harness_status_read(const char *path, size_t cap, harness_status_record *out, harness_error *err);
+void harness_status_record_free(harness_status_record *r);
 
 #endif

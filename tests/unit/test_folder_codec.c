@@ -1,0 +1,655 @@
+/* test_folder_codec.c - the folder stage's codec (harness/folder/): random
+ * records written and read back equal (the rank summary's JSON built here
+ * as report/summary_json.c lays it out; status.json, index.json and the
+ * samples file through their writers), and the one set of rules for a
+ * member that is absent, null or of the wrong kind (folder/json_fields.h):
+ * unknown, unknown, exit 2 naming the file and the dotted key. */
+#include <math.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include <cjson/cJSON.h>
+#include <cmocka.h>
+
+#include "folder/folder_format.h"
+#include "folder/job_summary.h"
+#include "folder/rank_summary.h"
+#include "folder/samples.h"
+#include "folder/status.h"
+#include "folder/suite_index.h"
+
+#define ROUNDS 200
+
+/* A deterministic generator, so a failure repeats. */
+static uint64_t rng = 0x9e3779b97f4a7c15u;
+static uint32_t next(void)
+{
+    rng ^= rng << 13;
+    rng ^= rng >> 7;
+    rng ^= rng << 17;
+    return (uint32_t)rng;
+}
+static int coin(void) { return next() & 1; }
+/* Numbers cJSON_Print writes exactly (it keeps 15 digits; the summary's
+ * writer keeps 17 for samples, report/sample_array.c). */
+static double num(void) { return (double)(next() % 100000) / 8.0; }
+
+/* A random string, malloc'ed: printable ASCII, quotes and backslashes,
+ * and (unless ascii) UTF-8, which status.json's async-signal-safe writer
+ * turns into '?' by design (folder/status.c). */
+static char *words(int ascii)
+{
+    static const char *const parts[] = {"a", "rms", "/", "cpu", " ", "\"", "\\", "x9", "_", "é", "µs"};
+    char buf[128] = "";
+    for (uint32_t i = 0, n = 1 + next() % 6; i < n; i++)
+        strcat(buf, parts[next() % (sizeof parts / sizeof *parts - (ascii ? 2 : 0))]);
+    return strdup(buf);
+}
+static char *word(void) { return words(0); }
+
+static char *temp_folder(void)
+{
+    char *dir = strdup("/tmp/test_folder_codec.XXXXXX");
+    assert_non_null(dir);
+    assert_non_null(mkdtemp(dir));
+    return dir;
+}
+
+static void remove_folder(char *dir)
+{
+    char cmd[128];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    assert_int_equal(system(cmd), 0);
+    free(dir);
+}
+
+/* ---- the rank summary ------------------------------------------------------- */
+
+/* A number or, one time in four, null (NAN in the record). */
+static double maybe(cJSON *o, const char *key)
+{
+    if (next() % 4 == 0) {
+        cJSON_AddNullToObject(o, key);
+        return NAN;
+    }
+    double v = num();
+    cJSON_AddNumberToObject(o, key, v);
+    return v;
+}
+
+static void assert_same(double want, double got)
+{
+    if (isnan(want))
+        assert_true(isnan(got));
+    else
+        assert_true(want == got);
+}
+
+static void assert_same_string(const char *want, const char *got)
+{
+    if (!want)
+        assert_null(got);
+    else
+        assert_string_equal(want, got);
+}
+
+/* What the test wrote, to hold the reader's record against. */
+typedef struct expected {
+    int rank, world_size, validation_failed, windows_disagree;
+    char *key, *status, *error, *name, *plugin, *host, *cpu;
+    double bytes, flops, bound, jps, median0;
+    size_t n_samples, n_windows, kept;
+    double samples[64];
+    size_t first[8], len[8];
+} expected;
+
+static void expected_free(expected *e)
+{
+    free(e->key), free(e->status), free(e->error), free(e->name), free(e->plugin), free(e->host), free(e->cpu);
+}
+
+static cJSON *energy(double *jps)
+{
+    cJSON *e = cJSON_CreateObject();
+    cJSON_AddStringToObject(e, "status", "measured");
+    if (coin()) {
+        *jps = 0.5 + num();
+        cJSON_AddNumberToObject(e, "joules_per_step", *jps);
+    } else {
+        *jps = NAN;
+        cJSON_AddNullToObject(e, "joules_per_step");
+    }
+    cJSON_AddNullToObject(e, "watts");
+    return e;
+}
+
+/* A random summary as report/summary_json.c lays it out, and what it says. */
+static cJSON *random_summary(expected *e)
+{
+    memset(e, 0, sizeof *e);
+    cJSON *root = cJSON_CreateObject();
+    static const char *const statuses[] = {"ok", "failed", "interrupted", "validation_failed"};
+    e->status = strdup(statuses[next() % 4]);
+    e->world_size = 1 + (int)(next() % 8);
+    e->rank = (int)(next() % (uint32_t)e->world_size);
+    cJSON_AddStringToObject(root, "schema", HARNESS_SCHEMA_SUMMARY);
+    cJSON_AddStringToObject(root, "status", e->status);
+    if (coin())
+        cJSON_AddStringToObject(root, "error", e->error = word());
+    else
+        cJSON_AddNullToObject(root, "error");
+    cJSON_AddNumberToObject(root, "rank", e->rank);
+    cJSON_AddNumberToObject(root, "world_size", e->world_size);
+    if (coin())
+        cJSON_AddStringToObject(cJSON_AddObjectToObject(root, "experiment"), "name", e->name = word());
+    cJSON *comp = cJSON_AddObjectToObject(root, "component");
+    cJSON_AddStringToObject(comp, "variant_key", e->key = word());
+    cJSON_AddStringToObject(comp, "plugin", e->plugin = word());
+    cJSON *config = cJSON_AddObjectToObject(comp, "config");
+    cJSON_AddNumberToObject(config, "n", next() % 100);
+    cJSON *val = cJSON_AddObjectToObject(root, "validation");
+    int passed = coin();
+    cJSON_AddStringToObject(val, "status", passed ? "passed" : "failed");
+    cJSON_AddBoolToObject(val, "passed", passed);
+    e->validation_failed = !passed || strcmp(e->status, "validation_failed") == 0;
+    cJSON *timing = cJSON_AddObjectToObject(root, "timing");
+    maybe(timing, "median");
+    e->n_samples = next() % 64;
+    cJSON *samples = cJSON_AddArrayToObject(timing, "samples");
+    for (size_t i = 0; i < e->n_samples; i++)
+        cJSON_AddItemToArray(samples, cJSON_CreateNumber(e->samples[i] = num()));
+    /* windows: consecutive slices of the samples, some empty */
+    cJSON *windows = cJSON_AddArrayToObject(timing, "windows");
+    size_t at = 0;
+    e->n_windows = next() % 5;
+    for (size_t w = 0; w < e->n_windows; w++) {
+        size_t n = w + 1 == e->n_windows ? e->n_samples - at : next() % (e->n_samples - at + 1);
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "index", (double)w);
+        cJSON_AddNumberToObject(o, "first_sample", (double)at);
+        cJSON_AddNumberToObject(o, "n", (double)n);
+        double m = maybe(o, "median");
+        if (w == 0)
+            e->median0 = m;
+        double jps;
+        cJSON_AddItemToObject(o, "energy", energy(&jps));
+        if (n) {
+            e->first[e->kept] = at;
+            e->len[e->kept++] = n;
+        }
+        cJSON_AddItemToArray(windows, o);
+        at += n;
+    }
+    e->windows_disagree = coin();
+    cJSON_AddBoolToObject(cJSON_AddObjectToObject(timing, "across_windows"), "windows_disagree", e->windows_disagree);
+    cJSON *tp = cJSON_AddObjectToObject(root, "throughput");
+    e->bytes = maybe(tp, "bytes_per_step");
+    e->flops = maybe(tp, "flops_per_step");
+    cJSON_AddItemToObject(root, "energy", energy(&e->jps));
+    cJSON *env = cJSON_AddObjectToObject(root, "env");
+    if (coin())
+        cJSON_AddStringToObject(env, "host", e->host = word());
+    cJSON_AddStringToObject(env, "cpu", e->cpu = word());
+    cJSON_AddNullToObject(root, "impossible_figure");
+    cJSON *noise = cJSON_AddObjectToObject(root, "noise");
+    e->bound = coin() ? (double)(next() % 1000) / 1000.0 : NAN;
+    if (isnan(e->bound))
+        cJSON_AddNullToObject(noise, "median_shift_bound");
+    else
+        cJSON_AddNumberToObject(noise, "median_shift_bound", e->bound);
+    return root;
+}
+
+static int parse(const cJSON *root, int flags, harness_rank_summary *r, harness_error *err)
+{
+    char *text = cJSON_PrintUnformatted(root);
+    assert_non_null(text);
+    int rc = harness_rank_summary_parse("dir/summary_ranks_1_rank_0.json", text, strlen(text), flags, r, err);
+    free(text);
+    return rc;
+}
+
+static void test_rank_summary_round_trip(void **state)
+{
+    (void)state;
+    for (int round = 0; round < ROUNDS; round++) {
+        expected e;
+        cJSON *root = random_summary(&e);
+        harness_rank_summary r;
+        harness_error err = {0};
+        if (parse(root, 0, &r, &err) != 0)
+            fail_msg("round %d: %s", round, err.msg);
+        assert_int_equal(r.rank, e.rank);
+        assert_int_equal(r.world_size, e.world_size);
+        assert_string_equal(r.variant_key, e.key);
+        assert_string_equal(r.status, e.status);
+        assert_same_string(e.error && e.error[0] ? e.error : NULL, r.error);
+        assert_same_string(e.name, r.experiment_name);
+        assert_same_string(e.plugin, r.plugin);
+        assert_string_equal(r.folder, "dir");
+        assert_int_equal(r.validation_failed, e.validation_failed);
+        assert_int_equal(r.windows_disagree, e.windows_disagree);
+        assert_same(e.bytes, r.bytes_per_step);
+        assert_same(e.flops, r.flops_per_step);
+        assert_same(e.bound, r.noise_bound);
+        assert_same(e.jps, r.energy_j_per_step);
+        assert_same_string(e.host && e.host[0] ? e.host : NULL, r.host);
+        assert_string_equal(r.env_cpu, e.cpu);
+        assert_string_equal(r.env_git_commit, "");          /* absent: "" */
+        assert_int_equal(r.n_samples, e.n_samples);
+        for (size_t i = 0; i < e.n_samples; i++)
+            if (r.samples[i] != e.samples[i])
+                fail_msg("round %d: sample %zu of %zu: %.17g read back as %.17g", round, i, e.n_samples,
+                         e.samples[i], r.samples[i]);
+        assert_int_equal(r.n_written_windows, e.n_windows);
+        assert_int_equal(r.n_windows, e.kept);
+        if (e.n_windows)
+            assert_same(e.median0, r.windows[0].median);
+        for (size_t k = 0; k < e.kept; k++) {
+            /* the replicates: each window's median recomputed from its slice */
+            harness_stats st;
+            assert_int_equal(harness_stats_compute(e.samples + e.first[k], e.len[k], &st), 0);
+            assert_true(r.window_medians[k] == st.median);
+            assert_int_equal(r.window_start[k], e.first[k]);
+            assert_int_equal(r.window_len[k], e.len[k]);
+        }
+        assert_int_equal(strlen(r.sha256), 64);
+        harness_rank_summary_free(&r);
+        /* without its samples: the same record, less what the samples give */
+        assert_int_equal(parse(root, HARNESS_RANK_SUMMARY_NO_SAMPLES, &r, &err), 0);
+        assert_int_equal(r.n_samples, 0);
+        assert_int_equal(r.n_written_windows, e.n_windows);
+        harness_rank_summary_free(&r);
+        cJSON_Delete(root);
+        expected_free(&e);
+    }
+}
+
+/* dotted key -> the object that holds it and its last name (creating the
+ * objects on the way). */
+static cJSON *holder(cJSON *root, const char *dotted, char *last)
+{
+    char buf[128];
+    snprintf(buf, sizeof buf, "%s", dotted);
+    cJSON *at = root;
+    char *save = NULL, *part = strtok_r(buf, ".", &save), *nextp;
+    for (; (nextp = strtok_r(NULL, ".", &save)) != NULL; part = nextp) {
+        char *br = strchr(part, '[');
+        cJSON *child;
+        if (br) {
+            *br = '\0';
+            child = cJSON_GetArrayItem(cJSON_GetObjectItemCaseSensitive(at, part), atoi(br + 1));
+        } else {
+            child = cJSON_GetObjectItemCaseSensitive(at, part);
+            if (!child)
+                child = cJSON_AddObjectToObject(at, part);
+        }
+        assert_non_null(child);
+        at = child;
+    }
+    strcpy(last, part);
+    return at;
+}
+
+/* A summary every mutation below starts from: two windows, energy, env. */
+static cJSON *base_summary(void)
+{
+    const char *text =
+        "{\"schema\": \"harness.summary/1\", \"status\": \"ok\", \"error\": null, \"rank\": 0, \"world_size\": 1,"
+        " \"experiment\": {\"name\": \"x\"}, \"component\": {\"variant_key\": \"k\", \"plugin\": \"p.so\","
+        " \"config\": {\"n\": 1}}, \"device\": {\"type\": \"cpu\", \"name\": \"c\"},"
+        " \"validation\": {\"status\": \"passed\", \"passed\": true},"
+        " \"timing\": {\"median\": 2, \"samples\": [1, 2, 3, 4], \"windows\": [{\"index\": 0, \"first_sample\": 0,"
+        " \"n\": 2, \"median\": 1.5, \"converged\": null, \"stop_reason\": \"steps\", \"ci95_median\": [1, 2],"
+        " \"energy\": {\"joules_per_step\": 1}}, {\"index\": 1, \"first_sample\": 2, \"n\": 2, \"median\": 3.5}],"
+        " \"across_windows\": {\"windows_disagree\": false}}, \"throughput\": {\"bytes_per_step\": 8},"
+        " \"energy\": {\"status\": \"measured\", \"joules_per_step\": 2, \"watts\": 3, \"source\": \"rapl\"},"
+        " \"env\": {\"host\": \"h\", \"cpu\": \"c\", \"caches\": {\"l1d\": 1}}, \"impossible_figure\": null,"
+        " \"noise\": {\"median_shift_bound\": 0.1, \"evidence\": \"e\"}}";
+    cJSON *root = cJSON_Parse(text);
+    assert_non_null(root);
+    return root;
+}
+
+static void test_rank_summary_base_reads(void **state)
+{
+    (void)state;
+    cJSON *root = base_summary();
+    harness_rank_summary r;
+    harness_error err = {0};
+    assert_int_equal(parse(root, 0, &r, &err), 0);
+    assert_string_equal(r.device_type, "cpu");
+    assert_string_equal(r.energy.source, "rapl");
+    assert_true(r.energy_watts == 3);
+    assert_true(r.windows[0].ci_lo == 1 && r.windows[0].ci_hi == 2);
+    assert_int_equal(r.windows[0].converged, -1);
+    assert_string_equal(r.windows[0].stop_reason, "steps");
+    assert_true(r.window_energy[0] == 1 && isnan(r.window_energy[1]));
+    assert_true(r.window_medians[1] == 3.5);
+    assert_non_null(r.env);
+    harness_rank_summary_free(&r);
+    cJSON_Delete(root);
+}
+
+/* Absent or null: unknown, and the summary is read. */
+static void test_rank_summary_absent_or_null(void **state)
+{
+    (void)state;
+    static const char *const optional[] = {
+        "error", "experiment.name", "experiment", "component.plugin", "device.name", "device",
+        "validation.status", "validation", "throughput.bytes_per_step", "throughput", "energy.watts", "energy",
+        "timing.windows[0].median", "timing.windows[0].converged", "timing.windows[0].energy",
+        "timing.windows[1].first_sample", "env.host", "env", "noise.median_shift_bound", "noise.evidence",
+        "impossible_figure",
+    };
+    for (size_t i = 0; i < sizeof optional / sizeof *optional; i++)
+        for (int as_null = 0; as_null < 2; as_null++) {
+            cJSON *root = base_summary();
+            char last[64];
+            cJSON *at = holder(root, optional[i], last);
+            if (as_null)
+                cJSON_ReplaceItemInObjectCaseSensitive(at, last, cJSON_CreateNull());
+            else
+                cJSON_DeleteItemFromObjectCaseSensitive(at, last);
+            harness_rank_summary r;
+            harness_error err = {0};
+            if (parse(root, 0, &r, &err) != 0)
+                fail_msg("%s %s: %s", optional[i], as_null ? "null" : "absent", err.msg);
+            harness_rank_summary_free(&r);
+            cJSON_Delete(root);
+        }
+}
+
+/* Of the wrong kind: exit 2, the file and the dotted key named. */
+static void test_rank_summary_wrong_kind(void **state)
+{
+    (void)state;
+    static const struct { const char *key, *json, *says; } bad[] = {
+        {"status", "3", "status: expected a string, got a number"},
+        {"rank", "\"0\"", "rank: expected an integer, got a string"},
+        {"rank", "1", "rank 1 is not below world_size 1"},
+        {"component.variant_key", "null", "component.variant_key: expected a string, got null"},
+        {"component.plugin", "5", "component.plugin: expected a string or null, got a number"},
+        {"component.config", "[]", "component.config: expected an object, got an array"},
+        {"error", "{}", "error: expected a string or null, got an object"},
+        {"experiment.name", "[1]", "experiment.name: expected a string or null, got an array"},
+        {"device", "\"cpu\"", "device: expected an object or null, got a string"},
+        {"validation.passed", "\"yes\"", "validation.passed: expected true, false or null, got a string"},
+        {"throughput.bytes_per_step", "\"8\"", "throughput.bytes_per_step: expected a number or null"},
+        {"timing.windows[0].median", "\"1\"", "timing.windows[0].median: expected a number or null"},
+        {"timing.windows[0].converged", "1", "timing.windows[0].converged: expected true, false or null"},
+        {"timing.windows[0].stop_reason", "1", "timing.windows[0].stop_reason: expected a string or null"},
+        {"timing.windows[0].ci95_median", "[1]", "timing.windows[0].ci95_median: expected [lo, hi] or null"},
+        {"timing.windows[0].n", "0.5", "timing.windows[0].n: expected a count"},
+        {"timing.windows[1].first_sample", "3", "timing.windows[1]: samples 3 to 4, beyond the run's 4 samples"},
+        {"timing.windows[0].energy.joules_per_step", "-1",
+         "timing.windows[0].energy.joules_per_step: expected a positive number of joules or null"},
+        {"timing.samples", "{}", "timing.samples: expected an array of ns, got an object"},
+        {"timing.across_windows.windows_disagree", "0", "timing.across_windows.windows_disagree: expected true"},
+        {"energy.watts", "0", "energy.watts: expected a positive number or null"},
+        {"energy.source", "1", "energy.source: expected a string or null, got a number"},
+        {"env.host", "3", "env.host: expected a string or null, got a number"},
+        {"env", "[]", "env: expected an object or null, got an array"},
+        {"noise.median_shift_bound", "2", "noise.median_shift_bound: expected a share between 0 and 1"},
+        {"impossible_figure", "{}", "impossible_figure: expected null or an object with a message and allowed"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        cJSON *root = base_summary();
+        char last[64];
+        cJSON *at = holder(root, bad[i].key, last);
+        cJSON_DeleteItemFromObjectCaseSensitive(at, last);
+        cJSON_AddItemToObject(at, last, cJSON_Parse(bad[i].json));
+        harness_rank_summary r;
+        harness_error err = {0};
+        assert_int_equal(parse(root, 0, &r, &err), HARNESS_EXIT_USAGE);
+        if (!strstr(err.msg, "dir/summary_ranks_1_rank_0.json: ") || !strstr(err.msg, bad[i].says))
+            fail_msg("%s = %s: said \"%s\", expected \"%s\"", bad[i].key, bad[i].json, err.msg, bad[i].says);
+        cJSON_Delete(root);
+    }
+    /* required members, absent */
+    static const char *const required[] = {"schema", "status", "rank", "world_size", "component",
+                                           "component.variant_key", "component.config", "timing", "timing.samples"};
+    for (size_t i = 0; i < sizeof required / sizeof *required; i++) {
+        cJSON *root = base_summary();
+        char last[64];
+        cJSON_DeleteItemFromObjectCaseSensitive(holder(root, required[i], last), last);
+        harness_rank_summary r;
+        harness_error err = {0};
+        assert_int_equal(parse(root, 0, &r, &err), HARNESS_EXIT_USAGE);
+        if (!strstr(err.msg, required[i]) && strcmp(required[i], "schema") != 0)
+            fail_msg("%s absent: said \"%s\"", required[i], err.msg);
+        cJSON_Delete(root);
+    }
+}
+
+/* ---- status.json ------------------------------------------------------------ */
+
+static void test_status_round_trip(void **state)
+{
+    (void)state;
+    char *dir = temp_folder();
+    static const char *const statuses[] = {"ok", "failed", "crashed", "timed_out", "interrupted", "running"};
+    for (int round = 0; round < ROUNDS / 4; round++) {
+        harness_status_file f;
+        harness_error err = {0};
+        char *key = words(1), *error = coin() ? words(1) : NULL;
+        assert_int_equal(harness_status_file_create(&f, dir, HARNESS_FILE_STATUS, key, &err), 0);
+        harness_status st = {.status = statuses[next() % 6], .exit_code = (int)(next() % 4), .error = error,
+                             .variant_key = key, .step = -1, .summaries = coin()};
+        assert_int_equal(harness_status_file_write(&f, &st, 1), 0);
+        harness_status_record r;
+        assert_int_equal(harness_status_read(f.path, 1u << 20, &r, &err), 0);
+        assert_string_equal(r.status, st.status);
+        assert_int_equal(r.complete, strcmp(st.status, "ok") == 0);
+        assert_same_string(error && error[0] ? error : NULL, r.error);
+        assert_string_equal(r.variant_key, key);
+        assert_int_equal(r.has_writer, 1);
+        assert_int_equal(r.writer.pid, getpid());
+        harness_status_record_free(&r);
+        free(key);
+        free(error);
+    }
+    /* what is left of a run that died while writing: unreadable, not an error */
+    char path[256];
+    snprintf(path, sizeof path, "%s/status_ranks_2_rank_1.json", dir);
+    FILE *g = fopen(path, "w");
+    assert_non_null(g);
+    fputs("{\"status\": ", g);
+    fclose(g);
+    harness_status_record r;
+    harness_error err = {0};
+    assert_int_equal(harness_status_read(path, 1u << 20, &r, &err), 0);
+    assert_null(r.status);
+    /* a FIFO is hostile: exit 2, named */
+    snprintf(path, sizeof path, "%s/fifo.json", dir);
+    assert_int_equal(mkfifo(path, 0600), 0);
+    assert_int_equal(harness_status_read(path, 1u << 20, &r, &err), HARNESS_EXIT_USAGE);
+    assert_non_null(strstr(err.msg, "fifo.json"));
+    remove_folder(dir);
+}
+
+/* ---- index.json ------------------------------------------------------------- */
+
+static void test_suite_index_round_trip(void **state)
+{
+    (void)state;
+    for (int round = 0; round < ROUNDS; round++) {
+        harness_suite_index x = {.runs = 1 + (int)(next() % 5)};
+        x.status = strdup(coin() ? "ok" : "failed");
+        x.filter = coin() ? word() : NULL;
+        x.n_configs = next() % 4;
+        x.configs = calloc(x.n_configs + 1, sizeof *x.configs);
+        for (size_t i = 0; i < x.n_configs; i++)
+            x.configs[i] = (harness_suite_index_config){word(), (double)(next() % 9)};
+        x.n_experiments = next() % 5;
+        x.experiments = calloc(x.n_experiments + 1, sizeof *x.experiments);
+        for (size_t i = 0; i < x.n_experiments; i++) {
+            harness_suite_index_run *r = &x.experiments[i];
+            r->config = word();
+            r->run = 1 + (int)(next() % 3);
+            r->exit_code = (int)(next() % 4);
+            r->n_folders = next() % 3;
+            r->folders = calloc(r->n_folders + 1, sizeof *r->folders);
+            for (size_t k = 0; k < r->n_folders; k++)
+                r->folders[k] = word();
+        }
+        char *text = harness_suite_index_write(&x);
+        assert_non_null(text);
+        harness_suite_index y;
+        harness_error err = {0};
+        if (harness_suite_index_parse("index.json", text, strlen(text), &y, &err) != 0)
+            fail_msg("%s", err.msg);
+        char *again = harness_suite_index_write(&y);
+        assert_string_equal(text, again);           /* written, read, written: the same bytes */
+        assert_string_equal(y.status, x.status);
+        assert_int_equal(y.runs, x.runs);
+        assert_same_string(x.filter, y.filter);
+        assert_int_equal(y.n_configs, x.n_configs);
+        assert_int_equal(y.n_experiments, x.n_experiments);
+        for (size_t i = 0; i < x.n_experiments; i++) {
+            assert_string_equal(y.experiments[i].config, x.experiments[i].config);
+            assert_int_equal(y.experiments[i].exit_code, x.experiments[i].exit_code);
+            assert_int_equal(y.experiments[i].n_folders, x.experiments[i].n_folders);
+        }
+        free(text);
+        free(again);
+        harness_suite_index_free(&x);
+        harness_suite_index_free(&y);
+    }
+    static const struct { const char *text, *says; } bad[] = {
+        {"{\"schema\": \"harness.suite/1\", \"status\": \"ok\", \"runs\": 1, \"filter\": null, \"experiments\": []}",
+         "index.json: configs: missing"},
+        {"{\"schema\": \"harness.suite/1\", \"status\": \"ok\", \"runs\": 1, \"configs\": [],"
+         " \"experiments\": [{\"config\": \"c\", \"run\": \"1\"}]}", "index.json: experiments[0].run: expected an integer"},
+        {"{\"schema\": \"harness.summary/1\"}", "index.json: schema \"harness.summary/1\" is not"},
+        {"{\"schema\": \"harness.suite/1\", \"status\": \"ok\", \"runs\": 1, \"filter\": 3}",
+         "index.json: filter: expected a string or null, got a number"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        harness_suite_index y;
+        harness_error err = {0};
+        assert_int_equal(harness_suite_index_parse("index.json", bad[i].text, strlen(bad[i].text), &y, &err),
+                         HARNESS_EXIT_USAGE);
+        if (!strstr(err.msg, bad[i].says))
+            fail_msg("said \"%s\", expected \"%s\"", err.msg, bad[i].says);
+    }
+}
+
+/* ---- summary.json of a job ------------------------------------------------------ */
+
+static double num_or_nan(void) { return coin() ? num() : NAN; }
+
+static void test_job_summary_round_trip(void **state)
+{
+    (void)state;
+    for (int round = 0; round < ROUNDS; round++) {
+        harness_job_summary x = {.world_size = 1 + (int)(next() % 6), .ranks_measured = (int)(next() % 6),
+                                 .min_median = num(), .median_median = num(), .max_median = num(), .skew = num(),
+                                 .slowest_rank = coin() ? (int)(next() % 6) : -1, .fastest_rank = -1,
+                                 .energy_ranks_measured = (int)(next() % 3), .energy_counters = (int)(next() % 3),
+                                 .energy_watts = num_or_nan(), .energy_joules_per_step = num_or_nan()};
+        x.variant_key = word();
+        x.status = strdup(coin() ? "ok" : "failed");
+        x.n_ranks = (size_t)x.world_size;
+        x.ranks = calloc(x.n_ranks, sizeof *x.ranks);
+        for (size_t i = 0; i < x.n_ranks; i++)
+            x.ranks[i] = (harness_job_rank_record){
+                .rank = (int)i, .status = strdup("ok"), .host = word(), .n = num(), .median_ns = num(),
+                .p90_ns = num(), .gb_per_s = num(), .gflop_per_s = num(), .comm_calls = num(), .comm_bytes = num(),
+                .comm_ns = num(), .clock_offset_ns = num(), .clock_rtt_ns = num_or_nan(),
+                .straggler_steps = num_or_nan(), .energy_status = strdup("measured"), .energy_counter = word(),
+                .joules_per_step = num_or_nan(), .watts = num_or_nan(), .flop_per_joule = num_or_nan(),
+                .bytes_per_joule = num_or_nan()};
+        x.n_windows = next() % 4;
+        x.windows = calloc(x.n_windows + 1, sizeof *x.windows);
+        for (size_t w = 0; w < x.n_windows; w++)
+            x.windows[w] = (harness_job_window_record){(int)w, coin() ? (int)(next() % 6) : -1, num()};
+        char *text = harness_job_summary_write(&x);
+        assert_non_null(text);
+        harness_job_summary y;
+        harness_error err = {0};
+        if (harness_job_summary_parse("summary.json", text, strlen(text), &y, &err) != 0)
+            fail_msg("%s", err.msg);
+        char *again = harness_job_summary_write(&y);
+        assert_string_equal(text, again);           /* written, read, written: the same bytes */
+        assert_int_equal(y.n_ranks, x.n_ranks);
+        assert_int_equal(y.slowest_rank, x.slowest_rank);
+        assert_int_equal(y.fastest_rank, -1);
+        for (size_t i = 0; i < x.n_ranks; i++) {
+            assert_string_equal(y.ranks[i].host, x.ranks[i].host);
+            assert_same(x.ranks[i].clock_rtt_ns, y.ranks[i].clock_rtt_ns);
+            assert_same(x.ranks[i].straggler_steps, y.ranks[i].straggler_steps);
+            assert_same(x.ranks[i].watts, y.ranks[i].watts);
+        }
+        assert_same(x.energy_watts, y.energy_watts);
+        free(text);
+        free(again);
+        harness_job_summary_free(&x);
+        harness_job_summary_free(&y);
+    }
+    static const struct { const char *text, *says; } bad[] = {
+        {"{\"schema\": \"harness.job_summary/1\", \"world_size\": 1, \"windows\": []}", "summary.json: ranks: missing"},
+        {"{\"schema\": \"harness.job_summary/1\", \"world_size\": 1, \"ranks\": [{\"host\": 3}], \"windows\": []}",
+         "summary.json: ranks[0].host: expected a string or null, got a number"},
+        {"{\"schema\": \"harness.job_summary/1\", \"world_size\": -1}", "summary.json: world_size: expected an integer"},
+        {"{\"schema\": \"harness.summary/1\"}", "summary.json: schema \"harness.summary/1\" is not"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
+        harness_job_summary y;
+        harness_error err = {0};
+        assert_int_equal(harness_job_summary_parse("summary.json", bad[i].text, strlen(bad[i].text), &y, &err),
+                         HARNESS_EXIT_USAGE);
+        if (!strstr(err.msg, bad[i].says))
+            fail_msg("said \"%s\", expected \"%s\"", err.msg, bad[i].says);
+    }
+}
+
+/* ---- the samples file --------------------------------------------------------- */
+
+static void test_samples_round_trip(void **state)
+{
+    (void)state;
+    char *dir = temp_folder();
+    char path[256];
+    snprintf(path, sizeof path, "%s/samples_ranks_1_rank_0.bin", dir);
+    for (int round = 0; round < ROUNDS / 10; round++) {
+        size_t n = next() % 3000;
+        double *v = malloc((n + 1) * sizeof *v);
+        for (size_t i = 0; i < n; i++)
+            v[i] = num();
+        char sha[65];
+        harness_error err = {0};
+        assert_int_equal(harness_sample_file_write(path, v, n, "ns", sha, &err), 0);
+        harness_sample_file_expect expect = {.count = (long long)n, .sha256_hex = sha, .unit = "ns"};
+        double *back = NULL;
+        size_t m = 0;
+        assert_int_equal(harness_sample_file_read(path, &expect, &back, &m, &err), 0);
+        assert_int_equal(m, n);
+        assert_true(n == 0 || memcmp(v, back, n * sizeof *v) == 0);
+        free(v);
+        free(back);
+    }
+    remove_folder(dir);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_rank_summary_round_trip),
+        cmocka_unit_test(test_rank_summary_base_reads),
+        cmocka_unit_test(test_rank_summary_absent_or_null),
+        cmocka_unit_test(test_rank_summary_wrong_kind),
+        cmocka_unit_test(test_status_round_trip),
+        cmocka_unit_test(test_suite_index_round_trip),
+        cmocka_unit_test(test_job_summary_round_trip),
+        cmocka_unit_test(test_samples_round_trip),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}
