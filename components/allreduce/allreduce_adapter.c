@@ -12,7 +12,6 @@
 
 #include <harness/plugin.h>
 
-#include "build_config.h"
 #include "common/bf16.h"
 
 typedef struct allreduce_state {

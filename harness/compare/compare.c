@@ -16,11 +16,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-int harness_cmp_oom(harness_error *err)
-{
-    return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
-}
-
 /* ---- matching ---------------------------------------------------------------- */
 
 int harness_cmp_add_note(harness_comparison *c, harness_error *err, const char *fmt, ...)

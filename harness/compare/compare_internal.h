@@ -7,10 +7,10 @@
 #include "compare/comparison.h"
 #include "util/error.h"
 
-/* compare.c: set err to "out of memory" and return exit code 3. */
+/* compare_common.c: set err to "out of memory" and return exit code 3. */
 int harness_cmp_oom(harness_error *err);
 
-/* compare_load.c: strcmp, except that runs of digits compare as numbers:
+/* compare_common.c: strcmp, except that runs of digits compare as numbers:
  * "x-10" > "x-2". Orders folder names, so the newest comes last. */
 int harness_cmp_natural_cmp(const char *a, const char *b);
 

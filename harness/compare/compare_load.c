@@ -158,37 +158,6 @@ void harness_compare_side_free(harness_compare_side *side)
     memset(side, 0, sizeof *side);
 }
 
-/* strcmp, except that runs of digits compare as numbers: "x-10" > "x-2". */
-int harness_cmp_natural_cmp(const char *a, const char *b)
-{
-    while (*a && *b) {
-        if (isdigit((unsigned char)*a) && isdigit((unsigned char)*b)) {
-            while (*a == '0' && isdigit((unsigned char)a[1]))
-                a++;
-            while (*b == '0' && isdigit((unsigned char)b[1]))
-                b++;
-            size_t la = 0, lb = 0;
-            while (isdigit((unsigned char)a[la]))
-                la++;
-            while (isdigit((unsigned char)b[lb]))
-                lb++;
-            if (la != lb)
-                return la < lb ? -1 : 1;
-            int c = strncmp(a, b, la);
-            if (c)
-                return c;
-            a += la;
-            b += lb;
-            continue;
-        }
-        if (*a != *b)
-            return (unsigned char)*a < (unsigned char)*b ? -1 : 1;
-        a++;
-        b++;
-    }
-    return (*a != 0) - (*b != 0);
-}
-
 /* Rank rf of dir left no summary: keep what its status file says, so that
  * the comparison fails rather than skip a killed rank. */
 static int add_incomplete(harness_compare_side *side, const char *dir, int world_size, const harness_rank_files *rf,

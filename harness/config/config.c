@@ -102,25 +102,6 @@ const harness_cfg_key_spec harness_cfg_top_keys[] = {
     {NULL, 0, 0, 0, NULL, NULL},
 };
 
-/* For every allocation failure while loading or binding. */
-int harness_cfg_out_of_memory(harness_error *err)
-{
-    return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory while reading the config");
-}
-
-/* "a, b, c" of a NULL-terminated list, for "expected one of ..." messages. */
-void harness_cfg_join(char *buf, size_t size, const char *const *words)
-{
-    size_t used = 0;
-    buf[0] = '\0';
-    for (size_t i = 0; words && words[i] && used < size; i++) {
-        int k = snprintf(buf + used, size - used, "%s%s", i ? ", " : "", words[i]);
-        if (k < 0)
-            break;
-        used += (size_t)k;
-    }
-}
-
 /* ---- scalar values with messages ---------------------------------------- */
 
 /* An integer in [min, max]; max is INT64_MAX for none. The range is in the
@@ -485,23 +466,6 @@ static int check_map(harness_config *cfg, const harness_node *map,
             return rc;
     }
     return 0;
-}
-
-/* Where to point at for something missing under `path`: the closest
- * enclosing thing that was written. */
-harness_where harness_cfg_nearest(const harness_config *cfg, const char *path)
-{
-    char buf[256];
-    snprintf(buf, sizeof buf, "%s", path);
-    for (;;) {
-        const harness_node_entry *e = harness_tree_find(cfg->tree, buf);
-        if (e)
-            return e->value->at;
-        char *dot = strrchr(buf, '.');
-        if (!dot)
-            return cfg->tree->root->at;
-        *dot = '\0';
-    }
 }
 
 int harness_config_fail(const harness_config *cfg, int code, const char *key_path, harness_error *err,

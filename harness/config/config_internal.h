@@ -57,7 +57,7 @@ extern const harness_cfg_key_spec harness_cfg_top_keys[];
 /* ---- shared helpers ------------------------------------------------------
  * Each is described where it is defined. */
 
-/* config.c */
+/* config_common.c */
 int harness_cfg_out_of_memory(harness_error *err);
 void harness_cfg_join(char *buf, size_t size, const char *const *words);
 harness_where harness_cfg_nearest(const struct harness_config *cfg, const char *path);

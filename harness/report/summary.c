@@ -185,22 +185,6 @@ void harness_summary_release(harness_summary *s)
     s->window_noise = NULL;
 }
 
-/* Whether a time budget sized this run's windows. */
-static int budget_sized(const harness_summary *s)
-{
-    return s->run && s->run->budget.budget_s > 0 && s->run->budget.fits;
-}
-
-int64_t harness_summary_measurement_steps(const harness_summary *s)
-{
-    return budget_sized(s) ? s->run->budget.steps : s->cfg->measurement_steps;
-}
-
-int64_t harness_summary_repeat(const harness_summary *s)
-{
-    return budget_sized(s) ? (int64_t)s->run->n_windows : s->cfg->repeat;
-}
-
 void harness_summary_mark(harness_summary *s, const char *status, const char *why)
 {
     s->status = status;
