@@ -33,6 +33,8 @@ static const harness_cli_option options[] = {
      "replaces measurement_steps, repeat and auto stopping; too small for 2 windows of 1 step: exit 2"},
     {"color", 0, HARNESS_OPT_COLOR, "WHEN", "warnings in yellow: auto (on a terminal, unless NO_COLOR is set), "
      "never or always"},
+    {"wide", 0, HARNESS_OPT_WIDE, NULL, "every column of the table and lines unwrapped (by default fitted to "
+     "$COLUMNS or the terminal's width; a pipe gets every column)"},
     {"quiet", 'q', 0, NULL, "print only the folders' paths (one per point), errors and --time-budget's line; "
      "warnings at the end"},
     {"allow-above-peak", 0, HARNESS_OPT_ALLOW_ABOVE_PEAK, NULL,
@@ -244,6 +246,7 @@ int harness_cmd_run(int argc, char **argv)
         return harness_error_report(&err);
     }
     session.allow_above_peak = opts.allow_above_peak;
+    session.width = opts.wide ? 0 : harness_term_width();
     if (p.cfg->n_sweep_keys > 0) {
         code = run_sweep(&opts, &session, &p, &filter);
     } else {

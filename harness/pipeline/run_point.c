@@ -275,7 +275,7 @@ static void finish_point(point *pt)
             if (pt->session->quiet)
                 printf("%s\n", harness_experiment_shown(&pt->exp));
             else {
-                harness_summary_print_short(s, stdout);
+                harness_summary_print_short(s, stdout, pt->session->width);
                 printf("experiment: %s\n", harness_experiment_shown(&pt->exp));
             }
             fflush(stdout);

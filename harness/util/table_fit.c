@@ -91,21 +91,23 @@ static void wrap_line(FILE *f, const char *line, size_t len, size_t width, size_
     while (lead < len && line[lead] == ' ')
         lead++;
     size_t cont = lead + indent < width / 2 ? lead + indent : width / 2;
-    size_t col = columns_of(line, lead), at_start = 1;
+    size_t col = columns_of(line, lead), at_start = 1, spaces = 0;
     fwrite(line, 1, lead, f);
     for (size_t i = lead; i < len;) {
-        size_t end = i;
+        size_t end = i, gap = 0;
         while (end < len && line[end] != ' ')
             end++;
         size_t word = columns_of(line + i, end - i);
-        if (!at_start && col + 1 + word > width) {
+        while (end + gap < len && line[end + gap] == ' ')
+            gap++;
+        if (!at_start && col + spaces + word > width) {
             fprintf(f, "\n%*s", (int)cont, "");
             col = cont;
             at_start = 1;
         }
-        if (!at_start) {
-            fputc(' ', f);
-            col++;
+        if (!at_start) {           /* the spaces between words as they were */
+            fprintf(f, "%*s", (int)spaces, "");
+            col += spaces;
         }
         for (size_t j = i; j < end;) {      /* the word, cut where a line is full */
             int c;
@@ -119,9 +121,8 @@ static void wrap_line(FILE *f, const char *line, size_t len, size_t width, size_
             j += n;
         }
         at_start = 0;
-        i = end;
-        while (i < len && line[i] == ' ')
-            i++;
+        spaces = gap;
+        i = end + gap;
     }
 }
 
