@@ -84,7 +84,7 @@ size_t harness_text_columns(const char *s)
 }
 
 /* One line (no '\n') wrapped: words go on while they fit; a word wider than
- * a whole line is cut where the line ends. */
+ * the room stands whole on a line of its own. */
 static void wrap_line(FILE *f, const char *line, size_t len, size_t width, size_t indent)
 {
     size_t lead = 0;
@@ -109,17 +109,8 @@ static void wrap_line(FILE *f, const char *line, size_t len, size_t width, size_
             fprintf(f, "%*s", (int)spaces, "");
             col += spaces;
         }
-        for (size_t j = i; j < end;) {      /* the word, cut where a line is full */
-            int c;
-            size_t n = unit_len(line + j, &c);
-            if (c && col >= width && col > cont) {
-                fprintf(f, "\n%*s", (int)cont, "");
-                col = cont;
-            }
-            fwrite(line + j, 1, n, f);
-            col += (size_t)c;
-            j += n;
-        }
+        fwrite(line + i, 1, end - i, f);   /* whole: a path cut in two could not be copied */
+        col += word;
         at_start = 0;
         spaces = gap;
         i = end + gap;

@@ -31,9 +31,10 @@ const char *harness_table_cut(const char *cell, size_t width, char *buf, size_t 
 size_t harness_text_columns(const char *s);
 
 /* text onto f, each of its lines that is wider than `width` columns broken
- * at spaces (a word wider than the room is cut) into lines of at most
- * `width`; a continuation line keeps the line's own leading spaces plus
- * `indent` more. width <= 0: text as it is (a pipe, --wide). */
+ * at spaces into lines of at most `width`; a continuation line keeps the
+ * line's own leading spaces plus `indent` more. A word wider than the room
+ * (a long path) stands whole on a line of its own, so it can be copied.
+ * width <= 0: text as it is (a pipe, --wide). */
 void harness_wrap_fputs(FILE *f, const char *text, int width, int indent);
 
 #endif

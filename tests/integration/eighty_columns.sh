@@ -38,6 +38,14 @@ for how in wide pipe; do
         pass "run, $how: every column" || fail "run, $how: $(grep '^window' run.$how)"
 done
 
+# A sweep's table of points: the folders below it at 80 columns.
+{ cat "$CONFIGS/spin_tiny.yaml"; printf 'sweep:\n  component.config.duration_ns: [10000, 20000]\n'; } >sweep.yaml
+COLUMNS=80 "$HARNESS" run sweep.yaml --output-dir "$SCRATCH/s" \
+    $short >sweep80 2>&1 || fail "sweep at 80 columns: exit $?"
+narrow "run, a sweep" sweep80
+grep -q "^experiments:$" sweep80 && grep -q "^  2/2  $SCRATCH/s/" sweep80 &&
+    pass "sweep at 80: the folders below the table" || fail "sweep at 80: $(sed -n '/^sweep of/,$p' sweep80)"
+
 # list: every variant's summary and parameters, wrapped; whole with --wide.
 COLUMNS=80 "$HARNESS" list >list80 2>&1 || fail "list at 80 columns: exit $?"
 narrow "list" list80

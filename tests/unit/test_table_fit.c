@@ -1,6 +1,7 @@
 /* test_table_fit.c - util/table_fit.h's text within a terminal's width:
  * columns counted as a terminal shows them (a UTF-8 character one, a
- * colour escape none) and lines wrapped at spaces (issue 40 item 3). */
+ * colour escape none) and lines wrapped at spaces, a path kept whole
+ * (issue 40 item 3). */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -52,8 +53,8 @@ static void test_wrap(void **state)
     expect_wrap("  aaa bbb ccc\n", 9, 2, "  aaa bbb\n    ccc\n");
     /* The spaces between words as they were, dropped where a line breaks. */
     expect_wrap("a  (b)  ccc dd\n", 9, 0, "a  (b)\nccc dd\n");
-    /* A word wider than a line is cut where the line ends. */
-    expect_wrap("x /a/very/long/path\n", 8, 2, "x\n  /a/ver\n  y/long\n  /path\n");
+    /* A word wider than a line (a path) stands whole on a line of its own. */
+    expect_wrap("x /a/very/long/path y\n", 8, 2, "x\n  /a/very/long/path\n  y\n");
     /* Characters, not bytes: five two-byte characters fit in 5 columns. */
     expect_wrap("\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9 ab\n", 6, 0, "\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\xc3\xa9\nab\n");
     /* Colour escapes take no column. */
