@@ -66,6 +66,7 @@ int harness_parse_opts(int argc, char **argv, const harness_cli_command *cmd, ha
         case HARNESS_OPT_DEVICE: opts->device = optarg; break;
         case HARNESS_OPT_QUIET: opts->quiet = 1; break;
         case HARNESS_OPT_JSON: opts->json = 1; break;
+        case HARNESS_OPT_WIDE: opts->wide = 1; break;
         case HARNESS_OPT_HELP: harness_cli_help(stdout, cmd); return -1;
         case HARNESS_OPT_RUNS: rc = parse_runs(optarg, &opts->runs, err); break;
         case HARNESS_OPT_TIME_BUDGET: rc = parse_time_budget(optarg, opts, err); break;

@@ -2,11 +2,13 @@
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "cli/bench_filter.h"
 #include "cli/commands.h"
 #include "config/config_tree.h"
 #include "run/services.h"
+#include "util/table_fit.h"
 
 static const char *const synopsis[] = {"[options]", NULL};
 
@@ -14,6 +16,8 @@ static const harness_cli_option options[] = {
     {"json", 0, HARNESS_OPT_JSON, NULL, "one JSON document, {\"variants\": [...]}"},
     {"filter", 0, HARNESS_OPT_FILTER, "REGEX", "only variants whose key matches (POSIX extended, searched)"},
     {"plugin-path", 'P', 0, "DIR", "look for plugins in DIR first (repeatable)"},
+    {"wide", 0, HARNESS_OPT_WIDE, NULL, "each variant and parameter on lines as long as they are (by default "
+     "wrapped at spaces to $COLUMNS or the terminal's width; a pipe gets them whole)"},
     HARNESS_CLI_HELP_OPTION,
 };
 
@@ -59,24 +63,74 @@ static void constraint(const harness_param *p, char *buf, size_t cap)
     }
 }
 
-static void print_text(const harness_registry *reg, const harness_bench_filter *filter)
+/* A line of text (no newline) within `width` columns, wrapped at spaces, its
+ * continuation lines `indent` further in; as it is with width 0. */
+static void put_line(const char *text, int width, int indent)
+{
+    harness_wrap_fputs(stdout, text, width, indent);
+    putchar('\n');
+}
+
+/* A parameter's line, its name, type, default and range in head. */
+static void param_line(const harness_param *p, char *head, size_t head_cap, char *line, size_t cap)
+{
+    char range[256];
+    constraint(p, range, sizeof range);
+    snprintf(head, head_cap, "  %-18s %-6s default %-10s %-16s", p->name, type_name(p->type),
+             p->default_value ? p->default_value : "(required)", range);
+    snprintf(line, cap, "%s %s", head, p->help ? p->help : "");
+}
+
+/* Whether every parameter of v fits on a line of `width` (0: any). */
+static int params_fit(const harness_variant *v, int width)
+{
+    for (uint32_t j = 0; j < v->n_params && width > 0; j++) {
+        char head[512], line[2048];
+        param_line(&v->params[j], head, sizeof head, line, sizeof line);
+        if (harness_text_columns(line) > (size_t)width)
+            return 0;
+    }
+    return 1;
+}
+
+/* One parameter: name, type, default, range and help on a line; when a
+ * variant's parameters do not fit, each one's help on lines of its own. */
+static void print_param(const harness_param *p, int width, int split)
+{
+    char head[512], line[2048];
+    param_line(p, head, sizeof head, line, sizeof line);
+    if (!split) {
+        puts(line);
+        return;
+    }
+    size_t len = strlen(head);
+    while (len && head[len - 1] == ' ')
+        head[--len] = '\0';
+    put_line(head, width, 4);
+    if (p->help && *p->help) {
+        snprintf(line, sizeof line, "      %s", p->help);
+        put_line(line, width, 0);
+    }
+}
+
+static void print_text(const harness_registry *reg, const harness_bench_filter *filter, int width)
 {
     size_t shown = 0;
     for (size_t i = 0; i < reg->n_variants; i++) {
         const harness_variant *v = &reg->variants[i].variant;
         if (!harness_bench_filter_match(filter, v->key))
             continue;
-        printf("%s%s  (%s)  %s\n", shown++ ? "\n" : "", v->key, v->device, v->summary ? v->summary : "");
-        printf("  plugin: %s\n", reg->plugins[reg->variants[i].plugin].path);
+        char line[2048];
+        snprintf(line, sizeof line, "%s  (%s)  %s", v->key, v->device, v->summary ? v->summary : "");
+        fputs(shown++ ? "\n" : "", stdout);
+        put_line(line, width, 2);
+        snprintf(line, sizeof line, "  plugin: %s", reg->plugins[reg->variants[i].plugin].path);
+        put_line(line, width, 2);
         if (v->n_params == 0)
             printf("  no parameters\n");
-        for (uint32_t j = 0; j < v->n_params; j++) {
-            const harness_param *p = &v->params[j];
-            char range[256];
-            constraint(p, range, sizeof range);
-            printf("  %-18s %-6s default %-10s %-16s %s\n", p->name, type_name(p->type),
-                   p->default_value ? p->default_value : "(required)", range, p->help ? p->help : "");
-        }
+        int split = !params_fit(v, width);
+        for (uint32_t j = 0; j < v->n_params; j++)
+            print_param(&v->params[j], width, split);
     }
 }
 
@@ -186,7 +240,7 @@ int harness_cmd_list(int argc, char **argv)
     else if (opts.json)
         rc = print_json(&reg, &filter);
     else
-        print_text(&reg, &filter);
+        print_text(&reg, &filter, opts.wide ? 0 : harness_term_width());
     harness_bench_filter_free(&filter);
     harness_registry_free(&reg);
     return rc;

@@ -15,6 +15,7 @@
 #include "pipeline/session.h"
 #include "run/guard.h"
 #include "util/format.h"
+#include "util/table_fit.h"
 #include "util/term.h"
 
 static const char *const synopsis[] = {"CONFIG... [options]", NULL};
@@ -33,6 +34,8 @@ static const harness_cli_option options[] = {
      "replaces measurement_steps, repeat and auto stopping; too small for 2 windows of 1 step: exit 2"},
     {"color", 0, HARNESS_OPT_COLOR, "WHEN", "warnings in yellow: auto (on a terminal, unless NO_COLOR is set), "
      "never or always"},
+    {"wide", 0, HARNESS_OPT_WIDE, NULL, "every column of the table and lines unwrapped (by default fitted to "
+     "$COLUMNS or the terminal's width; a pipe gets every column)"},
     {"quiet", 'q', 0, NULL, "print only the folders' paths (one per point), errors and --time-budget's line; "
      "warnings at the end"},
     {"allow-above-peak", 0, HARNESS_OPT_ALLOW_ABOVE_PEAK, NULL,
@@ -63,23 +66,69 @@ static const harness_cli_command run_command = {
                   "      129 SIGHUP)\n",
 };
 
-/* One row per point: its values, status, median, throughput and folder. */
-static void print_sweep_table(const harness_config *cfg, char **const *values, const harness_point_result *res,
-                              size_t n)
+static void sweep_table(FILE *f, const harness_config *cfg, char **const *values, const harness_point_result *res,
+                        size_t n, int with_dir);
+
+/* Whether every line of text is at most width columns wide. */
+static int lines_fit(char *text, int width)
 {
-    printf("\nsweep of %zu points:\n", cfg->n_sweep_points);
-    printf("%-6s", "point");
+    for (char *line = strtok(text, "\n"); line; line = strtok(NULL, "\n"))
+        if (harness_text_columns(line) > (size_t)width)
+            return 0;
+    return 1;
+}
+
+/* One row per point: its values, status, median, throughput and folder;
+ * within `width` columns (0: any) the folders go below the table, one a
+ * line, wrapped. */
+static void print_sweep_table(const harness_config *cfg, char **const *values, const harness_point_result *res,
+                              size_t n, int width)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = width > 0 ? open_memstream(&text, &len) : NULL;
+    if (!m) {
+        sweep_table(stdout, cfg, values, res, n, 1);
+        return;
+    }
+    sweep_table(m, cfg, values, res, n, 1);
+    int fits = fclose(m) == 0 && lines_fit(text, width);
+    free(text);
+    if (fits) {
+        sweep_table(stdout, cfg, values, res, n, 1);
+        return;
+    }
+    text = NULL;
+    m = open_memstream(&text, &len);
+    if (!m) {
+        sweep_table(stdout, cfg, values, res, n, 1);
+        return;
+    }
+    sweep_table(m, cfg, values, res, n, 0);
+    fprintf(m, "experiments:\n");
+    for (size_t i = 0; i < n; i++)
+        fprintf(m, "  %zu/%zu  %s\n", i + 1, cfg->n_sweep_points, res[i].dir ? res[i].dir : "-");
+    if (fclose(m) == 0)
+        harness_wrap_fputs(stdout, text, width, 2);
+    free(text);
+}
+
+static void sweep_table(FILE *f, const harness_config *cfg, char **const *values, const harness_point_result *res,
+                        size_t n, int with_dir)
+{
+    fprintf(f, "\nsweep of %zu points:\n", cfg->n_sweep_points);
+    fprintf(f, "%-6s", "point");
     for (size_t k = 0; k < cfg->n_sweep_keys; k++) {
         const char *dot = strrchr(cfg->sweep_keys[k], '.');
-        printf(" %-12s", dot ? dot + 1 : cfg->sweep_keys[k]);
+        fprintf(f, " %-12s", dot ? dot + 1 : cfg->sweep_keys[k]);
     }
-    printf(" %-17s %11s %13s  %s\n", "status", "median", "throughput", "experiment");
+    fprintf(f, " %-17s %11s %13s%s\n", "status", "median", "throughput", with_dir ? "  experiment" : "");
     for (size_t i = 0; i < n; i++) {
         char pt[32], med[32], tput[48];
         snprintf(pt, sizeof pt, "%zu/%zu", i + 1, cfg->n_sweep_points);
-        printf("%-6s", pt);
+        fprintf(f, "%-6s", pt);
         for (size_t k = 0; k < cfg->n_sweep_keys; k++)
-            printf(" %-12s", values[i] && values[i][k] ? values[i][k] : "?");
+            fprintf(f, " %-12s", values[i] && values[i][k] ? values[i][k] : "?");
         if (res[i].median_ns > 0)
             harness_format_ns(res[i].median_ns, med, sizeof med);
         else
@@ -90,7 +139,8 @@ static void print_sweep_table(const harness_config *cfg, char **const *values, c
             snprintf(tput, sizeof tput, "%.2f GFLOP/s", res[i].gflops);
         else
             snprintf(tput, sizeof tput, "-");
-        printf(" %-17s %11s %13s  %s\n", res[i].status, med, tput, res[i].dir ? res[i].dir : "-");
+        fprintf(f, " %-17s %11s %13s%s%s\n", res[i].status, med, tput, with_dir ? "  " : "",
+                with_dir ? (res[i].dir ? res[i].dir : "-") : "");
     }
 }
 
@@ -174,7 +224,7 @@ static int run_sweep(const harness_cli_opts *opts, harness_session *session, har
             break;
     }
     if (!opts->quiet && done > 0 && session->dist.rank == 0) {
-        print_sweep_table(first->cfg, values, res, done);
+        print_sweep_table(first->cfg, values, res, done, session->width);
         fflush(stdout);
     }
     harness_plan_free(first);
@@ -244,6 +294,7 @@ int harness_cmd_run(int argc, char **argv)
         return harness_error_report(&err);
     }
     session.allow_above_peak = opts.allow_above_peak;
+    session.width = opts.wide ? 0 : harness_term_width();
     if (p.cfg->n_sweep_keys > 0) {
         code = run_sweep(&opts, &session, &p, &filter);
     } else {

@@ -32,6 +32,7 @@ typedef struct harness_cli_opts {
     int allow_above_peak;          /* run --allow-above-peak: keep a run with an impossible figure */
     harness_color_mode color;      /* run --color */
     int json;                      /* list --json */
+    int wide;                      /* run, list --wide: every column, lines unwrapped, whatever $COLUMNS says */
     int device_may_be_absent;      /* validate: check a cuda config on a machine without a GPU */
 } harness_cli_opts;
 
@@ -40,7 +41,8 @@ typedef struct harness_cli_opts {
  * (cli/cli_help.h) those it takes. */
 enum { HARNESS_OPT_SET = 's', HARNESS_OPT_PLUGIN_PATH = 'P', HARNESS_OPT_OUTPUT_DIR = 'o', HARNESS_OPT_DEVICE = 'd',
        HARNESS_OPT_QUIET = 'q', HARNESS_OPT_HELP = 'h', HARNESS_OPT_JSON = 1000, HARNESS_OPT_RUNS,
-       HARNESS_OPT_FILTER, HARNESS_OPT_COLOR, HARNESS_OPT_TIME_BUDGET, HARNESS_OPT_ALLOW_ABOVE_PEAK };
+       HARNESS_OPT_FILTER, HARNESS_OPT_COLOR, HARNESS_OPT_TIME_BUDGET, HARNESS_OPT_ALLOW_ABOVE_PEAK,
+       HARNESS_OPT_WIDE };
 
 /* Parse argv for `harness <command>` (run, validate or list) with that
  * command's table, which gives its options and its --help. Returns -1 when

@@ -4,6 +4,7 @@
  * the rounds of an A/B run, the reasons, the verdict and the method. */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "compare/folder_ranks.h"
@@ -83,35 +84,108 @@ static void table_line(FILE *f, const char *const *cell, const harness_table_fit
     fputc('\n', f);
 }
 
-/* The pairs' table, aligned; on a narrow terminal the config is cut and
- * the columns a verdict already sums up are dropped (--wide keeps them). */
-static void pairs_text(FILE *f, const harness_comparison *c, const harness_text_style *st)
+/* Whether `item` ("key=value") is one of the ", "-separated items of list. */
+static int has_item(const char *list, const char *item, size_t len)
 {
-    size_t width[PRINT_CMP_COLS];
-    unsigned char shown[PRINT_CMP_COLS];
-    const char *const *headers = print_cmp_headers(c);
+    for (const char *at = list; *at;) {
+        const char *sep = strstr(at, ", ");
+        size_t n = sep ? (size_t)(sep - at) : strlen(at);
+        if (n == len && strncmp(at, item, len) == 0)
+            return 1;
+        if (!sep)
+            break;
+        at = sep + 2;
+    }
+    return 0;
+}
+
+/* Pair i's config as the items that differ from another pair of its variant
+ * ("duration_ns=100000" of "duration_ns=100000, mode=busy"), into buf; NULL
+ * when no pair of its variant has another config (the whole text says it). */
+static const char *differing_items(const harness_comparison *c, size_t i, char *buf, size_t cap)
+{
+    const harness_run_summary *me = c->pairs[i].base;
+    size_t used = 0;
+    int others = 0;
+    buf[0] = '\0';
+    for (size_t j = 0; j < c->n_pairs; j++) {
+        const harness_run_summary *o = c->pairs[j].base;
+        others |= strcmp(o->variant_key, me->variant_key) == 0 && strcmp(o->config_text, me->config_text) != 0;
+    }
+    if (!others)
+        return NULL;
+    for (const char *at = me->config_text; *at;) {
+        const char *sep = strstr(at, ", ");
+        size_t n = sep ? (size_t)(sep - at) : strlen(at);
+        int differs = 0;
+        for (size_t j = 0; j < c->n_pairs && !differs; j++) {
+            const harness_run_summary *o = c->pairs[j].base;
+            differs = strcmp(o->variant_key, me->variant_key) == 0 && !has_item(o->config_text, at, n);
+        }
+        if (differs && used + n + 3 < cap)
+            used += (size_t)snprintf(buf + used, cap - used, "%s%.*s", used ? ", " : "", (int)n, at);
+        if (!sep)
+            break;
+        at = sep + 2;
+    }
+    return buf;
+}
+
+/* The widest cell of each column, the config's as `configs` gives it. */
+static void cell_widths(const harness_comparison *c, const char *const *headers, char (*configs)[256],
+                        size_t *width)
+{
     for (int j = 0; j < PRINT_CMP_COLS; j++)
         width[j] = strlen(headers[j]);
     for (size_t i = 0; i < c->n_pairs; i++) {
         print_cmp_cells r;
         print_cmp_row(c, &c->pairs[i], &r);
+        if (configs && configs[i][0])
+            r.cell[1] = configs[i];
         for (int j = 0; j < PRINT_CMP_COLS; j++)
             if (strlen(r.cell[j]) > width[j])
                 width[j] = strlen(r.cell[j]);
     }
+    if (width[PRINT_CMP_COL_VERDICT] < strlen("IMPROVEMENT"))
+        width[PRINT_CMP_COL_VERDICT] = strlen("IMPROVEMENT");   /* the widest word, whatever the rows say */
+}
+
+/* The pairs' table, aligned; on a narrow terminal the config is cut (to
+ * the items that differ between rows, when they differ) and the columns a
+ * verdict already sums up are dropped (--wide keeps them). */
+static int pairs_text(FILE *f, const harness_comparison *c, const harness_text_style *st)
+{
+    size_t width[PRINT_CMP_COLS];
+    unsigned char shown[PRINT_CMP_COLS];
+    const char *const *headers = print_cmp_headers(c);
+    cell_widths(c, headers, NULL, width);
     /* replicates, p, rank, the interval, then the medians, then the tail: the
      * ratio, the change and the verdict stay. */
     static const int drop[] = {9, 10, 2, 6, 3, 4, 8, 5};
     harness_table_fit t = {PRINT_CMP_COLS, width, shown, 1, 16, drop, (int)(sizeof drop / sizeof drop[0]), 2};
-    if (width[PRINT_CMP_COL_VERDICT] < strlen("IMPROVEMENT"))
-        width[PRINT_CMP_COL_VERDICT] = strlen("IMPROVEMENT");   /* the widest word, whatever the rows say */
+    size_t full = width[1];
     harness_table_fit_to(&t, st->width);
+    char (*configs)[256] = NULL;
+    if (t.width[1] < full) {       /* a cut prefix would hide the value that tells rows apart */
+        configs = calloc(c->n_pairs ? c->n_pairs : 1, sizeof *configs);
+        if (!configs)
+            return -1;
+        for (size_t i = 0; i < c->n_pairs; i++)
+            if (!differing_items(c, i, configs[i], sizeof configs[i]))
+                configs[i][0] = '\0';
+        cell_widths(c, headers, configs, width);
+        harness_table_fit_to(&t, st->width);
+    }
     table_line(f, headers, &t, &(harness_text_style){0, 0}, HARNESS_VERDICT_SAME);
     for (size_t i = 0; i < c->n_pairs; i++) {
         print_cmp_cells r;
         print_cmp_row(c, &c->pairs[i], &r);
+        if (configs && configs[i][0])
+            r.cell[1] = configs[i];
         table_line(f, r.cell, &t, st, c->pairs[i].s.verdict);
     }
+    free(configs);
+    return 0;
 }
 
 /* hyperfine's two-sided summary, for a single pair: "cand ran 1.05 ± 0.01
@@ -135,7 +209,7 @@ static void faster_line(FILE *f, const harness_comparison *c)
                 spread, cand_faster ? "base" : "cand");
 }
 
-int harness_print_comparison_text(FILE *f, const harness_comparison *c, const harness_text_style *st)
+static int comparison_text(FILE *f, const harness_comparison *c, const harness_text_style *st)
 {
     for (int side = 0; side < 2; side++) {
         const harness_compare_side *sd = side ? &c->cand : &c->base;
@@ -146,7 +220,8 @@ int harness_print_comparison_text(FILE *f, const harness_comparison *c, const ha
         fputs(side ? ")\n\n" : ")\n", f);
     }
 
-    pairs_text(f, c, st);
+    if (pairs_text(f, c, st) != 0)
+        return -1;
     faster_line(f, c);
     rounds_text(f, c);
 
@@ -208,5 +283,26 @@ int harness_print_comparison_text(FILE *f, const harness_comparison *c, const ha
     fputs(" (", f);
     print_cmp_params(f, c);
     fprintf(f, ")\n%s\n", print_cmp_method(c));
+    return 0;
+}
+
+/* The report, each line within the style's width: the table fitted, the
+ * lines of prose (reasons, notes, the method) wrapped at spaces. */
+int harness_print_comparison_text(FILE *f, const harness_comparison *c, const harness_text_style *st)
+{
+    if (st->width <= 0)
+        return comparison_text(f, c, st);
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = open_memstream(&text, &len);
+    if (!m)
+        return -1;
+    int rc = comparison_text(m, c, st);
+    if (fclose(m) != 0 || rc != 0) {
+        free(text);
+        return -1;
+    }
+    harness_wrap_fputs(f, text, st->width, 2);
+    free(text);
     return 0;
 }

@@ -5,6 +5,7 @@
 #include "compare/print_history.h"
 #include "util/format.h"
 #include "util/html.h"
+#include "util/stats.h"
 
 #include <math.h>
 #include <stdio.h>
@@ -203,14 +204,28 @@ static void x_labels(FILE *f, const chart *c)
     free(placed);
 }
 
+/* The median of the runs the change-point search kept (NAN: none). */
+static double kept_median(const harness_series *s)
+{
+    double *v = malloc((s->n_points ? s->n_points : 1) * sizeof *v);
+    size_t n = 0;
+    for (size_t k = 0; v && k < s->n_points; k++)
+        if (s->points[k].set_aside == HARNESS_CP_KEPT && isfinite(s->points[k].value))
+            v[n++] = s->points[k].value;
+    double m = n ? harness_median(v, n) : NAN;
+    free(v);
+    return m;
+}
+
 /* The level of each segment between change points: the medians the table
- * gives as "before" and "after" (the median of the runs when none). */
+ * gives as "before" and "after"; without change points, the one level of
+ * the whole series, the median of the runs the search kept. */
 static void levels(FILE *f, const chart *c)
 {
     const harness_series *s = c->s;
     for (size_t i = 0; i <= s->n_cps; i++) {
         size_t from = i ? s->cps[i - 1].index : 0, to = i < s->n_cps ? s->cps[i].index : s->n_points;
-        double level = i < s->n_cps ? s->cps[i].before : s->n_cps ? s->cps[i - 1].after : NAN;
+        double level = i < s->n_cps ? s->cps[i].before : s->n_cps ? s->cps[i - 1].after : kept_median(s);
         if (!isfinite(level) || to <= from)
             continue;
         double x1 = from ? (cx(c, from - 1) + cx(c, from)) / 2 : cx(c, 0);

@@ -2,6 +2,7 @@
  * self-contained page, an inline SVG chart per series
  * (print_history_chart.c; no script, nothing fetched) and each series'
  * change points as a table. */
+#include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
 
@@ -23,7 +24,8 @@ static void page_head(FILE *f, const harness_history *h)
     harness_html_escape(f, hist_method);
     hist_method_options(f, h);
     fprintf(f, ").</p>\n<p class=\"legend\"><span style=\"color:#1f77b4\">&#9679;</span> a run's %s%s; "
-            "<span style=\"color:#2ca02c\">&#9472;</span> the level between change points; "
+            "<span style=\"color:#2ca02c\">&#9472;</span> the level between change points (a series "
+            "without one: the median of its runs); "
             "<span style=\"color:#d62728\">- -</span> a change point (the commit where the new level starts); "
             "<span style=\"color:#ff7f0e\">&#9675;</span> an outlier and "
             "<span style=\"color:#9467bd\">&#9633;</span> a run with interference (its noise bound reaches %g%%), "
@@ -53,20 +55,54 @@ static void change_points_html(FILE *f, const harness_history *h, const harness_
     fputs("</table>\n", f);
 }
 
+/* The series' config, a JSON object, as the "key=value, ..." pairs the
+ * text reports and `harness run` show; the JSON as it is when it is not an
+ * object of plain values. */
+static void config_pairs(FILE *f, const char *config)
+{
+    cJSON *root = cJSON_Parse(config);
+    int plain = cJSON_IsObject(root);
+    for (const cJSON *m = plain ? root->child : NULL; m; m = m->next)
+        plain &= !cJSON_IsObject(m) && !cJSON_IsArray(m);
+    if (!plain) {
+        harness_html_escape(f, config);
+        cJSON_Delete(root);
+        return;
+    }
+    for (const cJSON *m = root->child; m; m = m->next) {
+        fputs(m == root->child ? "" : ", ", f);
+        harness_html_escape(f, m->string);
+        fputc('=', f);
+        char *value = cJSON_IsString(m) ? NULL : cJSON_PrintUnformatted(m);
+        harness_html_escape(f, cJSON_IsString(m) ? m->valuestring : value ? value : "?");
+        free(value);
+    }
+    if (!root->child)
+        fputs("(no parameters)", f);
+    cJSON_Delete(root);
+}
+
+/* A fact of the series' machine, labelled: "cpu: AMD EPYC". */
+static void fact(FILE *f, const char *label, const char *value, const char *after)
+{
+    fprintf(f, "%s: ", label);
+    harness_html_escape(f, hist_or_dash(value));
+    fputs(after, f);
+}
+
 /* A series: its heading, machine and counts, its chart, its change points. */
 static void series_html(FILE *f, const harness_history *h, const harness_series *s, size_t i)
 {
     fprintf(f, "<h2>%zu. <code>", i + 1);
     harness_html_escape(f, s->variant_key);
     fputs("</code> <code>", f);
-    harness_html_escape(f, s->config);
+    config_pairs(f, s->config);
     fprintf(f, "</code> rank %d/%d on ", s->rank, s->world_size);
     harness_html_escape(f, s->host);
     fputs("</h2>\n<p>", f);
-    harness_html_escape(f, s->cpu);
-    fputs(", ", f);
-    harness_html_escape(f, s->gpu);
-    fprintf(f, "; config hash <code>%.16s</code>; %zu run%s, %zu change point%s.", s->config_hash,
+    fact(f, "cpu", s->cpu, "; ");
+    fact(f, "gpu", s->gpu, "; ");
+    fprintf(f, "config hash: <code>%.16s</code>; %zu run%s, %zu change point%s.", s->config_hash,
             s->n_points, s->n_points == 1 ? "" : "s", s->n_cps, s->n_cps == 1 ? "" : "s");
     hist_set_aside_line(f, s, " Left out of the search: ", ".");
     fputs("</p>\n", f);

@@ -29,6 +29,7 @@
 #include "run/instance.h"
 #include "run/stop_watch.h"
 #include "util/format.h"
+#include "util/table_fit.h"
 #include "folder/status.h"
 
 static int is_profiled(const harness_config *cfg, int rank)
@@ -275,7 +276,7 @@ static void finish_point(point *pt)
             if (pt->session->quiet)
                 printf("%s\n", harness_experiment_shown(&pt->exp));
             else {
-                harness_summary_print_short(s, stdout);
+                harness_summary_print_short(s, stdout, pt->session->width);
                 printf("experiment: %s\n", harness_experiment_shown(&pt->exp));
             }
             fflush(stdout);
@@ -400,9 +401,12 @@ static harness_backend *open_backend(harness_session *session, const harness_pla
     harness_backend *b = harness_session_backend(session, p->device, &bopts, err);
     static int told;               /* information once per job: rank 0, the first point, not with --quiet */
     if (b && strcmp(c->device, "auto") == 0 && strcmp(p->device, "cpu") == 0 && !told++ && !session->quiet &&
-        session->dist.rank == 0)
-        fprintf(stderr, "harness: device auto: running on the CPU (%s)\n",
-                harness_gpu_probe()->count > 0 ? "the variant has no CUDA version" : harness_gpu_probe()->why_none);
+        session->dist.rank == 0) {
+        char line[1024];
+        snprintf(line, sizeof line, "harness: device auto: running on the CPU (%s)\n",
+                 harness_gpu_probe()->count > 0 ? "the variant has no CUDA version" : harness_gpu_probe()->why_none);
+        harness_wrap_fputs(stderr, line, session->width, 2);
+    }
     return b;
 }
 

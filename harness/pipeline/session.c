@@ -11,6 +11,7 @@
 
 #include "dist/launcher.h"
 #include "report/warnings.h"
+#include "util/table_fit.h"
 #include "util/term.h"
 
 static const char *getenv_text(const char *name)
@@ -76,7 +77,13 @@ harness_backend *harness_session_backend(harness_session *s, const char *device,
 void harness_session_warn(harness_session *s, const harness_warnings *w, const char *dir, int several)
 {
     if (!s->quiet) {
-        harness_warnings_print(w, stderr);
+        char *text = NULL;
+        size_t len = 0;
+        FILE *m = s->width > 0 ? open_memstream(&text, &len) : NULL;
+        harness_warnings_print(w, m ? m : stderr);
+        if (m && fclose(m) == 0)   /* within the terminal's width, wrapped at spaces */
+            harness_wrap_fputs(stderr, text, s->width, 2);
+        free(text);
         return;
     }
     for (size_t i = 0; i < w->n; i++) {
@@ -101,7 +108,7 @@ void harness_session_end(harness_session *s)
 {
     if (s->deferred) {
         fflush(stdout);            /* the paths first, then what qualifies them */
-        fputs(s->deferred, stderr);
+        harness_wrap_fputs(stderr, s->deferred, s->width, 2);
         free(s->deferred);
     }
     if (s->backend_open)

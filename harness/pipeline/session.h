@@ -12,6 +12,8 @@ typedef struct harness_session {
     int quiet;                     /* --quiet: only paths on stdout, warnings at the end */
     int allow_above_peak;          /* --allow-above-peak: an impossible figure is a warning, the run ok
                                     * (report/impossible_figure.h); set after init */
+    int width;                     /* the columns the printed table may use; 0 every column (a pipe,
+                                    * --wide; util/term.h); set after init */
     harness_dist dist;
     harness_backend backend;
     int backend_open;

@@ -144,8 +144,10 @@ void harness_summary_collect_warnings(harness_summary *s);
 char *harness_summary_json(const harness_summary *s);
 /* The full human summary; malloc'ed. */
 char *harness_summary_text(const harness_summary *s);
-/* The short table `harness run` prints on stdout. */
-void harness_summary_print_short(const harness_summary *s, FILE *out);
+/* The short table `harness run` prints on stdout, within `width` columns
+ * (the table's least needed columns dropped, long lines wrapped at spaces);
+ * width 0: every column, lines as long as they are (a pipe, --wide). */
+void harness_summary_print_short(const harness_summary *s, FILE *out, int width);
 
 /* The evidence in a sentence for people ("412 involuntary context
  * switches in 3000 measured steps: could have raised the median by up to

@@ -14,6 +14,7 @@
 #include "report/gpu_trace.h"
 #include "report/roofline.h"
 #include "report/summary.h"
+#include "util/table_fit.h"
 
 static const char *plural(long long n)
 {
@@ -121,30 +122,67 @@ typedef struct table_row {
     const char *stop;              /* NULL: no stop column */
 } table_row;
 
-static void stats_row(FILE *f, const table_row *row)
+/* The table's columns: the separator before each, its width, and whether
+ * it is left-aligned (the row labels, the interval, the stop). */
+enum { COL_WINDOW, COL_STEPS, COL_MEDIAN, COL_MEAN, COL_STDDEV, COL_MIN, COL_P99, COL_MAX, COL_CI, COL_LEVEL,
+       COL_CPU_WALL, COL_STOP, N_COLS };
+static const char *const col_sep[N_COLS] = {"", " ", " ", " ", " ", " ", " ", " ", "  ", " ", " ", "  "};
+static const int col_width[N_COLS] = {-7, 8, 11, 11, 11, 11, 11, 11, -24, 7, 8, 0};
+
+/* One line of the table: the columns shown, trailing blanks trimmed. */
+static void table_line(FILE *f, const char *const cell[N_COLS], const unsigned char *shown)
+{
+    char line[1024];
+    size_t len = 0;
+    for (int j = 0; j < N_COLS && len < sizeof line; j++)
+        if (shown[j] && cell[j] && (j != COL_STOP || cell[j][0]))
+            len += (size_t)snprintf(line + len, sizeof line - len, "%s%*s", j ? col_sep[j] : "", col_width[j],
+                                    cell[j]);
+    if (len >= sizeof line)
+        len = sizeof line - 1;
+    while (len && line[len - 1] == ' ')
+        len--;
+    fprintf(f, "%.*s\n", (int)len, line);
+}
+
+static void stats_row(FILE *f, const table_row *row, const unsigned char *shown)
 {
     const harness_stats *st = row->st;
+    char steps[32], med[32], mean[32], sd[32], mn[32], p99[32], mx[32], lo[32], hi[32], ci[80], lvl[16], cw[16];
+    snprintf(steps, sizeof steps, "%zu", st->n);
     if (st->n == 0) {   /* a window cut short before its first step (a crash): no statistics, not zeros */
-        fprintf(f, "%-7s %8zu %11s %11s %11s %11s %11s %11s  %-24s %7s %8s%s%s\n", row->label, st->n, "-", "-", "-",
-                "-", "-", "-", "-", "-", "-", row->stop && row->stop[0] ? "  " : "", row->stop ? row->stop : "");
+        const char *cell[N_COLS] = {row->label, steps, "-", "-", "-", "-", "-", "-", "-", "-", "-", row->stop};
+        table_line(f, cell, shown);
         return;
     }
-    char med[32], mean[32], sd[32], mn[32], p99[32], mx[32], lo[32], hi[32], ci[80], lvl[16], cw[16];
     snprintf(ci, sizeof ci, "[%s, %s]", harness_format_ns(st->ci95_lo, lo, sizeof lo),
              harness_format_ns(st->ci95_hi, hi, sizeof hi));
-    fprintf(f, "%-7s %8zu %11s %11s %11s %11s %11s %11s  %-24s %7s %8s", row->label, st->n,
-            harness_format_ns(st->median, med, sizeof med), harness_format_ns(st->mean, mean, sizeof mean),
-            harness_format_ns(st->stddev, sd, sizeof sd), harness_format_ns(st->min, mn, sizeof mn),
-            harness_format_ns(st->p99, p99, sizeof p99), harness_format_ns(st->max, mx, sizeof mx), ci,
-            format_level(st->ci_level, lvl, sizeof lvl), format_cpu_per_wall(row->cpu_ns, row->wall_ns, cw, sizeof cw));
-    if (row->stop && row->stop[0])
-        fprintf(f, "  %s", row->stop);
-    fputc('\n', f);
+    const char *cell[N_COLS] = {row->label, steps, harness_format_ns(st->median, med, sizeof med),
+                                harness_format_ns(st->mean, mean, sizeof mean),
+                                harness_format_ns(st->stddev, sd, sizeof sd), harness_format_ns(st->min, mn, sizeof mn),
+                                harness_format_ns(st->p99, p99, sizeof p99), harness_format_ns(st->max, mx, sizeof mx),
+                                ci, format_level(st->ci_level, lvl, sizeof lvl),
+                                format_cpu_per_wall(row->cpu_ns, row->wall_ns, cw, sizeof cw), row->stop};
+    table_line(f, cell, shown);
+}
+
+/* The columns shown within `limit` (0: all): the level, the mean, the
+ * stddev, cpu/wall, the min, the p99, then the max give way; the window,
+ * its steps, the median, its interval and the stop stay. */
+static void fit_columns(int limit, size_t stop_width, unsigned char *shown)
+{
+    size_t width[N_COLS];
+    for (int j = 0; j < N_COLS; j++)
+        width[j] = (size_t)abs(col_width[j]) + (j ? strlen(col_sep[j]) - 1 : 0);
+    width[COL_STOP] = stop_width ? stop_width + 1 : 0;
+    static const int drop[] = {COL_LEVEL, COL_MEAN, COL_STDDEV, COL_CPU_WALL, COL_MIN, COL_P99, COL_MAX};
+    harness_table_fit t = {N_COLS, width, shown, -1, 0, drop, (int)(sizeof drop / sizeof drop[0]), 1};
+    harness_table_fit_to(&t, limit);
 }
 
 /* Per window (when there are several) and overall; the level column is the
  * exact coverage of each row's CI, which depends on its step count. */
-static void print_table(FILE *f, const harness_summary *s)
+static void print_table(FILE *f, const harness_summary *s, int limit)
 {
     const harness_run_result *r = s->run;
     if (!r || r->n_samples == 0) {
@@ -152,8 +190,16 @@ static void print_table(FILE *f, const harness_summary *s)
         return;
     }
     int is_auto = harness_summary_measurement_steps(s) == 0;
-    fprintf(f, "%-7s %8s %11s %11s %11s %11s %11s %11s  %-24s %7s %8s%s\n", "window", "steps", "median", "mean",
-            "stddev", "min", "p99", "max", "CI of median", "level", "cpu/wall", is_auto ? "  stop" : "");
+    unsigned char shown[N_COLS];
+    size_t stop_width = is_auto ? strlen("stop") : 0;
+    for (size_t w = 0; w < r->n_windows; w++)
+        if (r->stop_reason[w] && strcmp(r->stop_reason[w], "steps") != 0 &&
+            strlen(stop_label(r->stop_reason[w])) > stop_width)
+            stop_width = strlen(stop_label(r->stop_reason[w]));
+    fit_columns(limit, stop_width, shown);
+    const char *header[N_COLS] = {"window", "steps", "median", "mean", "stddev", "min", "p99", "max",
+                                  "CI of median", "level", "cpu/wall", is_auto ? "stop" : ""};
+    table_line(f, header, shown);
     double cpu = 0, wall = 0;
     for (size_t w = 0; w < r->n_windows; w++) {
         cpu += r->window_cpu_ns[w];
@@ -168,10 +214,10 @@ static void print_table(FILE *f, const harness_summary *s)
         int short_stop = why && strcmp(why, "steps") != 0 && !is_auto;
         table_row row = {label, &s->windows[w], r->window_cpu_ns[w], r->window_wall_ns[w],
                          is_auto || short_stop ? stop_label(why) : NULL};
-        stats_row(f, &row);
+        stats_row(f, &row, shown);
     }
     table_row all = {"all", &s->overall, cpu, wall, is_auto ? "" : NULL};
-    stats_row(f, &all);
+    stats_row(f, &all, shown);
 }
 
 static void print_throughput(FILE *f, const harness_summary *s)
@@ -211,18 +257,35 @@ static void print_regions(FILE *f, const harness_summary *s)
     }
 }
 
-void harness_summary_print_short(const harness_summary *s, FILE *f)
+static void print_short(const harness_summary *s, FILE *f, int width)
 {
     fprintf(f, "%s on %s (%s): ", s->variant_key, s->device, s->device_name);
     print_params(f, s->cfg);
     fputc('\n', f);
     print_validation(f, s);
-    print_table(f, s);
+    print_table(f, s, width);
     print_throughput(f, s);
     harness_energy_print_short(f, s);
     print_regions(f, s);
     if (strcmp(s->status, "ok") != 0)
         fprintf(f, "status: %s%s%s\n", s->status, s->error[0] ? ": " : "", s->error);
+}
+
+void harness_summary_print_short(const harness_summary *s, FILE *f, int width)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *m = width > 0 ? open_memstream(&text, &len) : NULL;
+    if (!m) {                      /* every column (a pipe, --wide), or no memory to fit them */
+        print_short(s, f, 0);
+        return;
+    }
+    print_short(s, m, width);
+    if (fclose(m) == 0)
+        harness_wrap_fputs(f, text, width, 2);
+    else
+        print_short(s, f, 0);
+    free(text);
 }
 
 /* ---- the full summary's sections ---------------------------------------- */
@@ -341,7 +404,7 @@ static void print_spread(FILE *f, const harness_summary *s)
 
 static void section_timing(FILE *f, const harness_summary *s)
 {
-    print_table(f, s);
+    print_table(f, s, 0);
     print_spread(f, s);
     print_throughput(f, s);
     harness_energy_print(f, s);

@@ -5,6 +5,7 @@
 #define HARNESS_TABLE_FIT_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 typedef struct harness_table_fit {
     int n_cols;
@@ -24,5 +25,16 @@ size_t harness_table_fit_to(harness_table_fit *t, int limit);
 
 /* cell, cut to `width` with "..." at its end when longer, into buf. */
 const char *harness_table_cut(const char *cell, size_t width, char *buf, size_t cap);
+
+/* The columns s takes on a terminal: a UTF-8 character is one, an SGR
+ * escape (colour) none. For counting what a line shows, not its bytes. */
+size_t harness_text_columns(const char *s);
+
+/* text onto f, each of its lines that is wider than `width` columns broken
+ * at spaces into lines of at most `width`; a continuation line keeps the
+ * line's own leading spaces plus `indent` more. A word wider than the room
+ * (a long path) stands whole on a line of its own, so it can be copied.
+ * width <= 0: text as it is (a pipe, --wide). */
+void harness_wrap_fputs(FILE *f, const char *text, int width, int indent);
 
 #endif

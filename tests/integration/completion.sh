@@ -32,7 +32,7 @@ expect_has() {
 expect "subcommands starting with r" "record run" "$HARNESS" r
 expect "new-plugin and the rest" "new-plugin" "$HARNESS" ne
 expect_has "every subcommand" export "$HARNESS" ""
-expect "run's options" "--allow-above-peak --color --device --filter --help --output-dir --plugin-path --quiet --runs --set --time-budget" harness run --
+expect "run's options" "--allow-above-peak --color --device --filter --help --output-dir --plugin-path --quiet --runs --set --time-budget --wide" harness run --
 expect "--color's values" "always auto never" harness compare --color ""
 expect "list's --json" "--json" harness list --j
 expect "validate's options" "--device --help --output-dir --plugin-path --quiet --set" harness validate --

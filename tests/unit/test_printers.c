@@ -6,6 +6,7 @@
  * golden files; PRINTERS_GOLDEN_WRITE=1 writes them from the printers (read
  * the diff before committing them). Also: the lookup by --format name and
  * the shared figures. */
+#include <math.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -152,6 +153,62 @@ static void test_history(void **state)
     history_golden("history_energy", &h);
 }
 
+/* The value of attribute `name` of the first element at or after `from`
+ * that starts with `element` ("<line class=\"level\""), into buf. */
+static const char *attribute(const char *from, const char *element, const char *name, char *buf, size_t cap)
+{
+    const char *at = strstr(from, element), *end = at ? strchr(at, '>') : NULL;
+    char key[64];
+    snprintf(key, sizeof key, " %s=\"", name);
+    const char *v = at ? strstr(at, key) : NULL;
+    if (!v || v > end)
+        return NULL;
+    v += strlen(key);
+    snprintf(buf, cap, "%.*s", (int)strcspn(v, "\""), v);
+    return buf;
+}
+
+/* The history page (issue 40 item 10): a series without change points has
+ * its level, the median of the runs the search kept, drawn across it; the
+ * machine's facts are labelled and the config is key=value pairs. */
+static void test_history_html_level(void **state)
+{
+    (void)state;
+    harness_history_point pts[5];
+    static const double values[5] = {300e3, 100e3, 900e3, 200e3, 250e3};
+    for (int k = 0; k < 5; k++)
+        pts[k] = (harness_history_point){"2026-03-01__00-00-00_ab", "c1", "main", values[k], values[k], NAN, NAN,
+                                         NAN, 10, NAN, NULL, 0, HARNESS_CP_KEPT};
+    pts[2].set_aside = HARNESS_CP_OUTLIER;   /* left out: the level is the median of 300, 100, 200, 250 us */
+    harness_series s = {"host", "AMD EPYC 7B13", "none", "spin/cpu", "abcd", "{\"duration_ns\":50000,\"mode\":\"x\"}",
+                        1, 0, pts, 5, NULL, 0};
+    harness_history h = {"/x/r.sqlite", HARNESS_METRIC_MEDIAN, HARNESS_CP_DEFAULTS, &s, 1};
+    const harness_printer *p = harness_printer_find("html", HARNESS_RECORD_HISTORY);
+    assert_non_null(p);
+    char *html = harness_print_history(p, &h);
+    assert_non_null(html);
+    char y1[32], y2[32], x1[32], x2[32], level_y[32];
+    assert_non_null(attribute(html, "<line class=\"level\"", "y1", y1, sizeof y1));
+    assert_non_null(attribute(html, "<line class=\"level\"", "y2", y2, sizeof y2));
+    assert_string_equal(y1, y2);
+    assert_non_null(attribute(html, "<line class=\"level\"", "x1", x1, sizeof x1));
+    assert_non_null(attribute(html, "<line class=\"level\"", "x2", x2, sizeof x2));
+    assert_true(atof(x2) - atof(x1) > 800);  /* across the whole series */
+    assert_null(strstr(strstr(html, "<line class=\"level\"") + 1, "<line class=\"level\""));   /* one level */
+    /* At 225 us, halfway between the points of 200 and 250 us. */
+    char y200[32], y250[32];
+    const char *fourth = strstr(html, "<circle class=\"point\"");
+    for (int k = 0; k < 2 && fourth; k++)
+        fourth = strstr(fourth + 1, "<circle class=\"point\"");
+    assert_non_null(attribute(fourth, "<circle class=\"point\"", "cy", y200, sizeof y200));
+    assert_non_null(attribute(fourth + 1, "<circle class=\"point\"", "cy", y250, sizeof y250));
+    snprintf(level_y, sizeof level_y, "%.1f", (atof(y200) + atof(y250)) / 2);
+    assert_true(fabs(atof(y1) - atof(level_y)) < 0.11);
+    assert_non_null(strstr(html, "<p>cpu: AMD EPYC 7B13; gpu: none; config hash: <code>abcd</code>"));
+    assert_non_null(strstr(html, "<code>duration_ns=50000, mode=x</code> rank 0/1 on host</h2>"));
+    free(html);
+}
+
 /* --format: names and the alias, per record; the error lists the formats
  * of the record, as the CLI has always said them. */
 static void test_lookup(void **state)
@@ -200,6 +257,7 @@ int main(void)
         cmocka_unit_test(test_compare),
         cmocka_unit_test(test_ab),
         cmocka_unit_test(test_history),
+        cmocka_unit_test(test_history_html_level),
         cmocka_unit_test(test_lookup),
         cmocka_unit_test(test_figures),
     };
