@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/sample_array.h"
+#include "folder/sample_array.h"
 #include "run/throttle.h"
 #include "util/interference.h"
 #include "util/json_number.h"

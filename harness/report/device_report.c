@@ -1,6 +1,6 @@
 /* GPU figures in the summaries; see device_report.h. */
 #include "report/device_report.h"
-#include "report/sample_array.h"
+#include "folder/sample_array.h"
 
 #include <cjson/cJSON.h>
 #include <string.h>

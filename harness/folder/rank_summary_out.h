@@ -1,0 +1,195 @@
+/* rank_summary_out.h - what the writer of summary_ranks_N_rank_r.json
+ * (rank_summary_write.c) takes: one record per section, typed, which
+ * report/summary_json.c fills from a live run. Each section's writer sits
+ * beside its reader: timing in rank_summary_timing.c; the statistics,
+ * energy, noise, env and an impossible figure in rank_summary_extra.c; the
+ * rest (validation, schedule, throughput, memory, trace, regions,
+ * gpu_kernels, warnings) in rank_summary_sections.c. Strings are borrowed
+ * (the caller's); NULL where a string may be null says null.
+ *
+ * A few parts stay a cJSON subtree the record carries (taken: the writer
+ * frees it), because their content is open-ended or another stage's:
+ * component.config (the variant's own parameters), component_notes (the
+ * plugin's notes), roofline and communication (report/roofline.c,
+ * report/comm_report.c still build them), and the GPU backend's facts that
+ * report/device_report.c and report/clock_report.c append to timing, memory,
+ * env and a window ("gpu" below). docs/ARCHITECTURE.md section 12. */
+#ifndef HARNESS_FOLDER_RANK_SUMMARY_OUT_H
+#define HARNESS_FOLDER_RANK_SUMMARY_OUT_H
+
+#include <stddef.h>
+
+#include "util/stats.h"
+
+struct cJSON;
+
+/* An "energy" object: the run's (top, with its counter before the figures
+ * and the windows after) or a window's. */
+typedef struct harness_energy_out {
+    int top;
+    int available;                 /* top only */
+    const char *source, *missing;  /* top only; NULL or "": null */
+    double counter_period_s, min_window_s;   /* top only */
+    const char *status;            /* measured | not_available | too_short | ... */
+    double joules, seconds, steps, joules_per_step, watts, flop_per_joule, bytes_per_joule, uncertainty;
+    double windows, windows_measured;        /* top only */
+} harness_energy_out;
+
+/* "noise": the run's (with the machine's load) or a window's. */
+typedef struct harness_noise_out {
+    double involuntary_switches;   /* NAN: not counted */
+    double measured_steps;
+    double steal_share, sm_clock_mhz, sm_clock_max_mhz;
+    const char *throttle_reasons;
+    double median_shift_bound;     /* 0 to 1; NAN unknown */
+    const char *evidence;
+    int has_load;                  /* the run's: load_average_start and _end follow */
+    double load_average_start, load_average_end;
+} harness_noise_out;
+
+/* timing.windows[i]. */
+typedef struct harness_window_out {
+    double index, first_sample;
+    const char *stop_reason;
+    int converged;                 /* 1, 0, -1 null (a fixed step count) */
+    harness_stats stats;           /* n 0: the statistics null */
+    double wall_ns, cpu_ns, cpu_per_wall;
+    const harness_noise_out *noise;/* NULL: no "noise" key */
+    struct cJSON *gpu;             /* the GPU's members (device_clocks), appended before energy; NULL none */
+    harness_energy_out energy;
+} harness_window_out;
+
+typedef struct harness_timing_out {
+    const char *clock, *clock_why; /* the step clock ("none"), and why it was chosen */
+    double clock_read_overhead_ns, clock_resolution_ns;
+    harness_stats overall;
+    /* the samples: inline, or (samples_file not NULL or "") a side file's reference */
+    const double *samples;
+    size_t n_samples;
+    const char *samples_file, *samples_sha256;
+    harness_window_out *windows;
+    size_t n_windows;
+    harness_stats across;          /* across_windows: the windows' medians as the samples */
+    int windows_disagree;
+    struct cJSON *gpu;             /* the GPU's members after across_windows (device_timer, ...); NULL none */
+} harness_timing_out;
+
+typedef struct harness_validation_out {
+    int enabled;
+    const char *status;            /* skipped | passed | failed: skipped writes passed null and no check */
+    struct {
+        const char *status;        /* NULL: null (the run stopped before) */
+        double inputs_declared, outputs_declared, probe_steps, probe_wait_ns;
+        const char *recheck;
+        double rotate_sets, rotate_bytes;   /* rotate_inputs null when sets < 2 */
+    } after_timing;
+    double checked, mismatches, max_abs_err, max_rel_err, tolerance;
+    const char *detail;
+} harness_validation_out;
+
+/* A step count as a config gives it: 0 is "auto". */
+typedef struct harness_budget_out {
+    double budget_s, step_ns, pilot_steps, spent_s, windows_planned, steps_per_window;
+    long long config_measurement_steps;
+    double config_repeat;
+} harness_budget_out;
+
+typedef struct harness_schedule_out {
+    double warmup_steps, wait_steps;
+    long long measurement_steps;   /* 0: "auto" */
+    double repeat;
+    const harness_budget_out *time_budget;  /* NULL: null */
+    double warmup_steps_run, wait_steps_run, trace_steps_run, measured_steps, wall_s;
+} harness_schedule_out;
+
+typedef struct harness_throughput_out {
+    double bytes_per_step, flops_per_step, gb_per_s, gflop_per_s;   /* at the median */
+} harness_throughput_out;
+
+typedef struct harness_memory_point_out {
+    double t_us, step;
+    const char *phase;
+    double window, allocated_bytes, peak_allocated_bytes, reserved_bytes, allocated_min_bytes, reserved_min_bytes;
+} harness_memory_point_out;
+
+typedef struct harness_live_out {
+    const char *tag, *owner;
+    double bytes;
+} harness_live_out;
+
+typedef struct harness_memory_out {
+    const char *allocated_means, *reserved_means;
+    double peak_allocated_bytes, peak_reserved_bytes;   /* NAN: null (no log) */
+    double log_every_steps, samples_bound, samples_every_steps /* NAN: null */, samples_taken;
+    const harness_memory_point_out *samples;
+    size_t n_samples;
+    double allocations;
+    const harness_live_out *live_at_peak;
+    size_t n_live;
+    struct cJSON *gpu;             /* the GPU's members ("device"); NULL none */
+} harness_memory_out;
+
+typedef struct harness_trace_out {
+    int written, truncated;
+    double events, max_events, steps_not_traced;
+} harness_trace_out;
+
+typedef struct harness_region_out {
+    const char *name;
+    double count, total_ns, median_ns, mean_ns, share_of_steps;
+} harness_region_out;
+
+typedef struct harness_gpu_kernel_out {
+    const char *name;
+    double calls, total_ns, mean_ns, min_ns, max_ns, share;
+} harness_gpu_kernel_out;
+
+typedef struct harness_env_out {
+    const char *host, *os, *cpu, *cpu_family, *cpu_model_number, *cpu_stepping;
+    const char *l1d, *l1i, *l2, *l3, *scaling_governor;
+    double logical_cpus, affinity_cpus, omp_threads;
+    double load_start[3], load_end[3];
+    const char *gpu_name, *driver, *cuda;
+    const char *compiler, *cflags, *sanitizers, *configure_args, *executable, *git_commit, *harness_version;
+    const char *clock, *kernel_clocksource;
+    double clock_resolution_ns;
+    const char *started_at;
+    struct cJSON *gpu;             /* the GPU's members ("gpu_device"); NULL none */
+} harness_env_out;
+
+typedef struct harness_impossible_out {
+    const char *figure;            /* NULL or "": the member is null */
+    double rate_per_s, peak_per_s, limit_per_s, margin;
+    int allowed;
+    const char *message;
+} harness_impossible_out;
+
+/* One rank's summary: the head typed, then each section. */
+typedef struct harness_rank_summary_out {
+    const char *status, *error;    /* error NULL or "": null */
+    int interrupted, rank, world_size;
+    const char *experiment_name, *variant_key, *requested, *plugin, *device_type, *device_name;
+    struct cJSON *config, *component_notes;   /* open-ended: taken; NULL null */
+    harness_validation_out validation;
+    harness_schedule_out schedule;
+    harness_timing_out timing;
+    harness_throughput_out throughput;
+    harness_energy_out energy;
+    struct cJSON *roofline;        /* report/roofline.c's still: taken; NULL null */
+    const harness_region_out *regions;
+    size_t n_regions;
+    harness_memory_out memory;
+    harness_trace_out trace;
+    struct cJSON *communication;   /* report/comm_report.c's still: taken; NULL null */
+    int has_gpu_kernels;           /* 0: null (no GPU records) */
+    const harness_gpu_kernel_out *gpu_kernels;
+    size_t n_gpu_kernels;
+    double gpu_activity_dropped, gpu_activity_untimed;   /* NAN: no GPU activity recorded (null) */
+    harness_env_out env;
+    const char *const *warnings;
+    size_t n_warnings;
+    harness_impossible_out impossible_figure;
+    harness_noise_out noise;
+} harness_rank_summary_out;
+
+#endif

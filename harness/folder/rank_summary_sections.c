@@ -1,0 +1,220 @@
+/* rank_summary_sections.c - the sections of summary_ranks_N_rank_r.json
+ * that are written from a record (rank_summary_out.h) and not read back
+ * yet: when a reader needs one, its reader goes here beside the writer. */
+#include "folder/rank_summary_sections.h"
+
+#include <math.h>
+#include <string.h>
+
+#include "folder/rank_summary_extra.h"
+#include "util/json_number.h"
+
+/* validation.after_timing (docs/timing-integrity.md, "Anti-cheat"). */
+static cJSON *after_timing_json(const harness_validation_out *v)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (v->after_timing.status)
+        cJSON_AddStringToObject(o, "status", v->after_timing.status);
+    else
+        cJSON_AddNullToObject(o, "status");   /* the run stopped before */
+    harness_json_add_num(o, "inputs_declared", v->after_timing.inputs_declared);
+    harness_json_add_num(o, "outputs_declared", v->after_timing.outputs_declared);
+    harness_json_add_num(o, "probe_steps", v->after_timing.probe_steps);
+    harness_json_add_num(o, "probe_wait_ns", v->after_timing.probe_wait_ns);
+    cJSON_AddStringToObject(o, "recheck", v->after_timing.recheck);
+    if (v->after_timing.rotate_sets >= 2) {
+        cJSON *r = cJSON_AddObjectToObject(o, "rotate_inputs");
+        harness_json_add_num(r, "sets", v->after_timing.rotate_sets);
+        harness_json_add_num(r, "bytes", v->after_timing.rotate_bytes);
+    } else {
+        cJSON_AddNullToObject(o, "rotate_inputs");
+    }
+    return o;
+}
+
+cJSON *harness_rs_write_validation(const harness_validation_out *v)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddBoolToObject(o, "enabled", v->enabled);
+    cJSON_AddStringToObject(o, "status", v->status);
+    cJSON_AddItemToObject(o, "after_timing", after_timing_json(v));
+    if (strcmp(v->status, "skipped") == 0) {
+        cJSON_AddNullToObject(o, "passed");
+        return o;
+    }
+    cJSON_AddBoolToObject(o, "passed", strcmp(v->status, "passed") == 0);
+    harness_json_add_num(o, "checked", v->checked);
+    harness_json_add_num(o, "mismatches", v->mismatches);
+    harness_json_add_num(o, "max_abs_err", v->max_abs_err);
+    harness_json_add_num(o, "max_rel_err", v->max_rel_err);
+    harness_json_add_num(o, "tolerance", v->tolerance);
+    cJSON_AddStringToObject(o, "detail", v->detail);
+    return o;
+}
+
+/* A config's measurement_steps: a number, or "auto". */
+static void add_steps(cJSON *o, const char *key, long long steps)
+{
+    if (steps == 0)
+        cJSON_AddStringToObject(o, key, "auto");
+    else
+        cJSON_AddNumberToObject(o, key, (double)steps);
+}
+
+/* --time-budget: what was asked, what the pilot measured and what was
+ * decided (run/time_budget.h); null without a budget. */
+static cJSON *time_budget_json(const harness_budget_out *b)
+{
+    if (!b)
+        return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject();
+    harness_json_add_num(o, "budget_s", b->budget_s);
+    harness_json_add_num(o, "step_ns", b->step_ns);
+    harness_json_add_num(o, "pilot_steps", b->pilot_steps);
+    harness_json_add_num(o, "spent_s", b->spent_s);
+    harness_json_add_num(o, "windows_planned", b->windows_planned);
+    harness_json_add_num(o, "steps_per_window", b->steps_per_window);
+    add_steps(o, "config_measurement_steps", b->config_measurement_steps);
+    harness_json_add_num(o, "config_repeat", b->config_repeat);
+    return o;
+}
+
+/* What ran: with a time budget, measurement_steps is its size and repeat
+ * the windows that ran. */
+cJSON *harness_rs_write_schedule(const harness_schedule_out *s)
+{
+    cJSON *o = cJSON_CreateObject();
+    harness_json_add_num(o, "warmup_steps", s->warmup_steps);
+    harness_json_add_num(o, "wait_steps", s->wait_steps);
+    add_steps(o, "measurement_steps", s->measurement_steps);
+    harness_json_add_num(o, "repeat", s->repeat);
+    cJSON_AddItemToObject(o, "time_budget", time_budget_json(s->time_budget));
+    harness_json_add_num(o, "warmup_steps_run", s->warmup_steps_run);
+    harness_json_add_num(o, "wait_steps_run", s->wait_steps_run);
+    harness_json_add_num(o, "trace_steps_run", s->trace_steps_run);
+    harness_json_add_num(o, "measured_steps", s->measured_steps);
+    harness_json_add_num(o, "wall_s", s->wall_s);
+    return o;
+}
+
+cJSON *harness_rs_write_throughput(const harness_throughput_out *t)
+{
+    cJSON *o = cJSON_CreateObject();
+    harness_json_add_num(o, "bytes_per_step", t->bytes_per_step);
+    harness_json_add_num(o, "flops_per_step", t->flops_per_step);
+    /* bytes per ns is GB/s (1e9 bytes per second); flops per ns is GFLOP/s. */
+    harness_json_add_num(o, "gb_per_s", t->gb_per_s);
+    harness_json_add_num(o, "gflop_per_s", t->gflop_per_s);
+    cJSON_AddStringToObject(o, "at", "median");
+    return o;
+}
+
+static cJSON *live_json(const harness_live_out *live, size_t n)
+{
+    cJSON *tags = cJSON_CreateArray();
+    for (size_t i = 0; i < n; i++) {
+        cJSON *a = cJSON_CreateObject();
+        cJSON_AddStringToObject(a, "tag", live[i].tag);
+        cJSON_AddStringToObject(a, "owner", live[i].owner);
+        harness_json_add_num(a, "bytes", live[i].bytes);
+        cJSON_AddItemToArray(tags, a);
+    }
+    return tags;
+}
+
+static cJSON *memory_samples_json(const harness_memory_point_out *p, size_t n)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; i < n; i++) {
+        const harness_memory_point_out *m = &p[i];
+        cJSON *o = cJSON_CreateObject();
+        harness_json_add_num(o, "t_us", m->t_us);
+        harness_json_add_num(o, "step", m->step);
+        cJSON_AddStringToObject(o, "phase", m->phase);
+        harness_json_add_num(o, "window", m->window);
+        harness_json_add_num(o, "allocated_bytes", m->allocated_bytes);
+        harness_json_add_num(o, "peak_allocated_bytes", m->peak_allocated_bytes);
+        harness_json_add_num(o, "reserved_bytes", m->reserved_bytes);
+        /* A point that stands for several samples: the max above, the min here. */
+        harness_json_add_num(o, "allocated_min_bytes", m->allocated_min_bytes);
+        harness_json_add_num(o, "reserved_min_bytes", m->reserved_min_bytes);
+        cJSON_AddItemToArray(a, o);
+    }
+    return a;
+}
+
+cJSON *harness_rs_write_memory(harness_memory_out *m)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "allocated_means", m->allocated_means);
+    cJSON_AddStringToObject(o, "reserved_means", m->reserved_means);
+    harness_json_add_num(o, "peak_allocated_bytes", m->peak_allocated_bytes);
+    harness_json_add_num(o, "peak_reserved_bytes", m->peak_reserved_bytes);
+    harness_json_add_num(o, "log_every_steps", m->log_every_steps);
+    /* The log is bounded (run/memory_log.h): how many points at most, the
+     * stride the last ones were taken at, and how many samples they hold. */
+    harness_json_add_num(o, "samples_bound", m->samples_bound);
+    harness_json_add_num(o, "samples_every_steps", m->samples_every_steps);
+    harness_json_add_num(o, "samples_taken", m->samples_taken);
+    cJSON_AddItemToObject(o, "samples", memory_samples_json(m->samples, m->n_samples));
+    harness_json_add_num(o, "allocations", m->allocations);
+    cJSON_AddItemToObject(o, "live_at_peak", live_json(m->live_at_peak, m->n_live));
+    harness_rs_append(o, m->gpu);
+    m->gpu = NULL;
+    return o;
+}
+
+cJSON *harness_rs_write_trace(const harness_trace_out *t)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddBoolToObject(o, "written", t->written);
+    harness_json_add_num(o, "events", t->events);
+    harness_json_add_num(o, "max_events", t->max_events);
+    harness_json_add_num(o, "steps_not_traced", t->steps_not_traced);
+    cJSON_AddBoolToObject(o, "truncated", t->truncated);
+    return o;
+}
+
+cJSON *harness_rs_write_regions(const harness_region_out *r, size_t n)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; i < n; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", r[i].name);
+        harness_json_add_num(o, "count", r[i].count);
+        harness_json_add_num(o, "total_ns", r[i].total_ns);
+        harness_json_add_num(o, "median_ns", r[i].median_ns);
+        harness_json_add_num(o, "mean_ns", r[i].mean_ns);
+        harness_json_add_num(o, "share_of_steps", r[i].share_of_steps);
+        cJSON_AddItemToArray(a, o);
+    }
+    return a;
+}
+
+/* The per-kernel table, longest total first; null without GPU records. */
+cJSON *harness_rs_write_gpu_kernels(int known, const harness_gpu_kernel_out *k, size_t n)
+{
+    if (!known)
+        return cJSON_CreateNull();
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; i < n; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "name", k[i].name);
+        harness_json_add_num(o, "calls", k[i].calls);
+        harness_json_add_num(o, "total_ns", k[i].total_ns);
+        harness_json_add_num(o, "mean_ns", k[i].mean_ns);
+        harness_json_add_num(o, "min_ns", k[i].min_ns);
+        harness_json_add_num(o, "max_ns", k[i].max_ns);
+        harness_json_add_num(o, "share", k[i].share);
+        cJSON_AddItemToArray(a, o);
+    }
+    return a;
+}
+
+cJSON *harness_rs_write_warnings(const char *const *text, size_t n)
+{
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; i < n; i++)
+        cJSON_AddItemToArray(a, cJSON_CreateString(text[i]));
+    return a;
+}
