@@ -1,6 +1,8 @@
-/* rank_summary_sections.c - the sections of summary_ranks_N_rank_r.json
- * that are written from a record (rank_summary_out.h) and not read back
- * yet: when a reader needs one, its reader goes here beside the writer. */
+/* rank_summary_sections.c - the rest of summary_ranks_N_rank_r.json's
+ * sections, each written from its record (rank_summary_out.h). What a
+ * reader takes of them is little (rank_summary.c: validation's status,
+ * throughput's two costs); a section's reader grows here, beside its
+ * writer. */
 #include "folder/rank_summary_sections.h"
 
 #include <math.h>

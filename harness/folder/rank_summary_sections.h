@@ -1,7 +1,7 @@
-/* rank_summary_sections.h - the writers of a summary's sections that no
- * reader takes back yet (rank_summary_sections.c): validation, schedule,
- * throughput, memory, trace, regions, gpu_kernels, warnings. Each a new
- * node, for rank_summary_write.c. */
+/* rank_summary_sections.h - the writers of the rest of a summary's
+ * sections (rank_summary_sections.c): validation, schedule, throughput,
+ * memory, trace, regions, gpu_kernels, warnings. Each a new node, for
+ * rank_summary_write.c. */
 #ifndef HARNESS_FOLDER_RANK_SUMMARY_SECTIONS_H
 #define HARNESS_FOLDER_RANK_SUMMARY_SECTIONS_H
 
