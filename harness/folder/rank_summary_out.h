@@ -10,10 +10,9 @@
  * A few parts stay a cJSON subtree the record carries (taken: the writer
  * frees it), because their content is open-ended or another stage's:
  * component.config (the variant's own parameters), component_notes (the
- * plugin's notes), roofline and communication (report/roofline.c,
- * report/comm_report.c still build them), and the GPU backend's facts that
- * report/device_report.c and report/clock_report.c append to timing, memory,
- * env and a window ("gpu" below). docs/ARCHITECTURE.md section 12. */
+ * plugin's notes), and the GPU backend's facts that report/device_report.c
+ * and report/clock_report.c append to timing, memory, env and a window
+ * ("gpu" below). docs/ARCHITECTURE.md section 12. */
 #ifndef HARNESS_FOLDER_RANK_SUMMARY_OUT_H
 #define HARNESS_FOLDER_RANK_SUMMARY_OUT_H
 
@@ -144,6 +143,26 @@ typedef struct harness_gpu_kernel_out {
     double calls, total_ns, mean_ns, min_ns, max_ns, share;
 } harness_gpu_kernel_out;
 
+/* "roofline": percent of the backend's peaks at the median step. */
+typedef struct harness_roofline_out {
+    double peak_bytes_per_s, peak_flops_per_s, percent_of_peak_bandwidth, percent_of_peak_flops;
+    double peak_fp16_flops_per_s, peak_bf16_flops_per_s, percent_of_peak_fp16_flops, percent_of_peak_bf16_flops;
+    const char *peak_source, *missing;     /* NULL: null */
+    const char *above_peak[4];     /* the keys of the percents above their peak */
+    size_t n_above_peak;
+    double bytes_margin;
+    const char *bytes_margin_why;  /* NULL: null */
+    double flops_margin;
+    const char *flops_margin_why;
+    double cache_bytes;
+} harness_roofline_out;
+
+/* A row of "communication": one collective, dtype and size. */
+typedef struct harness_comm_out {
+    const char *op, *dtype;
+    double bytes, calls, total_ns, mean_ns, min_ns, max_ns, algbw_gbps, busbw_gbps;
+} harness_comm_out;
+
 typedef struct harness_env_out {
     const char *host, *os, *cpu, *cpu_family, *cpu_model_number, *cpu_stepping;
     const char *l1d, *l1i, *l2, *l3, *scaling_governor;
@@ -175,12 +194,13 @@ typedef struct harness_rank_summary_out {
     harness_timing_out timing;
     harness_throughput_out throughput;
     harness_energy_out energy;
-    struct cJSON *roofline;        /* report/roofline.c's still: taken; NULL null */
+    harness_roofline_out roofline;
     const harness_region_out *regions;
     size_t n_regions;
     harness_memory_out memory;
     harness_trace_out trace;
-    struct cJSON *communication;   /* report/comm_report.c's still: taken; NULL null */
+    const harness_comm_out *communication;   /* NULL: null (no collective called) */
+    size_t n_communication;
     int has_gpu_kernels;           /* 0: null (no GPU records) */
     const harness_gpu_kernel_out *gpu_kernels;
     size_t n_gpu_kernels;

@@ -111,6 +111,65 @@ cJSON *harness_rs_write_throughput(const harness_throughput_out *t)
     return o;
 }
 
+static void add_str_or_null(cJSON *o, const char *key, const char *v)
+{
+    if (v)
+        cJSON_AddStringToObject(o, key, v);
+    else
+        cJSON_AddNullToObject(o, key);
+}
+
+cJSON *harness_rs_write_roofline(const harness_roofline_out *r)
+{
+    cJSON *o = cJSON_CreateObject();
+    harness_json_add_num(o, "peak_bytes_per_s", r->peak_bytes_per_s);
+    harness_json_add_num(o, "peak_flops_per_s", r->peak_flops_per_s);
+    harness_json_add_num(o, "percent_of_peak_bandwidth", r->percent_of_peak_bandwidth);
+    harness_json_add_num(o, "percent_of_peak_flops", r->percent_of_peak_flops);
+    harness_json_add_num(o, "peak_fp16_flops_per_s", r->peak_fp16_flops_per_s);
+    harness_json_add_num(o, "peak_bf16_flops_per_s", r->peak_bf16_flops_per_s);
+    harness_json_add_num(o, "percent_of_peak_fp16_flops", r->percent_of_peak_fp16_flops);
+    harness_json_add_num(o, "percent_of_peak_bf16_flops", r->percent_of_peak_bf16_flops);
+    add_str_or_null(o, "peak_source", r->peak_source);
+    add_str_or_null(o, "missing", r->missing);
+    /* Tools need not re-derive which figures are impossible. */
+    cJSON *above = cJSON_AddArrayToObject(o, "above_peak");
+    for (size_t i = 0; i < r->n_above_peak; i++)
+        cJSON_AddItemToArray(above, cJSON_CreateString(r->above_peak[i]));
+    /* How far past a peak a figure may go before it is impossible, and the
+     * cache that widens the bandwidth's allowance. */
+    harness_json_add_num(o, "bytes_margin", r->bytes_margin);
+    add_str_or_null(o, "bytes_margin_why", r->bytes_margin_why);
+    harness_json_add_num(o, "flops_margin", r->flops_margin);
+    add_str_or_null(o, "flops_margin_why", r->flops_margin_why);
+    harness_json_add_num(o, "cache_bytes", r->cache_bytes);
+    cJSON_AddStringToObject(o, "at", "median");
+    return o;
+}
+
+/* Every collective of the run, by op, dtype and size; null without one. */
+cJSON *harness_rs_write_communication(const harness_comm_out *c, size_t n)
+{
+    if (!c)
+        return cJSON_CreateNull();
+    cJSON *a = cJSON_CreateArray();
+    for (size_t i = 0; i < n; i++) {
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddStringToObject(o, "op", c[i].op);
+        cJSON_AddStringToObject(o, "dtype", c[i].dtype);
+        harness_json_add_num(o, "bytes", c[i].bytes);
+        harness_json_add_num(o, "calls", c[i].calls);
+        harness_json_add_num(o, "total_ns", c[i].total_ns);
+        harness_json_add_num(o, "mean_ns", c[i].mean_ns);
+        harness_json_add_num(o, "min_ns", c[i].min_ns);
+        harness_json_add_num(o, "max_ns", c[i].max_ns);
+        harness_json_add_num(o, "algbw_gbps", c[i].algbw_gbps);
+        harness_json_add_num(o, "busbw_gbps", c[i].busbw_gbps);
+        cJSON_AddItemToArray(a, o);
+    }
+    return a;
+}
+
 static cJSON *live_json(const harness_live_out *live, size_t n)
 {
     cJSON *tags = cJSON_CreateArray();

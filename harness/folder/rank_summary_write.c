@@ -49,11 +49,12 @@ char *harness_rank_summary_write(harness_rank_summary_out *o)
     cJSON_AddItemToObject(root, "timing", harness_rs_write_timing(&o->timing));
     cJSON_AddItemToObject(root, "throughput", harness_rs_write_throughput(&o->throughput));
     cJSON_AddItemToObject(root, "energy", harness_rs_write_energy(&o->energy));
-    subtree(root, "roofline", &o->roofline);
+    cJSON_AddItemToObject(root, "roofline", harness_rs_write_roofline(&o->roofline));
     cJSON_AddItemToObject(root, "regions", harness_rs_write_regions(o->regions, o->n_regions));
     cJSON_AddItemToObject(root, "memory", harness_rs_write_memory(&o->memory));
     cJSON_AddItemToObject(root, "trace", harness_rs_write_trace(&o->trace));
-    subtree(root, "communication", &o->communication);
+    cJSON_AddItemToObject(root, "communication", harness_rs_write_communication(o->communication,
+                                                                                o->n_communication));
     cJSON_AddItemToObject(root, "gpu_kernels", harness_rs_write_gpu_kernels(o->has_gpu_kernels, o->gpu_kernels,
                                                                        o->n_gpu_kernels));
     harness_json_add_num(root, "gpu_activity_dropped", o->gpu_activity_dropped);

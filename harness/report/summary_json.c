@@ -49,6 +49,7 @@ typedef struct held {
     harness_live_out *live;
     harness_region_out *regions;
     harness_gpu_kernel_out *kernels;
+    harness_comm_out *comm;
 } held;
 
 static void held_free(held *h)
@@ -60,6 +61,7 @@ static void held_free(held *h)
     free(h->live);
     free(h->regions);
     free(h->kernels);
+    free(h->comm);
 }
 
 /* calloc of n (at least one, so that NULL means out of memory). */
@@ -331,13 +333,13 @@ static int sections_out(const harness_summary *s, harness_rank_summary_out *o, h
         return -1;
     o->throughput = throughput_out(s);
     harness_energy_out_of(s, &o->energy);
-    o->roofline = harness_roofline_json(s);
+    harness_roofline_out_of(s, &o->roofline);
     if (regions_out(s, o, h) != 0 || memory_out(s, &o->memory, h) != 0)
         return -1;
     o->trace = trace_out(s);
-    o->communication = harness_comm_json(s);
-    if (gpu_kernels_out(s, o, h) != 0)
+    if (harness_comm_out_of(s, &h->comm, &o->n_communication) != 0 || gpu_kernels_out(s, o, h) != 0)
         return -1;
+    o->communication = h->comm;
     o->env = env_out(&s->env);
     /* the device's and the clock's facts, appended to three of the sections */
     o->timing.gpu = cJSON_CreateObject();
@@ -361,8 +363,6 @@ static void out_free(harness_rank_summary_out *o)
 {
     cJSON_Delete(o->config);
     cJSON_Delete(o->component_notes);
-    cJSON_Delete(o->roofline);
-    cJSON_Delete(o->communication);
     cJSON_Delete(o->timing.gpu);
     cJSON_Delete(o->memory.gpu);
     cJSON_Delete(o->env.gpu);
