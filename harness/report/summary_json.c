@@ -115,6 +115,8 @@ static int timing_out(const harness_summary *s, harness_timing_out *t, held *h)
     return windows_out(s, t, h);
 }
 
+/* component.config: the variant's own parameters, whose schema is the
+ * plugin's, so open-ended: a cJSON subtree the record carries. */
 static cJSON *params_json(const harness_config *cfg)
 {
     cJSON *o = cJSON_CreateObject();
@@ -130,7 +132,8 @@ static cJSON *params_json(const harness_config *cfg)
     return o;
 }
 
-/* Always an object, {} when the component noted nothing, so readers look
+/* component_notes: the plugin's own keys, open-ended like the config.
+ * Always an object, {} when the component noted nothing, so readers look
  * up a key without first asking whether the object is there. */
 static cJSON *notes_json(const harness_notes *notes)
 {
