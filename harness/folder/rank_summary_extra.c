@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "folder/json_fields.h"
+#include "folder/rank_summary_gpu.h"
 #include "util/json_number.h"
 
 /* The statistics read as numbers (or null), key -> field. */
@@ -244,19 +245,7 @@ cJSON *harness_rs_write_noise(const harness_noise_out *n)
     return o;
 }
 
-/* The GPU's members of a section (rank_summary_out.h), appended in order. */
-void harness_rs_append(cJSON *o, cJSON *gpu)
-{
-    if (!gpu)
-        return;
-    for (cJSON *c = gpu->child, *next; c; c = next) {
-        next = c->next;
-        cJSON_AddItemToObject(o, c->string, cJSON_DetachItemViaPointer(gpu, c));
-    }
-    cJSON_Delete(gpu);
-}
-
-cJSON *harness_rs_write_env(harness_env_out *e)
+cJSON *harness_rs_write_env(const harness_env_out *e)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "host", e->host);
@@ -292,8 +281,8 @@ cJSON *harness_rs_write_env(harness_env_out *e)
     cJSON_AddStringToObject(o, "kernel_clocksource", e->kernel_clocksource);
     harness_json_add_num(o, "clock_resolution_ns", e->clock_resolution_ns);
     cJSON_AddStringToObject(o, "started_at", e->started_at);
-    harness_rs_append(o, e->gpu);
-    e->gpu = NULL;
+    if (e->gpu_device)
+        cJSON_AddItemToObject(o, "gpu_device", harness_rs_write_gpu_device(e->gpu_device));
     return o;
 }
 

@@ -27,9 +27,7 @@ int harness_rs_read_impossible(const cJSON *root, const char *path, harness_rank
 void harness_rs_write_stats(cJSON *o, const harness_stats *st);
 cJSON *harness_rs_write_energy(const harness_energy_out *e);
 cJSON *harness_rs_write_noise(const harness_noise_out *n);
-cJSON *harness_rs_write_env(harness_env_out *e);   /* takes e->gpu */
+cJSON *harness_rs_write_env(const harness_env_out *e);
 cJSON *harness_rs_write_impossible(const harness_impossible_out *i);
-/* gpu's members appended to o, then gpu freed (NULL: nothing). */
-void harness_rs_append(cJSON *o, cJSON *gpu);
 
 #endif

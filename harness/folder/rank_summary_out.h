@@ -2,17 +2,18 @@
  * (rank_summary_write.c) takes: one record per section, typed, which
  * report/summary_json.c fills from a live run. Each section's writer sits
  * beside its reader: timing in rank_summary_timing.c; the statistics,
- * energy, noise, env and an impossible figure in rank_summary_extra.c; the
- * rest (validation, schedule, throughput, memory, trace, regions,
- * gpu_kernels, warnings) in rank_summary_sections.c. Strings are borrowed
- * (the caller's); NULL where a string may be null says null.
+ * energy, noise, env and an impossible figure in rank_summary_extra.c; a
+ * CUDA run's members of timing, a window, memory and env in
+ * rank_summary_gpu.c (report/device_report.c and clock_report.c fill them);
+ * the rest (validation, schedule, throughput, roofline, memory, trace,
+ * regions, communication, gpu_kernels, warnings) in rank_summary_sections.c.
+ * Strings are borrowed (the caller's); NULL where a string may be null says
+ * null.
  *
- * A few parts stay a cJSON subtree the record carries (taken: the writer
- * frees it), because their content is open-ended or another stage's:
- * component.config (the variant's own parameters), component_notes (the
- * plugin's notes), and the GPU backend's facts that report/device_report.c
- * and report/clock_report.c append to timing, memory, env and a window
- * ("gpu" below). docs/ARCHITECTURE.md section 12. */
+ * Two parts stay a cJSON subtree the record carries (taken: the writer
+ * frees it), because their keys are open-ended: component.config (the
+ * variant's own parameters) and component_notes (the plugin's notes).
+ * docs/ARCHITECTURE.md section 12. */
 #ifndef HARNESS_FOLDER_RANK_SUMMARY_OUT_H
 #define HARNESS_FOLDER_RANK_SUMMARY_OUT_H
 
@@ -21,6 +22,75 @@
 #include "util/stats.h"
 
 struct cJSON;
+
+/* device_clocks: the SM clock of a window's or the run's kept steps. */
+typedef struct harness_clock_figures_out {
+    double sm_clock_min_mhz, sm_clock_median_mhz;   /* NAN: none known */
+    double readings, throttled_steps_dropped, throttled_steps_kept, pause_ms;
+    char throttle_reasons[128];
+} harness_clock_figures_out;
+
+/* timing.device_clocks: the run's, with every sample's clock (MHz). */
+typedef struct harness_device_clocks_out {
+    double read_every_ns, throttle_threshold, sm_clock_max_mhz;
+    harness_clock_figures_out figures;
+    const char *lock_clocks, *lock;
+    int clocks_locked;
+    const double *samples;         /* inline, unless samples_file not NULL or "" */
+    size_t n_samples;
+    const char *samples_file, *samples_sha256;
+} harness_device_clocks_out;
+
+/* timing.full_sync_check.side_stream_work[i]. */
+typedef struct harness_side_work_out {
+    const char *kind, *name;
+    double stream, calls, total_ns;
+} harness_side_work_out;
+
+/* A CUDA run's members of timing: device_timer, blocking_kernel,
+ * full_sync_check and host_launch. */
+typedef struct harness_device_timing_out {
+    const char *mode;              /* device_timer */
+    int cuda_graph, flush_l2;
+    const char *blocking_kernel;
+    struct {
+        int ran;
+        const char *skipped;       /* when not ran */
+        double sync_ns, events_median_ns, launch_median_ns, bound_ns;
+        int agrees;
+        int side_work_known;       /* 0: side_stream_work null */
+        const harness_side_work_out *side_work;
+        size_t n_side_work;
+    } full_sync;
+    int has_host_launch;           /* the host's time in each step() call */
+    int host_stats;                /* its median, mean, min and max said */
+    double host_median, host_mean, host_min, host_max;
+    const double *host_samples;    /* inline, unless host_samples_file not NULL or "" */
+    size_t n_host_samples;
+    const char *host_samples_file, *host_samples_sha256;
+} harness_device_timing_out;
+
+typedef struct harness_live_out {
+    const char *tag, *owner;
+    double bytes;
+} harness_live_out;
+
+/* memory.device: the device's tracked memory. */
+typedef struct harness_device_memory_out {
+    double peak_tracked_bytes, tracked_allocations, used_bytes, total_bytes;
+    const harness_live_out *live_at_peak;
+    size_t n_live;
+} harness_device_memory_out;
+
+/* env.gpu_device: the device's facts. */
+typedef struct harness_gpu_device_out {
+    const char *name;
+    double index;
+    char compute_capability[16];
+    const char *arch;
+    double sm_count, sm_clock_mhz, memory_clock_mhz, memory_bus_width_bits, memory_bytes, l2_bytes;
+    const char *driver, *runtime;
+} harness_gpu_device_out;
 
 /* An "energy" object: the run's (top, with its counter before the figures
  * and the windows after) or a window's. */
@@ -54,7 +124,7 @@ typedef struct harness_window_out {
     harness_stats stats;           /* n 0: the statistics null */
     double wall_ns, cpu_ns, cpu_per_wall;
     const harness_noise_out *noise;/* NULL: no "noise" key */
-    struct cJSON *gpu;             /* the GPU's members (device_clocks), appended before energy; NULL none */
+    const harness_clock_figures_out *clocks;   /* device_clocks; NULL: absent (not a CUDA run) */
     harness_energy_out energy;
 } harness_window_out;
 
@@ -70,7 +140,8 @@ typedef struct harness_timing_out {
     size_t n_windows;
     harness_stats across;          /* across_windows: the windows' medians as the samples */
     int windows_disagree;
-    struct cJSON *gpu;             /* the GPU's members after across_windows (device_timer, ...); NULL none */
+    const harness_device_timing_out *device;   /* a CUDA run's members; NULL: absent */
+    const harness_device_clocks_out *clocks;   /* device_clocks; NULL: absent */
 } harness_timing_out;
 
 typedef struct harness_validation_out {
@@ -111,11 +182,6 @@ typedef struct harness_memory_point_out {
     double window, allocated_bytes, peak_allocated_bytes, reserved_bytes, allocated_min_bytes, reserved_min_bytes;
 } harness_memory_point_out;
 
-typedef struct harness_live_out {
-    const char *tag, *owner;
-    double bytes;
-} harness_live_out;
-
 typedef struct harness_memory_out {
     const char *allocated_means, *reserved_means;
     double peak_allocated_bytes, peak_reserved_bytes;   /* NAN: null (no log) */
@@ -125,7 +191,7 @@ typedef struct harness_memory_out {
     double allocations;
     const harness_live_out *live_at_peak;
     size_t n_live;
-    struct cJSON *gpu;             /* the GPU's members ("device"); NULL none */
+    const harness_device_memory_out *device;   /* NULL: absent (not a CUDA run) */
 } harness_memory_out;
 
 typedef struct harness_trace_out {
@@ -173,7 +239,7 @@ typedef struct harness_env_out {
     const char *clock, *kernel_clocksource;
     double clock_resolution_ns;
     const char *started_at;
-    struct cJSON *gpu;             /* the GPU's members ("gpu_device"); NULL none */
+    const harness_gpu_device_out *gpu_device;  /* NULL: absent (not a CUDA run) */
 } harness_env_out;
 
 typedef struct harness_impossible_out {

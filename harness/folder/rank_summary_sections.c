@@ -8,7 +8,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "folder/rank_summary_extra.h"
+#include "folder/rank_summary_gpu.h"
 #include "util/json_number.h"
 
 /* validation.after_timing (docs/timing-integrity.md, "Anti-cheat"). */
@@ -170,19 +170,6 @@ cJSON *harness_rs_write_communication(const harness_comm_out *c, size_t n)
     return a;
 }
 
-static cJSON *live_json(const harness_live_out *live, size_t n)
-{
-    cJSON *tags = cJSON_CreateArray();
-    for (size_t i = 0; i < n; i++) {
-        cJSON *a = cJSON_CreateObject();
-        cJSON_AddStringToObject(a, "tag", live[i].tag);
-        cJSON_AddStringToObject(a, "owner", live[i].owner);
-        harness_json_add_num(a, "bytes", live[i].bytes);
-        cJSON_AddItemToArray(tags, a);
-    }
-    return tags;
-}
-
 static cJSON *memory_samples_json(const harness_memory_point_out *p, size_t n)
 {
     cJSON *a = cJSON_CreateArray();
@@ -204,7 +191,7 @@ static cJSON *memory_samples_json(const harness_memory_point_out *p, size_t n)
     return a;
 }
 
-cJSON *harness_rs_write_memory(harness_memory_out *m)
+cJSON *harness_rs_write_memory(const harness_memory_out *m)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "allocated_means", m->allocated_means);
@@ -219,9 +206,9 @@ cJSON *harness_rs_write_memory(harness_memory_out *m)
     harness_json_add_num(o, "samples_taken", m->samples_taken);
     cJSON_AddItemToObject(o, "samples", memory_samples_json(m->samples, m->n_samples));
     harness_json_add_num(o, "allocations", m->allocations);
-    cJSON_AddItemToObject(o, "live_at_peak", live_json(m->live_at_peak, m->n_live));
-    harness_rs_append(o, m->gpu);
-    m->gpu = NULL;
+    cJSON_AddItemToObject(o, "live_at_peak", harness_rs_write_live(m->live_at_peak, m->n_live));
+    if (m->device)
+        cJSON_AddItemToObject(o, "device", harness_rs_write_device_memory(m->device));
     return o;
 }
 

@@ -14,7 +14,7 @@ cJSON *harness_rs_write_schedule(const harness_schedule_out *s);
 cJSON *harness_rs_write_throughput(const harness_throughput_out *t);
 cJSON *harness_rs_write_roofline(const harness_roofline_out *r);
 cJSON *harness_rs_write_communication(const harness_comm_out *c, size_t n);   /* c NULL: null */
-cJSON *harness_rs_write_memory(harness_memory_out *m);      /* takes m->gpu */
+cJSON *harness_rs_write_memory(const harness_memory_out *m);
 cJSON *harness_rs_write_trace(const harness_trace_out *t);
 cJSON *harness_rs_write_regions(const harness_region_out *r, size_t n);
 cJSON *harness_rs_write_gpu_kernels(int known, const harness_gpu_kernel_out *k, size_t n);   /* !known: null */

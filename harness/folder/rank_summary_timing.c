@@ -15,6 +15,7 @@
 
 #include "folder/json_fields.h"
 #include "folder/rank_summary_extra.h"
+#include "folder/rank_summary_gpu.h"
 #include "folder/sample_array.h"
 #include "folder/samples.h"
 #include "util/json_number.h"
@@ -206,7 +207,7 @@ int harness_rs_read_timing(const cJSON *root, const char *path, int flags, harne
 
 /* ---- writing (rank_summary_out.h) ---- */
 
-static cJSON *window_json(harness_window_out *w)
+static cJSON *window_json(const harness_window_out *w)
 {
     cJSON *win = cJSON_CreateObject();
     harness_json_add_num(win, "index", w->index);
@@ -225,8 +226,8 @@ static cJSON *window_json(harness_window_out *w)
     harness_json_add_num(win, "cpu_per_wall", w->cpu_per_wall);
     if (w->noise)
         cJSON_AddItemToObject(win, "noise", harness_rs_write_noise(w->noise));
-    harness_rs_append(win, w->gpu);
-    w->gpu = NULL;
+    if (w->clocks)
+        cJSON_AddItemToObject(win, "device_clocks", harness_rs_write_clock_figures(w->clocks));
     cJSON_AddItemToObject(win, "energy", harness_rs_write_energy(&w->energy));
     return win;
 }
@@ -250,7 +251,7 @@ static cJSON *across_windows_json(const harness_stats *a, int windows_disagree)
     return o;
 }
 
-cJSON *harness_rs_write_timing(harness_timing_out *t)
+cJSON *harness_rs_write_timing(const harness_timing_out *t)
 {
     cJSON *o = cJSON_CreateObject();
     cJSON_AddStringToObject(o, "unit", "ns");
@@ -269,7 +270,9 @@ cJSON *harness_rs_write_timing(harness_timing_out *t)
     for (size_t w = 0; w < t->n_windows; w++)
         cJSON_AddItemToArray(windows, window_json(&t->windows[w]));
     cJSON_AddItemToObject(o, "across_windows", across_windows_json(&t->across, t->windows_disagree));
-    harness_rs_append(o, t->gpu);
-    t->gpu = NULL;
+    if (t->device)
+        harness_rs_write_device_timing(o, t->device);
+    if (t->clocks)
+        cJSON_AddItemToObject(o, "device_clocks", harness_rs_write_device_clocks(t->clocks));
     return o;
 }

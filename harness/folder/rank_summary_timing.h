@@ -12,7 +12,7 @@
 int harness_rs_read_timing(const cJSON *root, const char *path, int flags, harness_rank_summary *out,
                            harness_error *err);
 
-/* timing as written: a new node; takes t's and its windows' gpu members. */
-cJSON *harness_rs_write_timing(harness_timing_out *t);
+/* timing as written: a new node. */
+cJSON *harness_rs_write_timing(const harness_timing_out *t);
 
 #endif

@@ -50,6 +50,9 @@ typedef struct held {
     harness_region_out *regions;
     harness_gpu_kernel_out *kernels;
     harness_comm_out *comm;
+    harness_clock_figures_out *window_clocks;
+    harness_device_clocks_out clocks;
+    harness_device_out device;
 } held;
 
 static void held_free(held *h)
@@ -62,6 +65,8 @@ static void held_free(held *h)
     free(h->regions);
     free(h->kernels);
     free(h->comm);
+    free(h->window_clocks);
+    harness_device_report_free(&h->device);
 }
 
 /* calloc of n (at least one, so that NULL means out of memory). */
@@ -75,7 +80,8 @@ static int windows_out(const harness_summary *s, harness_timing_out *t, held *h)
     const harness_run_result *r = s->run;
     size_t n = r ? r->n_windows : 0;
     if (!(h->windows = cells(n, sizeof *h->windows)) || !(h->window_noise = cells(n, sizeof *h->window_noise)) ||
-        !(h->window_texts = cells(n, sizeof *h->window_texts)))
+        !(h->window_texts = cells(n, sizeof *h->window_texts)) ||
+        !(h->window_clocks = cells(n, sizeof *h->window_clocks)))
         return -1;
     for (size_t w = 0; w < n; w++) {
         harness_window_out *win = &h->windows[w];
@@ -92,8 +98,8 @@ static int windows_out(const harness_summary *s, harness_timing_out *t, held *h)
             h->window_noise[w] = noise_out(&s->window_noise[w], NULL, h->window_texts[w], h->window_texts[w] + 128);
             win->noise = &h->window_noise[w];
         }
-        win->gpu = cJSON_CreateObject();
-        harness_clock_report_window_json(s, w, win->gpu);
+        if (harness_clock_report_window_out(s, w, &h->window_clocks[w]))
+            win->clocks = &h->window_clocks[w];
         harness_window_energy_out_of(s, w, &win->energy);
     }
     t->windows = h->windows;
@@ -344,14 +350,17 @@ static int sections_out(const harness_summary *s, harness_rank_summary_out *o, h
         return -1;
     o->communication = h->comm;
     o->env = env_out(&s->env);
-    /* the device's and the clock's facts, appended to three of the sections */
-    o->timing.gpu = cJSON_CreateObject();
-    o->memory.gpu = cJSON_CreateObject();
-    o->env.gpu = cJSON_CreateObject();
-    if (!o->timing.gpu || !o->memory.gpu || !o->env.gpu)
+    /* a CUDA run's device and clock facts, in three of the sections */
+    int gpu = harness_device_report_out(s, &h->device);
+    if (gpu < 0)
         return -1;
-    harness_device_report_json(s, o->timing.gpu, o->memory.gpu, o->env.gpu);
-    harness_clock_report_json(s, o->timing.gpu);
+    if (gpu) {
+        o->timing.device = &h->device.timing;
+        o->memory.device = &h->device.memory;
+        o->env.gpu_device = &h->device.env;
+    }
+    if (harness_clock_report_out(s, &h->clocks))
+        o->timing.clocks = &h->clocks;
     for (size_t i = 0; i < s->warnings.n; i++)
         warnings[i] = s->warnings.text[i];
     o->warnings = warnings;
@@ -366,11 +375,6 @@ static void out_free(harness_rank_summary_out *o)
 {
     cJSON_Delete(o->config);
     cJSON_Delete(o->component_notes);
-    cJSON_Delete(o->timing.gpu);
-    cJSON_Delete(o->memory.gpu);
-    cJSON_Delete(o->env.gpu);
-    for (size_t w = 0; w < o->timing.n_windows; w++)
-        cJSON_Delete(o->timing.windows[w].gpu);
 }
 
 /* The summary as the folder stage writes it (folder/rank_summary.h); NULL
