@@ -5,7 +5,6 @@
  * writer. */
 #include "folder/rank_summary_sections.h"
 
-#include <math.h>
 #include <string.h>
 
 #include "folder/rank_summary_gpu.h"
