@@ -3,7 +3,8 @@
  * and its reader: the only code that parses that file. compare, ab,
  * record, history, export and --baseline-db all take this record (compare
  * calls it harness_run_summary), so a field is added once: here, in the
- * writer (report/summary_json.c), in the reader (rank_summary*.c) and in
+ * record the writer takes (rank_summary_out.h), in its writer and reader
+ * (rank_summary*.c, a section's side by side) and in
  * tests/unit/test_folder_codec.c.
  *
  * The rules for a member are json_fields.h's: absent or null is unknown
@@ -14,6 +15,7 @@
 #ifndef HARNESS_FOLDER_RANK_SUMMARY_H
 #define HARNESS_FOLDER_RANK_SUMMARY_H
 
+#include "folder/rank_summary_out.h"
 #include "folder/rank_summary_record.h"
 #include "util/error.h"
 
@@ -37,23 +39,10 @@ char *harness_rank_summary_config_text(const struct cJSON *config);
 
 /* ---- writing (rank_summary_write.c) ---- */
 
-/* What report/summary_json.c hands the writer for one rank: the head of
- * the summary typed, and each section as the JSON report/ built (each a
- * record of its own here is the next step: docs/ARCHITECTURE.md section
- * 12). The writer owns the file's frame: the schema id, the members and
- * their order. The sections are taken (freed by the writer); NULL: null. */
-typedef struct harness_rank_summary_out {
-    const char *status, *error;    /* error NULL or "": null */
-    int interrupted, rank, world_size;
-    const char *experiment_name, *variant_key, *requested, *plugin, *device_type, *device_name;
-    struct cJSON *config, *component_notes;
-    struct cJSON *validation, *schedule, *timing, *throughput, *energy, *roofline, *regions, *memory, *trace,
-        *communication, *gpu_kernels;
-    double gpu_activity_dropped, gpu_activity_untimed;   /* NAN: no GPU activity recorded (null) */
-    struct cJSON *env, *warnings, *impossible_figure, *noise;
-} harness_rank_summary_out;
-
-/* The summary's JSON text (malloc'ed; NULL out of memory). */
+/* The summary's JSON text from its record (rank_summary_out.h: filled by
+ * report/summary_json.c from a live run). The writer owns the file: the
+ * schema id, the members and their order, each section's keys; the cJSON
+ * subtrees the record carries are taken (freed here). */
 char *harness_rank_summary_write(harness_rank_summary_out *o);
 
 #endif

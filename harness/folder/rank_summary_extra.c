@@ -1,6 +1,7 @@
 /* rank_summary_extra.c - the parts of a summary that are records of their
  * own: a statistics block (the run's timing, each window), an energy
- * object, the noise, the environment, and an impossible figure. */
+ * object, the noise, the environment, and an impossible figure: each
+ * one's reader, then its writer (rank_summary_out.h). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE                /* strdup */
 #endif
@@ -12,6 +13,8 @@
 #include <string.h>
 
 #include "folder/json_fields.h"
+#include "folder/rank_summary_gpu.h"
+#include "util/json_number.h"
 
 /* The statistics read as numbers (or null), key -> field. */
 #define STAT_FIELDS(X) X(index) X(first_sample) X(n) X(median) X(mean) X(stddev) X(cv) X(min) X(p5) X(p25) \
@@ -159,4 +162,143 @@ int harness_rs_read_impossible(const cJSON *root, const char *path, harness_rank
     if (out->impossible_allowed_flag && !(out->impossible_allowed = strdup(msg->valuestring)))
         return harness_field_oom(err);
     return 0;
+}
+
+/* ---- writing (rank_summary_out.h) ---- */
+
+/* A string member, null when NULL or "". */
+static void add_str_or_null(cJSON *o, const char *key, const char *v)
+{
+    if (v && v[0])
+        cJSON_AddStringToObject(o, key, v);
+    else
+        cJSON_AddNullToObject(o, key);
+}
+
+void harness_rs_write_stats(cJSON *o, const harness_stats *st)
+{
+    int empty = st->n == 0;
+    cJSON_AddNumberToObject(o, "n", (double)st->n);
+    const struct { const char *key; double v; } fields[] = {
+        {"median", st->median}, {"mean", st->mean}, {"stddev", st->stddev}, {"cv", st->cv},
+        {"min", st->min},       {"p5", st->p5},     {"p25", st->p25},       {"p75", st->p75},
+        {"p90", st->p90},       {"p95", st->p95},   {"p99", st->p99},       {"max", st->max},
+        {"iqr", st->iqr},
+    };
+    for (size_t i = 0; i < sizeof fields / sizeof fields[0]; i++)
+        harness_json_add_num(o, fields[i].key, empty ? NAN : fields[i].v);
+    cJSON_AddNumberToObject(o, "outliers", (double)st->outliers);
+    if (empty) {
+        cJSON_AddNullToObject(o, "ci95_median");
+    } else {
+        double ci[2] = {st->ci95_lo, st->ci95_hi};
+        cJSON_AddItemToObject(o, "ci95_median", cJSON_CreateDoubleArray(ci, 2));
+    }
+    /* ci95_median keeps its name for compatibility; this is its true level. */
+    harness_json_add_num(o, "ci_level", empty ? NAN : st->ci_level);
+}
+
+cJSON *harness_rs_write_energy(const harness_energy_out *e)
+{
+    cJSON *o = cJSON_CreateObject();
+    if (e->top) {
+        cJSON_AddBoolToObject(o, "available", e->available);
+        add_str_or_null(o, "source", e->source);
+        add_str_or_null(o, "missing", e->missing);
+        harness_json_add_num(o, "counter_period_s", e->counter_period_s);
+        harness_json_add_num(o, "min_window_s", e->min_window_s);
+    }
+    cJSON_AddStringToObject(o, "status", e->status);
+    harness_json_add_num(o, "joules", e->joules);
+    harness_json_add_num(o, "seconds", e->seconds);
+    harness_json_add_num(o, "steps", e->steps);
+    harness_json_add_num(o, "joules_per_step", e->joules_per_step);
+    harness_json_add_num(o, "watts", e->watts);
+    harness_json_add_num(o, "flop_per_joule", e->flop_per_joule);
+    harness_json_add_num(o, "bytes_per_joule", e->bytes_per_joule);
+    harness_json_add_num(o, "uncertainty", e->uncertainty);
+    if (e->top) {
+        harness_json_add_num(o, "windows", e->windows);
+        harness_json_add_num(o, "windows_measured", e->windows_measured);
+    }
+    return o;
+}
+
+/* Interference evidence: counts, and the bound on how far it could have
+ * moved the median, which `harness compare` weighs against a change before
+ * calling it (structured, so no reader parses a sentence). */
+cJSON *harness_rs_write_noise(const harness_noise_out *n)
+{
+    cJSON *o = cJSON_CreateObject();
+    harness_json_add_num(o, "involuntary_switches", n->involuntary_switches);
+    harness_json_add_num(o, "measured_steps", n->measured_steps);
+    harness_json_add_num(o, "steal_share", n->steal_share);
+    harness_json_add_num(o, "sm_clock_mhz", n->sm_clock_mhz);             /* the lowest seen; null on the CPU */
+    harness_json_add_num(o, "sm_clock_max_mhz", n->sm_clock_max_mhz);
+    cJSON_AddStringToObject(o, "throttle_reasons", n->throttle_reasons);
+    harness_json_add_num(o, "median_shift_bound", n->median_shift_bound);
+    cJSON_AddStringToObject(o, "evidence", n->evidence);
+    if (n->has_load) {             /* context only: the machine's load, not this run's */
+        harness_json_add_num(o, "load_average_start", n->load_average_start);
+        harness_json_add_num(o, "load_average_end", n->load_average_end);
+    }
+    return o;
+}
+
+cJSON *harness_rs_write_env(const harness_env_out *e)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "host", e->host);
+    cJSON_AddStringToObject(o, "os", e->os);
+    /* the CPU itself: what decides whether two figures are comparable at all */
+    cJSON_AddStringToObject(o, "cpu", e->cpu);
+    cJSON_AddStringToObject(o, "cpu_family", e->cpu_family);
+    cJSON_AddStringToObject(o, "cpu_model_number", e->cpu_model_number);
+    cJSON_AddStringToObject(o, "cpu_stepping", e->cpu_stepping);
+    cJSON *caches = cJSON_AddObjectToObject(o, "caches");
+    cJSON_AddStringToObject(caches, "l1d", e->l1d);
+    cJSON_AddStringToObject(caches, "l1i", e->l1i);
+    cJSON_AddStringToObject(caches, "l2", e->l2);
+    cJSON_AddStringToObject(caches, "l3", e->l3);
+    cJSON_AddStringToObject(o, "scaling_governor", e->scaling_governor);
+    harness_json_add_num(o, "logical_cpus", e->logical_cpus);
+    harness_json_add_num(o, "affinity_cpus", e->affinity_cpus);
+    harness_json_add_num(o, "omp_threads", e->omp_threads);
+    cJSON *loads = cJSON_AddObjectToObject(o, "load_average");
+    cJSON_AddItemToObject(loads, "start", cJSON_CreateDoubleArray(e->load_start, 3));
+    cJSON_AddItemToObject(loads, "end", cJSON_CreateDoubleArray(e->load_end, 3));
+    cJSON_AddStringToObject(o, "gpu", e->gpu_name);
+    cJSON_AddStringToObject(o, "driver", e->driver);
+    cJSON_AddStringToObject(o, "cuda", e->cuda);
+    cJSON_AddStringToObject(o, "compiler", e->compiler);
+    cJSON_AddStringToObject(o, "cflags", e->cflags);
+    cJSON_AddStringToObject(o, "sanitizers", e->sanitizers);
+    cJSON_AddStringToObject(o, "configure_args", e->configure_args);
+    cJSON_AddStringToObject(o, "executable", e->executable);
+    cJSON_AddStringToObject(o, "git_commit", e->git_commit);
+    cJSON_AddStringToObject(o, "harness_version", e->harness_version);
+    cJSON_AddStringToObject(o, "clock", e->clock);
+    cJSON_AddStringToObject(o, "kernel_clocksource", e->kernel_clocksource);
+    harness_json_add_num(o, "clock_resolution_ns", e->clock_resolution_ns);
+    cJSON_AddStringToObject(o, "started_at", e->started_at);
+    if (e->gpu_device)
+        cJSON_AddItemToObject(o, "gpu_device", harness_rs_write_gpu_device(e->gpu_device));
+    return o;
+}
+
+/* null, or the figure a run failed on (or kept by --allow-above-peak):
+ * what compare, ab and history read to refuse it. */
+cJSON *harness_rs_write_impossible(const harness_impossible_out *i)
+{
+    if (!i->figure || !i->figure[0])
+        return cJSON_CreateNull();
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "figure", i->figure);
+    harness_json_add_num(o, "rate_per_s", i->rate_per_s);
+    harness_json_add_num(o, "peak_per_s", i->peak_per_s);
+    harness_json_add_num(o, "limit_per_s", i->limit_per_s);
+    harness_json_add_num(o, "margin", i->margin);
+    cJSON_AddBoolToObject(o, "allowed", i->allowed);
+    cJSON_AddStringToObject(o, "message", i->message);
+    return o;
 }

@@ -6,6 +6,7 @@
 
 #include <cjson/cJSON.h>
 
+#include "folder/rank_summary_out.h"
 #include "folder/rank_summary_record.h"
 #include "util/error.h"
 
@@ -20,5 +21,13 @@ void harness_rs_stats_free(harness_stats_record *s);
 int harness_rs_read_noise(const cJSON *root, const char *path, harness_rank_summary *out, harness_error *err);
 int harness_rs_read_env(const cJSON *root, const char *path, harness_rank_summary *out, harness_error *err);
 int harness_rs_read_impossible(const cJSON *root, const char *path, harness_rank_summary *out, harness_error *err);
+
+/* The writers (rank_summary_write.c): the statistics' members into o; each
+ * other section a new node. */
+void harness_rs_write_stats(cJSON *o, const harness_stats *st);
+cJSON *harness_rs_write_energy(const harness_energy_out *e);
+cJSON *harness_rs_write_noise(const harness_noise_out *n);
+cJSON *harness_rs_write_env(const harness_env_out *e);
+cJSON *harness_rs_write_impossible(const harness_impossible_out *i);
 
 #endif

@@ -2,7 +2,7 @@
  * side file checked against the count and SHA-256 the summary gives), the
  * statistics as written (the run's and each window's), and the replicates
  * of a single run: each window's median, recomputed from its slice of the
- * samples. */
+ * samples. Then its writer (rank_summary_out.h). */
 #ifndef _GNU_SOURCE
 #define _GNU_SOURCE                /* asprintf */
 #endif
@@ -15,7 +15,10 @@
 
 #include "folder/json_fields.h"
 #include "folder/rank_summary_extra.h"
+#include "folder/rank_summary_gpu.h"
+#include "folder/sample_array.h"
 #include "folder/samples.h"
+#include "util/json_number.h"
 
 /* timing.samples: every sample inline, as runs of up to
  * HARNESS_SUMMARY_INLINE_SAMPLES steps (and every run before side files)
@@ -200,4 +203,76 @@ int harness_rs_read_timing(const cJSON *root, const char *path, int flags, harne
         return harness_field_bad(err, path, "timing.across_windows.windows_disagree: expected true or false");
     out->windows_disagree = cJSON_IsTrue(flag);
     return 0;
+}
+
+/* ---- writing (rank_summary_out.h) ---- */
+
+static cJSON *window_json(const harness_window_out *w)
+{
+    cJSON *win = cJSON_CreateObject();
+    harness_json_add_num(win, "index", w->index);
+    harness_json_add_num(win, "first_sample", w->first_sample);
+    cJSON_AddStringToObject(win, "stop_reason", w->stop_reason);
+    /* whether an auto window met its CI target; null for a fixed step count */
+    if (w->converged < 0)
+        cJSON_AddNullToObject(win, "converged");
+    else
+        cJSON_AddBoolToObject(win, "converged", w->converged);
+    harness_rs_write_stats(win, &w->stats);
+    /* cpu/wall near the thread count says the threads were busy, well below
+     * that they waited (for cores, locks, I/O); null for a window too short */
+    harness_json_add_num(win, "wall_ns", w->wall_ns);
+    harness_json_add_num(win, "cpu_ns", w->cpu_ns);
+    harness_json_add_num(win, "cpu_per_wall", w->cpu_per_wall);
+    if (w->noise)
+        cJSON_AddItemToObject(win, "noise", harness_rs_write_noise(w->noise));
+    if (w->clocks)
+        cJSON_AddItemToObject(win, "device_clocks", harness_rs_write_clock_figures(w->clocks));
+    cJSON_AddItemToObject(win, "energy", harness_rs_write_energy(&w->energy));
+    return win;
+}
+
+/* The windows' medians as the samples: the window is the unit of replication. */
+static cJSON *across_windows_json(const harness_stats *a, int windows_disagree)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "unit_of_replication", "window");
+    cJSON_AddNumberToObject(o, "n", (double)a->n);
+    harness_json_add_num(o, "median_of_window_medians", a->n ? a->median : NAN);
+    if (a->n) {
+        double ci[2] = {a->ci95_lo, a->ci95_hi};
+        cJSON_AddItemToObject(o, "ci_median", cJSON_CreateDoubleArray(ci, 2));
+    } else {
+        cJSON_AddNullToObject(o, "ci_median");
+    }
+    harness_json_add_num(o, "ci_level", a->n ? a->ci_level : NAN);
+    /* for readers that act on it (compare's note), not a sentence to match */
+    cJSON_AddBoolToObject(o, "windows_disagree", windows_disagree);
+    return o;
+}
+
+cJSON *harness_rs_write_timing(const harness_timing_out *t)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "unit", "ns");
+    cJSON_AddStringToObject(o, "clock", t->clock);
+    harness_json_add_num(o, "clock_read_overhead_ns", t->clock_read_overhead_ns);
+    harness_json_add_num(o, "clock_resolution_ns", t->clock_resolution_ns);
+    cJSON_AddStringToObject(o, "clock_why", t->clock_why);
+    harness_rs_write_stats(o, &t->overall);
+    if (t->samples_file && t->samples_file[0])
+        cJSON_AddItemToObject(o, "samples_file", harness_sample_file_ref_json(t->samples_file, t->n_samples, "ns",
+                                                                              t->samples_sha256));
+    else
+        cJSON_AddItemToObject(o, "samples", t->n_samples ? harness_sample_array_json(t->samples, t->n_samples)
+                                                         : cJSON_CreateArray());
+    cJSON *windows = cJSON_AddArrayToObject(o, "windows");
+    for (size_t w = 0; w < t->n_windows; w++)
+        cJSON_AddItemToArray(windows, window_json(&t->windows[w]));
+    cJSON_AddItemToObject(o, "across_windows", across_windows_json(&t->across, t->windows_disagree));
+    if (t->device)
+        harness_rs_write_device_timing(o, t->device);
+    if (t->clocks)
+        cJSON_AddItemToObject(o, "device_clocks", harness_rs_write_device_clocks(t->clocks));
+    return o;
 }

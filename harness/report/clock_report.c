@@ -6,10 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "report/sample_array.h"
+#include "folder/rank_summary_gpu.h"
 #include "run/throttle.h"
 #include "util/interference.h"
-#include "util/json_number.h"
 
 /* A GPU run whose samples carry clocks (the CUDA backend's; none on the CPU). */
 static const harness_run_result *clocked_run(const harness_summary *s)
@@ -50,17 +49,15 @@ static clock_figures figures(const harness_run_result *r, size_t first, size_t l
     return f;
 }
 
-static void add_figures(cJSON *o, const clock_figures *f)
+static void figures_out(const clock_figures *f, harness_clock_figures_out *o)
 {
-    char names[128];
-    harness_json_add_num(o, "sm_clock_min_mhz", f->min_mhz);
-    harness_json_add_num(o, "sm_clock_median_mhz", f->median_mhz);
-    cJSON_AddNumberToObject(o, "readings", (double)f->sum.readings);
-    cJSON_AddNumberToObject(o, "throttled_steps_dropped", (double)f->sum.dropped);
-    cJSON_AddNumberToObject(o, "throttled_steps_kept", (double)f->sum.kept_throttled);
-    cJSON_AddNumberToObject(o, "pause_ms", f->sum.paused_ns / 1e6);
-    cJSON_AddStringToObject(o, "throttle_reasons",
-                            harness_throttle_names(f->sum.throttle_reasons, names, sizeof names));
+    o->sm_clock_min_mhz = f->min_mhz;
+    o->sm_clock_median_mhz = f->median_mhz;
+    o->readings = (double)f->sum.readings;
+    o->throttled_steps_dropped = (double)f->sum.dropped;
+    o->throttled_steps_kept = (double)f->sum.kept_throttled;
+    o->pause_ms = f->sum.paused_ns / 1e6;
+    harness_throttle_names(f->sum.throttle_reasons, o->throttle_reasons, sizeof o->throttle_reasons);
 }
 
 /* The device's most SM clock, as its readings said (NAN unknown). */
@@ -72,35 +69,45 @@ static double most_mhz(const harness_run_result *r)
     return most;
 }
 
-void harness_clock_report_json(const harness_summary *s, cJSON *timing)
+int harness_clock_report_out(const harness_summary *s, harness_device_clocks_out *o)
 {
     const harness_run_result *r = clocked_run(s);
     if (!r)
-        return;
-    cJSON *o = cJSON_AddObjectToObject(timing, "device_clocks");
-    cJSON_AddNumberToObject(o, "read_every_ns", HARNESS_CLOCK_READ_PERIOD_NS);
-    cJSON_AddNumberToObject(o, "throttle_threshold", s->cfg->throttle_threshold);
-    harness_json_add_num(o, "sm_clock_max_mhz", most_mhz(r));
-    clock_figures f = figures(r, 0, r->n_windows);
-    add_figures(o, &f);
+        return 0;
     const harness_device_info *i = &s->backend->info;
-    cJSON_AddStringToObject(o, "lock_clocks", s->cfg->lock_clocks);
-    cJSON_AddBoolToObject(o, "clocks_locked", i->clocks_locked);
-    cJSON_AddStringToObject(o, "lock", i->clock_lock);
-    if (s->clock_samples_file[0])
-        cJSON_AddItemToObject(o, "samples_file", harness_sample_file_ref_json(s->clock_samples_file, r->n_samples,
-                                                                              "MHz", s->clock_samples_sha256));
-    else
-        cJSON_AddItemToObject(o, "samples", harness_sample_array_json(r->sample_clock_mhz, r->n_samples));
+    *o = (harness_device_clocks_out){
+        .read_every_ns = HARNESS_CLOCK_READ_PERIOD_NS, .throttle_threshold = s->cfg->throttle_threshold,
+        .sm_clock_max_mhz = most_mhz(r), .lock_clocks = s->cfg->lock_clocks, .lock = i->clock_lock,
+        .clocks_locked = i->clocks_locked, .samples = r->sample_clock_mhz, .n_samples = r->n_samples,
+        .samples_file = s->clock_samples_file, .samples_sha256 = s->clock_samples_sha256,
+    };
+    clock_figures f = figures(r, 0, r->n_windows);
+    figures_out(&f, &o->figures);
+    return 1;
+}
+
+int harness_clock_report_window_out(const harness_summary *s, size_t w, harness_clock_figures_out *o)
+{
+    const harness_run_result *r = clocked_run(s);
+    if (!r)
+        return 0;
+    clock_figures f = figures(r, w, w + 1);
+    figures_out(&f, o);
+    return 1;
+}
+
+void harness_clock_report_json(const harness_summary *s, cJSON *timing)
+{
+    harness_device_clocks_out o;
+    if (harness_clock_report_out(s, &o))
+        cJSON_AddItemToObject(timing, "device_clocks", harness_rs_write_device_clocks(&o));
 }
 
 void harness_clock_report_window_json(const harness_summary *s, size_t w, cJSON *win)
 {
-    const harness_run_result *r = clocked_run(s);
-    if (!r)
-        return;
-    clock_figures f = figures(r, w, w + 1);
-    add_figures(cJSON_AddObjectToObject(win, "device_clocks"), &f);
+    harness_clock_figures_out o;
+    if (harness_clock_report_window_out(s, w, &o))
+        cJSON_AddItemToObject(win, "device_clocks", harness_rs_write_clock_figures(&o));
 }
 
 void harness_clock_report_print(FILE *f, const harness_summary *s)

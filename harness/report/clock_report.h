@@ -8,12 +8,18 @@
 
 #include <stdio.h>
 
+#include "folder/rank_summary_out.h"
 #include "report/summary.h"
 
 struct cJSON;
 
-/* timing.device_clocks, with every sample's clock (inline, or the side
- * file s->clock_samples_file names). */
+/* The records the folder stage writes (folder/rank_summary_gpu.h):
+ * timing.device_clocks and timing.windows[w].device_clocks; 0 (and out
+ * untouched) for a run without clocks. */
+int harness_clock_report_out(const harness_summary *s, harness_device_clocks_out *out);
+int harness_clock_report_window_out(const harness_summary *s, size_t w, harness_clock_figures_out *out);
+/* The same as JSON: timing.device_clocks, with every sample's clock (inline,
+ * or the side file s->clock_samples_file names). */
 void harness_clock_report_json(const harness_summary *s, struct cJSON *timing);
 /* timing.windows[w].device_clocks. */
 void harness_clock_report_window_json(const harness_summary *s, size_t w, struct cJSON *win);

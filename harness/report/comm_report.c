@@ -5,29 +5,26 @@
 
 #include "run/comm_log.h"
 
-cJSON *harness_comm_json(const harness_summary *s)
+int harness_comm_out_of(const harness_summary *s, harness_comm_out **out, size_t *n)
 {
     harness_comm_row *rows;
-    size_t n;
-    if (!s->comm || !s->clock || harness_comm_table(s->comm, s->clock, s->world_size, &rows, &n) != 0 || n == 0)
-        return cJSON_CreateNull();
-    cJSON *a = cJSON_CreateArray();
-    for (size_t i = 0; i < n; i++) {
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "op", harness_coll_name(rows[i].kind));
-        cJSON_AddStringToObject(o, "dtype", harness_dtype_name(rows[i].dtype));
-        cJSON_AddNumberToObject(o, "bytes", (double)rows[i].bytes);
-        cJSON_AddNumberToObject(o, "calls", (double)rows[i].calls);
-        cJSON_AddNumberToObject(o, "total_ns", rows[i].total_ns);
-        cJSON_AddNumberToObject(o, "mean_ns", rows[i].mean_ns);
-        cJSON_AddNumberToObject(o, "min_ns", rows[i].min_ns);
-        cJSON_AddNumberToObject(o, "max_ns", rows[i].max_ns);
-        cJSON_AddNumberToObject(o, "algbw_gbps", rows[i].algbw_gbps);
-        cJSON_AddNumberToObject(o, "busbw_gbps", rows[i].busbw_gbps);
-        cJSON_AddItemToArray(a, o);
+    *out = NULL;
+    *n = 0;
+    if (!s->comm || !s->clock || harness_comm_table(s->comm, s->clock, s->world_size, &rows, n) != 0 || *n == 0)
+        return 0;                  /* null, as before (out of memory in the table included) */
+    if (!(*out = calloc(*n, sizeof **out))) {
+        free(rows);
+        return -1;
     }
+    for (size_t i = 0; i < *n; i++)
+        (*out)[i] = (harness_comm_out){
+            .op = harness_coll_name(rows[i].kind), .dtype = harness_dtype_name(rows[i].dtype),
+            .bytes = (double)rows[i].bytes, .calls = (double)rows[i].calls, .total_ns = rows[i].total_ns,
+            .mean_ns = rows[i].mean_ns, .min_ns = rows[i].min_ns, .max_ns = rows[i].max_ns,
+            .algbw_gbps = rows[i].algbw_gbps, .busbw_gbps = rows[i].busbw_gbps,
+        };
     free(rows);
-    return a;
+    return 0;
 }
 
 void harness_comm_print(FILE *f, const harness_summary *s)

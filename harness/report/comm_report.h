@@ -3,13 +3,15 @@
 #ifndef HARNESS_COMM_REPORT_H
 #define HARNESS_COMM_REPORT_H
 
-#include <cjson/cJSON.h>
 #include <stdio.h>
 
+#include "folder/rank_summary_out.h"
 #include "report/summary.h"
 
-/* "communication": the rows, or null when the component made no call. */
-cJSON *harness_comm_json(const harness_summary *s);
+/* "communication" as the folder stage writes it (folder/rank_summary_out.h):
+ * *rows malloc'ed, or NULL (null) when the component made no call. 0, or
+ * -1 out of memory. */
+int harness_comm_out_of(const harness_summary *s, harness_comm_out **rows, size_t *n);
 /* A "communication" section; nothing when there was no call. */
 void harness_comm_print(FILE *f, const harness_summary *s);
 

@@ -1,8 +1,7 @@
 /* GPU figures in the summaries; see device_report.h. */
 #include "report/device_report.h"
-#include "report/sample_array.h"
 
-#include <cjson/cJSON.h>
+#include <stdlib.h>
 #include <string.h>
 
 static int is_gpu_run(const harness_summary *s)
@@ -22,99 +21,100 @@ static const char *blocking_kernel(const harness_backend *b)
 
 /* timing.full_sync_check: the events against a full device synchronize,
  * with the trace window's work off the timed stream (run/full_sync.h). */
-static void full_sync_json(const harness_summary *s, cJSON *timing)
+static void full_sync_out(const harness_summary *s, harness_device_out *o)
 {
     const harness_full_sync_check *c = &s->full_sync;
-    cJSON *f = cJSON_AddObjectToObject(timing, "full_sync_check");
-    cJSON_AddBoolToObject(f, "ran", c->ran);
-    if (!c->ran) {
-        cJSON_AddStringToObject(f, "skipped", c->skipped ? c->skipped : "the run did not complete");
-        return;
-    }
-    cJSON_AddNumberToObject(f, "sync_ns", c->sync_ns);
-    cJSON_AddNumberToObject(f, "events_median_ns", c->events_median_ns);
-    cJSON_AddNumberToObject(f, "launch_median_ns", c->launch_median_ns);
-    cJSON_AddNumberToObject(f, "bound_ns", c->bound_ns);
-    cJSON_AddBoolToObject(f, "agrees", c->agrees);
-    if (!s->side_work_known) {
-        cJSON_AddNullToObject(f, "side_stream_work");
-        return;
-    }
-    cJSON *list = cJSON_AddArrayToObject(f, "side_stream_work");
-    for (size_t i = 0; i < s->n_side_work; i++) {
+    harness_device_timing_out *t = &o->timing;
+    t->full_sync.ran = c->ran;
+    t->full_sync.skipped = c->skipped ? c->skipped : "the run did not complete";
+    t->full_sync.sync_ns = c->sync_ns;
+    t->full_sync.events_median_ns = c->events_median_ns;
+    t->full_sync.launch_median_ns = c->launch_median_ns;
+    t->full_sync.bound_ns = c->bound_ns;
+    t->full_sync.agrees = c->agrees;
+    t->full_sync.side_work_known = s->side_work_known;
+    size_t n = s->n_side_work < 8 ? s->n_side_work : 8;
+    for (size_t i = 0; i < n; i++) {
         const harness_side_work *w = &s->side_work[i];
-        cJSON *o = cJSON_CreateObject();
-        cJSON_AddStringToObject(o, "kind", w->kind == HARNESS_GPU_KERNEL ? "kernel"
-                                           : w->kind == HARNESS_GPU_MEMCPY ? "memcpy" : "memset");
-        cJSON_AddStringToObject(o, "name", w->name);
-        cJSON_AddNumberToObject(o, "stream", w->stream);
-        cJSON_AddNumberToObject(o, "calls", (double)w->calls);
-        cJSON_AddNumberToObject(o, "total_ns", (double)w->total_ns);
-        cJSON_AddItemToArray(list, o);
+        o->side_work[i] = (harness_side_work_out){
+            .kind = w->kind == HARNESS_GPU_KERNEL ? "kernel" : w->kind == HARNESS_GPU_MEMCPY ? "memcpy" : "memset",
+            .name = w->name, .stream = w->stream, .calls = (double)w->calls, .total_ns = (double)w->total_ns,
+        };
     }
+    t->full_sync.side_work = o->side_work;
+    t->full_sync.n_side_work = n;
 }
 
-void harness_device_report_json(const harness_summary *s, cJSON *timing, cJSON *memory, cJSON *env)
+/* The host's time in each step() call: what launching costs, which the
+ * device time (samples) does not show. */
+static void host_launch_out(const harness_summary *s, harness_device_timing_out *t)
 {
-    if (!is_gpu_run(s))
-        return;
-    const harness_backend *b = s->backend;
-    cJSON *t = cJSON_AddObjectToObject(timing, "device_timer");
-    cJSON_AddStringToObject(t, "clock", "cuda events on the component's stream");
-    cJSON_AddStringToObject(t, "mode", timing_mode(b));
-    cJSON_AddBoolToObject(t, "cuda_graph", b->opts.cuda_graph);
-    cJSON_AddBoolToObject(t, "flush_l2", b->opts.flush_l2);
-    /* used | off | fell back: step() synchronized (docs/timing-integrity.md) */
-    cJSON_AddStringToObject(timing, "blocking_kernel", blocking_kernel(b));
-    full_sync_json(s, timing);
     const harness_run_result *r = s->run;
-    if (r && r->host_samples_ns && r->n_samples) {
-        /* The host's time in each step() call: what launching costs, which
-         * the device time (samples) does not show. */
-        cJSON *h = cJSON_AddObjectToObject(timing, "host_launch");
-        harness_stats st;
-        if (harness_stats_compute(r->host_samples_ns, r->n_samples, &st) == 0) {
-            cJSON_AddNumberToObject(h, "median", st.median);
-            cJSON_AddNumberToObject(h, "mean", st.mean);
-            cJSON_AddNumberToObject(h, "min", st.min);
-            cJSON_AddNumberToObject(h, "max", st.max);
-        }
-        if (s->host_samples_file[0])
-            cJSON_AddItemToObject(h, "samples_file", harness_sample_file_ref_json(s->host_samples_file, r->n_samples,
-                                                                                  "ns", s->host_samples_sha256));
-        else
-            cJSON_AddItemToObject(h, "samples", harness_sample_array_json(r->host_samples_ns, r->n_samples));
+    if (!(r && r->host_samples_ns && r->n_samples))
+        return;
+    t->has_host_launch = 1;
+    harness_stats st;
+    if (harness_stats_compute(r->host_samples_ns, r->n_samples, &st) == 0) {
+        t->host_stats = 1;
+        t->host_median = st.median, t->host_mean = st.mean, t->host_min = st.min, t->host_max = st.max;
     }
+    t->host_samples = r->host_samples_ns;
+    t->n_host_samples = r->n_samples;
+    t->host_samples_file = s->host_samples_file;
+    t->host_samples_sha256 = s->host_samples_sha256;
+}
+
+static int memory_out(const harness_summary *s, harness_device_out *o)
+{
+    const harness_backend *b = s->backend;
     const harness_alloc_tracker *dm = s->device_mem;
-    cJSON *d = cJSON_AddObjectToObject(memory, "device");
-    cJSON_AddNumberToObject(d, "peak_tracked_bytes", dm ? (double)dm->peak_bytes : 0);
-    cJSON_AddNumberToObject(d, "tracked_allocations", dm ? (double)dm->n_allocs : 0);
-    cJSON_AddNumberToObject(d, "used_bytes", (double)b->ops->reserved_bytes(b));
-    cJSON_AddNumberToObject(d, "total_bytes", (double)b->info.total_bytes);
-    cJSON *tags = cJSON_AddArrayToObject(d, "live_at_peak");
-    for (size_t i = 0; dm && i < dm->n_at_peak; i++) {
-        cJSON *a = cJSON_CreateObject();
-        cJSON_AddStringToObject(a, "tag", dm->at_peak[i].tag);
-        cJSON_AddStringToObject(a, "owner", dm->at_peak[i].owner);
-        cJSON_AddNumberToObject(a, "bytes", (double)dm->at_peak[i].bytes);
-        cJSON_AddItemToArray(tags, a);
-    }
+    size_t n = dm ? dm->n_at_peak : 0;
+    if (!(o->live = calloc(n ? n : 1, sizeof *o->live)))
+        return -1;
+    for (size_t i = 0; i < n; i++)
+        o->live[i] = (harness_live_out){dm->at_peak[i].tag, dm->at_peak[i].owner, (double)dm->at_peak[i].bytes};
+    o->memory = (harness_device_memory_out){
+        .peak_tracked_bytes = dm ? (double)dm->peak_bytes : 0, .tracked_allocations = dm ? (double)dm->n_allocs : 0,
+        .used_bytes = (double)b->ops->reserved_bytes(b), .total_bytes = (double)b->info.total_bytes,
+        .live_at_peak = o->live, .n_live = n,
+    };
+    return 0;
+}
+
+static void env_out(const harness_backend *b, harness_gpu_device_out *g)
+{
     const harness_device_info *i = &b->info;
-    cJSON *g = cJSON_AddObjectToObject(env, "gpu_device");
-    cJSON_AddStringToObject(g, "name", b->device_name);
-    cJSON_AddNumberToObject(g, "index", i->index);
-    char cc[16];
-    snprintf(cc, sizeof cc, "%d.%d", i->cc_major, i->cc_minor);
-    cJSON_AddStringToObject(g, "compute_capability", cc);
-    cJSON_AddStringToObject(g, "arch", i->arch);
-    cJSON_AddNumberToObject(g, "sm_count", i->sm_count);
-    cJSON_AddNumberToObject(g, "sm_clock_mhz", i->sm_clock_mhz);
-    cJSON_AddNumberToObject(g, "memory_clock_mhz", i->mem_clock_mhz);
-    cJSON_AddNumberToObject(g, "memory_bus_width_bits", i->bus_width_bits);
-    cJSON_AddNumberToObject(g, "memory_bytes", (double)i->total_bytes);
-    cJSON_AddNumberToObject(g, "l2_bytes", (double)i->l2_bytes);
-    cJSON_AddStringToObject(g, "driver", i->driver);
-    cJSON_AddStringToObject(g, "runtime", i->runtime);
+    *g = (harness_gpu_device_out){
+        .name = b->device_name, .index = i->index, .arch = i->arch, .sm_count = i->sm_count,
+        .sm_clock_mhz = i->sm_clock_mhz, .memory_clock_mhz = i->mem_clock_mhz,
+        .memory_bus_width_bits = i->bus_width_bits, .memory_bytes = (double)i->total_bytes,
+        .l2_bytes = (double)i->l2_bytes, .driver = i->driver, .runtime = i->runtime,
+    };
+    snprintf(g->compute_capability, sizeof g->compute_capability, "%d.%d", i->cc_major, i->cc_minor);
+}
+
+int harness_device_report_out(const harness_summary *s, harness_device_out *o)
+{
+    memset(o, 0, sizeof *o);
+    if (!is_gpu_run(s))
+        return 0;
+    const harness_backend *b = s->backend;
+    o->timing.mode = timing_mode(b);
+    o->timing.cuda_graph = b->opts.cuda_graph;
+    o->timing.flush_l2 = b->opts.flush_l2;
+    o->timing.blocking_kernel = blocking_kernel(b);
+    full_sync_out(s, o);
+    host_launch_out(s, &o->timing);
+    if (memory_out(s, o) != 0)
+        return -1;
+    env_out(b, &o->env);
+    return 1;
+}
+
+void harness_device_report_free(harness_device_out *o)
+{
+    free(o->live);
+    o->live = NULL;
 }
 
 void harness_device_report_print(FILE *f, const harness_summary *s)

@@ -5,8 +5,8 @@
 #include <math.h>
 #include <string.h>
 
+#include "folder/rank_summary_extra.h"
 #include "util/format.h"
-#include "util/json_number.h"
 
 /* When no window was measured, the status the run reports: the one that
  * says most about what to do (a counter that misbehaved before a window
@@ -75,62 +75,62 @@ void harness_summary_energy(const harness_summary *s, size_t first, size_t last,
     harness_energy_figures_of(s->run, first, last, &s->cost, period_of(s), out);
 }
 
-static void add_str_or_null(cJSON *o, const char *key, const char *v)
-{
-    if (v && v[0])
-        cJSON_AddStringToObject(o, key, v);
-    else
-        cJSON_AddNullToObject(o, key);
-}
-
 /* The figures every energy object has, run or window. */
-static void add_figures(cJSON *o, const harness_energy_figures *e)
+static void figures_out(const harness_energy_figures *e, harness_energy_out *o)
 {
-    cJSON_AddStringToObject(o, "status", harness_energy_status_token(e->status));
-    harness_json_add_num(o, "joules", e->joules);
-    harness_json_add_num(o, "seconds", e->seconds);
-    cJSON_AddNumberToObject(o, "steps", (double)e->steps);
-    harness_json_add_num(o, "joules_per_step", e->joules_per_step);
-    harness_json_add_num(o, "watts", e->watts);
-    harness_json_add_num(o, "flop_per_joule", e->flop_per_joule);
-    harness_json_add_num(o, "bytes_per_joule", e->bytes_per_joule);
-    harness_json_add_num(o, "uncertainty", e->uncertainty);
+    o->status = harness_energy_status_token(e->status);
+    o->joules = e->joules;
+    o->seconds = e->seconds;
+    o->steps = (double)e->steps;
+    o->joules_per_step = e->joules_per_step;
+    o->watts = e->watts;
+    o->flop_per_joule = e->flop_per_joule;
+    o->bytes_per_joule = e->bytes_per_joule;
+    o->uncertainty = e->uncertainty;
 }
 
-cJSON *harness_energy_json(const harness_summary *s)
+void harness_energy_out_of(const harness_summary *s, harness_energy_out *o)
 {
-    cJSON *o = cJSON_CreateObject();
     const harness_energy_source *src = s->backend ? &s->backend->energy : NULL;
     int available = s->backend && harness_backend_has_energy(s->backend);
-    cJSON_AddBoolToObject(o, "available", available);
-    add_str_or_null(o, "source", available ? src->name : NULL);
-    add_str_or_null(o, "missing", available ? NULL : src ? src->missing : "no device was opened");
-    harness_json_add_num(o, "counter_period_s", available ? src->period_s : NAN);
-    harness_json_add_num(o, "min_window_s", available ? harness_energy_min_span_s(src->period_s) : NAN);
+    *o = (harness_energy_out){.top = 1, .available = available};
+    o->source = available ? src->name : NULL;
+    o->missing = available ? NULL : src ? src->missing : "no device was opened";
+    o->counter_period_s = available ? src->period_s : NAN;
+    o->min_window_s = available ? harness_energy_min_span_s(src->period_s) : NAN;
     harness_energy_figures e;
     /* without a counter nothing was read: no figure, whatever the run holds */
     harness_energy_figures_of(available ? s->run : NULL, 0, s->run ? s->run->n_windows : 0, &s->cost,
                               available ? src->period_s : 0, &e);
     e.windows = s->run ? s->run->n_windows : 0;
-    add_figures(o, &e);
-    cJSON_AddNumberToObject(o, "windows", (double)e.windows);
-    cJSON_AddNumberToObject(o, "windows_measured", (double)e.windows_measured);
-    return o;
+    figures_out(&e, o);
+    o->windows = (double)e.windows;
+    o->windows_measured = (double)e.windows_measured;
+}
+
+void harness_window_energy_out_of(const harness_summary *s, size_t w, harness_energy_out *o)
+{
+    *o = (harness_energy_out){0};
+    harness_energy_figures e;
+    harness_summary_energy(s, w, w + 1, &e);
+    figures_out(&e, o);
+    /* a window too short still says how long it was, beside the least it needed */
+    if (e.status != HARNESS_ENERGY_MEASURED && s->run && s->run->window_energy)
+        o->seconds = s->run->window_energy[w].span_s;
+}
+
+cJSON *harness_energy_json(const harness_summary *s)
+{
+    harness_energy_out o;
+    harness_energy_out_of(s, &o);
+    return harness_rs_write_energy(&o);
 }
 
 cJSON *harness_window_energy_json(const harness_summary *s, size_t w)
 {
-    cJSON *o = cJSON_CreateObject();
-    harness_energy_figures e;
-    harness_summary_energy(s, w, w + 1, &e);
-    add_figures(o, &e);
-    /* a window too short still says how long it was, beside the least it needed */
-    if (e.status != HARNESS_ENERGY_MEASURED && s->run && s->run->window_energy) {
-        cJSON_ReplaceItemInObjectCaseSensitive(o, "seconds", isfinite(s->run->window_energy[w].span_s)
-                                                                 ? cJSON_CreateNumber(s->run->window_energy[w].span_s)
-                                                                 : cJSON_CreateNull());
-    }
-    return o;
+    harness_energy_out o;
+    harness_window_energy_out_of(s, w, &o);
+    return harness_rs_write_energy(&o);
 }
 
 /* "12.3 mJ/step, 312 W, 1.23 TFLOP/J, 45.6 GB/J (within 3.3%)" */

@@ -9,6 +9,7 @@
 
 #include <stdio.h>
 
+#include "folder/rank_summary_out.h"
 #include "report/summary.h"
 
 struct cJSON;
@@ -32,7 +33,10 @@ void harness_energy_figures_of(const harness_run_result *r, size_t first, size_t
 /* The same for a summary: over the run (first 0, last n_windows) or one window. */
 void harness_summary_energy(const harness_summary *s, size_t first, size_t last, harness_energy_figures *out);
 
-/* The summary's top-level "energy" object, and one window's. */
+/* The summary's top-level "energy" record, and one window's (the folder
+ * stage writes them: folder/rank_summary_out.h); and the same as JSON. */
+void harness_energy_out_of(const harness_summary *s, harness_energy_out *out);
+void harness_window_energy_out_of(const harness_summary *s, size_t w, harness_energy_out *out);
 struct cJSON *harness_energy_json(const harness_summary *s);
 struct cJSON *harness_window_energy_json(const harness_summary *s, size_t w);
 

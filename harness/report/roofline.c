@@ -1,7 +1,7 @@
 /* Percent of peak from the summary's cost, median and the backend's peaks. */
 #include "report/roofline.h"
 #include "report/roofline_cpu.h"
-#include "util/json_number.h"
+#include "folder/rank_summary_sections.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -45,52 +45,43 @@ void harness_roofline_compute(const harness_summary *s, harness_roofline *out)
         }
 }
 
-static void add_str(cJSON *o, const char *key, const char *v)
-{
-    if (v)
-        cJSON_AddStringToObject(o, key, v);
-    else
-        cJSON_AddNullToObject(o, key);
-}
-
-cJSON *harness_roofline_json(const harness_summary *s)
+void harness_roofline_out_of(const harness_summary *s, harness_roofline_out *o)
 {
     harness_roofline r;
     harness_roofline_compute(s, &r);
-    cJSON *o = cJSON_CreateObject();
-    harness_json_add_num(o, "peak_bytes_per_s", r.peak_bytes_per_s);
-    harness_json_add_num(o, "peak_flops_per_s", r.peak_flops_per_s);
-    harness_json_add_num(o, "percent_of_peak_bandwidth", r.percent_of_peak_bandwidth);
-    harness_json_add_num(o, "percent_of_peak_flops", r.percent_of_peak_flops);
-    harness_json_add_num(o, "peak_fp16_flops_per_s", r.peak_fp16_flops_per_s);
-    harness_json_add_num(o, "peak_bf16_flops_per_s", r.peak_bf16_flops_per_s);
-    harness_json_add_num(o, "percent_of_peak_fp16_flops", r.percent_of_peak_fp16_flops);
-    harness_json_add_num(o, "percent_of_peak_bf16_flops", r.percent_of_peak_bf16_flops);
-    add_str(o, "peak_source", r.source);
-    add_str(o, "missing", r.missing);
-    /* Tools need not re-derive which figures are impossible; above the top
-     * FLOP/s peak, every FLOP/s percent is above its own. */
-    cJSON *above = cJSON_AddArrayToObject(o, "above_peak");
+    *o = (harness_roofline_out){
+        .peak_bytes_per_s = r.peak_bytes_per_s, .peak_flops_per_s = r.peak_flops_per_s,
+        .percent_of_peak_bandwidth = r.percent_of_peak_bandwidth, .percent_of_peak_flops = r.percent_of_peak_flops,
+        .peak_fp16_flops_per_s = r.peak_fp16_flops_per_s, .peak_bf16_flops_per_s = r.peak_bf16_flops_per_s,
+        .percent_of_peak_fp16_flops = r.percent_of_peak_fp16_flops,
+        .percent_of_peak_bf16_flops = r.percent_of_peak_bf16_flops, .peak_source = r.source, .missing = r.missing,
+    };
+    /* above the top FLOP/s peak, every FLOP/s percent is above its own */
     if (r.percent_of_peak_bandwidth > 100)
-        cJSON_AddItemToArray(above, cJSON_CreateString("percent_of_peak_bandwidth"));
+        o->above_peak[o->n_above_peak++] = "percent_of_peak_bandwidth";
     const char *flops_keys[3] = {"percent_of_peak_flops", "percent_of_peak_fp16_flops", "percent_of_peak_bf16_flops"};
     const double flops_pct[3] = {r.percent_of_peak_flops, r.percent_of_peak_fp16_flops, r.percent_of_peak_bf16_flops};
     for (int i = 0; i < 3 && r.percent_of_top_flops > 100; i++)
         if (isfinite(flops_pct[i]))
-            cJSON_AddItemToArray(above, cJSON_CreateString(flops_keys[i]));
+            o->above_peak[o->n_above_peak++] = flops_keys[i];
     /* How far past a peak a figure may go before it is impossible
      * (report/impossible_figure.h), and the cache that widens the
      * bandwidth's allowance. */
     harness_figure bw, fl;
     harness_roofline_figure(s, HARNESS_ROOFLINE_BANDWIDTH, &bw);
     harness_roofline_figure(s, HARNESS_ROOFLINE_FLOPS, &fl);
-    harness_json_add_num(o, "bytes_margin", bw.peak > 0 ? harness_figure_margin(&bw) : NAN);
-    add_str(o, "bytes_margin_why", bw.peak > 0 && bw.margin_why && bw.margin_why[0] ? bw.margin_why : NULL);
-    harness_json_add_num(o, "flops_margin", fl.peak > 0 ? harness_figure_margin(&fl) : NAN);
-    add_str(o, "flops_margin_why", fl.peak > 0 && fl.margin_why && fl.margin_why[0] ? fl.margin_why : NULL);
-    harness_json_add_num(o, "cache_bytes", bw.cache_bytes > 0 ? bw.cache_bytes : NAN);
-    cJSON_AddStringToObject(o, "at", "median");
-    return o;
+    o->bytes_margin = bw.peak > 0 ? harness_figure_margin(&bw) : NAN;
+    o->bytes_margin_why = bw.peak > 0 && bw.margin_why && bw.margin_why[0] ? bw.margin_why : NULL;
+    o->flops_margin = fl.peak > 0 ? harness_figure_margin(&fl) : NAN;
+    o->flops_margin_why = fl.peak > 0 && fl.margin_why && fl.margin_why[0] ? fl.margin_why : NULL;
+    o->cache_bytes = bw.cache_bytes > 0 ? bw.cache_bytes : NAN;
+}
+
+cJSON *harness_roofline_json(const harness_summary *s)
+{
+    harness_roofline_out o;
+    harness_roofline_out_of(s, &o);
+    return harness_rs_write_roofline(&o);
 }
 
 /* The machine's fastest FLOP/s peak of any unit, and its name. */

@@ -8,6 +8,7 @@
 
 #include <stdio.h>
 
+#include "folder/rank_summary_out.h"
 #include "report/impossible_figure.h"
 #include "report/summary.h"
 
@@ -36,8 +37,10 @@ void harness_roofline_compute(const harness_summary *s, harness_roofline *out);
  * when any of them is unknown (<= 0 or NaN). */
 double harness_roofline_percent(double per_step, double median_ns, double peak_per_s);
 
-/* The summary JSON's "roofline" object (a new cJSON item); its
+/* The summary's "roofline" record, which the folder stage writes
+ * (folder/rank_summary_out.h), and the same as a new cJSON item; its
  * "above_peak" lists the keys of the percents above their peak. */
+void harness_roofline_out_of(const harness_summary *s, harness_roofline_out *out);
 struct cJSON *harness_roofline_json(const harness_summary *s);
 
 /* The summary's figures against the physical peaks

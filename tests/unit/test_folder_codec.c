@@ -1,6 +1,7 @@
 /* test_folder_codec.c - the folder stage's codec (harness/folder/): random
- * records written and read back equal (the rank summary's JSON built here
- * as report/summary_json.c lays it out; status.json, index.json and the
+ * records written and read back equal (the rank summary through its writer
+ * from a random record, and as JSON built here to reach what the writer
+ * never writes; status.json, index.json and the
  * samples file through their writers), and the one set of rules for a
  * member that is absent, null or of the wrong kind (folder/json_fields.h):
  * unknown, unknown, exit 2 naming the file and the dotted key. */
@@ -269,6 +270,278 @@ static void test_rank_summary_round_trip(void **state)
         harness_rank_summary_free(&r);
         cJSON_Delete(root);
         expected_free(&e);
+    }
+}
+
+/* ---- the rank summary's writer (folder/rank_summary_out.h): a random
+ * record written, read back, equal in every member the reader takes ---- */
+
+static double num_or_null(void) { return next() % 4 == 0 ? NAN : num(); }
+static double positive_or_null(void) { return coin() ? 0.5 + num() : NAN; }
+
+static harness_stats random_stats(void)
+{
+    harness_stats st = {0};
+    if (next() % 4 == 0)
+        return st;                 /* n 0: the statistics written null */
+    st.n = 1 + next() % 1000;
+    double *f[] = {&st.mean, &st.stddev, &st.cv, &st.min, &st.p5, &st.p25, &st.median, &st.p75, &st.p90, &st.p95,
+                   &st.p99, &st.max, &st.iqr, &st.ci95_lo, &st.ci95_hi, &st.ci_level};
+    for (size_t i = 0; i < sizeof f / sizeof *f; i++)
+        *f[i] = num();
+    st.outliers = next() % 10;
+    return st;
+}
+
+static void assert_stats(const harness_stats *want, const harness_stats_record *got)
+{
+    int empty = want->n == 0;
+    assert_same((double)want->n, got->n);
+    const double w[] = {want->median, want->mean, want->stddev, want->cv, want->min, want->p5, want->p25, want->p75,
+                        want->p90, want->p95, want->p99, want->max, want->iqr, want->ci95_lo, want->ci95_hi,
+                        want->ci_level};
+    const double g[] = {got->median, got->mean, got->stddev, got->cv, got->min, got->p5, got->p25, got->p75,
+                        got->p90, got->p95, got->p99, got->max, got->iqr, got->ci_lo, got->ci_hi, got->ci_level};
+    for (size_t i = 0; i < sizeof w / sizeof *w; i++)
+        assert_same(empty ? NAN : w[i], g[i]);
+    assert_same((double)want->outliers, got->outliers);
+}
+
+static const char *pick(const char *const *from, size_t n) { return from[next() % n]; }
+
+static harness_energy_out random_energy(int top)
+{
+    static const char *const statuses[] = {"measured", "not_available", "too_short"};
+    static const char *const sources[] = {NULL, "", "nvml", "rapl"};
+    return (harness_energy_out){
+        .top = top, .available = coin(), .source = pick(sources, 4), .missing = pick(sources, 4),
+        .counter_period_s = num_or_null(), .min_window_s = num_or_null(), .status = pick(statuses, 3),
+        .joules = num_or_null(), .seconds = num_or_null(), .steps = num(), .joules_per_step = positive_or_null(),
+        .watts = positive_or_null(), .flop_per_joule = num_or_null(), .bytes_per_joule = num_or_null(),
+        .uncertainty = num_or_null(), .windows = num(), .windows_measured = num(),
+    };
+}
+
+static void assert_energy(const harness_energy_out *want, const harness_energy_record *got)
+{
+    assert_same_string(want->status, got->status);
+    assert_same(want->joules, got->joules);
+    assert_same(want->seconds, got->seconds);
+    assert_same(want->joules_per_step, got->joules_per_step);
+    assert_same(want->watts, got->watts);
+    assert_same(want->flop_per_joule, got->flop_per_joule);
+    assert_same(want->bytes_per_joule, got->bytes_per_joule);
+    assert_same(want->uncertainty, got->uncertainty);
+    if (want->top) {
+        assert_same_string(want->source && want->source[0] ? want->source : NULL, got->source);
+        assert_same_string(want->missing && want->missing[0] ? want->missing : NULL, got->missing);
+    }
+}
+
+static harness_noise_out random_noise(int top)
+{
+    return (harness_noise_out){
+        .involuntary_switches = num_or_null(), .measured_steps = num(), .steal_share = num_or_null(),
+        .sm_clock_mhz = num_or_null(), .sm_clock_max_mhz = num_or_null(), .throttle_reasons = "none",
+        .median_shift_bound = coin() ? (double)(next() % 1000) / 1000.0 : NAN, .evidence = "quiet",
+        .has_load = top, .load_average_start = num_or_null(), .load_average_end = num_or_null(),
+    };
+}
+
+/* The record a run would hand the writer, its windows slices of samples. */
+typedef struct written {
+    harness_rank_summary_out o;
+    double samples[64];
+    harness_window_out windows[5];
+    harness_noise_out window_noise[5];
+    const char *warnings[2];
+    double config_n;
+    /* a CUDA run's members, which no reader takes back yet: written, the
+     * rest still reads the same */
+    harness_device_timing_out device;
+    harness_side_work_out side_work;
+    harness_device_clocks_out clocks;
+    harness_clock_figures_out window_clocks[5];
+    harness_live_out live;
+    harness_device_memory_out device_memory;
+    harness_gpu_device_out gpu_device;
+    harness_roofline_out roofline;
+    harness_comm_out comm;
+} written;
+
+static void random_cuda(written *w)
+{
+    harness_rank_summary_out *o = &w->o;
+    w->side_work = (harness_side_work_out){"kernel", "k2", 7, 3, num()};
+    w->device = (harness_device_timing_out){.mode = "per_step", .blocking_kernel = "used", .has_host_launch = coin(),
+                                            .host_stats = coin(), .host_median = num()};
+    w->device.full_sync.ran = coin();
+    w->device.full_sync.skipped = "the run did not complete";
+    w->device.full_sync.side_work_known = coin();
+    w->device.full_sync.side_work = &w->side_work;
+    w->device.full_sync.n_side_work = 1;
+    w->device.host_samples = w->samples;
+    w->device.n_host_samples = o->timing.n_samples;
+    w->clocks = (harness_device_clocks_out){.sm_clock_max_mhz = num_or_null(), .lock_clocks = "max", .lock = "",
+                                            .samples = w->samples, .n_samples = o->timing.n_samples};
+    strcpy(w->clocks.figures.throttle_reasons, "none");
+    w->live = (harness_live_out){"buf", "component", num()};
+    w->device_memory = (harness_device_memory_out){.used_bytes = num(), .live_at_peak = &w->live, .n_live = 1};
+    w->gpu_device = (harness_gpu_device_out){.name = "H200", .compute_capability = "9.0", .arch = "sm_90",
+                                             .driver = "550", .runtime = "12.4"};
+    o->timing.device = &w->device;
+    o->timing.clocks = &w->clocks;
+    o->memory.device = &w->device_memory;
+    o->env.gpu_device = &w->gpu_device;
+    for (size_t k = 0; k < o->timing.n_windows; k++) {
+        strcpy(w->window_clocks[k].throttle_reasons, "sw_power_cap");
+        w->windows[k].clocks = &w->window_clocks[k];
+    }
+    w->comm = (harness_comm_out){"all_reduce", "f32", 1024, 3, num(), num(), num(), num(), num(), num()};
+    o->communication = &w->comm;
+    o->n_communication = 1;
+}
+
+static void random_out(written *w)
+{
+    static const char *const statuses[] = {"ok", "failed", "interrupted", "validation_failed"};
+    static const char *const checks[] = {"skipped", "passed", "failed"};
+    static const char *const stops[] = {"converged", "steps", "time"};
+    memset(w, 0, sizeof *w);
+    harness_rank_summary_out *o = &w->o;
+    o->status = pick(statuses, 4);
+    o->error = coin() ? "why" : NULL;
+    o->world_size = 1 + (int)(next() % 8);
+    o->rank = (int)(next() % (uint32_t)o->world_size);
+    o->experiment_name = "exp", o->variant_key = "spin/cpu", o->requested = "spin", o->plugin = "p.so";
+    o->device_type = "cpu", o->device_name = "a cpu";
+    o->config = cJSON_CreateObject();
+    cJSON_AddNumberToObject(o->config, "n", w->config_n = next() % 100);
+    o->validation = (harness_validation_out){.enabled = coin(), .status = pick(checks, 3), .detail = "d",
+                                              .checked = num(), .max_abs_err = num_or_null()};
+    o->validation.after_timing.recheck = "none";
+    o->timing.clock = "tsc", o->timing.clock_why = "", o->timing.overall = random_stats();
+    o->timing.n_samples = next() % 64;
+    for (size_t i = 0; i < o->timing.n_samples; i++)
+        w->samples[i] = num();
+    o->timing.samples = w->samples;
+    o->timing.n_windows = next() % 5;
+    size_t at = 0;
+    for (size_t k = 0; k < o->timing.n_windows; k++) {
+        size_t n = k + 1 == o->timing.n_windows ? o->timing.n_samples - at : next() % (o->timing.n_samples - at + 1);
+        w->window_noise[k] = random_noise(0);
+        w->windows[k] = (harness_window_out){
+            .index = (double)k, .first_sample = (double)at, .stop_reason = pick(stops, 3),
+            .converged = (int)(next() % 3) - 1, .stats = random_stats(), .wall_ns = num_or_null(),
+            .cpu_ns = num_or_null(), .cpu_per_wall = num_or_null(), .noise = coin() ? &w->window_noise[k] : NULL,
+            .energy = random_energy(0),
+        };
+        w->windows[k].stats.n = n;
+        at += n;
+    }
+    o->timing.windows = w->windows;
+    o->timing.across = random_stats();
+    o->timing.windows_disagree = coin();
+    o->throughput = (harness_throughput_out){num_or_null(), num_or_null(), num_or_null(), num_or_null()};
+    o->energy = random_energy(1);
+    o->memory.allocated_means = o->memory.reserved_means = "m";
+    o->gpu_activity_dropped = o->gpu_activity_untimed = NAN;
+    o->env = (harness_env_out){
+        .host = coin() ? "h" : "", .os = "", .cpu = "c", .cpu_family = "", .cpu_model_number = "", .cpu_stepping = "",
+        .l1d = "", .l1i = "", .l2 = "", .l3 = "", .scaling_governor = "", .gpu_name = "none", .driver = "",
+        .cuda = "", .compiler = "", .cflags = "", .sanitizers = "", .configure_args = "", .executable = "",
+        .git_commit = "abc", .harness_version = "1.0", .clock = "", .kernel_clocksource = "",
+        .clock_resolution_ns = num(), .started_at = "2026",
+    };
+    w->warnings[0] = "a warning";
+    o->warnings = w->warnings;
+    o->n_warnings = next() % 2;
+    o->impossible_figure = (harness_impossible_out){.figure = coin() ? "gb_per_s" : NULL, .allowed = coin(),
+                                                    .message = "above the peak", .rate_per_s = num()};
+    o->noise = random_noise(1);
+    w->roofline = (harness_roofline_out){.peak_bytes_per_s = num_or_null(), .above_peak = {"percent_of_peak_flops"},
+                                         .n_above_peak = coin(), .peak_source = coin() ? "machine file" : NULL};
+    o->roofline = w->roofline;
+    if (coin())
+        random_cuda(w);
+}
+
+static void assert_read_back(const written *w, const harness_rank_summary *r)
+{
+    const harness_rank_summary_out *o = &w->o;
+    assert_int_equal(r->rank, o->rank);
+    assert_int_equal(r->world_size, o->world_size);
+    assert_string_equal(r->status, o->status);
+    assert_same_string(o->error, r->error);
+    assert_string_equal(r->experiment_name, o->experiment_name);
+    assert_string_equal(r->variant_key, o->variant_key);
+    assert_string_equal(r->plugin, o->plugin);
+    assert_string_equal(r->device_type, o->device_type);
+    assert_string_equal(r->device_name, o->device_name);
+    assert_string_equal(r->validation_status, o->validation.status);
+    assert_same(o->throughput.bytes_per_step, r->bytes_per_step);
+    assert_same(o->throughput.flops_per_step, r->flops_per_step);
+    assert_int_equal(r->n_samples, o->timing.n_samples);
+    for (size_t i = 0; i < o->timing.n_samples; i++)
+        assert_true(r->samples[i] == w->samples[i]);
+    assert_stats(&o->timing.overall, &r->timing);
+    assert_int_equal(r->n_written_windows, o->timing.n_windows);
+    for (size_t k = 0; k < o->timing.n_windows; k++) {
+        const harness_window_out *want = &o->timing.windows[k];
+        const harness_stats_record *got = &r->windows[k];
+        assert_same(want->index, got->index);
+        assert_same(want->first_sample, got->first_sample);
+        assert_string_equal(want->stop_reason, got->stop_reason);
+        assert_int_equal(want->converged, got->converged);
+        assert_stats(&want->stats, got);
+        assert_same(want->wall_ns, got->wall_ns);
+        assert_same(want->cpu_ns, got->cpu_ns);
+        assert_same(want->cpu_per_wall, got->cpu_per_wall);
+        assert_energy(&want->energy, &got->energy);
+    }
+    assert_int_equal(r->windows_disagree, o->timing.windows_disagree);
+    assert_energy(&o->energy, &r->energy);
+    assert_same(o->energy.joules_per_step, r->energy_j_per_step);
+    assert_same(o->energy.watts, r->energy_watts);
+    assert_same(o->noise.median_shift_bound, r->noise_bound);
+    assert_string_equal(r->noise_evidence, o->noise.evidence);
+    assert_same_string(o->env.host[0] ? o->env.host : NULL, r->host);
+    assert_string_equal(r->env_cpu, o->env.cpu);
+    assert_string_equal(r->env_gpu, o->env.gpu_name);
+    assert_string_equal(r->env_git_commit, o->env.git_commit);
+    assert_string_equal(r->env_harness_version, o->env.harness_version);
+    assert_string_equal(r->env_started_at, o->env.started_at);
+    int impossible = o->impossible_figure.figure != NULL;
+    assert_same_string(impossible ? o->impossible_figure.message : NULL, r->impossible_message);
+    assert_int_equal(r->impossible_allowed_flag, impossible && o->impossible_figure.allowed);
+}
+
+static void test_rank_summary_write_round_trip(void **state)
+{
+    (void)state;
+    for (int round = 0; round < ROUNDS; round++) {
+        written w;
+        random_out(&w);
+        char *text = harness_rank_summary_write(&w.o);
+        assert_non_null(text);
+        assert_null(w.o.config);   /* taken */
+        /* each member once, in the file's order */
+        const char *order[] = {"\"schema\"", "\"component\"", "\"validation\"", "\"schedule\"", "\"timing\"",
+                               "\"throughput\"", "\"energy\"", "\"roofline\"", "\"regions\"", "\"memory\"",
+                               "\"trace\"", "\"communication\"", "\"gpu_kernels\"", "\"env\"", "\"warnings\"",
+                               "\"impossible_figure\"", "\"noise\""};
+        const char *at = text;
+        for (size_t k = 0; k < sizeof order / sizeof *order; k++)
+            assert_non_null(at = strstr(at, order[k]));
+        assert_int_equal(strstr(text, "\"device_clocks\"") != NULL, w.o.timing.clocks != NULL);
+        harness_rank_summary r;
+        harness_error err = {0};
+        if (harness_rank_summary_parse("dir/summary_ranks_1_rank_0.json", text, strlen(text), 0, &r, &err) != 0)
+            fail_msg("round %d: %s\n%s", round, err.msg, text);
+        assert_read_back(&w, &r);
+        assert_true(cJSON_GetNumberValue(cJSON_GetObjectItem(r.config, "n")) == w.config_n);
+        harness_rank_summary_free(&r);
+        free(text);
     }
 }
 
@@ -643,6 +916,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_rank_summary_round_trip),
+        cmocka_unit_test(test_rank_summary_write_round_trip),
         cmocka_unit_test(test_rank_summary_base_reads),
         cmocka_unit_test(test_rank_summary_absent_or_null),
         cmocka_unit_test(test_rank_summary_wrong_kind),

@@ -11,7 +11,7 @@
 #include <cmocka.h>
 #include <cjson/cJSON.h>
 
-#include "report/sample_array.h"
+#include "folder/sample_array.h"
 
 static void same_as_cjson(const double *v, size_t n)
 {

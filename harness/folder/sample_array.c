@@ -1,4 +1,4 @@
-#include "report/sample_array.h"
+#include "folder/sample_array.h"
 #include "folder/samples.h"
 
 #include <float.h>
