@@ -280,7 +280,7 @@ static void finish_point(point *pt)
             }
             fflush(stdout);
             /* Once, on stderr, even with --quiet (then at the end): they qualify every figure. */
-            harness_session_warn(pt->session, &s->warnings, harness_experiment_shown(&pt->exp), pt->p->cfg->n_sweep_points > 1);
+            harness_session_warn(pt->session, &s->warnings, harness_experiment_shown(&pt->exp));
         }
     }
     if (pt->code != 0 && !pt->crashed)
