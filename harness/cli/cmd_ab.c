@@ -225,9 +225,7 @@ static int parse(int argc, char **argv, harness_ab_opts *a, harness_error *err)
             break;
         case 'h': harness_cli_help(stdout, &ab_command); return -1;
         default:
-            return harness_error_set(err, HARNESS_EXIT_USAGE, "ab: %s '%s'; see `harness ab --help`",
-                                     optopt ? "option needs a value or is unknown:" : "unknown option",
-                                     argv[optind - 1]);
+            return harness_cli_bad_option(&ab_command, argv[optind - 1], optopt, err);
         }
     }
     if (argc - optind < 1 || argc - optind > 64)
