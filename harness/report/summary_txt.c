@@ -12,6 +12,7 @@
 #include "report/energy_report.h"
 #include "report/comm_report.h"
 #include "report/gpu_trace.h"
+#include "report/notes_text.h"
 #include "report/roofline.h"
 #include "report/summary.h"
 
@@ -216,6 +217,7 @@ void harness_summary_print_short(const harness_summary *s, FILE *f)
     fprintf(f, "%s on %s (%s): ", s->variant_key, s->device, s->device_name);
     print_params(f, s->cfg);
     fputc('\n', f);
+    harness_notes_print(f, "", s->notes);
     print_validation(f, s);
     print_table(f, s);
     print_throughput(f, s);
@@ -277,6 +279,7 @@ static void section_component(FILE *f, const harness_summary *s)
             s->plugin_path ? s->plugin_path : "?");
     print_params(f, s->cfg);
     fputc('\n', f);
+    harness_notes_print(f, "  ", s->notes);
 }
 
 static void section_validation(FILE *f, const harness_summary *s)
