@@ -39,6 +39,8 @@ for cmd in run validate list compare ab record history export calibrate new-plug
     expect_exit 2 "$cmd --hepl" "$HARNESS" $cmd --hepl
     expect_err "$cmd: unknown option '--hepl' (did you mean --help?)" "$cmd: did you mean --help?"
 done
+expect_exit 2 "harness --versin" "$HARNESS" --versin
+expect_err "unknown option '--versin'; did you mean --version?" "harness --versin: did you mean --version?"
 expect_exit 2 "compare --thresold" "$HARNESS" compare a b --thresold 5
 expect_err "(did you mean --threshold?)" "compare: did you mean --threshold?"
 expect_exit 2 "run --output-dir without its value" "$HARNESS" run "$TINY" --output-dir
