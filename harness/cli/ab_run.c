@@ -16,6 +16,7 @@
 #include "cli/child_process.h"
 #include "folder/folder_format.h"
 #include "util/fsutil.h"
+#include "util/progress.h"
 
 static const char *const side_names[2] = {"base", "cand"};
 
@@ -173,13 +174,26 @@ static int load_round(const char *folder, harness_compare_side *side, harness_er
     return rc;
 }
 
+/* "01-spin cand", or "cand" for a lone benchmark */
+static void item_name(char *out, size_t cap, const harness_ab_bench *b, int side)
+{
+    snprintf(out, cap, "%s%s%s", b->folder, b->folder[0] ? " " : "", side_names[side]);
+}
+
 int harness_ab_validate(const harness_ab_opts *a, harness_error *err)
 {
-    for (size_t b = 0; b < a->n_bench; b++)
-        for (int side = 0; side < 2; side++)
-            if (validate_side(a, &a->bench[b], side, err) != 0)
-                return err->code;
-    return 0;
+    harness_progress pg;
+    harness_progress_start(&pg, "ab: validating", 2 * a->n_bench, a->quiet);
+    int rc = 0;
+    for (size_t b = 0; b < a->n_bench && rc == 0; b++)
+        for (int side = 0; side < 2 && rc == 0; side++) {
+            char name[160];
+            item_name(name, sizeof name, &a->bench[b], side);
+            harness_progress_show(&pg, 2 * b + (size_t)side, name);
+            rc = validate_side(a, &a->bench[b], side, err);
+        }
+    harness_progress_clear(&pg);
+    return rc ? err->code : 0;
 }
 
 static double now_s(void)
@@ -190,11 +204,16 @@ static double now_s(void)
 }
 
 /* One round: every benchmark's two sides, into per[b][side]. */
-static int run_round(const harness_ab_opts *a, int round, harness_compare_side (*per)[2], harness_error *err)
+static int run_round(const harness_ab_opts *a, int round, harness_compare_side (*per)[2], harness_progress *pg,
+                     harness_error *err)
 {
     for (size_t b = 0; b < a->n_bench; b++)
         for (int k = 0; k < 2; k++) {
             int side = harness_ab_base_first((size_t)round, b) ? k : 1 - k;
+            char item[160], name[200];
+            item_name(item, sizeof item, &a->bench[b], side);
+            snprintf(name, sizeof name, "round %d/%d: %s", round + 1, a->rounds, item);
+            harness_progress_show(pg, ((size_t)round * a->n_bench + b) * 2 + (size_t)k, name);
             char *folder = NULL;
             int rc = run_side(a, &a->bench[b], side, round, &folder, err);
             if (rc == 0)
@@ -232,12 +251,19 @@ int harness_ab_run(const harness_ab_opts *a, harness_compare_side sides[2], int 
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
     *rounds = a->rounds;
     int rc = 0;
+    /* one item a run: the ETA follows each side's time, not only each round's */
+    harness_progress pg;
+    harness_progress_start(&pg, "ab: run", (size_t)*rounds * a->n_bench * 2, a->quiet);
     for (int round = 0; round < *rounds && rc == 0; round++) {
         double t0 = now_s();
-        rc = run_round(a, round, per, err);
-        if (rc == 0 && round == 0 && a->time_budget_s > 0)
+        rc = run_round(a, round, per, &pg, err);
+        if (rc == 0 && round == 0 && a->time_budget_s > 0) {
+            harness_progress_clear(&pg);
             rc = rounds_in_budget(a, now_s() - t0, rounds, err);
+            harness_progress_total(&pg, (size_t)*rounds * a->n_bench * 2);
+        }
     }
+    harness_progress_clear(&pg);
     /* benchmark-major, as harness_compare_rounds reads them */
     for (size_t b = 0; b < a->n_bench; b++)
         for (int side = 0; side < 2; side++) {

@@ -37,12 +37,14 @@ typedef struct harness_ab_opts {
     harness_color_mode color;      /* --color, the text format's verdicts */
     int wide;                      /* --wide: the text table at full width */
     int allow_above_peak;          /* --allow-above-peak, passed to every run */
+    int quiet;                     /* --quiet: no progress line */
     harness_ab_bench *bench;
     size_t n_bench;
 } harness_ab_opts;
 
 /* `harness validate` of every benchmark's both sides before any round:
- * a bad side fails at once with the child's message, nothing run. */
+ * a bad side fails at once with the child's message, nothing run. Both
+ * this and harness_ab_run show a progress line (util/progress.h). */
 int harness_ab_validate(const harness_ab_opts *a, harness_error *err);
 
 /* Run the rounds into sides[0] (base) and sides[1] (cand), benchmark-major

@@ -44,6 +44,15 @@ void harness_cli_getopt_init(harness_cli_getopt *g, const harness_cli_command *c
  * 80 columns), exit codes and where the manual is. */
 void harness_cli_help(FILE *f, const harness_cli_command *cmd);
 
+/* The usage error (exit 2) for the option getopt_long refused, `word`
+ * (argv[optind - 1]) with getopt's `optopt`: an option of the table given
+ * without its value is named with the value it needs; an unknown one gets
+ * the nearest of the table's long names ("did you mean --quiet?"), as
+ * commands and config keys do. Returns err's code. */
+struct harness_error;
+int harness_cli_bad_option(const harness_cli_command *cmd, const char *word, int optopt_value,
+                           struct harness_error *err);
+
 /* The --help entry every command's table ends with. */
 #define HARNESS_CLI_HELP_OPTION {"help", 'h', 0, NULL, "print this help"}
 

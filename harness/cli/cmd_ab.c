@@ -136,6 +136,7 @@ static const harness_cli_option options[] = {
     {"wide", 0, O_WIDE, NULL, "as in compare: every column of the text tables"},
     {"allow-above-peak", 0, O_ALLOW_ABOVE_PEAK, NULL, "pass --allow-above-peak to every run: a run with an "
      "impossible figure is kept and judged (else it stops ab, exit 3)"},
+    {"quiet", 'q', 0, NULL, "no progress line on stderr (shown only on a terminal)"},
     HARNESS_CLI_HELP_OPTION,
 };
 
@@ -197,6 +198,7 @@ static int parse(int argc, char **argv, harness_ab_opts *a, harness_error *err)
         case O_FILTER: a->filter = optarg; break;
         case O_WIDE: a->wide = 1; break;
         case O_ALLOW_ABOVE_PEAK: a->allow_above_peak = 1; break;
+        case 'q': a->quiet = 1; break;
         case O_COLOR:
             if (harness_color_option(optarg, &a->color, err) != 0)
                 return err->code;
@@ -225,9 +227,7 @@ static int parse(int argc, char **argv, harness_ab_opts *a, harness_error *err)
             break;
         case 'h': harness_cli_help(stdout, &ab_command); return -1;
         default:
-            return harness_error_set(err, HARNESS_EXIT_USAGE, "ab: %s '%s'; see `harness ab --help`",
-                                     optopt ? "option needs a value or is unknown:" : "unknown option",
-                                     argv[optind - 1]);
+            return harness_cli_bad_option(&ab_command, argv[optind - 1], optopt, err);
         }
     }
     if (argc - optind < 1 || argc - optind > 64)
@@ -403,8 +403,12 @@ int harness_cmd_ab(int argc, char **argv)
     memset(sides, 0, sizeof sides);
     for (int s = 0; s < 2 && code == 0; s++) {
         sides[s].is_parent = 1;    /* the report says "folder of experiments": one per round */
-        if (!(sides[s].root = strdup(a.output_dir)))
+        /* each side's own folders, DIR/[BENCH/]round-NN-SIDE: named as a pattern */
+        const char *bench = a.n_bench > 1 || a.bench[0].folder[0] ? "*/" : "";
+        if (asprintf(&sides[s].root, "%s/%sround-*-%s", a.output_dir, bench, s ? "cand" : "base") < 0) {
+            sides[s].root = NULL;
             code = harness_error_report(&(harness_error){.code = HARNESS_EXIT_RUNTIME, .msg = "out of memory"});
+        }
     }
     int rounds;
     if (code == 0 && harness_ab_run(&a, sides, &rounds, &err) != 0)

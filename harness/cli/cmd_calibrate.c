@@ -84,9 +84,7 @@ static int parse(int argc, char **argv, calibrate_opts *o, harness_error *err)
         }
         case 'h': harness_cli_help(stdout, &calibrate_command); return -1;
         default:
-            return harness_error_set(err, HARNESS_EXIT_USAGE,
-                                     "calibrate: unknown option, or an option without its value: '%s'; "
-                                     "see harness calibrate --help", argv[optind - 1]);
+            return harness_cli_bad_option(&calibrate_command, argv[optind - 1], optopt, err);
         }
     }
     if (optind < argc)

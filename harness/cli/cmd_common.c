@@ -74,9 +74,7 @@ int harness_parse_opts(int argc, char **argv, const harness_cli_command *cmd, ha
         case HARNESS_OPT_COLOR: rc = harness_color_option(optarg, &opts->color, err); break;
         case HARNESS_OPT_FILTER: opts->filter = optarg; break;
         default:
-            return harness_error_set(err, HARNESS_EXIT_USAGE, "%s: %s option '%s'; see `harness %s --help`",
-                                     command, optopt ? "option needs a value or is unknown:" : "unknown",
-                                     argv[optind - 1], command);
+            return harness_cli_bad_option(cmd, argv[optind - 1], optopt, err);
         }
         if (rc)
             return rc;

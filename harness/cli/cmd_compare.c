@@ -185,8 +185,7 @@ static int parse(int argc, char **argv, compare_opts *opts, harness_error *err)
         case OPT_FORMAT: rc = harness_printer_parse(optarg, HARNESS_RECORD_COMPARISON, &opts->printer, err); break;
         case OPT_HELP: harness_cli_help(stdout, &compare_command); return -1;
         default:
-            return harness_error_set(err, HARNESS_EXIT_USAGE, "compare: %s option '%s'; see `harness compare --help`",
-                                     optopt ? "option needs a value or is unknown:" : "unknown", argv[optind - 1]);
+            return harness_cli_bad_option(&compare_command, argv[optind - 1], optopt, err);
         }
         if (rc != 0)
             return err->code;

@@ -53,8 +53,7 @@ int harness_cmd_export(int argc, char **argv)
         case OPT_ROWS: rows = optarg; break;
         case 'h': harness_cli_help(stdout, &export_command); return 0;
         default:
-            harness_error_set(&err, HARNESS_EXIT_USAGE, "export: unknown option or missing value: '%s'; see "
-                              "`harness export --help`", argv[optind - 1]);
+            harness_cli_bad_option(&export_command, argv[optind - 1], optopt, &err);
             return harness_error_report(&err);
         }
     }

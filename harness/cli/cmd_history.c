@@ -173,9 +173,7 @@ static int parse_args(int argc, char **argv, history_args *a, harness_error *err
             return 1;
         }
         if (c == '?' || c == ':')
-            return harness_error_set(err, HARNESS_EXIT_USAGE, "history: %s '%s'; see `harness history --help`",
-                                     optopt ? "option needs a value or is unknown:" : "unknown option",
-                                     argv[optind - 1]);
+            return harness_cli_bad_option(&history_command, argv[optind - 1], optopt, err);
         if (take_option(c, optarg, a, err) != 0)
             return err->code;
     }

@@ -225,8 +225,7 @@ int harness_cmd_new_plugin(int argc, char **argv)
         case 'D': dir = optarg; break;
         case 'h': harness_cli_help(stdout, &new_plugin_command); return 0;
         default:
-            harness_error_set(&err, HARNESS_EXIT_USAGE, "new-plugin: unknown option or missing value: '%s'; see "
-                              "`harness new-plugin --help`", argv[optind - 1]);
+            harness_cli_bad_option(&new_plugin_command, argv[optind - 1], optopt, &err);
             return harness_error_report(&err);
         }
     }

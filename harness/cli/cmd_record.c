@@ -64,8 +64,7 @@ int harness_cmd_record(int argc, char **argv)
         case 't': timeout_text = optarg; break;
         case 'h': harness_cli_help(stdout, &record_command); return 0;
         default:
-            harness_error_set(&err, HARNESS_EXIT_USAGE, "record: %s '%s'; see `harness record --help`",
-                              optopt ? "option needs a value or is unknown:" : "unknown option", argv[optind - 1]);
+            harness_cli_bad_option(&record_command, argv[optind - 1], optopt, &err);
             return harness_error_report(&err);
         }
     }

@@ -56,9 +56,21 @@ static const struct command *find_command(const char *name)
     return NULL;
 }
 
-/* A typo ("runn") is answered with the command meant, as config keys are. */
+/* A typo ("runn") is answered with the command meant, as config keys are;
+ * "--versin" with the option meant. */
 static int unknown_command(const char *cmd)
 {
+    static const char *const top_options[] = {"help", "version"};
+    const char *option = cmd[0] == '-' ? harness_suggest(cmd + strspn(cmd, "-"), top_options, 2) : NULL;
+    if (option) {
+        fprintf(stderr, "harness: unknown option '%s'; did you mean --%s? (see harness --help)\n", cmd, option);
+        return 2;
+    }
+    if (cmd[0] == '-') {
+        fprintf(stderr, "harness: unknown option '%s'; before a command harness takes only --help and --version, "
+                "a command's options come after it (harness run CONFIG --quiet; see harness --help)\n", cmd);
+        return 2;
+    }
     const char *names[N_COMMANDS];
     for (size_t i = 0; i < N_COMMANDS; i++)
         names[i] = commands[i].name;

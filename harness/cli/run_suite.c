@@ -29,6 +29,7 @@
 #include "run/interrupt.h"
 #include "folder/folder_format.h"
 #include "util/fsutil.h"
+#include "util/progress.h"
 
 static void suite_free(harness_suite *s)
 {
@@ -101,9 +102,16 @@ static int run_all(const harness_cli_opts *opts, const char *dir, harness_suite 
     *status = "ok";
     if (!(s->runs = calloc((size_t)opts->runs * s->sel.n_configs, sizeof *s->runs)))
         return harness_error_report(&(harness_error){.code = HARNESS_EXIT_RUNTIME, .msg = "out of memory"});
+    harness_progress pg;           /* one item a run of a config; the line between the "run" lines */
+    harness_progress_start(&pg, "suite", (size_t)opts->runs * s->sel.n_configs, opts->quiet);
     for (int run = 1; run <= opts->runs; run++) {
         for (size_t c = 0; c < s->sel.n_configs; c++) {
-            if (run_one(opts, dir, s, c, run, &err) != 0) {
+            char item[160];
+            snprintf(item, sizeof item, "run %d/%d: %s", run, opts->runs, s->sel.configs[c].first_name);
+            harness_progress_show(&pg, (size_t)(run - 1) * s->sel.n_configs + c, item);
+            int failed = run_one(opts, dir, s, c, run, &err);
+            harness_progress_clear(&pg);
+            if (failed != 0) {
                 *status = "failed";
                 return harness_error_report(&err);
             }

@@ -8,6 +8,7 @@
 #include "compare/metric.h"
 #include "compare/process_spread.h"
 #include "compare/run_groups.h"
+#include "compare/run_mismatch.h"
 
 #include <cjson/cJSON.h>
 #include <math.h>
@@ -540,12 +541,15 @@ int harness_compare_sides(harness_compare_side *base, harness_compare_side *cand
     if (match(out, err) != 0)
         return err->code;
     size_t incomplete = out->base.n_incomplete + out->cand.n_incomplete;
-    if (out->n_pairs == 0 && incomplete == 0)
+    if (out->n_pairs == 0 && incomplete == 0) {
+        char why[1024];
+        harness_cmp_mismatch_text(&out->base, &out->cand, why, sizeof why);
         return harness_error_set(err, HARNESS_EXIT_USAGE,
                                  "%s: no run matches a run of %s (%zu and %zu runs; runs match by variant key, "
-                                 "component config, rank and world size); nothing to compare",
+                                 "component config, rank and world size); nothing to compare%s%s",
                                  out->cand.root ? out->cand.root : "CAND", out->base.root ? out->base.root : "BASE",
-                                 out->cand.n_runs, out->base.n_runs);
+                                 out->cand.n_runs, out->base.n_runs, why[0] ? ": " : "", why);
+    }
     if (harness_cmp_control_fdr(out, err) != 0)
         return err->code;
     harness_cmp_tally(out);

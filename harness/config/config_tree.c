@@ -4,6 +4,7 @@
 #include "config/config_tree.h"
 #include "config/key_set.h"
 #include "util/input_file.h"
+#include "util/near_file.h"
 
 #include <errno.h>
 #include <math.h>
@@ -436,8 +437,10 @@ int harness_tree_load(const char *path, harness_config_tree **out, harness_error
     char *text = NULL;
     size_t len = 0;
     int rc = harness_read_input_file(path, "config", HARNESS_MAX_INPUT_BYTES, HARNESS_EXIT_USAGE, &text, &len, err);
-    if (rc)
+    if (rc) {
+        harness_near_yaml_hint(path, err);
         return rc;
+    }
     rc = harness_tree_load_text(path, text, len, out, err);
     free(text);
     return rc;

@@ -13,6 +13,7 @@
 #include "run/guard.h"
 #include "run/thread_census.h"
 #include "util/stats.h"
+#include "util/progress.h"
 
 /* A callback that returned with regions still open is blamed by name, so
  * the message points at the callback that forgot its region_pop, not at
@@ -293,15 +294,24 @@ static int judge_run(const harness_component *in, const harness_run_result *run,
 int harness_component_run(harness_component *in, const harness_component_where *r, harness_summary *s,
                           harness_run_result *run, harness_error *err)
 {
-    if (create_instance(in, s, err) != 0)
-        return err->code;
-    if (r->plan->cfg->validate && in->v->check && check_against_reference(in, s, err) != 0)
+    /* before the steps' own line (run/profiler.c): the inputs and the check
+     * against the double reference can take seconds */
+    harness_progress pg;
+    harness_progress_start(&pg, "validation", 0, !(r->prof && r->prof->progress));
+    harness_progress_show(&pg, 0, "create: inputs and buffers");
+    int rc = create_instance(in, s, err);
+    if (rc == 0 && r->plan->cfg->validate && in->v->check) {
+        harness_progress_show(&pg, 1, "check against the reference");
+        rc = check_against_reference(in, s, err);
+    }
+    harness_progress_clear(&pg);
+    if (rc != 0)
         return err->code;
     if (make_input_sets(in, r->plan, s, err) != 0) {
         harness_summary_mark(s, "failed", err->msg);
         return err->code;
     }
-    int rc = run_schedule(in, r, run, &s->full_sync, err);
+    rc = run_schedule(in, r, run, &s->full_sync, err);
     harness_input_sets_free(&in->inputs);
     if (rc != 0) {
         harness_summary_mark(s, "failed", err->msg);

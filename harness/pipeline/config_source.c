@@ -5,6 +5,7 @@
 #include <string.h>
 
 #include "util/input_file.h"
+#include "util/near_file.h"
 
 /* The config file's bytes, read once per process: every sweep point is
  * parsed from them and the folder's copy is of them, so a FIFO is never
@@ -19,8 +20,10 @@ int harness_config_source(const char *path, const char **text, size_t *len, harn
     if (!source.path || strcmp(source.path, path) != 0) {
         char *t = NULL;
         size_t n = 0;
-        if (harness_read_input_file(path, "config", HARNESS_MAX_INPUT_BYTES, HARNESS_EXIT_USAGE, &t, &n, err) != 0)
+        if (harness_read_input_file(path, "config", HARNESS_MAX_INPUT_BYTES, HARNESS_EXIT_USAGE, &t, &n, err) != 0) {
+            harness_near_yaml_hint(path, err);
             return err->code;
+        }
         char *copy = strdup(path);
         if (!copy) {
             free(t);

@@ -8,6 +8,7 @@
 #include "pipeline/artifacts.h"
 #include "plugin/plugin_digest.h"
 #include "report/job_summary.h"
+#include "report/notes_text.h"
 #include "report/trace_merge.h"
 #include "util/fsutil.h"
 
@@ -173,7 +174,9 @@ int harness_ranks_write_job_summary(harness_dist *d, const harness_summary *s, c
         rc = write_file(exp, HARNESS_FILE_JOB_SUMMARY,
                         harness_job_summary_json(all, d->world_size, s->variant_key, stragglers), err) ||
              write_file(exp, HARNESS_FILE_JOB_SUMMARY_TXT,
-                        harness_job_summary_text(all, d->world_size, s->variant_key, stragglers), err);
+                        harness_notes_after_first_line(
+                            harness_job_summary_text(all, d->world_size, s->variant_key, stragglers), s->notes),
+                        err);
     free(all);
     free(stragglers);
     return rc ? err->code : 0;

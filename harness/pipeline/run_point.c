@@ -205,8 +205,9 @@ static void run_and_destroy(point *pt)
     note_all_leaks(pt);
     if (pt->leaks[0]) {            /* said in the summaries, written again */
         harness_warnings_add(&pt->s.warnings, "%s", pt->leaks);
-        if (pt->session->dist.rank == 0)
-            fprintf(stderr, "harness: warning: %s\n", pt->leaks);
+        if (pt->session->dist.rank == 0)   /* with --quiet naming the folder, as every warning then does */
+            fprintf(stderr, "harness: warning: %s%s%s\n", pt->session->quiet ? harness_experiment_shown(&pt->exp) : "",
+                    pt->session->quiet ? ": " : "", pt->leaks);
         write_summaries_now(pt);
     }
 }
@@ -281,7 +282,7 @@ static void finish_point(point *pt)
             }
             fflush(stdout);
             /* Once, on stderr, even with --quiet (then at the end): they qualify every figure. */
-            harness_session_warn(pt->session, &s->warnings, harness_experiment_shown(&pt->exp), pt->p->cfg->n_sweep_points > 1);
+            harness_session_warn(pt->session, &s->warnings, harness_experiment_shown(&pt->exp));
         }
     }
     if (pt->code != 0 && !pt->crashed)

@@ -74,7 +74,7 @@ harness_backend *harness_session_backend(harness_session *s, const char *device,
     return &s->backend;
 }
 
-void harness_session_warn(harness_session *s, const harness_warnings *w, const char *dir, int several)
+void harness_session_warn(harness_session *s, const harness_warnings *w, const char *dir)
 {
     if (!s->quiet) {
         char *text = NULL;
@@ -89,11 +89,11 @@ void harness_session_warn(harness_session *s, const harness_warnings *w, const c
     for (size_t i = 0; i < w->n; i++) {
         char *line = NULL;
         int color = harness_color_on(stderr);
-        int n = asprintf(&line, "harness: %swarning:%s %s%s%s\n", color ? HARNESS_SGR_YELLOW : "",
-                         color ? HARNESS_SGR_RESET : "", several ? dir : "", several ? ": " : "", w->text[i]);
+        int n = asprintf(&line, "harness: %swarning:%s %s: %s\n", color ? HARNESS_SGR_YELLOW : "",
+                         color ? HARNESS_SGR_RESET : "", dir, w->text[i]);
         char *grown = n > 0 ? realloc(s->deferred, s->deferred_len + (size_t)n + 1) : NULL;
         if (!grown) {              /* no memory to keep it: say it now rather than never */
-            fprintf(stderr, "harness: warning: %s\n", w->text[i]);
+            fprintf(stderr, "harness: warning: %s: %s\n", dir, w->text[i]);
             free(line);
             continue;
         }

@@ -32,10 +32,10 @@ harness_backend *harness_session_backend(harness_session *s, const char *device,
                                         harness_error *err);
 
 /* A point's warnings: on stderr now, or with --quiet kept (each line naming
- * the point's folder when the run has several points) and printed once by
+ * the point's folder, as the README says) and printed once by
  * harness_session_end, after every path. */
 struct harness_warnings;
-void harness_session_warn(harness_session *s, const struct harness_warnings *w, const char *dir, int several);
+void harness_session_warn(harness_session *s, const struct harness_warnings *w, const char *dir);
 
 void harness_session_end(harness_session *s);
 

@@ -33,7 +33,7 @@ void harness_comm_print(FILE *f, const harness_summary *s)
     size_t n;
     if (!s->comm || !s->clock || harness_comm_table(s->comm, s->clock, s->world_size, &rows, &n) != 0 || n == 0)
         return;
-    fprintf(f, "communication (%d rank%s; every call of the run, check included; busbw as nccl-tests)\n",
+    fprintf(f, "communication (%d rank%s; the calls of the measured steps; busbw as nccl-tests)\n",
             s->world_size, s->world_size == 1 ? "" : "s");
     fprintf(f, "  %-15s %-6s %14s %8s %14s %12s %12s\n", "op", "dtype", "size (B)", "calls", "mean (us)",
             "algbw GB/s", "busbw GB/s");

@@ -22,7 +22,7 @@ typedef struct harness_rank_figures {
     double gb_per_s, gflop_per_s;  /* at its median; 0 when unknown */
     int n_windows;
     double window_median_ns[HARNESS_JOB_MAX_WINDOWS];
-    size_t comm_calls;             /* the component's collectives, every call of the run */
+    size_t comm_calls;             /* the component's collectives in the measured steps */
     double comm_bytes, comm_ns;
     /* Filled by the caller from the job (dist) and the profiler: */
     int64_t clock_offset_ns;       /* this rank's clock minus rank 0's */

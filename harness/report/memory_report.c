@@ -49,6 +49,10 @@ typedef struct chart {
     double ystep;    /* tick spacing in yunit */
 } chart;
 
+/* A sample's step as people count it (from 1, docs/guide/failures.md); the
+ * data-* attributes keep the 0-based index, as the JSON does. */
+static int64_t shown_step(int64_t step) { return step + 1; }
+
 static double px(const chart *c, double x) { return ML + (x - c->x0) / (c->x1 - c->x0) * PW; }
 static double py(const chart *c, double bytes) { return MT + PH - bytes / c->ytop * PH; }
 
@@ -103,8 +107,8 @@ static int emit_bands(FILE *b, const chart *c, const harness_memory_log *log)
                           phase_class(s[i].phase), a, MT, e - a, PH, harness_phase_file_name(s[i].phase));
                 if (s[i].window >= 0 && s[i].phase != 0)
                     fprintf(b, ", window %d", s[i].window + 1);   /* from 1, as in the text summary */
-                fprintf(b, ": steps %" PRId64 " to %" PRId64 "</title></rect>\n", s[i].step,
-                          j < n ? s[j].step : s[n - 1].step);
+                fprintf(b, ": steps %" PRId64 " to %" PRId64 "</title></rect>\n", shown_step(s[i].step),
+                          shown_step(j < n ? s[j].step : s[n - 1].step));
             } else {
                 long c0 = lround(floor(a - ML)), c1 = lround(ceil(e - ML));
                 if (c0 < 0)
@@ -299,7 +303,7 @@ static void emit_marker(FILE *b, const chart *c, const harness_memory_log *log, 
               "<circle id=\"%s\" class=\"%s\" data-bytes=\"%" PRIu64 "\" data-step=\"%" PRId64
               "\" cx=\"%.1f\" cy=\"%.1f\" r=\"4.5\"><title>%s: %s (%" PRIu64 " bytes), step %" PRId64
               "</title></circle>\n",
-              id, cls, bytes, step, x, y, what, h, bytes, step);
+              id, cls, bytes, step, x, y, what, h, bytes, shown_step(step));
     int right_half = x > ML + PW / 2.0;
     double tx = right_half ? x - 8 : x + 8;
     int n = snprintf(text, sizeof text, "%s %s", what, h);
@@ -378,14 +382,15 @@ static void emit_axes(FILE *b, const chart *c, int yticks, int with_xticks)
         double xs = nice_step((c->x1 - c->x0) / 8.0);
         if (xs < 1.0)
             xs = 1.0;
-        for (double x = ceil(c->x0 / xs) * xs; x <= c->x1 + 1e-9; x += xs) {
-            double X = px(c, x);
+        /* labelled as people count steps (from 1): ticks where that number is round */
+        for (double v = ceil((c->x0 + 1) / xs) * xs; v - 1 <= c->x1 + 1e-9; v += xs) {
+            double X = px(c, v - 1);
             fprintf(b, "<line x1=\"%.1f\" y1=\"%d\" x2=\"%.1f\" y2=\"%d\"></line>\n", X, MT + PH, X, MT + PH + 5);
-            fprintf(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.0f</text>\n", X, MT + PH + 18, x);
+            fprintf(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.0f</text>\n", X, MT + PH + 18, v);
         }
     }
     fprintf(b, "<rect class=\"frame\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\"></rect>\n", ML, MT, PW, PH);
-    fprintf(b, "<text class=\"atitle\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">step (steps run so far, all phases)"
+    fprintf(b, "<text class=\"atitle\" x=\"%d\" y=\"%d\" text-anchor=\"middle\">step (from 1, all phases)"
             "</text>\n", ML + PW / 2, H - 8);
     fprintf(b, "<text class=\"atitle\" transform=\"rotate(-90)\" x=\"%d\" y=\"14\" text-anchor=\"middle\">bytes"
             "</text>\n", -(MT + PH / 2));
@@ -648,8 +653,8 @@ static void emit_figures(FILE *b, const harness_memory_report_input *in, const m
         const harness_memory_sample *s = in->log->samples;
         fprintf(b,
                   "<tr><th>steps sampled</th><td id=\"steps\" class=\"num\" data-first=\"%" PRId64 "\" data-last=\"%" PRId64
-                  "\">from step %" PRId64 " to step %" PRId64 " (steps count from 0)</td></tr>\n",
-                  s[0].step, s[n - 1].step, s[0].step, s[n - 1].step);
+                  "\">from step %" PRId64 " to step %" PRId64 " (steps count from 1)</td></tr>\n",
+                  s[0].step, s[n - 1].step, shown_step(s[0].step), shown_step(s[n - 1].step));
         char d[48];
         fmt_duration(d, sizeof d, s[n - 1].t_us - s[0].t_us);
         fprintf(b, "<tr><th>time covered</th><td class=\"num\">%s</td></tr>\n", d);

@@ -12,6 +12,7 @@
 #include "report/energy_report.h"
 #include "report/comm_report.h"
 #include "report/gpu_trace.h"
+#include "report/notes_text.h"
 #include "report/roofline.h"
 #include "report/summary.h"
 #include "util/table_fit.h"
@@ -262,6 +263,7 @@ static void print_short(const harness_summary *s, FILE *f, int width)
     fprintf(f, "%s on %s (%s): ", s->variant_key, s->device, s->device_name);
     print_params(f, s->cfg);
     fputc('\n', f);
+    harness_notes_print(f, "", s->notes);
     print_validation(f, s);
     print_table(f, s, width);
     print_throughput(f, s);
@@ -340,6 +342,7 @@ static void section_component(FILE *f, const harness_summary *s)
             s->plugin_path ? s->plugin_path : "?");
     print_params(f, s->cfg);
     fputc('\n', f);
+    harness_notes_print(f, "  ", s->notes);
 }
 
 static void section_validation(FILE *f, const harness_summary *s)

@@ -127,7 +127,7 @@ expect_exit 3 "run with tiny machine file: an impossible figure" env HARNESS_MAC
 expect_err "harness: impossible figure: FLOP rate" "tiny peaks: the FLOP rate is an impossible figure"
 expect_exit 0 "run with tiny machine file, kept" env HARNESS_MACHINE_FILE="$SCRATCH/tiny.json" "$HARNESS" run \
     "$CONFIGS/rms_norm_tiny.yaml" --output-dir "$SCRATCH/tiny" --quiet --allow-above-peak
-expect_err "warning: above peak: " "above peak: warned on stderr"
+expect_err ": above peak: " "above peak: warned on stderr"
 expect_err "above the machine file's peak: the file is stale or was calibrated on a busy machine; re-run harness calibrate" \
     "above peak: the warning says why and what to do"
 expect_err "where the caches may serve the step" "above peak: the bandwidth warning says the cache may serve the step"

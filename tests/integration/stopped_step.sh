@@ -23,7 +23,7 @@ kill -CONT $pid
 wait $pid
 rc=$?
 [ $rc -eq 0 ] && pass "a stopped run ends (exit 0)" || fail "a stopped run: exit $rc"
-grep -q "^harness: warning: stopped: the process was stopped and continued .* during 1 measured step (window" \
+grep -q "^harness: warning: $SCRATCH/stopped/[^:]*: stopped: the process was stopped and continued .* during 1 measured step (window" \
     "$SCRATCH/err" && pass "stderr warns of the stopped step" || { fail "no warning on stderr"; cat "$SCRATCH/err"; }
 python3 - "$SCRATCH"/stopped/*/summary_ranks_1_rank_0.json <<'PY' || fail "the summary does not warn of the stop"
 import json, sys

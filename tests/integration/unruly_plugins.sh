@@ -38,7 +38,7 @@ for i in 1 2 3 4 5 6; do
     [ $rc -eq 0 ] || { fail "linger run $i: exit $rc, want 0"; sed 's/^/  stderr: /' "$SCRATCH/err" | head -5; }
 done
 pass "a lingering thread: 6 runs, every one exit 0 (the module stays mapped)"
-expect_err "harness: warning: unruly_linger/cpu left 1 thread running after destroy; its module stays loaded" \
+expect_err ": unruly_linger/cpu left 1 thread running after destroy; its module stays loaded" \
     "the warning names the variant and what the harness did"
 status_is "$W/linger6" ok 0 "linger: status.json ok, exit 0"
 grep -q "left 1 thread running after destroy" "$W"/linger6/*/summary_ranks_1_rank_0.json \

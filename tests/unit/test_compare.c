@@ -631,6 +631,26 @@ static void test_nothing_matches(void **state)
     harness_error err = {0};
     assert_int_equal(harness_compare_sides(&base, &cand, &defaults, &c, &err), HARNESS_EXIT_USAGE);
     assert_non_null(strstr(err.msg, "no run matches"));
+    /* the key that differs is named (issue 40) */
+    assert_non_null(strstr(err.msg, "the nearest run of CAND has variant b/cpu"));
+    harness_comparison_free(&c);
+}
+
+/* One config key apart: the key and both values are named, not the rest. */
+static void test_nothing_matches_names_key(void **state)
+{
+    (void)state;
+    harness_compare_side base = {.is_parent = 1}, cand = {.is_parent = 1};
+    add_run(&base, "b/1/summary_ranks_1_rank_0.json", "rms_norm/cpu", "{\"hidden\":4096,\"dtype\":\"fp32\"}", 0,
+            "ok", 1000);
+    add_run(&cand, "c/1/summary_ranks_1_rank_0.json", "spin/cpu", "{}", 0, "ok", 1000);
+    add_run(&cand, "c/2/summary_ranks_1_rank_0.json", "rms_norm/cpu", "{\"hidden\":2048,\"dtype\":\"fp32\"}", 0,
+            "ok", 1000);
+    harness_comparison c;
+    harness_error err = {0};
+    assert_int_equal(harness_compare_sides(&base, &cand, &defaults, &c, &err), HARNESS_EXIT_USAGE);
+    assert_non_null(strstr(err.msg, "BASE's rms_norm/cpu hidden=4096, and the nearest run of CAND has hidden=2048"));
+    assert_null(strstr(err.msg, "dtype"));
     harness_comparison_free(&c);
 }
 
@@ -999,6 +1019,7 @@ int main(void)
         cmocka_unit_test(test_two_folders_pair_by_rank),
         cmocka_unit_test(test_failed_runs),
         cmocka_unit_test(test_nothing_matches),
+        cmocka_unit_test(test_nothing_matches_names_key),
         cmocka_unit_test(test_bad_summaries),
         cmocka_unit_test(test_folders),
         cmocka_unit_test(test_job_with_failed_ranks),

@@ -464,7 +464,10 @@ static void test_one_sample(void **state)
     assert_true(attr_after(html, "id=\"peak-marker\"", "data-step") == 7);
     assert_true(attr_after(html, "id=\"steps\"", "data-first") == 7);
     /* a range of step numbers that reads as one, not as a count */
-    assert_non_null(strstr(html, ">from step 7 to step 7 (steps count from 0)<"));
+    assert_non_null(strstr(html, ">from step 8 to step 8 (steps count from 1)<"));
+    /* people count steps from 1 (docs/guide/failures.md): the marker, the axis */
+    assert_non_null(strstr(html, "(1500 bytes), step 8</title>"));
+    assert_non_null(strstr(html, ">step (from 1, all phases)<"));
     assert_null(strstr(html, "steps covered"));
     assert_non_null(strstr(html, ">100.0%<"));
     assert_non_null(strstr(html, "total (1 allocation)"));
