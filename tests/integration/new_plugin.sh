@@ -11,6 +11,11 @@ export PKG_CONFIG_PATH
 MAKE=${MAKE:-make}
 command -v "$MAKE" >/dev/null 2>&1 || MAKE=make
 
+# The .pc under the name a user tries first too: pkg-config harness (issue 40).
+[ "$(pkg-config --cflags harness | sed 's/ *$//')" = "-I$top_srcdir/harness/include" ] &&
+    [ "$(pkg-config --variable=harness harness)" = "$top_builddir/harness/harness" ] &&
+    pass "pkg-config harness: the clone's header and binary" || fail "pkg-config harness: '$(pkg-config --cflags harness 2>&1)'"
+
 expect_exit 0 "new-plugin axpy" "$HARNESS" new-plugin axpy --dir proj/axpy
 grep -qF "cd proj/axpy && make && $top_builddir/harness/harness run axpy.yaml" \
     "$SCRATCH/out" && pass "says what to do next, with the clone's binary" || fail "says what to do next: $(cat "$SCRATCH/out")"
