@@ -1,5 +1,6 @@
 /* harness new-plugin NAME [--device cpu|cuda] [--dir D]: writes a plugin
- * project that builds against the installed harness (pkg-config) and whose
+ * project that builds against the harness pkg-config finds (else the one
+ * that wrote it: its .pc directory is recorded in the Makefile) and whose
  * config runs and passes its check with no edit. The files are the
  * templates of share/templates/, embedded in the binary (cli/templates.h). */
 #include <dirent.h>
