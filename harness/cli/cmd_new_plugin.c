@@ -1,5 +1,6 @@
 /* harness new-plugin NAME [--device cpu|cuda] [--dir D]: writes a plugin
- * project that builds against the installed harness (pkg-config) and whose
+ * project that builds against the harness pkg-config finds (else the one
+ * that wrote it: its .pc directory is recorded in the Makefile) and whose
  * config runs and passes its check with no edit. The files are the
  * templates of share/templates/, embedded in the binary (cli/templates.h). */
 #include <dirent.h>
@@ -16,6 +17,7 @@
 #include "cli/templates.h"
 #include "run/services.h"
 #include "util/build_tree.h"
+#include "util/install_dir.h"
 #include "util/fsutil.h"
 
 /* Room for NAME in the module file, the variant key and C identifiers. */
@@ -98,11 +100,10 @@ static void output_name(const char *file, const char *name, char *out, size_t ca
         snprintf(out, cap, "%s", file);
 }
 
-/* The template's text with every @NAME@ replaced; NULL when out of memory. */
-static char *substitute(const char *text, const char *name)
+/* The template's text with every TOKEN replaced by NAME; NULL when out of memory. */
+static char *substitute(const char *text, const char *token, const char *name)
 {
-    static const char token[] = "@NAME@";
-    size_t tlen = sizeof token - 1, nlen = strlen(name), count = 0;
+    size_t tlen = strlen(token), nlen = strlen(name), count = 0;
     for (const char *p = strstr(text, token); p; p = strstr(p + tlen, token))
         count++;
     char *out = malloc(strlen(text) + count * nlen + 1), *w = out;
@@ -122,8 +123,28 @@ static char *substitute(const char *text, const char *name)
     return out;
 }
 
+/* The directory of this harness's harness-plugin.pc, written into the
+ * scaffold's Makefile (@HARNESS_PC_DIR@) for when pkg-config finds no
+ * harness by itself: the clone's share/ (harness-plugin-uninstalled.pc) when
+ * running from the build tree, else the install's lib/pkgconfig, beside its
+ * plugin directory. Empty when the path would need quoting in a Makefile. */
+static void pc_dir(char *out, size_t cap)
+{
+    if (harness_running_from_build_tree()) {
+        snprintf(out, cap, "%s/share", HARNESS_BUILD_DIR);
+    } else {
+        char lib[4096];
+        snprintf(lib, sizeof lib, "%s", harness_install_pkglibdir());
+        snprintf(out, cap, "%s/pkgconfig", dirname(lib));
+    }
+    if (out[0] != '/' || strpbrk(out, " \t\n\\'\"$#%:;*?[]()`"))
+        out[0] = '\0';
+}
+
 static int write_templates(const char *dir, const char *name, const char *device, harness_error *err)
 {
+    char pcdir[4096];
+    pc_dir(pcdir, sizeof pcdir);
     for (const harness_template *t = harness_templates; t->device; t++) {
         if (strcmp(t->device, device) != 0)
             continue;
@@ -131,7 +152,9 @@ static int write_templates(const char *dir, const char *name, const char *device
         output_name(t->file, name, file, sizeof file);
         if (snprintf(path, sizeof path, "%s/%s", dir, file) >= (int)sizeof path)
             return harness_error_set(err, HARNESS_EXIT_USAGE, "new-plugin: --dir %s is too long", dir);
-        char *text = substitute(t->text, name);
+        char *named = substitute(t->text, "@NAME@", name);
+        char *text = named ? substitute(named, "@HARNESS_PC_DIR@", pcdir) : NULL;
+        free(named);
         if (!text)
             return harness_error_set(err, HARNESS_EXIT_RUNTIME, "new-plugin: out of memory");
         int rc = harness_write_atomic(path, text, strlen(text), err);
@@ -249,10 +272,14 @@ int harness_cmd_new_plugin(int argc, char **argv)
         scaffold(dir, name, device, &err) != 0)
         return harness_error_report(&err);
     printf("%s: %s/%s plugin project\n", dir, name, device);
-    /* Uninstalled, pkg-config finds the clone only through its share/. */
-    if (harness_running_from_build_tree())
-        printf("  cd %s && PKG_CONFIG_PATH=%s/share make && %s/harness/harness run %s.yaml\n"
-               "  (this harness runs from its build tree; installed, plain `make` finds it)\n",
+    /* Uninstalled, the Makefile finds the clone through the share/ it
+     * records; the binary is the clone's. */
+    char pcdir[4096];
+    pc_dir(pcdir, sizeof pcdir);
+    if (harness_running_from_build_tree() && pcdir[0])
+        printf("  cd %s && make && %s/harness/harness run %s.yaml\n", dir, HARNESS_BUILD_DIR, name);
+    else if (harness_running_from_build_tree())
+        printf("  cd %s && PKG_CONFIG_PATH=%s/share make && %s/harness/harness run %s.yaml\n",
                dir, HARNESS_BUILD_DIR, HARNESS_BUILD_DIR, name);
     else
         printf("  cd %s && make && harness run %s.yaml\n", dir, name);

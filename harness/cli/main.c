@@ -8,6 +8,7 @@
 #include "git_commit.h"   /* generated at every make: Makefile.am */
 #include "harness/plugin.h"
 #include "run/process_state.h"
+#include "util/build_tree.h"
 #include "util/suggest.h"
 
 struct command {
@@ -46,6 +47,9 @@ static void usage(FILE *f)
           "                            man harness-config: the config file (5);\n"
           "                            man harness-plugin: writing a plugin (7)\n",
           f);
+    /* Not installed, man finds none of them: the clone's own pages. */
+    if (harness_running_from_build_tree())
+        fputs("  in a clone, not installed: man -l man/harness.1, man -l man/harness-run.1, ...\n", f);
 }
 
 static const struct command *find_command(const char *name)

@@ -211,8 +211,8 @@ char *harness_job_summary_text(const harness_rank_figures *r, int n, const char 
     }
     for (int i = 0; i < n; i++)
         if (r[i].comm_calls)
-            fprintf(f, "rank %d communication: %zu calls, %.0f bytes, %.3f ms in collectives\n", r[i].rank,
-                    r[i].comm_calls, r[i].comm_bytes, r[i].comm_ns / 1e6);
+            fprintf(f, "rank %d communication: %zu calls, %s, %s in collectives\n", r[i].rank, r[i].comm_calls,
+                    harness_format_bytes(r[i].comm_bytes, lo, sizeof lo), harness_format_ns(r[i].comm_ns, hi, sizeof hi));
     harness_rank_energy *e = energies(r, n);
     if (e)
         harness_job_energy_print(f, e, n);

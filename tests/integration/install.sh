@@ -24,7 +24,7 @@ P="$DEST$prefix"
 "$MAKE" -C "$top_builddir" install DESTDIR="$DEST" >install.log 2>&1 && pass "make install DESTDIR" ||
     { fail "make install DESTDIR"; tail -20 install.log; finish; }
 
-for f in bin/harness include/harness/plugin.h lib/pkgconfig/harness-plugin.pc lib/harness/rms_norm.so \
+for f in bin/harness include/harness/plugin.h lib/pkgconfig/harness-plugin.pc lib/pkgconfig/harness.pc lib/harness/rms_norm.so \
     lib/harness/attention.so share/man/man1/harness.1 share/man/man5/harness-config.5 \
     share/man/man7/harness-plugin.7 share/bash-completion/completions/harness; do
     [ -f "$P/$f" ] || fail "installed: $f"
@@ -56,6 +56,10 @@ abi=$(sed -n 's/^#define HARNESS_ABI_MAJOR \([0-9]*\)/\1/p' "$P/include/harness/
 [ "$($PKG_CONFIG --cflags harness-plugin | sed 's/ *$//')" = "-I$P/include" ] && pass "pc: cflags" ||
     fail "pc: cflags are $($PKG_CONFIG --cflags harness-plugin)"
 [ -z "$($PKG_CONFIG --libs harness-plugin)" ] && pass "pc: nothing to link" || fail "pc: libs"
+# harness.pc: the same, under the name a user tries first (issue 40).
+[ "$($PKG_CONFIG --cflags harness | sed 's/ *$//')" = "-I$P/include" ] &&
+    [ "$($PKG_CONFIG --variable=plugindir harness)" = "$P/lib/harness" ] && pass "pc: pkg-config harness too" ||
+    fail "pc: pkg-config harness: '$($PKG_CONFIG --cflags harness)'"
 
 [ "$(command -v harness)" = "$P/bin/harness" ] || fail "harness is the installed one"
 expect_exit 0 "installed harness --version" harness --version

@@ -11,9 +11,14 @@ export PKG_CONFIG_PATH
 MAKE=${MAKE:-make}
 command -v "$MAKE" >/dev/null 2>&1 || MAKE=make
 
+# The .pc under the name a user tries first too: pkg-config harness (issue 40).
+[ "$(pkg-config --cflags harness | sed 's/ *$//')" = "-I$top_srcdir/harness/include" ] &&
+    [ "$(pkg-config --variable=harness harness)" = "$top_builddir/harness/harness" ] &&
+    pass "pkg-config harness: the clone's header and binary" || fail "pkg-config harness: '$(pkg-config --cflags harness 2>&1)'"
+
 expect_exit 0 "new-plugin axpy" "$HARNESS" new-plugin axpy --dir proj/axpy
-grep -qF "cd proj/axpy && PKG_CONFIG_PATH=$top_builddir/share make && $top_builddir/harness/harness run axpy.yaml" \
-    "$SCRATCH/out" && pass "says what to do next, with the clone's .pc and binary" || fail "says what to do next"
+grep -qF "cd proj/axpy && make && $top_builddir/harness/harness run axpy.yaml" \
+    "$SCRATCH/out" && pass "says what to do next, with the clone's binary" || fail "says what to do next: $(cat "$SCRATCH/out")"
 for f in axpy.c Makefile axpy.yaml README.md; do
     [ -f proj/axpy/$f ] || fail "the project has $f"
 done
@@ -61,6 +66,23 @@ expect_err "expected cpu or cuda, got 'tpu'" "names the devices"
 expect_exit 2 "two NAMEs" "$HARNESS" new-plugin a b
 expect_exit 2 "an unknown option" "$HARNESS" new-plugin a --bogus
 ls -a proj | grep -q '^\.new-plugin' && fail "a temporary directory was left" || pass "no temporary directory left"
+
+# In a clone, as written: plain `make`, `make check` and `make clean` with no
+# PKG_CONFIG_PATH (and no installed harness: PKG_CONFIG_LIBDIR is empty);
+# the Makefile falls back on the share/ of the clone that wrote it (issue 40).
+nopc() { env -u PKG_CONFIG_PATH PKG_CONFIG_LIBDIR="$SCRATCH/no-pc" "$@"; }
+expect_exit 0 "new-plugin plain" nopc "$HARNESS" new-plugin plain --dir proj/plain
+grep -qF "HARNESS_PC_DIR ?= $top_builddir/share" proj/plain/Makefile && pass "the Makefile records the clone's share/" ||
+    fail "the Makefile does not record $top_builddir/share: $(grep HARNESS_PC_DIR proj/plain/Makefile)"
+expect_exit 0 "plain make, no PKG_CONFIG_PATH" nopc "$MAKE" -C proj/plain CFLAGS="-O2 -Werror"
+[ -f proj/plain/plain.so ] && pass "plain.so built" || fail "plain.so not built"
+expect_exit 0 "plain make check, no PKG_CONFIG_PATH" nopc env PATH=/usr/bin:/bin "$MAKE" -C proj/plain check
+expect_exit 0 "plain make clean, no PKG_CONFIG_PATH" nopc "$MAKE" -C proj/plain clean
+[ ! -f proj/plain/plain.so ] && pass "make clean removed plain.so" || fail "make clean left plain.so"
+# With no harness to be found at all: make says how to point at one; clean still works.
+expect_exit 2 "make with no harness anywhere" nopc "$MAKE" -C proj/plain HARNESS_PC_DIR=
+expect_err "pkg-config cannot find harness-plugin" "says pkg-config cannot find it"
+expect_exit 0 "make clean with no harness anywhere" nopc "$MAKE" -C proj/plain clean HARNESS_PC_DIR=
 
 # CUDA: the scaffold compiles with nvcc (running it needs a GPU: tests/integration/sdk_gpu.sh).
 expect_exit 0 "new-plugin --device cuda" "$HARNESS" new-plugin gaxpy --device cuda --dir proj/gaxpy

@@ -120,6 +120,17 @@ static void test_text_units(void **state)
     assert_non_null(strstr(text, "medians 32 ms, min 32 ms (rank 0)"));
     assert_non_null(strstr(text, "window 1: slowest rank 0 (median 32 ms)"));
     free(text);
+
+    /* The communication line too: 15 GiB and 153.7 s, not "16106127360
+     * bytes, 153744.500 ms" (issue 40). */
+    r[0].comm_calls = 1800;
+    r[0].comm_bytes = 16106127360.0;
+    r[0].comm_ns = 153744.5e6;
+    text = harness_job_summary_text(r, 1, "x/cpu", NULL);
+    assert_null(strstr(text, "16106127360"));
+    assert_null(strstr(text, "153744"));
+    assert_non_null(strstr(text, "rank 0 communication: 1800 calls, 15 GiB, 153.7 s in collectives"));
+    free(text);
 }
 
 int main(void)
