@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli/child_process.h"
+#include "cli/suite_configs.h"
 #include "folder/folder_format.h"
 #include "util/fsutil.h"
 
@@ -82,10 +83,12 @@ static int refuse_impossible(const char *log, const char *folder, int round, int
 static int run_side(const harness_ab_opts *a, const harness_ab_bench *b, int side, int round, char **folder,
                     harness_error *err)
 {
-    char *out_dir = NULL, *log = NULL;
-    if (asprintf(&out_dir, "%s/%s%sround-%02d-%s", a->output_dir, b->folder, b->folder[0] ? "/" : "", round + 1,
-                 side_names[side]) < 0 ||
-        asprintf(&log, "%s.log", out_dir) < 0) {
+    char *out_dir = NULL, *log = NULL, *rel = NULL;
+    if (asprintf(&rel, "%s%sround-%02d-%s", b->folder, b->folder[0] ? "/" : "", round + 1, side_names[side]) < 0)
+        rel = NULL;
+    out_dir = rel ? harness_path_join(a->output_dir, rel) : NULL;   /* one slash, as --output-dir ends */
+    free(rel);
+    if (!out_dir || asprintf(&log, "%s.log", out_dir) < 0) {
         free(out_dir);
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
     }

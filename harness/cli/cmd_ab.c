@@ -272,10 +272,10 @@ static void cand_options(const harness_ab_opts *a, harness_cli_opts *o)
     }
 }
 
+/* path inside dir (a tree), one slash between; path itself without one */
 static char *joined(const char *dir, const char *path)
 {
-    char *p = NULL;
-    return (dir ? asprintf(&p, "%s/%s", dir, path) : asprintf(&p, "%s", path)) < 0 ? NULL : p;
+    return dir ? harness_path_join(dir, path) : strdup(path);
 }
 
 /* A suite's configs, expanded in the candidate tree when there are trees;
@@ -297,7 +297,9 @@ static int suite_benchmarks(harness_ab_opts *a, harness_suite_configs *sel)
         free((char *)paths[i]);
     if (code == 0 && !(a->bench = calloc(sel->n_configs, sizeof *a->bench)))
         code = harness_error_report(&(harness_error){.code = HARNESS_EXIT_RUNTIME, .msg = "out of memory"});
-    size_t skip = a->tree[1] ? strlen(a->tree[1]) + 1 : 0;
+    char *prefix = a->tree[1] ? harness_path_join(a->tree[1], "") : NULL;   /* what joined() put before a path */
+    size_t skip = prefix ? strlen(prefix) : 0;
+    free(prefix);
     for (size_t b = 0; code == 0 && b < sel->n_configs; b++) {
         harness_ab_bench *x = &a->bench[a->n_bench];
         const char *rel = sel->configs[b].path + skip, *slash = strrchr(rel, '/'), *stem = slash ? slash + 1 : rel;
