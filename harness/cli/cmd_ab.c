@@ -125,7 +125,8 @@ static const harness_cli_option options[] = {
     {"cand-tree", 0, O_CAND_TREE, "DIR", "the candidate's checkout (with --base-tree)"},
     {"time-budget", 0, O_TIME_BUDGET, "SECONDS", "time the first round and run as many rounds as fit (at most "
      "--rounds, default then 50)"},
-    {"filter", 0, O_FILTER, "REGEX", "a suite's benchmarks (and sweep points) to run, as in run"},
+    {"filter", 0, O_FILTER, "REGEX", "a suite's benchmarks (and sweep points) to run, as in run: applied before "
+     "a config is prepared; a kept config whose device is absent is skipped"},
     {"threshold", 't', 0, "PCT", "as in compare (default 5)"},
     {"alpha", 'a', 0, "A", "as in compare (default 0.05)"},
     {"metric", 0, O_METRIC, "M", "median (default), p90, p99 or mean of each run's samples, or energy (each "
@@ -171,7 +172,8 @@ static const harness_cli_command ab_command = {
     .exit_codes = "as `harness compare` (0 SAME or IMPROVEMENT, 1 REGRESSION, FAILED or\n"
                   "      AMBIGUOUS as --on-ambiguous says); 2 too few rounds for the suite; a\n"
                   "      round whose run fails to start passes on that run's exit code (2\n"
-                  "      config, 3 runtime)\n",
+                  "      config, 3 runtime); 3 when every config the filter keeps needs a device\n"
+                  "      that is absent (nothing ran)\n",
 };
 
 static int parse(int argc, char **argv, harness_ab_opts *a, harness_error *err)
