@@ -77,6 +77,23 @@ static int refuse_impossible(const char *log, const char *folder, int round, int
     return line != NULL;
 }
 
+/* The run's error: the last line of its log that starts "harness: " and is
+ * no warning (warnings come before it), without that prefix; "" if none. */
+static void last_error(const char *log, char *out, size_t cap)
+{
+    char *text = NULL;
+    size_t len = 0;
+    harness_error rerr = {0};
+    out[0] = '\0';
+    if (harness_read_file(log, &text, &len, &rerr) != 0)
+        return;
+    static const char mark[] = "harness: ";
+    for (const char *p = text; (p = strstr(p, mark)) != NULL; p++)
+        if ((p == text || p[-1] == '\n') && strncmp(p + strlen(mark), "warning: ", 9) != 0)
+            snprintf(out, cap, "%.*s", (int)strcspn(p + strlen(mark), "\n"), p + strlen(mark));
+    free(text);
+}
+
 /* Run `harness run` for one side of one round of benchmark b; *folder:
  * the experiment folder it printed. The child's stderr goes to
  * DIR/[BENCH/]round-NN-SIDE.log (named on failure). */
@@ -140,10 +157,13 @@ static int run_side(const harness_ab_opts *a, const harness_ab_bench *b, int sid
             rc = harness_error_set(err, HARNESS_EXIT_RUNTIME, "ab: round %d, %s: `harness run %s` named no "
                                    "experiment folder; its messages are in %s", round + 1, side_names[side],
                                    b->config[side], log);
-        else if (!refuse_impossible(log, buf, round, side, err))
+        else if (!refuse_impossible(log, buf, round, side, err)) {
+            char why[512];         /* the run's own error, so a device that is absent says so here */
+            last_error(log, why, sizeof why);
             rc = harness_error_set(err, code == 2 || code == 130 ? code : HARNESS_EXIT_RUNTIME,
-                                   "ab: round %d, %s: `harness run %s` exited %d; its messages are in %s",
-                                   round + 1, side_names[side], b->config[side], code, log);
+                                   "ab: round %d, %s: `harness run %s` exited %d%s%.400s; its messages are in %s",
+                                   round + 1, side_names[side], b->config[side], code, why[0] ? ": " : "", why, log);
+        }
         else
             rc = err->code;
     }

@@ -125,4 +125,10 @@ expect_exit 3 "ab configs/ --filter cuda: nothing to run" \
 expect_err "nothing to run" "ab says why nothing ran"
 [ ! -e "$SCRATCH/ab3" ] && pass "ab made no folder" || fail "ab made $SCRATCH/ab3"
 
+# 7. ab of a pair (two config files: no suite, nothing to skip) whose device
+# is absent: exit 3, the device's own words in ab's error.
+expect_exit 3 "ab of a CUDA pair without a CUDA device" "$HARNESS" ab "$top_srcdir/configs/attention_cuda.yaml" \
+    "$top_srcdir/configs/attention_cuda.yaml" --rounds 6 --output-dir "$SCRATCH/ab4"
+expect_err "device cuda: " "ab says the device is absent"
+
 finish
