@@ -280,6 +280,15 @@ static char *joined(const char *dir, const char *path)
     return dir ? harness_path_join(dir, path) : strdup(path);
 }
 
+/* Whether config b of the suite is one of those before it (the same path). */
+static int named_before(const harness_suite_configs *sel, size_t b)
+{
+    for (size_t i = 0; i < b; i++)
+        if (strcmp(sel->configs[i].path, sel->configs[b].path) == 0)
+            return 1;
+    return 0;
+}
+
 /* A suite's configs, expanded in the candidate tree when there are trees;
  * each benchmark's base config is the same path in the base tree (one
  * missing there is new in the candidate: said, and left out). */
@@ -305,6 +314,13 @@ static int suite_benchmarks(harness_ab_opts *a, harness_suite_configs *sel)
     for (size_t b = 0; code == 0 && b < sel->n_configs; b++) {
         harness_ab_bench *x = &a->bench[a->n_bench];
         const char *rel = sel->configs[b].path + skip, *slash = strrchr(rel, '/'), *stem = slash ? slash + 1 : rel;
+        if (named_before(sel, b)) {
+            /* `ab configs/ configs/` reads as base and cand, but is a suite
+             * of configs/ twice: each config is both sides already */
+            fprintf(stderr, "harness: ab: %s is named more than once: one benchmark (a suite runs each config as "
+                    "both base and candidate)\n", sel->configs[b].path);
+            continue;
+        }
         x->config[0] = joined(a->tree[0], rel);
         x->config[1] = strdup(sel->configs[b].path);
         if (!x->config[0] || !x->config[1])

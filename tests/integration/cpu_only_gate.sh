@@ -125,6 +125,14 @@ expect_exit 3 "ab configs/ --filter cuda: nothing to run" \
 expect_err "nothing to run" "ab says why nothing ran"
 [ ! -e "$SCRATCH/ab3" ] && pass "ab made no folder" || fail "ab made $SCRATCH/ab3"
 
+# `ab configs/ configs/` (read as base and cand, but a suite of the folder
+# twice): each config once, said.
+# shellcheck disable=SC2086
+expect_exit 0 "ab configs/ configs --filter spin" "$HARNESS" ab "$CFGS" "$top_srcdir/configs" --filter spin \
+    --rounds 6 --output-dir "$SCRATCH/ab5" --on-ambiguous pass $SMALL
+expect_err "harness: ab: $top_srcdir/configs/spin.yaml is named more than once: one benchmark" "the twice-named said"
+[ "$(ls "$SCRATCH/ab5")" = "01-spin" ] && pass "one benchmark" || fail "benchmarks: $(ls "$SCRATCH/ab5")"
+
 # 7. ab of a pair (two config files: no suite, nothing to skip) whose device
 # is absent: exit 3, the device's own words in ab's error.
 expect_exit 3 "ab of a CUDA pair without a CUDA device" "$HARNESS" ab "$top_srcdir/configs/attention_cuda.yaml" \
