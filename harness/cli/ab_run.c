@@ -14,6 +14,7 @@
 #include <unistd.h>
 
 #include "cli/child_process.h"
+#include "cli/suite_configs.h"
 #include "folder/folder_format.h"
 #include "util/fsutil.h"
 #include "util/progress.h"
@@ -77,16 +78,35 @@ static int refuse_impossible(const char *log, const char *folder, int round, int
     return line != NULL;
 }
 
+/* The run's error: the last line of its log that starts "harness: " and is
+ * no warning (warnings come before it), without that prefix; "" if none. */
+static void last_error(const char *log, char *out, size_t cap)
+{
+    char *text = NULL;
+    size_t len = 0;
+    harness_error rerr = {0};
+    out[0] = '\0';
+    if (harness_read_file(log, &text, &len, &rerr) != 0)
+        return;
+    static const char mark[] = "harness: ";
+    for (const char *p = text; (p = strstr(p, mark)) != NULL; p++)
+        if ((p == text || p[-1] == '\n') && strncmp(p + strlen(mark), "warning: ", 9) != 0)
+            snprintf(out, cap, "%.*s", (int)strcspn(p + strlen(mark), "\n"), p + strlen(mark));
+    free(text);
+}
+
 /* Run `harness run` for one side of one round of benchmark b; *folder:
  * the experiment folder it printed. The child's stderr goes to
  * DIR/[BENCH/]round-NN-SIDE.log (named on failure). */
 static int run_side(const harness_ab_opts *a, const harness_ab_bench *b, int side, int round, char **folder,
                     harness_error *err)
 {
-    char *out_dir = NULL, *log = NULL;
-    if (asprintf(&out_dir, "%s/%s%sround-%02d-%s", a->output_dir, b->folder, b->folder[0] ? "/" : "", round + 1,
-                 side_names[side]) < 0 ||
-        asprintf(&log, "%s.log", out_dir) < 0) {
+    char *out_dir = NULL, *log = NULL, *rel = NULL;
+    if (asprintf(&rel, "%s%sround-%02d-%s", b->folder, b->folder[0] ? "/" : "", round + 1, side_names[side]) < 0)
+        rel = NULL;
+    out_dir = rel ? harness_path_join(a->output_dir, rel) : NULL;   /* one slash, as --output-dir ends */
+    free(rel);
+    if (!out_dir || asprintf(&log, "%s.log", out_dir) < 0) {
         free(out_dir);
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
     }
@@ -138,10 +158,13 @@ static int run_side(const harness_ab_opts *a, const harness_ab_bench *b, int sid
             rc = harness_error_set(err, HARNESS_EXIT_RUNTIME, "ab: round %d, %s: `harness run %s` named no "
                                    "experiment folder; its messages are in %s", round + 1, side_names[side],
                                    b->config[side], log);
-        else if (!refuse_impossible(log, buf, round, side, err))
+        else if (!refuse_impossible(log, buf, round, side, err)) {
+            char why[512];         /* the run's own error, so a device that is absent says so here */
+            last_error(log, why, sizeof why);
             rc = harness_error_set(err, code == 2 || code == 130 ? code : HARNESS_EXIT_RUNTIME,
-                                   "ab: round %d, %s: `harness run %s` exited %d; its messages are in %s",
-                                   round + 1, side_names[side], b->config[side], code, log);
+                                   "ab: round %d, %s: `harness run %s` exited %d%s%.400s; its messages are in %s",
+                                   round + 1, side_names[side], b->config[side], code, why[0] ? ": " : "", why, log);
+        }
         else
             rc = err->code;
     }

@@ -125,7 +125,8 @@ static const harness_cli_option options[] = {
     {"cand-tree", 0, O_CAND_TREE, "DIR", "the candidate's checkout (with --base-tree)"},
     {"time-budget", 0, O_TIME_BUDGET, "SECONDS", "time the first round and run as many rounds as fit (at most "
      "--rounds, default then 50)"},
-    {"filter", 0, O_FILTER, "REGEX", "a suite's benchmarks (and sweep points) to run, as in run"},
+    {"filter", 0, O_FILTER, "REGEX", "a suite's benchmarks (and sweep points) to run, as in run: applied before "
+     "a config is prepared; a kept config whose device is absent is skipped"},
     {"threshold", 't', 0, "PCT", "as in compare (default 5)"},
     {"alpha", 'a', 0, "A", "as in compare (default 0.05)"},
     {"metric", 0, O_METRIC, "M", "median (default), p90, p99 or mean of each run's samples, or energy (each "
@@ -172,7 +173,8 @@ static const harness_cli_command ab_command = {
     .exit_codes = "as `harness compare` (0 SAME or IMPROVEMENT, 1 REGRESSION, FAILED or\n"
                   "      AMBIGUOUS as --on-ambiguous says); 2 too few rounds for the suite; a\n"
                   "      round whose run fails to start passes on that run's exit code (2\n"
-                  "      config, 3 runtime)\n",
+                  "      config, 3 runtime); 3 when every config the filter keeps needs a device\n"
+                  "      that is absent (nothing ran)\n",
 };
 
 static int parse(int argc, char **argv, harness_ab_opts *a, harness_error *err)
@@ -272,10 +274,19 @@ static void cand_options(const harness_ab_opts *a, harness_cli_opts *o)
     }
 }
 
+/* path inside dir (a tree), one slash between; path itself without one */
 static char *joined(const char *dir, const char *path)
 {
-    char *p = NULL;
-    return (dir ? asprintf(&p, "%s/%s", dir, path) : asprintf(&p, "%s", path)) < 0 ? NULL : p;
+    return dir ? harness_path_join(dir, path) : strdup(path);
+}
+
+/* Whether config b of the suite is one of those before it (the same path). */
+static int named_before(const harness_suite_configs *sel, size_t b)
+{
+    for (size_t i = 0; i < b; i++)
+        if (strcmp(sel->configs[i].path, sel->configs[b].path) == 0)
+            return 1;
+    return 0;
 }
 
 /* A suite's configs, expanded in the candidate tree when there are trees;
@@ -297,10 +308,19 @@ static int suite_benchmarks(harness_ab_opts *a, harness_suite_configs *sel)
         free((char *)paths[i]);
     if (code == 0 && !(a->bench = calloc(sel->n_configs, sizeof *a->bench)))
         code = harness_error_report(&(harness_error){.code = HARNESS_EXIT_RUNTIME, .msg = "out of memory"});
-    size_t skip = a->tree[1] ? strlen(a->tree[1]) + 1 : 0;
+    char *prefix = a->tree[1] ? harness_path_join(a->tree[1], "") : NULL;   /* what joined() put before a path */
+    size_t skip = prefix ? strlen(prefix) : 0;
+    free(prefix);
     for (size_t b = 0; code == 0 && b < sel->n_configs; b++) {
         harness_ab_bench *x = &a->bench[a->n_bench];
         const char *rel = sel->configs[b].path + skip, *slash = strrchr(rel, '/'), *stem = slash ? slash + 1 : rel;
+        if (named_before(sel, b)) {
+            /* `ab configs/ configs/` reads as base and cand, but is a suite
+             * of configs/ twice: each config is both sides already */
+            fprintf(stderr, "harness: ab: %s is named more than once: one benchmark (a suite runs each config as "
+                    "both base and candidate)\n", sel->configs[b].path);
+            continue;
+        }
         x->config[0] = joined(a->tree[0], rel);
         x->config[1] = strdup(sel->configs[b].path);
         if (!x->config[0] || !x->config[1])

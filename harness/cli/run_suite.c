@@ -1,7 +1,9 @@
 /* run_suite.c - `harness run` over a suite: several configs, a folder of
- * them or a suite file, each run --runs N times. Every config (and every
- * point a --filter keeps) is prepared here first, so a bad one is refused
- * before anything runs; then each run is a fresh `harness run` process, one
+ * them or a suite file, each run --runs N times. --filter comes first, then
+ * every config it keeps (and every point) is prepared here, so a bad one is
+ * refused before anything runs, while one whose device is absent (a CUDA
+ * config without a CUDA device) is skipped with a line (cli/suite_configs.h);
+ * then each run is a fresh `harness run` process, one
  * config after another within a run ("run 1 of every config, then run 2"),
  * so slow drift spreads over all of them rather than landing on one. The
  * experiment folders go into one parent folder with an index.json, which
@@ -171,9 +173,12 @@ int harness_run_suite(const harness_cli_opts *opts)
         code = code > failed ? code : failed;
     }
     free(index);
+    char skipped[64] = "";
+    if (s.sel.n_skipped)
+        snprintf(skipped, sizeof skipped, "; %zu skipped (device absent)", s.sel.n_skipped);
     if (!opts->quiet)
-        printf("suite: %zu config%s x %d run%s, %s\n", s.sel.n_configs, s.sel.n_configs == 1 ? "" : "s", opts->runs,
-               opts->runs == 1 ? "" : "s", status);
+        printf("suite: %zu config%s x %d run%s, %s%s\n", s.sel.n_configs, s.sel.n_configs == 1 ? "" : "s", opts->runs,
+               opts->runs == 1 ? "" : "s", status, skipped);
     printf("%s\n", shown);
     suite_free(&s);
     return code;

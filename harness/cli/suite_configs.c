@@ -11,12 +11,24 @@
 #include <string.h>
 #include <sys/stat.h>
 
+#include "backend/backend.h"
 #include "cli/bench_filter.h"
+#include "pipeline/config_source.h"
 #include "util/input_file.h"
 
 static int oom(harness_error *err)
 {
     return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
+}
+
+char *harness_path_join(const char *dir, const char *name)
+{
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    char *p = NULL;
+    int root = n == 1 && dir[0] == '/';
+    return asprintf(&p, "%.*s%s%s", (int)n, dir, root ? "" : "/", name) < 0 ? NULL : p;
 }
 
 static int add_config(harness_suite_configs *s, const char *path, harness_error *err)
@@ -69,7 +81,7 @@ static int add_folder(harness_suite_configs *s, const char *dir, harness_error *
             }
             names = grown;
         }
-        if (asprintf(&names[n], "%s/%s", dir, e->d_name) < 0)
+        if (!(names[n] = harness_path_join(dir, e->d_name)))
             rc = oom(err);
         else
             n++;
@@ -167,16 +179,76 @@ static int expand(const char *const *paths, size_t n, harness_suite_configs *s, 
     return 0;
 }
 
+/* Record point i's name (the first one as c->name, the first the filter
+ * keeps as c->first_name) and whether the filter keeps it. 0, or the exit
+ * code (out of memory, printed). */
+static int note_point(harness_suite_config *c, const harness_bench_filter *filter, size_t i, const char *name)
+{
+    if ((i == 0 && !(c->name = strdup(name))) ||
+        (harness_bench_filter_match(filter, name) && c->kept_points++ == 0 && !(c->first_name = strdup(name))))
+        return harness_error_report(&(harness_error){.code = HARNESS_EXIT_RUNTIME, .msg = "out of memory"});
+    return 0;
+}
+
+static void forget_points(harness_suite_config *c)
+{
+    free(c->first_name);
+    free(c->name);
+    c->first_name = c->name = NULL;
+    c->kept_points = 0;
+}
+
+/* c's points as the config stage reads them, with neither its device nor
+ * its plugins: each named with its variant key as written (the name the
+ * filter sees when that key is exact, harness_plan_bench_name's form) and
+ * matched. *exact: the key names a variant rather than a family (it has a
+ * slash), so those names are the run's own; *wants_cuda: the config (or
+ * --device) asks for device cuda. 0, or the exit code (its error printed:
+ * a config that cannot be read is an error whatever the filter). */
+static int written_points(const harness_cli_opts *opts, const harness_bench_filter *filter, harness_suite_config *c,
+                          int *exact, int *wants_cuda)
+{
+    harness_error err = {0};
+    const char *text;
+    size_t len, points = 1;
+    if (harness_config_source(c->path, &text, &len, &err) != 0)
+        return harness_error_report(&err);
+    for (size_t i = 0; i < points; i++) {
+        harness_config *cfg = NULL;
+        if (harness_config_load_text(c->path, text, len, opts->sets, opts->n_sets, i, &cfg, &err) != 0) {
+            harness_config_free(cfg);
+            return harness_error_report(&err);
+        }
+        points = cfg->n_sweep_points;
+        *exact = strchr(cfg->variant_key, '/') != NULL;
+        *wants_cuda = strcmp(opts->device ? opts->device : cfg->device, "cuda") == 0;
+        harness_variant_entry as_written = {.variant = {.key = cfg->variant_key}};
+        harness_plan p = {.cfg = cfg, .entry = &as_written};
+        char name[1024];
+        harness_plan_bench_name(&p, name, sizeof name);
+        int code = note_point(c, filter, i, name);
+        harness_config_free(cfg);
+        if (code != 0)
+            return code;
+    }
+    return 0;
+}
+
 /* Plan every point of c (refusing a bad one, as `run` would) and count
- * those the filter keeps. Returns 0 or the exit code (its error printed). */
-static int check_config(const harness_cli_opts *opts, const harness_bench_filter *filter, harness_suite_config *c)
+ * those the filter keeps, by their names as run gives them. Checked as
+ * `validate` checks (everything but a device that is absent here): a
+ * variant whose device is absent then skips c, the reason in *absent.
+ * Returns 0 or the exit code (its error printed). */
+static int prepare_config(const harness_cli_opts *opts, const harness_bench_filter *filter, harness_suite_config *c,
+                          int *absent)
 {
     harness_cli_opts o = *opts;
     o.config_path = c->path;
     harness_plan p;
     int code = 0;
-    if (harness_cli_plan_parsed(&o, "run", &p, &code) != 0)
+    if (harness_cli_plan_parsed(&o, "validate", &p, &code) != 0)
         return code;
+    *absent = p.device_unchecked[0] != '\0';
     harness_plan_request req = harness_cli_plan_request(&o);
     size_t points = p.cfg->n_sweep_points;
     for (size_t i = 0; i < points && code == 0; i++) {
@@ -191,13 +263,37 @@ static int check_config(const harness_cli_opts *opts, const harness_bench_filter
             cur = &q;
         char name[1024];
         harness_plan_bench_name(cur, name, sizeof name);
-        if ((i == 0 && !(c->name = strdup(name))) ||
-            (harness_bench_filter_match(filter, name) && c->kept_points++ == 0 && !(c->first_name = strdup(name))))
-            code = harness_error_report(&(harness_error){.code = HARNESS_EXIT_RUNTIME, .msg = "out of memory"});
+        code = note_point(c, filter, i, name);
         if (i > 0)
             harness_plan_free(&q);
     }
     harness_plan_free(&p);
+    return code;
+}
+
+/* The filter first, then the device, then the rest: a config whose exact
+ * variant key the filter drops is never prepared; one that needs a CUDA
+ * device where none is visible (cuda_absent: why, or NULL when one is) is
+ * skipped unprepared (`harness validate` lints it here); any other is
+ * prepared as `run` would prepare it, and one whose variant turns out to
+ * need the absent device is skipped too. Returns 0 or the exit code. */
+static int check_config(const harness_cli_opts *opts, const harness_bench_filter *filter, harness_suite_config *c,
+                        const char *cuda_absent)
+{
+    int exact = 0, wants_cuda = 0, absent = 0;
+    int code = written_points(opts, filter, c, &exact, &wants_cuda);
+    if (code != 0)
+        return code;
+    if (wants_cuda && cuda_absent) {
+        c->skipped = cuda_absent;
+        return 0;
+    }
+    if (exact && c->kept_points == 0)
+        return 0;
+    forget_points(c);
+    code = prepare_config(opts, filter, c, &absent);
+    if (code == 0 && absent)
+        c->skipped = "needs a CUDA device, none visible";
     return code;
 }
 
@@ -216,16 +312,50 @@ void harness_suite_configs_free(harness_suite_configs *s)
     memset(s, 0, sizeof *s);
 }
 
-/* Expanded, each prepared, the filter applied. */
+/* Why a config that asks for device cuda cannot run here, or NULL when
+ * a CUDA device is visible; *why_long: the device's own words. */
+static const char *cuda_absent(harness_error *why_long)
+{
+    const char *device;
+    if (harness_device_resolve("cuda", &device, why_long) == 0)
+        return NULL;
+    return strstr(why_long->msg, "built without CUDA") ? "needs a CUDA device, and this harness was built without CUDA"
+                                                      : "needs a CUDA device, none visible";
+}
+
+/* Every config kept was skipped: nothing would run. Exit 3, as `harness
+ * run` of one of them alone (the device is absent), never a pass. */
+static int nothing_runs(const harness_cli_opts *opts, size_t skipped, const harness_error *why_long)
+{
+    harness_error err = {0};
+    int one = skipped == 1;
+    char which[320];
+    if (opts->filter)
+        snprintf(which, sizeof which, "the %zu config%s that --filter '%.200s' keeps need%s", skipped,
+                 one ? "" : "s", opts->filter, one ? "s" : "");
+    else
+        snprintf(which, sizeof which, "%s need%s", one ? "the suite's config" : "all the suite's configs",
+                 one ? "s" : "");
+    /* the device's words but its own advice (--device cpu would not run these variants) */
+    const char *advice = strstr(why_long->msg, "; use --device");
+    int len = advice ? (int)(advice - why_long->msg) : (int)strlen(why_long->msg);
+    return harness_error_set(&err, HARNESS_EXIT_RUNTIME, "nothing to run: %s a CUDA device: %.*s; run %s on a "
+                             "machine with one (harness validate checks %s here)", which, len, why_long->msg,
+                             one ? "it" : "them", one ? "it" : "them"),
+           harness_error_report(&err);
+}
+
+/* Expanded, the filter applied, each kept one prepared or skipped. */
 static int select_configs(const harness_cli_opts *opts, const char *const *paths, size_t n,
                           const harness_bench_filter *filter, harness_suite_configs *s)
 {
-    harness_error err = {0};
+    harness_error err = {0}, why_long = {0};
     if (expand(paths, n, s, &err) != 0)
         return harness_error_report(&err);
+    const char *absent = cuda_absent(&why_long);
     size_t kept = 0;
     for (size_t i = 0; i < s->n_configs; i++) {
-        int code = check_config(opts, filter, &s->configs[i]);
+        int code = check_config(opts, filter, &s->configs[i], absent);
         if (code != 0)
             return code;
         kept += s->configs[i].kept_points > 0;
@@ -239,16 +369,21 @@ static int select_configs(const harness_cli_opts *opts, const char *const *paths
                                  "%s%s", opts->filter, s->n_configs, names, s->n_configs > 4 ? ", ..." : ""),
                harness_error_report(&err);
     }
-    /* only the configs the filter keeps */
+    /* only the configs the filter keeps and this machine can run */
     size_t k = 0;
     for (size_t i = 0; i < s->n_configs; i++) {
-        if (s->configs[i].kept_points)
-            s->configs[k++] = s->configs[i];
+        harness_suite_config *c = &s->configs[i];
+        if (c->kept_points && c->skipped) {
+            fprintf(stderr, "harness: skipped %s: %s\n", c->path, c->skipped);
+            s->n_skipped++;
+        }
+        if (c->kept_points && !c->skipped)
+            s->configs[k++] = *c;
         else
-            config_free(&s->configs[i]);
+            config_free(c);
     }
     s->n_configs = k;
-    return 0;
+    return k == 0 ? nothing_runs(opts, s->n_skipped, &why_long) : 0;
 }
 
 int harness_suite_select(const harness_cli_opts *opts, const char *const *paths, size_t n,

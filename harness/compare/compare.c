@@ -506,18 +506,24 @@ int harness_cmp_control_fdr(harness_comparison *c, harness_error *err)
             continue;
         pr->s.fdr_m = m;
         pr->s.q = q[k++];
-        if (pr->s.min_p <= c->opts.alpha)  /* keep "too few replicates" as it was said */
-            harness_compare_decide(&pr->s, &c->opts, &pr->base_noise, &pr->cand_noise);
+        /* again, knowing m: "too few replicates" then counts the runs a
+         * lone change among the m pairs needs */
+        harness_compare_decide(&pr->s, &c->opts, &pr->base_noise, &pr->cand_noise);
     }
     free(p);
     free(q);
     int rc = harness_cmp_add_note(c, err, "%zu pairs judged together: a change is called when its p adjusted by "
                                   "Benjamini-Hochberg (q) is at most alpha %g, which bounds the expected share of "
                                   "false alarms among the changes called", m, c->opts.alpha);
-    if (rc == 0 && least * (double)m > c->opts.alpha)
+    if (rc == 0 && least * (double)m > c->opts.alpha) {
+        int rounds = c->n_pairs && c->pairs[0].s.unit && strcmp(c->pairs[0].s.unit, "rounds") == 0;
+        size_t need = rounds ? harness_ab_rounds_needed(c->opts.alpha, m)
+                             : harness_runs_needed(c->opts.alpha, m, NULL, NULL);
         rc = harness_cmp_add_note(c, err, "a lone change among %zu pairs needs p <= %.3g, below the least p these "
-                                  "replicates reach (%.3g): give each side more runs (harness run --runs N) or "
-                                  "rounds", m, c->opts.alpha / (double)m, least);
+                                  "replicates reach (%.3g): %s %zu %s or more (%s %zu)", m,
+                                  c->opts.alpha / (double)m, least, rounds ? "give ab" : "give each side", need,
+                                  rounds ? "rounds" : "runs", rounds ? "--rounds" : "harness run --runs", need);
+    }
     return rc;
 }
 

@@ -133,6 +133,13 @@ int harness_ab_base_first(size_t round, size_t benchmark);
  * pairs is 2 / 2^n (the signed-rank test's too). */
 size_t harness_ab_rounds_needed(double alpha, size_t benchmarks);
 
+/* The fewest runs a side (both sides alike) whose exact rank-sum test can
+ * call a lone change among `pairs` judged together (p <= alpha / pairs;
+ * 4 for one pair at alpha 0.05, 5 for two to six). *min_p and *coverage
+ * (either may be NULL): the least p those runs reach, and the coverage of
+ * the interval they give at alpha (compare/rank_shift.h). */
+size_t harness_runs_needed(double alpha, size_t pairs, double *min_p, double *coverage);
+
 /* Parse --on-ambiguous fail|pass|pass-interference; exit code 2 otherwise. */
 int harness_on_ambiguous_parse(const char *arg, harness_on_ambiguous *out, harness_error *err);
 /* "fail", "pass", "pass-interference" */

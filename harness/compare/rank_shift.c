@@ -24,6 +24,17 @@ double harness_rank_min_p(size_t m, size_t n)
     return p < 1 ? p : 1;
 }
 
+double harness_rank_interval_coverage(size_t m, size_t n, double alpha)
+{
+    if (m == 0 || n == 0)
+        return NAN;
+    /* harness_rank_shift_compute's choice of k, on the untied null */
+    size_t mn = m * n, k = 1;
+    while (k < (mn + 1) / 2 && 1.0 - 2.0 * harness_rank_cdf(m, n, (double)k) >= 1.0 - alpha)
+        k++;
+    return 1.0 - 2.0 * harness_rank_cdf(m, n, (double)k - 1.0);
+}
+
 static double normal_cdf(double z)
 {
     return 0.5 * erfc(-z / sqrt(2.0));

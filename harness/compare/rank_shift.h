@@ -57,6 +57,11 @@ double harness_rank_cdf(size_t m, size_t n, double u);
  * (capped at 1). A test at alpha below it can never reject (asv's check). */
 double harness_rank_min_p(size_t m, size_t n);
 
+/* The coverage of the interval harness_rank_shift_compute gives m against
+ * n untied replicates at alpha (the narrowest at or above 1 - alpha, or the
+ * widest, 1 - min_p, when none reaches it); NaN when m or n is 0. */
+double harness_rank_interval_coverage(size_t m, size_t n, double alpha);
+
 /* The standard normal quantile (for the approximation; |error| < 1e-12). */
 double harness_normal_quantile(double p);
 

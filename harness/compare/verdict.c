@@ -35,12 +35,16 @@ const char *harness_ambiguity_label(harness_ambiguity a)
     return a < HARNESS_AMBIGUOUS_COUNT ? names[a] : "?";
 }
 
-/* The fewest replicates a side needs (both sides alike) to reach alpha. */
-static size_t replicates_needed(double alpha)
+size_t harness_runs_needed(double alpha, size_t pairs, double *min_p, double *coverage)
 {
+    double need = alpha / (double)(pairs ? pairs : 1);
     size_t k = 1;
-    while (k < 64 && harness_rank_min_p(k, k) > alpha)
+    while (k < 64 && harness_rank_min_p(k, k) > need)
         k++;
+    if (min_p)
+        *min_p = harness_rank_min_p(k, k);
+    if (coverage)
+        *coverage = harness_rank_interval_coverage(k, k, alpha);
     return k;
 }
 
@@ -116,12 +120,37 @@ static void single_runs(harness_compare_stats *s, const harness_compare_options 
              o->threshold * 100.0);
 }
 
+/* The pairs judged together with this one (1 when alone). */
+static size_t pairs_of(const harness_compare_stats *s)
+{
+    return s->fdr_m > 1 ? s->fdr_m : 1;
+}
+
+/* "give each side N or more runs (harness run --runs N: ...)": the runs
+ * a side that can call a lone change among the pairs judged together,
+ * with the p they reach and their interval's coverage, so the advice is
+ * the fix that works, computed as the verdict computes. */
+static void runs_advice(char *buf, size_t cap, const harness_compare_stats *s, const harness_compare_options *o)
+{
+    size_t m = pairs_of(s);
+    double p, coverage;
+    size_t runs = harness_runs_needed(o->alpha, m, &p, &coverage);
+    char among[64] = "";
+    if (m > 1)
+        snprintf(among, sizeof among, " <= alpha / %zu pairs", m);
+    snprintf(buf, cap, "give each side %zu or more runs (harness run --runs %zu: p down to %.3g%s, a %.1f%% "
+             "interval)", runs, runs, p, among, coverage * 100.0);
+}
+
+/* The design cannot reach alpha (min_p > alpha), so no change can be
+ * called; nor SAME, since the interval is not within the threshold at the
+ * coverage SAME needs (harness_compare_decide). */
 static void too_few(harness_compare_stats *s, const harness_compare_options *o)
 {
     ambiguous(s, HARNESS_AMBIGUOUS_TOO_FEW);
     if (strcmp(s->unit, "rounds") == 0) {
         /* rounds with no difference say nothing either way and are dropped */
-        size_t rounds = harness_ab_rounds_needed(o->alpha, 1);
+        size_t rounds = harness_ab_rounds_needed(o->alpha, pairs_of(s));
         if (s->n_zero == 0)
             snprintf(s->why, sizeof s->why, "too few rounds: %zu paired rounds can reach p = %.3g at best, above "
                      "alpha %g; run %zu or more (--rounds %zu)", s->n_base, s->min_p, o->alpha, rounds, rounds);
@@ -132,9 +161,19 @@ static void too_few(harness_compare_stats *s, const harness_compare_options *o)
                      rounds + s->n_zero);
         return;
     }
-    snprintf(s->why, sizeof s->why, "too few replicates: %zu base against %zu cand runs can reach p = %.3g at best, "
-             "above alpha %g; give each side %zu or more runs (harness run --runs N)", s->n_base, s->n_cand,
-             s->min_p, o->alpha, replicates_needed(o->alpha));
+    char advice[160], interval[160];
+    runs_advice(advice, sizeof advice, s, o);
+    double lo = 1.0 - o->threshold, hi = 1.0 + o->threshold;
+    if (s->ratio_lo >= lo && s->ratio_hi <= hi)
+        snprintf(interval, sizeof interval, "their interval [%.3f, %.3f] is within 1 +- %g%% but covers %.1f%%, "
+                 "and SAME needs %g%% (1 - 2 alpha)", s->ratio_lo, s->ratio_hi, o->threshold * 100.0,
+                 s->coverage * 100.0, (1.0 - 2.0 * o->alpha) * 100.0);
+    else
+        snprintf(interval, sizeof interval, "their %.1f%% interval [%.3f, %.3f] is not within 1 +- %g%% for SAME",
+                 s->coverage * 100.0, s->ratio_lo, s->ratio_hi, o->threshold * 100.0);
+    snprintf(s->why, sizeof s->why, "too few replicates: %zu base against %zu cand runs reach p = %.3g at best, "
+             "above alpha %g: no change can be called; %.159s; %.159s", s->n_base, s->n_cand, s->min_p, o->alpha,
+             interval, advice);
 }
 
 /* Several pairs judged together, whose replicates cannot reach the p a
@@ -144,11 +183,16 @@ static void too_few_for_suite(harness_compare_stats *s, const harness_compare_op
 {
     int rounds = strcmp(s->unit, "rounds") == 0;
     ambiguous(s, HARNESS_AMBIGUOUS_TOO_FEW);
+    char advice[160];
+    if (rounds)
+        snprintf(advice, sizeof advice, "give ab %zu rounds or more (--rounds, --time-budget) or fewer benchmarks "
+                 "(--filter)", harness_ab_rounds_needed(o->alpha, s->fdr_m));
+    else
+        runs_advice(advice, sizeof advice, s, o);
     snprintf(s->why, sizeof s->why, "too few %s for %zu benchmarks judged together: a lone change needs "
              "p <= alpha / %zu = %.3g, and %zu %s reach p = %.3g at best; %s", rounds ? "rounds" : "replicates",
              s->fdr_m, s->fdr_m, o->alpha / (double)s->fdr_m, s->n_base, rounds ? "rounds" : "replicates",
-             s->min_p, rounds ? "give ab more rounds (--rounds, --time-budget) or fewer benchmarks (--filter)"
-                              : "give each side more runs (harness run --runs N)");
+             s->min_p, advice);
 }
 
 /* The interval clears the threshold but the adjusted test does not. */
@@ -210,7 +254,12 @@ void harness_compare_decide(harness_compare_stats *s, const harness_compare_opti
         return;
     }
     if (s->min_p > o->alpha) {
-        too_few(s, o);
+        /* No change can be called, but SAME can: an interval within the
+         * threshold at a coverage of 1 - 2 alpha or more is the test of
+         * equivalence at alpha (two one-sided tests), which 3 runs a side
+         * pass at alpha 0.05 (90%) and 2 do not (66.7%). */
+        if (!(within && s->coverage >= 1.0 - 2.0 * o->alpha - 1e-9))
+            too_few(s, o);
         return;
     }
     int significant = (s->fdr_m > 1 ? s->q : s->p) <= o->alpha;

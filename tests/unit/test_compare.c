@@ -139,6 +139,18 @@ static void test_too_few_replicates(void **state)
     /* at alpha 0.1 the same three are enough */
     harness_compare_options loose = {0.05, 0.1, HARNESS_ON_AMBIGUOUS_FAIL, HARNESS_METRIC_MEDIAN};
     assert_int_equal(compare(a, 3, b, 3, &loose).verdict, HARNESS_VERDICT_REGRESSION);
+    /* Within the threshold, 3 runs a side are SAME: their widest interval
+     * covers 90% = 1 - 2 alpha, the test of equivalence at alpha (issue 40);
+     * 2 a side (66.7%) are too few, and the advice is the runs that work. */
+    const double c3[3] = {100, 100.4, 99.8}, d3[3] = {100.1, 100.3, 99.9};
+    harness_compare_stats same = compare(c3, 3, d3, 3, &defaults);
+    assert_near(same.coverage, 0.9, 1e-12);
+    assert_int_equal(same.verdict, HARNESS_VERDICT_SAME);
+    harness_compare_stats two = compare(c3, 2, d3, 2, &defaults);
+    assert_int_equal(two.verdict, HARNESS_VERDICT_AMBIGUOUS);
+    assert_int_equal(two.cause, HARNESS_AMBIGUOUS_TOO_FEW);
+    assert_non_null(strstr(two.why, "covers 66.7%, and SAME needs 90%"));
+    assert_non_null(strstr(two.why, "harness run --runs 4: p down to 0.0286, a 97.1% interval"));
     /* one window a side (repeat: 1) never decides */
     assert_int_equal(compare(a, 1, b, 1, &defaults).verdict, HARNESS_VERDICT_AMBIGUOUS);
     /* no replicate at all */

@@ -169,6 +169,12 @@ static void test_null_distribution_and_coverage(void **state)
     }
     r = shift(b10, 10, c10, 10, 0.05);
     assert_near(r.coverage, 0.9567429474550218, 1e-12);
+    /* the coverage the advice quotes is the one the interval gets */
+    assert_near(harness_rank_interval_coverage(10, 10, 0.05), r.coverage, 1e-12);
+    for (size_t m = 1; m <= 5; m++)
+        for (size_t n = 1; n <= 5; n++)
+            assert_near(harness_rank_interval_coverage(m, n, 0.05), shift(b, m, c, n, 0.05).coverage, 1e-12);
+    assert_near(harness_rank_interval_coverage(3, 3, 0.05), 0.9, 1e-12);   /* the range, 1 - 2/20 */
 }
 
 static void test_min_p(void **state)
