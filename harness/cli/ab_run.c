@@ -95,6 +95,34 @@ static void last_error(const char *log, char *out, size_t cap)
     free(text);
 }
 
+/* The child's answer for one side of one round: exit code and stdout (the
+ * folder it printed) turned into *folder, or an error naming its log. */
+static int child_result(const harness_ab_bench *b, int side, int round, int code, const char *buf, const char *log,
+                        char **folder, harness_error *err)
+{
+    size_t len = strlen(buf);
+    /* 1: validation failed, the summary says so and the pair is FAILED */
+    if ((code == 0 || code == 1) && strchr(buf, '\n'))
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "ab: %s wrote several experiment folders (a "
+                                 "sweep?); an A/B run compares one point: pick it with --set or --filter",
+                                 b->config[side]);
+    if ((code == 0 || code == 1) && len) {
+        *folder = strdup(buf);
+        return 0;
+    }
+    if (code == 0 || code == 1)
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "ab: round %d, %s: `harness run %s` named no "
+                                 "experiment folder; its messages are in %s", round + 1, side_names[side],
+                                 b->config[side], log);
+    if (refuse_impossible(log, buf, round, side, err))
+        return err->code;
+    char why[512];                 /* the run's own error, so a device that is absent says so here */
+    last_error(log, why, sizeof why);
+    return harness_error_set(err, code == 2 || code == 130 ? code : HARNESS_EXIT_RUNTIME,
+                             "ab: round %d, %s: `harness run %s` exited %d%s%.400s; its messages are in %s",
+                             round + 1, side_names[side], b->config[side], code, why[0] ? ": " : "", why, log);
+}
+
 /* Run `harness run` for one side of one round of benchmark b; *folder:
  * the experiment folder it printed. The child's stderr goes to
  * DIR/[BENCH/]round-NN-SIDE.log (named on failure). */
@@ -141,33 +169,12 @@ static int run_side(const harness_ab_opts *a, const harness_ab_bench *b, int sid
         }
     }
     int logfd = open(log, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (logfd < 0) {
+    if (logfd < 0)
         rc = harness_error_set(err, HARNESS_EXIT_RUNTIME, "ab: %s: %s", log, strerror(errno));
-    } else if (harness_run_child(argv, STDOUT_FILENO, logfd, buf, sizeof buf, &code) != 0) {
+    else if (harness_run_child(argv, STDOUT_FILENO, logfd, buf, sizeof buf, &code) != 0)
         rc = harness_error_set(err, HARNESS_EXIT_RUNTIME, "ab: cannot run harness: %s", strerror(errno));
-    } else {
-        size_t len = strlen(buf);
-        /* 1: validation failed, the summary says so and the pair is FAILED */
-        if ((code == 0 || code == 1) && strchr(buf, '\n'))
-            rc = harness_error_set(err, HARNESS_EXIT_USAGE, "ab: %s wrote several experiment folders (a "
-                                   "sweep?); an A/B run compares one point: pick it with --set or --filter",
-                                   b->config[side]);
-        else if ((code == 0 || code == 1) && len)
-            *folder = strdup(buf);
-        else if (code == 0 || code == 1)
-            rc = harness_error_set(err, HARNESS_EXIT_RUNTIME, "ab: round %d, %s: `harness run %s` named no "
-                                   "experiment folder; its messages are in %s", round + 1, side_names[side],
-                                   b->config[side], log);
-        else if (!refuse_impossible(log, buf, round, side, err)) {
-            char why[512];         /* the run's own error, so a device that is absent says so here */
-            last_error(log, why, sizeof why);
-            rc = harness_error_set(err, code == 2 || code == 130 ? code : HARNESS_EXIT_RUNTIME,
-                                   "ab: round %d, %s: `harness run %s` exited %d%s%.400s; its messages are in %s",
-                                   round + 1, side_names[side], b->config[side], code, why[0] ? ": " : "", why, log);
-        }
-        else
-            rc = err->code;
-    }
+    else
+        rc = child_result(b, side, round, code, buf, log, folder, err);
     if (logfd >= 0)
         close(logfd);
     free(out_dir);

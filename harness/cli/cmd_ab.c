@@ -425,8 +425,10 @@ int harness_cmd_ab(int argc, char **argv)
         sides[s].is_parent = 1;    /* the report says "folder of experiments": one per round */
         /* each side's own folders, DIR/[BENCH/]round-NN-SIDE: named as a pattern */
         const char *bench = a.n_bench > 1 || a.bench[0].folder[0] ? "*/" : "";
-        if (asprintf(&sides[s].root, "%s/%sround-*-%s", a.output_dir, bench, s ? "cand" : "base") < 0) {
-            sides[s].root = NULL;
+        char pattern[32];
+        snprintf(pattern, sizeof pattern, "%sround-*-%s", bench, s ? "cand" : "base");
+        sides[s].root = harness_path_join(a.output_dir, pattern);   /* one slash, as --output-dir ends */
+        if (!sides[s].root) {
             code = harness_error_report(&(harness_error){.code = HARNESS_EXIT_RUNTIME, .msg = "out of memory"});
         }
     }
