@@ -15,6 +15,7 @@
 #include "cli/bench_filter.h"
 #include "pipeline/config_source.h"
 #include "util/input_file.h"
+#include "util/near_file.h"
 
 static int oom(harness_error *err)
 {
@@ -164,9 +165,11 @@ static int expand(const char *const *paths, size_t n, harness_suite_configs *s, 
         const char *arg = paths[i];
         struct stat st;
         int rc;
-        if (stat(arg, &st) != 0)
+        if (stat(arg, &st) != 0) {
             rc = harness_error_set(err, HARNESS_EXIT_USAGE, "%s: %s; expected a config, a folder of configs or a "
                                    "suite file", arg, strerror(errno));
+            harness_near_yaml_hint(arg, err);
+        }
         else if (S_ISDIR(st.st_mode))
             rc = add_folder(s, arg, err);
         else if (harness_is_suite_file(arg))

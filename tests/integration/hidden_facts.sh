@@ -29,6 +29,8 @@ expect_exit 2 "a config one letter off" "$HARNESS" run "$SCRATCH/cf/configs/rmsn
 expect_err "did you mean $SCRATCH/cf/configs/rms_norm.yaml?" "... names the nearest file in its folder"
 (cd "$SCRATCH/cf" && "$HARNESS" validate rms_norm.yml) >/dev/null 2>"$SCRATCH/err"
 expect_err "did you mean configs/rms_norm.yaml?" "... or in configs/"
+expect_exit 2 "a suite with a config one letter off" "$HARNESS" run "$SCRATCH/cf/configs/rmsnorm.yaml" "$TINY"
+expect_err "did you mean $SCRATCH/cf/configs/rms_norm.yaml?" "... in a suite too"
 (cd "$SCRATCH/cf" && "$HARNESS" validate zzzzzzzz.yaml) >/dev/null 2>"$SCRATCH/err"
 ! grep -q "did you mean" "$SCRATCH/err" && pass "nothing near: no guess" || fail "a guess for zzzzzzzz.yaml"
 
