@@ -14,22 +14,13 @@
 #include "backend/backend.h"
 #include "cli/bench_filter.h"
 #include "pipeline/config_source.h"
+#include "util/fsutil.h"
 #include "util/input_file.h"
 #include "util/near_file.h"
 
 static int oom(harness_error *err)
 {
     return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
-}
-
-char *harness_path_join(const char *dir, const char *name)
-{
-    size_t n = strlen(dir);
-    while (n > 1 && dir[n - 1] == '/')
-        n--;
-    char *p = NULL;
-    int root = n == 1 && dir[0] == '/';
-    return asprintf(&p, "%.*s%s%s", (int)n, dir, root ? "" : "/", name) < 0 ? NULL : p;
 }
 
 static int add_config(harness_suite_configs *s, const char *path, harness_error *err)

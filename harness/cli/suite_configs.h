@@ -43,8 +43,4 @@ int harness_suite_select(const harness_cli_opts *opts, const char *const *paths,
                          harness_suite_configs *out);
 void harness_suite_configs_free(harness_suite_configs *s);
 
-/* dir/name with one slash between them however many dir ends with ("/"
- * alone stays the root); malloc'ed, NULL out of memory. */
-char *harness_path_join(const char *dir, const char *name);
-
 #endif

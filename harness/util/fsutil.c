@@ -1,3 +1,6 @@
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE                /* asprintf */
+#endif
 #include "util/fsutil.h"
 
 #include "util/input_file.h"
@@ -142,4 +145,14 @@ int harness_mkdirs(const char *path, harness_error *err)
     if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode))
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s exists and is not a directory", buf);
     return 0;
+}
+
+char *harness_path_join(const char *dir, const char *name)
+{
+    size_t n = strlen(dir);
+    while (n > 1 && dir[n - 1] == '/')
+        n--;
+    char *p = NULL;
+    int root = n == 1 && dir[0] == '/';
+    return asprintf(&p, "%.*s%s%s", (int)n, dir, root ? "" : "/", name) < 0 ? NULL : p;
 }

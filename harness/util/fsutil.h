@@ -28,4 +28,8 @@ int harness_read_file(const char *path, char **data, size_t *len, harness_error 
 /* mkdir -p */
 int harness_mkdirs(const char *path, harness_error *err);
 
+/* dir/name with one slash between them however many dir ends with ("/"
+ * alone stays the root); malloc'ed, NULL out of memory. */
+char *harness_path_join(const char *dir, const char *name);
+
 #endif
