@@ -11,7 +11,8 @@
  * plus a <testcase> with <error> for each rank that left no summary and
  * one <skipped> for each run the other side lacks; a tail that moved alone
  * is said in the pair's <system-out>. The <testsuite> counts tests,
- * failures, errors and skipped, and its time is the runs' wall time.
+ * failures, errors and skipped, and its time is the runs' measured wall time
+ * (their windows'; a case's, its pair's two runs shown).
  * Everything from a file or a config is escaped (util/html.h: XML's five
  * characters, control characters dropped, invalid UTF-8 replaced). */
 #ifndef _GNU_SOURCE
@@ -47,10 +48,14 @@ static case_outcome pair_outcome(const harness_comparison *c, const harness_comp
     }
 }
 
-/* A run's wall time in seconds (its windows' timing), 0 when unknown. */
+/* A run's measured wall time in seconds: its windows' (0 when none say). */
 static double run_seconds(const harness_run_summary *r)
 {
-    return r && isfinite(r->timing.wall_ns) && r->timing.wall_ns > 0 ? r->timing.wall_ns / 1e9 : 0;
+    double ns = 0;
+    for (size_t i = 0; r && i < r->n_written_windows; i++)
+        if (isfinite(r->windows[i].wall_ns) && r->windows[i].wall_ns > 0)
+            ns += r->windows[i].wall_ns;
+    return ns / 1e9;
 }
 
 static double side_seconds(const harness_compare_side *s)
