@@ -6,7 +6,7 @@
  *          (gha-throughput: 1e9 / latency, bigger is better)
  *   value  a run's median (several runs of one benchmark: the median of
  *          their medians), as export --format bmf's latency
- *   range  "± H": the larger distance from value to the interval's ends
+ *   range  "± H" (UTF-8): the larger distance from value to the interval's ends
  *          (the run's interval of its median; several runs: their range)
  *   extra  the interval, the runs, the rates at the median and the commit,
  *          for the chart's tooltip
@@ -14,7 +14,6 @@
  * stderr): the action has no place for them. */
 #include <math.h>
 #include <stdio.h>
-#include <string.h>
 
 #include "cli/export_series.h"
 #include "cli/export_write.h"
@@ -24,15 +23,19 @@ static void extra_text(char *buf, size_t cap, const cJSON *rows, const double la
 {
     const cJSON *first = rows->child;
     int n = cJSON_GetArraySize(rows);
-    size_t len = (size_t)snprintf(buf, cap, "median %.6g ns, %s [%.6g, %.6g] ns; %d run%s", lat[0],
-                                  n == 1 ? "interval of the median" : "runs' range", lat[1], lat[2], n,
-                                  n == 1 ? "" : "s");
+    size_t len = (size_t)snprintf(buf, cap, "median %.6g ns", lat[0]);
+    if (isfinite(lat[1]) && isfinite(lat[2]))
+        len += (size_t)snprintf(buf + len, cap - len, ", %s [%.6g, %.6g] ns",
+                                n == 1 ? "interval of the median" : "runs' range", lat[1], lat[2]);
+    if (len < cap)
+        len += (size_t)snprintf(buf + len, cap - len, "; %d run%s", n, n == 1 ? "" : "s");
     double bytes = harness_export_num(first, "bytes_per_step"), flops = harness_export_num(first, "flops_per_step");
     if (len < cap && bytes > 0)
         len += (size_t)snprintf(buf + len, cap - len, "; %.6g GB/s", bytes / lat[0]);
     if (len < cap && flops > 0)
         len += (size_t)snprintf(buf + len, cap - len, "; %.6g GFLOP/s", flops / lat[0]);
-    const char *device = harness_export_str(first, "device_name"), *commit = harness_export_str(first, "env.git_commit");
+    const char *device = harness_export_str(first, "device_name");
+    const char *commit = harness_export_str(first, "env.git_commit");
     if (len < cap && device)
         len += (size_t)snprintf(buf + len, cap - len, "; device %s", device);
     if (len < cap && commit)
@@ -49,9 +52,9 @@ static int add_entry(cJSON *out, const char *name, const cJSON *rows, int throug
     lo = throughput ? 1e9 / lat[2] : lat[1];
     hi = throughput ? 1e9 / lat[1] : lat[2];
     if (isfinite(lo) && isfinite(hi))
-        snprintf(range, sizeof range, "\u00b1 %.3g", fmax(v - lo, hi - v));
+        snprintf(range, sizeof range, "\xc2\xb1 %.3g", fmax(v - lo, hi - v));
     else
-        snprintf(range, sizeof range, "\u00b1 0");
+        snprintf(range, sizeof range, "\xc2\xb1 0");
     extra_text(extra, sizeof extra, rows, lat);
     cJSON *e = cJSON_CreateObject();
     if (!e || !cJSON_AddItemToArray(out, e)) {
