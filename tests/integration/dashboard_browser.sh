@@ -27,10 +27,11 @@ $offline python3 -c 'import socket; socket.create_connection(("192.0.2.1", 80), 
 dashboard_db "$SCRATCH/results.sqlite" 12 7 || { fail "building the database"; finish; }
 "$HARNESS" history --db "$SCRATCH/results.sqlite" --out site >/dev/null || { fail "history --out site"; finish; }
 
-# shot PAGE PNG: the page as the browser draws it, 1280 px wide
+# shot PAGE PNG: the page as the browser draws it, 1280 px wide (its profile
+# and caches in the scratch folder, not the user's home)
 shot() {
     # shellcheck disable=SC2086
-    timeout 60 $offline "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \
+    HOME="$SCRATCH" timeout 60 $offline "$browser" --headless --no-sandbox --disable-gpu --hide-scrollbars --no-first-run \
         --user-data-dir="$SCRATCH/profile" --window-size=1280,1600 --screenshot="$2" "file://$SCRATCH/site/$1" \
         >"$SCRATCH/browser.log" 2>&1
     [ -s "$2" ] && pass "$1: a screenshot" || { fail "$1: no screenshot"; tail -5 "$SCRATCH/browser.log"; }
