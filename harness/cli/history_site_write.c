@@ -16,7 +16,6 @@
 #include <unistd.h>
 
 #include "compare/history_site.h"
-#include "compare/print_history.h"
 #include "util/fsutil.h"
 
 enum { MARK_SCAN = 4096 };         /* the mark is in the head, within the page's first bytes */

@@ -1,5 +1,5 @@
 /* history_site_write.h - `harness history --out DIR`: the dashboard's pages
- * (compare/history_site.h, printed by compare/print_history.h) written as
+ * (compare/history_site.h) written as
  * files, all or nothing. */
 #ifndef HARNESS_CLI_HISTORY_SITE_WRITE_H
 #define HARNESS_CLI_HISTORY_SITE_WRITE_H

@@ -3,13 +3,14 @@
  * here is the series of one variant key (a component and its variant,
  * "rms_norm/cpu"), every config, machine and rank of it; a benchmark is one
  * series. This is the plan of the site (which series on which page, under
- * which file name) and each series' latest verdict, pure functions; the
- * printers of its pages are in print_history.h, the files are written by
+ * which file name) and each series' latest verdict, pure functions, and
+ * the printers of its pages; the files are written by
  * cli/history_site_write.c. */
 #ifndef HARNESS_COMPARE_HISTORY_SITE_H
 #define HARNESS_COMPARE_HISTORY_SITE_H
 
 #include <stddef.h>
+#include <stdio.h>
 
 #include "compare/history.h"
 
@@ -42,5 +43,11 @@ harness_site_verdict harness_site_series_verdict(const harness_series *s, const 
 
 /* "steady", "slower", "faster": the word, and the CSS class of the pages. */
 const char *harness_site_verdict_name(harness_site_verdict v);
+
+/* The pages: the index, and the page of site->suites[suite]
+ * (print_history_site.c, print_history_site_suite.c). 0; what f could not
+ * take shows in ferror(f). */
+int harness_print_history_site_index(FILE *f, const harness_history *h, const harness_site *site);
+int harness_print_history_site_suite(FILE *f, const harness_history *h, const harness_site *site, size_t suite);
 
 #endif

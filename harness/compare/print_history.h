@@ -8,6 +8,7 @@
 #include <stdio.h>
 
 #include "compare/history.h"
+#include "compare/history_site.h"
 
 /* One per format (print_history_<format>.c). */
 int harness_print_history_text(FILE *f, const harness_history *h);
@@ -15,21 +16,13 @@ int harness_print_history_markdown(FILE *f, const harness_history *h);
 int harness_print_history_json(FILE *f, const harness_history *h);
 int harness_print_history_html(FILE *f, const harness_history *h);
 
-/* The dashboard of `history --out DIR` (compare/history_site.h): its
- * index page and one page per suite (print_history_site_index.c,
- * print_history_site_suite.c). 0, or -1 out of memory. */
-struct harness_site;
-int harness_print_history_site_index(FILE *f, const harness_history *h, const struct harness_site *site);
-int harness_print_history_site_suite(FILE *f, const harness_history *h, const struct harness_site *site,
-                                     size_t suite);
-
 /* What the dashboard's pages share (print_history_site.c): the document up
  * to <body> with the dashboard's style and the mark of its pages
  * (HARNESS_SITE_MARK); the table of benchmarks (with `suite`, its rows
  * of that suite alone, linked within the page; SIZE_MAX: every suite's,
  * linked to their pages); a series' latest verdict in words. */
 void hist_site_open(FILE *f, const char *title);
-void hist_site_benchmarks(FILE *f, const harness_history *h, const struct harness_site *site, size_t suite);
+void hist_site_benchmarks(FILE *f, const harness_history *h, const harness_site *site, size_t suite);
 void hist_site_verdict_text(FILE *f, const harness_series *s, harness_metric m);
 
 /* The parts of an HTML page (print_history_html.c), the dashboard's pages

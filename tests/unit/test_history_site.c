@@ -19,7 +19,6 @@
 #include <cmocka.h>
 
 #include "compare/history_site.h"
-#include "compare/print_history.h"
 /* the records of every printer's test: the history alone is used here */
 #pragma GCC diagnostic push
 #pragma GCC diagnostic ignored "-Wunused-function"
