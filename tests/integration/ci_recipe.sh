@@ -56,6 +56,12 @@ grep -q "| 3 | \`$c2\` |" "$SCRATCH/out" || fail "main: c2's runs come third and
 expect_exit 0 "the merge-base of the pull request and main" "$CI_BENCH" base "$SCRATCH/at-c3" main base
 [ "$(cat "$SCRATCH/out")" = "$c2" ] || fail "base: printed $(cat "$SCRATCH/out"), the merge-base is c2 $c2"
 [ "$(git -C "$SCRATCH/base" rev-parse HEAD)" = "$c2" ] || fail "base: the base tree is not at c2"
+# GitLab names the merge-base itself (CI_MERGE_REQUEST_DIFF_BASE_SHA), and
+# its runner keeps the clone but cleans the last job's base tree away.
+expect_exit 0 "a merge-base given as a commit" "$CI_BENCH" base "$SCRATCH/at-c3" "$c2" base-gl
+rm -rf "$SCRATCH/base-gl"
+expect_exit 0 "again, after the base tree was cleaned away" "$CI_BENCH" base "$SCRATCH/at-c3" "$c2" base-gl
+[ "$(git -C "$SCRATCH/base-gl" rev-parse HEAD)" = "$c2" ] || fail "base: the commit's tree"
 expect_exit 2 "a target that does not exist" "$CI_BENCH" base "$SCRATCH/at-c3" no-such-branch base2
 expect_err "no merge-base of" "base: a missing target is named"
 [ ! -e "$SCRATCH/base2" ] || fail "base: a tree left behind for a missing target"
@@ -64,10 +70,10 @@ expect_err "no merge-base of" "base: a missing target is named"
 # the report in the job summary too, and the same verdict as JUnit.
 summary="$SCRATCH/summary.md"
 echo "an earlier step's summary" >"$summary"
-TARGET_BRANCH=main GITHUB_STEP_SUMMARY=$summary
-export TARGET_BRANCH GITHUB_STEP_SUMMARY
+TARGET_BRANCH=main GITHUB_STEP_SUMMARY=$summary AB_ARGS="--report json=$SCRATCH/ab.json"
+export TARGET_BRANCH GITHUB_STEP_SUMMARY AB_ARGS
 expect_exit 1 "pull request c3 against its merge-base" "$CI_BENCH" pr base "$SCRATCH/at-c3" "$SCRATCH/report.md" bench.yaml
-unset TARGET_BRANCH GITHUB_STEP_SUMMARY
+unset TARGET_BRANCH GITHUB_STEP_SUMMARY AB_ARGS
 short_c2=$(git -C "$repo" rev-parse --short "$c2")
 head -n 1 "$SCRATCH/report.md" | grep -q "^\*\*harness ab: REGRESSION\*\* against merge-base \`$short_c2\` of \`main\`: 1 regression" ||
     { fail "c3: the first line names the verdict and the merge-base"; head -n 1 "$SCRATCH/report.md"; }
@@ -78,10 +84,16 @@ grep -q '^| \*\*REGRESSION\*\* | `spin/cpu` | `duration_ns=50000` | 0/1 | .* | +
 python3 - "$SCRATCH/report.xml" <<'PY' || fail "c3: the JUnit file (report.xml) is JUnit XML with one failure"
 import sys, xml.etree.ElementTree as ET
 root = ET.parse(sys.argv[1]).getroot()
-cases = root.iter("testcase")
 assert root.tag in ("testsuites", "testsuite"), root.tag
-assert sum(1 for c in root.iter("testcase") if c.find("failure") is not None) == 1
+failed = [c.get("name") for c in root.iter("testcase") if c.find("failure") is not None]
+assert len(failed) == 1 and "spin/cpu" in failed[0], failed
 PY
+# GitLab's metrics report, from ab's JSON verdict (docs/.gitlab-ci.yml).
+expect_exit 0 "the verdict as OpenMetrics" "$top_srcdir/scripts/ci-metrics" "$SCRATCH/ab.json"
+grep -q '^harness_regression{benchmark="spin/cpu duration_ns=50000"} 1$' "$SCRATCH/out" &&
+    grep -q '^harness_ab_ratio{benchmark="spin/cpu duration_ns=50000"} 1\.\(09[5-9]\|10[0-5]\)' "$SCRATCH/out" &&
+    [ "$(tail -n 1 "$SCRATCH/out")" = "# EOF" ] || { fail "c3: the metrics say REGRESSION, ratio 1.10"; cat "$SCRATCH/out"; }
+expect_exit 2 "metrics of what is not a verdict" "$top_srcdir/scripts/ci-metrics" "$SCRATCH/comments-none.json"
 
 # Pull request c1 -> c2: the same speed, SAME, exit 0 (at a generous
 # threshold: make check shares its machine with other builds); no
@@ -132,8 +144,11 @@ PY
 
 # gh failing: its exit status and message, exit 3, nothing posted.
 cp "$FAKE_STORE" "$SCRATCH/before.json"
-FAKE_FAIL=4 expect_exit 3 "gh failing" "$CI_COMMENT" github owner/repo 7 "$SCRATCH/report.md"
-expect_err "gh api repos/owner/repo/issues/7/comments?per_page=100 failed (exit 4): HTTP 401: Bad credentials" \
+FAKE_FAIL=4
+export FAKE_FAIL
+expect_exit 3 "gh failing" "$CI_COMMENT" github owner/repo 7 "$SCRATCH/report.md"
+unset FAKE_FAIL
+expect_err "gh api --paginate repos/owner/repo/issues/7/comments?per_page=100 failed (exit 4): HTTP 401: Bad credentials" \
     "gh failing: its command, exit status and message"
 cmp -s "$FAKE_STORE" "$SCRATCH/before.json" || fail "gh failing: the comments changed"
 # A report without the marker would post anew every push: refused, 2.
@@ -145,8 +160,9 @@ expect_exit 2 "a pull request that is not a number" "$CI_COMMENT" github owner/r
 
 # GitLab: the same through glab, a merge request's notes, as the token's user.
 unset GITHUB_ACTIONS
-FAKE_LOGIN=project_5_bot : >"$FAKE_LOG"
+FAKE_LOGIN=project_5_bot
 export FAKE_LOGIN
+: >"$FAKE_LOG"
 expect_exit 0 "gitlab: the note is posted" "$CI_COMMENT" gitlab group/project 7 "$SCRATCH/report.md"
 expect_exit 0 "gitlab: the note is edited" "$CI_COMMENT" gitlab group/project 7 "$SCRATCH/report2.md"
 printf '%s\n' user "GET projects/group%2Fproject/merge_requests/7/notes?per_page=100&sort=asc" \
