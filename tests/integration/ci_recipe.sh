@@ -93,7 +93,7 @@ expect_exit 0 "the verdict as OpenMetrics" "$top_srcdir/scripts/ci-metrics" "$SC
 grep -q '^harness_regression{benchmark="spin/cpu duration_ns=50000"} 1$' "$SCRATCH/out" &&
     grep -q '^harness_ab_ratio{benchmark="spin/cpu duration_ns=50000"} 1\.\(09[5-9]\|10[0-5]\)' "$SCRATCH/out" &&
     [ "$(tail -n 1 "$SCRATCH/out")" = "# EOF" ] || { fail "c3: the metrics say REGRESSION, ratio 1.10"; cat "$SCRATCH/out"; }
-expect_exit 2 "metrics of what is not a verdict" "$top_srcdir/scripts/ci-metrics" "$SCRATCH/comments-none.json"
+expect_exit 2 "metrics of what is not a verdict" "$top_srcdir/scripts/ci-metrics" "$SCRATCH/report.md"
 
 # Pull request c1 -> c2: the same speed, SAME, exit 0 (at a generous
 # threshold: make check shares its machine with other builds); no
