@@ -39,7 +39,7 @@ c2=$(write_config 50000 "the same spin, a comment changed") || fail "commit c2"
 git checkout -q -b pr || fail "branch pr"
 c3=$(write_config 55000 "a spin 10% slower") || fail "commit c3"
 git checkout -q main || fail "back on main"
-c4=$(write_config 55000 "main slower too, after the pull request branched") || fail "commit c4"
+write_config 55000 "main slower too, after the pull request branched" >/dev/null || fail "commit c4"
 cd "$SCRATCH" || exit 99
 git -C "$repo" worktree add -q "$SCRATCH/at-c1" "$c1" && git -C "$repo" worktree add -q "$SCRATCH/at-c2" "$c2" &&
     git -C "$repo" worktree add -q "$SCRATCH/at-c3" "$c3" || fail "worktrees"
@@ -112,7 +112,16 @@ expect_exit 2 "a config the trees lack" "$CI_BENCH" pr "$SCRATCH/at-c1" "$SCRATC
 head -n 1 "$SCRATCH/r3.md" | grep -q '^\*\*harness ab: no verdict\*\* against `[0-9a-f]*`: harness ab exited 2$' ||
     fail "no verdict: the first line"
 grep -q "nope.yaml" "$SCRATCH/r3.md" || fail "no verdict: ab's error is in the report"
+expect_exit 3 "a report that cannot be written" "$CI_BENCH" pr "$SCRATCH/at-c1" "$SCRATCH/at-c2" "$SCRATCH/no/r.md" bench.yaml
+expect_err "cannot write the report $SCRATCH/no/r.md" "a report that cannot be written: named"
 expect_exit 2 "no mode" "$CI_BENCH"
+# Another format asked for through AB_ARGS is the report as it is.
+AB_ARGS="--format json" AB_THRESHOLD=20 JUNIT=
+export AB_ARGS AB_THRESHOLD JUNIT
+expect_exit 0 "pull request c1 -> c2 in JSON" "$CI_BENCH" pr "$SCRATCH/at-c1" "$SCRATCH/at-c2" "$SCRATCH/r4.json" bench.yaml
+unset AB_ARGS AB_THRESHOLD JUNIT
+python3 -c 'import json, sys; assert json.load(open(sys.argv[1]))["verdict"] == "same"' "$SCRATCH/r4.json" ||
+    fail "AB_ARGS --format json: the report is ab's JSON"
 
 # Two pushes to pull request 7: one comment, posted then edited; a comment
 # by someone else holding the marker, and the bot's own without it, are
