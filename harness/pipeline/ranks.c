@@ -151,7 +151,7 @@ static int merge_traces(const harness_dist *d, const harness_experiment *exp, co
 }
 
 int harness_ranks_write_job_summary(harness_dist *d, const harness_summary *s, const harness_experiment *exp,
-                                    harness_error *err)
+                                    const harness_gather *gather, harness_error *err)
 {
     harness_rank_figures mine, *all = NULL;
     size_t *stragglers = NULL;
@@ -172,10 +172,11 @@ int harness_ranks_write_job_summary(harness_dist *d, const harness_summary *s, c
         rc = merge_traces(d, exp, all, err);
     if (rc == 0 && d->rank == 0)
         rc = write_file(exp, HARNESS_FILE_JOB_SUMMARY,
-                        harness_job_summary_json(all, d->world_size, s->variant_key, stragglers), err) ||
+                        harness_job_summary_json(all, d->world_size, s->variant_key, stragglers, gather), err) ||
              write_file(exp, HARNESS_FILE_JOB_SUMMARY_TXT,
                         harness_notes_after_first_line(
-                            harness_job_summary_text(all, d->world_size, s->variant_key, stragglers), s->notes),
+                            harness_job_summary_text(all, d->world_size, s->variant_key, stragglers, gather),
+                            s->notes),
                         err);
     free(all);
     free(stragglers);
