@@ -82,16 +82,37 @@ typedef struct local_file {
     char name[256];
     uint64_t bytes;
     int64_t mtime_ns;
+    int rank_of;                   /* what it is worth: 0 the run's outcome, 1 its samples, 2 the rest */
 } local_file;
 
-static int by_size(const void *a, const void *b)
+static int starts_with(const char *name, const char *prefix)
+{
+    size_t n = strlen(prefix);
+    return strncmp(name, prefix, n) == 0 && strncmp(name + n, "_ranks_", 7) == 0;
+}
+
+/* The status and summaries first, then the samples the summary names, then
+ * traces and memory reports: the bound leaves out what matters least. */
+static int worth(const char *name)
+{
+    if (starts_with(name, HARNESS_PREFIX_STATUS) || starts_with(name, HARNESS_PREFIX_SUMMARY) ||
+        starts_with(name, HARNESS_PREFIX_PROFILER_SUMMARY))
+        return 0;
+    if (starts_with(name, HARNESS_PREFIX_SAMPLES) || starts_with(name, HARNESS_PREFIX_HOST_SAMPLES) ||
+        starts_with(name, HARNESS_PREFIX_CLOCK_SAMPLES))
+        return 1;
+    return 2;
+}
+
+static int by_worth_then_size(const void *a, const void *b)
 {
     const local_file *x = a, *y = b;
+    if (x->rank_of != y->rank_of)
+        return x->rank_of - y->rank_of;
     return x->bytes < y->bytes ? -1 : x->bytes > y->bytes;
 }
 
-/* This rank's files in its staging folder, smallest first: the summaries
- * and status before a trace, so the bound leaves out the big ones. */
+/* This rank's files in its staging folder in the order they are sent (worth()). */
 static int list_files(const harness_dist *d, const harness_gather *g, local_file **out, size_t *n,
                       harness_error *err)
 {
@@ -120,10 +141,11 @@ static int list_files(const harness_dist *d, const harness_gather *g, local_file
         snprintf(f->name, sizeof f->name, "%s", e->d_name);
         f->bytes = (uint64_t)st.st_size;
         f->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
+        f->rank_of = worth(f->name);
     }
     closedir(dir);
     if (*n)
-        qsort(*out, *n, sizeof **out, by_size);
+        qsort(*out, *n, sizeof **out, by_worth_then_size);
     return 0;
 }
 
