@@ -99,7 +99,7 @@ static int never_but_blind(const harness_dist *d, const char *verdict, const cha
 }
 
 /* This rank's staging folder: <TMPDIR>/harness-gather-XXXXXX/<folder's name>. */
-static int make_staging(const harness_dist *d, const char *folder, harness_gather *g, harness_error *err)
+static int make_staging(const char *folder, harness_gather *g, harness_error *err)
 {
     const char *tmp = getenv("TMPDIR");
     const char *base = strrchr(folder, '/');
@@ -110,13 +110,13 @@ static int make_staging(const harness_dist *d, const char *folder, harness_gathe
             sizeof g->staging_root || !mkdtemp(g->staging_root)) {
         int e = errno;
         g->staging_root[0] = '\0';
-        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "rank %d: cannot create a staging folder in %s: %s",
-                                 d->rank, tmp, strerror(e));
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "cannot create a staging folder in %s: %s", tmp,
+                                 strerror(e));
     }
     if ((size_t)snprintf(g->dir, sizeof g->dir, "%s/%s", g->staging_root, base) >= sizeof g->dir ||
         mkdir(g->dir, 0777) != 0)
-        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "rank %d: cannot create the staging folder %s: %s",
-                                 d->rank, g->dir, strerror(errno));
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "cannot create the staging folder %s: %s", g->dir,
+                                 strerror(errno));
     g->staging = 1;
     return 0;
 }
@@ -152,6 +152,6 @@ int harness_gather_probe(harness_dist *d, const char *mode, int64_t max_bytes, c
         return never_but_blind(d, g->stages, folder, err);
     g->on = g->stages[0] == 'G';
     if (g->on && g->stages[1 + d->rank] == '1')
-        return make_staging(d, folder, g, err);
+        return make_staging(folder, g, err);
     return 0;
 }

@@ -82,7 +82,7 @@ typedef struct local_file {
     char name[256];
     uint64_t bytes;
     int64_t mtime_ns;
-    int rank_of;                   /* what it is worth: 0 the run's outcome, 1 its samples, 2 the rest */
+    int order;                     /* what it is worth: 0 the run's outcome, 1 its samples, 2 the rest */
 } local_file;
 
 static int starts_with(const char *name, const char *prefix)
@@ -107,8 +107,8 @@ static int worth(const char *name)
 static int by_worth_then_size(const void *a, const void *b)
 {
     const local_file *x = a, *y = b;
-    if (x->rank_of != y->rank_of)
-        return x->rank_of - y->rank_of;
+    if (x->order != y->order)
+        return x->order - y->order;
     return x->bytes < y->bytes ? -1 : x->bytes > y->bytes;
 }
 
@@ -141,7 +141,7 @@ static int list_files(const harness_dist *d, const harness_gather *g, local_file
         snprintf(f->name, sizeof f->name, "%s", e->d_name);
         f->bytes = (uint64_t)st.st_size;
         f->mtime_ns = (int64_t)st.st_mtim.tv_sec * 1000000000 + st.st_mtim.tv_nsec;
-        f->rank_of = worth(f->name);
+        f->order = worth(f->name);
     }
     closedir(dir);
     if (*n)
