@@ -16,9 +16,11 @@
 command -v mpirun >/dev/null || { echo "skip: no mpirun"; exit 77; }
 grep -q '^#define HAVE_MPI 1' "$top_builddir/build_config.h" || { echo "skip: built without MPI"; exit 77; }
 PRIVATE="$top_srcdir/tests/cluster/private-tmp"
-case "$(cd "$top_builddir" && pwd -P) $(cd "$top_srcdir" && pwd -P)" in
-*/tmp/*) echo "skip: the build is under /tmp, which rank 1 will not see"; exit 77 ;;
-esac
+for tree in "$top_builddir" "$top_srcdir"; do
+    case "$(cd "$tree" && pwd -P)/" in
+    /tmp/*) echo "skip: $tree is under /tmp, which rank 1 will not see"; exit 77 ;;
+    esac
+done
 "$PRIVATE" --check 2>/dev/null || { echo "skip: no mount namespaces here (unshare -m, mount -t tmpfs)"; exit 77; }
 # Open MPI's session folder (its PMIx rendezvous) outside /tmp, so the rank
 # with a /tmp of its own still joins the job; the ranks' staging folders in
