@@ -154,22 +154,25 @@ static int send_msg(harness_dist *d, const gather_msg *m, harness_error *err)
     return d->ops->send(d, 0, m, sizeof *m, HARNESS_GATHER_WAIT_S, err);
 }
 
-/* The file's bytes as declared, then the trailer: a file that shrank while
- * read is padded to its size and sent as MSG_BROKEN, so rank 0 drops it. */
-static int send_file(harness_dist *d, const harness_gather *g, const local_file *lf, char *buf, char sha[65],
+/* The file's bytes, then the trailer. Its size is the open file's: a
+ * newer version renamed over it since the listing is sent whole or not at
+ * all. A file that shrank while read is padded to that size and sent as
+ * MSG_BROKEN, so rank 0 drops it. */
+static int send_file(harness_dist *d, harness_gather *g, const char *name, char *buf, harness_gather_file *f,
                      harness_error *err)
 {
     char path[4400];
-    snprintf(path, sizeof path, "%s/%s", g->dir, lf->name);
-    gather_msg m = {.kind = MSG_FILE, .bytes = lf->bytes};
-    snprintf(m.name, sizeof m.name, "%s", lf->name);
-    if (send_msg(d, &m, err) != 0)
-        return err->code;
+    struct stat st;
+    snprintf(path, sizeof path, "%s/%s", g->dir, name);
     FILE *in = fopen(path, "rb");
-    int broken = !in;
+    int broken = !in || fstat(fileno(in), &st) != 0;
+    gather_msg m = {.kind = MSG_FILE, .bytes = broken ? 0 : (uint64_t)st.st_size};
+    snprintf(m.name, sizeof m.name, "%s", name);
+    f->bytes = m.bytes;
     harness_sha256 h;
     harness_sha256_init(&h);
-    for (uint64_t left = lf->bytes; left > 0;) {
+    int rc = send_msg(d, &m, err);
+    for (uint64_t left = m.bytes; rc == 0 && left > 0;) {
         size_t want = left < HARNESS_GATHER_CHUNK ? (size_t)left : HARNESS_GATHER_CHUNK;
         size_t got = broken ? 0 : fread(buf, 1, want, in);
         if (got < want) {
@@ -177,18 +180,17 @@ static int send_file(harness_dist *d, const harness_gather *g, const local_file 
             memset(buf + got, 0, want - got);
         }
         harness_sha256_update(&h, buf, want);
-        if (d->ops->send(d, 0, buf, want, HARNESS_GATHER_WAIT_S, err) != 0) {
-            if (in)
-                fclose(in);
-            return err->code;
-        }
+        rc = d->ops->send(d, 0, buf, want, HARNESS_GATHER_WAIT_S, err);
         left -= want;
     }
     if (in)
         fclose(in);
-    m = (gather_msg){.kind = broken ? MSG_BROKEN : MSG_DONE, .bytes = lf->bytes};
+    if (rc)
+        return rc;
+    g->lost |= broken;
+    m = (gather_msg){.kind = broken ? MSG_BROKEN : MSG_DONE, .bytes = m.bytes};
     hex_of(&h, m.sha256);
-    memcpy(sha, m.sha256, 65);
+    memcpy(f->sha256, m.sha256, sizeof f->sha256);
     return send_msg(d, &m, err);
 }
 
@@ -229,7 +231,7 @@ static int offer_file(harness_dist *d, harness_gather *g, const local_file *lf, 
         snprintf(m.name, sizeof m.name, "%s", lf->name);
         return send_msg(d, &m, err);
     }
-    return send_file(d, g, lf, buf, f->sha256, err);
+    return send_file(d, g, lf->name, buf, f, err);
 }
 
 static int send_round(harness_dist *d, harness_gather *g, char *buf, harness_error *err)
