@@ -12,6 +12,8 @@
 #      0's folder, marked interrupted
 #   e. a trace over experiment.gather_max_bytes stays behind, with a warning
 #      and a note in the job summary
+#   f. where the multi-node bed is (tests/cluster/bed, README.md there): 2
+#      "nodes" over TCP, each with its own /tmp, gather on their own
 . "$top_builddir/tests/setup"
 command -v mpirun >/dev/null || { echo "skip: no mpirun"; exit 77; }
 grep -q '^#define HAVE_MPI 1' "$top_builddir/build_config.h" || { echo "skip: built without MPI"; exit 77; }
@@ -138,4 +140,21 @@ assert any(f["name"] == "profiler_trace_ranks_2_rank_1.json" and f["sha256"] is 
 assert "not gathered: profiler_trace_ranks_2_rank_1.json of rank 1" in open(d + "summary.txt").read()
 assert json.load(open(d + "status_ranks_2_rank_1.json"))["status"] == "ok"
 PY
+
+# f. Two nodes of the bed: rank 1 on node1 over TCP; the folder is in node0's /tmp.
+BED="$top_srcdir/tests/cluster/bed"
+if [ -x "$BED" ] && "$BED" check >/dev/null 2>&1; then
+    timeout 120 "$BED" with 2 -- sh -c '"$1" mpirun -np 2 --map-by node "$2" run "$3" --set profiling.profiled_ranks=all \
+        --output-dir "$4" --quiet && "$1" exec node0 python3 -c "
+import glob, json, os, sys
+d = glob.glob(sys.argv[1] + \"/*/\")[0]
+assert json.load(open(d + \"summary.json\"))[\"gathered\"] is True
+for f in (\"summary\", \"status\", \"profiler_trace\"):
+    assert os.path.isfile(d + f + \"_ranks_2_rank_1.json\"), f
+" "$4"' bed-gather "$BED" "$HARNESS" "$CONFIG" "$OUT/f" >"$SCRATCH/out" 2>"$SCRATCH/err" \
+        && pass "f. two nodes of the bed: rank 1's files gathered into node0's folder" \
+        || { fail "f. two nodes of the bed"; sed 's/^/  stderr: /' "$SCRATCH/err" | tail -15; }
+else
+    echo "skip f: no multi-node bed here (tests/cluster/bed)"
+fi
 finish
