@@ -524,27 +524,30 @@ static void fail_job(point *pt, const harness_error *jerr)
     harness_retract_ok_summaries(&pt->exp, &pt->s, &rerr);
 }
 
-/* Rank 0's cross-rank summary, once every rank's run succeeded. */
+/* Rank 0's cross-rank summary, once every rank's run succeeded; first,
+ * without a shared file system (dist/gather.h), the staging ranks' files
+ * into rank 0's folder: the summary merges their traces and names what
+ * came. Files lost fail the job, as a summary that could not be written
+ * does; every rank still comes to the summary's gathers. */
 static void write_job_summary(point *pt)
 {
-    harness_error jerr = {0};
+    harness_error gerr = {0}, jerr = {0};
+    harness_gather_round(&pt->session->dist, &pt->gather, &gerr);
     if (harness_ranks_write_job_summary(&pt->session->dist, &pt->s, &pt->exp, &pt->gather, &jerr) != 0)
         fail_job(pt, &jerr);
+    if (gerr.code && !pt->code)
+        fail_job(pt, &gerr);
+    else if (gerr.code)
+        harness_error_report(&gerr);
 }
 
-/* Without a shared file system (dist/gather.h): the staging ranks' files,
- * new or changed since the last round, into rank 0's folder. Files lost
- * before the final status fail the job, as a job summary that could not
- * be written does; after it, the exit code says so. */
-static void gather_files(point *pt, int before_final_status)
+/* The final status files (and at an interruption, every file) of the
+ * staging ranks into rank 0's folder: the exit code says when files were lost. */
+static void gather_final_files(point *pt)
 {
     harness_error gerr = {0};
     if (harness_gather_round(&pt->session->dist, &pt->gather, &gerr) == 0)
         return;
-    if (before_final_status && !pt->code) {
-        fail_job(pt, &gerr);
-        return;
-    }
     harness_error_report(&gerr);
     if (!pt->code)
         pt->code = gerr.code;
@@ -600,14 +603,11 @@ static int run_point_here(harness_session *session, const harness_plan *p, harne
         harness_summary_mark(&pt.s, "failed", pt.err.msg);
         write_summaries_now(&pt);
     }
-    if (pt.code == 0 && !pt.crashed) {
-        gather_files(&pt, 1);      /* before the job summary: it merges the traces and names what came */
-        if (pt.code == 0)
-            write_job_summary(&pt);
-    }
+    if (pt.code == 0 && !pt.crashed)
+        write_job_summary(&pt);
     write_final_status(&pt);
-    if (!pt.crashed)               /* the final status files; at an interruption, everything */
-        gather_files(&pt, 0);
+    if (!pt.crashed)
+        gather_final_files(&pt);
     harness_gather_end(&pt.gather);
     harness_guard_end();
     if (pt.crashed)
