@@ -32,10 +32,15 @@ static const char *const timings[] = {"per_step", "batch", NULL};
 static const char *const clock_locks[] = {"off", "base", "max", NULL};
 /* In the order of harness_generator. */
 static const char *const generators[] = {"random_normal", "random_uniform", "zeros", "ones", NULL};
+/* Whether the ranks' files travel to rank 0 (dist/gather.h). */
+static const char *const gathers[] = {"auto", "always", "never", NULL};
 
 static const harness_cfg_key_spec experiment_keys[] = {
     {"name", K_STRING, AT(name), 0, NULL, NULL},
     {"output_dir", K_STRING, AT(output_dir), 0, NULL, NULL},
+    /* Left out of the canonical dump at their defaults (config_dump.c). */
+    {"gather", K_CHOICE_TEXT, AT(gather), 0, gathers, NULL},
+    {"gather_max_bytes", K_INT, AT(gather_max_bytes), 1, NULL, NULL},
     {NULL, 0, 0, 0, NULL, NULL},
 };
 static const harness_cfg_key_spec stopping_keys[] = {
@@ -536,6 +541,8 @@ static int set_defaults(harness_config *cfg)
     cfg->device = strdup("auto");
     cfg->timing = strdup("per_step");
     cfg->lock_clocks = strdup("off");
+    cfg->gather = strdup("auto");
+    cfg->gather_max_bytes = HARNESS_DEFAULT_GATHER_MAX_BYTES;
     cfg->throttle_threshold = HARNESS_DEFAULT_THROTTLE_THRESHOLD;
     cfg->warmup_steps = 20;
     cfg->wait_steps = 5;
@@ -557,7 +564,8 @@ static int set_defaults(harness_config *cfg)
     cfg->validate = 1;
     cfg->validate_after_timing = 1;
     cfg->blocking_kernel = 1;
-    return cfg->name && cfg->output_dir && cfg->device && cfg->timing && cfg->lock_clocks && cfg->profiled_ranks
+    return cfg->name && cfg->output_dir && cfg->device && cfg->timing && cfg->lock_clocks && cfg->gather &&
+                   cfg->profiled_ranks
                ? 0 : -1;
 }
 
@@ -758,6 +766,7 @@ void harness_config_free(harness_config *cfg)
     free(cfg->device);
     free(cfg->timing);
     free(cfg->lock_clocks);
+    free(cfg->gather);
     free(cfg->profiled_ranks);
     free(cfg->variant_key);
     harness_cfg_free_params(cfg->params, cfg->n_params);

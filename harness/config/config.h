@@ -28,6 +28,10 @@ typedef struct harness_param_value {
     int from_default;
 } harness_param_value;
 
+/* experiment.gather_max_bytes's default: 256 MiB a rank, enough for every
+ * file but a long trace, little enough for rank 0's disk and the network. */
+#define HARNESS_DEFAULT_GATHER_MAX_BYTES (256ll << 20)
+
 /* schedule.throttle_threshold's default: nvbench's (run/throttle.h). */
 #define HARNESS_DEFAULT_THROTTLE_THRESHOLD 0.75
 
@@ -35,6 +39,8 @@ typedef struct harness_config {
     char *path;                    /* as given on the command line */
     char *name;                    /* experiment.name; default: the file's stem */
     char *output_dir;              /* experiment.output_dir; default "experiments" */
+    char *gather;                  /* experiment.gather: "auto" | "always" | "never" (dist/gather.h) */
+    int64_t gather_max_bytes;      /* experiment.gather_max_bytes: what one rank may send rank 0 */
     char *device;                  /* "auto" | "cpu" | "cuda" */
     int64_t device_index;          /* the CUDA device, default 0 */
 

@@ -233,6 +233,8 @@ static const struct {
     {"rotate_inputs", "0"},
     {"blocking_kernel", "true"},
     {"validate_after_timing", "true"},
+    {"gather", "auto"},
+    {"gather_max_bytes", "268435456"},
 };
 
 /* Whether k is one of later_keys at the value that leaves it out. */

@@ -68,6 +68,12 @@ typedef struct harness_dist_ops {
     int (*collective)(harness_dist *d, const harness_collective *c, harness_error *err);
     void (*abort)(harness_dist *d, int code, const char *msg);
     void (*finalize)(harness_dist *d);
+    /* Files sent to rank 0 (dist/gather.h): `len` bytes to rank `to`; the
+     * next message from rank `from` into buf (cap bytes), its length in
+     * *len. Neither waits past timeout_s: a peer that died is an error.
+     * NULL in a world of one, which never sends a file. */
+    int (*send)(harness_dist *d, int to, const void *buf, size_t len, int timeout_s, harness_error *err);
+    int (*recv)(harness_dist *d, int from, void *buf, size_t cap, size_t *len, int timeout_s, harness_error *err);
 } harness_dist_ops;
 
 struct harness_dist {

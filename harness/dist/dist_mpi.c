@@ -12,6 +12,7 @@
 #include <string.h>
 
 #include "dist/collective.h"
+#include "dist/dist_mpi_p2p.h"
 #include "dist/join_watchdog.h"
 #include "dist/waiting.h"
 #include "util/monotonic.h"
@@ -385,6 +386,8 @@ static const harness_dist_ops mpi_ops = {
     .collective = mpi_collective,
     .abort = mpi_abort,
     .finalize = mpi_finalize,
+    .send = harness_mpi_send,
+    .recv = harness_mpi_recv,
 };
 
 /* Clock offsets to rank 0, as NTP does it on a LAN: rank r sends, rank 0

@@ -29,6 +29,7 @@ struct cJSON;                      /* only its readers need cJSON itself */
 #define HARNESS_FILE_JOB_SUMMARY_TXT "summary.txt"
 #define HARNESS_FILE_PAIRS_HTML "pairs.html"           /* rank 0, when ranks exchanged with send_recv */
 #define HARNESS_FILE_SUITE_INDEX "index.json"          /* a suite's parent folder */
+#define HARNESS_FILE_GATHER_PROBE ".gather_probe"      /* for a moment: do the ranks see the folder (dist/gather.h) */
 
 /* Per-rank files are "<prefix>_ranks_<N>_rank_<r>.<ext>". */
 #define HARNESS_PREFIX_SUMMARY "summary"

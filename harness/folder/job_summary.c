@@ -56,6 +56,31 @@ static cJSON *rank_json(const harness_job_rank_record *r)
     return o;
 }
 
+static void add_gather(cJSON *root, const harness_job_summary *x)
+{
+    cJSON_AddBoolToObject(root, "gathered", x->gathered == 1);
+    if (x->gathered != 1) {
+        cJSON_AddNullToObject(root, "gather");
+        return;
+    }
+    cJSON *g = cJSON_AddObjectToObject(root, "gather");
+    harness_json_add_num(g, "max_bytes", x->gather_max_bytes);
+    cJSON *files = cJSON_AddArrayToObject(g, "files");
+    for (size_t i = 0; i < x->n_gather_files; i++) {
+        const harness_job_gather_record *f = &x->gather_files[i];
+        cJSON *o = cJSON_CreateObject();
+        cJSON_AddNumberToObject(o, "rank", f->rank);
+        cJSON_AddStringToObject(o, "name", f->name);
+        cJSON_AddNumberToObject(o, "bytes", f->bytes);
+        cJSON_AddBoolToObject(o, "sent", f->sent);
+        if (f->sha256)
+            cJSON_AddStringToObject(o, "sha256", f->sha256);
+        else
+            cJSON_AddNullToObject(o, "sha256");
+        cJSON_AddItemToArray(files, o);
+    }
+}
+
 char *harness_job_summary_write(const harness_job_summary *x)
 {
     cJSON *root = cJSON_CreateObject();
@@ -90,6 +115,7 @@ char *harness_job_summary_write(const harness_job_summary *x)
     harness_json_add_num(e, "joules_per_step", x->energy_joules_per_step);
     if (x->pairs.n > 0)
         cJSON_AddItemToObject(root, "pairs", harness_job_pairs_json(&x->pairs));
+    add_gather(root, x);
     harness_json_scrub_utf8(root);  /* names from file names: any bytes */
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
@@ -113,6 +139,11 @@ void harness_job_summary_free(harness_job_summary *x)
     free(x->variant_key);
     free(x->status);
     harness_job_pairs_free(&x->pairs);
+    for (size_t i = 0; i < x->n_gather_files; i++) {
+        free(x->gather_files[i].name);
+        free(x->gather_files[i].sha256);
+    }
+    free(x->gather_files);
     memset(x, 0, sizeof *x);
 }
 
@@ -174,6 +205,36 @@ static int read_rank(const cJSON *o, const char *p, const char *path, harness_jo
     return 0;
 }
 
+/* "gathered" and "gather" (absent in files of a harness before them). */
+static int read_gather(const cJSON *root, const char *path, harness_job_summary *out, harness_error *err)
+{
+    const cJSON *g, *files;
+    out->gather_max_bytes = NAN;
+    if (harness_field_bool(root, "", "gathered", path, &out->gathered, err) != 0 ||
+        harness_field_object(root, "", "gather", path, &g, err) != 0 ||
+        harness_field_number(g, "gather.", "max_bytes", path, &out->gather_max_bytes, err) != 0)
+        return err->code;
+    if (!g || !(files = cJSON_GetObjectItemCaseSensitive(g, "files")) || cJSON_IsNull(files))
+        return 0;
+    if (!cJSON_IsArray(files))
+        return harness_field_bad(err, path, "gather.files: expected an array, got %s", harness_field_kind(files));
+    size_t n = (size_t)cJSON_GetArraySize(files);
+    if (!(out->gather_files = calloc(n + 1, sizeof *out->gather_files)))
+        return harness_field_oom(err);
+    char p[48];
+    for (const cJSON *o = files->child; o && out->n_gather_files < n; o = o->next) {
+        harness_job_gather_record *f = &out->gather_files[out->n_gather_files];
+        snprintf(p, sizeof p, "gather.files[%zu].", out->n_gather_files++);
+        if (rank_or_none(o, p, "rank", path, &f->rank, err) != 0 ||
+            harness_field_string(o, p, "name", path, &f->name, err) != 0 ||
+            harness_field_number(o, p, "bytes", path, &f->bytes, err) != 0 ||
+            harness_field_bool(o, p, "sent", path, &f->sent, err) != 0 ||
+            harness_field_string(o, p, "sha256", path, &f->sha256, err) != 0)
+            return err->code;
+    }
+    return 0;
+}
+
 static int read_lists(const cJSON *root, const char *path, harness_job_summary *out, harness_error *err)
 {
     const cJSON *ranks = harness_field_need(root, "", "ranks", cJSON_IsArray, "an array", WHAT, path, err);
@@ -225,7 +286,8 @@ static int read_root(const cJSON *root, const char *path, harness_job_summary *o
         count(e, "energy.", "counters", path, &out->energy_counters, err) != 0 ||
         harness_field_number(e, "energy.", "watts", path, &out->energy_watts, err) != 0 ||
         harness_field_number(e, "energy.", "joules_per_step", path, &out->energy_joules_per_step, err) != 0 ||
-        harness_job_pairs_read(cJSON_GetObjectItemCaseSensitive(root, "pairs"), path, &out->pairs, err) != 0)
+        harness_job_pairs_read(cJSON_GetObjectItemCaseSensitive(root, "pairs"), path, &out->pairs, err) != 0 ||
+        read_gather(root, path, out, err) != 0)
         return err->code;
     return 0;
 }

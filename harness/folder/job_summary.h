@@ -28,6 +28,16 @@ typedef struct harness_job_window_record {
     double slowest_median_ns;
 } harness_job_window_record;
 
+/* A file a rank sent rank 0 over MPI, or left in its staging folder
+ * (experiment.gather; dist/gather.h). */
+typedef struct harness_job_gather_record {
+    int rank;
+    char *name;
+    double bytes;
+    char *sha256;                  /* NULL when not sent */
+    int sent;                      /* 0: over experiment.gather_max_bytes, left behind */
+} harness_job_gather_record;
+
 typedef struct harness_job_summary {
     char *variant_key;
     int world_size;
@@ -44,6 +54,12 @@ typedef struct harness_job_summary {
     int energy_ranks_measured, energy_counters;
     double energy_watts, energy_joules_per_step;
     harness_job_pairs pairs;       /* n 0: no rank exchanged with send_recv (no member) */
+    /* "gathered" and "gather": the ranks' files came over MPI, not a shared
+     * file system (-1: an older file says nothing) */
+    int gathered;
+    double gather_max_bytes;       /* NAN when not gathered */
+    harness_job_gather_record *gather_files;
+    size_t n_gather_files;
 } harness_job_summary;
 
 /* The JSON text (malloc'ed; NULL out of memory). */

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "pipeline/artifacts.h"
 #include "plugin/plugin_digest.h"
@@ -170,6 +171,15 @@ static int gather_pairs(harness_dist *d, const harness_summary *s, harness_job_p
     return rc;
 }
 
+/* Whether rank r's trace is in the folder: one over experiment.gather_max_bytes
+ * stayed on its node (dist/gather.h), and the merge goes on without it. */
+static int trace_here(const harness_experiment *exp, int world_size, int r)
+{
+    char name[256], path[4400];
+    harness_rank_file(name, sizeof name, HARNESS_PREFIX_TRACE, world_size, r, "json");
+    return access(harness_experiment_path(exp, name, path, sizeof path), F_OK) == 0;
+}
+
 /* Rank 0: the traced ranks' traces in one file (report/trace_merge.h). */
 static int merge_traces(const harness_dist *d, const harness_experiment *exp, const harness_rank_figures *all,
                         harness_error *err)
@@ -179,9 +189,9 @@ static int merge_traces(const harness_dist *d, const harness_experiment *exp, co
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
     int any = 0;
     for (int r = 0; r < d->world_size; r++) {
-        parts[r] = (harness_trace_part){r, all[r].traced, all[r].trace_base_ns, all[r].trace_base_unix_ns,
-                                        all[r].clock_offset_ns};
-        any |= all[r].traced;
+        parts[r] = (harness_trace_part){r, all[r].traced && trace_here(exp, d->world_size, r),
+                                        all[r].trace_base_ns, all[r].trace_base_unix_ns, all[r].clock_offset_ns};
+        any |= parts[r].traced;
     }
     int rc = any ? harness_trace_merge(exp->dir, d->world_size, parts, err) : 0;
     free(parts);
@@ -189,7 +199,7 @@ static int merge_traces(const harness_dist *d, const harness_experiment *exp, co
 }
 
 int harness_ranks_write_job_summary(harness_dist *d, const harness_summary *s, const harness_experiment *exp,
-                                    harness_error *err)
+                                    const harness_gather *gather, harness_error *err)
 {
     harness_rank_figures mine, *all = NULL;
     size_t *stragglers = NULL;
@@ -214,10 +224,11 @@ int harness_ranks_write_job_summary(harness_dist *d, const harness_summary *s, c
     const harness_job_pairs *p = pairs.n > 0 ? &pairs : NULL;
     if (rc == 0 && d->rank == 0)
         rc = write_file(exp, HARNESS_FILE_JOB_SUMMARY,
-                        harness_job_summary_json(all, d->world_size, s->variant_key, stragglers, p), err) ||
+                        harness_job_summary_json(all, d->world_size, s->variant_key, stragglers, p, gather), err) ||
              write_file(exp, HARNESS_FILE_JOB_SUMMARY_TXT,
                         harness_notes_after_first_line(
-                            harness_job_summary_text(all, d->world_size, s->variant_key, stragglers, p), s->notes),
+                            harness_job_summary_text(all, d->world_size, s->variant_key, stragglers, p, gather),
+                            s->notes),
                         err) ||
              (p && write_file(exp, HARNESS_FILE_PAIRS_HTML, harness_pairs_html(p, s->variant_key), err));
     harness_job_pairs_free(&pairs);

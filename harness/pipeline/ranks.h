@@ -7,6 +7,7 @@
 
 #include "pipeline/plan.h"
 #include "dist/dist.h"
+#include "dist/gather.h"
 #include "report/experiment.h"
 #include "report/summary.h"
 
@@ -23,8 +24,9 @@ int harness_ranks_make_folder(harness_dist *d, const harness_plan_outputs *out, 
 /* After a rank's own files: rank 0 gathers every rank's figures and writes
  * the cross-rank summary.json and summary.txt (report/job_summary.h).
  * Only for ranks whose run succeeded: a failed rank stops the job instead
- * of meeting the others here. 0 or err. */
+ * of meeting the others here. gather: what came over MPI (rank 0's
+ * record, dist/gather.h), said in the summary. 0 or err. */
 int harness_ranks_write_job_summary(harness_dist *d, const harness_summary *s, const harness_experiment *exp,
-                                    harness_error *err);
+                                    const harness_gather *gather, harness_error *err);
 
 #endif

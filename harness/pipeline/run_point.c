@@ -15,6 +15,7 @@
 
 #include "backend/device_restore.h"
 #include "backend/gpu_probe.h"
+#include "dist/gather.h"
 #include "pipeline/artifacts.h"
 #include "pipeline/component.h"
 #include "pipeline/peer_failure.h"
@@ -61,7 +62,8 @@ typedef struct point {
     const harness_plan *p;
     harness_point_result *res;
     harness_backend *b;
-    harness_experiment exp;
+    harness_experiment exp;        /* exp.dir: this rank's staging folder when its files travel (gather) */
+    harness_gather gather;
     harness_status_file status;
     harness_summary s;
     harness_alloc_tracker mem, device_mem;
@@ -451,6 +453,13 @@ static int open_folder(point *pt)
         harness_ranks_agree(&pt->session->dist, pt->p->out.hash8, s->variant_key, s->plugin_path, err) != 0 ||
         harness_ranks_make_folder(&pt->session->dist, &pt->p->out, &pt->exp, err) != 0)
         return harness_error_report(err);
+    if (harness_gather_probe(&pt->session->dist, pt->p->cfg->gather, pt->p->cfg->gather_max_bytes, pt->exp.dir,
+                             &pt->gather, err) != 0) {
+        if (s->rank == 0)
+            rmdir(pt->exp.dir);    /* still empty */
+        return harness_error_report(err);
+    }
+    snprintf(pt->exp.dir, sizeof pt->exp.dir, "%s", pt->gather.dir);
     char status_name[256];
     harness_status_file_name(status_name, sizeof status_name, s->world_size, s->rank);
     if (harness_status_file_create(&pt->status, pt->exp.dir, status_name, s->variant_key, err) != 0) {
@@ -503,19 +512,45 @@ static void prepare_instance(point *pt)
         harness_gpu_activity_list_clear(b->gpu_activity);
 }
 
-/* Rank 0's cross-rank summary, once every rank's run succeeded. */
-static void write_job_summary(point *pt)
+/* The job failed after this rank's summaries said ok: none may go on saying so. */
+static void fail_job(point *pt, const harness_error *jerr)
 {
-    harness_error jerr = {0};
-    if (harness_ranks_write_job_summary(&pt->session->dist, &pt->s, &pt->exp, &jerr) == 0)
-        return;
-    harness_error_report(&jerr);
-    pt->code = jerr.code;
-    harness_summary_mark(&pt->s, "failed", jerr.msg);
+    harness_error_report(jerr);
+    pt->code = jerr->code;
+    harness_summary_mark(&pt->s, "failed", jerr->msg);
     /* The rank's summaries said ok: none may go on saying so; status.json,
      * written into its reserve, has the last word. */
     harness_error rerr = {0};
     harness_retract_ok_summaries(&pt->exp, &pt->s, &rerr);
+}
+
+/* Rank 0's cross-rank summary, once every rank's run succeeded; first,
+ * without a shared file system (dist/gather.h), the staging ranks' files
+ * into rank 0's folder: the summary merges their traces and names what
+ * came. Files lost fail the job, as a summary that could not be written
+ * does; every rank still comes to the summary's gathers. */
+static void write_job_summary(point *pt)
+{
+    harness_error gerr = {0}, jerr = {0};
+    harness_gather_round(&pt->session->dist, &pt->gather, &gerr);
+    if (harness_ranks_write_job_summary(&pt->session->dist, &pt->s, &pt->exp, &pt->gather, &jerr) != 0)
+        fail_job(pt, &jerr);
+    if (gerr.code && !pt->code)
+        fail_job(pt, &gerr);
+    else if (gerr.code)
+        harness_error_report(&gerr);
+}
+
+/* The final status files (and at an interruption, every file) of the
+ * staging ranks into rank 0's folder: the exit code says when files were lost. */
+static void gather_final_files(point *pt)
+{
+    harness_error gerr = {0};
+    if (harness_gather_round(&pt->session->dist, &pt->gather, &gerr) == 0)
+        return;
+    harness_error_report(&gerr);
+    if (!pt->code)
+        pt->code = gerr.code;
 }
 
 /* What the sweep's table shows, then everything the point held, freed. */
@@ -555,8 +590,10 @@ static int run_point_here(harness_session *session, const harness_plan *p, harne
         return harness_error_report(&pt.err);
     start_summary(&pt);
     int code = open_folder(&pt);
-    if (code != 0)
+    if (code != 0) {
+        harness_gather_end(&pt.gather);
         return code;
+    }
     prepare_instance(&pt);
     if (harness_guard_begin(&pt.status, pt.s.variant_key, p->cfg->step_timeout_s, p->cfg->callback_timeout_s,
                             salvage, &pt, &pt.err) == 0) {
@@ -569,6 +606,9 @@ static int run_point_here(harness_session *session, const harness_plan *p, harne
     if (pt.code == 0 && !pt.crashed)
         write_job_summary(&pt);
     write_final_status(&pt);
+    if (!pt.crashed)
+        gather_final_files(&pt);
+    harness_gather_end(&pt.gather);
     harness_guard_end();
     if (pt.crashed)
         end_after_crash(&pt);

@@ -127,10 +127,29 @@ static int rank_record(const harness_rank_figures *f, const size_t *stragglers, 
     return o->status && o->host && o->energy_status && o->energy_counter ? 0 : -1;
 }
 
+/* What came to rank 0 over MPI (experiment.gather), as the record says it. */
+static int gather_record(const harness_gather *g, harness_job_summary *x)
+{
+    x->gathered = g && g->on;
+    x->gather_max_bytes = x->gathered ? (double)g->max_bytes : NAN;
+    if (!x->gathered || !g->n_files)
+        return 0;
+    if (!(x->gather_files = calloc(g->n_files, sizeof *x->gather_files)))
+        return -1;
+    for (size_t i = 0; i < g->n_files; i++, x->n_gather_files++) {
+        const harness_gather_file *f = &g->files[i];
+        harness_job_gather_record *o = &x->gather_files[i];
+        *o = (harness_job_gather_record){.rank = f->rank, .bytes = (double)f->bytes, .sent = !f->skipped};
+        if (!(o->name = strdup(f->name)) || (!f->skipped && !(o->sha256 = strdup(f->sha256))))
+            return -1;
+    }
+    return 0;
+}
+
 /* The job's record from the ranks' figures: the statistics are computed
  * here, the file is the folder stage's (folder/job_summary.h). */
 static int job_record(const harness_rank_figures *r, int n, const char *variant_key, const size_t *stragglers,
-                      harness_job_summary *x)
+                      const harness_gather *gather, harness_job_summary *x)
 {
     x->world_size = n;
     x->n_windows = (size_t)max_windows(r, n);
@@ -168,14 +187,15 @@ static int job_record(const harness_rank_figures *r, int n, const char *variant_
     x->energy_counters = j.counters;
     x->energy_watts = j.watts;
     x->energy_joules_per_step = j.joules_per_step;
-    return 0;
+    return gather_record(gather, x);
 }
 
 char *harness_job_summary_json(const harness_rank_figures *r, int n, const char *variant_key,
-                               const size_t *stragglers, const harness_job_pairs *pairs)
+                               const size_t *stragglers, const harness_job_pairs *pairs,
+                               const harness_gather *gather)
 {
     harness_job_summary x = {0};
-    int rc = job_record(r, n, variant_key, stragglers, &x);
+    int rc = job_record(r, n, variant_key, stragglers, gather, &x);
     if (rc == 0 && pairs)
         x.pairs = *pairs;          /* borrowed: given back before the free */
     char *text = rc == 0 ? harness_job_summary_write(&x) : NULL;
@@ -184,8 +204,25 @@ char *harness_job_summary_json(const harness_rank_figures *r, int n, const char 
     return text;
 }
 
+/* The files that came over MPI, and those left behind, one line each. */
+static void print_gather(FILE *f, const harness_gather *g)
+{
+    if (!g || !g->on)
+        return;
+    char size[32], bound[32];
+    fprintf(f, "gathered: the ranks' files came to rank 0 over MPI (experiment.gather; %zu file%s)\n", g->n_files,
+            g->n_files == 1 ? "" : "s");
+    for (size_t i = 0; i < g->n_files; i++)
+        if (g->files[i].skipped)
+            fprintf(f, "not gathered: %s of rank %d (%s): over experiment.gather_max_bytes (%s a rank); it stays in "
+                    "that rank's staging folder\n", g->files[i].name, g->files[i].rank,
+                    harness_format_bytes((double)g->files[i].bytes, size, sizeof size),
+                    harness_format_bytes((double)g->max_bytes, bound, sizeof bound));
+}
+
 char *harness_job_summary_text(const harness_rank_figures *r, int n, const char *variant_key,
-                               const size_t *stragglers, const harness_job_pairs *pairs)
+                               const size_t *stragglers, const harness_job_pairs *pairs,
+                               const harness_gather *gather)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -229,6 +266,7 @@ char *harness_job_summary_text(const harness_rank_figures *r, int n, const char 
         for (int i = 0; i < n; i++)
             fprintf(f, " rank %d %zu%s", r[i].rank, stragglers[i], i + 1 < n ? "," : "\n");
     }
+    print_gather(f, gather);
     if (fclose(f) != 0) {
         free(buf);
         return NULL;

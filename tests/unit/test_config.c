@@ -351,6 +351,29 @@ static void bad_lock_clocks(void **state)
  * otherwise, they are in it. */
 static char *load_bind_dump(const char *name, const char *yaml);
 
+/* experiment.gather and gather_max_bytes (dist/gather.h): left out of the
+ * dump at their defaults, like the keys below, so no folder's hash moved;
+ * set otherwise, in it; a wrong value names the key. */
+static void gather_keys(void **state)
+{
+    (void)state;
+#define SIZED COMPONENT "  config: {hidden_size: 64}\n"
+    char *plain = load_bind_dump("a.yaml", SIZED);
+    char *defaults = load_bind_dump("a.yaml", SIZED "experiment: {gather: auto, gather_max_bytes: 268435456}\n");
+    char *set = load_bind_dump("a.yaml", SIZED "experiment: {gather: always, gather_max_bytes: 1000}\n");
+#undef SIZED
+    assert_string_equal(plain, defaults);
+    assert_null(strstr(plain, "gather"));
+    assert_non_null(strstr(set, "  gather: always\n  gather_max_bytes: 1000\n"));
+    expect_load_error(COMPONENT "experiment:\n  gather: sometimes\n", NULL, 0,
+                      "t.yaml:4:11: experiment.gather: expected one of auto, always, never, got sometimes");
+    expect_load_error(COMPONENT "experiment:\n  gather_max_bytes: 0\n", NULL, 0,
+                      "t.yaml:4:21: experiment.gather_max_bytes: expected an integer >= 1");
+    free(plain);
+    free(defaults);
+    free(set);
+}
+
 static void good_later_keys_dump_only_when_set(void **state)
 {
     (void)state;
@@ -1350,6 +1373,7 @@ static const struct CMUnitTest tests[] = {
     cmocka_unit_test(good_auto_and_all),
     cmocka_unit_test(good_plugin_path),
     cmocka_unit_test(good_later_keys_dump_only_when_set),
+    cmocka_unit_test(gather_keys),
         cmocka_unit_test(good_dump_golden),
     cmocka_unit_test(good_equivalent_configs),
     cmocka_unit_test(good_dump_reloads),

@@ -819,6 +819,32 @@ static void test_suite_index_round_trip(void **state)
 
 static double num_or_nan(void) { return coin() ? num() : NAN; }
 
+/* experiment.gather: the files some ranks sent rank 0, or none. */
+static void random_gather(harness_job_summary *x)
+{
+    x->gathered = coin();
+    x->gather_max_bytes = x->gathered ? num() : NAN;
+    x->n_gather_files = x->gathered ? next() % 4 : 0;
+    x->gather_files = calloc(x->n_gather_files + 1, sizeof *x->gather_files);
+    for (size_t i = 0; i < x->n_gather_files; i++) {
+        harness_job_gather_record *f = &x->gather_files[i];
+        *f = (harness_job_gather_record){.rank = 1 + (int)i, .name = word(), .bytes = num(), .sent = coin()};
+        if (f->sent)
+            f->sha256 = word();
+    }
+}
+
+static void same_gather(const harness_job_summary *x, const harness_job_summary *y)
+{
+    assert_int_equal(y->gathered, x->gathered);
+    assert_int_equal(y->n_gather_files, x->n_gather_files);
+    for (size_t i = 0; i < x->n_gather_files; i++) {
+        assert_string_equal(y->gather_files[i].name, x->gather_files[i].name);
+        assert_int_equal(y->gather_files[i].sent, x->gather_files[i].sent);
+        assert_int_equal(y->gather_files[i].sha256 != NULL, x->gather_files[i].sent);
+    }
+}
+
 static void test_job_summary_round_trip(void **state)
 {
     (void)state;
@@ -844,6 +870,7 @@ static void test_job_summary_round_trip(void **state)
         x.windows = calloc(x.n_windows + 1, sizeof *x.windows);
         for (size_t w = 0; w < x.n_windows; w++)
             x.windows[w] = (harness_job_window_record){(int)w, coin() ? (int)(next() % 6) : -1, num()};
+        random_gather(&x);
         char *text = harness_job_summary_write(&x);
         assert_non_null(text);
         harness_job_summary y;
@@ -862,6 +889,7 @@ static void test_job_summary_round_trip(void **state)
             assert_same(x.ranks[i].watts, y.ranks[i].watts);
         }
         assert_same(x.energy_watts, y.energy_watts);
+        same_gather(&x, &y);
         free(text);
         free(again);
         harness_job_summary_free(&x);
@@ -872,6 +900,9 @@ static void test_job_summary_round_trip(void **state)
         {"{\"schema\": \"harness.job_summary/1\", \"world_size\": 1, \"ranks\": [{\"host\": 3}], \"windows\": []}",
          "summary.json: ranks[0].host: expected a string or null, got a number"},
         {"{\"schema\": \"harness.job_summary/1\", \"world_size\": -1}", "summary.json: world_size: expected an integer"},
+        {"{\"schema\": \"harness.job_summary/1\", \"world_size\": 1, \"ranks\": [], \"windows\": [], \"energy\": {},"
+         " \"gathered\": true, \"gather\": {\"files\": [{\"name\": 7}]}}",
+         "summary.json: gather.files[0].name: expected a string or null, got a number"},
         {"{\"schema\": \"harness.summary/1\"}", "summary.json: schema \"harness.summary/1\" is not"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {

@@ -89,7 +89,7 @@ static void test_round_trip(void **state)
     harness_job_pairs p, back_p;
     assert_int_equal(harness_pairs_compute(ns, bytes, N, &p), 0);
     harness_rank_figures r[N] = {rank_ok(0), rank_ok(1), rank_ok(2), rank_ok(3)};
-    char *json = harness_job_summary_json(r, N, "sendrecv/cpu", NULL, &p);
+    char *json = harness_job_summary_json(r, N, "sendrecv/cpu", NULL, &p, NULL);
     assert_non_null(json);
     harness_job_summary back;
     harness_error err = {0};
@@ -104,7 +104,7 @@ static void test_round_trip(void **state)
     harness_job_summary_free(&back);
     free(json);
     /* Without pairs, no member at all: files of other jobs do not change. */
-    json = harness_job_summary_json(r, N, "x/cpu", NULL, NULL);
+    json = harness_job_summary_json(r, N, "x/cpu", NULL, NULL, NULL);
     assert_null(strstr(json, "\"pairs\""));
     free(json);
     harness_job_pairs_free(&p);
@@ -114,7 +114,7 @@ static void test_round_trip(void **state)
 static int parse_with(const char *member, harness_error *err)
 {
     harness_rank_figures r[1] = {rank_ok(0)};
-    char *json = harness_job_summary_json(r, 1, "x/cpu", NULL, NULL);
+    char *json = harness_job_summary_json(r, 1, "x/cpu", NULL, NULL, NULL);
     cJSON *root = cJSON_Parse(json);
     cJSON_AddItemToObject(root, "pairs", cJSON_Parse(member));
     char *text = cJSON_Print(root);
