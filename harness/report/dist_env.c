@@ -101,7 +101,7 @@ static void interfaces(harness_dist_env *e)
                                             : NULL;
         if (!raw)
             continue;
-        __typeof__(e->addr[0]) *x = &e->addr[e->n_addrs];
+        harness_dist_addr *x = &e->addr[e->n_addrs];
         if (!inet_ntop(fam, raw, x->address, sizeof x->address))
             continue;
         snprintf(x->name, sizeof x->name, "%s", a->ifa_name);

@@ -22,6 +22,12 @@ typedef struct harness_slurm_env {
     char job_nodelist[256];
 } harness_slurm_env;
 
+/* One address of an interface that is up. */
+typedef struct harness_dist_addr {
+    char name[32], family[8], address[64];
+    char pci_path[160];            /* the interface's device in sysfs ("" virtual): where it sits on PCIe */
+} harness_dist_addr;
+
 typedef struct harness_dist_env {
     char mpi_library[256];         /* MPI_Get_library_version's first line, or why there is none */
     char nccl[64];                 /* "2.21.5", or "not loaded" */
@@ -34,10 +40,7 @@ typedef struct harness_dist_env {
     int vars_left_out;             /* that did not fit */
     char pool[16384];
     /* Every address of every interface that is up (getifaddrs), in its order. */
-    struct {
-        char name[32], family[8], address[64];
-        char pci_path[160];        /* the interface's device in sysfs ("" virtual): where it sits on PCIe */
-    } addr[HARNESS_DIST_ENV_MAX_ADDRS];
+    harness_dist_addr addr[HARNESS_DIST_ENV_MAX_ADDRS];
     int n_addrs;
     char tcp_if_include[256];      /* OMPI_MCA_btl_tcp_if_include, "" unset */
     char gpu_nic_topology[160];
