@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+#include "folder/job_pairs.h"
 #include "folder/slurm_facts.h"
 #include "util/error.h"
 
@@ -44,6 +45,7 @@ typedef struct harness_job_summary {
     /* energy: the job's */
     int energy_ranks_measured, energy_counters;
     double energy_watts, energy_joules_per_step;
+    harness_job_pairs pairs;       /* n 0: no rank exchanged with send_recv (no member) */
 } harness_job_summary;
 
 /* The JSON text (malloc'ed; NULL out of memory). */
