@@ -190,6 +190,7 @@ typedef struct harness_device_info {
     uint64_t total_bytes;          /* device memory */
     uint64_t l2_bytes;
     char driver[32], runtime[32];  /* CUDA versions, "13.0" */
+    char nccl[32];                 /* NCCL's version ("2.21.5") in a build with it; "" without */
     char arch[48];                 /* from the peak table, "unknown" when not in it */
     /* schedule.lock_clocks: what became of it, "" when off ("max: SM clock
      * locked at 1980 MHz", "max not permitted: ...; clocks float"). */

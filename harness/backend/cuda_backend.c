@@ -726,6 +726,9 @@ int cuda_backend_LTX_harness_cuda_backend_open(harness_backend *b, harness_error
     int v = 0;
     version_text(cudaDriverGetVersion(&v) == cudaSuccess ? v : 0, i->driver, sizeof i->driver);
     version_text(cudaRuntimeGetVersion(&v) == cudaSuccess ? v : 0, i->runtime, sizeof i->runtime);
+#ifdef HAVE_NCCL
+    cuda_nccl_version(i->nccl, sizeof i->nccl);
+#endif
 
     device_props(&b->gpu_props, &prop, dev);
     st->persisting_l2 = attr(cudaDevAttrMaxPersistingL2CacheSize, dev) > 0;

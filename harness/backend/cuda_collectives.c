@@ -132,4 +132,16 @@ void cuda_nccl_close(cuda_collectives *self)
     free(self);
 }
 
+void cuda_nccl_version(char *out, size_t cap)
+{
+    int v = 0;
+    if (ncclGetVersion(&v) != ncclSuccess) {
+        snprintf(out, cap, "unknown (ncclGetVersion failed)");
+        return;
+    }
+    /* 2.9 on: major*10000 + minor*100 + patch; before: major*1000 + ... */
+    int big = v >= 20900 ? 10000 : 1000;
+    snprintf(out, cap, "%d.%d.%d", v / big, v % big / 100, v % 100);
+}
+
 #endif

@@ -22,6 +22,8 @@ int cuda_is_device_memory(const void *p);
 int cuda_nccl_collective(cuda_collectives **self, void *stream, harness_dist *d, const harness_collective *c,
                          harness_error *err);
 void cuda_nccl_close(cuda_collectives *self);
+/* The NCCL library's version, "2.21.5" (the summary's env). */
+void cuda_nccl_version(char *out, size_t cap);
 #endif
 
 #endif

@@ -85,6 +85,7 @@ struct harness_dist {
     int64_t clock_offset_ns;
     double clock_rtt_ns;
     const char *name;              /* "single", "mpi" */
+    const char *library;           /* the MPI library's own first line (MPI_Get_library_version); NULL: no MPI */
     const harness_dist_ops *ops;
     void *impl;
     /* The component's steps call collectives: no rank may leave a meeting

@@ -427,6 +427,18 @@ static int estimate_clock_offsets(harness_dist *d)
     return rc;
 }
 
+/* The library's version text, first line only (Open MPI's goes on with
+ * its repository and release date). */
+static const char *library_version(void)
+{
+    static char text[MPI_MAX_LIBRARY_VERSION_STRING];
+    int len = 0;
+    if (MPI_Get_library_version(text, &len) != MPI_SUCCESS)
+        return "unknown (MPI_Get_library_version failed)";
+    text[strcspn(text, "\n")] = 0;
+    return text;
+}
+
 int harness_dist_mpi_init(harness_dist *d, harness_error *err)
 {
     int provided = 0;
@@ -467,6 +479,7 @@ int harness_dist_mpi_init(harness_dist *d, harness_error *err)
     MPI_Comm_set_errhandler(st->local, MPI_ERRORS_RETURN);
     MPI_Comm_rank(st->local, &d->local_rank);
     MPI_Comm_size(st->local, &d->local_size);
+    d->library = library_version();
     rc = estimate_clock_offsets(d);
     harness_join_watchdog_stop();
     if (rc != MPI_SUCCESS)

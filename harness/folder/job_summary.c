@@ -91,6 +91,7 @@ char *harness_job_summary_write(const harness_job_summary *x)
     for (size_t i = 0; i < x->n_ranks; i++)
         cJSON_AddItemToArray(ranks, rank_json(&x->ranks[i]));
     cJSON_AddStringToObject(root, "status", x->status);
+    cJSON_AddItemToObject(root, "slurm", harness_slurm_json(&x->slurm));
     cJSON *a = cJSON_AddObjectToObject(root, "across_ranks");
     cJSON_AddStringToObject(a, "unit", "ns");
     cJSON_AddNumberToObject(a, "ranks_measured", x->ranks_measured);
@@ -138,6 +139,7 @@ void harness_job_summary_free(harness_job_summary *x)
     free(x->windows);
     free(x->variant_key);
     free(x->status);
+    harness_slurm_free(&x->slurm);
     harness_job_pairs_free(&x->pairs);
     for (size_t i = 0; i < x->n_gather_files; i++) {
         free(x->gather_files[i].name);
@@ -272,6 +274,7 @@ static int read_root(const cJSON *root, const char *path, harness_job_summary *o
     const cJSON *a, *e;
     if (count(root, "", "world_size", path, &out->world_size, err) != 0 || harness_field_string(root, "", "variant_key", path, &out->variant_key, err) != 0 ||
         harness_field_string(root, "", "status", path, &out->status, err) != 0 ||
+        harness_slurm_read(root, "", path, &out->slurm, err) != 0 ||
         read_lists(root, path, out, err) != 0 ||
         harness_field_object(root, "", "across_ranks", path, &a, err) != 0 ||
         count(a, "across_ranks.", "ranks_measured", path, &out->ranks_measured, err) != 0 ||

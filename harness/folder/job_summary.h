@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "folder/job_pairs.h"
+#include "folder/slurm_facts.h"
 #include "util/error.h"
 
 typedef struct harness_job_rank_record {
@@ -41,7 +42,8 @@ typedef struct harness_job_gather_record {
 typedef struct harness_job_summary {
     char *variant_key;
     int world_size;
-    char *status;                  /* ok | failed (a rank not ok) */
+    char *status;                  /* ok | interrupted (every rank not ok was) | failed */
+    harness_slurm_out slurm;       /* the Slurm job and step (owned); job_id NULL: not a Slurm job */
     harness_job_rank_record *ranks;
     size_t n_ranks;
     /* across_ranks (unit ns) */

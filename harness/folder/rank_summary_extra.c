@@ -14,6 +14,7 @@
 
 #include "folder/json_fields.h"
 #include "folder/rank_summary_gpu.h"
+#include "folder/slurm_facts.h"
 #include "util/json_number.h"
 
 /* The statistics read as numbers (or null), key -> field. */
@@ -245,6 +246,32 @@ cJSON *harness_rs_write_noise(const harness_noise_out *n)
     return o;
 }
 
+/* env.distributed: strings only (a variable's value is text, whatever it
+ * looks like), null where a fact is unknown. */
+static cJSON *write_distributed(const harness_dist_env_out *d)
+{
+    cJSON *o = cJSON_CreateObject();
+    cJSON_AddStringToObject(o, "mpi_library", d->mpi_library);
+    cJSON_AddStringToObject(o, "nccl", d->nccl);
+    cJSON_AddItemToObject(o, "slurm", harness_slurm_json(&d->slurm));
+    cJSON *vars = cJSON_AddObjectToObject(o, "variables");
+    for (size_t i = 0; i < d->n_vars; i++)
+        cJSON_AddStringToObject(vars, d->var_names[i], d->var_values[i]);
+    harness_json_add_num(o, "variables_left_out", d->vars_left_out);
+    cJSON *addrs = cJSON_AddArrayToObject(o, "interfaces");
+    for (size_t i = 0; i < d->n_addrs; i++) {
+        cJSON *a = cJSON_CreateObject();
+        cJSON_AddStringToObject(a, "name", d->addrs[i].name);
+        cJSON_AddStringToObject(a, "family", d->addrs[i].family);
+        cJSON_AddStringToObject(a, "address", d->addrs[i].address);
+        add_str_or_null(a, "pci_path", d->addrs[i].pci_path);
+        cJSON_AddItemToArray(addrs, a);
+    }
+    add_str_or_null(o, "tcp_if_include", d->tcp_if_include);
+    cJSON_AddStringToObject(o, "gpu_nic_topology", d->gpu_nic_topology);
+    return o;
+}
+
 cJSON *harness_rs_write_env(const harness_env_out *e)
 {
     cJSON *o = cJSON_CreateObject();
@@ -283,6 +310,8 @@ cJSON *harness_rs_write_env(const harness_env_out *e)
     cJSON_AddStringToObject(o, "started_at", e->started_at);
     if (e->gpu_device)
         cJSON_AddItemToObject(o, "gpu_device", harness_rs_write_gpu_device(e->gpu_device));
+    if (e->distributed)
+        cJSON_AddItemToObject(o, "distributed", write_distributed(e->distributed));
     return o;
 }
 

@@ -19,6 +19,7 @@
 
 #include <stddef.h>
 
+#include "folder/slurm_facts.h"
 #include "util/stats.h"
 
 struct cJSON;
@@ -230,6 +231,19 @@ typedef struct harness_comm_out {
     double bytes, calls, total_ns, mean_ns, min_ns, max_ns, algbw_gbps, busbw_gbps;
 } harness_comm_out;
 
+/* env.distributed: the job's transports (report/dist_env.h). */
+typedef struct harness_dist_env_out {
+    const char *mpi_library, *nccl;
+    harness_slurm_out slurm;
+    const char *const *var_names, *const *var_values;   /* n_vars each, by name */
+    size_t n_vars;
+    double vars_left_out;
+    const harness_iface_addr_out *addrs;
+    size_t n_addrs;
+    const char *tcp_if_include;    /* NULL: null (unset) */
+    const char *gpu_nic_topology;
+} harness_dist_env_out;
+
 typedef struct harness_env_out {
     const char *host, *os, *cpu, *cpu_family, *cpu_model_number, *cpu_stepping;
     const char *l1d, *l1i, *l2, *l3, *scaling_governor;
@@ -241,6 +255,7 @@ typedef struct harness_env_out {
     double clock_resolution_ns;
     const char *started_at;
     const harness_gpu_device_out *gpu_device;  /* NULL: absent (not a CUDA run) */
+    const harness_dist_env_out *distributed;   /* NULL: absent (an older harness) */
 } harness_env_out;
 
 typedef struct harness_impossible_out {

@@ -437,6 +437,7 @@ static void start_summary(point *pt)
                            .clock = &b->clock};
     harness_env_capture(&s->env);
     harness_env_note_clock(&s->env, &b->clock);
+    harness_dist_env_capture(&s->dist_env, &pt->session->dist, b);
     s->device_name = strcmp(p->device, "cuda") == 0 ? s->env.gpu : s->env.cpu_model;
     s->plugin_path = p->registry.plugins[p->entry->plugin].path;
 }
@@ -553,6 +554,18 @@ static void gather_final_files(point *pt)
         pt->code = gerr.code;
 }
 
+/* A stop the ranks agreed on (every rank's run counts as interrupted, see
+ * dist.h's meet): each rank is here, so rank 0 gathers what they measured
+ * as for a complete run. After status.json, which must say interrupted
+ * even when the launcher's SIGKILL (Slurm's KillWait, mpirun's second)
+ * ends this gather; a failure here changes no rank's outcome. */
+static void write_interrupted_job_summary(point *pt)
+{
+    harness_error jerr = {0};
+    if (harness_ranks_write_job_summary(&pt->session->dist, &pt->s, &pt->exp, &pt->gather, &jerr) != 0)
+        harness_error_report(&jerr);
+}
+
 /* What the sweep's table shows, then everything the point held, freed. */
 static void end_point(point *pt)
 {
@@ -608,6 +621,8 @@ static int run_point_here(harness_session *session, const harness_plan *p, harne
     write_final_status(&pt);
     if (!pt.crashed)
         gather_final_files(&pt);
+    if (!pt.crashed && pt.run.interrupted)
+        write_interrupted_job_summary(&pt);
     harness_gather_end(&pt.gather);
     harness_guard_end();
     if (pt.crashed)

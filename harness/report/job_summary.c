@@ -36,6 +36,24 @@ void harness_rank_figures_of(const harness_summary *s, harness_rank_figures *out
     for (int i = 0; i < out->n_windows; i++)
         out->window_median_ns[i] = s->windows[i].median;
     harness_rank_energy_of(s, &out->energy);
+    out->slurm = s->dist_env.slurm;
+}
+
+/* The job's Slurm facts (rank 0's; a rank's own procid and nodeid are in its
+ * summary), copied into x: 0, or -1 out of memory. */
+static int job_slurm(const harness_slurm_env *s, harness_job_summary *x)
+{
+    harness_slurm_out facts = harness_slurm_out_of(s);
+    const char *from[] = {facts.job_id, facts.step_id, facts.job_nodelist, facts.cluster_name};
+    char *to[4] = {0};
+    for (int i = 0; i < 4; i++)
+        if (from[i] && !(to[i] = strdup(from[i]))) {
+            for (int j = 0; j < i; j++)
+                free(to[j]);
+            return -1;
+        }
+    x->slurm = (harness_slurm_out){.job_id = to[0], .step_id = to[1], .job_nodelist = to[2], .cluster_name = to[3]};
+    return 0;
 }
 
 /* The ranks' energy as an array of their own (report/job_energy.h); NULL
@@ -156,14 +174,17 @@ static int job_record(const harness_rank_figures *r, int n, const char *variant_
     if (!(x->variant_key = strdup(variant_key)) || !(x->ranks = calloc((size_t)n + 1, sizeof *x->ranks)) ||
         !(x->windows = calloc(x->n_windows + 1, sizeof *x->windows)))
         return -1;
-    int failed = 0;
+    /* interrupted: every rank not ok was stopped (and kept its windows) */
+    const char *status = "ok";
     for (int i = 0; i < n; i++) {
         x->n_ranks++;
         if (rank_record(&r[i], stragglers, i, &x->ranks[i]) != 0)
             return -1;
-        failed |= strcmp(r[i].status, "ok") != 0;
+        if (strcmp(r[i].status, "ok") != 0)
+            status = strcmp(r[i].status, "interrupted") == 0 && strcmp(status, "failed") != 0 ? "interrupted"
+                                                                                               : "failed";
     }
-    if (!(x->status = strdup(failed ? "failed" : "ok")))
+    if (!(x->status = strdup(status)) || job_slurm(&r[0].slurm, x) != 0)
         return -1;
     across a = across_ranks(r, n);
     x->ranks_measured = a.n;

@@ -33,6 +33,7 @@ typedef struct harness_rank_figures {
     uint64_t trace_base_ns;        /* its trace's time zero on its own monotonic clock */
     uint64_t trace_base_unix_ns;   /* and on its wall clock */
     harness_rank_energy energy;    /* over the run (report/job_energy.h) */
+    harness_slurm_env slurm;       /* the Slurm job and step ("" unset); rank 0's name the job's */
 } harness_rank_figures;
 
 void harness_rank_figures_of(const harness_summary *s, harness_rank_figures *out);

@@ -11,6 +11,7 @@
 #include "backend/side_streams.h"
 #include "config/config.h"
 #include "plugin/notes.h"
+#include "report/dist_env.h"
 #include "report/env.h"
 #include "report/impossible_figure.h"
 #include "report/warnings.h"
@@ -68,6 +69,7 @@ typedef struct harness_summary {
     const char *device;            /* "cpu" | "cuda" */
     const char *device_name;       /* CPU model or GPU name */
     harness_env env;
+    harness_dist_env dist_env;     /* the job's transports (env.distributed) */
     const harness_backend *backend; /* timer, device, peaks */
     const harness_clock *clock;    /* the backend's host clock */
 

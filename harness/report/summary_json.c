@@ -53,6 +53,8 @@ typedef struct held {
     harness_clock_figures_out *window_clocks;
     harness_device_clocks_out clocks;
     harness_device_out device;
+    harness_dist_env_out distributed;
+    harness_iface_addr_out addrs[HARNESS_DIST_ENV_MAX_ADDRS];
 } held;
 
 static void held_free(held *h)
@@ -350,6 +352,8 @@ static int sections_out(const harness_summary *s, harness_rank_summary_out *o, h
         return -1;
     o->communication = h->comm;
     o->env = env_out(&s->env);
+    harness_dist_env_out_of(&s->dist_env, &h->distributed, h->addrs);
+    o->env.distributed = &h->distributed;
     /* a CUDA run's device and clock facts, in three of the sections */
     int gpu = harness_device_report_out(s, &h->device);
     if (gpu < 0)

@@ -326,6 +326,11 @@ static void section_environment(FILE *f, const harness_summary *s)
         fprintf(f, "  interference with this run: %s\n", harness_noise_text(&s->noise, noise, sizeof noise));
     }
     fprintf(f, "  gpu %s, driver %s, cuda %s\n", e->gpu, e->driver, e->cuda);
+    const harness_dist_env *d = &s->dist_env;
+    if (s->world_size > 1 || d->slurm.job_id[0])   /* the rest of env.distributed: the JSON summary */
+        fprintf(f, "  ranks: %s; nccl %s; slurm %s%s%s%s%s%s\n", d->mpi_library, d->nccl,
+                d->slurm.job_id[0] ? "job " : "none", d->slurm.job_id, d->slurm.step_id[0] ? " step " : "",
+                d->slurm.step_id, d->slurm.job_nodelist[0] ? " on " : "", d->slurm.job_nodelist);
     /* The build's constants; NULL in a summary that was not captured (tests). */
     fprintf(f, "  build: %s; flags %s; sanitizers: %s; configure %s\n", e->compiler, e->cflags ? e->cflags : "?",
             e->sanitizers ? e->sanitizers : "?",

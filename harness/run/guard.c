@@ -18,6 +18,7 @@
 #include "run/interrupt.h"
 #include "run/process_state.h"
 #include "util/fsutil.h"
+#include "util/monotonic.h"
 
 harness_guard_state harness_guard;
 sigjmp_buf harness_guard_landing;
@@ -601,6 +602,7 @@ static void on_stop(int sig)
         return;
     }
     first = now;
+    harness_interrupt_signalled_ns = harness_monotonic_ns();
     harness_interrupt_signalled_here = 1;
     harness_interrupt_requested = sig;
     harness_guard_wake();

@@ -2,7 +2,8 @@
  * SIGTSTP, a debugger, a job scheduler suspending it) and later continued
  * times the stop into the step it was in: a 5 s stop becomes a 5 s sample.
  * The stop itself cannot be caught, but SIGCONT can: each measured step
- * during which one came is noted, and the summary warns, naming them. */
+ * during which one came is noted, and the summary warns, naming them;
+ * but not the SIGCONT that comes with a cancellation (stop_watch.c). */
 #ifndef HARNESS_RUN_STOP_WATCH_H
 #define HARNESS_RUN_STOP_WATCH_H
 

@@ -367,7 +367,27 @@ typedef struct written {
     harness_gpu_device_out gpu_device;
     harness_roofline_out roofline;
     harness_comm_out comm;
+    harness_dist_env_out distributed;
+    harness_iface_addr_out addr;
+    const char *var_name[2], *var_value[2];
 } written;
+
+/* env.distributed, under Slurm or not, with a variable or two. */
+static void random_distributed(written *w)
+{
+    w->var_name[0] = "NCCL_DEBUG";
+    w->var_value[0] = "INFO";
+    w->var_name[1] = "UCX_TLS";
+    w->var_value[1] = "\"tcp\" é";
+    w->addr = (harness_iface_addr_out){"eth0", "ipv4", "10.0.0.2", coin() ? "/sys/devices/pci0000:00" : NULL};
+    w->distributed = (harness_dist_env_out){
+        .mpi_library = "Open MPI v4.1.4", .nccl = "not loaded", .var_names = w->var_name, .var_values = w->var_value,
+        .n_vars = 1 + next() % 2, .vars_left_out = 0, .addrs = &w->addr, .n_addrs = 1,
+        .tcp_if_include = coin() ? "eth0" : NULL, .gpu_nic_topology = "unknown (no GPU visible)"};
+    if (coin())
+        w->distributed.slurm = (harness_slurm_out){.job_id = "17", .step_id = "0", .procid = "3", .nodeid = "1"};
+    w->o.env.distributed = &w->distributed;
+}
 
 static void random_cuda(written *w)
 {
@@ -464,6 +484,8 @@ static void random_out(written *w)
     o->roofline = w->roofline;
     if (coin())
         random_cuda(w);
+    if (coin())
+        random_distributed(w);
 }
 
 static void assert_read_back(const written *w, const harness_rank_summary *r)
@@ -511,6 +533,18 @@ static void assert_read_back(const written *w, const harness_rank_summary *r)
     assert_string_equal(r->env_git_commit, o->env.git_commit);
     assert_string_equal(r->env_harness_version, o->env.harness_version);
     assert_string_equal(r->env_started_at, o->env.started_at);
+    const cJSON *dist = cJSON_GetObjectItemCaseSensitive(r->env, "distributed");
+    assert_int_equal(dist != NULL, o->env.distributed != NULL);
+    if (dist) {                    /* kept whole with env: the slurm object and the variables as written */
+        const cJSON *slurm = cJSON_GetObjectItemCaseSensitive(dist, "slurm");
+        const char *job = o->env.distributed->slurm.job_id;
+        assert_true(job ? cJSON_IsObject(slurm) : cJSON_IsNull(slurm));
+        if (job)
+            assert_string_equal(cJSON_GetObjectItemCaseSensitive(slurm, "job_id")->valuestring, job);
+        const cJSON *vars = cJSON_GetObjectItemCaseSensitive(dist, "variables");
+        assert_int_equal(cJSON_GetArraySize(vars), (int)o->env.distributed->n_vars);
+        assert_string_equal(cJSON_GetObjectItemCaseSensitive(vars, "NCCL_DEBUG")->valuestring, "INFO");
+    }
     int impossible = o->impossible_figure.figure != NULL;
     assert_same_string(impossible ? o->impossible_figure.message : NULL, r->impossible_message);
     assert_int_equal(r->impossible_allowed_flag, impossible && o->impossible_figure.allowed);
@@ -856,6 +890,10 @@ static void test_job_summary_round_trip(void **state)
                                  .energy_watts = num_or_nan(), .energy_joules_per_step = num_or_nan()};
         x.variant_key = word();
         x.status = strdup(coin() ? "ok" : "failed");
+        if (coin())                /* a Slurm job, its members each set or not */
+            x.slurm = (harness_slurm_out){.job_id = word(), .step_id = coin() ? word() : NULL,
+                                          .job_nodelist = coin() ? word() : NULL,
+                                          .cluster_name = coin() ? word() : NULL};
         x.n_ranks = (size_t)x.world_size;
         x.ranks = calloc(x.n_ranks, sizeof *x.ranks);
         for (size_t i = 0; i < x.n_ranks; i++)
@@ -882,6 +920,10 @@ static void test_job_summary_round_trip(void **state)
         assert_int_equal(y.n_ranks, x.n_ranks);
         assert_int_equal(y.slowest_rank, x.slowest_rank);
         assert_int_equal(y.fastest_rank, -1);
+        assert_int_equal(!y.slurm.job_id, !x.slurm.job_id);
+        if (x.slurm.job_id)
+            assert_string_equal(y.slurm.job_id, x.slurm.job_id);
+        assert_int_equal(!y.slurm.step_id, !x.slurm.step_id);
         for (size_t i = 0; i < x.n_ranks; i++) {
             assert_string_equal(y.ranks[i].host, x.ranks[i].host);
             assert_same(x.ranks[i].clock_rtt_ns, y.ranks[i].clock_rtt_ns);
@@ -904,6 +946,10 @@ static void test_job_summary_round_trip(void **state)
          " \"gathered\": true, \"gather\": {\"files\": [{\"name\": 7}]}}",
          "summary.json: gather.files[0].name: expected a string or null, got a number"},
         {"{\"schema\": \"harness.summary/1\"}", "summary.json: schema \"harness.summary/1\" is not"},
+        {"{\"schema\": \"harness.job_summary/1\", \"world_size\": 1, \"variant_key\": \"x\", \"status\": \"ok\", "
+         "\"slurm\": {\"job_id\": 12}}", "summary.json: slurm.job_id: expected a string or null, got a number"},
+        {"{\"schema\": \"harness.job_summary/1\", \"world_size\": 1, \"variant_key\": \"x\", \"status\": \"ok\", "
+         "\"slurm\": []}", "summary.json: slurm: expected an object"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         harness_job_summary y;
