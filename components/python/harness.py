@@ -30,8 +30,14 @@ can be imported and its pure parts tested with plain python.
 """
 
 import contextlib
+import difflib
+import importlib
+import importlib.util
 import json
 import math
+import os
+import sys
+import traceback
 
 try:  # the services of the running instance, built into the python component
     import _harness
@@ -88,6 +94,7 @@ class Context:
         self.num_threads = num_threads  # CPU threads the component may use
         self._dtypes = {}               # address -> dtype name of what alloc gave
         self._seed = None
+        self._outputs = []              # what output() declared, for reference()
 
     # ---- memory and data ----------------------------------------------
 
@@ -140,6 +147,7 @@ class Context:
         __init__ only. Returns buf."""
         address, count, code = self._buffer(buf, dtype)
         _harness.output(address, count, code)
+        self._outputs.append(buf)
         return buf
 
     @property
@@ -161,11 +169,11 @@ class Context:
         return _harness.device_alloc(nbytes, tag)
 
     def device_fill(self, address, count, dtype="float32"):
-        _harness.device_fill(address, count, DTYPES[dtype][0], 0)
+        _harness.device_fill(address, count, DTYPES[dtype][0])
 
     def device_input(self, address, count, dtype="float32"):
         """device_fill, and declare the buffer an input (as input())."""
-        _harness.device_fill(address, count, DTYPES[dtype][0], 1)
+        _harness.input(address, count, DTYPES[dtype][0])
 
     def device_output(self, address, count, dtype="float32"):
         _harness.output(address, count, DTYPES[dtype][0])
@@ -195,16 +203,175 @@ class Context:
 
 
 # ---- what the C side calls -------------------------------------------------
+# (python_component.c; private: a component uses Context and nothing below)
+
+
+class _ConfigError(Exception):
+    """A bad value of a config key: the run stops with exit 2 naming it."""
+
+    def __init__(self, key, message):
+        super().__init__(f"{key}: {message}")
+
+
+def _short(path):
+    """A file's path as the user wrote it: relative when under the working directory."""
+    rel = os.path.relpath(path) if os.path.isabs(path) else path
+    return path if rel.startswith("..") else rel
+
+
+def _describe(exc):
+    """(one line, the whole traceback) of an exception: the line names the
+    last frame of the component's code (not this module's), as file:line."""
+    if isinstance(exc, _ConfigError):
+        return str(exc), ""
+    where = ""
+    if isinstance(exc, SyntaxError) and exc.filename:
+        where = f"{_short(exc.filename)}:{exc.lineno}: "
+    else:
+        frames = [f for f in traceback.extract_tb(exc.__traceback__) if f.filename != "harness.py"]
+        if frames:
+            where = f"{_short(frames[-1].filename)}:{frames[-1].lineno}: "
+    text = str(exc)
+    line = f"{where}{type(exc).__name__}" + (f": {text}" if text else "")
+    return line, "".join(traceback.format_exception(exc))
+
+
+_VENVS = set()
+_PROBE = "import json, sys; print(json.dumps([list(sys.version_info[:2]), sys.path]))"
+
+
+def _use_python(exe):
+    """Put the sys.path of the interpreter `exe` (a virtual environment's
+    python) first, once; its version must be the embedded one."""
+    key = "component.config.python"
+    if not exe or exe in _VENVS:
+        return
+    import subprocess
+    try:
+        run = subprocess.run([exe, "-c", _PROBE], capture_output=True, text=True, timeout=120)
+    except OSError as e:
+        raise _ConfigError(key, f"{exe}: cannot run it: {e.strerror}") from None
+    except subprocess.TimeoutExpired:
+        raise _ConfigError(key, f"{exe}: did not print its sys.path within 120 s") from None
+    try:
+        version, path = json.loads(run.stdout) if run.returncode == 0 else (None, None)
+    except ValueError:
+        version = path = None
+    if not isinstance(path, list) or not isinstance(version, list):
+        err = (run.stderr.strip().splitlines() or ["no output"])[-1]
+        raise _ConfigError(key, f"{exe} -c 'print(sys.path)' failed (exit {run.returncode}): {err}")
+    mine = list(sys.version_info[:2])
+    if version != mine:
+        have, want = ".".join(map(str, version)), ".".join(map(str, mine))
+        raise _ConfigError(key, f"{exe} is Python {have}, the interpreter the harness embeds is Python {want}: "
+                                f"use a virtual environment made with Python {want}")
+    for entry in reversed([p for p in path if p and p not in sys.path]):
+        sys.path.insert(0, entry)
+    _VENVS.add(exe)
+
+
+def _import_file(target, key):
+    path = os.path.abspath(target)
+    if not os.path.isfile(path):
+        raise _ConfigError(key, f"{target}: no such file (a relative path is to the working directory, "
+                                f"{os.getcwd()})")
+    folder = os.path.dirname(path)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)      # modules beside the file import
+    name = os.path.splitext(os.path.basename(path))[0]
+    known = sys.modules.get(name)
+    if known is not None and getattr(known, "__file__", None) == path:
+        return known
+    if known is not None:               # a module of that name already: keep it, use another
+        name = "harness_component_" + name
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except BaseException:
+        del sys.modules[name]
+        raise
+    return module
+
+
+def _load(callable_text, python):
+    """The class `component.config.callable` names: FILE.py:Class or module:Class."""
+    key = "component.config.callable"
+    _use_python(python)
+    target, sep, name = callable_text.rpartition(":")
+    if not sep or not target or not name:
+        raise _ConfigError(key, f"'{callable_text}': expected FILE.py:Class or module:Class")
+    try:
+        if target.endswith(".py"):
+            module = _import_file(target, key)
+        else:
+            module = importlib.import_module(target)
+    except _ConfigError:
+        raise
+    except ModuleNotFoundError as e:
+        raise _ConfigError(key, f"no module named '{e.name}' (sys.path: {', '.join(sys.path)})") from None
+    except BaseException as e:
+        raise _ConfigError(key, f"importing {target}: {_describe(e)[0]}") from None
+    cls = getattr(module, name, None)
+    if cls is None:
+        names = [n for n in dir(module) if isinstance(getattr(module, n), type)]
+        guess = difflib.get_close_matches(name, names, 1)
+        hint = f"; did you mean {guess[0]}?" if guess else (f"; it has {', '.join(names)}" if names else "")
+        raise _ConfigError(key, f"{target} has no {name}{hint}")
+    if not callable(cls) or not callable(getattr(cls, "step", None)):
+        raise _ConfigError(key, f"{target}:{name} is not a class with a step() method")
+    return cls
+
+
+def _validate(callable_text, python, params_text):
+    _load(callable_text, python)
+    _decode_params(params_text)
+
+
+def _create(callable_text, python, params_text, device, stream, rank, world_size, num_threads):
+    """(instance, ctx): the class built with its params and a Context."""
+    cls = _load(callable_text, python)
+    ctx = Context(device, stream, rank, world_size, num_threads)
+    instance = cls(_decode_params(params_text), ctx)
+    notes = getattr(instance, "notes", None)
+    for k, v in (notes() if notes else {}).items():
+        ctx.note(k, v)
+    return instance, ctx
+
+
+def _cost(instance):
+    """(flops, bytes) of one step; zeros without cost()."""
+    cost = getattr(instance, "cost", None)
+    if cost is None:
+        return 0.0, 0.0
+    value = cost()
+    if not isinstance(value, dict) or set(value) - {"flops", "bytes"}:
+        raise TypeError(f"cost() returned {value!r}; expected a dict of flops and bytes")
+    return float(value.get("flops", 0)), float(value.get("bytes", 0))
+
+
+def _check(instance, ctx):
+    """harness_check's fields, from check() or from reference()."""
+    tolerance = float(getattr(instance, "tolerance", 1e-5))
+    if callable(getattr(instance, "check", None)):
+        return _verdict(instance.check(), tolerance)
+    if callable(getattr(instance, "reference", None)):
+        instance.step()
+        return _compare(ctx._outputs, instance.reference(), tolerance)
+    raise TypeError(f"{type(instance).__name__} has neither check() nor reference(): add one, "
+                    f"or run without the check (validate: false)")
 
 
 def _decode_params(text):
     """component.config.params, a JSON object, as a dict."""
+    key = "component.config.params"
     try:
         value = json.loads(text)
     except ValueError as e:
-        raise ValueError(f"component.config.params: not JSON: {e}") from None
+        raise _ConfigError(key, f"not JSON: {e}") from None
     if not isinstance(value, dict):
-        raise ValueError("component.config.params: expected a JSON object {...}")
+        raise _ConfigError(key, "expected a JSON object, {\"name\": value, ...}")
     return value
 
 
