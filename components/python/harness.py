@@ -310,7 +310,9 @@ def _load(callable_text, python):
     except _ConfigError:
         raise
     except ModuleNotFoundError as e:
-        raise _ConfigError(key, f"no module named '{e.name}' (sys.path: {', '.join(sys.path)})") from None
+        if e.name and (target == e.name or target.startswith(e.name + ".")):
+            raise _ConfigError(key, f"no module named '{e.name}' (sys.path: {', '.join(sys.path)})") from None
+        raise _ConfigError(key, f"importing {target}: {_describe(e)[0]}") from None
     except BaseException as e:
         raise _ConfigError(key, f"importing {target}: {_describe(e)[0]}") from None
     cls = getattr(module, name, None)
@@ -349,6 +351,19 @@ def _cost(instance):
     if not isinstance(value, dict) or set(value) - {"flops", "bytes"}:
         raise TypeError(f"cost() returned {value!r}; expected a dict of flops and bytes")
     return float(value.get("flops", 0)), float(value.get("bytes", 0))
+
+
+def _destroy(instance, ctx):
+    """close(), then free what ctx.alloc gave (the instance is done with it)."""
+    try:
+        close = getattr(instance, "close", None)
+        if close is not None:
+            close()
+    finally:
+        for address in ctx._dtypes:
+            _harness.free(address)
+        ctx._dtypes.clear()
+        ctx._outputs.clear()
 
 
 def _check(instance, ctx):
@@ -402,7 +417,8 @@ def _flat(values):
 def _compare(outputs, expected, tolerance):
     """Each declared output against reference()'s values: max abs error,
     elements over `tolerance` (relative to the expected value's size)."""
-    if len(outputs) == 1 and not isinstance(expected, (list, tuple)):
+    one_array = not isinstance(expected, (list, tuple)) or not expected or isinstance(expected[0], (int, float))
+    if len(outputs) == 1 and one_array:
         expected = [expected]
     if len(expected) != len(outputs):
         raise ValueError(f"reference() gave {len(expected)} arrays for {len(outputs)} declared outputs")

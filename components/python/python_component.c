@@ -154,19 +154,15 @@ static int check(harness_ctx *ctx, void *state, harness_check *out)
     return leave(gil, rc);
 }
 
-/* close() if the class has one; the host frees the tracked memory after. */
+/* close() if the class has one, then the memory ctx.alloc gave is freed. */
 static void destroy(harness_ctx *ctx, void *state)
 {
     py_instance *s = state;
     PyGILState_STATE gil = enter(ctx);
-    PyObject *close = PyObject_GetAttrString(s->instance, "close");
-    PyObject *r = close ? PyObject_CallNoArgs(close) : NULL;
-    if (!close && PyErr_ExceptionMatches(PyExc_AttributeError))
-        PyErr_Clear();
-    else if (!r)
+    PyObject *r = pyc_call("_destroy", Py_BuildValue("(OO)", s->instance, s->ctx));
+    if (!r)
         pyc_fail_exception(ctx, "close");
     Py_XDECREF(r);
-    Py_XDECREF(close);
     release(s);
     leave(gil, 0);
 }

@@ -41,6 +41,17 @@ static PyObject *svc_alloc(PyObject *self, PyObject *args)
     return view ? Py_BuildValue("(KN)", (unsigned long long)(uintptr_t)p, view) : NULL;
 }
 
+/* free(address): memory alloc gave */
+static PyObject *svc_free(PyObject *self, PyObject *args)
+{
+    unsigned long long address;
+    (void)self;
+    if (!PyArg_ParseTuple(args, "K", &address))
+        return NULL;
+    harness_host->free(pyc_ctx, (void *)(uintptr_t)address);
+    Py_RETURN_NONE;
+}
+
 /* address(buffer) -> the address of a contiguous buffer's first byte */
 static PyObject *svc_address(PyObject *self, PyObject *obj)
 {
@@ -164,6 +175,7 @@ static PyObject *svc_log(PyObject *self, PyObject *args)
 
 static PyMethodDef services[] = {
     {"alloc", svc_alloc, METH_VARARGS, "alloc(nbytes, tag) -> (address, memoryview)"},
+    {"free", svc_free, METH_VARARGS, "free(address)"},
     {"address", svc_address, METH_O, "address(buffer) -> int"},
     {"fill", svc_fill, METH_VARARGS, "fill(address, count, dtype)"},
     {"input", svc_input, METH_VARARGS, "input(address, count, dtype)"},

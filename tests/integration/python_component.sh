@@ -32,12 +32,12 @@ grep -q 'throughput at the median' "$SCRATCH/out" || fail "cost() gives a throug
 python3 - "$SCRATCH"/exp/*/summary_ranks_1_rank_0.json <<'PY' && pass "summary: check passed, notes, regions, memory" || fail "summary"
 import json, sys
 s = json.load(open(sys.argv[1]))
-assert s["validation"] == "passed", s["validation"]
+assert s["validation"]["status"] == "passed", s["validation"]
 assert s["component_notes"] == {"impl": "pure python", "n": "64"}, s["component_notes"]
 assert "scale" in json.dumps(s.get("regions", s)), "region 'scale' missing"
 text = json.dumps(s)
 assert '"x"' in text and '"y"' in text, "tracked buffers x and y missing from the memory report"
-assert s["cost"]["flops"] == 64, s["cost"]
+assert s["throughput"]["flops_per_step"] == 64, s["throughput"]
 PY
 
 config wrong WrongScale '{"n": 64}'
