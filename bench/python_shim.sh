@@ -4,6 +4,8 @@
 # (configs/noop.yaml), the same schedule, alternated ROUNDS times in one
 # session; the difference of the two medians per round, min/median/max.
 # usage: bench/python_shim.sh [ROUNDS]   (from the top of a built tree)
+# (The runs' warnings, oversubscribed cores and a step near the clock's tick,
+# are expected for steps this short and are not printed.)
 set -eu
 rounds=${1:-5}
 out=$(mktemp -d)
@@ -12,7 +14,7 @@ harness/harness list 2>/dev/null | grep -q '^python/cpu ' || { echo "python_shim
 median() {  # median VARIANT [--set ...]
     variant=$1; shift
     dir=$(harness/harness run configs/noop.yaml --quiet --output-dir "$out" --set schedule.repeat=1 \
-        --set component.variant_key="$variant" "$@")
+        --set component.variant_key="$variant" "$@" 2>>"$out/warnings")
     python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["timing"]["median"])' \
         "$dir/summary_ranks_1_rank_0.json"
 }

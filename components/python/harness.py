@@ -414,6 +414,37 @@ def _flat(values):
     return view if view.ndim == 1 else view.cast("B").cast(view.format.lstrip("@=<"))
 
 
+def _compare_python(got, want, tolerance):
+    """(elements over tolerance, max abs error, max relative error, the first
+    bad (index, got, expected) or None) of two flat sequences."""
+    bad, worst_abs, worst_rel, first = 0, 0.0, 0.0, None
+    for i, (g, w) in enumerate(zip(got, want)):
+        g, w = float(g), float(w)
+        err = abs(g - w) if math.isfinite(g) else math.inf
+        worst_abs, worst_rel = max(worst_abs, err), max(worst_rel, err / abs(w) if w else err)
+        if not err <= tolerance * max(1.0, abs(w)):
+            bad += 1
+            first = first or (i, g, w)
+    return bad, worst_abs, worst_rel, first
+
+
+def _compare_numpy(got, want, tolerance):
+    """_compare_python's figures, vectorized."""
+    np = _numpy()
+    g = np.asarray(got, dtype=np.float64)
+    w = np.asarray(want, dtype=np.float64)
+    with np.errstate(divide="ignore", invalid="ignore"):
+        err = np.where(np.isfinite(g), np.abs(g - w), np.inf)
+        rel = np.where(w != 0, err / np.abs(w), err)
+    over = ~(err <= tolerance * np.maximum(1.0, np.abs(w)))
+    bad = int(over.sum())
+    first = None
+    if bad:
+        i = int(np.argmax(over))
+        first = (i, float(g[i]), float(w[i]))
+    return bad, float(err.max(initial=0.0)), float(rel.max(initial=0.0)), first
+
+
 def _compare(outputs, expected, tolerance):
     """Each declared output against reference()'s values: max abs error,
     elements over `tolerance` (relative to the expected value's size)."""
@@ -425,18 +456,16 @@ def _compare(outputs, expected, tolerance):
     checked = mismatches = 0
     worst_abs = worst_rel = 0.0
     first_bad = None
+    compare = _compare_numpy if _numpy() is not None else _compare_python
     for k, (got, want) in enumerate(zip(outputs, expected)):
         got, want = _flat(got), _flat(want)
         if len(got) != len(want):
             raise ValueError(f"reference()[{k}] has {len(want)} elements, the output {len(got)}")
-        for i, (g, w) in enumerate(zip(got, want)):
-            g, w = float(g), float(w)
-            err = abs(g - w) if math.isfinite(g) else math.inf
-            rel = err / abs(w) if w else err
-            worst_abs, worst_rel = max(worst_abs, err), max(worst_rel, rel)
-            if not err <= tolerance * max(1.0, abs(w)):
-                mismatches += 1
-                first_bad = first_bad or f"output {k} element {i}: {g!r}, expected {w!r}"
+        bad, err, rel, first = compare(got, want, tolerance)
+        mismatches += bad
+        worst_abs, worst_rel = max(worst_abs, err), max(worst_rel, rel)
+        if first is not None and first_bad is None:
+            first_bad = f"output {k} element {first[0]}: {first[1]!r}, expected {first[2]!r}"
         checked += len(got)
     detail = first_bad or f"reference() compared, tolerance {tolerance:g} (relative above 1)"
     return {"passed": mismatches == 0, "checked": checked, "mismatches": mismatches,

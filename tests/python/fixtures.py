@@ -102,3 +102,27 @@ class Blocks(Empty):
         while True:
             if self.how == "sleep":
                 time.sleep(3600)
+
+
+class NumpyScale:
+    """Scale with numpy, on a 2-D array: ctx.alloc gives numpy arrays when
+    numpy imports (from the embedded interpreter's site, or component.config.python)."""
+
+    def __init__(self, params, ctx):
+        import numpy as np
+        self.np = np
+        rows, cols = int(params.get("rows", 16)), int(params.get("cols", 64))
+        self.alpha = float(params.get("alpha", 0.5))
+        self.x = ctx.input(ctx.alloc((rows, cols), "float32", "x"))
+        self.y = ctx.output(ctx.alloc((rows, cols), "float32", "y"))
+        assert isinstance(self.x, np.ndarray) and self.x.shape == (rows, cols), type(self.x)
+        assert self.x.std() > 0.1, "ctx.input filled x"
+
+    def step(self):
+        self.np.multiply(self.x, self.alpha, out=self.y)
+
+    def reference(self):
+        return self.x.astype(self.np.float64) * self.alpha
+
+    def cost(self):
+        return {"flops": self.x.size, "bytes": 8 * self.x.size}
