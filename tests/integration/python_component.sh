@@ -43,9 +43,25 @@ assert '"x"' in text and '"y"' in text, "tracked buffers x and y missing from th
 assert s["throughput"]["flops_per_step"] == 64, s["throughput"]
 PY
 
+# Two points in one process: the interpreter starts once, the class is built twice.
+config sweep Scale
+cat >>"$SCRATCH/sweep.yaml" <<'YAML'
+sweep:
+  component.config.params: ['{"n": 16}', '{"n": 32}']
+YAML
+expect_exit 0 "a sweep of params in one process" "$HARNESS" run "$SCRATCH/sweep.yaml" --output-dir "$SCRATCH/sweep"
+grep -q 'of 16 elements over tolerance' "$SCRATCH/out" && grep -q 'of 32 elements over tolerance' "$SCRATCH/out" \
+    && pass "each point got its params" || fail "each point got its params"
+
 config wrong WrongScale '{"n": 64}'
 expect_exit 1 "a failing reference check" "$HARNESS" run "$SCRATCH/wrong.yaml" --output-dir "$SCRATCH/exp"
 expect_err "output does not match the reference" "the failed check is the usual message"
+
+config exit Raises '{"where": "none"}'
+sed -i "s#callable: .*#callable: $SCRATCH/exits.py:Exits#" "$SCRATCH/exit.yaml"
+printf 'import sys\nclass Exits:\n    def __init__(self, params, ctx): pass\n    def step(self): sys.exit(0)\n' >"$SCRATCH/exits.py"
+expect_exit 3 "sys.exit() in step" "$HARNESS" run "$SCRATCH/exit.yaml" --output-dir "$SCRATCH/exp" --set validate=false
+expect_err "exits.py:4: SystemExit: 0" "sys.exit() is an exception like any other, not the harness's exit"
 
 for method in __init__ step check cost notes; do
     config raise_$method Raises "{\"where\": \"$method\"}"
