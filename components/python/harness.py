@@ -29,7 +29,6 @@ the harness (no `_harness` module) it still imports, so a component's module
 can be imported and its pure parts tested with plain python.
 """
 
-import contextlib
 import difflib
 import importlib
 import importlib.util
@@ -80,6 +79,23 @@ def _count(shape):
             raise ValueError(f"shape {shape}: dimensions are integers >= 0")
         n *= d
     return shape, n
+
+
+class _Region:
+    """What ctx.region returns: a plain class, cheaper per step than
+    contextlib's generator."""
+
+    __slots__ = ("name",)
+
+    def __init__(self, name):
+        self.name = name
+
+    def __enter__(self):
+        _harness.region_push(self.name)
+
+    def __exit__(self, *exc):
+        _harness.region_pop()
+        return False
 
 
 class Context:
@@ -154,7 +170,8 @@ class Context:
     def seed(self):
         """A 63-bit integer drawn once from the data generator: the same for
         the same config (data.seed), for libraries with a seed of their own
-        (numpy.random, torch.manual_seed)."""
+        (numpy.random, torch.manual_seed). Read it in __init__, after the
+        fills (it draws a stream of its own)."""
         if self._seed is None:
             pair = self.alloc(2, "int32", "seed")
             self.fill(pair)
@@ -184,14 +201,9 @@ class Context:
 
     # ---- profiling and facts ---------------------------------------------
 
-    @contextlib.contextmanager
     def region(self, name):
         """`with ctx.region("matmul"):` a named range of the trace (and NVTX)."""
-        _harness.region_push(name)
-        try:
-            yield
-        finally:
-            _harness.region_pop()
+        return _Region(name)
 
     def note(self, key, value):
         """A fact about this instance, into the summary's component_notes."""

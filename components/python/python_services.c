@@ -3,16 +3,19 @@
  * harness.py's Context. Addresses cross as ints, sizes as element counts
  * with harness_dtype codes, as the services take them. A service that
  * refuses has recorded its message with the host already (the first message
- * is kept); the RuntimeError raised here only unwinds the Python side. */
+ * is kept); the harness.HarnessError raised here only unwinds the Python side. */
 #include "python_component.h"
 
 #include <stdint.h>
 
 HARNESS_HIDDEN_ harness_ctx *pyc_ctx;
 
+/* harness.HarnessError; the message the host recorded is the run's error. */
 static PyObject *refused(const char *what)
 {
-    PyErr_Format(PyExc_RuntimeError, "the harness refused %s (its message is the run's error)", what);
+    PyObject *type = PyObject_GetAttrString(pyc_harness_module(), "HarnessError");
+    PyErr_Format(type ? type : PyExc_RuntimeError, "the harness refused %s (its message is the run's error)", what);
+    Py_XDECREF(type);
     return NULL;
 }
 
