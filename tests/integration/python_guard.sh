@@ -56,7 +56,7 @@ stop() {
     [ $code -eq "$4" ] && pass "$1 during $2: exit $code" || { fail "$1 during $2: exit $code, expected $4"; cat "$SCRATCH/err"; }
     grep -q KeyboardInterrupt "$SCRATCH/err" && fail "$1 during $2: a KeyboardInterrupt" || pass "$1 during $2: no KeyboardInterrupt"
 }
-stop INT Empty '{}' 130
+stop INT Naps '{}' 130
 stop INT Blocks '{"how": "sleep"}' 130
 stop TERM Blocks '{"how": "busy"}' 143
 finish

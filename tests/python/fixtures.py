@@ -126,3 +126,11 @@ class NumpyScale:
 
     def cost(self):
         return {"flops": self.x.size, "bytes": 8 * self.x.size}
+
+
+class Naps(Empty):
+    """A step asleep for a millisecond: a run long enough to be stopped while
+    Python runs."""
+
+    def step(self):
+        time.sleep(0.001)
