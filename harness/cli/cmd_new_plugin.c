@@ -1,8 +1,10 @@
-/* harness new-plugin NAME [--device cpu|cuda] [--dir D]: writes a plugin
- * project that builds against the harness pkg-config finds (else the one
- * that wrote it: its .pc directory is recorded in the Makefile) and whose
- * config runs and passes its check with no edit. The files are the
- * templates of share/templates/, embedded in the binary (cli/templates.h). */
+/* harness new-plugin NAME [--device cpu|cuda] [--lang c|python] [--dir D]:
+ * writes a plugin project that builds against the harness pkg-config finds
+ * (else the one that wrote it: its .pc directory is recorded in the
+ * Makefile) and whose config runs and passes its check with no edit; with
+ * --lang python, a component in Python (NAME.py, run by the python
+ * component) and its config instead. The files are the templates of
+ * share/templates/, embedded in the binary (cli/templates.h). */
 #include <dirent.h>
 #include <errno.h>
 #include <getopt.h>
@@ -86,12 +88,15 @@ static int check_target(const char *dir, harness_error *err)
     return 0;
 }
 
-/* The file a template becomes: plugin.c -> NAME.c, kernel.cu ->
- * NAME_kernel.cu, config.yaml -> NAME.yaml; the rest keep their names. */
+/* The file a template becomes: plugin.c -> NAME.c, component.py -> NAME.py,
+ * kernel.cu -> NAME_kernel.cu, config.yaml -> NAME.yaml; the rest keep their
+ * names. */
 static void output_name(const char *file, const char *name, char *out, size_t cap)
 {
     if (strcmp(file, "plugin.c") == 0)
         snprintf(out, cap, "%s.c", name);
+    else if (strcmp(file, "component.py") == 0)
+        snprintf(out, cap, "%s.py", name);
     else if (strcmp(file, "kernel.cu") == 0)
         snprintf(out, cap, "%s_kernel.cu", name);
     else if (strcmp(file, "config.yaml") == 0)
@@ -198,6 +203,7 @@ static const char *const synopsis[] = {"NAME [options]", NULL};
 
 static const harness_cli_option options[] = {
     {"device", 'd', 0, "D", "the variant's device: cpu (default) or cuda"},
+    {"lang", 'l', 0, "LANG", "the component's language: c (default) or python (a class run by python/cpu)"},
     {"dir", 0, 'D', "DIR", "the project directory (default ./NAME; it must not exist, or be empty)"},
     HARNESS_CLI_HELP_OPTION,
 };
@@ -208,7 +214,9 @@ static const harness_cli_command new_plugin_command = {
     .about = "Write a plugin project in DIR (default: ./NAME, which must not exist or be\n"
              "empty): NAME.c registering NAME/DEVICE (z = alpha * x + y, with a reference\n"
              "check, a cost and a region), a Makefile using pkg-config harness-plugin\n"
-             "(and nvcc for --device cuda), NAME.yaml and a README.\n"
+             "(and nvcc for --device cuda), NAME.yaml and a README. With --lang python:\n"
+             "NAME.py, a class the harness's python/cpu variant runs (nothing to build),\n"
+             "NAME.yaml and a README.\n"
              "\n"
              "  make && harness run NAME.yaml      build, check against the reference, time\n",
     .options = options,
@@ -222,13 +230,14 @@ int harness_cmd_new_plugin(int argc, char **argv)
     harness_cli_getopt g;
     harness_cli_getopt_init(&g, &new_plugin_command);
     harness_error err = {0};
-    const char *device = "cpu", *dir = NULL;
+    const char *device = "cpu", *lang = "c", *dir = NULL;
     opterr = 0;
     optind = 1;
     int c;
     while ((c = getopt_long(argc, argv, g.shortopts, g.longopts, NULL)) != -1) {
         switch (c) {
         case 'd': device = optarg; break;
+        case 'l': lang = optarg; break;
         case 'D': dir = optarg; break;
         case 'h': harness_cli_help(stdout, &new_plugin_command); return 0;
         default:
@@ -246,15 +255,32 @@ int harness_cmd_new_plugin(int argc, char **argv)
         harness_error_set(&err, HARNESS_EXIT_USAGE, "new-plugin: --device: expected cpu or cuda, got '%s'", device);
         return harness_error_report(&err);
     }
+    if (strcmp(lang, "c") != 0 && strcmp(lang, "python") != 0) {
+        harness_error_set(&err, HARNESS_EXIT_USAGE, "new-plugin: --lang: expected c or python, got '%s'", lang);
+        return harness_error_report(&err);
+    }
+    int python = strcmp(lang, "python") == 0;
+    if (python && strcmp(device, "cpu") != 0) {
+        harness_error_set(&err, HARNESS_EXIT_USAGE, "new-plugin: --lang python scaffolds python/cpu only; for "
+                          "python/cuda, launch on ctx.stream (docs/guide/python.md)");
+        return harness_error_report(&err);
+    }
     if (dir && !*dir) {
         harness_error_set(&err, HARNESS_EXIT_USAGE, "new-plugin: --dir: empty path");
         return harness_error_report(&err);
     }
     if (!dir)
         dir = name;
-    if (check_name(name, &err) != 0 || check_target(dir, &err) != 0 || check_family_free(name, &err) != 0 ||
-        scaffold(dir, name, device, &err) != 0)
+    /* A Python component registers no family of its own: it runs as python/cpu. */
+    if (check_name(name, &err) != 0 || check_target(dir, &err) != 0 ||
+        (!python && check_family_free(name, &err) != 0) || scaffold(dir, name, python ? "python" : device, &err) != 0)
         return harness_error_report(&err);
+    if (python) {
+        printf("%s: %s.py, a python/cpu component\n", dir, name);
+        printf("  cd %s && %s run %s.yaml\n", dir,
+               harness_running_from_build_tree() ? HARNESS_BUILD_DIR "/harness/harness" : "harness", name);
+        return 0;
+    }
     printf("%s: %s/%s plugin project\n", dir, name, device);
     /* Uninstalled, the Makefile finds the clone through the share/ it
      * records; the binary is the clone's. */

@@ -7,7 +7,7 @@
 #include <stddef.h>
 
 typedef struct harness_template {
-    const char *device;    /* "cpu" or "cuda" */
+    const char *device;    /* the set: "cpu" or "cuda" (C), "python" */
     const char *file;      /* name in share/templates/<device>/ */
     const char *text;
 } harness_template;

@@ -62,7 +62,9 @@ done
 
 expect_exit 2 "--slice 7" sh "$top_srcdir/tests/gpu/run.sh" --dry-run --slice 7 "$SCRATCH/plan4"
 
+# From the tree's top, where tests/gpu/run.sh runs them (python.yaml's
+# callable is a path relative to the working directory).
 for c in "$top_srcdir"/tests/gpu/configs/*.yaml; do
-    expect_exit 0 "harness validate tests/gpu/configs/$(basename "$c")" "$HARNESS" validate "$c"
+    expect_exit 0 "harness validate tests/gpu/configs/$(basename "$c")" env -C "$top_srcdir" "$HARNESS" validate "$c"
 done
 finish
