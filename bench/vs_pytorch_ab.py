@@ -1,0 +1,130 @@
+"""vs_pytorch_ab.py - vs_pytorch.py's cases measured by `harness ab`: each
+case a benchmark of one suite, its base the C variant and its candidate the
+PyTorch peer (components/python/torch) under the python component, both run
+by the harness (same schedule, same data from the same seed, same
+validation, same statistics), rounds interleaved by ab. What comes back is
+vs_pytorch.py's per-case record (per-round medians of both sides), so that
+the same table prints, plus ab's verdict and interval per case.
+
+The suite is written to a temporary folder as two trees (harness/ and
+torch/, a config of the same name in each) and run as
+    harness ab vs_pytorch.suite --base-tree T/harness --cand-tree T/torch
+bench/vs_pytorch/ holds the same for the shipped configs' shapes."""
+
+import json
+import os
+import re
+import subprocess
+import tempfile
+
+TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+HARNESS = os.path.join(TOP, "harness", "harness")
+PEERS = os.path.join(TOP, "components", "python", "torch")
+CLASSES = {"rms_norm": "rms_norm_torch.py:RmsNormTorch", "attention": "attention_torch.py:AttentionTorch",
+           "transformer_block": "transformer_block_torch.py:TransformerBlockTorch"}
+
+
+def variant_keys():
+    """The variant keys `harness list` shows (the first word of its lines)."""
+    p = subprocess.run([HARNESS, "list"], capture_output=True, text=True)
+    return set(re.findall(r"^\s*(\S+/\S+)", p.stdout, re.M)) if p.returncode == 0 else set()
+
+
+def unavailable(venv_python):
+    """Why ab mode cannot run here (None: it can)."""
+    if not os.path.exists(venv_python):
+        return f"no {venv_python} (scripts/setup --with-torch, or --venv DIR)"
+    if "python/cpu" not in variant_keys():
+        return "the python component is not built (harness list shows no python/cpu)"
+    return None
+
+
+def _scalar(v):
+    if isinstance(v, bool):
+        return "true" if v else "false"
+    return str(v)
+
+
+def _typed(v):
+    """A case's --set value ("true", 8, 1e-6) as JSON wants it."""
+    return {"true": True, "false": False}.get(v, v) if isinstance(v, str) else v
+
+
+def config_text(family, variant, params, steps, warmup, validate, venv_python, registered):
+    """One side's config: the C variant's, or the peer's: rms_norm/torch and
+    the like where the python component registers the peers, else python/cpu
+    with the same parameters as its params."""
+    lines = [f"experiment:\n  name: {family}\n  output_dir: experiments", "device: cpu",
+             f"schedule:\n  warmup_steps: {warmup}\n  wait_steps: 1\n  measurement_steps: {steps}\n  repeat: 1",
+             "profiling:\n  trace: false\n  memory: false", "component:"]
+    peer = variant.endswith("/torch")
+    if peer and variant not in registered:
+        blob = json.dumps({k: _typed(v) for k, v in params.items()})
+        lines.append(f"  variant_key: python/cpu\n  config:\n    callable: {os.path.join(PEERS, CLASSES[family])}\n"
+                     f"    params: '{blob}'\n    python: {venv_python}")
+    else:
+        lines.append(f"  variant_key: {variant}\n  config:")
+        lines += [f"    {k}: {_scalar(v)}" for k, v in params.items()]
+    lines += ["data:\n  generator: random_normal\n  seed: 1234", f"validate: {'true' if validate else 'false'}"]
+    return "\n".join(lines) + "\n"
+
+
+def write_trees(root, cases, steps_of, validate, venv_python):
+    """root/harness/NN.yaml and root/torch/NN.yaml per case, and the suite in
+    torch/; the benchmarks' folder names follow the files'."""
+    registered = variant_keys()
+    names = []
+    for i, c in enumerate(cases):
+        name = f"{i + 1:02d}_{c['family']}.yaml"
+        steps, warmup = steps_of(c)
+        for side, variant in (("harness", c["variant"]), ("torch", c["family"] + "/torch")):
+            os.makedirs(os.path.join(root, side), exist_ok=True)
+            with open(os.path.join(root, side, name), "w") as f:
+                f.write(config_text(c["family"], variant, c["sets"], steps, warmup, validate, venv_python,
+                                    registered))
+        names.append(name)
+    with open(os.path.join(root, "torch", "vs_pytorch.suite"), "w") as f:
+        f.write("\n".join(names) + "\n")
+    return names
+
+
+def summary_of(folder):
+    """A round folder's rank-0 summary (the experiment folder inside it)."""
+    for dirpath, _, files in os.walk(folder):
+        if "summary_ranks_1_rank_0.json" in files:
+            with open(os.path.join(dirpath, "summary_ranks_1_rank_0.json")) as f:
+                return json.load(f)
+    return None
+
+
+def run(cases, steps_of, validate, venv_python, rounds):
+    """Runs the suite; per case name: dict(h=[ns], t=[ns], summary, valid, isa,
+    verdict, ratio, interval), and ab's exit code."""
+    with tempfile.TemporaryDirectory(prefix="vs_pytorch_ab.") as root:
+        names = write_trees(root, cases, steps_of, validate, venv_python)
+        cmd = [HARNESS, "ab", "vs_pytorch.suite", "--base-tree", os.path.join(root, "harness"),
+               "--cand-tree", os.path.join(root, "torch"), "--output-dir", os.path.join(root, "ab"),
+               "--format", "json", "--quiet"]
+        if rounds:
+            cmd += ["--rounds", str(rounds)]
+        p = subprocess.run(cmd, cwd=TOP, capture_output=True, text=True)
+        if p.returncode not in (0, 1):
+            raise RuntimeError(f"{' '.join(cmd)}\n  exit {p.returncode}: {p.stderr.strip()}")
+        report = json.loads(p.stdout)
+        out = {}
+        for c, name in zip(cases, names):
+            stem = name.split(".")[0]
+            rs = [r for r in report["rounds"] if r["benchmark"].endswith(stem) and not r["failed"]]
+            pair = next((q for q in report["pairs"] if stem in (q["base"]["folder"] or q["base"]["path"] or "")),
+                        None)
+            e = dict(h=[r["base_median_ns"] for r in rs], t=[r["cand_median_ns"] for r in rs], summary=None,
+                     valid="off", isa=None, verdict=pair and pair["verdict"], ratio=pair and pair["ratio"],
+                     interval=pair and pair["ratio_interval"], coverage=pair and pair["ratio_interval_coverage"])
+            sides = [summary_of(os.path.join(root, r[k])) for r in rs for k in ("base_folder", "cand_folder")]
+            if sides and sides[0]:
+                e["summary"] = sides[0]
+                e["isa"] = (sides[0].get("component_notes") or {}).get("isa")
+            if validate and all(sides):
+                e["valid"] = "passed" if all(s["validation"].get("passed") for s in sides) else "FAILED"
+            out[c["name"]] = e
+        return out, p.returncode
