@@ -13,7 +13,6 @@ bench/vs_pytorch/ holds the same for the shipped configs' shapes."""
 
 import json
 import os
-import re
 import subprocess
 import tempfile
 
@@ -25,9 +24,9 @@ CLASSES = {"rms_norm": "rms_norm_torch.py:RmsNormTorch", "attention": "attention
 
 
 def variant_keys():
-    """The variant keys `harness list` shows (the first word of its lines)."""
-    p = subprocess.run([HARNESS, "list"], capture_output=True, text=True)
-    return set(re.findall(r"^\s*(\S+/\S+)", p.stdout, re.M)) if p.returncode == 0 else set()
+    """The variant keys `harness list` shows."""
+    p = subprocess.run([HARNESS, "list", "--json"], capture_output=True, text=True)
+    return {v["key"] for v in json.loads(p.stdout)["variants"]} if p.returncode == 0 else set()
 
 
 def unavailable(venv_python):
@@ -89,12 +88,12 @@ def write_trees(root, cases, steps_of, validate, venv_python):
 
 
 def summary_of(folder):
-    """A round folder's rank-0 summary (the experiment folder inside it)."""
-    for dirpath, _, files in os.walk(folder):
-        if "summary_ranks_1_rank_0.json" in files:
-            with open(os.path.join(dirpath, "summary_ranks_1_rank_0.json")) as f:
-                return json.load(f)
-    return None
+    """An experiment folder's rank-0 summary, or None."""
+    path = os.path.join(folder or "", "summary_ranks_1_rank_0.json")
+    if not os.path.exists(path):
+        return None
+    with open(path) as f:
+        return json.load(f)
 
 
 def run(cases, steps_of, validate, venv_python, rounds):
@@ -112,19 +111,19 @@ def run(cases, steps_of, validate, venv_python, rounds):
             raise RuntimeError(f"{' '.join(cmd)}\n  exit {p.returncode}: {p.stderr.strip()}")
         report = json.loads(p.stdout)
         out = {}
-        for c, name in zip(cases, names):
-            stem = name.split(".")[0]
-            rs = [r for r in report["rounds"] if r["benchmark"].endswith(stem) and not r["failed"]]
-            pair = next((q for q in report["pairs"] if stem in (q["base"]["folder"] or q["base"]["path"] or "")),
-                        None)
+        for i, (c, name) in enumerate(zip(cases, names)):
+            folder = f"/{i + 1:02d}-{name.split('.')[0]}/"      # ab's DIR/NN-NAME/ of benchmark i + 1
+            rs = [r for r in report["rounds"] if r["benchmark"] == i + 1 and not r["failed"]]
+            pair = next((q for q in report["pairs"] if folder in (q["base"]["folder"] or "")), None)
             e = dict(h=[r["base_median_ns"] for r in rs], t=[r["cand_median_ns"] for r in rs], summary=None,
                      valid="off", isa=None, verdict=pair and pair["verdict"], ratio=pair and pair["ratio"],
                      interval=pair and pair["ratio_interval"], coverage=pair and pair["ratio_interval_coverage"])
-            sides = [summary_of(os.path.join(root, r[k])) for r in rs for k in ("base_folder", "cand_folder")]
+            sides = [summary_of(r[k]) for r in rs for k in ("base_folder", "cand_folder")]
             if sides and sides[0]:
                 e["summary"] = sides[0]
                 e["isa"] = (sides[0].get("component_notes") or {}).get("isa")
-            if validate and all(sides):
+                e["torch_notes"] = sides[1].get("component_notes") if sides[1] else None
+            if validate and sides and all(sides):
                 e["valid"] = "passed" if all(s["validation"].get("passed") for s in sides) else "FAILED"
             out[c["name"]] = e
         return out, p.returncode
