@@ -1,19 +1,20 @@
 """vs_pytorch_ab.py - vs_pytorch.py's cases measured by `harness ab`: each
-case a benchmark of one suite, its base the C variant and its candidate the
+case a benchmark, its base the C variant and its candidate the
 PyTorch peer (components/python/torch) under the python component, both run
 by the harness (same schedule, same data from the same seed, same
 validation, same statistics), rounds interleaved by ab. What comes back is
 vs_pytorch.py's per-case record (per-round medians of both sides), so that
 the same table prints, plus ab's verdict and interval per case.
 
-The suite is written to a temporary folder as two trees (harness/ and
-torch/, a config of the same name in each) and run as
-    harness ab vs_pytorch.suite --base-tree T/harness --cand-tree T/torch
-bench/vs_pytorch/ holds the same for the shipped configs' shapes."""
+Each case's two configs are written to a temporary folder and run as
+    harness ab NN_FAMILY/harness.yaml NN_FAMILY/torch.yaml --format json
+bench/vs_pytorch/ holds the peers' configs for the shipped configs' shapes,
+and the suite that pairs them."""
 
 import json
 import os
 import subprocess
+import sys
 import tempfile
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
@@ -68,23 +69,17 @@ def config_text(family, variant, params, steps, warmup, validate, venv_python, r
     return "\n".join(lines) + "\n"
 
 
-def write_trees(root, cases, steps_of, validate, venv_python):
-    """root/harness/NN.yaml and root/torch/NN.yaml per case, and the suite in
-    torch/; the benchmarks' folder names follow the files'."""
-    registered = variant_keys()
-    names = []
-    for i, c in enumerate(cases):
-        name = f"{i + 1:02d}_{c['family']}.yaml"
-        steps, warmup = steps_of(c)
-        for side, variant in (("harness", c["variant"]), ("torch", c["family"] + "/torch")):
-            os.makedirs(os.path.join(root, side), exist_ok=True)
-            with open(os.path.join(root, side, name), "w") as f:
-                f.write(config_text(c["family"], variant, c["sets"], steps, warmup, validate, venv_python,
-                                    registered))
-        names.append(name)
-    with open(os.path.join(root, "torch", "vs_pytorch.suite"), "w") as f:
-        f.write("\n".join(names) + "\n")
-    return names
+def write_pair(root, i, c, steps_of, validate, venv_python, registered):
+    """root/NN_FAMILY/{harness,torch}.yaml: case i's two sides."""
+    d = os.path.join(root, f"{i + 1:02d}_{c['family']}")
+    os.makedirs(d, exist_ok=True)
+    steps, warmup = steps_of(c)
+    paths = []
+    for side, variant in (("harness", c["variant"]), ("torch", c["family"] + "/torch")):
+        paths.append(os.path.join(d, side + ".yaml"))
+        with open(paths[-1], "w") as f:
+            f.write(config_text(c["family"], variant, c["sets"], steps, warmup, validate, venv_python, registered))
+    return d, paths
 
 
 def summary_of(folder):
@@ -97,24 +92,28 @@ def summary_of(folder):
 
 
 def run(cases, steps_of, validate, venv_python, rounds):
-    """Runs the suite; per case name: dict(h=[ns], t=[ns], summary, valid, isa,
-    verdict, ratio, interval), and ab's exit code."""
+    """Runs `harness ab HARNESS.yaml TORCH.yaml` per case; per case name:
+    dict(h=[ns], t=[ns], summary, valid, isa, verdict, ratio, interval), and
+    the worst exit code of the ab runs (0 or 1: their verdicts).
+
+    One ab a case, not one suite: the python component cannot prepare a
+    second python/cpu config in the process that prepared the first (a
+    suite's), so each pair is its own ab today."""
+    registered = variant_keys()
+    out, worst = {}, 0
     with tempfile.TemporaryDirectory(prefix="vs_pytorch_ab.") as root:
-        names = write_trees(root, cases, steps_of, validate, venv_python)
-        cmd = [HARNESS, "ab", "vs_pytorch.suite", "--base-tree", os.path.join(root, "harness"),
-               "--cand-tree", os.path.join(root, "torch"), "--output-dir", os.path.join(root, "ab"),
-               "--format", "json", "--quiet"]
-        if rounds:
-            cmd += ["--rounds", str(rounds)]
-        p = subprocess.run(cmd, cwd=TOP, capture_output=True, text=True)
-        if p.returncode not in (0, 1):
-            raise RuntimeError(f"{' '.join(cmd)}\n  exit {p.returncode}: {p.stderr.strip()}")
-        report = json.loads(p.stdout)
-        out = {}
-        for i, (c, name) in enumerate(zip(cases, names)):
-            folder = f"/{i + 1:02d}-{name.split('.')[0]}/"      # ab's DIR/NN-NAME/ of benchmark i + 1
-            rs = [r for r in report["rounds"] if r["benchmark"] == i + 1 and not r["failed"]]
-            pair = next((q for q in report["pairs"] if folder in (q["base"]["folder"] or "")), None)
+        for i, c in enumerate(cases):
+            d, (base, cand) = write_pair(root, i, c, steps_of, validate, venv_python, registered)
+            cmd = [HARNESS, "ab", base, cand, "--output-dir", os.path.join(d, "ab"), "--format", "json", "--quiet"]
+            if rounds:
+                cmd += ["--rounds", str(rounds)]
+            p = subprocess.run(cmd, cwd=TOP, capture_output=True, text=True)
+            if p.returncode not in (0, 1):
+                raise RuntimeError(f"{' '.join(cmd)}\n  exit {p.returncode}: {p.stderr.strip()}")
+            worst = max(worst, p.returncode)
+            report = json.loads(p.stdout)
+            rs = [r for r in report["rounds"] if not r["failed"]]
+            pair = report["pairs"][0] if report["pairs"] else None
             e = dict(h=[r["base_median_ns"] for r in rs], t=[r["cand_median_ns"] for r in rs], summary=None,
                      valid="off", isa=None, verdict=pair and pair["verdict"], ratio=pair and pair["ratio"],
                      interval=pair and pair["ratio_interval"], coverage=pair and pair["ratio_interval_coverage"])
@@ -126,4 +125,5 @@ def run(cases, steps_of, validate, venv_python, rounds):
             if validate and sides and all(sides):
                 e["valid"] = "passed" if all(s["validation"].get("passed") for s in sides) else "FAILED"
             out[c["name"]] = e
-        return out, p.returncode
+            print(f"  ab {i + 1}/{len(cases)} done: {c['name']}", file=sys.stderr, flush=True)
+    return out, worst

@@ -100,11 +100,10 @@ class AttentionTorch:
         o = self.o.transpose(1, 2)                           # [B, Sq, H, D], the harness's layout
         n = self._visible().to(t.float64)
         tiles = t.ceil(n / BK_MIN)
-        allowed = t.arange(self.sk)[None, :] < (t.arange(self.sq) + self.sk - self.sq + 1)[:, None]
-        if not self.causal:
-            allowed[:] = True
+        allowed = t.arange(self.sk)[None, :] < n[:, None]       # [Sq, Sk]: key j visible to query i
+        pairs = self._pairs()
         got, refs, bounds = [], [], []
-        for pair in self._pairs():
+        for pair in pairs:
             bi, hi = divmod(pair, self.h)
             kh = hi // (self.h // self.kv)
             q = self.q[bi, hi].to(t.float64)
@@ -121,7 +120,6 @@ class AttentionTorch:
             got.append(o[bi, :, hi])
             refs.append(ref)
             bounds.append(tol)
-        pairs = self._pairs()
         what = (f"{self.dtype} vs float64 reference, {len(pairs)} of {self.b * self.h} (batch, head) pairs; "
                 "attention_ref.c's per-row bound")
 
