@@ -61,7 +61,8 @@ class RmsNormTorch:
             bound, what = 2.0 * e + 1e-3, (f"bf16 vs float64 reference: max |y-ref| <= 2 x {e:.3g} (bf16-arithmetic "
                                            f"reference's max error) + 0.001")
         else:
-            bound, what = 1e-5 + 1e-5 * ref.abs(), "fp32 vs float64 reference: |y-ref| <= 1e-05 + 1e-05*|ref| per element"
+            bound = 1e-5 + 1e-5 * ref.abs()
+            what = "fp32 vs float64 reference: |y-ref| <= 1e-05 + 1e-05*|ref| per element"
         return torch_peer.verdict(t, self.y, ref, bound, what, lambda i: f"row {i[0]}, col {i[1]}")
 
     def _bf16_arith(self):
