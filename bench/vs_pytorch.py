@@ -3,14 +3,26 @@
 call for the same work, and both against this machine's calibrated peaks,
 measured side by side in one session.
 
-    python3 bench/vs_pytorch.py [--make-venv DIR | --venv DIR] [--rounds N] [--quick]
-                                [--only TEXT] [--json FILE]
+    python3 bench/vs_pytorch.py [--mode auto|ab|direct] [--make-venv DIR | --venv DIR]
+                                [--rounds N] [--quick] [--only TEXT] [--json FILE]
 
 Run it from a built tree (`make -j2`): it runs harness/harness of the tree it
-sits in. PyTorch: the newest from PyPI in a virtualenv. `--make-venv DIR`
-creates DIR (python3 -m venv) and installs torch into it (the CPU wheel index
-first, plain PyPI if that is unreachable), then runs itself under DIR's
-python; `--venv DIR` uses an existing one; neither: the python running it.
+sits in. PyTorch: the newest from PyPI in a virtualenv, by default the
+tree's .venv-torch (scripts/setup --with-torch). `--make-venv DIR` creates
+DIR (python3 -m venv) and installs torch into it (the CPU wheel index first,
+plain PyPI if that is unreachable); `--venv DIR` uses an existing one.
+
+Two modes, the same table:
+  - ab (the default where the python component is built: `harness list`
+    shows python/cpu): each case a benchmark of one `harness ab` suite, the
+    C variant its base and its PyTorch peer (components/python/torch, the
+    same parameters and data, validated the same way) its candidate, so the
+    harness runs, times and judges both sides (vs_pytorch_ab.py); calibrated
+    before and after the rounds; ab's verdict and interval follow the table.
+    The peers cover the cases with a harness-buffer form: not copy, not
+    SDPA on contiguous [B, H, S, D] copies.
+  - direct (--mode direct, or without the python component): torch called
+    in this process (re-run under the venv's python), as below.
 
 The PyTorch side is what a user writes, not a hand-made imitation:
   - attention: torch.nn.functional.scaled_dot_product_attention (is_causal,
@@ -23,7 +35,7 @@ The PyTorch side is what a user writes, not a hand-made imitation:
     rotate-half RoPE, SDPA with enable_gqa, F.silu; fp32, and bf16 with every
     tensor in bf16 (model.to(torch.bfloat16)).
 Both sides run 2 threads (torch.set_num_threads; the harness's OpenMP
-default here). Every round: `harness calibrate --quick` (fp32 FMA, bf16 dot,
+default here). Direct mode, every round: `harness calibrate --quick` (fp32 FMA, bf16 dot,
 AMX bf16 and copy peaks), then each case's sides in an order that rotates
 with the round, each a warm-up then timed calls, the median. A rate is the
 harness's declared FLOPs (or bytes) per step over a median time, for both
@@ -47,6 +59,8 @@ import subprocess
 import sys
 import tempfile
 import time
+
+import vs_pytorch_ab
 
 TOP = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 HARNESS = os.path.join(TOP, "harness", "harness")
@@ -250,18 +264,22 @@ def load_block_config():
 
 
 def make_cases(torch, F, quick):
-    """Each case: the harness config and sets, the peak kind, and the torch
-    variants (name -> builder)."""
+    """Each case: the harness config and sets, the peak kind, the torch
+    variants (name -> builder; torch None: not built) and, where the case has
+    a PyTorch peer (components/python/torch), its C variant and the torch
+    variant the peer reproduces (ab mode)."""
     cases = []
-    tdt = {"fp32": torch.float32, "bf16": torch.bfloat16}
+
+    def tdt(dt):
+        return {"fp32": torch.float32, "bf16": torch.bfloat16}[dt]
     for dt, elem in (("fp32", 4), ("bf16", 2)):
         nbytes = 8 * 1024 * 4096 * elem
         cases.append(dict(name=f"copy {nbytes >> 20} MiB (x2 moved)", config="copy.yaml", sets={"bytes": nbytes},
                           unit="GB/s", peak="bytes", est_s=2 * nbytes / 30e9, torch={}))
         cases.append(dict(name=f"rms_norm 8x1024x4096 {dt}", config="rms_norm.yaml", unit="GB/s", peak="bytes",
                           sets=dict(batch_size=8, seq_len=1024, hidden_size=4096, eps=1e-6, dtype=dt),
-                          est_s=2 * nbytes / 20e9,
-                          torch={"F.rms_norm": lambda t=tdt[dt]: torch_rms_norm(torch, F, 8, 1024, 4096, 1e-6, t)}))
+                          est_s=2 * nbytes / 20e9, family="rms_norm", variant="rms_norm/cpu", peer="F.rms_norm",
+                          torch={"F.rms_norm": lambda dt=dt: torch_rms_norm(torch, F, 8, 1024, 4096, 1e-6, tdt(dt))}))
     attn = [(1024, 16, 16, 64, False), (1024, 8, 8, 128, True), (1024, 8, 2, 128, True)]
     if not quick:
         attn += [(2048, 8, 8, 128, False), (2048, 8, 2, 128, True)]
@@ -272,8 +290,10 @@ def make_cases(torch, F, quick):
             cases.append(dict(name=name, config="attention.yaml", unit="GFLOP/s", peak=dt, est_s=fl / 100e9,
                               sets=dict(batch_size=1, num_heads=h, num_kv_heads=hkv, seq_len=s, kv_seq_len=0,
                                         head_dim=d, causal=str(causal).lower(), dtype=dt, scale=0),
-                              torch={lay: (lambda a=(1, h, hkv, s, d, causal, tdt[dt], lay):
-                                           torch_attention(torch, F, *a)) for lay in ("bhsd", "bshd")}))
+                              family="attention", variant="attention/cpu", peer="bshd",
+                              torch={lay: (lambda a=(1, h, hkv, s, d, causal, dt, lay):
+                                           torch_attention(torch, F, *a[:6], tdt(a[6]), a[7]))
+                                     for lay in ("bhsd", "bshd")}))
     bc = load_block_config()
     tokens = bc["batch_size"] * bc["seq_len"]
     for dt in ("fp32", "bf16"):
@@ -282,7 +302,8 @@ def make_cases(torch, F, quick):
         cases.append(dict(name=f"block {dt} {tokens} tok h{bc['hidden_size']} "
                           f"{bc['num_heads']}/{bc['num_kv_heads'] or bc['num_heads']}h i{bc['intermediate_size']}",
                           config="transformer_block.yaml", sets=sets, unit="GFLOP/s", peak=dt, est_s=0.05,
-                          torch={"block": lambda d=tdt[dt]: torch_block(torch, F, bc, d)}))
+                          family="transformer_block", variant="transformer_block/cpu", peer="block",
+                          torch={"block": lambda dt=dt: torch_block(torch, F, bc, tdt(dt))}))
     return cases
 
 
@@ -301,50 +322,10 @@ def fmt(v, spec):
     return f"{m:{spec}} [{lo:{spec}}, {hi:{spec}}]"
 
 
-def main():
-    ap = argparse.ArgumentParser(description="harness kernels vs PyTorch (what a user calls) and vs the peaks")
-    ap.add_argument("--make-venv", metavar="DIR", help="create DIR with the newest torch from PyPI and run in it")
-    ap.add_argument("--venv", metavar="DIR", help="run under DIR/bin/python (a venv with torch)")
-    ap.add_argument("--quick", action="store_true", help="1 round, fewer shapes, ~0.3 s per measurement")
-    ap.add_argument("--rounds", type=int, help="rounds (default 5; the order of the sides rotates)")
-    ap.add_argument("--no-validate", action="store_true", help="skip the harness's validation in round 1")
-    ap.add_argument("--only", help="only the cases whose name contains this (the peaks always run)")
-    ap.add_argument("--json", metavar="FILE", help="also write every figure to FILE")
-    args = ap.parse_args()
-    if args.make_venv:
-        reexec_in(make_venv(os.path.abspath(args.make_venv)))
-    elif args.venv:
-        reexec_in(os.path.join(os.path.abspath(args.venv), "bin", "python"))
-    try:
-        import torch
-        import torch.nn.functional as F
-    except ImportError as e:
-        die(f"cannot import torch with {sys.executable} ({e}); try --make-venv DIR", 2)
-    if not hasattr(F, "rms_norm"):
-        die(f"torch {torch.__version__} has no F.rms_norm (2.4+); try --make-venv DIR", 2)
-    rounds = args.rounds or (1 if args.quick else 5)
-    budget = 0.3 if args.quick else 1.0
-    if rounds < 1:
-        die("--rounds must be at least 1", 2)
-    if not os.access(HARNESS, os.X_OK):
-        die(f"{HARNESS} is missing: build first (make -j2)", 2)
-    torch.set_num_threads(THREADS)
-    os.environ.setdefault("OMP_NUM_THREADS", str(THREADS))
-    cases = make_cases(torch, F, args.quick)
-    if args.only:
-        cases = [c for c in cases if args.only in c["name"] or c["name"].startswith("copy")]
-
-    commit = subprocess.run(["git", "-C", TOP, "rev-parse", "--short", "HEAD"], capture_output=True,
-                            text=True).stdout.strip() or "?"
-    cap = torch.backends.cpu.get_cpu_capability() if hasattr(torch.backends, "cpu") else "?"
-    print("harness vs PyTorch (what a user calls), and vs this machine's calibrated peaks")
-    print(f"  date {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, commit {commit}, "
-          f"HARNESS_CPU_ISA={os.environ.get('HARNESS_CPU_ISA', '(unset)')}")
-    print(f"  PyTorch {torch.__version__} ({sys.executable}), {torch.get_num_threads()} threads, CPU capability {cap}, "
-          f"mkldnn bf16 {getattr(torch.backends.mkldnn, 'is_available', lambda: '?')()}")
-    print(f"  rounds {rounds}, ~{budget:g} s per measurement, the sides' order rotating per round")
-    sys.stdout.flush()
-
+def measure_direct(torch, cases, rounds, budget, args):
+    """The sides in this process: each round `harness calibrate --quick`,
+    then each case's harness run and torch calls, the order rotating.
+    (res, calib, status)."""
     outdir = tempfile.mkdtemp(prefix="vs_pytorch.")
     res = {c["name"]: dict(h=[], t={k: [] for k in c["torch"]}, summary=None, valid="off", isa=None)
            for c in cases}
@@ -395,16 +376,39 @@ def main():
         status = 3
     finally:
         shutil.rmtree(outdir, ignore_errors=True)
-    if not calib:
-        sys.exit(status or 3)
+    return res, calib, status
 
-    # ---- report
+
+def measure_ab(cases, budget, args, venv_python):
+    """The sides as `harness ab` rounds (vs_pytorch_ab.py), calibrated before
+    and after. (res, calib, status): res as measure_direct's, the peer's times
+    under its torch variant's name, plus ab's verdict per case."""
+    def steps_of(c):
+        return max(5, min(200, int(budget / c["est_s"]))), max(2, min(20, int(0.2 / c["est_s"])))
+    calib = [machine_peaks()]
+    try:
+        got, code = vs_pytorch_ab.run(cases, steps_of, not args.no_validate, venv_python, args.rounds)
+    except RuntimeError as err:
+        print(f"vs_pytorch.py: {err}", file=sys.stderr)
+        return {}, calib, 3
+    calib.append(machine_peaks())
+    res = {}
+    for c in cases:
+        e = got[c["name"]]
+        e["t"] = {c["peer"]: e["t"]}
+        res[c["name"]] = e
+    status = 1 if any(e["valid"] == "FAILED" for e in res.values()) else 0
+    return res, calib, status
+
+
+def print_report(cases, res, calib, rounds_line, args, extra_json):
+    """The peaks, the table, the notes below it; --json. Returns nothing."""
     ident = calib[0]["identity"]
     peaks = {k: [peak_of(m, k) for m in calib] for k in ("fp32", "bf16", "bytes")}
     print()
     print(f"machine: {ident['cpu_model']}, {ident['logical_cpus']} logical CPUs, {ident['threads']} threads")
-    print("peaks (harness calibrate --quick, every round): median [min, max]; 'of peak' below uses the\n"
-          "  highest of the rounds (other load only lowers a peak measurement, never raises it)")
+    print(f"peaks (harness calibrate --quick, {rounds_line}): median [min, max]; 'of peak' below uses the\n"
+          "  highest of them (other load only lowers a peak measurement, never raises it)")
     print(f"  fp32 FMA       {fmt(peaks['fp32'], '7.1f')} GFLOP/s ({calib[0]['peaks'].get('flops_isa', '?')})")
     for line in calib[0]["_stdout"].splitlines():
         if line.startswith(("bf16 dot", "AMX")) and "not measured" in line:
@@ -424,15 +428,12 @@ def main():
     report = []
     above_peak = []
     for c in cases:
-        e = res[c["name"]]
-        if not e["h"]:
+        e = res.get(c["name"])
+        if not e or not e["h"] or not e["summary"]:
             continue
         s = e["summary"]["throughput"]
         work = s["bytes_per_step"] if c["unit"] == "GB/s" else s["flops_per_step"]
-        pk = peaks[c["peak"]]
-        n = len(e["h"])
-
-        best = max((p for p in pk if p), default=None)
+        best = max((p for p in peaks[c["peak"]] if p), default=None)
 
         def frac(times):
             f = [work / t / best for t in times] if best else []
@@ -454,8 +455,12 @@ def main():
             rep["torch"][k] = dict(ns=ts, ratio=ratios)
             label = {"bhsd": "torch SDPA [B,H,S,D]", "bshd": "torch SDPA on [B,S,H,D] views",
                      "block": "torch F.rms_norm, F.linear, SDPA, F.silu"}.get(k, f"torch {k}")
+            if "verdict" in e:
+                label += " (peer, under ab)"
             print(f"| | {label} | {fmt([x / 1e6 for x in ts], '.3f')} | {work / statistics.median(ts):.1f} | "
                   f"{frac(ts)} | {fmt(ratios, '.2f')} |")
+        if "verdict" in e:
+            rep["ab"] = {k: e[k] for k in ("verdict", "ratio", "interval", "coverage")}
         report.append(rep)
     print()
     print("Rates count the harness's declared work per step (FLOPs; bytes for copy and rms_norm) for both\n"
@@ -463,6 +468,14 @@ def main():
           "run for the dtype (fp32 FMA; the bf16 peak, AMX where measured else the AVX-512 BF16 dot; copy\n"
           "for rms_norm). torch / harness: the two sides' times in the same round, > 1: the harness is\n"
           "faster. Every figure is the median over rounds with the rounds' [min, max].")
+    ab = [(c["name"], res[c["name"]]) for c in cases if "verdict" in res.get(c["name"], {})]
+    if ab:
+        print("harness ab (candidate: the peer; its verdict is the peer's against the harness, so\n"
+              "REGRESSION means torch is slower): torch / harness ratio of medians, its sign-test interval")
+        for name, e in ab:
+            lo, hi = e["interval"] or (None, None)
+            span = f" [{lo:.2f}, {hi:.2f}] ({e['coverage']:.1%})" if lo is not None else ""
+            print(f"  {name}: {e['ratio']:.2f}{span}, {e['verdict']}" if e["ratio"] else f"  {name}: {e['verdict']}")
     if above_peak:
         print(f"ABOVE PEAK ({', '.join(sorted(set(above_peak)))}): a round measured more than any calibrate of\n"
               "the run, which no kernel can: the peak was measured low (other load during calibrate), the\n"
@@ -470,8 +483,87 @@ def main():
               "buffers do not. Read that round's figures as unreliable, not as fast.")
     if args.json:
         with open(args.json, "w") as f:
-            json.dump(dict(machine=ident, torch=torch.__version__, threads=THREADS, rounds=rounds, commit=commit,
-                           peaks=peaks, bf16_dot=dot, amx_bf16=amx, cases=report), f, indent=1)
+            json.dump(dict(machine=ident, threads=THREADS, peaks=peaks, bf16_dot=dot, amx_bf16=amx, cases=report,
+                           **extra_json), f, indent=1)
+
+
+def main():
+    ap = argparse.ArgumentParser(description="harness kernels vs PyTorch (what a user calls) and vs the peaks")
+    ap.add_argument("--mode", choices=("auto", "ab", "direct"), default="auto",
+                    help="ab: harness ab rounds against the PyTorch peers (needs the python component); direct: "
+                         "torch called in this process; auto (default): ab where it can run")
+    ap.add_argument("--make-venv", metavar="DIR", help="create DIR with the newest torch from PyPI and use it")
+    ap.add_argument("--venv", metavar="DIR", help="use DIR/bin/python (a venv with torch; default: .venv-torch "
+                    "of the tree where it exists)")
+    ap.add_argument("--quick", action="store_true", help="1 round, fewer shapes, ~0.3 s per measurement")
+    ap.add_argument("--rounds", type=int, help="rounds (direct: default 5, the order of the sides rotates; ab: "
+                    "its own default, the fewest that can call a change among the cases)")
+    ap.add_argument("--no-validate", action="store_true", help="skip the validation (direct: of round 1; ab: of "
+                    "every run)")
+    ap.add_argument("--only", help="only the cases whose name contains this (the peaks always run)")
+    ap.add_argument("--json", metavar="FILE", help="also write every figure to FILE")
+    args = ap.parse_args()
+    venv = args.make_venv or args.venv or (os.path.join(TOP, ".venv-torch") if os.path.isdir(
+        os.path.join(TOP, ".venv-torch")) else None)
+    venv_python = os.path.join(os.path.abspath(venv), "bin", "python") if venv else ""
+    if args.make_venv:
+        make_venv(os.path.abspath(args.make_venv))
+    if not os.access(HARNESS, os.X_OK):
+        die(f"{HARNESS} is missing: build first (make -j2)", 2)
+    if args.mode == "direct" or os.environ.get("VS_PYTORCH_REEXEC"):   # the re-run under the venv: direct
+        why = "--mode direct"
+    else:
+        why = vs_pytorch_ab.unavailable(venv_python)
+    if args.mode == "ab" and why:
+        die(f"--mode ab: {why}", 2)
+    if why and args.mode == "auto":
+        print(f"vs_pytorch.py: direct mode: {why}", file=sys.stderr)
+    if why and venv_python:
+        reexec_in(venv_python)
+    rounds = args.rounds or (1 if args.quick else 5)
+    budget = 0.3 if args.quick else 1.0
+    if rounds < 1:
+        die("--rounds must be at least 1", 2)
+    torch = F = None
+    if why:
+        try:
+            import torch
+            import torch.nn.functional as F
+        except ImportError as e:
+            die(f"cannot import torch with {sys.executable} ({e}); try --make-venv DIR", 2)
+        if not hasattr(F, "rms_norm"):
+            die(f"torch {torch.__version__} has no F.rms_norm (2.4+); try --make-venv DIR", 2)
+        torch.set_num_threads(THREADS)
+    os.environ.setdefault("OMP_NUM_THREADS", str(THREADS))
+    cases = make_cases(torch, F, args.quick)
+    if args.only:
+        cases = [c for c in cases if args.only in c["name"] or c["name"].startswith("copy")]
+    if not why:
+        cases = [c for c in cases if "peer" in c]
+
+    commit = subprocess.run(["git", "-C", TOP, "rev-parse", "--short", "HEAD"], capture_output=True,
+                            text=True).stdout.strip() or "?"
+    print("harness vs PyTorch (what a user calls), and vs this machine's calibrated peaks")
+    print(f"  date {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, commit {commit}, "
+          f"HARNESS_CPU_ISA={os.environ.get('HARNESS_CPU_ISA', '(unset)')}")
+    if why:
+        cap = torch.backends.cpu.get_cpu_capability() if hasattr(torch.backends, "cpu") else "?"
+        print(f"  direct: PyTorch {torch.__version__} ({sys.executable}), {torch.get_num_threads()} threads, CPU "
+              f"capability {cap}, mkldnn bf16 {getattr(torch.backends.mkldnn, 'is_available', lambda: '?')()}")
+        print(f"  rounds {rounds}, ~{budget:g} s per measurement, the sides' order rotating per round")
+    else:
+        print(f"  ab: the PyTorch peers (components/python/torch) under the python component, {venv_python}; "
+              f"~{budget:g} s per run, rounds {args.rounds or 'ab default'}")
+    sys.stdout.flush()
+    if why:
+        res, calib, status = measure_direct(torch, cases, rounds, budget, args)
+        line, extra = "every round", dict(torch=torch.__version__, rounds=rounds, mode="direct")
+    else:
+        res, calib, status = measure_ab(cases, budget, args, venv_python)
+        line, extra = "before and after the rounds", dict(mode="ab")
+    if not calib or not res:
+        return status or 3
+    print_report(cases, res, calib, line, args, dict(commit=commit, **extra))
     return status
 
 
