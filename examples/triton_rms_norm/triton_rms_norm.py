@@ -27,7 +27,7 @@ DEFAULTS = {"batch_size": 8, "seq_len": 1024, "hidden_size": 4096, "eps": 1e-6, 
 DTYPES = {
     "fp32": ("float32", torch.float32, "<f4", 4),
     "fp16": ("float16", torch.float16, "<f2", 2),
-    "bf16": ("bfloat16", torch.bfloat16, "<u2", 2),   # stored as uint16, seen as bfloat16
+    "bf16": ("bfloat16", torch.bfloat16, "<i2", 2),   # 16-bit storage, seen as bfloat16
 }
 
 

@@ -1,7 +1,8 @@
 #!/bin/sh
 # The Triton example (examples/triton_rms_norm) under the harness on the CPU:
 # its config in Triton's interpreter (TRITON_INTERPRET=1) at tiny sizes, each
-# dtype and a row longer than one block validated; a kernel broken the way a
+# dtype and a row longer than one block validated, on rms_norm/cpu's data (the
+# same largest |reference|, so the same tolerance); a kernel broken the way a
 # padded mean breaks it fails its check (exit 1); no TRITON_INTERPRET on
 # python/cpu, and an unknown parameter, fail creation (exit 3) saying why.
 # Needs the python component and a Python with torch and triton:
@@ -40,9 +41,20 @@ set -- --output-dir "$SCRATCH/exp" --set device=cpu --set "component.config.pyth
     --set schedule.repeat=1
 expect_exit 0 "the example in Triton's interpreter, 4 points" "$HARNESS" run "$SCRATCH/sweep.yaml" "$@" \
     --set "component.config.callable=$example/triton_rms_norm.py:TritonRmsNorm"
-"$py" - "$SCRATCH"/exp/*/summary_ranks_1_rank_0.json <<'PY' && pass "4 points checked against float64" || fail "summaries"
+# rms_norm/cpu at the fp32 point's sizes: the same data give the same largest
+# |reference|, so the same tolerance, 1e-5 + 1e-5 max |ref| (to rounding).
+expect_exit 0 "rms_norm/cpu on the same sizes" "$HARNESS" run "$top_srcdir/configs/rms_norm.yaml" \
+    --output-dir "$SCRATCH/c" --set component.config.batch_size=2 --set component.config.seq_len=3 \
+    --set component.config.hidden_size=100 --set schedule.warmup_steps=1 --set schedule.measurement_steps=3 \
+    --set schedule.repeat=1 --set profiling.trace=false
+"$py" - "$SCRATCH"/c/*/summary_ranks_1_rank_0.json "$SCRATCH"/exp/*/summary_ranks_1_rank_0.json <<'PY' \
+    && pass "4 points checked against float64, on rms_norm/cpu's data" || fail "summaries"
 import json, sys
-summaries = [json.load(open(f)) for f in sys.argv[1:]]
+c, *summaries = [json.load(open(f)) for f in sys.argv[1:]]
+fp32 = [s for s in summaries if s["validation"]["checked"] == 600 and s["validation"]["detail"].startswith("fp32")]
+assert len(fp32) == 1, "one fp32 point of 2 x 3 x 100"
+t, want = fp32[0]["validation"]["tolerance"], c["validation"]["tolerance"]
+assert abs(t - want) <= 1e-12 * want, f"tolerance {t!r}, rms_norm/cpu's {want!r}: not the same data"
 assert len(summaries) == 4, f"{len(summaries)} summaries"
 for s in summaries:
     assert s["validation"]["status"] == "passed", s["validation"]
