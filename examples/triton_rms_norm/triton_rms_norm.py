@@ -94,7 +94,8 @@ class TritonRmsNorm:
         y = ctx.device_alloc(n * elem, "y")
         ctx.device_output(y, n, kind)
         shape = (self.rows, self.hidden)
-        self.x, self.w, self.y = (torch.as_tensor(_DeviceArray(a, s, typestr), device="cuda").view(torch_type)
+        # No device= here: torch places them on the device the addresses are on.
+        self.x, self.w, self.y = (torch.as_tensor(_DeviceArray(a, s, typestr)).view(torch_type)
                                   for a, s in ((x, shape), (w, (self.hidden,)), (y, shape)))
         stream = torch.cuda.ExternalStream(ctx.stream)    # the harness times its events on it
         self.on_stream = lambda: torch.cuda.stream(stream)
@@ -108,7 +109,7 @@ class TritonRmsNorm:
         (read afresh: the harness writes new inputs before its second check)."""
         self.step()
         with self.on_stream():     # copies ordered after the step; .cpu() waits for them
-            x, w, y = (t.to(torch.float64).cpu().numpy() for t in (self.x, self.w, self.y))
+            x, w, y = (t.cpu().to(torch.float64).numpy() for t in (self.x, self.w, self.y))
         return rms_norm_reference.check(y, x, w, self.eps, self.dtype, self.interpreted)
 
     def cost(self):

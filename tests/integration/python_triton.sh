@@ -63,6 +63,10 @@ dtypes = sorted(s["validation"]["detail"].split()[0] for s in summaries)
 assert dtypes == ["bf16", "fp16", "fp32", "fp32"], dtypes
 PY
 
+# The kernel alone against the reference: chunks of a forced small block too.
+expect_exit 0 "selfcheck.py in Triton's interpreter" "$py" "$example/selfcheck.py"
+[ "$(grep -c '^ok ' "$SCRATCH/out")" -eq 9 ] || fail "selfcheck.py: 9 cases ok"
+
 # A realistic bug: the mean over the padded block (128) instead of the row (100).
 mkdir "$SCRATCH/broken"
 cp "$example"/*.py "$SCRATCH/broken/"
