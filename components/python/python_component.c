@@ -32,17 +32,28 @@ static int leave(PyGILState_STATE gil, int rc)
 }
 
 
-static int validate(harness_ctx *ctx)
+int pyc_validate_class(harness_ctx *ctx, const pyc_class *c)
 {
     if (pyc_start(ctx) != 0)
         return -1;
     PyGILState_STATE gil = enter(ctx);
-    PyObject *r = pyc_call("_validate", Py_BuildValue("(sss)", harness_host->param_string(ctx, "callable"),
-                                                      harness_host->param_string(ctx, "python"),
-                                                      harness_host->param_string(ctx, "params")));
+    PyObject *r = pyc_call("_validate", Py_BuildValue("(sss)", c->callable, c->python, c->params));
     int rc = r ? 0 : pyc_fail_exception(ctx, "validate");
     Py_XDECREF(r);
     return leave(gil, rc);
+}
+
+/* python/cpu's and python/cuda's class: their three parameters. */
+static pyc_class class_of(harness_ctx *ctx)
+{
+    return (pyc_class){harness_host->param_string(ctx, "callable"), harness_host->param_string(ctx, "python"),
+                       harness_host->param_string(ctx, "params")};
+}
+
+static int validate(harness_ctx *ctx)
+{
+    pyc_class c = class_of(ctx);
+    return pyc_validate_class(ctx, &c);
 }
 
 static void release(py_instance *s)
@@ -61,7 +72,7 @@ static unsigned long long stream_handle(harness_ctx *ctx, const char *device)
     return (unsigned long long)(uintptr_t)harness_host->stream(ctx);
 }
 
-static int create(harness_ctx *ctx, void **state, const char *device)
+int pyc_create_class(harness_ctx *ctx, void **state, const char *device, const pyc_class *c)
 {
     if (pyc_start(ctx) != 0)
         return -1;
@@ -69,9 +80,7 @@ static int create(harness_ctx *ctx, void **state, const char *device)
     py_instance *s = PyMem_RawCalloc(1, sizeof *s);
     if (!s)
         return leave(gil, harness_host->fail(ctx, "python: out of memory for the instance"));
-    PyObject *made = pyc_call("_create", Py_BuildValue("(ssssKiii)", harness_host->param_string(ctx, "callable"),
-                                                       harness_host->param_string(ctx, "python"),
-                                                       harness_host->param_string(ctx, "params"), device,
+    PyObject *made = pyc_call("_create", Py_BuildValue("(ssssKiii)", c->callable, c->python, c->params, device,
                                                        stream_handle(ctx, device), harness_host->rank(ctx),
                                                        harness_host->world_size(ctx),
                                                        harness_host->num_threads(ctx)));
@@ -92,11 +101,12 @@ static int create(harness_ctx *ctx, void **state, const char *device)
 
 static int create_cpu(harness_ctx *ctx, void **state)
 {
-    return create(ctx, state, "cpu");
+    pyc_class c = class_of(ctx);
+    return pyc_create_class(ctx, state, "cpu", &c);
 }
 
 /* The timed call: as little as possible around instance.step(). */
-static int step(harness_ctx *ctx, void *state)
+int pyc_step(harness_ctx *ctx, void *state)
 {
     py_instance *s = state;
     PyGILState_STATE gil = enter(ctx);
@@ -107,7 +117,7 @@ static int step(harness_ctx *ctx, void *state)
     return leave(gil, 0);
 }
 
-static int step_cost(harness_ctx *ctx, void *state, harness_cost *out)
+int pyc_step_cost(harness_ctx *ctx, void *state, harness_cost *out)
 {
     py_instance *s = state;
     PyGILState_STATE gil = enter(ctx);
@@ -144,7 +154,7 @@ static int fill_check(harness_ctx *ctx, PyObject *verdict, harness_check *out)
     return PyErr_Occurred() ? pyc_fail_exception(ctx, "check") : 0;
 }
 
-static int check(harness_ctx *ctx, void *state, harness_check *out)
+int pyc_check(harness_ctx *ctx, void *state, harness_check *out)
 {
     py_instance *s = state;
     PyGILState_STATE gil = enter(ctx);
@@ -155,7 +165,7 @@ static int check(harness_ctx *ctx, void *state, harness_check *out)
 }
 
 /* close() if the class has one, then the memory ctx.alloc gave is freed. */
-static void destroy(harness_ctx *ctx, void *state)
+void pyc_destroy(harness_ctx *ctx, void *state)
 {
     py_instance *s = state;
     PyGILState_STATE gil = enter(ctx);
@@ -177,14 +187,15 @@ static const harness_variant cpu_variant = {
     .size = sizeof(harness_variant), .key = "python/cpu", .family = "python", .device = "cpu",
     .summary = "a component written in Python (docs/guide/python.md)",
     .params = params, .n_params = sizeof params / sizeof params[0],
-    .create = create_cpu, .step = step, .check = check, .destroy = destroy, .validate = validate,
-    .step_cost = step_cost,
+    .create = create_cpu, .step = pyc_step, .check = pyc_check, .destroy = pyc_destroy, .validate = validate,
+    .step_cost = pyc_step_cost,
 };
 
 #ifdef HAVE_CUDA
 static int create_cuda(harness_ctx *ctx, void **state)
 {
-    return create(ctx, state, "cuda");
+    pyc_class c = class_of(ctx);
+    return pyc_create_class(ctx, state, "cuda", &c);
 }
 
 /* Steps on the harness's stream (ctx.stream); never captured into a CUDA
@@ -193,12 +204,12 @@ static const harness_variant cuda_variant = {
     .size = sizeof(harness_variant), .key = "python/cuda", .family = "python", .device = "cuda",
     .summary = "a component written in Python, on the harness's CUDA stream (docs/guide/python.md)",
     .params = params, .n_params = sizeof params / sizeof params[0],
-    .create = create_cuda, .step = step, .check = check, .destroy = destroy, .validate = validate,
-    .step_cost = step_cost,
+    .create = create_cuda, .step = pyc_step, .check = pyc_check, .destroy = pyc_destroy, .validate = validate,
+    .step_cost = pyc_step_cost,
 };
 #endif
 
-HARNESS_PLUGIN_INIT(python_component, svc, ctx)
+int pyc_register_python(const harness_services *svc, harness_ctx *ctx)
 {
     int rc = svc->register_variant(ctx, &cpu_variant);
 #ifdef HAVE_CUDA

@@ -40,4 +40,25 @@ HARNESS_HIDDEN_ int pyc_fail_exception(harness_ctx *ctx, const char *callback);
 /* The builtin module `_harness` (registered before the interpreter starts). */
 HARNESS_HIDDEN_ PyObject *pyc_services_init(void);
 
+/* A component's class as harness.py loads it: FILE.py:Class or
+ * module:Class, a virtual environment's python ("" none), its parameters
+ * as a JSON object. */
+typedef struct pyc_class {
+    const char *callable, *python, *params;
+} pyc_class;
+
+/* The callbacks of every python variant (python_component.c), the class
+ * given: python/cpu's from its parameters, a peer's from its table. */
+HARNESS_HIDDEN_ int pyc_validate_class(harness_ctx *ctx, const pyc_class *c);
+HARNESS_HIDDEN_ int pyc_create_class(harness_ctx *ctx, void **state, const char *device, const pyc_class *c);
+HARNESS_HIDDEN_ int pyc_step(harness_ctx *ctx, void *state);
+HARNESS_HIDDEN_ int pyc_step_cost(harness_ctx *ctx, void *state, harness_cost *out);
+HARNESS_HIDDEN_ int pyc_check(harness_ctx *ctx, void *state, harness_check *out);
+HARNESS_HIDDEN_ void pyc_destroy(harness_ctx *ctx, void *state);
+
+/* python/cpu and python/cuda (python_component.c); the PyTorch peers of
+ * the C variants as variants (python_peers.c). */
+HARNESS_HIDDEN_ int pyc_register_python(const harness_services *svc, harness_ctx *ctx);
+HARNESS_HIDDEN_ int pyc_register_peers(const harness_services *svc, harness_ctx *ctx);
+
 #endif

@@ -25,6 +25,20 @@ static int make_libpython_global(harness_ctx *ctx)
     return 0;
 }
 
+/* The interpreter outlives the plugin's instances and cannot start twice,
+ * and its builtin module `_harness` points into this plugin's code: keep the
+ * plugin mapped (and its `started`) when the host closes and opens it again
+ * between two configs of one process (a suite, harness ab). */
+static int keep_plugin_loaded(harness_ctx *ctx)
+{
+    Dl_info info;
+    if (!dladdr((void *)pyc_start, &info) || !info.dli_fname)
+        return harness_host->fail(ctx, "python: cannot tell which file this plugin was loaded from");
+    if (!dlopen(info.dli_fname, RTLD_NOW | RTLD_NOLOAD | RTLD_NODELETE))
+        return harness_host->fail(ctx, "python: %s: %s", info.dli_fname, dlerror());
+    return 0;
+}
+
 static int fail_status(harness_ctx *ctx, PyStatus status)
 {
     return harness_host->fail(ctx, "python: the interpreter did not start: %s%s%s",
@@ -77,7 +91,7 @@ int pyc_start(harness_ctx *ctx)
     if (failed)
         return harness_host->fail(ctx, "python: the interpreter failed to start earlier in this process");
     failed = 1;
-    if (make_libpython_global(ctx) != 0)
+    if (make_libpython_global(ctx) != 0 || keep_plugin_loaded(ctx) != 0)
         return -1;
     if (PyImport_AppendInittab("_harness", pyc_services_init) != 0)
         return harness_host->fail(ctx, "python: cannot register the module _harness");

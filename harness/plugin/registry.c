@@ -650,6 +650,16 @@ const harness_variant_entry *harness_registry_resolve(const harness_registry *re
         if (strcmp(reg->variants[i].variant.key, key) == 0)
             return refuse_duplicate(reg, &reg->variants[i], err);
 
+    /* A family on a device: FAMILY/DEVICE when one has that key (rms_norm/cpu,
+     * not a peer such as rms_norm/torch that a plugin registered for the
+     * same family and device), else the first registered. */
+    size_t key_len = strlen(key);
+    for (size_t i = 0; i < reg->n_variants; i++) {
+        const harness_variant *v = &reg->variants[i].variant;
+        if (strcmp(v->family, key) == 0 && strncmp(v->key, key, key_len) == 0 && v->key[key_len] == '/' &&
+            strcmp(v->key + key_len + 1, device) == 0)
+            return refuse_duplicate(reg, &reg->variants[i], err);
+    }
     int family_known = 0;
     char others[512] = "";
     size_t len = 0;

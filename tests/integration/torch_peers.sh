@@ -115,14 +115,29 @@ expect_exit_any() {  # the verdict's codes: 0 same or faster, 1 slower
 }
 desc="ab rms_norm/cpu vs its peer (python/cpu) gives a verdict"
 expect_exit_any "$HARNESS" ab c_rms_norm.yaml torch_rms_norm.yaml --rounds 6 --quiet --output-dir "$SCRATCH/ab1"
-if "$HARNESS" list --json --filter '^rms_norm/torch$' >/dev/null 2>&1; then
-    desc="ab configs/rms_norm.yaml --cand-set component.variant_key=rms_norm/torch gives a verdict"
-    expect_exit_any "$HARNESS" ab "$top_srcdir/configs/rms_norm.yaml" "$top_srcdir/configs/rms_norm.yaml" \
-        --cand-set component.variant_key=rms_norm/torch --set component.config.seq_len=4 \
-        --set component.config.hidden_size=64 --set schedule.measurement_steps=5 --set schedule.repeat=1 \
-        --set profiling.trace=false --set profiling.memory=false --rounds 6 --quiet --output-dir "$SCRATCH/ab2"
-else
-    echo "SKIP (one case): the python component registers no rms_norm/torch, so --cand-set" \
-         "component.variant_key=rms_norm/torch cannot run (components/python/torch/README.md, Registration)"
-fi
+# The peers as variants of their own (python_peers.c): a C variant's config
+# runs its peer with one --set, validated; the family name still means C.
+HARNESS_TORCH_PYTHON=$py
+export HARNESS_TORCH_PYTHON
+tiny_rms="--set component.config.seq_len=4 --set component.config.hidden_size=64"
+tiny_att="--set component.config.seq_len=16 --set component.config.num_heads=4 --set component.config.head_dim=16"
+tiny_tb="--set component.config.seq_len=8 --set component.config.hidden_size=64 --set component.config.num_heads=4 \
+    --set component.config.intermediate_size=96"
+for family in rms_norm attention transformer_block; do
+    case $family in rms_norm) tiny=$tiny_rms ;; attention) tiny=$tiny_att ;; *) tiny=$tiny_tb ;; esac
+    expect_exit 0 "$family/torch from configs/$family.yaml" "$HARNESS" run "$top_srcdir/configs/$family.yaml" \
+        --set component.variant_key=$family/torch $tiny --set schedule.measurement_steps=3 --set schedule.repeat=1 \
+        --output-dir "$SCRATCH/peer_$family" --quiet
+    grep -q '"passed":[[:space:]]*true' "$SCRATCH"/peer_$family/*/summary_ranks_1_rank_0.json &&
+        grep -q "\"variant_key\":[[:space:]]*\"$family/torch\"" "$SCRATCH"/peer_$family/*/summary_ranks_1_rank_0.json &&
+        pass "$family/torch validated" || fail "$family/torch: validation or key"
+done
+"$HARNESS" validate "$top_srcdir/configs/rms_norm.yaml" >"$SCRATCH/val" 2>&1
+grep -q 'rms_norm/cpu' "$SCRATCH/val" && pass "the family name still resolves to rms_norm/cpu" ||
+    fail "variant_key rms_norm no longer means rms_norm/cpu: $(head -3 "$SCRATCH/val")"
+desc="ab configs/rms_norm.yaml --cand-set component.variant_key=rms_norm/torch gives a verdict"
+expect_exit_any "$HARNESS" ab "$top_srcdir/configs/rms_norm.yaml" "$top_srcdir/configs/rms_norm.yaml" \
+    --cand-set component.variant_key=rms_norm/torch $tiny_rms --set schedule.measurement_steps=5 \
+    --set schedule.repeat=1 --set profiling.trace=false --set profiling.memory=false --rounds 6 --quiet \
+    --output-dir "$SCRATCH/ab2"
 finish

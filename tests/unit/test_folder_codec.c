@@ -937,6 +937,12 @@ static void test_job_summary_round_trip(void **state)
         harness_job_summary_free(&x);
         harness_job_summary_free(&y);
     }
+}
+
+/* summary.json's faults, each named with its key. */
+static void test_job_summary_bad(void **state)
+{
+    (void)state;
     static const struct { const char *text, *says; } bad[] = {
         {"{\"schema\": \"harness.job_summary/1\", \"world_size\": 1, \"windows\": []}", "summary.json: ranks: missing"},
         {"{\"schema\": \"harness.job_summary/1\", \"world_size\": 1, \"ranks\": [{\"host\": 3}], \"windows\": []}",
@@ -1000,6 +1006,7 @@ int main(void)
         cmocka_unit_test(test_status_round_trip),
         cmocka_unit_test(test_suite_index_round_trip),
         cmocka_unit_test(test_job_summary_round_trip),
+        cmocka_unit_test(test_job_summary_bad),
         cmocka_unit_test(test_samples_round_trip),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
