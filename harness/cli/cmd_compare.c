@@ -12,6 +12,7 @@
 #include "compare/baseline_db.h"
 #include "compare/compare.h"
 #include "compare/metric.h"
+#include "compare/node_compare.h"
 #include "compare/printer.h"
 #include "util/term.h"
 
@@ -292,6 +293,10 @@ int harness_cmd_compare(int argc, char **argv)
     free(report);
     int code = harness_comparison_exit_code(&cmp);
     harness_comparison_free(&cmp);
+    /* Jobs across nodes: the per-node section, in the text report only. */
+    if (!opts.baseline_db && strcmp(opts.printer->name, "text") == 0 &&
+        harness_node_compare_print(stdout, opts.base, opts.cand, &err) != 0)
+        return harness_error_report(&err);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         harness_error_set(&err, HARNESS_EXIT_RUNTIME, "cannot write the report: %s", strerror(errno));
         return harness_error_report(&err);

@@ -10,6 +10,7 @@
 #include "run/comm_log.h"
 #include "util/stats.h"
 #include "folder/job_summary.h"
+#include "report/node_rollup.h"
 
 void harness_rank_figures_of(const harness_summary *s, harness_rank_figures *out)
 {
@@ -167,7 +168,7 @@ static int job_record(const harness_rank_figures *r, int n, const char *variant_
     x->energy_counters = j.counters;
     x->energy_watts = j.watts;
     x->energy_joules_per_step = j.joules_per_step;
-    return 0;
+    return harness_node_rollup(r, n, &x->nodes);
 }
 
 char *harness_job_summary_json(const harness_rank_figures *r, int n, const char *variant_key,
@@ -217,6 +218,10 @@ char *harness_job_summary_text(const harness_rank_figures *r, int n, const char 
     if (e)
         harness_job_energy_print(f, e, n);
     free(e);
+    harness_job_nodes nodes;
+    if (harness_node_rollup(r, n, &nodes) == 0)
+        harness_node_rollup_print(f, &nodes);
+    harness_job_nodes_free(&nodes);
     if (stragglers) {
         fputs("synchronized steps (sync_steps): the slowest rank of each step, how often:", f);
         for (int i = 0; i < n; i++)

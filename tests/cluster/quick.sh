@@ -1,0 +1,42 @@
+#!/bin/sh
+# Across nodes in make check: a bed of 2 nodes (network namespaces, each its
+# own hostname and /tmp; tests/cluster/README.md) runs 2 ranks on each over
+# TCP under mpirun. One experiment folder, on a path both nodes see, holds
+# every rank's files and rank 0's job summary, whose per-node rollup names
+# both nodes and says why it judges no outlier (two nodes).
+. "$top_builddir/tests/setup"
+BED="$top_srcdir/tests/cluster/bed"
+grep -q '^#define HAVE_MPI 1' "$top_builddir/build_config.h" || { echo "skip: built without MPI"; exit 77; }
+command -v mpirun >/dev/null || { echo "skip: no mpirun"; exit 77; }
+why=$("$BED" check) || { echo "skip: no test bed here: $why"; exit 77; }
+
+# The nodes' /tmp is their own: the folder goes under the build tree.
+mkdir -p "$top_builddir/tests/cluster" && OUT=$(mktemp -d "$top_builddir/tests/cluster/quick.XXXXXX") || exit 99
+trap 'rm -rf "$SCRATCH" "$OUT"' EXIT
+cd "$OUT" || exit 99
+# Sanitizer builds: LeakSanitizer off in the ranks, as in tests/integration/mpi.sh.
+ASAN_OPTIONS=detect_leaks=0
+expect_exit 0 "2 nodes x 2 ranks over TCP" timeout 100 "$BED" with 2 -- "$BED" mpirun -np 4 --oversubscribe \
+    "$HARNESS" run "$CONFIGS/rms_norm_tiny.yaml" --output-dir "$OUT/runs" --quiet
+python3 - "$OUT/runs" <<'PY' || fail "the folder or the job summary"
+import glob, json, sys
+folders = glob.glob(sys.argv[1] + "/*/")
+assert len(folders) == 1, folders
+d = folders[0]
+for r in range(4):
+    s = json.load(open(f"{d}/summary_ranks_4_rank_{r}.json"))
+    assert s["status"] == "ok", (r, s["status"])
+job = json.load(open(d + "/summary.json"))
+hosts = [r["host"] for r in job["ranks"]]
+assert hosts == ["node0", "node0", "node1", "node1"], hosts
+nodes = job["nodes"]
+assert [(n["host"], n["ranks"]) for n in nodes["list"]] == [("node0", [0, 1]), ("node1", [2, 3])], nodes["list"]
+assert nodes["judged"] is False and nodes["nodes_measured"] == 2, nodes
+for n in nodes["list"]:
+    assert n["ranks_measured"] == 2 and n["median_ns"] > 0 and n["slowest_rank"] in n["ranks"], n
+    assert n["outlier"] is False, n
+text = open(d + "/summary.txt").read()
+assert "per node" in text and "not judged, 2 nodes measured (the rule needs 3)" in text, text
+PY
+ip netns list | grep -q "^hb$$" && fail "a namespace of the bed is left"
+finish
