@@ -51,10 +51,12 @@ static void test_rule_cases(void **state)
     const double three[] = {100, 101, 130};
     assert_int_equal(flagged(three, 3, &judged), 1);      /* 30% above a tight pair */
     assert_int_equal(judged, 1);
-    const double tight[] = {100, 100, 100, 104};
-    assert_int_equal(flagged(tight, 4, &judged), 0);      /* MAD 0, but 4% is below the minimum effect */
-    const double wide[] = {100, 80, 120, 112};
-    assert_int_equal(flagged(wide, 4, &judged), 0);       /* 12% above, within the nodes' spread */
+    const double tight[] = {100, 100, 100, 109};
+    assert_int_equal(flagged(tight, 4, &judged), 0);      /* MAD 0, but 9% is below the minimum effect */
+    const double just[] = {100, 100, 100, 111};
+    assert_int_equal(flagged(just, 4, &judged), 1);
+    const double wide[] = {100, 70, 130, 125};
+    assert_int_equal(flagged(wide, 4, &judged), 0);       /* 16% above, within the nodes' spread */
     const double unmeasured[] = {100, NAN, 0, 150};
     assert_int_equal(flagged(unmeasured, 4, &judged), 0); /* two measured: not judged */
     assert_int_equal(judged, 0);
@@ -63,7 +65,7 @@ static void test_rule_cases(void **state)
     harness_job_nodes x = {0};
     const double ten[] = {100, 100, 100, 100, 100, 100, 100, 100, 104, 96};
     assert_int_equal(harness_node_outlier_rule(ten, 10, &x), 0);
-    assert_true(x.center_ns == 100 && x.mad_ns == 0 && fabs(x.threshold_ns - 105) < 1e-9);
+    assert_true(x.center_ns == 100 && x.mad_ns == 0 && fabs(x.threshold_ns - 110) < 1e-9);
 }
 
 /* ---- simulation ------------------------------------------------------------ */
