@@ -3,7 +3,8 @@
 # own hostname and /tmp; tests/cluster/README.md) runs 2 ranks on each over
 # TCP under mpirun. One experiment folder, on a path both nodes see, holds
 # every rank's files and rank 0's job summary, whose per-node rollup names
-# both nodes and says why it judges no outlier (two nodes).
+# both nodes and says why it judges no outlier (two nodes); `harness
+# compare` of two such jobs has a per-node section.
 . "$top_builddir/tests/setup"
 BED="$top_srcdir/tests/cluster/bed"
 grep -q '^#define HAVE_MPI 1' "$top_builddir/build_config.h" || { echo "skip: built without MPI"; exit 77; }
@@ -16,8 +17,11 @@ trap 'rm -rf "$SCRATCH" "$OUT"' EXIT
 cd "$OUT" || exit 99
 # Sanitizer builds: LeakSanitizer off in the ranks, as in tests/integration/mpi.sh.
 ASAN_OPTIONS=detect_leaks=0
-expect_exit 0 "2 nodes x 2 ranks over TCP" timeout 100 "$BED" with 2 -- "$BED" mpirun -np 4 --oversubscribe \
-    "$HARNESS" run "$CONFIGS/rms_norm_tiny.yaml" --output-dir "$OUT/runs" --quiet
+# Two jobs in one bed, the second for compare.
+expect_exit 0 "2 nodes x 2 ranks over TCP" timeout 100 "$BED" with 2 -- sh -c '
+    for job in runs cand; do
+        "$0" mpirun -np 4 --oversubscribe "$1" run "$2" --output-dir "$3/$job" --quiet || exit
+    done' "$BED" "$HARNESS" "$CONFIGS/rms_norm_tiny.yaml" "$OUT"
 python3 - "$OUT/runs" <<'PY' || fail "the folder or the job summary"
 import glob, json, sys
 folders = glob.glob(sys.argv[1] + "/*/")
@@ -39,4 +43,17 @@ text = open(d + "/summary.txt").read()
 assert "per node" in text and "not judged, 2 nodes measured (the rule needs 3)" in text, text
 PY
 ip netns list | grep -q "^hb$$" && fail "a namespace of the bed is left"
+
+"$HARNESS" compare "$OUT"/runs/* "$OUT"/cand/* >"$SCRATCH/out" 2>"$SCRATCH/err"
+rc=$?
+[ "$rc" -le 1 ] || fail "compare of two jobs: exit $rc"
+python3 - "$SCRATCH/out" <<'PY' || { fail "compare: the per-node section"; cat "$SCRATCH/out" "$SCRATCH/err"; }
+import re, sys
+text = open(sys.argv[1]).read()
+section = text[text.index("per node"):].splitlines()
+assert section[1].split() == ["node", "base", "cand", "ratio"], section
+rows = [l.split() for l in section[2:] if l.strip()]
+assert [r[0] for r in rows] == ["node0", "node1"], rows
+assert all(re.fullmatch(r"\d+\.\d{3}", r[-1]) for r in rows), rows
+PY
 finish
