@@ -151,8 +151,8 @@ void harness_node_rollup_print(FILE *f, const harness_job_nodes *x)
     if (x->n < 2)
         return;
     char med[32], slow[32], thr[32];
-    fprintf(f, "\nper node (the ranks of each host):\n%-20s %-16s %12s %8s %22s  %s\n", "node", "ranks",
-            "median", "excess", "slowest rank (median)", "outlier");
+    fprintf(f, "\nper node (the ranks of each host):\n%-20s %-16s %12s %8s %22s\n", "node", "ranks", "median",
+            "excess", "slowest rank (median)");
     for (size_t i = 0; i < x->n; i++) {
         const harness_job_node_record *o = &x->list[i];
         char ranks[24], excess[16], slowest[40];
@@ -166,9 +166,9 @@ void harness_node_rollup_print(FILE *f, const harness_job_nodes *x)
                      harness_format_ns(o->slowest_median_ns, slow, sizeof slow));
         else
             snprintf(slowest, sizeof slowest, "-");
-        fprintf(f, "%-20.20s %-16s %12s %8s %22s  %s\n", o->host, ranks,
+        fprintf(f, "%-20.20s %-16s %12s %8s %22s%s\n", o->host, ranks,
                 measured(o->median_ns) ? harness_format_ns(o->median_ns, med, sizeof med) : "-", excess, slowest,
-                o->outlier ? "OUTLIER" : "");
+                o->outlier ? "  OUTLIER" : "");
     }
     if (x->judged != 1) {
         fprintf(f, "outlier nodes: not judged, %d node%s measured (the rule needs %d)\n", x->nodes_measured,
