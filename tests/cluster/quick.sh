@@ -15,10 +15,12 @@ why=$("$BED" check) || { echo "skip: no test bed here: $why"; exit 77; }
 mkdir -p "$top_builddir/tests/cluster" && OUT=$(mktemp -d "$top_builddir/tests/cluster/quick.XXXXXX") || exit 99
 trap 'rm -rf "$SCRATCH" "$OUT"' EXIT
 cd "$OUT" || exit 99
+unset HARNESS_BED
 # Sanitizer builds: LeakSanitizer off in the ranks, as in tests/integration/mpi.sh.
 ASAN_OPTIONS=detect_leaks=0
 # Two jobs in one bed, the second for compare.
 expect_exit 0 "2 nodes x 2 ranks over TCP" timeout 100 "$BED" with 2 -- sh -c '
+    echo "$HARNESS_BED" >"$3/bed"
     for job in runs cand; do
         "$0" mpirun -np 4 --oversubscribe "$1" run "$2" --output-dir "$3/$job" --quiet || exit
     done' "$BED" "$HARNESS" "$CONFIGS/rms_norm_tiny.yaml" "$OUT"
@@ -42,7 +44,20 @@ for n in nodes["list"]:
 text = open(d + "/summary.txt").read()
 assert "per node" in text and "not judged, 2 nodes measured (the rule needs 3)" in text, text
 PY
-ip netns list | grep -q "^hb$$" && fail "a namespace of the bed is left"
+# bed with: down after the command, every trace of the bed gone.
+bed=$(cat "$OUT/bed")
+[ ! -e "$bed" ] || fail "the bed's state dir $bed is left"
+ip netns list | grep -q "^${bed##*/}-" && fail "a namespace of the bed is left"
+ls -d /sys/fs/cgroup/cpu/harness-bed-"${bed##*/}"-* /sys/fs/cgroup/harness-bed-"${bed##*/}"-* 2>/dev/null &&
+    fail "a cgroup of the bed is left"
+
+# The bed's own bad inputs: exit 2, saying what.
+expect_exit 2 "bed up 0" "$BED" up 0
+expect_err "node count 0 is not in 1..200" "names the count"
+expect_exit 2 "bed mpirun without a bed" "$BED" mpirun -np 1 true
+expect_err "HARNESS_BED is not set" "says what is missing"
+expect_exit 2 "a node the bed lacks" "$BED" with 1 -- "$top_srcdir/tests/cluster/node-exec" node7 true
+expect_err "no node 'node7'" "names the node"
 
 "$HARNESS" compare "$OUT"/runs/* "$OUT"/cand/* >"$SCRATCH/out" 2>"$SCRATCH/err"
 rc=$?
