@@ -277,6 +277,11 @@ int harness_cmd_compare(int argc, char **argv)
     } else {
         rc = compare_folders(&opts, &cmp, &err);
     }
+    /* Jobs across nodes: a per-node section, in the text report only; read
+     * before anything is printed, as a bad file stops the command. */
+    harness_node_compare nodes = {0};
+    if (rc == 0 && !opts.baseline_db && strcmp(opts.printer->name, "text") == 0)
+        rc = harness_node_compare_load(opts.base, opts.cand, &nodes, &err);
     if (rc != 0) {
         harness_comparison_free(&cmp);
         return harness_error_report(&err);
@@ -285,18 +290,17 @@ int harness_cmd_compare(int argc, char **argv)
     harness_text_style style = {harness_color_on(stdout), opts.wide ? 0 : harness_term_width()};
     char *report = harness_print_comparison(opts.printer, &cmp, &style);
     if (!report) {
+        harness_node_compare_free(&nodes);
         harness_comparison_free(&cmp);
         harness_error_set(&err, HARNESS_EXIT_RUNTIME, "out of memory writing the report");
         return harness_error_report(&err);
     }
     fputs(report, stdout);
     free(report);
+    harness_node_compare_print(stdout, &nodes);
+    harness_node_compare_free(&nodes);
     int code = harness_comparison_exit_code(&cmp);
     harness_comparison_free(&cmp);
-    /* Jobs across nodes: the per-node section, in the text report only. */
-    if (!opts.baseline_db && strcmp(opts.printer->name, "text") == 0 &&
-        harness_node_compare_print(stdout, opts.base, opts.cand, &err) != 0)
-        return harness_error_report(&err);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         harness_error_set(&err, HARNESS_EXIT_RUNTIME, "cannot write the report: %s", strerror(errno));
         return harness_error_report(&err);

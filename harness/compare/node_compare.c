@@ -9,7 +9,6 @@
 
 #include "compare/experiment_folders.h"
 #include "folder/folder_format.h"
-#include "folder/job_summary.h"
 #include "util/format.h"
 #include "util/fsutil.h"
 
@@ -79,17 +78,31 @@ static void rows(FILE *f, const harness_job_nodes *a, const harness_job_nodes *b
     }
 }
 
-int harness_node_compare_print(FILE *f, const char *base, const char *cand, harness_error *err)
+int harness_node_compare_load(const char *base, const char *cand, harness_node_compare *out, harness_error *err)
 {
-    harness_job_summary b = {0}, c = {0};
-    int rb = load_job(base, &b, err), rc = rb == 1 ? load_job(cand, &c, err) : 0;
-    if (rb == 1 && rc == 1 && b.nodes.n >= 2 && c.nodes.n >= 2) {
-        fprintf(f, "\nper node (median of each node's ranks' medians; cand / base):\n%-20s %20s %20s %8s\n",
-                "node", "base", "cand", "ratio");
-        rows(f, &b.nodes, &c.nodes, 1);
-        rows(f, &c.nodes, &b.nodes, 0);
+    memset(out, 0, sizeof *out);
+    int rb = load_job(base, &out->base, err), rc = rb == 1 ? load_job(cand, &out->cand, err) : 0;
+    if (rb > 1 || rc > 1) {
+        harness_node_compare_free(out);
+        return rb > 1 ? rb : rc;
     }
-    harness_job_summary_free(&b);
-    harness_job_summary_free(&c);
-    return rb > 1 ? rb : rc > 1 ? rc : 0;
+    out->have = rb == 1 && rc == 1 && out->base.nodes.n >= 2 && out->cand.nodes.n >= 2;
+    return 0;
+}
+
+void harness_node_compare_print(FILE *f, const harness_node_compare *x)
+{
+    if (!x->have)
+        return;
+    fprintf(f, "\nper node (median of each node's ranks' medians; cand / base):\n%-20s %20s %20s %8s\n", "node",
+            "base", "cand", "ratio");
+    rows(f, &x->base.nodes, &x->cand.nodes, 1);
+    rows(f, &x->cand.nodes, &x->base.nodes, 0);
+}
+
+void harness_node_compare_free(harness_node_compare *x)
+{
+    harness_job_summary_free(&x->base);
+    harness_job_summary_free(&x->cand);
+    x->have = 0;
 }

@@ -8,11 +8,23 @@
 
 #include <stdio.h>
 
+#include "folder/job_summary.h"
 #include "util/error.h"
 
-/* Prints the section to f, or nothing when a side is not one job of two or
- * more nodes. 0; 2 when a summary.json is unreadable or malformed (named);
- * 3 out of memory. */
-int harness_node_compare_print(FILE *f, const char *base, const char *cand, harness_error *err);
+/* The two jobs' summaries; have is 0 when a side is not one job of two or
+ * more nodes (then there is nothing to print). */
+typedef struct harness_node_compare {
+    int have;
+    harness_job_summary base, cand;
+} harness_node_compare;
+
+/* Loads both sides: 0 (have tells whether there is a section); 2 when a
+ * summary.json is unreadable or malformed (named); 3 out of memory. */
+int harness_node_compare_load(const char *base, const char *cand, harness_node_compare *out, harness_error *err);
+
+/* The section, or nothing when !x->have. */
+void harness_node_compare_print(FILE *f, const harness_node_compare *x);
+
+void harness_node_compare_free(harness_node_compare *x);
 
 #endif

@@ -71,4 +71,11 @@ rows = [l.split() for l in section[2:] if l.strip()]
 assert [r[0] for r in rows] == ["node0", "node1"], rows
 assert all(re.fullmatch(r"\d+\.\d{3}", r[-1]) for r in rows), rows
 PY
+# A job summary that is not one: exit 2 naming it, before any report.
+cp -R "$OUT/cand" "$OUT/bad"
+printf '{"schema": "harness.job_summary/1", "world_size": 4, "ranks": [], "windows": [], "nodes": {"list": 3}}' \
+    >"$(echo "$OUT"/bad/*)/summary.json"
+expect_exit 2 "compare: a malformed summary.json" "$HARNESS" compare "$OUT"/runs/* "$OUT"/bad/*
+expect_err "summary.json: nodes.list: expected an array" "names the file and the key"
+[ -s "$SCRATCH/out" ] && fail "compare printed a report before the error"
 finish
