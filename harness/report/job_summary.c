@@ -168,7 +168,7 @@ static int job_record(const harness_rank_figures *r, int n, const char *variant_
     x->energy_counters = j.counters;
     x->energy_watts = j.watts;
     x->energy_joules_per_step = j.joules_per_step;
-    return harness_node_rollup(r, n, &x->nodes);
+    return harness_node_rollup(x->ranks, x->n_ranks, &x->nodes);
 }
 
 char *harness_job_summary_json(const harness_rank_figures *r, int n, const char *variant_key,
@@ -218,10 +218,10 @@ char *harness_job_summary_text(const harness_rank_figures *r, int n, const char 
     if (e)
         harness_job_energy_print(f, e, n);
     free(e);
-    harness_job_nodes nodes;
-    if (harness_node_rollup(r, n, &nodes) == 0)
-        harness_node_rollup_print(f, &nodes);
-    harness_job_nodes_free(&nodes);
+    harness_job_summary x = {0};    /* the per-node table from the JSON's record */
+    if (job_record(r, n, variant_key, stragglers, &x) == 0)
+        harness_node_rollup_print(f, &x.nodes);
+    harness_job_summary_free(&x);
     if (stragglers) {
         fputs("synchronized steps (sync_steps): the slowest rank of each step, how often:", f);
         for (int i = 0; i < n; i++)

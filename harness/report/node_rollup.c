@@ -67,14 +67,14 @@ static harness_job_node_record *node_of(harness_job_nodes *x, const char *h, siz
 }
 
 /* Its ranks' medians: the node's median and slowest rank. */
-static int node_figures(harness_job_node_record *o, const harness_rank_figures *r, int n)
+static int node_figures(harness_job_node_record *o, const harness_job_rank_record *r, size_t n)
 {
     double *m = malloc(sizeof *m * (o->n_ranks ? o->n_ranks : 1));
     if (!m)
         return -1;
     size_t k = 0;
     for (size_t j = 0; j < o->n_ranks; j++)
-        for (int i = 0; i < n; i++)
+        for (size_t i = 0; i < n; i++)
             if (r[i].rank == o->ranks[j] && measured(r[i].median_ns)) {
                 m[k++] = r[i].median_ns;
                 if (o->slowest_rank < 0 || r[i].median_ns > o->slowest_median_ns)
@@ -87,28 +87,28 @@ static int node_figures(harness_job_node_record *o, const harness_rank_figures *
     return 0;
 }
 
-int harness_node_rollup(const harness_rank_figures *r, int n, harness_job_nodes *x)
+int harness_node_rollup(const harness_job_rank_record *r, size_t n, harness_job_nodes *x)
 {
     memset(x, 0, sizeof *x);
-    size_t cap = (size_t)(n > 0 ? n : 1);
+    size_t cap = n > 0 ? n : 1;
     if (!(x->list = calloc(cap, sizeof *x->list)))
         return -1;
     /* In rank order, so the nodes come in order of their lowest rank and
      * each node's ranks ascending. */
-    int *order = malloc(sizeof *order * cap);
+    size_t *order = malloc(sizeof *order * cap);
     if (!order)
         return -1;
-    for (int i = 0; i < n; i++)
+    for (size_t i = 0; i < n; i++)
         order[i] = i;
-    for (int i = 1; i < n; i++)     /* insertion sort by rank: n is small and mostly sorted */
-        for (int j = i; j > 0 && r[order[j]].rank < r[order[j - 1]].rank; j--) {
-            int t = order[j];
+    for (size_t i = 1; i < n; i++)  /* insertion sort by rank: n is small and mostly sorted */
+        for (size_t j = i; j > 0 && r[order[j]].rank < r[order[j - 1]].rank; j--) {
+            size_t t = order[j];
             order[j] = order[j - 1], order[j - 1] = t;
         }
     int rc = 0;
-    for (int i = 0; i < n && rc == 0; i++) {
-        const harness_rank_figures *f = &r[order[i]];
-        harness_job_node_record *o = node_of(x, f->host[0] ? f->host : "?", cap);
+    for (size_t i = 0; i < n && rc == 0; i++) {
+        const harness_job_rank_record *f = &r[order[i]];
+        harness_job_node_record *o = node_of(x, f->host && f->host[0] ? f->host : "?", cap);
         if (!o)
             rc = -1;
         else

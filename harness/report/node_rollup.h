@@ -23,7 +23,7 @@
 #include <stdio.h>
 
 #include "folder/job_nodes.h"
-#include "report/job_summary.h"
+#include "folder/job_summary.h"
 
 #define HARNESS_NODE_OUTLIER_K 3.0
 #define HARNESS_NODE_OUTLIER_MIN_EXCESS 0.10
@@ -35,9 +35,10 @@
  * outlier when judged and it is above threshold_ns. 0, or -1 out of memory. */
 int harness_node_outlier_rule(const double *medians, size_t n, harness_job_nodes *x);
 
-/* The rollup of ranks r[0..n) into *x (zeroed first; free with
+/* The rollup of the job's ranks r[0..n) (their host and median_ns, NAN or
+ * <= 0 when not measured) into *x (zeroed first; free with
  * harness_job_nodes_free): 0, or -1 out of memory. */
-int harness_node_rollup(const harness_rank_figures *r, int n, harness_job_nodes *x);
+int harness_node_rollup(const harness_job_rank_record *r, size_t n, harness_job_nodes *x);
 
 /* The per-node table and the verdict for summary.txt; nothing for a job on
  * one node. */

@@ -837,6 +837,19 @@ static void random_nodes(harness_job_nodes *x)
     }
 }
 
+static void assert_same_nodes(const harness_job_nodes *x, const harness_job_nodes *y)
+{
+    assert_int_equal(y->n, x->n);
+    assert_int_equal(y->judged, x->n ? x->judged : -1);   /* no "nodes": unknown */
+    for (size_t i = 0; i < x->n; i++) {
+        assert_string_equal(y->list[i].host, x->list[i].host);
+        assert_int_equal(y->list[i].n_ranks, x->list[i].n_ranks);
+        assert_int_equal(y->list[i].slowest_rank, x->list[i].slowest_rank);
+        assert_int_equal(y->list[i].outlier, x->list[i].outlier);
+        assert_same(x->list[i].excess, y->list[i].excess);
+    }
+}
+
 static void test_job_summary_round_trip(void **state)
 {
     (void)state;
@@ -881,15 +894,7 @@ static void test_job_summary_round_trip(void **state)
             assert_same(x.ranks[i].watts, y.ranks[i].watts);
         }
         assert_same(x.energy_watts, y.energy_watts);
-        assert_int_equal(y.nodes.n, x.nodes.n);
-        assert_int_equal(y.nodes.judged, x.nodes.n ? x.nodes.judged : -1);   /* no "nodes": unknown */
-        for (size_t i = 0; i < x.nodes.n; i++) {
-            assert_string_equal(y.nodes.list[i].host, x.nodes.list[i].host);
-            assert_int_equal(y.nodes.list[i].n_ranks, x.nodes.list[i].n_ranks);
-            assert_int_equal(y.nodes.list[i].slowest_rank, x.nodes.list[i].slowest_rank);
-            assert_int_equal(y.nodes.list[i].outlier, x.nodes.list[i].outlier);
-            assert_same(x.nodes.list[i].excess, y.nodes.list[i].excess);
-        }
+        assert_same_nodes(&x.nodes, &y.nodes);
         free(text);
         free(again);
         harness_job_summary_free(&x);

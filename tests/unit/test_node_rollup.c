@@ -29,6 +29,12 @@ static harness_rank_figures rank_on(int rank, const char *host, double median)
     return f;
 }
 
+/* The job summary's record of a rank, as the rollup reads it. */
+static harness_job_rank_record record_of(int rank, const char *host, double median)
+{
+    return (harness_job_rank_record){.rank = rank, .host = (char *)host, .median_ns = median};
+}
+
 /* How many nodes the rule flags among medians[0..n). */
 static int flagged(const double *medians, size_t n, int *judged)
 {
@@ -96,12 +102,11 @@ static int simulate(int slow, double factor)
 {
     int hits = 0;
     for (int job = 0; job < JOBS; job++) {
-        harness_rank_figures r[NODES * RANKS_PER_NODE];
-        char host[16];
+        static const char *const hosts[NODES] = {"node0", "node1", "node2", "node3"};
+        harness_job_rank_record r[NODES * RANKS_PER_NODE];
         for (int i = 0; i < NODES * RANKS_PER_NODE; i++) {
             int node = i / RANKS_PER_NODE;
-            snprintf(host, sizeof host, "node%d", node);
-            r[i] = rank_on(i, host, 1e6 * exp(SIGMA * normal()) * (node == slow ? factor : 1));
+            r[i] = record_of(i, hosts[node], 1e6 * exp(SIGMA * normal()) * (node == slow ? factor : 1));
         }
         harness_job_nodes x;
         assert_int_equal(harness_node_rollup(r, NODES * RANKS_PER_NODE, &x), 0);
@@ -131,11 +136,12 @@ static void test_simulated_error_rates(void **state)
 static void test_grouping(void **state)
 {
     (void)state;
-    /* --map-by node: ranks alternate between the hosts. */
-    harness_rank_figures r[6] = {rank_on(0, "a", 100), rank_on(1, "b", 300), rank_on(2, "c", 100),
-                                 rank_on(3, "a", 110), rank_on(4, "b", 310), rank_on(5, "c", 0)};
+    /* --map-by node: ranks alternate between the hosts. The records in
+     * another order than the ranks': the nodes still come by lowest rank. */
+    harness_job_rank_record rec[6] = {record_of(1, "b", 300), record_of(0, "a", 100), record_of(2, "c", 100),
+                                      record_of(3, "a", 110), record_of(4, "b", 310), record_of(5, "c", 0)};
     harness_job_nodes x;
-    assert_int_equal(harness_node_rollup(r, 6, &x), 0);
+    assert_int_equal(harness_node_rollup(rec, 6, &x), 0);
     assert_int_equal((int)x.n, 3);
     assert_string_equal(x.list[0].host, "a");
     assert_string_equal(x.list[1].host, "b");
@@ -152,6 +158,8 @@ static void test_grouping(void **state)
     assert_true(fabs(x.list[1].excess - (305.0 / 105 - 1)) < 1e-12);
     harness_job_nodes_free(&x);
 
+    harness_rank_figures r[6] = {rank_on(0, "a", 100), rank_on(1, "b", 300), rank_on(2, "c", 100),
+                                 rank_on(3, "a", 110), rank_on(4, "b", 310), rank_on(5, "c", 0)};
     char *json = harness_job_summary_json(r, 6, "x/cpu", NULL);
     cJSON *root = cJSON_Parse(json);
     const cJSON *nodes = cJSON_GetObjectItem(root, "nodes");
