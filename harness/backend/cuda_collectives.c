@@ -102,6 +102,18 @@ int cuda_nccl_collective(cuda_collectives **self, void *stream, harness_dist *d,
         break;
     case HARNESS_COLL_BARRIER:
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "a barrier has no device buffers");
+    case HARNESS_COLL_SEND_RECV:
+        /* One group, so that the two halves of the exchange cannot wait on
+         * each other (NCCL's rule for matching sends and receives). */
+        rc = ncclGroupStart();
+        if (rc == ncclSuccess)
+            rc = ncclSend(c->send, c->count, t, c->root, comm, st);
+        if (rc == ncclSuccess)
+            rc = ncclRecv(c->recv, c->count, t, c->root, comm, st);
+        ncclResult_t end = ncclGroupEnd();
+        if (rc == ncclSuccess)
+            rc = end;
+        break;
     }
     if (rc != ncclSuccess)
         return nccl_fail(err, rc, "the collective");

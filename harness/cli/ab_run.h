@@ -7,6 +7,7 @@
 
 #include <stddef.h>
 
+#include "cli/report_files.h"
 #include "compare/compare.h"
 #include "compare/printer.h"
 #include "util/term.h"
@@ -34,6 +35,7 @@ typedef struct harness_ab_opts {
     const char *tree[2];           /* --base-tree, --cand-tree: CONFIG paths are inside each */
     harness_compare_options o;
     const harness_printer *printer;    /* --format */
+    harness_report_files reports;  /* --report FORMAT=FILE */
     harness_color_mode color;      /* --color, the text format's verdicts */
     int wide;                      /* --wide: the text table at full width */
     int allow_above_peak;          /* --allow-above-peak, passed to every run */

@@ -43,10 +43,10 @@ static int add_extra(harness_ab_opts *a, int side, const char *flag, const char 
 }
 
 enum { O_BASE_PP = 1000, O_CAND_PP, O_SET, O_BASE_SET, O_CAND_SET, O_ON_AMBIGUOUS, O_FILTER, O_TIME_BUDGET,
-       O_BASE_TREE, O_CAND_TREE, O_COLOR, O_WIDE, O_METRIC, O_ALLOW_ABOVE_PEAK };
+       O_BASE_TREE, O_CAND_TREE, O_COLOR, O_WIDE, O_METRIC, O_ALLOW_ABOVE_PEAK, O_REPORT };
 
-/* --threshold, --alpha, --on-ambiguous, --metric, --format: as `harness
- * compare` takes them. */
+/* --threshold, --alpha, --on-ambiguous, --metric, --format, --report: as
+ * `harness compare` takes them. */
 static int parse_judging(int c, const char *arg, harness_ab_opts *a, harness_error *err)
 {
     char *end;
@@ -74,6 +74,8 @@ static int parse_judging(int c, const char *arg, harness_ab_opts *a, harness_err
         return harness_on_ambiguous_parse(arg, &a->o.on_ambiguous, err);
     case O_METRIC:
         return harness_metric_parse("--metric", arg, &a->o.metric, err);
+    case O_REPORT:
+        return harness_report_files_add(&a->reports, arg, err);
     default:                       /* 'f' */
         return harness_printer_parse(arg, HARNESS_RECORD_COMPARISON, &a->printer, err);
     }
@@ -132,7 +134,9 @@ static const harness_cli_option options[] = {
     {"metric", 0, O_METRIC, "M", "median (default), p90, p99 or mean of each run's samples, or energy (each "
      "run's joules per step)"},
     {"on-ambiguous", 0, O_ON_AMBIGUOUS, "W", "as in compare: fail (default), pass or pass-interference"},
-    {"format", 'f', 0, "F", "as in compare: text (default), markdown or json"},
+    {"format", 'f', 0, "F", "as in compare: text (default), markdown, json or junit"},
+    {"report", 0, O_REPORT, "FORMAT=FILE", "as in compare: also write the verdict in FORMAT to FILE (repeatable; "
+     "checked before the first round)"},
     {"color", 0, O_COLOR, "WHEN", "as in compare: auto (default), never or always"},
     {"wide", 0, O_WIDE, NULL, "as in compare: every column of the text tables"},
     {"allow-above-peak", 0, O_ALLOW_ABOVE_PEAK, NULL, "pass --allow-above-peak to every run: a run with an "
@@ -222,6 +226,7 @@ static int parse(int argc, char **argv, harness_ab_opts *a, harness_error *err)
         case 't':
         case 'a':
         case O_ON_AMBIGUOUS:
+        case O_REPORT:
         case O_METRIC:
         case 'f':
             if (parse_judging(c, optarg, a, err) != 0)
@@ -389,6 +394,7 @@ static int report(const harness_ab_opts *a, harness_compare_side sides[2], harne
     harness_text_style style = {harness_color_on(stdout), a->wide ? 0 : harness_term_width()};
     char *text = harness_print_comparison(a->printer, &cmp, &style);
     int code = harness_comparison_exit_code(&cmp);
+    int report_files_rc = text ? harness_report_files_write(&a->reports, &cmp, err) : 0;
     harness_comparison_free(&cmp);
     if (!text) {
         harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory writing the report");
@@ -400,7 +406,7 @@ static int report(const harness_ab_opts *a, harness_compare_side sides[2], harne
         harness_error_set(err, HARNESS_EXIT_RUNTIME, "cannot write the report: %s", strerror(errno));
         return harness_error_report(err);
     }
-    return code;
+    return report_files_rc ? harness_error_report(err) : code;
 }
 
 int harness_cmd_ab(int argc, char **argv)

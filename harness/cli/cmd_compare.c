@@ -9,6 +9,7 @@
 #include "cli/bench_filter.h"
 #include "cli/db_timeout.h"
 #include "cli/commands.h"
+#include "cli/report_files.h"
 #include "compare/baseline_db.h"
 #include "compare/compare.h"
 #include "compare/metric.h"
@@ -18,7 +19,8 @@
 
 enum {
     OPT_THRESHOLD = 't', OPT_ALPHA = 'a', OPT_FORMAT = 'f', OPT_HELP = 'h',
-    OPT_ON_AMBIGUOUS = 1000, OPT_METRIC, OPT_BASELINE_DB, OPT_BASELINE_BRANCH, OPT_FILTER, OPT_COLOR, OPT_WIDE
+    OPT_ON_AMBIGUOUS = 1000, OPT_METRIC, OPT_BASELINE_DB, OPT_BASELINE_BRANCH, OPT_FILTER, OPT_COLOR, OPT_WIDE,
+    OPT_REPORT
 };
 
 /* A whole finite number, nothing after it but `suffix` (if given). */
@@ -43,6 +45,7 @@ typedef struct compare_opts {
     const char *filter;                /* --filter REGEX over benchmark names */
     harness_compare_options o;
     const harness_printer *printer;    /* --format */
+    harness_report_files reports;      /* --report FORMAT=FILE */
     harness_color_mode color;          /* --color: the text format's verdicts */
     int wide;                          /* --wide: every column, whatever the terminal's width */
 } compare_opts;
@@ -108,7 +111,10 @@ static const harness_cli_option options[] = {
      "samples, or energy (joules per step)"},
     {"on-ambiguous", 0, OPT_ON_AMBIGUOUS, "W", "exit code of AMBIGUOUS: fail (1, default), pass (0), or "
      "pass-interference (0 only when measured interference is its cause)"},
-    {"format", 'f', 0, "F", "text (default), markdown (for a pull-request comment) or json"},
+    {"format", 'f', 0, "F", "text (default), markdown (for a pull-request comment), json or junit (JUnit XML "
+     "for a CI test view: a test case per pair)"},
+    {"report", 0, OPT_REPORT, "FORMAT=FILE", "also write the verdict in FORMAT (as --format) to FILE, whole or "
+     "not at all (repeatable): markdown for a comment and junit for the test view from one run"},
     {"baseline-db", 0, OPT_BASELINE_DB, "FILE", "the base is the results database (harness record): each run's "
      "series on the baseline branch since its last change point"},
     {"baseline-branch", 0, OPT_BASELINE_BRANCH, "B", "the branch of the baseline (default main)"},
@@ -157,7 +163,8 @@ static const harness_cli_command compare_command = {
     .n_options = HARNESS_CLI_N(options),
     .exit_codes = "0 no regression (SAME, IMPROVEMENT; AMBIGUOUS as --on-ambiguous says),\n"
                   "      1 REGRESSION, FAILED or AMBIGUOUS, 2 usage error or bad input (no folder,\n"
-                  "      no summary, invalid summary, no matching runs), 3 runtime failure\n",
+                  "      no summary, invalid summary, no matching runs, an unknown --report\n"
+                  "      format), 3 runtime failure (a --report FILE that cannot be written)\n",
 };
 
 /* -1 after --help, else 0 or an exit code with err set. */
@@ -185,6 +192,7 @@ static int parse(int argc, char **argv, compare_opts *opts, harness_error *err)
         case OPT_METRIC: rc = harness_metric_parse("--metric", optarg, &opts->o.metric, err); break;
         case OPT_ALPHA: rc = parse_alpha(optarg, &opts->o.alpha, err); break;
         case OPT_FORMAT: rc = harness_printer_parse(optarg, HARNESS_RECORD_COMPARISON, &opts->printer, err); break;
+        case OPT_REPORT: rc = harness_report_files_add(&opts->reports, optarg, err); break;
         case OPT_HELP: harness_cli_help(stdout, &compare_command); return -1;
         default:
             return harness_cli_bad_option(&compare_command, argv[optind - 1], optopt, err);
@@ -300,10 +308,11 @@ int harness_cmd_compare(int argc, char **argv)
     harness_node_compare_print(stdout, &nodes);
     harness_node_compare_free(&nodes);
     int code = harness_comparison_exit_code(&cmp);
+    int report_files_rc = harness_report_files_write(&opts.reports, &cmp, &err);
     harness_comparison_free(&cmp);
     if (fflush(stdout) != 0 || ferror(stdout)) {
         harness_error_set(&err, HARNESS_EXIT_RUNTIME, "cannot write the report: %s", strerror(errno));
         return harness_error_report(&err);
     }
-    return code;
+    return report_files_rc ? harness_error_report(&err) : code;
 }

@@ -1,4 +1,7 @@
 /* harness history --db FILE: series of recorded runs and their change points. */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE                /* asprintf */
+#endif
 #include <errno.h>
 #include <getopt.h>
 #include <math.h>
@@ -9,8 +12,10 @@
 #include "cli/commands.h"
 #include "cli/bench_filter.h"
 #include "cli/db_timeout.h"
+#include "cli/history_site_write.h"
 #include "compare/history.h"
 #include "compare/printer.h"
+#include "util/fsutil.h"
 
 static int int_arg(const char *s, int min, int *out)
 {
@@ -42,6 +47,8 @@ typedef struct history_args {
     harness_history_filter filt;
     harness_cp_options cp;
     const harness_printer *printer; /* --format */
+    int format_given;
+    const char *out;               /* --out DIR: the dashboard, html only */
     harness_metric metric;
 } history_args;
 
@@ -82,7 +89,9 @@ static int take_option(int c, const char *v, history_args *a, harness_error *err
         return harness_error_set(err, HARNESS_EXIT_USAGE, "--min-change: expected a percentage from 0 to 100 (2 "
                                  "or 2%%), got '%s'", v);
     case 'f':
+        a->format_given = 1;
         return harness_printer_parse(v, HARNESS_RECORD_HISTORY, &a->printer, err);
+    case 'o': a->out = v; return 0;
     default:
         return harness_error_set(err, HARNESS_EXIT_USAGE, "history: unknown option; see `harness history --help`");
     }
@@ -131,6 +140,8 @@ static const harness_cli_option options[] = {
      "(default 2; 0 keeps every significant one)"},
     {"format", 'f', 0, "F", "text (default), markdown, json, or html (one self-contained page, a chart per "
      "series)"},
+    {"out", 'o', 0, "DIR", "write a dashboard into DIR instead: index.html with every suite (a variant key) "
+     "and benchmark's latest verdict, a page per suite with its charts; html only (the default with --out)"},
     HARNESS_CLI_HELP_OPTION,
 };
 
@@ -156,7 +167,8 @@ static const harness_cli_command history_command = {
     .options = options,
     .n_options = HARNESS_CLI_N(options),
     .exit_codes = "0 shown, 2 usage error, no database, not a results database, a filter\n"
-                  "      that matches nothing, 3 I/O\n",
+                  "      that matches nothing, --out with another format than html or a DIR\n"
+                  "      that is neither missing, empty nor a dashboard, 3 I/O\n",
 };
 
 /* The command line into *a: 0 to go on, 1 after --help, else an error in *err. */
@@ -180,6 +192,9 @@ static int parse_args(int argc, char **argv, history_args *a, harness_error *err
     if (optind < argc)
         return harness_error_set(err, HARNESS_EXIT_USAGE, "history: unexpected argument '%s'; see `harness history "
                                  "--help`", argv[optind]);
+    if (a->out && a->format_given && a->printer != harness_printer_find("html", HARNESS_RECORD_HISTORY))
+        return harness_error_set(err, HARNESS_EXIT_USAGE, "history: --out %s writes a site of HTML pages: it takes "
+                                 "--format html (or no --format), not --format %s", a->out, a->printer->name);
     if (!a->db_path)
         return harness_error_set(err, HARNESS_EXIT_USAGE, "history: --db FILE is required; see `harness history "
                                  "--help`");
@@ -207,10 +222,30 @@ static int apply_filter(const history_args *a, harness_history *h, harness_error
     return 0;
 }
 
+/* The report, or with --out the dashboard's index page's path, as a
+ * malloc'ed string for stdout; NULL with an error in *err. */
+static char *show(const history_args *a, const harness_history *h, harness_error *err)
+{
+    char *text = NULL;
+    if (!a->out) {
+        text = harness_print_history(a->printer, h);
+    } else {
+        if (harness_history_site_write(a->out, h, err) != 0)
+            return NULL;
+        char *index = harness_path_join(a->out, "index.html");
+        if (index && asprintf(&text, "%s\n", index) < 0)
+            text = NULL;
+        free(index);
+    }
+    if (!text)
+        harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory writing the report");
+    return text;
+}
+
 int harness_cmd_history(int argc, char **argv)
 {
     harness_error err = {0};
-    history_args a = {NULL, NULL, {NULL, NULL, NULL, NULL, -1, -1}, HARNESS_CP_DEFAULTS, NULL,
+    history_args a = {NULL, NULL, {NULL, NULL, NULL, NULL, -1, -1}, HARNESS_CP_DEFAULTS, NULL, 0, NULL,
                       HARNESS_METRIC_MEDIAN};
     a.printer = harness_printer_find("text", HARNESS_RECORD_HISTORY);
     int parsed = parse_args(argc, argv, &a, &err);
@@ -228,9 +263,9 @@ int harness_cmd_history(int argc, char **argv)
     int rc = harness_history_load(db, &a.filt, a.metric, &a.cp, &h, &err);
     if (rc == 0)
         rc = apply_filter(&a, &h, &err);
-    char *report = rc == 0 ? harness_print_history(a.printer, &h) : NULL;
+    char *report = rc == 0 ? show(&a, &h, &err) : NULL;
     if (rc == 0 && !report)
-        rc = harness_error_set(&err, HARNESS_EXIT_RUNTIME, "out of memory writing the report");
+        rc = err.code;
     harness_history_free(&h);
     harness_db_close(db);
     if (rc != 0)

@@ -165,22 +165,6 @@ static int write_templates(const char *dir, const char *name, const char *device
     return 0;
 }
 
-static void remove_tree(const char *dir)
-{
-    DIR *d = opendir(dir);
-    struct dirent *e;
-    while (d && (e = readdir(d)) != NULL) {
-        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
-            continue;
-        char path[4096];
-        if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < (int)sizeof path)
-            unlink(path);
-    }
-    if (d)
-        closedir(d);
-    rmdir(dir);
-}
-
 /* The files go to a fresh directory beside DIR, renamed to DIR when all are
  * written: a failure (full disk) never leaves half a project. */
 static int scaffold(const char *dir, const char *name, const char *device, harness_error *err)
@@ -206,7 +190,7 @@ static int scaffold(const char *dir, const char *name, const char *device, harne
         rc = harness_error_set(err, errno == ENOTEMPTY || errno == EEXIST ? HARNESS_EXIT_USAGE : HARNESS_EXIT_RUNTIME,
                                "new-plugin: cannot create %s: %s", dir, strerror(errno));
     if (rc != 0)
-        remove_tree(tmp);
+        harness_remove_flat_dir(tmp);
     return rc;
 }
 

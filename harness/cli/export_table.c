@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "compare/bench_id.h"
 #include "compare/compare.h"
 #include "compare/experiment_folders.h"
 #include "compare/folder_ranks.h"
@@ -15,7 +16,7 @@
 
 /* The columns every export has, in this order, whatever the folders hold. */
 static const char *const fixed_columns[] = {
-    "experiment", "name", "status", "error", "rank", "world_size", "variant_key", "plugin", "device_type",
+    "experiment", "name", "benchmark", "status", "error", "rank", "world_size", "variant_key", "plugin", "device_type",
     "device_name", "validation", "window", "n", "stop_reason", "converged",
     "median_ns", "mean_ns", "stddev_ns", "cv", "min_ns", "p5_ns", "p25_ns", "p75_ns", "p90_ns", "p95_ns", "p99_ns",
     "max_ns", "iqr_ns", "outliers", "ci_lo_ns", "ci_hi_ns", "ci_level", "wall_ns", "cpu_ns", "cpu_per_wall",
@@ -117,6 +118,9 @@ static cJSON *rank_row(harness_export_table *t, const char *folder, const harnes
         return NULL;
     cJSON_AddStringToObject(row, "experiment", folder);
     put_string(row, "name", s->experiment_name);
+    char id[1024];
+    put_string(row, "benchmark", harness_bench_id(s->experiment_name, s->variant_key, s->config, s->rank,
+                                                  s->world_size, id, sizeof id));
     put_string(row, "status", s->status);
     put_string(row, "error", s->error);
     put_number(row, "rank", s->rank);

@@ -14,6 +14,7 @@
 int harness_print_comparison_text(FILE *f, const harness_comparison *c, const harness_text_style *style);
 int harness_print_comparison_markdown(FILE *f, const harness_comparison *c, const harness_text_style *style);
 int harness_print_comparison_json(FILE *f, const harness_comparison *c, const harness_text_style *style);
+int harness_print_comparison_junit(FILE *f, const harness_comparison *c, const harness_text_style *style);
 
 /* ---- the pairs' table ---- */
 

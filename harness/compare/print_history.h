@@ -8,12 +8,35 @@
 #include <stdio.h>
 
 #include "compare/history.h"
+#include "compare/history_site.h"
 
 /* One per format (print_history_<format>.c). */
 int harness_print_history_text(FILE *f, const harness_history *h);
 int harness_print_history_markdown(FILE *f, const harness_history *h);
 int harness_print_history_json(FILE *f, const harness_history *h);
 int harness_print_history_html(FILE *f, const harness_history *h);
+
+/* What the dashboard's pages share (print_history_site.c): the document up
+ * to <body> with the dashboard's style and the mark of its pages
+ * (HARNESS_SITE_MARK); the table of benchmarks (with `suite`, its rows
+ * of that suite alone, linked within the page; SIZE_MAX: every suite's,
+ * linked to their pages); a series' latest verdict in words. */
+void hist_site_open(FILE *f, const char *title);
+void hist_site_benchmarks(FILE *f, const harness_history *h, const harness_site *site, size_t suite);
+void hist_site_verdict_text(FILE *f, const harness_series *s, harness_metric m);
+
+/* The parts of an HTML page (print_history_html.c), the dashboard's pages
+ * too: the document up to <body> with the shared style (head_extra goes
+ * into the head after it: more style, a meta); the paragraph naming the
+ * database and the method; the chart's legend; a series' heading (with
+ * id, when not NULL, as its anchor) and facts; its chart and change
+ * points; a config as "key=value, ..." pairs. */
+void hist_html_open(FILE *f, const char *title, const char *head_extra);
+void hist_html_method(FILE *f, const harness_history *h);
+void hist_html_legend(FILE *f, const harness_history *h);
+void hist_html_series_head(FILE *f, const harness_series *s, size_t i, const char *id);
+void hist_html_series_body(FILE *f, const harness_history *h, const harness_series *s);
+void hist_html_config(FILE *f, const char *config);
 
 /* The chart of one series, an inline SVG (print_history_chart.c). */
 void hist_svg_chart(FILE *f, const harness_series *s, harness_metric metric);

@@ -1,7 +1,8 @@
 /* print_history_html.c - the HTML printer of a history: one
  * self-contained page, an inline SVG chart per series
  * (print_history_chart.c; no script, nothing fetched) and each series'
- * change points as a table. */
+ * change points as a table. Its parts are the dashboard's too
+ * (print_history_site_*.c): the head, the method, the legend, a series. */
 #include <cjson/cJSON.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -9,21 +10,33 @@
 #include "compare/print_history.h"
 #include "util/html.h"
 
-/* The page's head, its title, the method and the chart's legend. */
-static void page_head(FILE *f, const harness_history *h)
+void hist_html_open(FILE *f, const char *title, const char *head_extra)
 {
-    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>harness history</title>\n"
+    fputs("<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>", f);
+    harness_html_escape(f, title);
+    fputs("</title>\n"
           "<style>body{font-family:sans-serif;margin:2em;color:#222}table{border-collapse:collapse}"
           "td,th{padding:2px 8px;border-bottom:1px solid #ddd;text-align:right}code{font-size:90%}"
           "h2{font-size:1.15em;overflow-wrap:anywhere}svg.chart{display:block;max-width:1200px;height:auto}"
-          ".legend{font-size:90%;color:#555}</style>\n"
-          "</head><body>\n<h1>harness history</h1>\n<p>",
+          ".legend{font-size:90%;color:#555}</style>\n",
           f);
+    fputs(head_extra, f);
+    fputs("</head><body>\n", f);
+}
+
+void hist_html_method(FILE *f, const harness_history *h)
+{
+    fputs("<p>", f);
     harness_html_escape(f, h->db_path);
     fprintf(f, ": %zu series. ", h->n_series);
     harness_html_escape(f, hist_method);
     hist_method_options(f, h);
-    fprintf(f, ").</p>\n<p class=\"legend\"><span style=\"color:#1f77b4\">&#9679;</span> a run's %s%s; "
+    fputs(").</p>\n", f);
+}
+
+void hist_html_legend(FILE *f, const harness_history *h)
+{
+    fprintf(f, "<p class=\"legend\"><span style=\"color:#1f77b4\">&#9679;</span> a run's %s%s; "
             "<span style=\"color:#2ca02c\">&#9472;</span> the level between change points (a series "
             "without one: the median of its runs); "
             "<span style=\"color:#d62728\">- -</span> a change point (the commit where the new level starts); "
@@ -55,10 +68,7 @@ static void change_points_html(FILE *f, const harness_history *h, const harness_
     fputs("</table>\n", f);
 }
 
-/* The series' config, a JSON object, as the "key=value, ..." pairs the
- * text reports and `harness run` show; the JSON as it is when it is not an
- * object of plain values. */
-static void config_pairs(FILE *f, const char *config)
+void hist_html_config(FILE *f, const char *config)
 {
     cJSON *root = cJSON_Parse(config);
     int plain = cJSON_IsObject(root);
@@ -90,13 +100,15 @@ static void fact(FILE *f, const char *label, const char *value, const char *afte
     fputs(after, f);
 }
 
-/* A series: its heading, machine and counts, its chart, its change points. */
-static void series_html(FILE *f, const harness_history *h, const harness_series *s, size_t i)
+void hist_html_series_head(FILE *f, const harness_series *s, size_t i, const char *id)
 {
-    fprintf(f, "<h2>%zu. <code>", i + 1);
+    fputs("<h2", f);
+    if (id)
+        fprintf(f, " id=\"%s\"", id);
+    fprintf(f, ">%zu. <code>", i + 1);
     harness_html_escape(f, s->variant_key);
     fputs("</code> <code>", f);
-    config_pairs(f, s->config);
+    hist_html_config(f, s->config);
     fprintf(f, "</code> rank %d/%d on ", s->rank, s->world_size);
     harness_html_escape(f, s->host);
     fputs("</h2>\n<p>", f);
@@ -106,6 +118,10 @@ static void series_html(FILE *f, const harness_history *h, const harness_series 
             s->n_points, s->n_points == 1 ? "" : "s", s->n_cps, s->n_cps == 1 ? "" : "s");
     hist_set_aside_line(f, s, " Left out of the search: ", ".");
     fputs("</p>\n", f);
+}
+
+void hist_html_series_body(FILE *f, const harness_history *h, const harness_series *s)
+{
     hist_svg_chart(f, s, h->metric);
     if (s->n_cps)
         change_points_html(f, h, s);
@@ -113,9 +129,14 @@ static void series_html(FILE *f, const harness_history *h, const harness_series 
 
 int harness_print_history_html(FILE *f, const harness_history *h)
 {
-    page_head(f, h);
-    for (size_t i = 0; i < h->n_series; i++)
-        series_html(f, h, &h->series[i], i);
+    hist_html_open(f, "harness history", "");
+    fputs("<h1>harness history</h1>\n", f);
+    hist_html_method(f, h);
+    hist_html_legend(f, h);
+    for (size_t i = 0; i < h->n_series; i++) {
+        hist_html_series_head(f, &h->series[i], i, NULL);
+        hist_html_series_body(f, h, &h->series[i]);
+    }
     fputs("</body></html>\n", f);
     return 0;
 }

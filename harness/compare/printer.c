@@ -16,6 +16,7 @@ static const harness_printer printers[] = {
     {"markdown", "md", harness_print_comparison_markdown, harness_print_history_markdown},
     {"json", NULL, harness_print_comparison_json, harness_print_history_json},
     {"html", NULL, NULL, harness_print_history_html},
+    {"junit", NULL, harness_print_comparison_junit, NULL},
 };
 enum { N_PRINTERS = sizeof printers / sizeof printers[0] };
 
@@ -34,8 +35,7 @@ const harness_printer *harness_printer_find(const char *name, harness_record r)
     return NULL;
 }
 
-/* "text, markdown or json": the formats of record r. */
-static const char *names(harness_record r, char *buf, size_t cap)
+const char *harness_printer_names(harness_record r, char *buf, size_t cap)
 {
     size_t n = 0, k = 0, len = 0;
     for (size_t i = 0; i < N_PRINTERS; i++)
@@ -60,7 +60,7 @@ int harness_printer_parse(const char *arg, harness_record r, const harness_print
     *out = harness_printer_find(arg, r);
     if (*out)
         return 0;
-    return harness_error_set(err, HARNESS_EXIT_USAGE, "--format: expected %s, got '%s'", names(r, buf, sizeof buf),
+    return harness_error_set(err, HARNESS_EXIT_USAGE, "--format: expected %s, got '%s'", harness_printer_names(r, buf, sizeof buf),
                              arg);
 }
 

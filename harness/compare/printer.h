@@ -13,6 +13,7 @@
  *   markdown   print_comparison_markdown.c  print_history_markdown.c
  *   json       print_comparison_json.c      print_history_json.c
  *   html       -                            print_history_html.c (its chart: print_history_chart.c)
+ *   junit      print_comparison_junit.c     -
  * with what the formats of one record share in print_comparison.c and
  * print_history.c (cells, the method in words), and what every format
  * shares elsewhere: numbers in util/format.h, HTML escaping in util/html.h,
@@ -58,8 +59,11 @@ typedef enum { HARNESS_RECORD_COMPARISON, HARNESS_RECORD_HISTORY } harness_recor
  * that name prints it. */
 const harness_printer *harness_printer_find(const char *name, harness_record r);
 
+/* "text, markdown, json or junit": the formats that print record r, into buf. */
+const char *harness_printer_names(harness_record r, char *buf, size_t cap);
+
 /* --format ARG for record r: the printer into *out; else exit code 2 with
- * "--format: expected text, markdown or json, got 'ARG'" (the formats that
+ * "--format: expected text, markdown, json or junit, got 'ARG'" (the formats that
  * print r) in *err. */
 int harness_printer_parse(const char *arg, harness_record r, const harness_printer **out, harness_error *err);
 

@@ -24,7 +24,8 @@ typedef enum harness_coll_kind {
     HARNESS_COLL_ALL_GATHER,
     HARNESS_COLL_REDUCE_SCATTER,
     HARNESS_COLL_BROADCAST,
-    HARNESS_COLL_BARRIER
+    HARNESS_COLL_BARRIER,
+    HARNESS_COLL_SEND_RECV         /* ABI 2.5: an exchange with one peer */
 } harness_coll_kind;
 
 typedef struct harness_collective {
@@ -34,7 +35,7 @@ typedef struct harness_collective {
     size_t count;                  /* elements, as the service was given it */
     harness_dtype dtype;
     harness_reduce_op op;          /* reductions */
-    int root;                      /* broadcast */
+    int root;                      /* broadcast; send_recv: the peer */
 } harness_collective;
 
 /* Bytes of one element of dtype; 0 for an unknown dtype. */

@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "dist/collective.h"
 #include "dist/join_watchdog.h"
@@ -72,6 +73,7 @@ static int mpi_fail(harness_error *err, int rc, const harness_dist *d, const cha
 #define STOP_WAIT_NS 250000000ull        /* a quarter of mpirun's second before SIGKILL */
 #define FINAL_WAIT_S 30                  /* finalize: the others' slowest step, generously */
 #define NOTICE_TAG 1
+#define SEND_RECV_TAG 9                  /* a plugin's send_recv (7 and 8: the clock pings) */
 
 /* This rank's own signal, to every other rank, once. MPI_Request_free: the
  * send completes on its own, and a rank that died is no reason to wait. */
@@ -325,6 +327,18 @@ static int mpi_collective(harness_dist *d, const harness_collective *c, harness_
         break;
     case HARNESS_COLL_BARRIER:
         rc = MPI_Barrier(MPI_COMM_WORLD);
+        break;
+    case HARNESS_COLL_SEND_RECV:
+        /* Both sides name each other: one tag serves every exchange, and
+         * MPI's ordering between a pair keeps successive calls apart. */
+        if (c->root == d->rank) {
+            if (c->recv != send)
+                memmove(c->recv, send, c->count * elem);
+            rc = MPI_SUCCESS;
+        } else {
+            rc = MPI_Sendrecv(send, n, t, c->root, SEND_RECV_TAG, c->recv, n, t, c->root, SEND_RECV_TAG,
+                              MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        }
         break;
     default:
         harness_dist_wait_end(was);

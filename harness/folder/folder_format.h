@@ -27,6 +27,7 @@ struct cJSON;                      /* only its readers need cJSON itself */
 #define HARNESS_FILE_RESOLVED_CONFIG "resolved_config.yaml"
 #define HARNESS_FILE_JOB_SUMMARY "summary.json"        /* rank 0 of several ranks */
 #define HARNESS_FILE_JOB_SUMMARY_TXT "summary.txt"
+#define HARNESS_FILE_PAIRS_HTML "pairs.html"           /* rank 0, when ranks exchanged with send_recv */
 #define HARNESS_FILE_SUITE_INDEX "index.json"          /* a suite's parent folder */
 
 /* Per-rank files are "<prefix>_ranks_<N>_rank_<r>.<ext>". */

@@ -88,6 +88,8 @@ char *harness_job_summary_write(const harness_job_summary *x)
     cJSON_AddNumberToObject(e, "counters", x->energy_counters);
     harness_json_add_num(e, "watts", x->energy_watts);
     harness_json_add_num(e, "joules_per_step", x->energy_joules_per_step);
+    if (x->pairs.n > 0)
+        cJSON_AddItemToObject(root, "pairs", harness_job_pairs_json(&x->pairs));
     harness_job_nodes_write(root, &x->nodes);
     harness_json_scrub_utf8(root);  /* names from file names: any bytes */
     char *text = cJSON_Print(root);
@@ -111,6 +113,7 @@ void harness_job_summary_free(harness_job_summary *x)
     free(x->windows);
     free(x->variant_key);
     free(x->status);
+    harness_job_pairs_free(&x->pairs);
     harness_job_nodes_free(&x->nodes);
     memset(x, 0, sizeof *x);
 }
@@ -224,6 +227,7 @@ static int read_root(const cJSON *root, const char *path, harness_job_summary *o
         count(e, "energy.", "counters", path, &out->energy_counters, err) != 0 ||
         harness_field_number(e, "energy.", "watts", path, &out->energy_watts, err) != 0 ||
         harness_field_number(e, "energy.", "joules_per_step", path, &out->energy_joules_per_step, err) != 0 ||
+        harness_job_pairs_read(cJSON_GetObjectItemCaseSensitive(root, "pairs"), path, &out->pairs, err) != 0 ||
         harness_job_nodes_read(root, path, &out->nodes, err) != 0)
         return err->code;
     return 0;

@@ -10,6 +10,7 @@
 #include <stddef.h>
 
 #include "folder/job_nodes.h"
+#include "folder/job_pairs.h"
 #include "util/error.h"
 
 typedef struct harness_job_rank_record {
@@ -43,6 +44,7 @@ typedef struct harness_job_summary {
     /* energy: the job's */
     int energy_ranks_measured, energy_counters;
     double energy_watts, energy_joules_per_step;
+    harness_job_pairs pairs;       /* n 0: no rank exchanged with send_recv (no member) */
     harness_job_nodes nodes;       /* the ranks by node (folder/job_nodes.h) */
 } harness_job_summary;
 

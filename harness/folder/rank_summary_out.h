@@ -223,9 +223,10 @@ typedef struct harness_roofline_out {
     double cache_bytes;
 } harness_roofline_out;
 
-/* A row of "communication": one collective, dtype and size. */
+/* A row of "communication": one collective, dtype and size (and peer). */
 typedef struct harness_comm_out {
     const char *op, *dtype;
+    int peer;                      /* send_recv's other rank, -1 (no member) for a collective */
     double bytes, calls, total_ns, mean_ns, min_ns, max_ns, algbw_gbps, busbw_gbps;
 } harness_comm_out;
 

@@ -156,6 +156,8 @@ cJSON *harness_rs_write_communication(const harness_comm_out *c, size_t n)
         cJSON *o = cJSON_CreateObject();
         cJSON_AddStringToObject(o, "op", c[i].op);
         cJSON_AddStringToObject(o, "dtype", c[i].dtype);
+        if (c[i].peer >= 0)
+            cJSON_AddNumberToObject(o, "peer", c[i].peer);
         harness_json_add_num(o, "bytes", c[i].bytes);
         harness_json_add_num(o, "calls", c[i].calls);
         harness_json_add_num(o, "total_ns", c[i].total_ns);

@@ -1,5 +1,6 @@
 #include "pipeline/ranks.h"
 
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -9,7 +10,9 @@
 #include "plugin/plugin_digest.h"
 #include "report/job_summary.h"
 #include "report/notes_text.h"
+#include "report/pairs.h"
 #include "report/trace_merge.h"
+#include "run/comm_log.h"
 #include "util/fsutil.h"
 
 /* What must be the same on every rank: the resolved config's hash, the
@@ -132,6 +135,41 @@ static int gather_stragglers(harness_dist *d, const harness_summary *s, const ha
     return rc ? err->code : 0;
 }
 
+/* Every rank's row of send_recv medians at rank 0, made into the pair
+ * matrix (report/pairs.h); out->n stays 0 when no rank exchanged. */
+static int gather_pairs(harness_dist *d, const harness_summary *s, harness_job_pairs *out, harness_error *err)
+{
+    size_t n = (size_t)d->world_size;
+    double *mine = malloc(sizeof *mine * 2 * n);
+    double *all = d->rank == 0 ? malloc(sizeof *all * 2 * n * n) : NULL;
+    int rc = !mine || (d->rank == 0 && !all) || (s->clock && harness_comm_peer_medians(
+                 s->comm, s->clock, d->world_size, mine, mine + n) != 0);
+    if (rc) {
+        free(mine);
+        free(all);
+        return harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
+    }
+    if (!s->clock)
+        for (size_t i = 0; i < 2 * n; i++)
+            mine[i] = NAN;
+    rc = d->ops->gather(d, mine, sizeof *mine * 2 * n, all, err);
+    if (rc == 0 && d->rank == 0) {
+        /* all: per rank its n times then its n sizes; the matrix wants the
+         * times of every rank, then the sizes. */
+        double *ns = malloc(sizeof *ns * 2 * n * n);
+        for (size_t r = 0; ns && r < n; r++) {
+            memcpy(ns + r * n, all + r * 2 * n, sizeof *ns * n);
+            memcpy(ns + n * n + r * n, all + r * 2 * n + n, sizeof *ns * n);
+        }
+        if (!ns || harness_pairs_compute(ns, ns + n * n, d->world_size, out) != 0)
+            rc = harness_error_set(err, HARNESS_EXIT_RUNTIME, "out of memory");
+        free(ns);
+    }
+    free(mine);
+    free(all);
+    return rc;
+}
+
 /* Rank 0: the traced ranks' traces in one file (report/trace_merge.h). */
 static int merge_traces(const harness_dist *d, const harness_experiment *exp, const harness_rank_figures *all,
                         harness_error *err)
@@ -168,15 +206,21 @@ int harness_ranks_write_job_summary(harness_dist *d, const harness_summary *s, c
      * job's size), but its trace is already the job's and no step straggles. */
     if (rc == 0 && s->cfg->sync_steps && d->world_size > 1)
         rc = gather_stragglers(d, s, all, &stragglers, err);
+    harness_job_pairs pairs = {0};
+    if (rc == 0 && d->world_size > 1)
+        rc = gather_pairs(d, s, &pairs, err);
     if (rc == 0 && d->rank == 0 && d->world_size > 1)
         rc = merge_traces(d, exp, all, err);
+    const harness_job_pairs *p = pairs.n > 0 ? &pairs : NULL;
     if (rc == 0 && d->rank == 0)
         rc = write_file(exp, HARNESS_FILE_JOB_SUMMARY,
-                        harness_job_summary_json(all, d->world_size, s->variant_key, stragglers), err) ||
+                        harness_job_summary_json(all, d->world_size, s->variant_key, stragglers, p), err) ||
              write_file(exp, HARNESS_FILE_JOB_SUMMARY_TXT,
                         harness_notes_after_first_line(
-                            harness_job_summary_text(all, d->world_size, s->variant_key, stragglers), s->notes),
-                        err);
+                            harness_job_summary_text(all, d->world_size, s->variant_key, stragglers, p), s->notes),
+                        err) ||
+             (p && write_file(exp, HARNESS_FILE_PAIRS_HTML, harness_pairs_html(p, s->variant_key), err));
+    harness_job_pairs_free(&pairs);
     free(all);
     free(stragglers);
     return rc ? err->code : 0;

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "report/pairs.h"
 #include "run/comm_log.h"
 #include "util/stats.h"
 #include "folder/job_summary.h"
@@ -172,16 +173,20 @@ static int job_record(const harness_rank_figures *r, int n, const char *variant_
 }
 
 char *harness_job_summary_json(const harness_rank_figures *r, int n, const char *variant_key,
-                               const size_t *stragglers)
+                               const size_t *stragglers, const harness_job_pairs *pairs)
 {
     harness_job_summary x = {0};
-    char *text = job_record(r, n, variant_key, stragglers, &x) == 0 ? harness_job_summary_write(&x) : NULL;
+    int rc = job_record(r, n, variant_key, stragglers, &x);
+    if (rc == 0 && pairs)
+        x.pairs = *pairs;          /* borrowed: given back before the free */
+    char *text = rc == 0 ? harness_job_summary_write(&x) : NULL;
+    x.pairs = (harness_job_pairs){0};
     harness_job_summary_free(&x);
     return text;
 }
 
 char *harness_job_summary_text(const harness_rank_figures *r, int n, const char *variant_key,
-                               const size_t *stragglers)
+                               const size_t *stragglers, const harness_job_pairs *pairs)
 {
     char *buf = NULL;
     size_t len = 0;
@@ -214,6 +219,8 @@ char *harness_job_summary_text(const harness_rank_figures *r, int n, const char 
         if (r[i].comm_calls)
             fprintf(f, "rank %d communication: %zu calls, %s, %s in collectives\n", r[i].rank, r[i].comm_calls,
                     harness_format_bytes(r[i].comm_bytes, lo, sizeof lo), harness_format_ns(r[i].comm_ns, hi, sizeof hi));
+    if (pairs)
+        harness_pairs_print(f, pairs);
     harness_rank_energy *e = energies(r, n);
     if (e)
         harness_job_energy_print(f, e, n);

@@ -6,6 +6,7 @@
 #ifndef HARNESS_JOB_SUMMARY_H
 #define HARNESS_JOB_SUMMARY_H
 
+#include "folder/job_pairs.h"
 #include "report/job_energy.h"
 #include "report/summary.h"
 
@@ -42,10 +43,11 @@ void harness_job_stragglers(const double *samples, int ranks, size_t n, size_t *
 
 /* The two files' text (malloc'ed; NULL out of memory) for n ranks in rank
  * order; stragglers: harness_job_stragglers' counts, or NULL when the steps
- * were not synchronized. */
+ * were not synchronized; pairs: the pair matrix (report/pairs.h), or NULL
+ * when no rank exchanged with send_recv. */
 char *harness_job_summary_json(const harness_rank_figures *ranks, int n, const char *variant_key,
-                               const size_t *stragglers);
+                               const size_t *stragglers, const harness_job_pairs *pairs);
 char *harness_job_summary_text(const harness_rank_figures *ranks, int n, const char *variant_key,
-                               const size_t *stragglers);
+                               const size_t *stragglers, const harness_job_pairs *pairs);
 
 #endif

@@ -19,6 +19,8 @@ static int run_collective(harness_ctx *ctx, const char *service, const harness_c
         return harness_svc_fail(ctx, "%s: a NULL buffer for %zu elements", service, c->count);
     if (c->kind == HARNESS_COLL_BROADCAST && (c->root < 0 || c->root >= in->world_size))
         return harness_svc_fail(ctx, "broadcast: root %d is not a rank of this job of %d", c->root, in->world_size);
+    if (c->kind == HARNESS_COLL_SEND_RECV && (c->root < 0 || c->root >= in->world_size))
+        return harness_svc_fail(ctx, "send_recv: peer %d is not a rank of this job of %d", c->root, in->world_size);
     const harness_backend_ops *bo = in->backend->ops;
     int on_device = 0;
     if (bo->is_device_memory) {
@@ -45,7 +47,8 @@ static int run_collective(harness_ctx *ctx, const char *service, const harness_c
      * the check's first call (communicator setup) would skew mean and max. */
     if (!harness_guard_in_measured_step())
         return 0;
-    harness_comm_record r = {c->kind, c->dtype, harness_comm_size(c->kind, c->count, elem, in->world_size), t0, t1};
+    harness_comm_record r = {c->kind, c->dtype, harness_comm_size(c->kind, c->count, elem, in->world_size), t0, t1,
+                             c->kind == HARNESS_COLL_SEND_RECV ? c->root : -1};
     if (in->comm && harness_comm_log_add(in->comm, &r) != 0)
         return harness_svc_fail(ctx, "%s: out of memory for the communication log", service);
     return 0;
@@ -81,4 +84,10 @@ int harness_svc_barrier(harness_ctx *ctx)
 {
     harness_collective c = {HARNESS_COLL_BARRIER, NULL, NULL, 0, HARNESS_DTYPE_F32, HARNESS_REDUCE_SUM, 0};
     return run_collective(ctx, "barrier", &c);
+}
+
+int harness_svc_send_recv(harness_ctx *ctx, const void *send, void *recv, size_t count, harness_dtype dtype, int peer)
+{
+    harness_collective c = {HARNESS_COLL_SEND_RECV, send, recv, count, dtype, HARNESS_REDUCE_SUM, peer};
+    return run_collective(ctx, "send_recv", &c);
 }

@@ -1,4 +1,5 @@
-/* collectives.h - the collective services of ABI 2.2 (harness/plugin.h):
+/* collectives.h - the collective services of ABI 2.2 and send_recv of 2.5
+ * (harness/plugin.h):
  * checked, timed on the backend's host clock, logged in the instance's
  * communication log, and carried out by the job's dist (MPI, or a world of
  * one) for host buffers, by the CUDA backend (NCCL, on the component's
@@ -15,5 +16,7 @@ int harness_svc_reduce_scatter(harness_ctx *ctx, const void *send, void *recv, s
                                harness_reduce_op op);
 int harness_svc_broadcast(harness_ctx *ctx, void *buf, size_t count, harness_dtype dtype, int root);
 int harness_svc_barrier(harness_ctx *ctx);
+int harness_svc_send_recv(harness_ctx *ctx, const void *send, void *recv, size_t count, harness_dtype dtype,
+                          int peer);
 
 #endif

@@ -1,7 +1,10 @@
 /* The communication log and its table; see comm_log.h. */
 #include "run/comm_log.h"
 
+#include <math.h>
 #include <stdlib.h>
+
+#include "util/stats.h"
 
 int harness_comm_log_add(harness_comm_log *l, const harness_comm_record *r)
 {
@@ -43,7 +46,8 @@ double harness_busbw_factor(harness_coll_kind kind, int world_size)
     case HARNESS_COLL_ALL_REDUCE: return 2.0 * (n - 1) / n;
     case HARNESS_COLL_ALL_GATHER:
     case HARNESS_COLL_REDUCE_SCATTER: return (n - 1) / n;
-    case HARNESS_COLL_BROADCAST: return 1.0;
+    case HARNESS_COLL_BROADCAST:
+    case HARNESS_COLL_SEND_RECV: return 1.0;
     case HARNESS_COLL_BARRIER: return 0.0;
     }
     return 0.0;
@@ -51,8 +55,9 @@ double harness_busbw_factor(harness_coll_kind kind, int world_size)
 
 const char *harness_coll_name(harness_coll_kind kind)
 {
-    static const char *const names[] = {"?", "all_reduce", "all_gather", "reduce_scatter", "broadcast", "barrier"};
-    return kind >= HARNESS_COLL_ALL_REDUCE && kind <= HARNESS_COLL_BARRIER ? names[kind] : names[0];
+    static const char *const names[] = {"?",         "all_reduce", "all_gather", "reduce_scatter",
+                                        "broadcast", "barrier",    "send_recv"};
+    return kind >= HARNESS_COLL_ALL_REDUCE && kind <= HARNESS_COLL_SEND_RECV ? names[kind] : names[0];
 }
 
 const char *harness_dtype_name(harness_dtype dtype)
@@ -64,7 +69,8 @@ const char *harness_dtype_name(harness_dtype dtype)
 static size_t find_row(const harness_comm_row *rows, size_t n, const harness_comm_record *r)
 {
     for (size_t i = 0; i < n; i++)
-        if (rows[i].kind == r->kind && rows[i].dtype == r->dtype && rows[i].bytes == r->bytes)
+        if (rows[i].kind == r->kind && rows[i].dtype == r->dtype && rows[i].bytes == r->bytes &&
+            rows[i].peer == r->peer)
             return i;
     return n;
 }
@@ -85,8 +91,8 @@ int harness_comm_table(const harness_comm_log *l, const harness_clock *clk, int 
         double ns = harness_clock_ns(clk, r->t1 - r->t0);
         size_t k = find_row(t, used, r);
         if (k == used)
-            t[used++] = (harness_comm_row){.kind = r->kind, .dtype = r->dtype, .bytes = r->bytes, .min_ns = ns,
-                                           .max_ns = ns};
+            t[used++] = (harness_comm_row){.kind = r->kind, .peer = r->peer, .dtype = r->dtype, .bytes = r->bytes,
+                                           .min_ns = ns, .max_ns = ns};
         harness_comm_row *row = &t[k];
         row->calls++;
         row->total_ns += ns;
@@ -101,5 +107,31 @@ int harness_comm_table(const harness_comm_log *l, const harness_clock *clk, int 
     }
     *rows = t;
     *n = used;
+    return 0;
+}
+
+int harness_comm_peer_medians(const harness_comm_log *l, const harness_clock *clk, int world_size,
+                              double *median_ns, double *bytes)
+{
+    for (int p = 0; p < world_size; p++)
+        median_ns[p] = bytes[p] = NAN;
+    size_t n = l ? l->n : 0;
+    double *times = malloc(sizeof *times * (n ? n : 1));
+    if (!times)
+        return -1;
+    for (int p = 0; p < world_size; p++) {
+        size_t k = 0;
+        for (size_t i = 0; i < n; i++) {
+            const harness_comm_record *r = &l->records[i];
+            if (r->kind != HARNESS_COLL_SEND_RECV || r->peer != p)
+                continue;
+            times[k++] = harness_clock_ns(clk, r->t1 - r->t0);
+            bytes[p] = (double)r->bytes;
+        }
+        harness_stats st;
+        if (k > 0 && harness_stats_compute(times, k, &st) == 0)
+            median_ns[p] = st.median;
+    }
+    free(times);
     return 0;
 }

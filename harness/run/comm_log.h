@@ -17,6 +17,7 @@ typedef struct harness_comm_record {
     harness_dtype dtype;
     uint64_t bytes;                /* nccl-tests' size: see harness_comm_size */
     uint64_t t0, t1;               /* clock ticks around the call */
+    int peer;                      /* send_recv: the other rank; -1 for a collective */
 } harness_comm_record;
 
 typedef struct harness_comm_log {
@@ -33,14 +34,15 @@ void harness_comm_log_free(harness_comm_log *l);
  * all-gather and reduce-scatter; 0 for a barrier. */
 uint64_t harness_comm_size(harness_coll_kind kind, size_t count, size_t elem, int world_size);
 /* busbw / algbw: 2(n-1)/n for all-reduce, (n-1)/n for all-gather and
- * reduce-scatter, 1 for broadcast, 0 for a barrier. */
+ * reduce-scatter, 1 for broadcast and send_recv, 0 for a barrier. */
 double harness_busbw_factor(harness_coll_kind kind, int world_size);
 const char *harness_coll_name(harness_coll_kind kind);
 const char *harness_dtype_name(harness_dtype dtype);
 
-/* One row per (operation, dtype, size), in first-call order. */
+/* One row per (operation, dtype, size, peer), in first-call order. */
 typedef struct harness_comm_row {
     harness_coll_kind kind;
+    int peer;                      /* send_recv's other rank; -1 for a collective */
     harness_dtype dtype;
     uint64_t bytes;
     size_t calls;
@@ -51,5 +53,12 @@ typedef struct harness_comm_row {
 /* *rows malloc'ed (NULL when the log is empty). 0, or -1 out of memory. */
 int harness_comm_table(const harness_comm_log *l, const harness_clock *clk, int world_size, harness_comm_row **rows,
                        size_t *n);
+
+/* This rank's row of the pair matrix: median_ns[p] the median time of its
+ * send_recv calls with rank p, bytes[p] their size (the last call's), NAN
+ * both where it exchanged nothing with p. Arrays of world_size. 0, or -1
+ * out of memory. */
+int harness_comm_peer_medians(const harness_comm_log *l, const harness_clock *clk, int world_size,
+                              double *median_ns, double *bytes);
 
 #endif

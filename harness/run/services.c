@@ -321,6 +321,7 @@ static const harness_services host_services = {
     .reduce_scatter = harness_svc_reduce_scatter,
     .broadcast = harness_svc_broadcast,
     .barrier = harness_svc_barrier,
+    .send_recv = harness_svc_send_recv,
     .note = harness_svc_note,
     .set_unload = harness_svc_set_unload,
     .input = svc_input,

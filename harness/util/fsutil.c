@@ -5,6 +5,7 @@
 
 #include "util/input_file.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <signal.h>
 #include <stdio.h>
@@ -145,6 +146,22 @@ int harness_mkdirs(const char *path, harness_error *err)
     if (stat(buf, &st) != 0 || !S_ISDIR(st.st_mode))
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "%s exists and is not a directory", buf);
     return 0;
+}
+
+void harness_remove_flat_dir(const char *dir)
+{
+    DIR *d = opendir(dir);
+    struct dirent *e;
+    while (d && (e = readdir(d)) != NULL) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char path[4096];
+        if (snprintf(path, sizeof path, "%s/%s", dir, e->d_name) < (int)sizeof path)
+            unlink(path);
+    }
+    if (d)
+        closedir(d);
+    rmdir(dir);
 }
 
 char *harness_path_join(const char *dir, const char *name)

@@ -28,6 +28,11 @@ int harness_read_file(const char *path, char **data, size_t *len, harness_error 
 /* mkdir -p */
 int harness_mkdirs(const char *path, harness_error *err);
 
+/* Remove dir and the files in it (a folder of files alone, as a
+ * scaffold or a dashboard being written is): for undoing a write of
+ * several files in a fresh folder. What cannot be removed is left. */
+void harness_remove_flat_dir(const char *dir);
+
 /* dir/name with one slash between them however many dir ends with ("/"
  * alone stays the root); malloc'ed, NULL out of memory. */
 char *harness_path_join(const char *dir, const char *name);

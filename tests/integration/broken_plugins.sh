@@ -16,7 +16,7 @@ done
 
 expect_exit 0 "list with broken plugins beside a good one" "$HARNESS" list --plugin-path "$dir"
 grep -q "fixture/cpu" "$SCRATCH/out" || fail "the good plugin's variant is listed"
-expect_err "warning: skipped $dir/bad_abi.so: plugin $dir/bad_abi.so was built for plugin ABI 3.0, but this harness provides ABI 2.4" \
+expect_err "warning: skipped $dir/bad_abi.so: plugin $dir/bad_abi.so was built for plugin ABI 3.0, but this harness provides ABI 2.5" \
     "another ABI: both versions named"
 expect_err "warning: skipped $dir/no_entry.so: cannot load plugin $dir/no_entry.so: not a harness plugin" \
     "no entry point"

@@ -48,7 +48,7 @@ if grep -q '^\*\*harness ab: AMBIGUOUS (interference)\*\*' "$SCRATCH/headline"; 
     echo "note: the machine was too busy for a verdict; the interference pass was checked instead"
 else
     [ "$code" = 1 ] || { fail "the slow one: exit 1, got $code"; cat "$SCRATCH/report.md"; }
-    grep -q '^\*\*harness ab: REGRESSION\*\*: 1 regression, 0 improvements' "$SCRATCH/headline" ||
+    grep -q '^\*\*harness ab: REGRESSION\*\* against [^:]*: 1 regression, 0 improvements' "$SCRATCH/headline" ||
         { fail "the headline: one regression"; cat "$SCRATCH/report.md"; }
     grep -q '^| \*\*REGRESSION\*\* | `spin/cpu` | `duration_ns=24000` |' "$SCRATCH/report.md" ||
         fail "the regression is the 24 us benchmark"

@@ -5,7 +5,7 @@
 expect_exit 0 "harness --help" "$HARNESS" --help
 grep -q 'run CONFIG' "$SCRATCH/out" || fail "--help lists run"
 expect_exit 0 "harness --version" "$HARNESS" --version
-grep -q 'plugin ABI 2\.4' "$SCRATCH/out" || fail "--version names the plugin ABI"
+grep -q 'plugin ABI 2\.5' "$SCRATCH/out" || fail "--version names the plugin ABI"
 # The commit is the one built, not the one configure saw: make refreshes it.
 if [ -e "$top_srcdir/.git" ]; then
     commit=$(git -C "$top_srcdir" rev-parse --short=12 HEAD)

@@ -325,7 +325,7 @@ expect_exit 0 "0.5% said with its sign" "$HARNESS" compare "$base" "$base" --thr
 bad "--on-ambiguous: expected fail, pass or pass-interference, got 'maybe'" "bad --on-ambiguous" "$base" "$same" --on-ambiguous maybe
 bad "--metric: expected median, p90, p99, mean or energy, got 'p50'" "bad --metric" "$base" "$same" --metric p50
 bad "--alpha: expected a number in (0, 1)" "bad alpha" "$base" "$same" --alpha 1.5
-bad "--format: expected text, markdown or json" "bad format" "$base" "$same" --format xml
+bad "--format: expected text, markdown, json or junit" "bad format" "$base" "$same" --format xml
 bad "compare: unknown option" "unknown option" "$base" "$same" --frobnicate
 
 expect_exit 0 "--help" "$HARNESS" compare --help

@@ -36,9 +36,10 @@ expect "run's options" "--allow-above-peak --color --device --filter --help --ou
 expect "--color's values" "always auto never" harness compare --color ""
 expect "list's --json" "--json" harness list --j
 expect "validate's options" "--device --help --output-dir --plugin-path --quiet --set" harness validate --
-expect "export's --format values" "csv json" harness export --format ""
+expect "export's --format values" "bmf csv gbench gha gha-throughput json" harness export --format ""
 expect "history's formats" "html" harness history --format h
-expect "compare's formats" "json markdown text" harness compare --format ""
+expect "compare's formats" "json junit markdown text" harness compare --format ""
+expect "--report's formats" "json= junit= markdown= text=" harness ab x.yaml --report ""
 expect "devices" "auto cpu cuda" harness run --device ""
 expect "new-plugin devices" "cpu cuda" harness new-plugin x --device ""
 expect "--on-ambiguous" "fail pass pass-interference" harness compare --on-ambiguous ""
@@ -79,6 +80,6 @@ if [ -f /usr/share/bash-completion/bash_completion ]; then
     got=$(bash -c '. /usr/share/bash-completion/bash_completion; . "$1"
         COMP_WORDS=(harness export --format ""); COMP_CWORD=3; COMP_LINE="harness export --format "; COMP_POINT=${#COMP_LINE}
         _harness harness; echo "${COMPREPLY[*]}"' completion "$top_srcdir/share/completion/harness" 2>&1)
-    [ "$got" = "csv json" ] && pass "with bash-completion's helpers" || fail "with bash-completion: got '$got'"
+    [ "$got" = "csv json bmf gha gha-throughput gbench" ] && pass "with bash-completion's helpers" || fail "with bash-completion: got '$got'"
 fi
 finish

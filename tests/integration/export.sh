@@ -157,7 +157,7 @@ mkdir empty
 expect_exit 2 "a folder that is not an experiment" "$HARNESS" export empty
 expect_err "not an experiment folder" "says it is not an experiment"
 expect_exit 2 "an unknown format" "$HARNESS" export "$a" --format xlsx
-expect_err "expected csv or json, got 'xlsx'" "names the formats"
+expect_err "expected csv, json, bmf, gha, gha-throughput or gbench, got 'xlsx'" "names the formats"
 expect_exit 2 "no folder" "$HARNESS" export
 mkdir broken && echo '{"schema": "harness.summary/1", "rank": ' >broken/summary_ranks_1_rank_0.json
 expect_exit 2 "a truncated summary" "$HARNESS" export broken

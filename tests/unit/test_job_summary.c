@@ -39,7 +39,7 @@ static void test_four_ranks(void **state)
     const double w0[] = {100, 110}, w1[] = {140, 90}, w2[] = {120, 130}, w3[] = {95, 105};
     harness_rank_figures r[4] = {rank_of(0, "ok", 105, w0, 2), rank_of(1, "ok", 115, w1, 2),
                                  rank_of(2, "ok", 125, w2, 2), rank_of(3, "ok", 100, w3, 2)};
-    char *json = harness_job_summary_json(r, 4, "x/cpu", NULL);
+    char *json = harness_job_summary_json(r, 4, "x/cpu", NULL, NULL);
     cJSON *root = cJSON_Parse(json);
     assert_non_null(root);
     assert_string_equal(cJSON_GetObjectItem(root, "status")->valuestring, "ok");
@@ -58,7 +58,7 @@ static void test_four_ranks(void **state)
     cJSON_Delete(root);
     free(json);
 
-    char *text = harness_job_summary_text(r, 4, "x/cpu", NULL);
+    char *text = harness_job_summary_text(r, 4, "x/cpu", NULL, NULL);
     assert_non_null(strstr(text, "skew (max / min) 1.250"));
     assert_non_null(strstr(text, "window 1: slowest rank 1"));
     free(text);
@@ -71,7 +71,7 @@ static void test_failed_rank(void **state)
     (void)state;
     const double w[] = {200};
     harness_rank_figures r[2] = {rank_of(0, "ok", 200, w, 1), rank_of(1, "failed", 0, w, 0)};
-    char *json = harness_job_summary_json(r, 2, "x/cpu", NULL);
+    char *json = harness_job_summary_json(r, 2, "x/cpu", NULL, NULL);
     cJSON *root = cJSON_Parse(json);
     assert_string_equal(cJSON_GetObjectItem(root, "status")->valuestring, "failed");
     const cJSON *a = cJSON_GetObjectItem(root, "across_ranks");
@@ -96,12 +96,12 @@ static void test_stragglers(void **state)
     assert_int_equal(counts[2], 2);
     const double w[] = {1};
     harness_rank_figures r[3] = {rank_of(0, "ok", 6, w, 1), rank_of(1, "ok", 5.5, w, 1), rank_of(2, "ok", 4.5, w, 1)};
-    char *json = harness_job_summary_json(r, 3, "x/cpu", counts);
+    char *json = harness_job_summary_json(r, 3, "x/cpu", counts, NULL);
     cJSON *root = cJSON_Parse(json);
     assert_int_equal((int)num(cJSON_GetArrayItem(cJSON_GetObjectItem(root, "ranks"), 2), "straggler_steps"), 2);
     cJSON_Delete(root);
     free(json);
-    char *text = harness_job_summary_text(r, 3, "x/cpu", counts);
+    char *text = harness_job_summary_text(r, 3, "x/cpu", counts, NULL);
     assert_non_null(strstr(text, "rank 0 2, rank 1 0, rank 2 2"));
     free(text);
 }
@@ -113,7 +113,7 @@ static void test_text_units(void **state)
     (void)state;
     const double w[] = {32000094.2};
     harness_rank_figures r[1] = {rank_of(0, "ok", 32000094.2, w, 1)};
-    char *text = harness_job_summary_text(r, 1, "x/cpu", NULL);
+    char *text = harness_job_summary_text(r, 1, "x/cpu", NULL, NULL);
     assert_null(strstr(text, "32000094"));
     assert_non_null(strstr(text, " 32 ms "));             /* the rank's row */
     assert_non_null(strstr(text, "35.2 ms"));             /* its p90 */
@@ -126,7 +126,7 @@ static void test_text_units(void **state)
     r[0].comm_calls = 1800;
     r[0].comm_bytes = 16106127360.0;
     r[0].comm_ns = 153744.5e6;
-    text = harness_job_summary_text(r, 1, "x/cpu", NULL);
+    text = harness_job_summary_text(r, 1, "x/cpu", NULL, NULL);
     assert_null(strstr(text, "16106127360"));
     assert_null(strstr(text, "153744"));
     assert_non_null(strstr(text, "rank 0 communication: 1800 calls, 15 GiB, 153.7 s in collectives"));

@@ -160,7 +160,7 @@ static void test_grouping(void **state)
 
     harness_rank_figures r[6] = {rank_on(0, "a", 100), rank_on(1, "b", 300), rank_on(2, "c", 100),
                                  rank_on(3, "a", 110), rank_on(4, "b", 310), rank_on(5, "c", 0)};
-    char *json = harness_job_summary_json(r, 6, "x/cpu", NULL);
+    char *json = harness_job_summary_json(r, 6, "x/cpu", NULL, NULL);
     cJSON *root = cJSON_Parse(json);
     const cJSON *nodes = cJSON_GetObjectItem(root, "nodes");
     assert_non_null(nodes);
@@ -170,7 +170,7 @@ static void test_grouping(void **state)
     assert_int_equal(cJSON_GetObjectItem(b, "slowest_rank")->valueint, 4);
     cJSON_Delete(root);
     free(json);
-    char *text = harness_job_summary_text(r, 6, "x/cpu", NULL);
+    char *text = harness_job_summary_text(r, 6, "x/cpu", NULL, NULL);
     assert_non_null(strstr(text, "per node"));
     assert_non_null(strstr(text, "1,4"));
     assert_non_null(strstr(text, "OUTLIER"));
@@ -178,13 +178,13 @@ static void test_grouping(void **state)
     free(text);
 
     /* Two nodes: the table, and why no node is judged. */
-    text = harness_job_summary_text(r, 2, "x/cpu", NULL);
+    text = harness_job_summary_text(r, 2, "x/cpu", NULL, NULL);
     assert_non_null(strstr(text, "not judged, 2 nodes measured (the rule needs 3)"));
     assert_null(strstr(text, "OUTLIER"));
     free(text);
     /* One node: no table. */
     harness_rank_figures one[2] = {rank_on(0, "a", 100), rank_on(1, "a", 200)};
-    text = harness_job_summary_text(one, 2, "x/cpu", NULL);
+    text = harness_job_summary_text(one, 2, "x/cpu", NULL, NULL);
     assert_null(strstr(text, "per node"));
     free(text);
 }

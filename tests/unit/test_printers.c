@@ -105,6 +105,7 @@ static void comparison_golden(const char *name, const harness_comparison *c)
     expect_golden(name, "text", comparison_as("text", c, NULL));
     expect_golden(name, "markdown", comparison_as("markdown", c, NULL));
     expect_golden(name, "json", comparison_as("json", c, NULL));
+    expect_golden(name, "junit", comparison_as("junit", c, NULL));
     expect_golden(name, "color60", comparison_as("text", c, &(harness_text_style){1, 60}));
     expect_golden(name, "color100", comparison_as("text", c, &(harness_text_style){1, 100}));
     rec_free();
@@ -220,11 +221,12 @@ static void test_lookup(void **state)
                      harness_printer_find("markdown", HARNESS_RECORD_COMPARISON));
     assert_non_null(harness_printer_find("html", HARNESS_RECORD_HISTORY));
     assert_null(harness_printer_find("html", HARNESS_RECORD_COMPARISON));
+    assert_null(harness_printer_find("junit", HARNESS_RECORD_HISTORY));
     assert_null(harness_printer_find("HTML", HARNESS_RECORD_HISTORY));
     assert_int_equal(harness_printer_parse("json", HARNESS_RECORD_HISTORY, &p, &err), 0);
     assert_string_equal(p->name, "json");
     assert_int_equal(harness_printer_parse("html", HARNESS_RECORD_COMPARISON, &p, &err), HARNESS_EXIT_USAGE);
-    assert_string_equal(err.msg, "--format: expected text, markdown or json, got 'html'");
+    assert_string_equal(err.msg, "--format: expected text, markdown, json or junit, got 'html'");
     assert_int_equal(harness_printer_parse("xml", HARNESS_RECORD_HISTORY, &p, &err), HARNESS_EXIT_USAGE);
     assert_string_equal(err.msg, "--format: expected text, markdown, json or html, got 'xml'");
 }

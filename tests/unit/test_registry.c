@@ -90,7 +90,7 @@ static void test_wrong_abi_names_both_versions(void **state)
     assert_int_equal(harness_registry_load_file(&reg, FIXTURE("bad_abi.la"), &err), HARNESS_EXIT_RUNTIME);
     assert_contains(err.msg, "bad_abi");
     assert_contains(err.msg, "built for plugin ABI 3.0");
-    assert_contains(err.msg, "this harness provides ABI 2.4");
+    assert_contains(err.msg, "this harness provides ABI 2.5");
     assert_int_equal(reg.n_plugins, 0);
 }
 
@@ -102,7 +102,7 @@ static void test_abi1_plugin_is_refused_naming_both_versions(void **state)
     assert_int_equal(harness_registry_load_file(&reg, FIXTURE("abi1.la"), &err), HARNESS_EXIT_RUNTIME);
     assert_contains(err.msg, "abi1");
     assert_contains(err.msg, "built for plugin ABI 1.1");
-    assert_contains(err.msg, "this harness provides ABI 2.4");
+    assert_contains(err.msg, "this harness provides ABI 2.5");
     assert_int_equal(reg.n_plugins, 0);
 }
 

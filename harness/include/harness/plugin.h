@@ -1,8 +1,8 @@
-/* harness/plugin.h - the plugin ABI of harness, version 2.4 (2.1 added the
+/* harness/plugin.h - the plugin ABI of harness, version 2.5 (2.1 added the
  * device services at the end of harness_services, 2.2 the collectives after
  * them, 2.3 note, set_unload, the variant's step_cost and the parameter
- * helpers, 2.4 input and output for the checks after timing; 2.0 to 2.3
- * plugins load as before).
+ * helpers, 2.4 input and output for the checks after timing, 2.5 send_recv;
+ * 2.0 to 2.4 plugins load as before).
  *
  * A plugin includes this header and nothing else of the harness, and links
  * against nothing of it: everything it needs from the host arrives in the
@@ -112,7 +112,7 @@ extern "C" {
 #endif
 
 #define HARNESS_ABI_MAJOR 2
-#define HARNESS_ABI_MINOR 4
+#define HARNESS_ABI_MINOR 5
 
 #if defined(__GNUC__)
 #define HARNESS_EXPORT __attribute__((visibility("default")))
@@ -399,6 +399,17 @@ typedef struct harness_services {
      * full wait: an element still overwritten, or changed in between,
      * fails the run. 0, or nonzero with a message recorded. */
     int (*output)(harness_ctx *ctx, const void *buf, size_t count, harness_dtype dtype);
+
+    /* ---- ABI 2.5: point to point ----------------------------------------
+     * Exchange count elements with rank `peer`, which makes the same call
+     * with this rank as its peer: send goes to peer, and peer's send lands
+     * in recv (MPI_Sendrecv for host buffers; ncclSend and ncclRecv in one
+     * group for device buffers, on the component's stream). A peer equal to
+     * this rank copies. Timed and logged as the collectives are, with the
+     * peer: the summaries then give each pair's time, and a job's summary
+     * the matrix of every pair that exchanged (docs/guide/mpi.md, "Pairwise").
+     * 0, or nonzero with a message recorded. */
+    int (*send_recv)(harness_ctx *ctx, const void *send, void *recv, size_t count, harness_dtype dtype, int peer);
 } harness_services;
 
 /* ---- entry point ------------------------------------------------------ */
