@@ -13,6 +13,7 @@
 #include "compare/baseline_db.h"
 #include "compare/compare.h"
 #include "compare/metric.h"
+#include "compare/node_compare.h"
 #include "compare/printer.h"
 #include "util/term.h"
 
@@ -284,6 +285,11 @@ int harness_cmd_compare(int argc, char **argv)
     } else {
         rc = compare_folders(&opts, &cmp, &err);
     }
+    /* Jobs across nodes: a per-node section, in the text report only; read
+     * before anything is printed, as a bad file stops the command. */
+    harness_node_compare nodes = {0};
+    if (rc == 0 && !opts.baseline_db && strcmp(opts.printer->name, "text") == 0)
+        rc = harness_node_compare_load(opts.base, opts.cand, &nodes, &err);
     if (rc != 0) {
         harness_comparison_free(&cmp);
         return harness_error_report(&err);
@@ -292,12 +298,15 @@ int harness_cmd_compare(int argc, char **argv)
     harness_text_style style = {harness_color_on(stdout), opts.wide ? 0 : harness_term_width()};
     char *report = harness_print_comparison(opts.printer, &cmp, &style);
     if (!report) {
+        harness_node_compare_free(&nodes);
         harness_comparison_free(&cmp);
         harness_error_set(&err, HARNESS_EXIT_RUNTIME, "out of memory writing the report");
         return harness_error_report(&err);
     }
     fputs(report, stdout);
     free(report);
+    harness_node_compare_print(stdout, &nodes);
+    harness_node_compare_free(&nodes);
     int code = harness_comparison_exit_code(&cmp);
     int report_files_rc = harness_report_files_write(&opts.reports, &cmp, &err);
     harness_comparison_free(&cmp);

@@ -117,6 +117,7 @@ char *harness_job_summary_write(const harness_job_summary *x)
     if (x->pairs.n > 0)
         cJSON_AddItemToObject(root, "pairs", harness_job_pairs_json(&x->pairs));
     add_gather(root, x);
+    harness_job_nodes_write(root, &x->nodes);
     harness_json_scrub_utf8(root);  /* names from file names: any bytes */
     char *text = cJSON_Print(root);
     cJSON_Delete(root);
@@ -146,6 +147,7 @@ void harness_job_summary_free(harness_job_summary *x)
         free(x->gather_files[i].sha256);
     }
     free(x->gather_files);
+    harness_job_nodes_free(&x->nodes);
     memset(x, 0, sizeof *x);
 }
 
@@ -290,7 +292,8 @@ static int read_root(const cJSON *root, const char *path, harness_job_summary *o
         harness_field_number(e, "energy.", "watts", path, &out->energy_watts, err) != 0 ||
         harness_field_number(e, "energy.", "joules_per_step", path, &out->energy_joules_per_step, err) != 0 ||
         harness_job_pairs_read(cJSON_GetObjectItemCaseSensitive(root, "pairs"), path, &out->pairs, err) != 0 ||
-        read_gather(root, path, out, err) != 0)
+        read_gather(root, path, out, err) != 0 ||
+        harness_job_nodes_read(root, path, &out->nodes, err) != 0)
         return err->code;
     return 0;
 }

@@ -1,7 +1,7 @@
 /* job_summary.h - summary.json of a job ("harness.job_summary/1",
  * docs/ARCHITECTURE.md section 7) as a record, with its writer and its
  * reader: each rank's figures, the statistics across the ranks, the
- * slowest rank of each window, the job's energy. report/job_summary.c
+ * slowest rank of each window, the job's energy, the per-node rollup. report/job_summary.c
  * computes the record from the ranks' figures; this file only encodes it.
  * Numbers are NAN where unknown (written null), ranks -1 where none. */
 #ifndef HARNESS_FOLDER_JOB_SUMMARY_H
@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 
+#include "folder/job_nodes.h"
 #include "folder/job_pairs.h"
 #include "folder/slurm_facts.h"
 #include "util/error.h"
@@ -62,6 +63,7 @@ typedef struct harness_job_summary {
     double gather_max_bytes;       /* NAN when not gathered */
     harness_job_gather_record *gather_files;
     size_t n_gather_files;
+    harness_job_nodes nodes;       /* the ranks by node (folder/job_nodes.h) */
 } harness_job_summary;
 
 /* The JSON text (malloc'ed; NULL out of memory). */

@@ -11,6 +11,7 @@
 #include "run/comm_log.h"
 #include "util/stats.h"
 #include "folder/job_summary.h"
+#include "report/node_rollup.h"
 
 void harness_rank_figures_of(const harness_summary *s, harness_rank_figures *out)
 {
@@ -208,6 +209,8 @@ static int job_record(const harness_rank_figures *r, int n, const char *variant_
     x->energy_counters = j.counters;
     x->energy_watts = j.watts;
     x->energy_joules_per_step = j.joules_per_step;
+    if (harness_node_rollup(x->ranks, x->n_ranks, &x->nodes) != 0)
+        return -1;
     return gather_record(gather, x);
 }
 
@@ -282,6 +285,10 @@ char *harness_job_summary_text(const harness_rank_figures *r, int n, const char 
     if (e)
         harness_job_energy_print(f, e, n);
     free(e);
+    harness_job_summary x = {0};    /* the per-node table from the JSON's record */
+    if (job_record(r, n, variant_key, stragglers, gather, &x) == 0)
+        harness_node_rollup_print(f, &x.nodes);
+    harness_job_summary_free(&x);
     if (stragglers) {
         fputs("synchronized steps (sync_steps): the slowest rank of each step, how often:", f);
         for (int i = 0; i < n; i++)

@@ -879,6 +879,37 @@ static void same_gather(const harness_job_summary *x, const harness_job_summary 
     }
 }
 
+/* A rollup of up to 3 nodes, or none (n 0: an older harness's file). */
+static void random_nodes(harness_job_nodes *x)
+{
+    *x = (harness_job_nodes){.n = next() % 4, .k = 3, .min_excess = 0.1, .min_nodes = 3,
+                             .nodes_measured = (int)(next() % 4), .judged = coin(), .center_ns = num_or_nan(),
+                             .mad_ns = num_or_nan(), .threshold_ns = num_or_nan()};
+    x->list = calloc(x->n + 1, sizeof *x->list);
+    for (size_t i = 0; i < x->n; i++) {
+        harness_job_node_record *o = &x->list[i];
+        *o = (harness_job_node_record){.host = word(), .n_ranks = 1 + next() % 3, .ranks_measured = (int)(next() % 3),
+                                       .median_ns = num_or_nan(), .slowest_rank = coin() ? (int)(next() % 9) : -1,
+                                       .slowest_median_ns = num_or_nan(), .excess = num_or_nan(), .outlier = coin()};
+        o->ranks = calloc(o->n_ranks, sizeof *o->ranks);
+        for (size_t j = 0; j < o->n_ranks; j++)
+            o->ranks[j] = (int)(3 * i + j);
+    }
+}
+
+static void assert_same_nodes(const harness_job_nodes *x, const harness_job_nodes *y)
+{
+    assert_int_equal(y->n, x->n);
+    assert_int_equal(y->judged, x->n ? x->judged : -1);   /* no "nodes": unknown */
+    for (size_t i = 0; i < x->n; i++) {
+        assert_string_equal(y->list[i].host, x->list[i].host);
+        assert_int_equal(y->list[i].n_ranks, x->list[i].n_ranks);
+        assert_int_equal(y->list[i].slowest_rank, x->list[i].slowest_rank);
+        assert_int_equal(y->list[i].outlier, x->list[i].outlier);
+        assert_same(x->list[i].excess, y->list[i].excess);
+    }
+}
+
 static void test_job_summary_round_trip(void **state)
 {
     (void)state;
@@ -909,6 +940,7 @@ static void test_job_summary_round_trip(void **state)
         for (size_t w = 0; w < x.n_windows; w++)
             x.windows[w] = (harness_job_window_record){(int)w, coin() ? (int)(next() % 6) : -1, num()};
         random_gather(&x);
+        random_nodes(&x.nodes);
         char *text = harness_job_summary_write(&x);
         assert_non_null(text);
         harness_job_summary y;
@@ -932,6 +964,7 @@ static void test_job_summary_round_trip(void **state)
         }
         assert_same(x.energy_watts, y.energy_watts);
         same_gather(&x, &y);
+        assert_same_nodes(&x.nodes, &y.nodes);
         free(text);
         free(again);
         harness_job_summary_free(&x);
@@ -956,6 +989,14 @@ static void test_job_summary_bad(void **state)
          "\"slurm\": {\"job_id\": 12}}", "summary.json: slurm.job_id: expected a string or null, got a number"},
         {"{\"schema\": \"harness.job_summary/1\", \"world_size\": 1, \"variant_key\": \"x\", \"status\": \"ok\", "
          "\"slurm\": []}", "summary.json: slurm: expected an object"},
+        {"{\"schema\": \"harness.job_summary/1\", \"world_size\": 1, \"ranks\": [], \"windows\": [], "
+         "\"nodes\": {\"rule\": {}}}", "summary.json: nodes.list: missing"},
+        {"{\"schema\": \"harness.job_summary/1\", \"world_size\": 1, \"ranks\": [], \"windows\": [], "
+         "\"nodes\": {\"list\": [{\"host\": \"a\", \"ranks\": [0, -1]}]}}",
+         "summary.json: nodes.list[0].ranks[1]: expected a rank"},
+        {"{\"schema\": \"harness.job_summary/1\", \"world_size\": 1, \"ranks\": [], \"windows\": [], "
+         "\"nodes\": {\"list\": [{\"host\": \"a\", \"ranks\": [], \"outlier\": 1}]}}",
+         "summary.json: nodes.list[0].outlier: expected true, false or null"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         harness_job_summary y;
