@@ -31,20 +31,18 @@ static size_t append_word(char *buf, size_t len, size_t size, const char *word)
     return n == 1 ? len + 1 : size;
 }
 
-/* The CPU variant of cfg's family that takes its parameters, or NULL. */
+/* The CPU variant of cfg's family (as `variant_key: FAMILY` with `--device
+ * cpu` resolves it: FAMILY/cpu first), when it takes the config's
+ * parameters; else NULL. */
 static const harness_variant *cpu_variant(harness_config *cfg, const harness_registry *reg)
 {
-    const char *key = cfg->variant_key;
-    size_t family_len = strcspn(key, "/");
-    for (size_t i = 0; i < reg->n_variants; i++) {
-        const harness_variant *v = &reg->variants[i].variant;
-        harness_error ignored = {0};
-        if (strcmp(v->device, "cpu") == 0 && strlen(v->family) == family_len &&
-            strncmp(v->family, key, family_len) == 0 &&
-            harness_config_bind_params(cfg, v->key, v->params, v->n_params, &ignored) == 0)
-            return v;
-    }
-    return NULL;
+    char family[128];
+    snprintf(family, sizeof family, "%.*s", (int)strcspn(cfg->variant_key, "/"), cfg->variant_key);
+    harness_error ignored = {0};
+    const harness_variant_entry *e = harness_registry_resolve(reg, family, "cpu", &ignored);
+    if (!e || harness_config_bind_params(cfg, e->variant.key, e->variant.params, e->variant.n_params, &ignored) != 0)
+        return NULL;
+    return &e->variant;
 }
 
 /* "use --device cpu or auto" is what the backend can say without the

@@ -143,6 +143,9 @@ PY
 
 # f. Two nodes of the bed: rank 1 on node1 over TCP; the folder is in node0's /tmp.
 BED="$top_srcdir/tests/cluster/bed"
+# Sanitizer builds: LeakSanitizer off in the ranks, as in tests/integration/mpi.sh.
+ASAN_OPTIONS=detect_leaks=0
+export ASAN_OPTIONS
 if [ -x "$BED" ] && "$BED" check >/dev/null 2>&1; then
     timeout 120 "$BED" with 2 -- sh -c '"$1" mpirun -np 2 --map-by node "$2" run "$3" --set profiling.profiled_ranks=all \
         --output-dir "$4" --quiet && "$1" exec node0 python3 -c "
