@@ -72,7 +72,7 @@ pid=$!
 sleep 0.2
 live=$(HARNESS_POWERCAP_ROOT="$SCRATCH/rapl" "$HARNESS" run "$CONFIGS/rms_norm_tiny.yaml" --quiet \
        --output-dir "$SCRATCH/live" --set component.config.batch_size=16 --set component.config.seq_len=64 \
-       --set component.config.hidden_size=1024 --set schedule.measurement_steps=400 --set schedule.repeat=3 \
+       --set component.config.hidden_size=1024 --set schedule.measurement_steps=1200 --set schedule.repeat=3 \
        2>/dev/null) || fail "run on the fake counter"
 touch "$SCRATCH/rapl/stop"
 wait "$pid"
@@ -91,7 +91,7 @@ assert close(e["uncertainty"], 3 * 0.001 / e["seconds"]), e
 assert 25 < e["watts"] < 75, e["watts"]
 for w in s["timing"]["windows"]:
     x = w["energy"]
-    assert x["status"] == "measured" and x["steps"] == 400 and 25 < x["watts"] < 75, x
+    assert x["status"] == "measured" and x["steps"] == 1200 and 25 < x["watts"] < 75, x
 PY
 grep -q "^energy (powercap RAPL package-0, updated every 1 ms at worst): .*J/step, .*W, .*FLOP/J, .*B/J (within .*) over \
 3 of 3 windows$" "$live"/profiler_summary_ranks_1_rank_0.txt && pass "fake counter: the text's line" ||
