@@ -39,10 +39,10 @@ static void test_table(void **state)
     clk.ns_per_tick = 0.5;
     harness_comm_log l = {0};
     harness_comm_record calls[] = {
-        {HARNESS_COLL_ALL_REDUCE, HARNESS_DTYPE_F32, 1000, 0, 2000},   /* 1000 ns */
-        {HARNESS_COLL_BARRIER, HARNESS_DTYPE_F32, 0, 0, 200},
-        {HARNESS_COLL_ALL_REDUCE, HARNESS_DTYPE_F32, 1000, 0, 6000},   /* 3000 ns */
-        {HARNESS_COLL_ALL_REDUCE, HARNESS_DTYPE_BF16, 1000, 0, 1000},
+        {HARNESS_COLL_ALL_REDUCE, HARNESS_DTYPE_F32, 1000, 0, 2000, -1},   /* 1000 ns */
+        {HARNESS_COLL_BARRIER, HARNESS_DTYPE_F32, 0, 0, 200, -1},
+        {HARNESS_COLL_ALL_REDUCE, HARNESS_DTYPE_F32, 1000, 0, 6000, -1},   /* 3000 ns */
+        {HARNESS_COLL_ALL_REDUCE, HARNESS_DTYPE_BF16, 1000, 0, 1000, -1},
     };
     for (size_t i = 0; i < 4; i++)
         assert_int_equal(harness_comm_log_add(&l, &calls[i]), 0);

@@ -417,7 +417,7 @@ static void random_cuda(written *w)
         strcpy(w->window_clocks[k].throttle_reasons, "sw_power_cap");
         w->windows[k].clocks = &w->window_clocks[k];
     }
-    w->comm = (harness_comm_out){"all_reduce", "f32", 1024, 3, num(), num(), num(), num(), num(), num()};
+    w->comm = (harness_comm_out){"all_reduce", "f32", -1, 1024, 3, num(), num(), num(), num(), num(), num()};
     o->communication = &w->comm;
     o->n_communication = 1;
 }
