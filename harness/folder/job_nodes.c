@@ -75,13 +75,7 @@ void harness_job_nodes_free(harness_job_nodes *x)
 static int whole(const cJSON *o, const char *prefix, const char *key, const char *path, int dflt, int *out,
                  harness_error *err)
 {
-    double v;
-    if (harness_field_number(o, prefix, key, path, &v, err) != 0)
-        return err->code;
-    if (!isnan(v) && !(v >= 0 && v < 1e9 && v == floor(v)))
-        return harness_field_bad(err, path, "%s%s: expected an integer >= 0, got %g", prefix, key, v);
-    *out = isnan(v) ? dflt : (int)v;
-    return 0;
+    return harness_field_whole(o, prefix, key, path, dflt, "an integer >= 0", out, err);
 }
 
 static int read_ranks(const cJSON *o, const char *p, const char *path, harness_job_node_record *r,

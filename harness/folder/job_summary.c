@@ -155,25 +155,13 @@ void harness_job_summary_free(harness_job_summary *x)
 static int rank_or_none(const cJSON *o, const char *prefix, const char *key, const char *path, int *out,
                         harness_error *err)
 {
-    double v;
-    if (harness_field_number(o, prefix, key, path, &v, err) != 0)
-        return err->code;
-    if (!isnan(v) && !(v >= 0 && v < 1e9 && v == floor(v)))
-        return harness_field_bad(err, path, "%s%s: expected a rank or null, got %g", prefix, key, v);
-    *out = isnan(v) ? -1 : (int)v;
-    return 0;
+    return harness_field_whole(o, prefix, key, path, -1, "a rank or null", out, err);
 }
 
 /* A count or rank number (an integer from 0 to 1e9), or 0 for null or absent. */
 static int count(const cJSON *o, const char *prefix, const char *key, const char *path, int *out, harness_error *err)
 {
-    double v;
-    if (harness_field_number(o, prefix, key, path, &v, err) != 0)
-        return err->code;
-    if (!isnan(v) && !(v >= 0 && v < 1e9 && v == floor(v)))
-        return harness_field_bad(err, path, "%s%s: expected an integer >= 0, got %g", prefix, key, v);
-    *out = isnan(v) ? 0 : (int)v;
-    return 0;
+    return harness_field_whole(o, prefix, key, path, 0, "an integer >= 0", out, err);
 }
 
 static int read_rank(const cJSON *o, const char *p, const char *path, harness_job_rank_record *r, harness_error *err)

@@ -64,6 +64,18 @@ int harness_field_number(const cJSON *obj, const char *prefix, const char *key, 
     return 0;
 }
 
+int harness_field_whole(const cJSON *obj, const char *prefix, const char *key, const char *path, int dflt,
+                        const char *expected, int *out, harness_error *err)
+{
+    double v;
+    if (harness_field_number(obj, prefix, key, path, &v, err) != 0)
+        return err->code;
+    if (!isnan(v) && !(v >= 0 && v < 1e9 && v == floor(v)))
+        return harness_field_bad(err, path, "%s%s: expected %s, got %g", prefix, key, expected, v);
+    *out = isnan(v) ? dflt : (int)v;
+    return 0;
+}
+
 int harness_field_string(const cJSON *obj, const char *prefix, const char *key, const char *path, char **out,
                          harness_error *err)
 {

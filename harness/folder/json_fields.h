@@ -27,6 +27,10 @@ int harness_field_oom(harness_error *err);
 /* A number, or NAN. */
 int harness_field_number(const cJSON *obj, const char *prefix, const char *key, const char *path, double *out,
                          harness_error *err);
+/* A whole number from 0 to 1e9, or dflt when absent or null; another number
+ * is exit 2: "PATH: PREFIXKEY: expected <expected>, got N". */
+int harness_field_whole(const cJSON *obj, const char *prefix, const char *key, const char *path, int dflt,
+                        const char *expected, int *out, harness_error *err);
 /* A string (a copy the caller frees), or NULL. */
 int harness_field_string(const cJSON *obj, const char *prefix, const char *key, const char *path, char **out,
                          harness_error *err);

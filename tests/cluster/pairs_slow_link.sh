@@ -6,12 +6,6 @@
 # and every pair with it must be slower than every pair without it.
 . "$top_builddir/tests/setup"
 BED="$top_srcdir/tests/cluster/bed"
-# A tree under /tmp (a CI clone) would be hidden by the nodes' own /tmp:
-# the nodes share the machine's then.
-tmp_opt=
-for d in "$top_builddir" "$top_srcdir"; do
-    case $(cd "$d" && pwd)/ in /tmp/*) tmp_opt=--shared-tmp ;; esac
-done
 grep -q '^#define HAVE_MPI 1' "$top_builddir/build_config.h" || { echo "skip: built without MPI"; exit 77; }
 command -v mpirun >/dev/null || { echo "skip: no mpirun"; exit 77; }
 command -v tc >/dev/null || { echo "skip: no tc (iproute2)"; exit 77; }
@@ -29,7 +23,7 @@ ASAN_OPTIONS=detect_leaks=0
 export ASAN_OPTIONS
 # The hub's side of node2's veth (v2) shapes what node2 receives, node2's
 # eth0 what it sends.
-expect_exit 0 "4 nodes, node2's link at 10 Mbit/s" timeout 150 "$BED" with 4 $tmp_opt -- sh -c '
+expect_exit 0 "4 nodes, node2's link at 10 Mbit/s" timeout 150 "$BED" with 4 -- sh -c '
     id=$(cat "$HARNESS_BED/id")
     tc -n "$id-hub" qdisc add dev v2 root tbf rate 10mbit burst 32kbit latency 400ms &&
         tc -n "$id-node2" qdisc add dev eth0 root tbf rate 10mbit burst 32kbit latency 400ms || exit 3

@@ -7,12 +7,6 @@
 # compare` of two such jobs has a per-node section.
 . "$top_builddir/tests/setup"
 BED="$top_srcdir/tests/cluster/bed"
-# A tree under /tmp (a CI clone) would be hidden by the nodes' own /tmp:
-# the nodes share the machine's then.
-tmp_opt=
-for d in "$top_builddir" "$top_srcdir"; do
-    case $(cd "$d" && pwd)/ in /tmp/*) tmp_opt=--shared-tmp ;; esac
-done
 grep -q '^#define HAVE_MPI 1' "$top_builddir/build_config.h" || { echo "skip: built without MPI"; exit 77; }
 command -v mpirun >/dev/null || { echo "skip: no mpirun"; exit 77; }
 why=$("$BED" check) || { echo "skip: no test bed here: $why"; exit 77; }
@@ -25,7 +19,7 @@ unset HARNESS_BED
 # Sanitizer builds: LeakSanitizer off in the ranks, as in tests/integration/mpi.sh.
 ASAN_OPTIONS=detect_leaks=0
 # Two jobs in one bed, the second for compare.
-expect_exit 0 "2 nodes x 2 ranks over TCP" timeout 100 "$BED" with 2 $tmp_opt -- sh -c '
+expect_exit 0 "2 nodes x 2 ranks over TCP" timeout 100 "$BED" with 2 -- sh -c '
     echo "$HARNESS_BED" >"$3/bed"
     for job in runs cand; do
         "$0" mpirun -np 4 --oversubscribe "$1" run "$2" --output-dir "$3/$job" --quiet || exit
