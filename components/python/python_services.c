@@ -27,16 +27,27 @@ static int known_dtype(int code)
     return 0;
 }
 
+/* (nbytes, tag) of alloc and device_alloc, nbytes at least 1: 0, or -1 with
+ * the exception set. */
+static int size_and_tag(PyObject *args, const char *service, Py_ssize_t *nbytes, const char **tag)
+{
+    if (!PyArg_ParseTuple(args, "ns", nbytes, tag))
+        return -1;
+    if (*nbytes <= 0) {
+        PyErr_Format(PyExc_ValueError, "%s: %zd bytes; expected at least 1", service, *nbytes);
+        return -1;
+    }
+    return 0;
+}
+
 /* alloc(nbytes, tag) -> (address, writable memoryview of the bytes) */
 static PyObject *svc_alloc(PyObject *self, PyObject *args)
 {
     Py_ssize_t nbytes;
     const char *tag;
     (void)self;
-    if (!PyArg_ParseTuple(args, "ns", &nbytes, &tag))
+    if (size_and_tag(args, "alloc", &nbytes, &tag) != 0)
         return NULL;
-    if (nbytes <= 0)
-        return PyErr_Format(PyExc_ValueError, "alloc: %zd bytes; expected at least 1", nbytes);
     void *p = harness_host->alloc(pyc_ctx, (size_t)nbytes, tag);
     if (!p)
         return refused("alloc");
@@ -115,10 +126,8 @@ static PyObject *svc_device_alloc(PyObject *self, PyObject *args)
     Py_ssize_t nbytes;
     const char *tag;
     (void)self;
-    if (!PyArg_ParseTuple(args, "ns", &nbytes, &tag))
+    if (size_and_tag(args, "device_alloc", &nbytes, &tag) != 0)
         return NULL;
-    if (nbytes <= 0)
-        return PyErr_Format(PyExc_ValueError, "device_alloc: %zd bytes; expected at least 1", nbytes);
     void *p = harness_host->device_alloc(pyc_ctx, (size_t)nbytes, tag);
     return p ? PyLong_FromUnsignedLongLong((uintptr_t)p) : refused("device_alloc");
 }
