@@ -158,10 +158,12 @@ typedef struct harness_backend_ops {
      * false) or "fell back: step() synchronized". NULL on the CPU. */
     const char *(*blocking_kernel)(const harness_backend *b);
     /* One call of step timed by the host between two full device
-     * synchronizes, so work on any stream is in it (*ns, host ns): the
-     * check of the events against it (run/full_sync.h). 0, or -1 with err.
-     * NULL on the CPU, where the timer is the host's clock already. */
-    int (*full_sync_step)(const harness_backend *b, int (*step)(void *), void *arg, double *ns, harness_error *err);
+     * synchronizes, so work on any stream is in it (*ns, host ns), and the
+     * host's time in the step() call itself (*launch_ns): the check of the
+     * events against it (run/full_sync.h). 0, or -1 with err. NULL on the
+     * CPU, where the timer is the host's clock already. */
+    int (*full_sync_step)(const harness_backend *b, int (*step)(void *), void *arg, double *ns, double *launch_ns,
+                          harness_error *err);
     /* Before each measurement window's first step, after its wait steps
      * and outside any timed region: device state a plugin (or an earlier
      * run of the process) could leave behind on purpose is reset (CUDA:

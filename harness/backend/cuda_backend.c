@@ -296,7 +296,8 @@ static const char *cu_blocking_kernel(const harness_backend *b)
 /* One step timed by the host around a full device synchronize on either
  * side: whatever the step started, on any stream, is in it (the check of
  * the events against it, run/full_sync.h). */
-static int cu_full_sync_step(const harness_backend *b, int (*step)(void *), void *arg, double *ns, harness_error *err)
+static int cu_full_sync_step(const harness_backend *b, int (*step)(void *), void *arg, double *ns, double *launch_ns,
+                             harness_error *err)
 {
     (void)b;
     cudaError_t rc = cudaDeviceSynchronize();
@@ -304,6 +305,7 @@ static int cu_full_sync_step(const harness_backend *b, int (*step)(void *), void
         return cuda_fail(err, rc, "synchronizing the device before the full-synchronize step");
     uint64_t t0 = harness_monotonic_ns();
     int step_rc = step(arg);
+    uint64_t returned = harness_monotonic_ns();
     rc = cudaDeviceSynchronize();
     uint64_t t1 = harness_monotonic_ns();
     if (step_rc != 0)
@@ -312,6 +314,7 @@ static int cu_full_sync_step(const harness_backend *b, int (*step)(void *), void
     if (rc != cudaSuccess)
         return cuda_fail(err, rc, "synchronizing the device after the full-synchronize step");
     *ns = (double)(t1 - t0);
+    *launch_ns = (double)(returned - t0);
     return 0;
 }
 

@@ -28,7 +28,7 @@ static void full_sync_json(cJSON *timing, const harness_device_timing_out *d)
     }
     harness_json_add_num(f, "sync_ns", d->full_sync.sync_ns);
     harness_json_add_num(f, "events_median_ns", d->full_sync.events_median_ns);
-    harness_json_add_num(f, "launch_median_ns", d->full_sync.launch_median_ns);
+    harness_json_add_num(f, "launch_ns", d->full_sync.launch_ns);
     harness_json_add_num(f, "bound_ns", d->full_sync.bound_ns);
     cJSON_AddBoolToObject(f, "agrees", d->full_sync.agrees);
     if (!d->full_sync.side_work_known) {

@@ -57,7 +57,7 @@ typedef struct harness_device_timing_out {
     struct {
         int ran;
         const char *skipped;       /* when not ran */
-        double sync_ns, events_median_ns, launch_median_ns, bound_ns;
+        double sync_ns, events_median_ns, launch_ns, bound_ns;
         int agrees;
         int side_work_known;       /* 0: side_stream_work null */
         const harness_side_work_out *side_work;

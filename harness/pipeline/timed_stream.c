@@ -40,7 +40,7 @@ int harness_timed_stream_failure(const harness_summary *s, char *out, size_t cap
              harness_format_ns(c->sync_ns, sync, sizeof sync), harness_format_ns(c->events_median_ns, events,
                                                                                    sizeof events),
              harness_format_ns(c->bound_ns, bound, sizeof bound),
-             harness_format_ns(c->launch_median_ns, launch, sizeof launch), where);
+             harness_format_ns(c->launch_ns, launch, sizeof launch), where);
     return 1;
 }
 

@@ -29,7 +29,7 @@ static void full_sync_out(const harness_summary *s, harness_device_out *o)
     t->full_sync.skipped = c->skipped ? c->skipped : "the run did not complete";
     t->full_sync.sync_ns = c->sync_ns;
     t->full_sync.events_median_ns = c->events_median_ns;
-    t->full_sync.launch_median_ns = c->launch_median_ns;
+    t->full_sync.launch_ns = c->launch_ns;
     t->full_sync.bound_ns = c->bound_ns;
     t->full_sync.agrees = c->agrees;
     t->full_sync.side_work_known = s->side_work_known;

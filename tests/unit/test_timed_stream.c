@@ -20,7 +20,7 @@
 static harness_full_sync_check check_of(double sync_us, double events_us, double launch_us)
 {
     harness_full_sync_check c = {.ran = 1, .sync_ns = sync_us * 1e3, .events_median_ns = events_us * 1e3,
-                                 .launch_median_ns = launch_us * 1e3};
+                                 .launch_ns = launch_us * 1e3};
     harness_full_sync_judge(&c);
     return c;
 }
@@ -34,8 +34,8 @@ static void the_bound_is_twice_events_and_launch_plus_50us(void **state)
     c = check_of(270.001, 10, 100);
     assert_false(c.agrees);
     /* 100 launches of 1 us kernels, each launch 4 us: synchronized, the
-     * step is about its launches plus a round trip; the launch median is
-     * in the bound, so launch overhead cannot trip it. */
+     * step is about its launches plus a round trip; the launch is in the
+     * bound, so launch overhead cannot trip it. */
     assert_true(check_of(400 + 20, 100, 400).agrees);
     /* A side stream hiding a 1 ms memset behind a 5 us launch: caught. */
     assert_false(check_of(1000, 2, 5).agrees);
@@ -43,15 +43,16 @@ static void the_bound_is_twice_events_and_launch_plus_50us(void **state)
 
 /* ---- the run, on a fake backend -------------------------------------------- */
 
-static double sync_times[8];
+static double sync_times[8], sync_launches[8];
 static int sync_calls, steps_called, fail_at = -1;
 
 static int fake_full_sync_step(const harness_backend *b, int (*step)(void *), void *arg, double *ns,
-                               harness_error *err)
+                               double *launch_ns, harness_error *err)
 {
     (void)b;
     if (step(arg) != 0 || sync_calls == fail_at)
         return harness_error_set(err, HARNESS_EXIT_RUNTIME, "the step failed") ? -1 : -1;
+    *launch_ns = sync_launches[sync_calls];
     *ns = sync_times[sync_calls++];
     return 0;
 }
@@ -71,6 +72,7 @@ static void the_run_takes_the_least_of_three_synchronized_steps(void **state)
     double dev[5] = {10e3, 12e3, 11e3, 30e3, 9e3}, host[5] = {5e3, 5e3, 6e3, 4e3, 5e3};
     harness_run_result r = {.samples_ns = dev, .host_samples_ns = host, .n_samples = 5};
     sync_times[0] = 900e3, sync_times[1] = 40e3, sync_times[2] = 60e3;
+    sync_launches[0] = 7e3, sync_launches[1] = 5e3, sync_launches[2] = 3e3;
     sync_calls = steps_called = 0;
     harness_full_sync_check c;
     harness_error err = {0};
@@ -79,10 +81,23 @@ static void the_run_takes_the_least_of_three_synchronized_steps(void **state)
     assert_true(c.ran);
     assert_float_equal(c.sync_ns, 40e3, 1e-6);       /* the preempted 900 us one left out */
     assert_float_equal(c.events_median_ns, 11e3, 1e-6);
-    assert_float_equal(c.launch_median_ns, 5e3, 1e-6);
+    assert_float_equal(c.launch_ns, 5e3, 1e-6);      /* the launch of that same step */
     assert_float_equal(c.bound_ns, 2 * 16e3 + 50e3, 1e-6);
     assert_true(c.agrees);
     assert_float_equal(dev[3], 30e3, 0);             /* the samples stay in step order */
+
+    /* cheat/after_end on an H200: work forked past the end event backs up
+     * the queues, so every measured launch waited 1.6 ms; the synchronized
+     * step starts on empty queues and launches in 5 us. The bound takes
+     * that launch, not the measured ones, and the 2.7 ms step is caught. */
+    double backed_up[5] = {1.6e6, 1.5e6, 1.6e6, 1.7e6, 1.6e6};
+    harness_run_result cheat = {.samples_ns = dev, .host_samples_ns = backed_up, .n_samples = 5};
+    for (int i = 0; i < 3; i++)
+        sync_times[i] = 2.74e6, sync_launches[i] = 5e3;
+    sync_calls = 0;
+    assert_int_equal(harness_full_sync_run(&b, count_step, NULL, &cheat, 0, &c, &err), 0);
+    assert_float_equal(c.bound_ns, 2 * 16e3 + 50e3, 1e-6);
+    assert_false(c.agrees);
 
     /* The CPU has no such op: nothing runs, nothing is said. */
     harness_backend_ops cpu = {0};
