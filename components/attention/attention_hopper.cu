@@ -6,7 +6,10 @@
  * FMA, P rounded to 16 bits), another data path, and one difference: the
  * row sums add P's fp32 weights, not the rounded ones (softmax_step).
  *
- * A block of 384 threads owns 128 queries of one (batch, head), three
+ * Persistent: one block of 384 threads an SM, taking in turn the work items
+ * of 128 queries of one (batch, head) (item_of has the order: causal, the
+ * longest first), so that an item's start (Q's load, its first Q K^T) runs
+ * under the last one's end instead of in a block of its own. Three
  * warpgroups:
  *   warpgroup 0   the producer: one thread issues TMA loads, Q once, then K
  *                 and V tiles of BK = 128 keys into a ring of `stages` = 3
@@ -23,15 +26,19 @@
  * the consumers' real limit 240.
  * Synchronization is by mbarriers only (no __syncthreads after the setup):
  *   q_full           the producer's expect_tx of Q's bytes; TMA completes it
+ *   q_empty          every consumer thread arrives once its last Q K^T of
+ *                    the item retired, so the producer may load the next Q
  *   k_full[s], v_full[s]   the same for stage s's K and V (separate, so S =
  *                    Q K^T starts before V has landed)
  *   kv_empty[s]      every consumer thread arrives once its P V on stage s
  *                    retired (wgmma_wait_group<0>), so the producer may
  *                    overwrite the stage
- * Phases: tile t uses stage t % stages in its round t / stages; a
- * consumer waits the full barriers' phase of parity (t / stages) & 1, the
- * producer, before reusing a stage (t >= stages), kv_empty's phase of the
- * round before, parity (t / stages - 1) & 1. `stages` is the plan's (3,
+ * Phases: the block's tile g (counted across its items) uses stage
+ * g % stages in its round g / stages; a consumer waits the full barriers'
+ * phase of parity (g / stages) & 1, the producer, before reusing a stage
+ * (g >= stages), kv_empty's phase of the round before, parity
+ * (g / stages - 1) & 1. Item n waits q_full's phase n & 1, and the
+ * producer q_empty's (n - 1) & 1 before loading item n's Q. `stages` is the plan's (3,
  * or 2 when asked for: attention_cuda.h), a template constant (STAGES):
  * the stage and the parity are then a shift or a multiply in the loop, not
  * an integer division by a run-time value.
@@ -91,6 +98,7 @@ template <typename T>
 struct hopper_args {
     T *o;
     int seq_q, seq_k, heads, group, causal;
+    int qblocks, batch;                 /* the work: qblocks x heads x batch blocks of BQ queries */
     float scale_log2;                   /* scale x log2(e) */
 };
 
@@ -105,7 +113,7 @@ struct layout {
 };
 
 struct barriers {
-    uint64_t q_full, k_full[MAX_STAGES], v_full[MAX_STAGES], kv_empty[MAX_STAGES];
+    uint64_t q_full, q_empty, k_full[MAX_STAGES], v_full[MAX_STAGES], kv_empty[MAX_STAGES];
 };
 
 template <typename T, int D, int STAGES>
@@ -153,12 +161,22 @@ static int launch_stages(const attention_cuda_geometry *g, const attention_shape
     a.o = static_cast<T *>(o);
     a.seq_q = (int)s->seq_q, a.seq_k = (int)s->seq_k, a.heads = (int)s->heads;
     a.group = (int)(s->heads / s->kv_heads), a.causal = s->causal != 0;
+    a.qblocks = (int)g->grid_x, a.batch = (int)g->grid_z;
     a.scale_log2 = (float)((double)s->scale * 1.4426950408889634);
     cudaError_t e = shared_opt_in<T, D, STAGES>();
+    int dev = 0, sms = 0;
+    if (e == cudaSuccess)
+        e = cudaGetDevice(&dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
     if (e != cudaSuccess)
         return (int)e;
+    /* Persistent: one block an SM (all its registers), each taking the
+     * plan's blocks of queries in turn (the kernel's top comment). */
+    const long long work = (long long)g->grid_x * g->grid_y * g->grid_z;
+    const unsigned blocks = (unsigned)(work < sms ? work : sms);
     auto kernel = attention_hopper<T, D, STAGES>;
-    CUDA_LAUNCH(kernel, dim3(g->grid_x, g->grid_y, g->grid_z), dim3(g->threads), g->smem, stream, qm, km, vm, a);
+    CUDA_LAUNCH(kernel, dim3(blocks), dim3(g->threads), g->smem, stream, qm, km, vm, a);
     return (int)cudaGetLastError();
 }
 
@@ -193,12 +211,16 @@ namespace {
 
 /* ---- the kernel ----------------------------------------------------------- */
 
-template <int D, int STAGES>
-__device__ void produce(unsigned char *base, barriers *bar, const tma_map *qm, const tma_map *km, const tma_map *vm,
-                        int q0, int h, int hk, int b, int tiles);
+/* One work item: BQ queries of one (batch, head), and the key tiles they need. */
+struct work {
+    int q0, h, b, tiles;
+};
+
 template <typename T, int D, int STAGES>
-__device__ void consume(const unsigned char *base, barriers *bar, const hopper_args<T> &a, int q0, int h, int b,
-                        int tiles);
+__device__ void produce(unsigned char *base, barriers *bar, const tma_map *qm, const tma_map *km, const tma_map *vm,
+                        const hopper_args<T> &a);
+template <typename T, int D, int STAGES>
+__device__ void consume(const unsigned char *base, barriers *bar, const hopper_args<T> &a);
 
 /* The keys a block of queries [q0, q0 + BQ) needs, in tiles of BK (as
  * attention_cuda.cu's key_tiles). */
@@ -212,6 +234,28 @@ __device__ __forceinline__ int block_key_tiles(int q0, int seq_q, int seq_k, int
     return tiles;
 }
 
+/* Item i of the persistent schedule: the query block is the slowest index,
+ * so the blocks take the items in turn, every (batch, head) of one query
+ * block before the next; causal, the last query block first (it has the
+ * most key tiles: longest first, so that the short ones fill the end). */
+template <typename T>
+__device__ __forceinline__ work item_of(const hopper_args<T> &a, long long i)
+{
+    const long long per_block = (long long)a.heads * a.batch;
+    const int qi = (int)(i / per_block), hb = (int)(i % per_block);
+    work w;
+    w.q0 = (a.causal ? a.qblocks - 1 - qi : qi) * BQ;
+    w.h = hb % a.heads, w.b = hb / a.heads;
+    w.tiles = block_key_tiles(w.q0, a.seq_q, a.seq_k, a.causal);
+    return w;
+}
+
+template <typename T>
+__device__ __forceinline__ long long work_items(const hopper_args<T> &a)
+{
+    return (long long)a.qblocks * a.heads * a.batch;
+}
+
 template <typename T, int D, int STAGES>
 __global__ void __launch_bounds__(ATTENTION_CUDA_HOPPER_THREADS, 1)
 attention_hopper(const __grid_constant__ tma_map qm, const __grid_constant__ tma_map km,
@@ -222,12 +266,10 @@ attention_hopper(const __grid_constant__ tma_map qm, const __grid_constant__ tma
      * 1024 bytes to spare for rounding the base up. */
     unsigned char *base = reinterpret_cast<unsigned char *>(((uintptr_t)raw + ATOM - 1) & ~(uintptr_t)(ATOM - 1));
     barriers *bar = reinterpret_cast<barriers *>(base + layout<D>::bars_at(STAGES));
-    const int qblock = a.causal ? (int)(gridDim.x - 1 - blockIdx.x) : (int)blockIdx.x;
-    const int q0 = qblock * BQ, h = blockIdx.y, b = blockIdx.z;
-    const int tiles = block_key_tiles(q0, a.seq_q, a.seq_k, a.causal);
 
     if (threadIdx.x == 0) {
         mbar_init(&bar->q_full, 1);
+        mbar_init(&bar->q_empty, 2 * WG);                /* every consumer thread, once an item */
         for (int s = 0; s < STAGES; s++) {
             mbar_init(&bar->k_full[s], 1);           /* the producer's arrive_expect_tx */
             mbar_init(&bar->v_full[s], 1);
@@ -240,38 +282,49 @@ attention_hopper(const __grid_constant__ tma_map qm, const __grid_constant__ tma
     if (threadIdx.x < WG) {
         setmaxnreg_dec<PRODUCER_REGS>();
         if (threadIdx.x == 0)
-            produce<D, STAGES>(base, bar, &qm, &km, &vm, q0, h, h / a.group, b, tiles);
+            produce<T, D, STAGES>(base, bar, &qm, &km, &vm, a);
     } else {
         setmaxnreg_inc<CONSUMER_REGS>();
-        consume<T, D, STAGES>(base, bar, a, q0, h, b, tiles);
+        consume<T, D, STAGES>(base, bar, a);
     }
 }
 
-/* One thread: Q, then each tile's K and V, into the ring. */
-template <int D, int STAGES>
+/* One thread: for each of this block's items, Q (once the consumers are
+ * done with the last item's), then each tile's K and V into the ring. The
+ * ring runs on across items: g counts this block's tiles, so a stage's
+ * round and parity follow from it, and the next item's first tiles load
+ * while the consumers finish the last one's. */
+template <typename T, int D, int STAGES>
 __device__ void produce(unsigned char *base, barriers *bar, const tma_map *qm, const tma_map *km, const tma_map *vm,
-                        int q0, int h, int hk, int b, int tiles)
+                        const hopper_args<T> &a)
 {
     using L = layout<D>;
-    mbar_arrive_expect_tx(&bar->q_full, L::Q_BYTES);
-    for (int c = 0; c < D / COL; c++) {
-        const int32_t at[4] = {c * COL, h, q0, b};
-        tma_load(base + c * BQ * COL * 2, qm, at, &bar->q_full);
-    }
-    for (int t = 0; t < tiles; t++) {
-        const int s = t % STAGES;
-        if (t >= STAGES)   /* both consumers are done with this stage's last round */
-            mbar_wait(&bar->kv_empty[s], (unsigned)(t / STAGES - 1) & 1u);
-        unsigned char *ks = base + L::K_AT + s * L::STAGE_BYTES, *vs = base + L::V_AT + s * L::STAGE_BYTES;
-        mbar_arrive_expect_tx(&bar->k_full[s], L::KV_BYTES);
+    int g = 0, n = 0;
+    for (long long i = blockIdx.x; i < work_items(a); i += gridDim.x, n++) {
+        const work w = item_of(a, i);
+        const int hk = w.h / a.group;
+        if (n > 0)         /* both consumers' last Q K^T of the item before retired */
+            mbar_wait(&bar->q_empty, (unsigned)(n - 1) & 1u);
+        mbar_arrive_expect_tx(&bar->q_full, L::Q_BYTES);
         for (int c = 0; c < D / COL; c++) {
-            const int32_t at[4] = {c * COL, hk, t * BK, b};
-            tma_load(ks + c * BK * COL * 2, km, at, &bar->k_full[s]);
+            const int32_t at[4] = {c * COL, w.h, w.q0, w.b};
+            tma_load(base + c * BQ * COL * 2, qm, at, &bar->q_full);
         }
-        mbar_arrive_expect_tx(&bar->v_full[s], L::KV_BYTES);
-        for (int c = 0; c < D / COL; c++) {
-            const int32_t at[4] = {c * COL, hk, t * BK, b};
-            tma_load(vs + c * BK * COL * 2, vm, at, &bar->v_full[s]);
+        for (int t = 0; t < w.tiles; t++, g++) {
+            const int s = g % STAGES;
+            if (g >= STAGES)   /* both consumers are done with this stage's last round */
+                mbar_wait(&bar->kv_empty[s], (unsigned)(g / STAGES - 1) & 1u);
+            unsigned char *ks = base + L::K_AT + s * L::STAGE_BYTES, *vs = base + L::V_AT + s * L::STAGE_BYTES;
+            mbar_arrive_expect_tx(&bar->k_full[s], L::KV_BYTES);
+            for (int c = 0; c < D / COL; c++) {
+                const int32_t at[4] = {c * COL, hk, t * BK, w.b};
+                tma_load(ks + c * BK * COL * 2, km, at, &bar->k_full[s]);
+            }
+            mbar_arrive_expect_tx(&bar->v_full[s], L::KV_BYTES);
+            for (int c = 0; c < D / COL; c++) {
+                const int32_t at[4] = {c * COL, hk, t * BK, w.b};
+                tma_load(vs + c * BK * COL * 2, vm, at, &bar->v_full[s]);
+            }
         }
     }
 }
@@ -307,7 +360,7 @@ template <typename T, int D, int STAGES, bool NEXT>
 __device__ __forceinline__ void tile_step(const unsigned char *base, barriers *bar, const hopper_args<T> &a,
                                           const unsigned char *qs, float (&sc)[BK / 2], uint32_t (&p)[BK / 16][4],
                                           float (&o)[D / 2], float (&m)[2], float (&l)[2], float (&alpha)[2], int t,
-                                          int first, int row, unsigned mine, unsigned other, int wg);
+                                          int g, int first, int row, unsigned mine, unsigned other, int wg);
 template <typename T>
 __device__ void prepare_p(float (&sc)[BK / 2], uint32_t (&p)[BK / 16][4], float (&m)[2], float (&l)[2],
                           float (&alpha)[2], const hopper_args<T> &a, int k0, int first, int row);
@@ -333,57 +386,71 @@ constexpr unsigned PINGPONG_BAR = 1, PINGPONG_THREADS = 2 * WG;
  *   named_bar_arrive on the other's. Warpgroup 0 goes first (warpgroup 1
  *   arrives on its barrier once at the start); both have tiles + 1 turns
  *   (the first issues S_0 alone), and warpgroup 1 does not arrive after its
- *   last, which no turn of warpgroup 0 waits for. */
+ *   last, which no turn of warpgroup 0 waits for. Each item starts and ends
+ *   the turns so (balanced: as many arrivals as waits on each barrier), so
+ *   the next item starts them afresh.
+ * Items: the block's in turn (produce's order). Q is freed (q_empty) once
+ * the item's last Q K^T retired, before its last P V and the store, so the
+ * next item's Q loads under them; g counts the block's tiles, as produce. */
 template <typename T, int D, int STAGES>
-__device__ void consume(const unsigned char *base, barriers *bar, const hopper_args<T> &a, int q0, int h, int b,
-                        int tiles)
+__device__ void consume(const unsigned char *base, barriers *bar, const hopper_args<T> &a)
 {
     using L = layout<D>;
     const int wg = threadIdx.x / WG - 1, warp = threadIdx.x % WG / 32, lane = threadIdx.x % 32;
-    const int first = q0 + wg * ROWS;                       /* this warpgroup's first query */
-    const int row = first + warp * 16 + lane / 4;           /* this lane's first row; the other is row + 8 */
     const unsigned char *qs = base + wg * ROWS * COL * 2;   /* its 64 rows of every Q column block */
     const unsigned mine = PINGPONG_BAR + wg, other = PINGPONG_BAR + 1 - wg;
-    float o[D / 2] = {}, m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f}, alpha[2];
-    float sc[BK / 2];
-    uint32_t p[BK / 16][4];
-    mbar_wait(&bar->q_full, 0);
-    if (tiles > 0) {
-        if (wg == 1)
-            named_bar_arrive(PINGPONG_BAR, PINGPONG_THREADS);    /* warpgroup 0's first turn */
-        mbar_wait(&bar->k_full[0], 0);
-        named_bar_sync(mine, PINGPONG_THREADS);
-        wgmma_fence();
-        issue_scores<T, D>(sc, qs, base + L::K_AT);
-        named_bar_arrive(other, PINGPONG_THREADS);
-        wgmma_wait_group<0>();
-        wgmma_fence_operands(sc);   /* nvcc: no read of sc moves above the wait */
-        prepare_p<T>(sc, p, m, l, alpha, a, 0, first, row);
-    }
-    /* The last tile has no S_{t+1}: its own instance of the step, so that
-     * no wgmma sits in a branch (ptxas then fences the accumulators). */
+    int g = 0, n = 0;
+    for (long long i = blockIdx.x; i < work_items(a); i += gridDim.x, n++) {
+        const work w = item_of(a, i);
+        const int first = w.q0 + wg * ROWS;                 /* this warpgroup's first query */
+        const int row = first + warp * 16 + lane / 4;       /* this lane's first row; the other is row + 8 */
+        float o[D / 2] = {}, m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f}, alpha[2];
+        float sc[BK / 2];
+        uint32_t p[BK / 16][4];
+        mbar_wait(&bar->q_full, (unsigned)n & 1u);
+        if (w.tiles > 0) {
+            if (wg == 1)
+                named_bar_arrive(PINGPONG_BAR, PINGPONG_THREADS);    /* warpgroup 0's first turn */
+            mbar_wait(&bar->k_full[g % STAGES], (unsigned)(g / STAGES) & 1u);
+            named_bar_sync(mine, PINGPONG_THREADS);
+            wgmma_fence();
+            issue_scores<T, D>(sc, qs, base + L::K_AT + (g % STAGES) * L::STAGE_BYTES);
+            named_bar_arrive(other, PINGPONG_THREADS);
+            wgmma_wait_group<0>();
+            wgmma_fence_operands(sc);   /* nvcc: no read of sc moves above the wait */
+            prepare_p<T>(sc, p, m, l, alpha, a, 0, first, row);
+        }
+        /* The last tile has no S_{t+1}: its own instance of the step, so
+         * that no wgmma sits in a branch (ptxas then fences the
+         * accumulators). */
 #pragma unroll 1
-    for (int t = 0; t + 1 < tiles; t++)
-        tile_step<T, D, STAGES, true>(base, bar, a, qs, sc, p, o, m, l, alpha, t, first, row, mine, other, wg);
-    if (tiles > 0)
-        tile_step<T, D, STAGES, false>(base, bar, a, qs, sc, p, o, m, l, alpha, tiles - 1, first, row, mine, other, wg);
-    store_rows<T, D>(a, o, l, row, h, b);
+        for (int t = 0; t + 1 < w.tiles; t++)
+            tile_step<T, D, STAGES, true>(base, bar, a, qs, sc, p, o, m, l, alpha, t, g + t, first, row, mine, other,
+                                          wg);
+        mbar_arrive(&bar->q_empty);     /* every Q K^T of the item retired (wait_group in the steps) */
+        if (w.tiles > 0)
+            tile_step<T, D, STAGES, false>(base, bar, a, qs, sc, p, o, m, l, alpha, w.tiles - 1, g + w.tiles - 1,
+                                           first, row, mine, other, wg);
+        store_rows<T, D>(a, o, l, row, w.h, w.b);
+        g += w.tiles;
+    }
 }
 
 /* Tile t of consume's schedule: S_{t+1} (when NEXT) and P_t V_t issued in
  * this warpgroup's ping-pong turn, S_{t+1}'s softmax while P_t V_t runs,
- * then O rescaled, P_{t+1} packed and the stage freed. */
+ * then O rescaled, P_{t+1} packed and the stage freed. t is the item's
+ * tile (its keys), g the block's (its stage and phase). */
 template <typename T, int D, int STAGES, bool NEXT>
 __device__ void tile_step(const unsigned char *base, barriers *bar, const hopper_args<T> &a, const unsigned char *qs,
                           float (&sc)[BK / 2], uint32_t (&p)[BK / 16][4], float (&o)[D / 2], float (&m)[2],
-                          float (&l)[2], float (&alpha)[2], int t, int first, int row, unsigned mine, unsigned other,
-                          int wg)
+                          float (&l)[2], float (&alpha)[2], int t, int g, int first, int row, unsigned mine,
+                          unsigned other, int wg)
 {
     using L = layout<D>;
-    const int s = t % STAGES, n = (t + 1) % STAGES;
+    const int s = g % STAGES, n = (g + 1) % STAGES;
     if (NEXT)
-        mbar_wait(&bar->k_full[n], (unsigned)((t + 1) / STAGES) & 1u);
-    mbar_wait(&bar->v_full[s], (unsigned)(t / STAGES) & 1u);
+        mbar_wait(&bar->k_full[n], (unsigned)((g + 1) / STAGES) & 1u);
+    mbar_wait(&bar->v_full[s], (unsigned)(g / STAGES) & 1u);
     named_bar_sync(mine, PINGPONG_THREADS);
     wgmma_fence();              /* o rescaled, p packed since the last wgmma */
     wgmma_fence_operands(o);

@@ -23,7 +23,10 @@
 #                              without expect_tx (no_expect_tx); a stage
 #                              reused after the wrong phase (parity); a wrong
 #                              K or V descriptor (desc_block, desc_v); the
-#                              kv head h % kv_heads in the TMA coordinates (gqa)
+#                              kv head h % kv_heads in the TMA coordinates
+#                              (gqa); the persistent schedule's Q phase
+#                              (q_parity) and its ring restarted per item
+#                              (ring_per_item)
 # Run by make check; by hand, some of them: MUTANTS='tc_gqa rms_warp_sums' sh tests/cudasim/mutate.sh
 . "$top_builddir/tests/setup"
 
@@ -64,6 +67,8 @@ for entry in "tc_k_early attention attention_cuda.cu test_tensor_core" \
         "hop_desc_block attention attention_hopper.cu test_hopper attention_hopper" \
         "hop_desc_v attention attention_hopper.cu test_hopper attention_hopper" \
         "hop_gqa attention attention_hopper.cu test_hopper attention_hopper" \
+        "hop_q_parity attention attention_hopper.cu test_hopper attention_hopper" \
+        "hop_ring_per_item attention attention_hopper.cu test_hopper attention_hopper" \
         "rms_warp_sums rms_norm rms_norm_cuda.cu *"; do
     set -f
     set -- $entry

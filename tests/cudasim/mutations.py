@@ -67,7 +67,7 @@ MUTATIONS = {
                          """        mbar_arrive(&bar->k_full[s]);""", 1),
     # the producer reuses a stage after waiting on the wrong phase of its
     # empty barrier (always parity 0: right in round 1, wrong in round 2)
-    "hop_parity": ("""mbar_wait(&bar->kv_empty[s], (unsigned)(t / STAGES - 1) & 1u);""",
+    "hop_parity": ("""mbar_wait(&bar->kv_empty[s], (unsigned)(g / STAGES - 1) & 1u);""",
                    """mbar_wait(&bar->kv_empty[s], 0u);""", 1),
     # K's descriptor without the column-block step of a head_dim of 128
     "hop_desc_block": ("""(kk / 4) * rows * COL * 2 + (kk % 4) * 32""", """(kk % 4) * 32""", 1),
@@ -75,8 +75,14 @@ MUTATIONS = {
     "hop_desc_v": ("""return wgmma_desc(tile + kc * 16 * COL * 2, BK * COL * 2, ATOM);""",
                    """return wgmma_desc(tile + kc * 16 * COL * 2, BK * COL * 2, 2 * ATOM);""", 1),
     # K and V of head h % kv_heads instead of h / group
-    "hop_gqa": ("""produce<D, STAGES>(base, bar, &qm, &km, &vm, q0, h, h / a.group, b, tiles);""",
-                """produce<D, STAGES>(base, bar, &qm, &km, &vm, q0, h, h % (a.heads / a.group), b, tiles);""", 1),
+    "hop_gqa": ("""const int hk = w.h / a.group;""", """const int hk = w.h % (a.heads / a.group);""", 1),
+    # the persistent schedule: every item waits q_full's first phase, so a
+    # block's second item computes with the first one's Q
+    "hop_q_parity": ("""mbar_wait(&bar->q_full, (unsigned)n & 1u);""", """mbar_wait(&bar->q_full, 0u);""", 1),
+    # the consumers restart the ring at stage 0 for each item, out of step
+    # with the producer's count across items
+    "hop_ring_per_item": ("""        g += w.tiles;
+""", "", 1),
     "rms_warp_sums": ("warp_sum(lane < nwarps ? warp_sums[lane] : 0.0f)", "warp_sum(warp_sums[lane])", 1),
 }
 

@@ -7,7 +7,8 @@
  * (Sq < Sk and Sq > Sk), grouped-query heads (2 and 4 query heads per kv
  * head over two kv heads), sequences that end inside a tile, more key tiles
  * than stages (the ring wraps, so the empty barriers matter), more than one
- * block of queries. Each case with a ring of 2 stages and of 3, in forward
+ * block of queries, and blocks taking several work items in turn (the
+ * kernel is persistent: a block an SM, and cudasim has 3). Each case with a ring of 2 stages and of 3, in forward
  * and reversed thread order, with TMA copies landing at issue and at the
  * wait (cudasim.h), the eight results identical to the bit.
  * Built as C++ with cudasim.h force-included (tests/cudasim/build.am). */
@@ -86,6 +87,10 @@ static void test_hopper(void **state)
         /* Two blocks of queries (causal: the later first), Sq != Sk. */
         {F16, 1, 1, 1, 200, 150, 64, 1, 0},
         {BF16, 1, 2, 1, 130, 261, 128, 0, 0},
+        /* Six items (3 query blocks x 2 heads, causal: 3, 2 and 1 key
+         * tiles) on cudasim's 3 SMs: each block takes two, Q reloaded after
+         * q_empty, the ring's rounds running on across the items. */
+        {BF16, 1, 2, 1, 300, 300, 64, 1, 0},
     };
     for (const hcase &c : cases)
         run_case(c);
