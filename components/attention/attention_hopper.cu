@@ -172,9 +172,11 @@ static int launch_stages(const attention_cuda_geometry *g, const attention_shape
     if (e != cudaSuccess)
         return (int)e;
     /* Persistent: one block an SM (all its registers), each taking the
-     * plan's blocks of queries in turn (the kernel's top comment). */
+     * plan's blocks of queries in turn (the kernel's top comment); or, when
+     * the plan says so, a block for each: the same kernel, one item each. */
     const long long work = (long long)g->grid_x * g->grid_y * g->grid_z;
-    const unsigned blocks = (unsigned)(work < sms ? work : sms);
+    const long long most = g->persistent ? sms : 0x7fffffffLL;   /* a grid's x dimension */
+    const unsigned blocks = (unsigned)(work < most ? work : most);
     auto kernel = attention_hopper<T, D, STAGES>;
     CUDA_LAUNCH(kernel, dim3(blocks), dim3(g->threads), g->smem, stream, qm, km, vm, a);
     return (int)cudaGetLastError();

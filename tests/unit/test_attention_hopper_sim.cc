@@ -10,7 +10,8 @@
  * block of queries, and blocks taking several work items in turn (the
  * kernel is persistent: a block an SM, and cudasim has 3). Each case with a ring of 2 stages and of 3, in forward
  * and reversed thread order, with TMA copies landing at issue and at the
- * wait (cudasim.h), the eight results identical to the bit.
+ * wait (cudasim.h), and once with a block per item (not persistent), the
+ * nine results identical to the bit.
  * Built as C++ with cudasim.h force-included (tests/cudasim/build.am). */
 #include "attention/attention_cuda.h"
 
@@ -57,6 +58,11 @@ static void run_case(const hcase &c)
         snprintf(what, sizeof what, "hopper (%u stages), %s", g.stages, how);
         sim_run_and_check(&g, c.dt, &t, run, what);
     }
+    /* A block per item (HARNESS_ATTENTION_HOPPER_PERSISTENT=0): the same
+     * result to the bit. */
+    g.persistent = 0;
+    sim_set_order_and_landing(0);
+    sim_run_and_check(&g, c.dt, &t, 8, "hopper (2 stages), a block per item");
     cudasim::set_order(cudasim::FORWARD);
     cudasim::set_landing(cudasim::AT_WAIT);
     sim_tensors_free(&t);
