@@ -363,6 +363,9 @@ __device__ __forceinline__ void tile_step(const unsigned char *base, barriers *b
                                           const unsigned char *qs, float (&sc)[BK / 2], uint32_t (&p)[BK / 16][4],
                                           float (&o)[D / 2], float (&m)[2], float (&l)[2], float (&alpha)[2], int t,
                                           int g, int first, int row, unsigned mine, unsigned other, int wg);
+template <typename T, int D, int STAGES, bool MORE>
+__device__ __forceinline__ void retire_pv(barriers *bar, const float (&sc)[BK / 2], uint32_t (&p)[BK / 16][4],
+                                          float (&o)[D / 2], const float (&alpha)[2], int g);
 template <typename T>
 __device__ void prepare_p(float (&sc)[BK / 2], uint32_t (&p)[BK / 16][4], float (&m)[2], float (&l)[2],
                           float (&alpha)[2], const hopper_args<T> &a, int k0, int first, int row);
@@ -381,7 +384,11 @@ constexpr unsigned PINGPONG_BAR = 1, PINGPONG_THREADS = 2 * WG;
  *   O += P_t V_t, and the softmax of S_{t+1} runs while P_t V_t is still in
  *   the tensor cores (wgmma_wait_group<1>: the older group, S, retired); O
  *   is rescaled by S_{t+1}'s alpha once P_t V_t retired (wait<0>), and only
- *   then are P's registers (the RS operand) overwritten and the stage freed.
+ *   then are P's registers (the RS operand) overwritten and the stage freed
+ *   (retire_pv). That wait sits at the start of the next step, past a
+ *   branch: in the same block as the softmax, ptxas scheduled its
+ *   WARPGROUP.DEPBAR ahead of every exp2 of the softmax (seen in the SASS of
+ *   every instance), and the overlap was lost.
  *   between the two warpgroups (ping-pong): each issues its wgmma in turns,
  *   so that one's softmax (the exp2s on the SFU) overlaps the other's
  *   matrix products. A turn: named_bar_sync on its own barrier, issue,
@@ -426,13 +433,20 @@ __device__ void consume(const unsigned char *base, barriers *bar, const hopper_a
          * that no wgmma sits in a branch (ptxas then fences the
          * accumulators). */
 #pragma unroll 1
-        for (int t = 0; t + 1 < w.tiles; t++)
+        for (int t = 0; t + 1 < w.tiles; t++) {
+            if (t > 0)
+                retire_pv<T, D, STAGES, true>(bar, sc, p, o, alpha, g + t - 1);
             tile_step<T, D, STAGES, true>(base, bar, a, qs, sc, p, o, m, l, alpha, t, g + t, first, row, mine, other,
                                           wg);
+        }
         mbar_arrive(&bar->q_empty);     /* every Q K^T of the item retired (wait_group in the steps) */
-        if (w.tiles > 0)
+        if (w.tiles > 0) {
+            if (w.tiles > 1)
+                retire_pv<T, D, STAGES, true>(bar, sc, p, o, alpha, g + w.tiles - 2);
             tile_step<T, D, STAGES, false>(base, bar, a, qs, sc, p, o, m, l, alpha, w.tiles - 1, g + w.tiles - 1,
                                            first, row, mine, other, wg);
+            retire_pv<T, D, STAGES, false>(bar, sc, p, o, alpha, g + w.tiles - 1);
+        }
         store_rows<T, D>(a, o, l, row, w.h, w.b);
         g += w.tiles;
     }
@@ -468,13 +482,22 @@ __device__ void tile_step(const unsigned char *base, barriers *bar, const hopper
             mask_scores(sc, (t + 1) * BK, row, a.seq_q, a.seq_k, a.causal);
         softmax_step(sc, m, l, alpha, a.scale_log2);
     }
-    /* The stage is free once this thread's P V retired (wgmma reads V
-     * from shared memory, and P from registers, until then), not when
-     * it was issued. */
+}
+
+/* The end of tile g's step, at the start of the next one (a block of its
+ * own, so that ptxas cannot hoist the wait above the softmax that should run
+ * under the P V): P_t V_t retired, the stage freed, and, when a tile
+ * follows (MORE), O rescaled by its alpha and its P packed. The stage is
+ * free once this thread's P V retired (wgmma reads V from shared memory,
+ * and P from registers, until then), not when it was issued. */
+template <typename T, int D, int STAGES, bool MORE>
+__device__ __forceinline__ void retire_pv(barriers *bar, const float (&sc)[BK / 2], uint32_t (&p)[BK / 16][4],
+                                          float (&o)[D / 2], const float (&alpha)[2], int g)
+{
     wgmma_wait_group<0>();
     wgmma_fence_operands(o);
-    mbar_arrive(&bar->kv_empty[s]);
-    if (NEXT) {
+    mbar_arrive(&bar->kv_empty[g % STAGES]);
+    if (MORE) {
         rescale_o<D>(o, alpha);
         pack_p<T>(p, sc);
     }

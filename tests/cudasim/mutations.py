@@ -49,8 +49,8 @@ MUTATIONS = {
     # O rescaled and P overwritten before P V retired (no wait_group<0>)
     "hop_o_nowait": ("""    wgmma_wait_group<0>();
     wgmma_fence_operands(o);
-    mbar_arrive(&bar->kv_empty[s]);""", """    wgmma_fence_operands(o);
-    mbar_arrive(&bar->kv_empty[s]);""", 1),
+    mbar_arrive(&bar->kv_empty[g % STAGES]);""", """    wgmma_fence_operands(o);
+    mbar_arrive(&bar->kv_empty[g % STAGES]);""", 1),
     # the consumers free the stage before their P V retired: the empty
     # barrier's arrive before the P V is issued (the model's wgmma reads its
     # operands in one step at the wait, so an arrive just before the wait
@@ -60,7 +60,7 @@ MUTATIONS = {
                         """    mbar_arrive(&bar->kv_empty[s]);
     issue_pv<T, D>(o, p, base + L::V_AT + s * L::STAGE_BYTES);""", 1,
                         ("""    wgmma_fence_operands(o);
-    mbar_arrive(&bar->kv_empty[s]);""", """    wgmma_fence_operands(o);""")),
+    mbar_arrive(&bar->kv_empty[g % STAGES]);""", """    wgmma_fence_operands(o);""")),
     # the producer arrives on K's full barrier without expecting its bytes:
     # the phase completes before the copy lands
     "hop_no_expect_tx": ("""        mbar_arrive_expect_tx(&bar->k_full[s], L::KV_BYTES);""",
