@@ -437,8 +437,10 @@ integrity_timing() { # integrity_timing TAG SUBJECT GOAL CONFIG ARGS...: a run a
     tag=$1 subject=$2 goal=$3 config=$4
     shift 4
     out_of_time "integrity: $subject" && return
-    if ! integrity_run "$tag" "$config" "$@"; then
-        verdict integrity "$subject" FAIL "exit $? (integrity_$tag.log)"
+    integrity_run "$tag" "$config" "$@"
+    rc=$?
+    if [ $rc != 0 ]; then
+        verdict integrity "$subject" FAIL "exit $rc (integrity_$tag.log)"
         return
     fi
     line=$(python3 tests/gpu/integrity.py "$out/integrity/$tag" $goal)
