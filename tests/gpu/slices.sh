@@ -224,6 +224,7 @@ plan_dry_run() {
     else
         note "  estimate: not measured yet for:$unmeasured ($est s for the rest)"
     fi
+    [ "$est" -le "$prev" ] || note "  the estimate is over the budget: parts will stop at their deadlines"
     note "  at most: $prev s of command time (the last deadline, within HARNESS_GPU_BUDGET_S $budget)," \
         "$((prev + start_s)) s of device time with the start"
     note "  run: command='sh tests/gpu/run.sh --$1 --export \$OUT' carry=[\"tests/gpu/carry\"] timeout_s=600"

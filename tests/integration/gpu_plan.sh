@@ -26,7 +26,7 @@ for s in 1 2 3 4 5 6; do
     grep -qF "run: command='sh tests/gpu/run.sh --slice $s --export \$OUT' carry=[\"tests/gpu/carry\"] timeout_s=600" \
         "$SCRATCH/out" && pass "slice $s: the device tool's call" || fail "slice $s: no device tool call printed"
 done
-grep -q 'everything the slices use is present' "$SCRATCH/out" && pass "all present" || fail "no all-present line"
+grep -q 'everything the plan uses is present' "$SCRATCH/out" && pass "all present" || fail "no all-present line"
 grep -q 'carry: harness-0.1.0.tar.gz, 1 .debs: .* MiB of the 64 MiB' "$SCRATCH/out" && pass "the carry's size" ||
     fail "no carry size line: $(grep carry "$SCRATCH/out")"
 line() { grep -n "slice $1: " "$SCRATCH/out" | cut -d: -f1; }
