@@ -120,7 +120,7 @@ run_part() {
 # is no time for it at all, it is named as not run.
 run_within() {
     if [ -z "$2" ]; then
-        HARNESS_GPU_TREE=$top HARNESS_GPU_DEADLINE= HARNESS_GPU_SCOPE=$scope sh "$repo/tests/gpu/run.sh" --part "$1" "$out" ||
+        HARNESS_GPU_TREE=$top HARNESS_GPU_DEADLINE='' HARNESS_GPU_SCOPE=$scope sh "$repo/tests/gpu/run.sh" --part "$1" "$out" ||
             status=1
         return
     fi
