@@ -131,6 +131,18 @@ out_of_time() {
     return 0
 }
 
+# time_left MAX: seconds to the part's deadline, at most MAX, at least 1, for
+# a command's own timeout(1). That timeout runs its command in a process
+# group of its own, out of reach of the part's kill at its deadline: ending
+# by the deadline, it is never left running into the next part.
+time_left() {
+    [ -n "$deadline" ] || { echo "$1"; return; }
+    t=$((deadline - $(date +%s)))
+    [ $t -le "$1" ] || t=$1
+    [ $t -ge 1 ] || t=1
+    echo $t
+}
+
 # --part: one part in the tree run.sh built, until HARNESS_GPU_DEADLINE.
 if [ -n "$part" ]; then
     top=${HARNESS_GPU_TREE:?--part runs in a built tree (HARNESS_GPU_TREE)} H=$HARNESS_GPU_TREE/harness/harness
