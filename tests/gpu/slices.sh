@@ -1,7 +1,8 @@
 # tests/gpu/slices.sh - sourced by tests/gpu/run.sh: the two prepared
 # commands (--first, --second) and the six slices, as lists of parts; each
-# part's deadline and time estimate; SKIP; and --dry-run. Uses run.sh's
-# repo, slice, plan, out, note.
+# part's deadline and time estimate; running a part within its deadline;
+# and --dry-run. Uses run.sh's repo, top, out, slice, plan, budget, scope,
+# status, note, verdict.
 
 # The parts, their budgets in the prepared commands and their estimates, in
 # seconds of command wall time. A loan is 15 minutes of device time (the
@@ -60,10 +61,9 @@ plan_budgets() {
 # plan_estimate PART: its estimate in seconds, or "-".
 plan_estimate() { plan_table | awk -v p="$1" '$1 == p { print $2 }'; }
 
-# The parts of slice N (all: every part), or of --first / --second.
+# The parts of slice N (all: every part).
 slice_parts() {
     case $1 in
-    first|second) plan_budgets "$1" | sed 's/:.*//' | grep -vx build | tr '\n' ' ' | sed 's/ $//'; echo ;;
     1) echo validate ;;
     2) echo perf llama figures torch ;;
     3) echo sanitize ;;
@@ -159,6 +159,7 @@ part_files() {
         tests/fixtures/cuda_timing/empty_kernel.cu ;;
     esac
 }
+
 cuda_families() {
     if [ -x "$repo/harness/harness" ] && "$repo/harness/harness" list --json >"$out/list.json" 2>/dev/null; then
         python3 -c 'import json, sys
