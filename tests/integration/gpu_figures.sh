@@ -9,12 +9,24 @@
 gf=$top_srcdir/scripts/gpu-figures
 res=$top_srcdir/tests/gpu/results
 command -v python3 >/dev/null || { echo "no python3: skipped"; exit 77; }
-# Two H100 files share a day; which is newer is their commits' order in git.
+# Two H100 files share a day; which is newer is their commits' order in git
+# (and --since reads the history since each).
 git -C "$top_srcdir" rev-parse --git-dir >/dev/null 2>&1 ||
     { echo "not a git checkout: the results files' order needs git: skipped"; exit 77; }
+for f in "$res"/*.json; do
+    c=${f##*-}
+    git -C "$top_srcdir" cat-file -e "${c%.json}^{commit}" 2>/dev/null ||
+        { echo "commit ${c%.json} of $(basename "$f") not in this clone (shallow?): skipped"; exit 77; }
+done
 
 expect_exit 0 "--check on the tree" "$gf" --check
 [ ! -s "$SCRATCH/out" ] && pass "--check prints nothing when no doc differs" || fail "--check printed: $(head -3 "$SCRATCH/out")"
+
+# What changed since: the H100 run's file lists the block's vector split, made after it.
+expect_exit 0 "--since" "$gf" --since
+awk '/^h100-80gb-hbm3-2026-11-26-57ffa6c65c85 \(commit 57ffa6c\): [0-9]+ commit\(s\) since/ { f = 1; next }
+     /^[^ ]/ { f = 0 } f' "$SCRATCH/out" | grep -q '^  92b3115 transformer_block/cuda' &&
+    pass "lists a later commit to the code a cited file measured" || fail "--since: $(head -20 "$SCRATCH/out")"
 
 # A copy of the tree's docs with regions (rms_norm's README, the results
 # README) and the results files.
