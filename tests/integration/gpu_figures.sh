@@ -20,7 +20,8 @@ for f in "$res"/*.json; do
 done
 
 expect_exit 0 "--check on the tree" "$gf" --check
-[ ! -s "$SCRATCH/out" ] && pass "--check prints nothing when no doc differs" || fail "--check printed: $(head -3 "$SCRATCH/out")"
+[ ! -s "$SCRATCH/out" ] && pass "--check prints nothing when no doc differs" ||
+    fail "--check printed: $(head -3 "$SCRATCH/out")"
 
 # What changed since: the H100 run's file lists the block's vector split, made after it.
 expect_exit 0 "--since" "$gf" --since
@@ -82,7 +83,8 @@ print("%.0f" % next(r["rate"] for r in d["figures"] if r["tag"] == "rms_norm_8x1
 expect_exit 1 "--check with a newer results file" "$gf" --check --root "$t"
 expect_exit 0 "a rewrite with the newer file" "$gf" --root "$t"
 grep -q "$bf16_rate GB/s bf16 at 8 x 1024 x 4096.*2099-01-01, commit 0123456" "$doc" &&
-    pass "rms_norm's region cites the newer file" || fail "rms_norm's region ($bf16_rate GB/s): $(grep 'gpu-figures' "$doc")"
+    pass "rms_norm's region cites the newer file" ||
+    fail "rms_norm's region ($bf16_rate GB/s): $(grep 'gpu-figures' "$doc")"
 grep -q "| rms_norm/cuda bf16 | 8 x 1024 x 4096 | $bf16_rate GB/s .*h200-2099-01-01-0123456789ab.json" "$rdoc" &&
     pass "the table's rms_norm row too (linking the .json: no .md)" ||
     fail "the table's rms_norm row: $(grep -n 'rms_norm/cuda bf16 | 8' "$rdoc")"
