@@ -1,10 +1,12 @@
 #!/bin/sh
 # scripts/gpu-figures, the docs' GPU figures written from the results files
-# (issue 44): --check passes on the tree; a digit changed in a copy of a doc
-# is caught, named by file, line and region, and a rewrite restores it; a
-# newer results file takes over the figures it has and leaves the others to
-# the older one; a results file missing a figure, or holding a null one, and
-# malformed regions are refused (exit 2) naming the file and what is wrong.
+# (issue 44): --check passes on the tree; --since lists a later commit to the
+# code a cited file measured; a digit changed in a copy of a doc is caught,
+# named by file, line and region, and a rewrite restores it; a newer results
+# file takes over the figures it has and leaves the others to the older one;
+# a results file missing a figure (one shape of a range, a null rate, one
+# shape's PyTorch time) and malformed regions are refused (exit 2) naming the
+# file and what is wrong; a run without PyTorch says n/a.
 . "$top_builddir/tests/setup"
 gf=$top_srcdir/scripts/gpu-figures
 res=$top_srcdir/tests/gpu/results
@@ -103,13 +105,23 @@ edit 'd["figures"] = [r for r in d["figures"] if r["tag"] != "bf16_d64_s512_true
 expect_exit 2 "a results file without one shape of a range" "$gf" --check --root "$t"
 expect_err "$stem.json: no figure bf16_d64_s512_true_hopper" "names the file and the figure"
 expect_err "11 of 12 shapes present" "says how much of the range is there"
-edit 'next(r for r in d["figures"] if r["tag"] == "llama7b_block")["vs_cublaslt"] = None'
+edit 'next(r for r in d["figures"] if r["tag"] == "llama7b_block")["rate"] = None'
 expect_exit 2 "a results file with a null figure" "$gf" --check --root "$t"
-expect_err "$stem.json: figure llama7b_block: no 'vs_cublaslt' (null)" "names the file, the figure and the member"
+expect_err "$stem.json: figure llama7b_block: no 'rate' (null)" "names the file, the figure and the member"
+edit 'next(r for r in d["figures"] if r["tag"] == "bf16_d128_s512_true_hopper")["torch_over_ours"] = None'
+expect_exit 2 "a range with one shape's PyTorch time missing" "$gf" --check --root "$t"
+expect_err "$stem.json: figure bf16_d128_s512_true_hopper: no 'torch_over_ours' (null)" "names that shape"
+# A run without PyTorch (results.py writes null for every comparison): n/a, not an error.
+edit '[r.update(torch_over_ours=None) for r in d["figures"]]'
+expect_exit 0 "a run without PyTorch" "$gf" --root "$t"
+grep -q "| 8 x 1024 x 4096 | [0-9]* GB/s | [0-9]* | n/a | .*$stem.md" "$rdoc" &&
+    pass "says n/a for PyTorch" || fail "no n/a: $(grep -n '8 x 1024' "$rdoc")"
 edit 'd = {"schema": "something else"}'
 expect_exit 2 "a file that is not a results file" "$gf" --check --root "$t"
 expect_err "$stem.json: not a results file" "names it"
 cp "$h200" "$t/tests/gpu/results/$stem.json"
+expect_exit 0 "the file back" "$gf" --root "$t"
+cmp -s "$rdoc" "$SCRATCH/rdoc.orig" && pass "the table as before" || fail "the table: $(diff "$SCRATCH/rdoc.orig" "$rdoc")"
 
 # Regions: pinned to a file, to a GPU; malformed ones.
 d=$t/doc.md
