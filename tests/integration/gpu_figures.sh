@@ -121,7 +121,8 @@ expect_exit 2 "a file that is not a results file" "$gf" --check --root "$t"
 expect_err "$stem.json: not a results file" "names it"
 cp "$h200" "$t/tests/gpu/results/$stem.json"
 expect_exit 0 "the file back" "$gf" --root "$t"
-cmp -s "$rdoc" "$SCRATCH/rdoc.orig" && pass "the table as before" || fail "the table: $(diff "$SCRATCH/rdoc.orig" "$rdoc")"
+cmp -s "$rdoc" "$SCRATCH/rdoc.orig" && pass "the table as before" ||
+    fail "the table: $(diff "$SCRATCH/rdoc.orig" "$rdoc")"
 
 # Regions: pinned to a file, to a GPU; malformed ones.
 d=$t/doc.md
