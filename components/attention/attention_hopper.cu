@@ -30,13 +30,17 @@
  *                    the item retired, so the producer may load the next Q
  *   k_full[s], v_full[s]   the same for stage s's K and V (separate, so S =
  *                    Q K^T starts before V has landed)
- *   kv_empty[s]      every consumer thread arrives once its P V on stage s
- *                    retired (wgmma_wait_group<0>), so the producer may
- *                    overwrite the stage
+ *   k_empty[s]       every consumer thread arrives once its Q K^T of stage
+ *                    s retired (wgmma_wait_group<1>, or <0> for an item's
+ *                    first), so the producer may load the next K there a
+ *                    step before the V beside it is free (it loads K, V,
+ *                    K, ... in order, so a K also waits for the V before
+ *                    it: for the P V a step earlier)
+ *   v_empty[s]       the same once its P V on stage s retired (<0>)
  * Phases: the block's tile g (counted across its items) uses stage
  * g % stages in its round g / stages; a consumer waits the full barriers'
  * phase of parity (g / stages) & 1, the producer, before reusing a stage
- * (g >= stages), kv_empty's phase of the round before, parity
+ * (g >= stages), the empty barrier's phase of the round before, parity
  * (g / stages - 1) & 1. Item n waits q_full's phase n & 1, and the
  * producer q_empty's (n - 1) & 1 before loading item n's Q. `stages` is the plan's (3,
  * or 2 when asked for: attention_cuda.h), a template constant (STAGES):
@@ -113,7 +117,7 @@ struct layout {
 };
 
 struct barriers {
-    uint64_t q_full, q_empty, k_full[MAX_STAGES], v_full[MAX_STAGES], kv_empty[MAX_STAGES];
+    uint64_t q_full, q_empty, k_full[MAX_STAGES], v_full[MAX_STAGES], k_empty[MAX_STAGES], v_empty[MAX_STAGES];
 };
 
 template <typename T, int D, int STAGES>
@@ -275,7 +279,8 @@ attention_hopper(const __grid_constant__ tma_map qm, const __grid_constant__ tma
         for (int s = 0; s < STAGES; s++) {
             mbar_init(&bar->k_full[s], 1);           /* the producer's arrive_expect_tx */
             mbar_init(&bar->v_full[s], 1);
-            mbar_init(&bar->kv_empty[s], 2 * WG);    /* every consumer thread */
+            mbar_init(&bar->k_empty[s], 2 * WG);     /* every consumer thread */
+            mbar_init(&bar->v_empty[s], 2 * WG);
         }
         mbar_fence_init();
     }
@@ -314,14 +319,17 @@ __device__ void produce(unsigned char *base, barriers *bar, const tma_map *qm, c
         }
         for (int t = 0; t < w.tiles; t++, g++) {
             const int s = g % STAGES;
-            if (g >= STAGES)   /* both consumers are done with this stage's last round */
-                mbar_wait(&bar->kv_empty[s], (unsigned)(g / STAGES - 1) & 1u);
+            const unsigned before = (unsigned)(g / STAGES - 1) & 1u;   /* the stage's last round */
             unsigned char *ks = base + L::K_AT + s * L::STAGE_BYTES, *vs = base + L::V_AT + s * L::STAGE_BYTES;
+            if (g >= STAGES)   /* both consumers are done with this stage's K */
+                mbar_wait(&bar->k_empty[s], before);
             mbar_arrive_expect_tx(&bar->k_full[s], L::KV_BYTES);
             for (int c = 0; c < D / COL; c++) {
                 const int32_t at[4] = {c * COL, hk, t * BK, w.b};
                 tma_load(ks + c * BK * COL * 2, km, at, &bar->k_full[s]);
             }
+            if (g >= STAGES)   /* and with its V */
+                mbar_wait(&bar->v_empty[s], before);
             mbar_arrive_expect_tx(&bar->v_full[s], L::KV_BYTES);
             for (int c = 0; c < D / COL; c++) {
                 const int32_t at[4] = {c * COL, hk, t * BK, w.b};
@@ -427,6 +435,7 @@ __device__ void consume(const unsigned char *base, barriers *bar, const hopper_a
             named_bar_arrive(other, PINGPONG_THREADS);
             wgmma_wait_group<0>();
             wgmma_fence_operands(sc);   /* nvcc: no read of sc moves above the wait */
+            mbar_arrive(&bar->k_empty[g % STAGES]);
             prepare_p<T>(sc, p, m, l, alpha, a, 0, first, row);
         }
         /* The last tile has no S_{t+1}: its own instance of the step, so
@@ -478,6 +487,7 @@ __device__ void tile_step(const unsigned char *base, barriers *bar, const hopper
     if (NEXT) {
         wgmma_wait_group<1>();  /* S_{t+1} retired; P_t V_t may still run */
         wgmma_fence_operands(sc);
+        mbar_arrive(&bar->k_empty[n]);
         if (needs_mask(a, (t + 1) * BK, first))
             mask_scores(sc, (t + 1) * BK, row, a.seq_q, a.seq_k, a.causal);
         softmax_step(sc, m, l, alpha, a.scale_log2);
@@ -496,7 +506,7 @@ __device__ __forceinline__ void retire_pv(barriers *bar, const float (&sc)[BK / 
 {
     wgmma_wait_group<0>();
     wgmma_fence_operands(o);
-    mbar_arrive(&bar->kv_empty[g % STAGES]);
+    mbar_arrive(&bar->v_empty[g % STAGES]);
     if (MORE) {
         rescale_o<D>(o, alpha);
         pack_p<T>(p, sc);

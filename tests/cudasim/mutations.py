@@ -49,26 +49,25 @@ MUTATIONS = {
     # O rescaled and P overwritten before P V retired (no wait_group<0>)
     "hop_o_nowait": ("""    wgmma_wait_group<0>();
     wgmma_fence_operands(o);
-    mbar_arrive(&bar->kv_empty[g % STAGES]);""", """    wgmma_fence_operands(o);
-    mbar_arrive(&bar->kv_empty[g % STAGES]);""", 1),
+    mbar_arrive(&bar->v_empty[g % STAGES]);""", """    wgmma_fence_operands(o);
+    mbar_arrive(&bar->v_empty[g % STAGES]);""", 1),
     # the consumers free the stage before their P V retired: the empty
     # barrier's arrive before the P V is issued (the model's wgmma reads its
     # operands in one step at the wait, so an arrive just before the wait
     # leaves no room for the producer's next load; before the issue, the
     # wgmmas' collectives do)
     "hop_empty_early": ("""    issue_pv<T, D>(o, p, base + L::V_AT + s * L::STAGE_BYTES);""",
-                        """    mbar_arrive(&bar->kv_empty[s]);
+                        """    mbar_arrive(&bar->v_empty[s]);
     issue_pv<T, D>(o, p, base + L::V_AT + s * L::STAGE_BYTES);""", 1,
                         ("""    wgmma_fence_operands(o);
-    mbar_arrive(&bar->kv_empty[g % STAGES]);""", """    wgmma_fence_operands(o);""")),
+    mbar_arrive(&bar->v_empty[g % STAGES]);""", """    wgmma_fence_operands(o);""")),
     # the producer arrives on K's full barrier without expecting its bytes:
     # the phase completes before the copy lands
     "hop_no_expect_tx": ("""        mbar_arrive_expect_tx(&bar->k_full[s], L::KV_BYTES);""",
                          """        mbar_arrive(&bar->k_full[s]);""", 1),
     # the producer reuses a stage after waiting on the wrong phase of its
     # empty barrier (always parity 0: right in round 1, wrong in round 2)
-    "hop_parity": ("""mbar_wait(&bar->kv_empty[s], (unsigned)(g / STAGES - 1) & 1u);""",
-                   """mbar_wait(&bar->kv_empty[s], 0u);""", 1),
+    "hop_parity": ("""mbar_wait(&bar->k_empty[s], before);""", """mbar_wait(&bar->k_empty[s], 0u);""", 1),
     # K's descriptor without the column-block step of a head_dim of 128
     "hop_desc_block": ("""(kk / 4) * rows * COL * 2 + (kk % 4) * 32""", """(kk % 4) * 32""", 1),
     # V's descriptor with the stride of an unswizzled 16-row step
