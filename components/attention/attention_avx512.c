@@ -281,7 +281,7 @@ AVX512 static void exp2_n_avx512(const float *x, float *y, size_t n)
 
 const attention_kernels attention_avx512_kernels = {
     "avx512", scores_avx512, softmax_avx512, accumulate_avx512, widen_avx512, exp2_n_avx512, pack_q_avx512, store_o_avx512,
-    NULL, "avx512", 0,
+    NULL, "avx512",
 };
 
 /* The dot-product paths run fp32 attention, the softmax of bf16 and the
@@ -291,12 +291,12 @@ extern const attention_bf16_kernels attention_amx_dot;
 
 const attention_kernels attention_avx512_bf16_kernels = {
     "avx512_bf16", scores_avx512, softmax_avx512, accumulate_avx512, widen_avx512, exp2_n_avx512,
-    pack_q_avx512, store_o_avx512, &attention_avx512_bf16_dot, "avx512", 0,
+    pack_q_avx512, store_o_avx512, &attention_avx512_bf16_dot, "avx512",
 };
 
 const attention_kernels attention_amx_kernels = {
     "amx", scores_avx512, softmax_avx512, accumulate_avx512, widen_avx512, exp2_n_avx512, pack_q_avx512,
-    store_o_avx512, &attention_amx_dot, "avx512", 0,
+    store_o_avx512, &attention_amx_dot, "avx512",
 };
 
 #endif

@@ -358,8 +358,7 @@ static void run_dot_key_tile(const job *jb, size_t b, size_t kvh, size_t j0, siz
     p->accumulate(w->ot + lane0, pp, packed_v(jb, w, b, kvh, j0, nk), nk, d, nc, alpha);
 }
 
-/* One key tile on the fp32 kernels (bf16 keys and values widened first,
- * fp32 ones copied into contiguous rows where the kernels ask: copy_kv). */
+/* One key tile on the fp32 kernels (bf16 keys and values widened first). */
 static void run_key_tile(const job *jb, size_t b, size_t kvh, size_t j0, size_t nk, size_t i0, ptrdiff_t off,
                          size_t nchunks, slice *w)
 {
@@ -377,12 +376,6 @@ static void run_key_tile(const job *jb, size_t b, size_t kvh, size_t j0, size_t 
         for (size_t j = 0; j < nk; j++) {
             x->widen(w->kf + j * d, (const uint16_t *)jb->k + first + j * kv_stride, d);
             x->widen(w->vf + j * d, (const uint16_t *)jb->v + first + j * kv_stride, d);
-        }
-        kt = w->kf, vt = w->vf, stride = d;
-    } else if (x->copy_kv && kv_stride != d) {
-        for (size_t j = 0; j < nk; j++) {
-            memcpy(w->kf + j * d, (const float *)jb->k + first + j * kv_stride, d * sizeof(float));
-            memcpy(w->vf + j * d, (const float *)jb->v + first + j * kv_stride, d * sizeof(float));
         }
         kt = w->kf, vt = w->vf, stride = d;
     } else {

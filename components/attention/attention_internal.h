@@ -131,12 +131,6 @@ typedef struct attention_kernels {
      * path fp32 attention takes (theirs is the fp32 kernels'). */
     const attention_bf16_kernels *bf16;
     const char *fp32_name;
-    /* Whether fp32 K and V tiles are copied into contiguous rows (kf, vf)
-     * before the products. A key tile's rows are heads x d floats apart in
-     * the input, 4 KiB at 16 x 64 or 8 x 128: they all fall in the same few
-     * L1 sets, so a kernel that reads the tile once per 16-lane chunk (AVX2:
-     * its 16 registers hold one chunk) reads it from L2 every time. */
-    int copy_kv;
 } attention_kernels;
 
 extern const attention_kernels attention_portable_kernels;

@@ -106,5 +106,5 @@ static void exp2_portable(const float *x, float *y, size_t n)
 
 const attention_kernels attention_portable_kernels = {
     "portable", scores_portable, softmax_portable, accumulate_portable, widen_portable,
-    exp2_portable, NULL, NULL, NULL, "portable", 0,
+    exp2_portable, NULL, NULL, NULL, "portable",
 };
