@@ -376,8 +376,8 @@ static void run_dot_key_tile(const job *jb, size_t b, size_t kvh, size_t j0, siz
  * same few L1 sets, and the AVX2 kernel, whose 16 registers hold one 16-lane
  * chunk at a time, reads them once per chunk, from L2 each time (13% slower
  * than contiguous rows). Copying them per key tile cost as much as it saved;
- * once per head and thread: fp32 attention 2-9% faster on AVX2 (medians of
- * three shapes), AVX-512 the same within noise (Zen 4, bench/README.md). */
+ * once per head and thread: fp32 attention 2-9% faster on AVX2 and 0-8% on
+ * AVX-512 (medians of three shapes; Zen 4, bench/README.md). */
 static const float *cached_v_f32(const job *jb, slice *w, size_t b, size_t kvh, size_t j0, size_t nk,
                                  size_t *stride)
 {
