@@ -35,7 +35,7 @@
  * in pairs: Q once per query tile, the weights once per key tile, V once per
  * key tile (AMX) or once per head and thread (AVX-512 BF16: packed_v);
  * elsewhere bf16 inputs are widened to fp32, a key tile at a time, into the
- * workspace. Under the causal mask the keys along the diagonal go in tiles of
+ * workspace (V once per head and thread where it fits: cached_v_f32). Under the causal mask the keys along the diagonal go in tiles of
  * 16 that leave out the chunks of queries seeing none of them (run_item). Outputs are rounded to nearest even. The tile kernels live in
  * attention_{amx,avx512_bf16,avx512,avx2,portable}.c; this file picks one at
  * run time and drives them. Without x86-64 only the portable kernels are
@@ -135,7 +135,7 @@ void attention_exp2(const float *x, float *y, size_t n)
  * head's V once per thread, as far as the tiles have reached, into vc:
  * keys [0, keys) of (batch b, kv head kvh), valid for one call (run() starts
  * it empty). Above this size it would not stay in L2: tiles pack their own.
- * fp32 caches V the same way, its rows copied contiguous (cached_v_f32). */
+ * fp32, and bf16 widened, cache V the same way as fp32 rows (cached_v_f32). */
 #define V_CACHE_MAX_BYTES (1u << 20)
 
 typedef struct v_cache {
@@ -370,30 +370,41 @@ static void run_dot_key_tile(const job *jb, size_t b, size_t kvh, size_t j0, siz
 }
 
 /* fp32 values of keys j0 .. j0 + nk - 1 of (b, kvh), and their row stride:
- * from the thread's V cache where it holds the head's rows (copied on as far
- * as the tiles reach), else from the input. The input's rows are heads x d
+ * from the thread's V cache where it holds the head's rows (copied, or
+ * widened from bf16, on as far as the tiles reach), else from the input (bf16:
+ * widened into vf per tile). The input's rows are heads x d
  * floats apart (4 KiB at 16 x 64 and 8 x 128): a key tile's all fall in the
  * same few L1 sets, and the AVX2 kernel, whose 16 registers hold one 16-lane
  * chunk at a time, reads them once per chunk, from L2 each time (13% slower
  * than contiguous rows). Copying them per key tile cost as much as it saved;
  * once per head and thread: fp32 attention 2-9% faster on AVX2 and 0-8% on
- * AVX-512 (medians of three shapes; Zen 4, bench/README.md). */
+ * AVX-512 (medians of three shapes; Zen 4, bench/README.md); bf16 widened,
+ * which widened V again for every query tile, 1-4% and 1-5%. */
 static const float *cached_v_f32(const job *jb, slice *w, size_t b, size_t kvh, size_t j0, size_t nk,
                                  size_t *stride)
 {
     const attention_shape *s = jb->s;
-    size_t d = s->head_dim, kv_stride = s->kv_heads * d;
-    const float *v = (const float *)jb->v + (b * s->seq_k * s->kv_heads + kvh) * d;   /* key 0 */
+    size_t d = s->head_dim, kv_stride = s->kv_heads * d, key0 = (b * s->seq_k * s->kv_heads + kvh) * d;
     v_cache *c = &w->vc;
-    *stride = kv_stride;
-    if (!c->buf || kv_stride == d || s->seq_k > v_cache_max_rows(d))
-        return v + j0 * kv_stride;
+    *stride = d;
+    if (!c->buf || (!jb->bf16 && kv_stride == d) || s->seq_k > v_cache_max_rows(d)) {
+        if (!jb->bf16) {
+            *stride = kv_stride;
+            return (const float *)jb->v + key0 + j0 * kv_stride;
+        }
+        for (size_t j = 0; j < nk; j++)
+            jb->x->widen(w->vf + j * d, (const uint16_t *)jb->v + key0 + (j0 + j) * kv_stride, d);
+        return w->vf;
+    }
     if (c->b != b || c->kvh != kvh)
         *c = (v_cache){c->buf, b, kvh, 0};
     float *rows = (float *)c->buf;
-    for (; c->keys < j0 + nk; c->keys++)
-        memcpy(rows + c->keys * d, v + c->keys * kv_stride, d * sizeof(float));
-    *stride = d;
+    for (; c->keys < j0 + nk; c->keys++) {
+        if (jb->bf16)
+            jb->x->widen(rows + c->keys * d, (const uint16_t *)jb->v + key0 + c->keys * kv_stride, d);
+        else
+            memcpy(rows + c->keys * d, (const float *)jb->v + key0 + c->keys * kv_stride, d * sizeof(float));
+    }
     return rows + j0 * d;
 }
 
@@ -412,15 +423,13 @@ static void run_key_tile(const job *jb, size_t b, size_t kvh, size_t j0, size_t 
     const float *kt, *vt;
     size_t stride, vstride;
     if (jb->bf16) {
-        for (size_t j = 0; j < nk; j++) {
+        for (size_t j = 0; j < nk; j++)
             x->widen(w->kf + j * d, (const uint16_t *)jb->k + first + j * kv_stride, d);
-            x->widen(w->vf + j * d, (const uint16_t *)jb->v + first + j * kv_stride, d);
-        }
-        kt = w->kf, vt = w->vf, stride = vstride = d;
+        kt = w->kf, stride = d;
     } else {
         kt = (const float *)jb->k + first, stride = kv_stride;
-        vt = cached_v_f32(jb, w, b, kvh, j0, nk, &vstride);
     }
+    vt = cached_v_f32(jb, w, b, kvh, j0, nk, &vstride);
     attention_mask mk = tile_mask(s, j0, nk, i0, off, &lane0);
     size_t nc = nchunks - lane0 / CHUNK;
     float *st = w->st + lane0, *alpha = w->alpha + lane0;
