@@ -353,7 +353,7 @@ def measure_direct(torch, cases, rounds, budget, args):
                         e["summary"] = s
                         e["h"].append(s["timing"]["median"])
                         m = re.search(r"isa: (.*)", s["_log"]) or re.search(r"bf16 path (\S+):", s["_log"])
-                        notes = s.get("notes") or {}
+                        notes = s.get("component_notes") or s.get("notes") or {}
                         e["isa"] = notes.get("isa") or (m.group(1) if m else e["isa"])
                         if validate:
                             e["valid"] = "passed" if s["validation"].get("passed") else "FAILED"

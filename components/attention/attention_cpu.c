@@ -35,7 +35,7 @@
  * in pairs: Q once per query tile, the weights once per key tile, V once per
  * key tile (AMX) or once per head and thread (AVX-512 BF16: packed_v);
  * elsewhere bf16 inputs are widened to fp32, a key tile at a time, into the
- * workspace. Under the causal mask the keys along the diagonal go in tiles of
+ * workspace (V once per head and thread where it fits: cached_v_f32). Under the causal mask the keys along the diagonal go in tiles of
  * 16 that leave out the chunks of queries seeing none of them (run_item). Outputs are rounded to nearest even. The tile kernels live in
  * attention_{amx,avx512_bf16,avx512,avx2,portable}.c; this file picks one at
  * run time and drives them. Without x86-64 only the portable kernels are
@@ -122,7 +122,8 @@ void attention_exp2(const float *x, float *y, size_t n)
  *   qt, ot   d x BQ        st   BK x BQ        m, l, alpha   BQ each
  *   kf, vf   BK x d        (bf16 only: the widened key and value tile)
  *   pp       BK x BQ / 2   (bf16 on the dot paths: the weights in pairs)
- *   vc       ceil(Sk / 2) x d   (one head's V packed in pairs of keys; none
+ *   vc       Sk x d     (one head's V: fp32 rows, or packed in pairs of keys,
+ *                          ceil(Sk / 2) x d, where Sk x d is too large; none
  *                          above V_CACHE_MAX_BYTES)
  * The dot paths keep qp (ceil(d / 2) x BQ pairs: (d + 1) x BQ halves) in
  * qt's place, and their packed K and V (BK x d halves at most) in kf's and
@@ -133,7 +134,8 @@ void attention_exp2(const float *x, float *y, size_t n)
  * attention. So a path whose packing a tile can index (v_by_key) packs the
  * head's V once per thread, as far as the tiles have reached, into vc:
  * keys [0, keys) of (batch b, kv head kvh), valid for one call (run() starts
- * it empty). Above this size it would not stay in L2: tiles pack their own. */
+ * it empty). Above this size it would not stay in L2: tiles pack their own.
+ * fp32, and bf16 widened, cache V the same way as fp32 rows (cached_v_f32). */
 #define V_CACHE_MAX_BYTES (1u << 20)
 
 typedef struct v_cache {
@@ -153,11 +155,20 @@ static size_t lines(size_t floats)
     return (floats + LINE_FLOATS - 1) / LINE_FLOATS * LINE_FLOATS;
 }
 
-/* Floats of vc: a pair of keys is d floats. */
+/* Keys of fp32 rows, or pairs of bf16 ones, that vc may hold. */
+static size_t v_cache_max_rows(size_t d)
+{
+    return V_CACHE_MAX_BYTES / sizeof(float) / (d ? d : 1);
+}
+
+/* Floats of vc: Sk fp32 rows of d, where they fit, else Sk / 2 pairs of keys
+ * (d floats each). */
 static size_t v_cache_floats(size_t d, size_t seq_k)
 {
     size_t pairs = seq_k / 2 + seq_k % 2;
-    return pairs <= V_CACHE_MAX_BYTES / sizeof(float) / (d ? d : 1) ? lines(pairs * d) : 0;
+    if (seq_k <= v_cache_max_rows(d))
+        return lines(seq_k * d);
+    return pairs <= v_cache_max_rows(d) ? lines(pairs * d) : 0;
 }
 
 /* Floats per thread, or 0 when that overflows. */
@@ -358,6 +369,45 @@ static void run_dot_key_tile(const job *jb, size_t b, size_t kvh, size_t j0, siz
     p->accumulate(w->ot + lane0, pp, packed_v(jb, w, b, kvh, j0, nk), nk, d, nc, alpha);
 }
 
+/* fp32 values of keys j0 .. j0 + nk - 1 of (b, kvh), and their row stride:
+ * from the thread's V cache where it holds the head's rows (copied, or
+ * widened from bf16, on as far as the tiles reach), else from the input (bf16:
+ * widened into vf per tile). The input's rows are heads x d
+ * floats apart (4 KiB at 16 x 64 and 8 x 128): a key tile's all fall in the
+ * same few L1 sets, and the AVX2 kernel, whose 16 registers hold one 16-lane
+ * chunk at a time, reads them once per chunk, from L2 each time (13% slower
+ * than contiguous rows). Copying them per key tile cost as much as it saved;
+ * once per head and thread: fp32 attention 2-9% faster on AVX2 and 0-8% on
+ * AVX-512 (medians of three shapes; Zen 4, bench/README.md); bf16 widened,
+ * which widened V again for every query tile, 1-4% and 1-5%. */
+static const float *cached_v_f32(const job *jb, slice *w, size_t b, size_t kvh, size_t j0, size_t nk,
+                                 size_t *stride)
+{
+    const attention_shape *s = jb->s;
+    size_t d = s->head_dim, kv_stride = s->kv_heads * d, key0 = (b * s->seq_k * s->kv_heads + kvh) * d;
+    v_cache *c = &w->vc;
+    *stride = d;
+    if (!c->buf || (!jb->bf16 && kv_stride == d) || s->seq_k > v_cache_max_rows(d)) {
+        if (!jb->bf16) {
+            *stride = kv_stride;
+            return (const float *)jb->v + key0 + j0 * kv_stride;
+        }
+        for (size_t j = 0; j < nk; j++)
+            jb->x->widen(w->vf + j * d, (const uint16_t *)jb->v + key0 + (j0 + j) * kv_stride, d);
+        return w->vf;
+    }
+    if (c->b != b || c->kvh != kvh)
+        *c = (v_cache){c->buf, b, kvh, 0};
+    float *rows = (float *)c->buf;
+    for (; c->keys < j0 + nk; c->keys++) {
+        if (jb->bf16)
+            jb->x->widen(rows + c->keys * d, (const uint16_t *)jb->v + key0 + c->keys * kv_stride, d);
+        else
+            memcpy(rows + c->keys * d, (const float *)jb->v + key0 + c->keys * kv_stride, d * sizeof(float));
+    }
+    return rows + j0 * d;
+}
+
 /* One key tile on the fp32 kernels (bf16 keys and values widened first). */
 static void run_key_tile(const job *jb, size_t b, size_t kvh, size_t j0, size_t nk, size_t i0, ptrdiff_t off,
                          size_t nchunks, slice *w)
@@ -371,22 +421,21 @@ static void run_key_tile(const job *jb, size_t b, size_t kvh, size_t j0, size_t 
     size_t d = s->head_dim, kv_stride = s->kv_heads * d, lane0;
     size_t first = ((b * s->seq_k + j0) * s->kv_heads + kvh) * d;
     const float *kt, *vt;
-    size_t stride;
+    size_t stride, vstride;
     if (jb->bf16) {
-        for (size_t j = 0; j < nk; j++) {
+        for (size_t j = 0; j < nk; j++)
             x->widen(w->kf + j * d, (const uint16_t *)jb->k + first + j * kv_stride, d);
-            x->widen(w->vf + j * d, (const uint16_t *)jb->v + first + j * kv_stride, d);
-        }
-        kt = w->kf, vt = w->vf, stride = d;
+        kt = w->kf, stride = d;
     } else {
-        kt = (const float *)jb->k + first, vt = (const float *)jb->v + first, stride = kv_stride;
+        kt = (const float *)jb->k + first, stride = kv_stride;
     }
+    vt = cached_v_f32(jb, w, b, kvh, j0, nk, &vstride);
     attention_mask mk = tile_mask(s, j0, nk, i0, off, &lane0);
     size_t nc = nchunks - lane0 / CHUNK;
     float *st = w->st + lane0, *alpha = w->alpha + lane0;
     x->scores(w->qt + lane0, kt, stride, nk, d, nc, st);
     x->softmax(st, nk, nc, mk, w->m + lane0, w->l + lane0, alpha);
-    x->accumulate(w->ot + lane0, st, vt, stride, nk, d, nc, alpha);
+    x->accumulate(w->ot + lane0, st, vt, vstride, nk, d, nc, alpha);
 }
 
 static void store_o(const job *jb, size_t b, size_t h, size_t i0, size_t nq, const slice *w)

@@ -116,13 +116,18 @@ typedef struct fma_kernel {
     double flops_per_iter;         /* chains x lanes x 2 */
 } fma_kernel;
 
+/* The widest FMA this CPU has, or AVX2 where HARNESS_CPU_ISA=avx2 forces
+ * the components' AVX2 kernels (and the CPU has it): the roofline of such a
+ * run is the AVX2 peak, which a CPU's AVX-512 units need not match. */
 static fma_kernel pick_kernel(void)
 {
 #ifdef HAVE_X86
+    const char *forced = getenv("HARNESS_CPU_ISA");
+    int avx2 = __builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma");
     /* __builtin_cpu_supports also checks that the OS saves the wide registers. */
-    if (__builtin_cpu_supports("avx512f"))
+    if (__builtin_cpu_supports("avx512f") && !(avx2 && forced && strcmp(forced, "avx2") == 0))
         return (fma_kernel){"avx512", fma_avx512, AVX512_CHAINS * 16 * 2};
-    if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma"))
+    if (avx2)
         return (fma_kernel){"avx2", fma_avx2, AVX2_CHAINS * 8 * 2};
 #endif
     return (fma_kernel){"scalar", fma_scalar, SCALAR_CHAINS * 2};

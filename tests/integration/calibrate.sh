@@ -31,6 +31,25 @@ if grep -q "busy machine" "$SCRATCH/err"; then
     expect_err "re-run harness calibrate when the machine is idle" "busy calibrate: says to re-run when idle"
 fi
 
+# HARNESS_CPU_ISA=avx2 (the components' AVX2 kernels forced) measures the
+# AVX2 FMA peak, also on a CPU with AVX-512; any other value the widest.
+if grep -qw avx2 /proc/cpuinfo 2>/dev/null && grep -qw fma /proc/cpuinfo; then
+    expect_exit 0 "calibrate under HARNESS_CPU_ISA=avx2" env HARNESS_CPU_ISA=avx2 "$HARNESS" calibrate --quick \
+        --output "$SCRATCH/avx2.json"
+    grep -q '"flops_isa":[[:space:]]*"avx2"' "$SCRATCH/avx2.json" && grep -q "GFLOP/s  (avx2," "$SCRATCH/out" &&
+        pass "HARNESS_CPU_ISA=avx2: the AVX2 FMA peak" || fail "HARNESS_CPU_ISA=avx2: $(cat "$SCRATCH/out")"
+    widest=$(grep -qw avx512f /proc/cpuinfo && echo avx512 || echo avx2)
+    for isa in unset avx512_bf16 portable; do
+        if [ $isa = unset ]; then set -- env -u HARNESS_CPU_ISA; else set -- env HARNESS_CPU_ISA=$isa; fi
+        expect_exit 0 "calibrate, HARNESS_CPU_ISA $isa" "$@" "$HARNESS" calibrate --quick --output "$SCRATCH/w.json"
+        grep -q "\"flops_isa\":[[:space:]]*\"$widest\"" "$SCRATCH/w.json" &&
+            pass "HARNESS_CPU_ISA $isa: the widest FMA ($widest)" ||
+            fail "HARNESS_CPU_ISA $isa: flops_isa is not $widest: $(grep flops_isa "$SCRATCH/w.json")"
+    done
+else
+    echo "skipped: HARNESS_CPU_ISA=avx2 (this CPU lacks AVX2 + FMA)"
+fi
+
 # --require-idle: written on an idle machine, refused (exit 3, nothing
 # written) on a busy one; which one this machine is now is not ours to pick.
 "$HARNESS" calibrate --quick --require-idle --output "$SCRATCH/idle.json" >"$SCRATCH/out" 2>"$SCRATCH/err"
