@@ -35,8 +35,10 @@
  * in pairs: Q once per query tile, the weights once per key tile, V once per
  * key tile (AMX) or once per head and thread (AVX-512 BF16: packed_v);
  * elsewhere bf16 inputs are widened to fp32, a key tile at a time, into the
- * workspace (V once per head and thread where it fits: cached_v_f32). Under the causal mask the keys along the diagonal go in tiles of
- * 16 that leave out the chunks of queries seeing none of them (run_item). Outputs are rounded to nearest even. The tile kernels live in
+ * workspace (V once per head and thread where it fits: cached_v_f32).
+ * Under the causal mask the keys along the diagonal go in tiles of 16 that
+ * leave out the chunks of queries seeing none of them (run_item). Outputs
+ * are rounded to nearest even. The tile kernels live in
  * attention_{amx,avx512_bf16,avx512,avx2,portable}.c; this file picks one at
  * run time and drives them. Without x86-64 only the portable kernels are
  * built. */
