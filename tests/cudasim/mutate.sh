@@ -15,6 +15,15 @@
 #                              every block start)
 #   tc_gqa, simt_gqa           kv head h % kv_heads instead of h / group
 #                              (caught by GQA cases with 2 kv heads)
+#   tc_gqa8, simt_gqa8, hop_gqa8   a head mapping wrong only at 8 query
+#                              heads per kv head (caught by GQA 8 cases)
+#   rms_eps_squared, block_eps_squared   epsilon squared in rms_norm/cuda's
+#                              warp kernel and in the block's attention norm
+#                              (transformer_block_gpu.c, the plugin test;
+#                              caught by eps 0.5 on small inputs)
+#   rms_bf16_trunc             bf16 outputs truncated, not rounded to
+#                              nearest even (caught by the outputs' bias,
+#                              tests/unit/bf16_rounding.h)
 #   hop_*                      the Hopper kernel (attention_hopper.cu,
 #                              test_attention_hopper_sim): S or O read with
 #                              no wgmma_wait_group (s_nowait, o_nowait); the
@@ -23,7 +32,11 @@
 #                              without expect_tx (no_expect_tx); a stage
 #                              reused after the wrong phase (parity); a wrong
 #                              K or V descriptor (desc_block, desc_v); the
-#                              kv head h % kv_heads in the TMA coordinates (gqa)
+#                              kv head h % kv_heads in the TMA coordinates (gqa);
+#                              the empty barrier's parity stuck at 1 from the
+#                              third round (parity_round3: ten key tiles); the
+#                              tile step's wgmma_fence dropped (no_fence: the
+#                              model wants one after every wait)
 # Run by make check; by hand, some of them: MUTANTS='tc_gqa rms_warp_sums' sh tests/cudasim/mutate.sh
 . "$top_builddir/tests/setup"
 
@@ -56,6 +69,7 @@ for entry in "tc_k_early attention attention_cuda.cu test_tensor_core" \
         "tc_v_early attention attention_cuda.cu test_tensor_core" \
         "simt_k_early attention attention_cuda.cu test_simt" "simt_v_early attention attention_cuda.cu test_simt" \
         "tc_gqa attention attention_cuda.cu test_tensor_core" "simt_gqa attention attention_cuda.cu test_simt" \
+        "tc_gqa8 attention attention_cuda.cu test_tensor_core" "simt_gqa8 attention attention_cuda.cu test_simt" \
         "hop_s_nowait attention attention_hopper.cu test_hopper attention_hopper" \
         "hop_o_nowait attention attention_hopper.cu test_hopper attention_hopper" \
         "hop_empty_early attention attention_hopper.cu test_hopper attention_hopper" \
@@ -64,12 +78,22 @@ for entry in "tc_k_early attention attention_cuda.cu test_tensor_core" \
         "hop_desc_block attention attention_hopper.cu test_hopper attention_hopper" \
         "hop_desc_v attention attention_hopper.cu test_hopper attention_hopper" \
         "hop_gqa attention attention_hopper.cu test_hopper attention_hopper" \
-        "rms_warp_sums rms_norm rms_norm_cuda.cu *"; do
+        "hop_gqa8 attention attention_hopper.cu test_hopper attention_hopper" \
+        "hop_parity_round3 attention attention_hopper.cu test_hopper attention_hopper" \
+        "hop_no_fence attention attention_hopper.cu test_hopper attention_hopper" \
+        "rms_warp_sums rms_norm rms_norm_cuda.cu *" \
+        "rms_eps_squared rms_norm rms_norm_cuda.cu test_odd_shapes" "rms_bf16_trunc rms_norm rms_norm_cuda.cu *" \
+        "block_eps_squared transformer_block transformer_block_gpu.c test_forward_matches_reference"; do
     set -f
     set -- $entry
     set +f
     if [ -n "${MUTANTS:-}" ]; then
         case " $MUTANTS " in *" $1 "*) ;; *) continue ;; esac
+    fi
+    # The block's plugin test builds against the CUDA headers only.
+    if [ "$2" = transformer_block ] && [ ! -x "$top_builddir/tests/unit/test_transformer_block_cuda_plugin" ]; then
+        echo "skipped: mutant $1 (test_transformer_block_cuda_plugin not built: no CUDA headers)"
+        continue
     fi
     if ! mutate "$1" "$2" "$3"; then
         echo "FAIL: mutant $1 could not be applied (the kernel changed: update tests/cudasim/mutations.py)"

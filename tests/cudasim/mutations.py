@@ -77,6 +77,27 @@ MUTATIONS = {
     # K and V of head h % kv_heads instead of h / group
     "hop_gqa": ("""produce<D>(base, bar, &qm, &km, &vm, q0, h, h / a.group, b, tiles, a.stages);""",
                 """produce<D>(base, bar, &qm, &km, &vm, q0, h, h % (a.heads / a.group), b, tiles, a.stages);""", 1),
+    # a head mapping wrong only at 8 query heads per kv head
+    "tc_gqa8": ("hk = h / a.group;", "hk = a.group == 8 ? h / 4 % a.kv_heads : h / a.group;", 1),
+    "simt_gqa8": ("hk = h / a.group;", "hk = a.group == 8 ? h / 4 % a.kv_heads : h / a.group;", 2),
+    "hop_gqa8": ("h, h / a.group, b", "h, a.group == 8 ? h / 4 % (a.heads / a.group) : h / a.group, b", 1),
+    # the producer's wait on a stage's empty barrier right in rounds 1 and 2,
+    # then stuck at parity 1 (wrong from round 3: ten tiles at 3 stages)
+    "hop_parity_round3": ("(unsigned)(t / stages - 1) & 1u", "(t / stages >= 2 ? 1u : 0u)", 1),
+    # the ping-pong turn's wgmma issued without the fence after the last
+    # wait (O rescaled and P packed in registers since): the second
+    # wgmma_fence of the file, the tile step's
+    "hop_no_fence": ("wgmma_fence();", "", 2),
+    # transformer_block_gpu.c (test_transformer_block_cuda_plugin): the
+    # attention norm's epsilon squared (1 and 1e-5 cannot tell)
+    "block_eps_squared": ("s->hidden, s->eps, stream)", "s->hidden, s->eps * s->eps, stream)", 1),
+    # rms_norm_cuda.cu: the warp-per-row kernel's epsilon squared
+    "rms_eps_squared": ("rsqrtf(ss / (float)hidden + eps)", "rsqrtf(ss / (float)hidden + eps * eps)", 1),
+    # rms_norm_cuda.cu: bf16 outputs truncated (the low 16 bits of the fp32
+    # value dropped) instead of rounded to nearest even
+    "rms_bf16_trunc": ("return __float2bfloat16_rn(v);",
+                       "uint32_t u; __builtin_memcpy(&u, &v, 4); u &= 0xffff0000u; __builtin_memcpy(&v, &u, 4);\n"
+                       "    return __float2bfloat16_rn(v);", 1),
     "rms_warp_sums": ("warp_sum(lane < nwarps ? warp_sums[lane] : 0.0f)", "warp_sum(warp_sums[lane])", 1),
 }
 

@@ -72,6 +72,14 @@ static void test_hopper(void **state)
          * second consumer with rows past Sq only. */
         {BF16, 1, 4, 2, 17, 65, 64, 1, 0},
         {BF16, 1, 8, 2, 3, 33, 64, 0, 0},
+        /* 8 (Llama-3-70B's 64 of 8) and 32 (a 32-head config of one kv
+         * head: attention_cuda.yaml's) query heads per kv head. */
+        {BF16, 1, 16, 2, 3, 17, 64, 1, 0},
+        {BF16, 1, 64, 2, 1, 9, 64, 0, 0},
+        /* Ten key tiles: every stage's ring goes round at least three times
+         * at 3 stages (five at 2), so each empty barrier completes phases of
+         * both parities twice over; causal with Sq < Sk. */
+        {BF16, 1, 1, 1, 2, 1200, 64, 1, 0},
         /* Three key tiles through two stages (the ring wraps), the last
          * partial; scale 1 makes scores large, so the running max moves. */
         {BF16, 1, 1, 1, 70, 300, 64, 0, 1.0f},
@@ -91,10 +99,24 @@ static void test_hopper(void **state)
         run_case(c);
 }
 
+/* bf16 outputs rounded to nearest, not truncated (attention_sim_util.h):
+ * causal, GQA 2, two consumers' rows. */
+static void test_hopper_bf16_rounding(void **state)
+{
+    (void)state;
+    sim_tensors t = sim_tensors_make(BF16, 1, 2, 1, 20, 40, 64, 1, 0);
+    attention_cuda_geometry g;
+    assert_int_equal(attention_cuda_plan_arch(&t.s, BF16, 90, t.q, t.k, t.v, t.o[0], &g), 0);
+    assert_int_equal(g.kernel, ATTENTION_CUDA_HOPPER);
+    sim_check_bf16_rounding(&g, &t, "hopper");
+    sim_tensors_free(&t);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hopper),
+        cmocka_unit_test(test_hopper_bf16_rounding),
     };
     /* tests/cudasim/mutate.sh runs only the test that can catch a mutant. */
     if (const char *only = getenv("CUDASIM_TEST_FILTER"))
