@@ -21,9 +21,9 @@
 #                              warp kernel and in the block's attention norm
 #                              (transformer_block_gpu.c, the plugin test;
 #                              caught by eps 0.5 on small inputs)
-#   rms_bf16_trunc             bf16 outputs truncated, not rounded to
-#                              nearest even (caught by the outputs' bias,
-#                              tests/unit/bf16_rounding.h)
+#   rms_bf16_trunc, tc_bf16_trunc, hop_bf16_trunc   bf16 outputs
+#                              truncated, not rounded to nearest even (caught
+#                              by tests/unit/bf16_rounding.h's checks)
 #   hop_*                      the Hopper kernel (attention_hopper.cu,
 #                              test_attention_hopper_sim): S or O read with
 #                              no wgmma_wait_group (s_nowait, o_nowait); the
@@ -70,6 +70,8 @@ for entry in "tc_k_early attention attention_cuda.cu test_tensor_core" \
         "simt_k_early attention attention_cuda.cu test_simt" "simt_v_early attention attention_cuda.cu test_simt" \
         "tc_gqa attention attention_cuda.cu test_tensor_core" "simt_gqa attention attention_cuda.cu test_simt" \
         "tc_gqa8 attention attention_cuda.cu test_tensor_core" "simt_gqa8 attention attention_cuda.cu test_simt" \
+        "tc_bf16_trunc attention attention_cuda.cu test_bf16_rounding" \
+        "hop_bf16_trunc attention attention_hopper.cu test_hopper_bf16_rounding attention_hopper" \
         "hop_s_nowait attention attention_hopper.cu test_hopper attention_hopper" \
         "hop_o_nowait attention attention_hopper.cu test_hopper attention_hopper" \
         "hop_empty_early attention attention_hopper.cu test_hopper attention_hopper" \

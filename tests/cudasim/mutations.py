@@ -31,6 +31,14 @@ V_EARLY_TC = """        load_tile_async<T, D, BK, THREADS>(vs, vg, kv_stride, k0
 """
 
 
+def truncated(expr):
+    """expr (an fp32 value) with its low 16 bits dropped: pack2's rounding
+    to bf16 then keeps it, so the stored value is truncated (a GNU statement
+    expression, for a mutant's one edit)."""
+    return ("({ float x_ = " + expr + "; uint32_t u_; __builtin_memcpy(&u_, &x_, 4); u_ &= 0xffff0000u; "
+            "__builtin_memcpy(&x_, &u_, 4); x_; })")
+
+
 def simt(text):
     return text.replace("load_tile_async<T, D,", "load_tile_async<float, D,")
 
@@ -98,6 +106,12 @@ MUTATIONS = {
     "rms_bf16_trunc": ("return __float2bfloat16_rn(v);",
                        "uint32_t u; __builtin_memcpy(&u, &v, 4); u &= 0xffff0000u; __builtin_memcpy(&v, &u, 4);\n"
                        "    return __float2bfloat16_rn(v);", 1),
+    # the tensor-core and Hopper kernels' O stores truncated to bf16
+    "tc_bf16_trunc": ("pack2<T>(acc[mt][nt][2 * row] * inv, acc[mt][nt][2 * row + 1] * inv)",
+                      "pack2<T>(" + truncated("acc[mt][nt][2 * row] * inv") + ", "
+                      + truncated("acc[mt][nt][2 * row + 1] * inv") + ")", 1),
+    "hop_bf16_trunc": ("pack2<T>(o[4 * n + 2 * r] * inv,", "pack2<T>(" + truncated("o[4 * n + 2 * r] * inv") + ",",
+                       1),
     "rms_warp_sums": ("warp_sum(lane < nwarps ? warp_sums[lane] : 0.0f)", "warp_sum(warp_sums[lane])", 1),
 }
 
