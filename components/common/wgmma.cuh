@@ -58,7 +58,8 @@
  * read at that wait at AT_WAIT (an operand tile overwritten before the wait
  * shows) and at issue at AT_ISSUE (a tile not yet landed shows);
  * cudasim::set_landing. Accumulation: products of 16-bit values are exact
- * in fp32, summed in k order onto D. */
+ * in fp32, summed in k order onto D. A wgmma with no wgmma_fence since the
+ * block's start or the thread's last wait aborts (wgmma_sim::issue). */
 #ifndef COMPONENTS_WGMMA_CUH
 #define COMPONENTS_WGMMA_CUH
 

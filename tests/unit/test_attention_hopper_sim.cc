@@ -4,10 +4,11 @@
  * its primitives simulated by their models (common/wgmma.cuh, mbarrier.cuh,
  * tma.cuh, hopper_sync.cuh), against the double reference of attention/cpu
  * with its tolerances: bf16 and fp16, head_dim 64 and 128, causal and not
- * (Sq < Sk and Sq > Sk), grouped-query heads (2 and 4 query heads per kv
- * head over two kv heads), sequences that end inside a tile, more key tiles
- * than stages (the ring wraps, so the empty barriers matter), more than one
- * block of queries. Each case with a ring of 2 stages and of 3, in forward
+ * (Sq < Sk and Sq > Sk), grouped-query heads (2, 4, 8 and 32 query heads
+ * per kv head over two kv heads), sequences that end inside a tile, more key
+ * tiles than stages (ten: the ring wraps three times at 3 stages, so the
+ * empty barriers' phases matter), more than one block of queries; bf16
+ * outputs rounded to nearest. Each case with a ring of 2 stages and of 3, in forward
  * and reversed thread order, with TMA copies landing at issue and at the
  * wait (cudasim.h), the eight results identical to the bit.
  * Built as C++ with cudasim.h force-included (tests/cudasim/build.am). */

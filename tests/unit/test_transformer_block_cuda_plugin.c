@@ -8,7 +8,8 @@
  * memory is host memory (fake_device_host.c). So the whole forward
  * step runs in make check and is held to the CPU block's double reference,
  * in fp32 and bf16, on small odd shapes that reach all three attention
- * kernels. Also: the GEMMs' order, shapes and operands (the fused QKV and
+ * kernels, and at compute capability 9.0 the Hopper one (the default on an
+ * H100 or H200) in both thread orders. Also: the GEMMs' order, shapes and operands (the fused QKV and
  * gate/up weights, residuals as C), one heuristic query per GEMM shape at
  * create and none per step, the regions and the launches in each (kernels
  * counted through kernel_launch_count.h, GEMMs through the stand-in's log),
