@@ -21,6 +21,8 @@
 #                              warp kernel and in the block's attention norm
 #                              (transformer_block_gpu.c, the plugin test;
 #                              caught by eps 0.5 on small inputs)
+#   block_hop_gqa              hop_gqa, caught by the block's plugin test on
+#                              the Hopper attention (cc 9.0)
 #   rms_bf16_trunc, tc_bf16_trunc, hop_bf16_trunc   bf16 outputs
 #                              truncated, not rounded to nearest even (caught
 #                              by tests/unit/bf16_rounding.h's checks)
@@ -85,7 +87,8 @@ for entry in "tc_k_early attention attention_cuda.cu test_tensor_core" \
         "hop_no_fence attention attention_hopper.cu test_hopper attention_hopper" \
         "rms_warp_sums rms_norm rms_norm_cuda.cu *" \
         "rms_eps_squared rms_norm rms_norm_cuda.cu test_odd_shapes" "rms_bf16_trunc rms_norm rms_norm_cuda.cu *" \
-        "block_eps_squared transformer_block transformer_block_gpu.c test_forward_matches_reference"; do
+        "block_eps_squared transformer_block transformer_block_gpu.c test_forward_matches_reference" \
+        "block_hop_gqa attention attention_hopper.cu test_forward_on_hopper transformer_block_hopper"; do
     set -f
     set -- $entry
     set +f
@@ -93,7 +96,8 @@ for entry in "tc_k_early attention attention_cuda.cu test_tensor_core" \
         case " $MUTANTS " in *" $1 "*) ;; *) continue ;; esac
     fi
     # The block's plugin test builds against the CUDA headers only.
-    if [ "$2" = transformer_block ] && [ ! -x "$top_builddir/tests/unit/test_transformer_block_cuda_plugin" ]; then
+    case ${5:-$2} in transformer_block*) plugin_test=1 ;; *) plugin_test= ;; esac
+    if [ -n "$plugin_test" ] && [ ! -x "$top_builddir/tests/unit/test_transformer_block_cuda_plugin" ]; then
         echo "skipped: mutant $1 (test_transformer_block_cuda_plugin not built: no CUDA headers)"
         continue
     fi

@@ -116,6 +116,10 @@ MUTATIONS = {
 }
 
 
+# the same bug, caught by the block's plugin test (its Hopper attention)
+MUTATIONS["block_hop_gqa"] = MUTATIONS["hop_gqa"]
+
+
 def main():
     name, path = sys.argv[1], sys.argv[2]
     old, new, nth, *second = MUTATIONS[name]
