@@ -23,7 +23,7 @@
 #                              caught by eps 0.5 on small inputs)
 #   block_hop_gqa              hop_gqa, caught by the block's plugin test on
 #                              the Hopper attention (cc 9.0)
-#   rms_bf16_trunc, tc_bf16_trunc, hop_bf16_trunc   bf16 outputs
+#   rms_bf16_trunc, tc_bf16_trunc, hop_bf16_trunc, tb_bf16_trunc   bf16 outputs
 #                              truncated, not rounded to nearest even (caught
 #                              by tests/unit/bf16_rounding.h's checks)
 #   hop_*                      the Hopper kernel (attention_hopper.cu,
@@ -88,7 +88,8 @@ for entry in "tc_k_early attention attention_cuda.cu test_tensor_core" \
         "rms_warp_sums rms_norm rms_norm_cuda.cu *" \
         "rms_eps_squared rms_norm rms_norm_cuda.cu test_odd_shapes" "rms_bf16_trunc rms_norm rms_norm_cuda.cu *" \
         "block_eps_squared transformer_block transformer_block_gpu.c test_forward_matches_reference" \
-        "block_hop_gqa attention attention_hopper.cu test_forward_on_hopper transformer_block_hopper"; do
+        "block_hop_gqa attention attention_hopper.cu test_forward_on_hopper transformer_block_hopper" \
+        "tb_bf16_trunc transformer_block transformer_block_cuda.cu * transformer_block_kernels"; do
     set -f
     set -- $entry
     set +f
@@ -96,7 +97,7 @@ for entry in "tc_k_early attention attention_cuda.cu test_tensor_core" \
         case " $MUTANTS " in *" $1 "*) ;; *) continue ;; esac
     fi
     # The block's plugin test builds against the CUDA headers only.
-    case ${5:-$2} in transformer_block*) plugin_test=1 ;; *) plugin_test= ;; esac
+    case ${5:-$2} in transformer_block | transformer_block_hopper) plugin_test=1 ;; *) plugin_test= ;; esac
     if [ -n "$plugin_test" ] && [ ! -x "$top_builddir/tests/unit/test_transformer_block_cuda_plugin" ]; then
         echo "skipped: mutant $1 (test_transformer_block_cuda_plugin not built: no CUDA headers)"
         continue
