@@ -88,6 +88,11 @@ typedef enum attention_cuda_kernel {
 #define ATTENTION_CUDA_HOPPER_MAX_STAGES 3
 #define ATTENTION_CUDA_HOPPER_STAGES_ENV "HARNESS_ATTENTION_HOPPER_STAGES"
 #define ATTENTION_CUDA_HOPPER_SMEM_EXTRA 2048
+/* The Hopper kernel is persistent (a block an SM taking the query blocks in
+ * turn); the environment's HARNESS_ATTENTION_HOPPER_PERSISTENT=0 launches a
+ * block per query block instead, the same kernel, to measure one against
+ * the other. */
+#define ATTENTION_CUDA_HOPPER_PERSISTENT_ENV "HARNESS_ATTENTION_HOPPER_PERSISTENT"
 #define ATTENTION_CUDA_KERNEL_ENV "HARNESS_ATTENTION_KERNEL"
 
 typedef struct attention_cuda_geometry {
@@ -100,6 +105,7 @@ typedef struct attention_cuda_geometry {
     unsigned block_keys;        /* TENSOR_CORE: keys per tile (64; 32 at head_dim 128, 2 m-tiles); HOPPER:
                                  * ATTENTION_CUDA_HOPPER_BK; else 0 */
     unsigned stages;            /* HOPPER: K/V stages in shared memory, else 0 */
+    unsigned persistent;        /* HOPPER: 1, a block an SM (0: a block per query block), else 0 */
 } attention_cuda_geometry;
 
 /* The geometry of `kernel` for the shape, or -1 when that kernel cannot run

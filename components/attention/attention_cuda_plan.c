@@ -85,7 +85,7 @@ static int plan(const attention_shape *s, attention_cuda_dtype dtype, attention_
 {
     if (!valid(s, dtype))
         return -1;
-    attention_cuda_geometry g = {kernel, 0, 0, 0, (unsigned)s->heads, (unsigned)s->batch, 0, 0, 0, 0};
+    attention_cuda_geometry g = {kernel, 0, 0, 0, (unsigned)s->heads, (unsigned)s->batch, 0, 0, 0, 0, 0};
     size_t rows_per_block, d = s->head_dim;
     switch (kernel) {
     case ATTENTION_CUDA_TENSOR_CORE:
@@ -119,6 +119,10 @@ static int plan(const attention_shape *s, attention_cuda_dtype dtype, attention_
             return -1;
         g.smem = (ATTENTION_CUDA_HOPPER_BQ + 2 * (size_t)g.stages * g.block_keys) * d * 2 +
                  ATTENTION_CUDA_HOPPER_SMEM_EXTRA;
+        {
+            const char *env = getenv(ATTENTION_CUDA_HOPPER_PERSISTENT_ENV);
+            g.persistent = !(env && strcmp(env, "0") == 0);
+        }
         rows_per_block = ATTENTION_CUDA_HOPPER_BQ;
         break;
     case ATTENTION_CUDA_SIMT:

@@ -3,13 +3,17 @@
  * project's Hopper primitives (common/wgmma.cuh, mbarrier.cuh, tma.cuh,
  * hopper_sync.cuh): the same arithmetic as attention_cuda.cu's tensor-core
  * kernel (its top comment: online softmax in base 2, scale folded into one
- * FMA, P rounded to 16 bits and summed as rounded), another data path.
+ * FMA, P rounded to 16 bits), another data path, and one difference: the
+ * row sums add P's fp32 weights, not the rounded ones (softmax_step).
  *
- * A block of 384 threads owns 128 queries of one (batch, head), three
+ * Persistent: one block of 384 threads an SM, taking in turn the work items
+ * of 128 queries of one (batch, head) (item_of has the order: causal, the
+ * longest first), so that an item's start (Q's load, its first Q K^T) runs
+ * under the last one's end instead of in a block of its own. Three
  * warpgroups:
  *   warpgroup 0   the producer: one thread issues TMA loads, Q once, then K
- *                 and V tiles of BK = 128 keys into a ring of `stages` = 2
- *                 stages; it gives up its registers (setmaxnreg.dec), it
+ *                 and V tiles of BK = 128 keys into a ring of `stages` = 3
+ *                 (or 2) stages; it gives up its registers (setmaxnreg.dec), it
  *                 needs almost none.
  *   warpgroups 1, 2   consumers, 64 query rows each (setmaxnreg.inc: the
  *                 accumulators of O and S live in their registers): per key
@@ -22,17 +26,26 @@
  * the consumers' real limit 240.
  * Synchronization is by mbarriers only (no __syncthreads after the setup):
  *   q_full           the producer's expect_tx of Q's bytes; TMA completes it
+ *   q_empty          every consumer thread arrives once its last Q K^T of
+ *                    the item retired, so the producer may load the next Q
  *   k_full[s], v_full[s]   the same for stage s's K and V (separate, so S =
  *                    Q K^T starts before V has landed)
- *   kv_empty[s]      every consumer thread arrives once its P V on stage s
- *                    retired (wgmma_wait_group<0>), so the producer may
- *                    overwrite the stage
- * Phases: tile t uses stage t % stages in its round t / stages; a
- * consumer waits the full barriers' phase of parity (t / stages) & 1, the
- * producer, before reusing a stage (t >= stages), kv_empty's phase of the
- * round before, parity (t / stages - 1) & 1. `stages` is the plan's (2, or
- * 3 when asked for: attention_cuda.h), a launch argument rather than a
- * template parameter: one build serves both.
+ *   k_empty[s]       every consumer thread arrives once its Q K^T of stage
+ *                    s retired (wgmma_wait_group<1>, or <0> for an item's
+ *                    first), so the producer may load the next K there a
+ *                    step before the V beside it is free (it loads K, V,
+ *                    K, ... in order, so a K also waits for the V before
+ *                    it: for the P V a step earlier)
+ *   v_empty[s]       the same once its P V on stage s retired (<0>)
+ * Phases: the block's tile g (counted across its items) uses stage
+ * g % stages in its round g / stages; a consumer waits the full barriers'
+ * phase of parity (g / stages) & 1, the producer, before reusing a stage
+ * (g >= stages), the empty barrier's phase of the round before, parity
+ * (g / stages - 1) & 1. Item n waits q_full's phase n & 1, and the
+ * producer q_empty's (n - 1) & 1 before loading item n's Q. `stages` is the plan's (3,
+ * or 2 when asked for: attention_cuda.h), a template constant (STAGES):
+ * the stage and the parity are then a shift or a multiply in the loop, not
+ * an integer division by a run-time value.
  *
  * Shared memory, every tile in TMA's 128-byte-swizzle layout (rows of 64
  * elements = 128 bytes, 8-row atoms of 1024 bytes, 1024-byte aligned): a
@@ -89,7 +102,7 @@ template <typename T>
 struct hopper_args {
     T *o;
     int seq_q, seq_k, heads, group, causal;
-    int stages;                         /* K/V stages of the ring, 2 or 3 (the plan's) */
+    int qblocks, batch;                 /* the work: qblocks x heads x batch blocks of BQ queries */
     float scale_log2;                   /* scale x log2(e) */
 };
 
@@ -104,10 +117,10 @@ struct layout {
 };
 
 struct barriers {
-    uint64_t q_full, k_full[MAX_STAGES], v_full[MAX_STAGES], kv_empty[MAX_STAGES];
+    uint64_t q_full, q_empty, k_full[MAX_STAGES], v_full[MAX_STAGES], k_empty[MAX_STAGES], v_empty[MAX_STAGES];
 };
 
-template <typename T, int D>
+template <typename T, int D, int STAGES>
 __global__ void __launch_bounds__(ATTENTION_CUDA_HOPPER_THREADS, 1)
 attention_hopper(const __grid_constant__ tma_map qm, const __grid_constant__ tma_map km,
                  const __grid_constant__ tma_map vm, hopper_args<T> a);
@@ -130,18 +143,18 @@ static int encode(tma_map *map, const void *base, size_t batch, size_t seq, size
 /* The launch opts in to the block's shared memory (past the default 48
  * KiB) once per instance, not in every measured launch: to what the most
  * stages need, so that one opt-in serves every plan. */
-template <typename T, int D>
+template <typename T, int D, int STAGES>
 static cudaError_t shared_opt_in()
 {
     static const cudaError_t e = cudaFuncSetAttribute(
-        attention_hopper<T, D>, cudaFuncAttributeMaxDynamicSharedMemorySize,
+        attention_hopper<T, D, STAGES>, cudaFuncAttributeMaxDynamicSharedMemorySize,
         (BQ + 2 * MAX_STAGES * BK) * D * 2 + ATTENTION_CUDA_HOPPER_SMEM_EXTRA);
     return e;
 }
 
-template <typename T, int D>
-static int launch_typed(const attention_cuda_geometry *g, const attention_shape *s, const void *q, const void *k,
-                        const void *v, void *o, cudaStream_t stream)
+template <typename T, int D, int STAGES>
+static int launch_stages(const attention_cuda_geometry *g, const attention_shape *s, const void *q, const void *k,
+                         const void *v, void *o, cudaStream_t stream)
 {
     tma_map qm, km, vm;
     if (encode(&qm, q, s->batch, s->seq_q, s->heads, D, BQ) != 0 ||
@@ -151,14 +164,36 @@ static int launch_typed(const attention_cuda_geometry *g, const attention_shape 
     hopper_args<T> a;
     a.o = static_cast<T *>(o);
     a.seq_q = (int)s->seq_q, a.seq_k = (int)s->seq_k, a.heads = (int)s->heads;
-    a.group = (int)(s->heads / s->kv_heads), a.causal = s->causal != 0, a.stages = (int)g->stages;
+    a.group = (int)(s->heads / s->kv_heads), a.causal = s->causal != 0;
+    a.qblocks = (int)g->grid_x, a.batch = (int)g->grid_z;
     a.scale_log2 = (float)((double)s->scale * 1.4426950408889634);
-    cudaError_t e = shared_opt_in<T, D>();
+    cudaError_t e = shared_opt_in<T, D, STAGES>();
+    int dev = 0, sms = 0;
+    if (e == cudaSuccess)
+        e = cudaGetDevice(&dev);
+    if (e == cudaSuccess)
+        e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
     if (e != cudaSuccess)
         return (int)e;
-    auto kernel = attention_hopper<T, D>;
-    CUDA_LAUNCH(kernel, dim3(g->grid_x, g->grid_y, g->grid_z), dim3(g->threads), g->smem, stream, qm, km, vm, a);
+    /* Persistent: one block an SM (all its registers), each taking the
+     * plan's blocks of queries in turn (the kernel's top comment); or, when
+     * the plan says so, a block for each: the same kernel, one item each. */
+    const long long work = (long long)g->grid_x * g->grid_y * g->grid_z;
+    const long long most = g->persistent ? sms : 0x7fffffffLL;   /* a grid's x dimension */
+    const unsigned blocks = (unsigned)(work < most ? work : most);
+    auto kernel = attention_hopper<T, D, STAGES>;
+    CUDA_LAUNCH(kernel, dim3(blocks), dim3(g->threads), g->smem, stream, qm, km, vm, a);
     return (int)cudaGetLastError();
+}
+
+/* The ring's length is a template constant, so that a tile's stage and
+ * phase are a shift or a multiply, not a division, in the loop. */
+template <typename T, int D>
+static int launch_typed(const attention_cuda_geometry *g, const attention_shape *s, const void *q, const void *k,
+                        const void *v, void *o, cudaStream_t stream)
+{
+    return g->stages == 2 ? launch_stages<T, D, 2>(g, s, q, k, v, o, stream)
+                          : launch_stages<T, D, 3>(g, s, q, k, v, o, stream);
 }
 
 } /* namespace */
@@ -182,10 +217,16 @@ namespace {
 
 /* ---- the kernel ----------------------------------------------------------- */
 
-template <int D> __device__ void produce(unsigned char *base, barriers *bar, const tma_map *qm, const tma_map *km,
-                                         const tma_map *vm, int q0, int h, int hk, int b, int tiles, int stages);
-template <typename T, int D> __device__ void consume(const unsigned char *base, barriers *bar,
-                                                     const hopper_args<T> &a, int q0, int h, int b, int tiles);
+/* One work item: BQ queries of one (batch, head), and the key tiles they need. */
+struct work {
+    int q0, h, b, tiles;
+};
+
+template <typename T, int D, int STAGES>
+__device__ void produce(unsigned char *base, barriers *bar, const tma_map *qm, const tma_map *km, const tma_map *vm,
+                        const hopper_args<T> &a);
+template <typename T, int D, int STAGES>
+__device__ void consume(const unsigned char *base, barriers *bar, const hopper_args<T> &a);
 
 /* The keys a block of queries [q0, q0 + BQ) needs, in tiles of BK (as
  * attention_cuda.cu's key_tiles). */
@@ -199,7 +240,29 @@ __device__ __forceinline__ int block_key_tiles(int q0, int seq_q, int seq_k, int
     return tiles;
 }
 
-template <typename T, int D>
+/* Item i of the persistent schedule: the query block is the slowest index,
+ * so the blocks take the items in turn, every (batch, head) of one query
+ * block before the next; causal, the last query block first (it has the
+ * most key tiles: longest first, so that the short ones fill the end). */
+template <typename T>
+__device__ __forceinline__ work item_of(const hopper_args<T> &a, long long i)
+{
+    const long long per_block = (long long)a.heads * a.batch;
+    const int qi = (int)(i / per_block), hb = (int)(i % per_block);
+    work w;
+    w.q0 = (a.causal ? a.qblocks - 1 - qi : qi) * BQ;
+    w.h = hb % a.heads, w.b = hb / a.heads;
+    w.tiles = block_key_tiles(w.q0, a.seq_q, a.seq_k, a.causal);
+    return w;
+}
+
+template <typename T>
+__device__ __forceinline__ long long work_items(const hopper_args<T> &a)
+{
+    return (long long)a.qblocks * a.heads * a.batch;
+}
+
+template <typename T, int D, int STAGES>
 __global__ void __launch_bounds__(ATTENTION_CUDA_HOPPER_THREADS, 1)
 attention_hopper(const __grid_constant__ tma_map qm, const __grid_constant__ tma_map km,
                  const __grid_constant__ tma_map vm, hopper_args<T> a)
@@ -208,17 +271,16 @@ attention_hopper(const __grid_constant__ tma_map qm, const __grid_constant__ tma
     /* The swizzle atoms need 1024-byte aligned tiles; the plan's smem has
      * 1024 bytes to spare for rounding the base up. */
     unsigned char *base = reinterpret_cast<unsigned char *>(((uintptr_t)raw + ATOM - 1) & ~(uintptr_t)(ATOM - 1));
-    barriers *bar = reinterpret_cast<barriers *>(base + layout<D>::bars_at(a.stages));
-    const int qblock = a.causal ? (int)(gridDim.x - 1 - blockIdx.x) : (int)blockIdx.x;
-    const int q0 = qblock * BQ, h = blockIdx.y, b = blockIdx.z;
-    const int tiles = block_key_tiles(q0, a.seq_q, a.seq_k, a.causal);
+    barriers *bar = reinterpret_cast<barriers *>(base + layout<D>::bars_at(STAGES));
 
     if (threadIdx.x == 0) {
         mbar_init(&bar->q_full, 1);
-        for (int s = 0; s < a.stages; s++) {
+        mbar_init(&bar->q_empty, 2 * WG);                /* every consumer thread, once an item */
+        for (int s = 0; s < STAGES; s++) {
             mbar_init(&bar->k_full[s], 1);           /* the producer's arrive_expect_tx */
             mbar_init(&bar->v_full[s], 1);
-            mbar_init(&bar->kv_empty[s], 2 * WG);    /* every consumer thread */
+            mbar_init(&bar->k_empty[s], 2 * WG);     /* every consumer thread */
+            mbar_init(&bar->v_empty[s], 2 * WG);
         }
         mbar_fence_init();
     }
@@ -227,38 +289,52 @@ attention_hopper(const __grid_constant__ tma_map qm, const __grid_constant__ tma
     if (threadIdx.x < WG) {
         setmaxnreg_dec<PRODUCER_REGS>();
         if (threadIdx.x == 0)
-            produce<D>(base, bar, &qm, &km, &vm, q0, h, h / a.group, b, tiles, a.stages);
+            produce<T, D, STAGES>(base, bar, &qm, &km, &vm, a);
     } else {
         setmaxnreg_inc<CONSUMER_REGS>();
-        consume<T, D>(base, bar, a, q0, h, b, tiles);
+        consume<T, D, STAGES>(base, bar, a);
     }
 }
 
-/* One thread: Q, then each tile's K and V, into the ring. */
-template <int D>
+/* One thread: for each of this block's items, Q (once the consumers are
+ * done with the last item's), then each tile's K and V into the ring. The
+ * ring runs on across items: g counts this block's tiles, so a stage's
+ * round and parity follow from it, and the next item's first tiles load
+ * while the consumers finish the last one's. */
+template <typename T, int D, int STAGES>
 __device__ void produce(unsigned char *base, barriers *bar, const tma_map *qm, const tma_map *km, const tma_map *vm,
-                        int q0, int h, int hk, int b, int tiles, int stages)
+                        const hopper_args<T> &a)
 {
     using L = layout<D>;
-    mbar_arrive_expect_tx(&bar->q_full, L::Q_BYTES);
-    for (int c = 0; c < D / COL; c++) {
-        const int32_t at[4] = {c * COL, h, q0, b};
-        tma_load(base + c * BQ * COL * 2, qm, at, &bar->q_full);
-    }
-    for (int t = 0; t < tiles; t++) {
-        const int s = t % stages;
-        if (t >= stages)   /* both consumers are done with this stage's last round */
-            mbar_wait(&bar->kv_empty[s], (unsigned)(t / stages - 1) & 1u);
-        unsigned char *ks = base + L::K_AT + s * L::STAGE_BYTES, *vs = base + L::V_AT + s * L::STAGE_BYTES;
-        mbar_arrive_expect_tx(&bar->k_full[s], L::KV_BYTES);
+    int g = 0, n = 0;
+    for (long long i = blockIdx.x; i < work_items(a); i += gridDim.x, n++) {
+        const work w = item_of(a, i);
+        const int hk = w.h / a.group;
+        if (n > 0)         /* both consumers' last Q K^T of the item before retired */
+            mbar_wait(&bar->q_empty, (unsigned)(n - 1) & 1u);
+        mbar_arrive_expect_tx(&bar->q_full, L::Q_BYTES);
         for (int c = 0; c < D / COL; c++) {
-            const int32_t at[4] = {c * COL, hk, t * BK, b};
-            tma_load(ks + c * BK * COL * 2, km, at, &bar->k_full[s]);
+            const int32_t at[4] = {c * COL, w.h, w.q0, w.b};
+            tma_load(base + c * BQ * COL * 2, qm, at, &bar->q_full);
         }
-        mbar_arrive_expect_tx(&bar->v_full[s], L::KV_BYTES);
-        for (int c = 0; c < D / COL; c++) {
-            const int32_t at[4] = {c * COL, hk, t * BK, b};
-            tma_load(vs + c * BK * COL * 2, vm, at, &bar->v_full[s]);
+        for (int t = 0; t < w.tiles; t++, g++) {
+            const int s = g % STAGES;
+            const unsigned before = (unsigned)(g / STAGES - 1) & 1u;   /* the stage's last round */
+            unsigned char *ks = base + L::K_AT + s * L::STAGE_BYTES, *vs = base + L::V_AT + s * L::STAGE_BYTES;
+            if (g >= STAGES)   /* both consumers are done with this stage's K */
+                mbar_wait(&bar->k_empty[s], before);
+            mbar_arrive_expect_tx(&bar->k_full[s], L::KV_BYTES);
+            for (int c = 0; c < D / COL; c++) {
+                const int32_t at[4] = {c * COL, hk, t * BK, w.b};
+                tma_load(ks + c * BK * COL * 2, km, at, &bar->k_full[s]);
+            }
+            if (g >= STAGES)   /* and with its V */
+                mbar_wait(&bar->v_empty[s], before);
+            mbar_arrive_expect_tx(&bar->v_full[s], L::KV_BYTES);
+            for (int c = 0; c < D / COL; c++) {
+                const int32_t at[4] = {c * COL, hk, t * BK, w.b};
+                tma_load(vs + c * BK * COL * 2, vm, at, &bar->v_full[s]);
+            }
         }
     }
 }
@@ -286,15 +362,18 @@ template <typename T, int D> __device__ void issue_pv(float (&o)[D / 2], const u
 __device__ void mask_scores(float (&s)[BK / 2], int k0, int row, int seq_q, int seq_k, int causal);
 __device__ void softmax_step(float (&s)[BK / 2], float (&m)[2], float (&l)[2], float (&alpha)[2], float scale_log2);
 template <int D> __device__ void rescale_o(float (&o)[D / 2], const float (&alpha)[2]);
-template <typename T> __device__ void pack_p(uint32_t (&p)[BK / 16][4], const float (&s)[BK / 2], float (&l)[2]);
+template <typename T> __device__ void pack_p(uint32_t (&p)[BK / 16][4], const float (&s)[BK / 2]);
 template <typename T, int D> __device__ void store_rows(const hopper_args<T> &a, const float (&o)[D / 2],
                                                         const float (&l)[2], int row, int h, int b);
 template <typename T> __device__ bool needs_mask(const hopper_args<T> &a, int k0, int first);
-template <typename T, int D, bool NEXT>
+template <typename T, int D, int STAGES, bool NEXT>
 __device__ __forceinline__ void tile_step(const unsigned char *base, barriers *bar, const hopper_args<T> &a,
                                           const unsigned char *qs, float (&sc)[BK / 2], uint32_t (&p)[BK / 16][4],
                                           float (&o)[D / 2], float (&m)[2], float (&l)[2], float (&alpha)[2], int t,
-                                          int first, int row, unsigned mine, unsigned other, int wg);
+                                          int g, int first, int row, unsigned mine, unsigned other, int wg);
+template <typename T, int D, int STAGES, bool MORE>
+__device__ __forceinline__ void retire_pv(barriers *bar, const float (&sc)[BK / 2], uint32_t (&p)[BK / 16][4],
+                                          float (&o)[D / 2], const float (&alpha)[2], int g);
 template <typename T>
 __device__ void prepare_p(float (&sc)[BK / 2], uint32_t (&p)[BK / 16][4], float (&m)[2], float (&l)[2],
                           float (&alpha)[2], const hopper_args<T> &a, int k0, int first, int row);
@@ -313,64 +392,90 @@ constexpr unsigned PINGPONG_BAR = 1, PINGPONG_THREADS = 2 * WG;
  *   O += P_t V_t, and the softmax of S_{t+1} runs while P_t V_t is still in
  *   the tensor cores (wgmma_wait_group<1>: the older group, S, retired); O
  *   is rescaled by S_{t+1}'s alpha once P_t V_t retired (wait<0>), and only
- *   then are P's registers (the RS operand) overwritten and the stage freed.
+ *   then are P's registers (the RS operand) overwritten and the stage freed
+ *   (retire_pv). That wait sits at the start of the next step, past a
+ *   branch: in the same block as the softmax, ptxas scheduled its
+ *   WARPGROUP.DEPBAR ahead of every exp2 of the softmax (seen in the SASS of
+ *   every instance), and the overlap was lost.
  *   between the two warpgroups (ping-pong): each issues its wgmma in turns,
  *   so that one's softmax (the exp2s on the SFU) overlaps the other's
  *   matrix products. A turn: named_bar_sync on its own barrier, issue,
  *   named_bar_arrive on the other's. Warpgroup 0 goes first (warpgroup 1
  *   arrives on its barrier once at the start); both have tiles + 1 turns
  *   (the first issues S_0 alone), and warpgroup 1 does not arrive after its
- *   last, which no turn of warpgroup 0 waits for. */
-template <typename T, int D>
-__device__ void consume(const unsigned char *base, barriers *bar, const hopper_args<T> &a, int q0, int h, int b,
-                        int tiles)
+ *   last, which no turn of warpgroup 0 waits for. Each item starts and ends
+ *   the turns so (balanced: as many arrivals as waits on each barrier), so
+ *   the next item starts them afresh.
+ * Items: the block's in turn (produce's order). Q is freed (q_empty) once
+ * the item's last Q K^T retired, before its last P V and the store, so the
+ * next item's Q loads under them; g counts the block's tiles, as produce. */
+template <typename T, int D, int STAGES>
+__device__ void consume(const unsigned char *base, barriers *bar, const hopper_args<T> &a)
 {
     using L = layout<D>;
     const int wg = threadIdx.x / WG - 1, warp = threadIdx.x % WG / 32, lane = threadIdx.x % 32;
-    const int first = q0 + wg * ROWS;                       /* this warpgroup's first query */
-    const int row = first + warp * 16 + lane / 4;           /* this lane's first row; the other is row + 8 */
     const unsigned char *qs = base + wg * ROWS * COL * 2;   /* its 64 rows of every Q column block */
     const unsigned mine = PINGPONG_BAR + wg, other = PINGPONG_BAR + 1 - wg;
-    float o[D / 2] = {}, m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f}, alpha[2];
-    float sc[BK / 2];
-    uint32_t p[BK / 16][4];
-    mbar_wait(&bar->q_full, 0);
-    if (tiles > 0) {
-        if (wg == 1)
-            named_bar_arrive(PINGPONG_BAR, PINGPONG_THREADS);    /* warpgroup 0's first turn */
-        mbar_wait(&bar->k_full[0], 0);
-        named_bar_sync(mine, PINGPONG_THREADS);
-        wgmma_fence();
-        issue_scores<T, D>(sc, qs, base + L::K_AT);
-        named_bar_arrive(other, PINGPONG_THREADS);
-        wgmma_wait_group<0>();
-        wgmma_fence_operands(sc);   /* nvcc: no read of sc moves above the wait */
-        prepare_p<T>(sc, p, m, l, alpha, a, 0, first, row);
-    }
-    /* The last tile has no S_{t+1}: its own instance of the step, so that
-     * no wgmma sits in a branch (ptxas then fences the accumulators). */
+    int g = 0, n = 0;
+    for (long long i = blockIdx.x; i < work_items(a); i += gridDim.x, n++) {
+        const work w = item_of(a, i);
+        const int first = w.q0 + wg * ROWS;                 /* this warpgroup's first query */
+        const int row = first + warp * 16 + lane / 4;       /* this lane's first row; the other is row + 8 */
+        float o[D / 2] = {}, m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f}, alpha[2];
+        float sc[BK / 2];
+        uint32_t p[BK / 16][4];
+        mbar_wait(&bar->q_full, (unsigned)n & 1u);
+        if (w.tiles > 0) {
+            if (wg == 1)
+                named_bar_arrive(PINGPONG_BAR, PINGPONG_THREADS);    /* warpgroup 0's first turn */
+            mbar_wait(&bar->k_full[g % STAGES], (unsigned)(g / STAGES) & 1u);
+            named_bar_sync(mine, PINGPONG_THREADS);
+            wgmma_fence();
+            issue_scores<T, D>(sc, qs, base + L::K_AT + (g % STAGES) * L::STAGE_BYTES);
+            named_bar_arrive(other, PINGPONG_THREADS);
+            wgmma_wait_group<0>();
+            wgmma_fence_operands(sc);   /* nvcc: no read of sc moves above the wait */
+            mbar_arrive(&bar->k_empty[g % STAGES]);
+            prepare_p<T>(sc, p, m, l, alpha, a, 0, first, row);
+        }
+        /* The last tile has no S_{t+1}: its own instance of the step, so
+         * that no wgmma sits in a branch (ptxas then fences the
+         * accumulators). */
 #pragma unroll 1
-    for (int t = 0; t + 1 < tiles; t++)
-        tile_step<T, D, true>(base, bar, a, qs, sc, p, o, m, l, alpha, t, first, row, mine, other, wg);
-    if (tiles > 0)
-        tile_step<T, D, false>(base, bar, a, qs, sc, p, o, m, l, alpha, tiles - 1, first, row, mine, other, wg);
-    store_rows<T, D>(a, o, l, row, h, b);
+        for (int t = 0; t + 1 < w.tiles; t++) {
+            if (t > 0)
+                retire_pv<T, D, STAGES, true>(bar, sc, p, o, alpha, g + t - 1);
+            tile_step<T, D, STAGES, true>(base, bar, a, qs, sc, p, o, m, l, alpha, t, g + t, first, row, mine, other,
+                                          wg);
+        }
+        mbar_arrive(&bar->q_empty);     /* every Q K^T of the item retired (wait_group in the steps) */
+        if (w.tiles > 0) {
+            if (w.tiles > 1)
+                retire_pv<T, D, STAGES, true>(bar, sc, p, o, alpha, g + w.tiles - 2);
+            tile_step<T, D, STAGES, false>(base, bar, a, qs, sc, p, o, m, l, alpha, w.tiles - 1, g + w.tiles - 1,
+                                           first, row, mine, other, wg);
+            retire_pv<T, D, STAGES, false>(bar, sc, p, o, alpha, g + w.tiles - 1);
+        }
+        store_rows<T, D>(a, o, l, row, w.h, w.b);
+        g += w.tiles;
+    }
 }
 
 /* Tile t of consume's schedule: S_{t+1} (when NEXT) and P_t V_t issued in
  * this warpgroup's ping-pong turn, S_{t+1}'s softmax while P_t V_t runs,
- * then O rescaled, P_{t+1} packed and the stage freed. */
-template <typename T, int D, bool NEXT>
+ * then O rescaled, P_{t+1} packed and the stage freed. t is the item's
+ * tile (its keys), g the block's (its stage and phase). */
+template <typename T, int D, int STAGES, bool NEXT>
 __device__ void tile_step(const unsigned char *base, barriers *bar, const hopper_args<T> &a, const unsigned char *qs,
                           float (&sc)[BK / 2], uint32_t (&p)[BK / 16][4], float (&o)[D / 2], float (&m)[2],
-                          float (&l)[2], float (&alpha)[2], int t, int first, int row, unsigned mine, unsigned other,
-                          int wg)
+                          float (&l)[2], float (&alpha)[2], int t, int g, int first, int row, unsigned mine,
+                          unsigned other, int wg)
 {
     using L = layout<D>;
-    const int s = t % a.stages, n = (t + 1) % a.stages;
+    const int s = g % STAGES, n = (g + 1) % STAGES;
     if (NEXT)
-        mbar_wait(&bar->k_full[n], (unsigned)((t + 1) / a.stages) & 1u);
-    mbar_wait(&bar->v_full[s], (unsigned)(t / a.stages) & 1u);
+        mbar_wait(&bar->k_full[n], (unsigned)((g + 1) / STAGES) & 1u);
+    mbar_wait(&bar->v_full[s], (unsigned)(g / STAGES) & 1u);
     named_bar_sync(mine, PINGPONG_THREADS);
     wgmma_fence();              /* o rescaled, p packed since the last wgmma */
     wgmma_fence_operands(o);
@@ -382,19 +487,29 @@ __device__ void tile_step(const unsigned char *base, barriers *bar, const hopper
     if (NEXT) {
         wgmma_wait_group<1>();  /* S_{t+1} retired; P_t V_t may still run */
         wgmma_fence_operands(sc);
+        mbar_arrive(&bar->k_empty[n]);
         if (needs_mask(a, (t + 1) * BK, first))
             mask_scores(sc, (t + 1) * BK, row, a.seq_q, a.seq_k, a.causal);
         softmax_step(sc, m, l, alpha, a.scale_log2);
     }
-    /* The stage is free once this thread's P V retired (wgmma reads V
-     * from shared memory, and P from registers, until then), not when
-     * it was issued. */
+}
+
+/* The end of tile g's step, at the start of the next one (a block of its
+ * own, so that ptxas cannot hoist the wait above the softmax that should run
+ * under the P V): P_t V_t retired, the stage freed, and, when a tile
+ * follows (MORE), O rescaled by its alpha and its P packed. The stage is
+ * free once this thread's P V retired (wgmma reads V from shared memory,
+ * and P from registers, until then), not when it was issued. */
+template <typename T, int D, int STAGES, bool MORE>
+__device__ __forceinline__ void retire_pv(barriers *bar, const float (&sc)[BK / 2], uint32_t (&p)[BK / 16][4],
+                                          float (&o)[D / 2], const float (&alpha)[2], int g)
+{
     wgmma_wait_group<0>();
     wgmma_fence_operands(o);
-    mbar_arrive(&bar->kv_empty[s]);
-    if (NEXT) {
+    mbar_arrive(&bar->v_empty[g % STAGES]);
+    if (MORE) {
         rescale_o<D>(o, alpha);
-        pack_p<T>(p, sc, l);
+        pack_p<T>(p, sc);
     }
 }
 
@@ -415,7 +530,7 @@ __device__ void prepare_p(float (&sc)[BK / 2], uint32_t (&p)[BK / 16][4], float 
     if (needs_mask(a, k0, first))
         mask_scores(sc, k0, row, a.seq_q, a.seq_k, a.causal);
     softmax_step(sc, m, l, alpha, a.scale_log2);
-    pack_p<T>(p, sc, l);
+    pack_p<T>(p, sc);
 }
 
 /* S (64 x BK) = Q (64 x D) K^T: D / 16 wgmma of k16 with N = BK, one group
@@ -448,12 +563,30 @@ __device__ void mask_scores(float (&s)[BK / 2], int k0, int row, int seq_q, int 
     }
 }
 
+/* 2^x on the SFU alone (ex2.approx.ftz): exp2f's own sequence adds a range
+ * test and two multiplies around the same instruction to keep subnormal
+ * results, three more instructions for each of a tile's 64 weights a
+ * thread, on the path the ping-pong must hide. Weights below 2^-126 become
+ * 0, which changes no row sum. The CPU execution layer takes exp2f. */
+__device__ __forceinline__ float fast_exp2(float x)
+{
+#ifdef __CUDA_ARCH__
+    float y;
+    asm("ex2.approx.ftz.f32 %0, %1;" : "=f"(y) : "f"(x));
+    return y;
+#else
+    return exp2f(x);
+#endif
+}
+
 /* The online softmax of one tile for this lane's two rows (attention_cuda.cu
  * has the algebra): each row's max over its four lanes, the row sums l
  * rescaled by alpha (returned, for O: rescale_o, once the P V that still
- * accumulates into O retired), S turned into P = 2^(c S - m) in place
- * (pack_p adds the rounded weights to l). A function of its own, like the
- * mask and the store, so that consume reads as the schedule it is. */
+ * accumulates into O retired), S turned into P = 2^(c S - m) in place and
+ * its fp32 weights added to l (as FlashAttention-3 does: summing the 16-bit
+ * weights pack_p makes would cost two more instructions a weight). A
+ * function of its own, like the mask and the store, so that consume reads
+ * as the schedule it is. */
 __device__ void softmax_step(float (&s)[BK / 2], float (&m)[2], float (&l)[2], float (&alpha)[2], float scale_log2)
 {
 #pragma unroll
@@ -466,13 +599,16 @@ __device__ void softmax_step(float (&s)[BK / 2], float (&m)[2], float (&l)[2], f
         smax = fmaxf(smax, __shfl_xor_sync(0xffffffffu, smax, 2));
         const float mx = fmaxf(m[r], smax * scale_log2);
         const float base = mx == -INFINITY ? 0.0f : mx;   /* nothing visible yet: no -inf - -inf */
-        alpha[r] = exp2f(m[r] - base);
+        alpha[r] = fast_exp2(m[r] - base);
         m[r] = mx;
-        l[r] *= alpha[r];
+        float sum = 0.0f;
 #pragma unroll
-        for (int n = 0; n < BK / 8; n++)
-            s[4 * n + 2 * r] = exp2f(fmaf(s[4 * n + 2 * r], scale_log2, -base)),
-            s[4 * n + 2 * r + 1] = exp2f(fmaf(s[4 * n + 2 * r + 1], scale_log2, -base));
+        for (int n = 0; n < BK / 8; n++) {
+            s[4 * n + 2 * r] = fast_exp2(fmaf(s[4 * n + 2 * r], scale_log2, -base));
+            s[4 * n + 2 * r + 1] = fast_exp2(fmaf(s[4 * n + 2 * r + 1], scale_log2, -base));
+            sum += s[4 * n + 2 * r] + s[4 * n + 2 * r + 1];
+        }
+        l[r] = fmaf(l[r], alpha[r], sum);
     }
 }
 
@@ -489,19 +625,15 @@ __device__ void rescale_o(float (&o)[D / 2], const float (&alpha)[2])
 
 /* P's A fragments for wgmma's RS form, keys 16 kc .. 16 kc + 15: S's
  * n-tiles 2 kc and 2 kc + 1 packed to 16 bits (mma_sync.cuh's A layout:
- * a0 row g keys 2t.., a1 row g + 8, a2 row g keys 2t + 8.., a3 row g + 8),
- * and the row sums of those rounded weights (rows g: a0, a2; g + 8: a1, a3),
- * so that o stays a convex combination of v. */
+ * a0 row g keys 2t.., a1 row g + 8, a2 row g keys 2t + 8.., a3 row g + 8). */
 template <typename T>
-__device__ void pack_p(uint32_t (&p)[BK / 16][4], const float (&s)[BK / 2], float (&l)[2])
+__device__ void pack_p(uint32_t (&p)[BK / 16][4], const float (&s)[BK / 2])
 {
 #pragma unroll
     for (int kc = 0; kc < BK / 16; kc++) {
         const float *lo = s + 8 * kc, *hi = s + 8 * kc + 4;
         p[kc][0] = pack2<T>(lo[0], lo[1]), p[kc][1] = pack2<T>(lo[2], lo[3]);
         p[kc][2] = pack2<T>(hi[0], hi[1]), p[kc][3] = pack2<T>(hi[2], hi[3]);
-        l[0] += (unpack_lo<T>(p[kc][0]) + unpack_hi<T>(p[kc][0])) + (unpack_lo<T>(p[kc][2]) + unpack_hi<T>(p[kc][2]));
-        l[1] += (unpack_lo<T>(p[kc][1]) + unpack_hi<T>(p[kc][1])) + (unpack_lo<T>(p[kc][3]) + unpack_hi<T>(p[kc][3]));
     }
 }
 

@@ -383,6 +383,25 @@ static inline cudaError_t cudaFuncSetAttribute(F *kernel, cudaFuncAttribute attr
     cudasim::set_max_dynamic_shared(reinterpret_cast<const void *>(kernel), value);
     return cudaSuccess;
 }
+/* The SM count a persistent launcher sizes its grid by: cudasim::sm_count,
+ * small (3 unless a test sets another), so that small shapes already give
+ * each block several work items. */
+namespace cudasim {
+inline int sm_count = 3;
+}
+enum cudaDeviceAttr { cudaDevAttrMultiProcessorCount = 16 };
+static inline cudaError_t cudaGetDevice(int *dev)
+{
+    *dev = 0;
+    return cudaSuccess;
+}
+static inline cudaError_t cudaDeviceGetAttribute(int *value, cudaDeviceAttr attr, int dev)
+{
+    if (attr != cudaDevAttrMultiProcessorCount || dev != 0)
+        return cudaErrorInvalidValue;
+    *value = cudasim::sm_count;
+    return cudaSuccess;
+}
 static inline const char *cudaGetErrorString(cudaError_t e)
 {
     return e == cudaSuccess ? "no error" : "cudasim: invalid launch configuration";

@@ -34,11 +34,14 @@
 #                              without expect_tx (no_expect_tx); a stage
 #                              reused after the wrong phase (parity); a wrong
 #                              K or V descriptor (desc_block, desc_v); the
-#                              kv head h % kv_heads in the TMA coordinates (gqa);
-#                              the empty barrier's parity stuck at 1 from the
-#                              third round (parity_round3: ten key tiles); the
-#                              tile step's wgmma_fence dropped (no_fence: the
-#                              model wants one after every wait)
+#                              kv head h % kv_heads in the TMA coordinates
+#                              (gqa); the persistent schedule's Q phase
+#                              (q_parity) and its ring restarted per item
+#                              (ring_per_item); the empty barriers' parity
+#                              stuck at 1 from the third round (parity_round3:
+#                              ten key tiles); the tile step's wgmma_fence
+#                              dropped (no_fence: the model wants one after
+#                              every wait)
 # Run by make check; by hand, some of them: MUTANTS='tc_gqa rms_warp_sums' sh tests/cudasim/mutate.sh
 . "$top_builddir/tests/setup"
 
@@ -82,6 +85,8 @@ for entry in "tc_k_early attention attention_cuda.cu test_tensor_core" \
         "hop_desc_block attention attention_hopper.cu test_hopper attention_hopper" \
         "hop_desc_v attention attention_hopper.cu test_hopper attention_hopper" \
         "hop_gqa attention attention_hopper.cu test_hopper attention_hopper" \
+        "hop_q_parity attention attention_hopper.cu test_hopper attention_hopper" \
+        "hop_ring_per_item attention attention_hopper.cu test_hopper attention_hopper" \
         "hop_gqa8 attention attention_hopper.cu test_hopper attention_hopper" \
         "hop_parity_round3 attention attention_hopper.cu test_hopper attention_hopper" \
         "hop_no_fence attention attention_hopper.cu test_hopper attention_hopper" \

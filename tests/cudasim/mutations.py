@@ -57,41 +57,46 @@ MUTATIONS = {
     # O rescaled and P overwritten before P V retired (no wait_group<0>)
     "hop_o_nowait": ("""    wgmma_wait_group<0>();
     wgmma_fence_operands(o);
-    mbar_arrive(&bar->kv_empty[s]);""", """    wgmma_fence_operands(o);
-    mbar_arrive(&bar->kv_empty[s]);""", 1),
+    mbar_arrive(&bar->v_empty[g % STAGES]);""", """    wgmma_fence_operands(o);
+    mbar_arrive(&bar->v_empty[g % STAGES]);""", 1),
     # the consumers free the stage before their P V retired: the empty
     # barrier's arrive before the P V is issued (the model's wgmma reads its
     # operands in one step at the wait, so an arrive just before the wait
     # leaves no room for the producer's next load; before the issue, the
     # wgmmas' collectives do)
     "hop_empty_early": ("""    issue_pv<T, D>(o, p, base + L::V_AT + s * L::STAGE_BYTES);""",
-                        """    mbar_arrive(&bar->kv_empty[s]);
+                        """    mbar_arrive(&bar->v_empty[s]);
     issue_pv<T, D>(o, p, base + L::V_AT + s * L::STAGE_BYTES);""", 1,
                         ("""    wgmma_fence_operands(o);
-    mbar_arrive(&bar->kv_empty[s]);""", """    wgmma_fence_operands(o);""")),
+    mbar_arrive(&bar->v_empty[g % STAGES]);""", """    wgmma_fence_operands(o);""")),
     # the producer arrives on K's full barrier without expecting its bytes:
     # the phase completes before the copy lands
     "hop_no_expect_tx": ("""        mbar_arrive_expect_tx(&bar->k_full[s], L::KV_BYTES);""",
                          """        mbar_arrive(&bar->k_full[s]);""", 1),
     # the producer reuses a stage after waiting on the wrong phase of its
     # empty barrier (always parity 0: right in round 1, wrong in round 2)
-    "hop_parity": ("""mbar_wait(&bar->kv_empty[s], (unsigned)(t / stages - 1) & 1u);""",
-                   """mbar_wait(&bar->kv_empty[s], 0u);""", 1),
+    "hop_parity": ("""mbar_wait(&bar->k_empty[s], before);""", """mbar_wait(&bar->k_empty[s], 0u);""", 1),
     # K's descriptor without the column-block step of a head_dim of 128
     "hop_desc_block": ("""(kk / 4) * rows * COL * 2 + (kk % 4) * 32""", """(kk % 4) * 32""", 1),
     # V's descriptor with the stride of an unswizzled 16-row step
     "hop_desc_v": ("""return wgmma_desc(tile + kc * 16 * COL * 2, BK * COL * 2, ATOM);""",
                    """return wgmma_desc(tile + kc * 16 * COL * 2, BK * COL * 2, 2 * ATOM);""", 1),
     # K and V of head h % kv_heads instead of h / group
-    "hop_gqa": ("""produce<D>(base, bar, &qm, &km, &vm, q0, h, h / a.group, b, tiles, a.stages);""",
-                """produce<D>(base, bar, &qm, &km, &vm, q0, h, h % (a.heads / a.group), b, tiles, a.stages);""", 1),
+    "hop_gqa": ("""const int hk = w.h / a.group;""", """const int hk = w.h % (a.heads / a.group);""", 1),
+    # the persistent schedule: every item waits q_full's first phase, so a
+    # block's second item computes with the first one's Q
+    "hop_q_parity": ("""mbar_wait(&bar->q_full, (unsigned)n & 1u);""", """mbar_wait(&bar->q_full, 0u);""", 1),
+    # the consumers restart the ring at stage 0 for each item, out of step
+    # with the producer's count across items
+    "hop_ring_per_item": ("""        g += w.tiles;
+""", "", 1),
     # a head mapping wrong only at 8 query heads per kv head
     "tc_gqa8": ("hk = h / a.group;", "hk = a.group == 8 ? h / 4 % a.kv_heads : h / a.group;", 1),
     "simt_gqa8": ("hk = h / a.group;", "hk = a.group == 8 ? h / 4 % a.kv_heads : h / a.group;", 2),
-    "hop_gqa8": ("h, h / a.group, b", "h, a.group == 8 ? h / 4 % (a.heads / a.group) : h / a.group, b", 1),
-    # the producer's wait on a stage's empty barrier right in rounds 1 and 2,
-    # then stuck at parity 1 (wrong from round 3: ten tiles at 3 stages)
-    "hop_parity_round3": ("(unsigned)(t / stages - 1) & 1u", "(t / stages >= 2 ? 1u : 0u)", 1),
+    "hop_gqa8": ("hk = w.h / a.group;", "hk = a.group == 8 ? w.h / 4 % (a.heads / a.group) : w.h / a.group;", 1),
+    # the producer's waits on a stage's empty barriers right in rounds 1 and
+    # 2, then stuck at parity 1 (wrong from round 3: ten tiles at 3 stages)
+    "hop_parity_round3": ("(unsigned)(g / STAGES - 1) & 1u", "(g / STAGES >= 2 ? 1u : 0u)", 1),
     # the ping-pong turn's wgmma issued without the fence after the last
     # wait (O rescaled and P packed in registers since): the second
     # wgmma_fence of the file, the tile step's

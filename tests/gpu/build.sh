@@ -1,8 +1,8 @@
 # tests/gpu/build.sh - sourced by tests/gpu/run.sh: the dependencies and the
-# CUDA build, in every slice, so that a slice on a fresh machine builds
-# first and one on a warm machine reuses the build (make finds nothing to
-# do). Uses run.sh's repo, out, jobs, note, verdict; sets top (the built
-# tree) and H (its harness).
+# CUDA build, first in every command and slice, so that one on a fresh
+# machine builds and one on a warm machine reuses the build (make finds
+# nothing to do). Uses run.sh's repo, out, jobs, scope, note, verdict; sets
+# top (the built tree) and H (its harness).
 
 # The .deb files carried from tests/gpu/prepare.sh (or HARNESS_DEPS_DEBS),
 # unpacked once into a private prefix: the libraries' headers, .so links and
@@ -57,8 +57,8 @@ source_tree() {
     fi
 }
 
-# Configure with CUDA and build, or make what changed in a tree an earlier
-# slice configured.
+# build [DEADLINE]: configure with CUDA and build, or make what changed in a
+# tree an earlier command configured; stopped at DEADLINE (epoch seconds).
 build() {
     # HARNESS_GPU_TREE: a tree built already (by hand, or the tests'): used as it is.
     if [ -n "${HARNESS_GPU_TREE:-}" ]; then
@@ -67,14 +67,26 @@ build() {
         return 0
     fi
     source_tree || return 1
+    limit=0
+    if [ -n "${1:-}" ]; then
+        limit=$(($1 - $(date +%s)))
+        [ $limit -gt 0 ] || { note "build: out of time in $scope"; return 1; }
+    fi
     if [ -f "$top/Makefile" ] && grep -q '^#define HAVE_CUDA 1' "$top/build_config.h" 2>/dev/null; then
-        (cd "$top" && make -j"$jobs") >"$out/build.log" 2>&1 || { note "build failed (build.log)"; tail -30 "$out/build.log"; return 1; }
+        (cd "$top" && timeout "$limit" make -j"$jobs") >"$out/build.log" 2>&1 || { build_failed; return 1; }
         note "build reused (configured with CUDA already; make found what changed)"
     else
         # shellcheck disable=SC2086
-        (cd "$top" && ./configure --with-cuda ${HARNESS_CONFIGURE_ARGS:-} && make -j"$jobs") >"$out/build.log" 2>&1 ||
-            { note "build failed (build.log)"; tail -30 "$out/build.log"; return 1; }
+        (cd "$top" && timeout "$limit" sh -c './configure --with-cuda "$@" && make -j"$0"' "$jobs" \
+            ${HARNESS_CONFIGURE_ARGS:-}) >"$out/build.log" 2>&1 || { build_failed; return 1; }
         note "built: $(grep -E 'CUDA:' "$out/build.log" | tail -1 | sed 's/^ *//')"
     fi
     H=$top/harness/harness
+}
+
+# The build's end, and why, when it failed or ran out of its time (timeout's 124).
+build_failed() {
+    rc=$?
+    [ $rc = 124 ] && note "build: stopped at its deadline, in $scope (build.log)" || note "build failed (build.log)"
+    tail -30 "$out/build.log"
 }

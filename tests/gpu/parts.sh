@@ -1,7 +1,8 @@
 # tests/gpu/parts.sh - sourced by tests/gpu/run.sh: each part of the work
-# (the slices in slices.sh say which run when), the device's facts and the
-# end of a slice. Uses run.sh's repo, top, out, H, jobs, slice, note, bad,
-# verdict, out_of_time, skip.
+# (slices.sh says which run in which command or slice, and by when), and
+# the device's facts. Each part runs in a process of its own (run.sh
+# --part), stopped at its deadline. Uses run.sh's repo, top, out, H, jobs,
+# scope, deadline, note, bad, verdict, out_of_time.
 
 # facts.txt: what results.py puts at the head of the results file.
 device_facts() {
@@ -17,24 +18,6 @@ device_facts() {
         echo "host_cpus=$(nproc)"
     } >"$out/facts.txt"
     note "device: $(cat "$out/gpu.txt")"
-}
-
-# The end of every slice, also after a failure: the results file from all
-# that WORK holds (this slice's and the earlier ones' on this machine), and
-# with --export the four files the device tool brings back.
-finish_slice() {
-    commit=$(sed -n 's/^commit=//p' "$out/facts.txt" 2>/dev/null)
-    python3 "$repo/tests/gpu/results.py" ${commit:+--commit "$commit"} --outdir "$out/results" "$out" \
-        >"$out/results.txt" 2>>"$out/run.log"
-    (cd "$out" && find facts.txt gpu.txt verdicts.tsv torch.json gemm_rate.txt spin_threads.txt ./*.md exp fig tune integrity \
-        -name '*.txt' -o -name '*.tsv' -o -name '*.json' -o -name '*.md' 2>/dev/null |
-        grep -v -e profiler_trace -e '/results/' | tar czf bundle.tgz -T - 2>/dev/null)
-    [ -n "$export_to" ] || return 0
-    mkdir -p "$export_to"
-    for f in $(cat "$out/results.txt") "$out/run.log" "$out/bundle.tgz"; do
-        [ -f "$f" ] && cp "$f" "$export_to/"
-    done
-    note "exported to $export_to: $(ls "$export_to" | tr '\n' ' ')"
 }
 
 # ---- slice 1: every CUDA variant per dtype, validated; options; the trace -----
@@ -64,16 +47,24 @@ PY
             fi
         done
     done <"$out/variants.txt"
-    # A head_dim-128 block with grouped-query attention, on a shape the CPU
-    # reference affords (the configs' default shape has head_dim 64).
-    if "$H" run configs/transformer_block_cuda.yaml --set component.config.seq_len=512 \
-            --set component.config.num_heads=8 --set component.config.num_kv_heads=2 \
-            --set schedule.measurement_steps=10 --set schedule.repeat=1 \
-            --output-dir "$out/exp/transformer_block_cuda_bf16_d128_gqa" >"$out/tb_d128.log" 2>&1; then
-        verdict validate "transformer_block/cuda bf16 head_dim 128, 512 tokens, GQA" ok
-    else
-        verdict validate "transformer_block/cuda bf16 head_dim 128, 512 tokens, GQA" FAIL "exit $? (tb_d128.log)"
-    fi
+    # The block at head_dim 128 with grouped-query attention, ratios 4 and 8,
+    # on shapes the CPU reference affords (the configs' default shape has
+    # head_dim 64, ratio 4).
+    for kvh in 2 1; do
+        what="transformer_block/cuda bf16 head_dim 128, 512 tokens, GQA 8/$kvh"
+        tag=transformer_block_cuda_bf16_d128_gqa$((8 / kvh))
+        out_of_time "validate $what" && return
+        if "$H" run configs/transformer_block_cuda.yaml --set component.config.seq_len=512 \
+                --set component.config.hidden_size=1024 --set component.config.num_heads=8 \
+                --set component.config.num_kv_heads="$kvh" --set validate=true \
+                --set schedule.measurement_steps=10 --set schedule.repeat=1 \
+                --output-dir "$out/exp/$tag" >"$out/$tag.log" 2>&1 </dev/null; then
+            verdict validate "$what" ok
+        else
+            verdict validate "$what" FAIL "exit $? ($tag.log)"
+        fi
+    done
+    block_attention_kernel
     part_hopper_validate
     out_of_time "schedule options, device selection, the trace" && return
     part_options
@@ -82,12 +73,32 @@ PY
     cat "$out/table.md"
 }
 
+# The block's attention is the Hopper kernel on a GPU of compute capability
+# 9.0 (its default there, never run anywhere before 2026-11-29): each bf16
+# block run above says which kernel it ran in its validation detail.
+block_attention_kernel() {
+    cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1)
+    for dir in "$out"/exp/transformer_block_cuda_bf16*; do
+        [ -d "$dir" ] || continue
+        what="$(basename "$dir"): its attention kernel"
+        kernel=$(python3 -c 'import glob, json, sys
+(f,) = glob.glob(sys.argv[1] + "/*/summary_ranks_1_rank_0.json")
+print(json.load(open(f))["validation"]["detail"].rpartition("attention: ")[2])' "$dir" 2>/dev/null)
+        case $cc:$kernel in
+        9.0:Hopper*) verdict validate "$what" ok "$kernel" ;;
+        9.0:*) verdict validate "$what" FAIL "'${kernel:-none said}', not the Hopper kernel, on compute capability 9.0" ;;
+        *) verdict validate "$what" "not the Hopper kernel" "compute capability $cc: ${kernel:-none said}" ;;
+        esac
+    done
+}
+
 # attention/cuda's two tensor-core kernels on shapes that reach every path of
 # the Hopper one (attention_hopper.cu): head_dim 64 and 128, causal with fewer
 # and more queries than keys, tails, grouped-query heads, fp16, its 2- and
-# 3-stage rings; and the mma.sync kernel forced, which a GPU of compute
-# capability 9.0 no longer picks by default. Off 9.0 the Hopper runs are
-# named as not run.
+# 3-stage rings, grouped-query heads at ratio 8 (a head mapping wrong only
+# there passed every other shape); and the mma.sync kernel forced, which a
+# GPU of compute capability 9.0 no longer picks by default. Off 9.0 the
+# Hopper runs are named as not run.
 part_hopper_validate() {
     cc=$(nvidia-smi --query-gpu=compute_cap --format=csv,noheader 2>/dev/null | head -1)
     # kernel stages dtype head_dim seq kv_seq heads kv_heads causal
@@ -98,17 +109,22 @@ part_hopper_validate() {
         if [ "$kernel" = hopper ] && [ "$cc" != 9.0 ]; then
             verdict skip "$what" "not run" "compute capability $cc, not 9.0"; continue
         fi
-        if HARNESS_ATTENTION_KERNEL=$kernel HARNESS_ATTENTION_HOPPER_STAGES=$stages timeout 120 "$H" run \
-                configs/attention_cuda.yaml --set component.config.batch_size=2 \
-                --set component.config.num_heads="$heads" --set component.config.num_kv_heads="$kvh" \
-                --set component.config.seq_len="$seq" --set component.config.kv_seq_len="$kv" \
-                --set component.config.head_dim="$d" --set component.config.causal="$causal" \
-                --set component.config.dtype="$dt" --set validate=true --set schedule.warmup_steps=1 \
-                --set schedule.wait_steps=0 --set schedule.measurement_steps=3 --set schedule.repeat=1 \
-                --set profiling.trace=false --output-dir "$out/exp_attn/$tag" >"$out/$tag.log" 2>&1 </dev/null; then
+        HARNESS_ATTENTION_KERNEL=$kernel HARNESS_ATTENTION_HOPPER_STAGES=$stages timeout "$(time_left 120)" "$H" run \
+            configs/attention_cuda.yaml --set component.config.batch_size=2 \
+            --set component.config.num_heads="$heads" --set component.config.num_kv_heads="$kvh" \
+            --set component.config.seq_len="$seq" --set component.config.kv_seq_len="$kv" \
+            --set component.config.head_dim="$d" --set component.config.causal="$causal" \
+            --set component.config.dtype="$dt" --set validate=true --set schedule.warmup_steps=1 \
+            --set schedule.wait_steps=0 --set schedule.measurement_steps=3 --set schedule.repeat=1 \
+            --set profiling.trace=false --output-dir "$out/exp_attn/$tag" >"$out/$tag.log" 2>&1 </dev/null
+        rc=$?
+        if [ $rc = 0 ]; then
             verdict validate "$what" ok
+        elif [ $rc = 124 ] && [ -n "$deadline" ] && [ "$(date +%s)" -ge "$deadline" ]; then
+            verdict skip "validate $what" "not finished" "out of time in $scope"
+            return
         else
-            verdict validate "$what" FAIL "exit $? ($tag.log: $(grep -m1 -i 'mismatch\|error\|fail' "$out/$tag.log" | cut -c1-240))"
+            verdict validate "$what" FAIL "exit $rc ($tag.log: $(grep -m1 -i 'mismatch\|error\|fail' "$out/$tag.log" | cut -c1-240))"
         fi
     done <<'SHAPES'
 hopper 2 bf16 128 1024 1024 8 8 false
@@ -122,8 +138,12 @@ hopper 2 bf16 128 777 300 8 8 true
 hopper 2 fp16 128 2048 2048 8 2 true
 hopper 3 fp16 64 640 640 8 2 false
 hopper 2 bf16 64 100 100 4 4 true
+hopper 3 bf16 128 1024 1024 16 2 true
+hopper 3 bf16 64 2048 2048 16 2 false
+hopper 3 fp16 128 1000 1000 8 1 false
 mma_sync 2 bf16 128 1024 1024 8 8 true
 mma_sync 2 bf16 64 1000 1500 8 2 true
+mma_sync 2 bf16 128 1024 1024 16 2 true
 SHAPES
 }
 
@@ -291,6 +311,16 @@ part_figures() {
     done
 }
 
+# PyTorch's time for each figure run so far (results.py's ratio column).
+part_torch() {
+    out_of_time "PyTorch's times" && return
+    if timeout "$(time_left 600)" python3 "$repo/tests/gpu/torch_times.py" "$out" >>"$out/run.log" 2>"$out/torch_times.err"; then
+        note "$(tail -1 "$out/run.log")"
+    else
+        verdict skip "PyTorch's times" "not run" "out of time, or torch_times.err"
+    fi
+}
+
 # ---- slice 3: compute-sanitizer, each tool, a short schedule of each dtype ----
 part_sanitize() {
     out_of_time "compute-sanitizer" && return
@@ -312,8 +342,12 @@ for v in json.load(open(sys.argv[1]))["variants"]:
         return
     fi
     # Our kernels first, the library's (attention/cublas) last: a short loan
-    # checks what this project wrote.
-    { grep -v '/cublas ' "$out/variants.txt"; grep '/cublas ' "$out/variants.txt"; } >"$out/sanitize_order.txt"
+    # checks what this project wrote; first of all attention/cuda and the
+    # block, whose default on compute capability 9.0 (the Hopper kernel,
+    # 3 stages) was never under compute-sanitizer before.
+    { grep -E '^(attention|transformer_block)/cuda ' "$out/variants.txt"
+      grep -v -E '^(attention|transformer_block)/cuda |/cublas ' "$out/variants.txt"
+      grep '/cublas ' "$out/variants.txt"; } >"$out/sanitize_order.txt"
     while read -r key family dtypes; do
         case $key in allreduce/*|sendrecv/*) verdict sanitize "$key" "not run" "its kernels are NCCL's"; continue ;; esac
         config=$(family_config "$family") || continue
@@ -325,15 +359,14 @@ for v in json.load(open(sys.argv[1]))["variants"]:
             [ "$dt" = - ] || set -- "$@" --set component.config.dtype="$dt"
             log=$out/sanitizer_$(echo "$key" | tr / _)_${dt}_$tool.log
             # One run may take minutes (racecheck on cuBLAS's kernels): it
-            # stops at the slice's deadline, so the slice still writes its files.
-            left=$(( ${deadline:-$(($(date +%s) + 3600))} - $(date +%s) ))
-            timeout "$left" compute-sanitizer --tool "$tool" --error-exitcode 99 "$H" run "$config" "$@" \
+            # stops at the part's deadline, so the command still writes its files.
+            timeout "$(time_left 3600)" compute-sanitizer --tool "$tool" --error-exitcode 99 "$H" run "$config" "$@" \
                 --output-dir "$out/sanitizer" >"$log" 2>&1 </dev/null
             rc=$?
             if [ $rc = 0 ]; then
                 verdict sanitize "$key $dt $tool" clean
             elif [ $rc = 124 ]; then
-                verdict skip "compute-sanitizer $tool $key $dt" "not finished" "out of time in slice ${slice:-all}"
+                verdict skip "compute-sanitizer $tool $key $dt" "not finished" "out of time in $scope"
                 return
             elif [ "$tool" = racecheck ] && ! grep 'Race reported' "$log" | grep -qE 'rms_norm|attention|softmax|rope|swiglu'; then
                 # cuBLAS's Hopper kernels (nvjet_*) draw racecheck reports of their own.
@@ -404,13 +437,12 @@ PY
 part_check() {
     out_of_time "make check" && return
     spin_threads
-    left=$(( ${deadline:-$(($(date +%s) + 3600))} - $(date +%s) ))
-    HARNESS_GPU_TESTS=1 timeout "$left" make -j"$jobs" check >"$out/check.log" 2>&1
+    HARNESS_GPU_TESTS=1 timeout "$(time_left 3600)" make -j"$jobs" check >"$out/check.log" 2>&1
     rc=$?
     if [ $rc = 0 ]; then
         verdict check "make check" ok "$(grep -E '^# (PASS|SKIP|FAIL)' "$out/check.log" | tr '\n' ' ')"
     elif [ $rc = 124 ]; then
-        verdict skip "make check" "not finished" "out of time in slice ${slice:-all} (check.log)"
+        verdict skip "make check" "not finished" "out of time in $scope (check.log)"
     else
         verdict check "make check" FAIL "check.log; the failed tests' logs in testlogs/"
         mkdir -p "$out/testlogs"
@@ -437,8 +469,10 @@ integrity_timing() { # integrity_timing TAG SUBJECT GOAL CONFIG ARGS...: a run a
     tag=$1 subject=$2 goal=$3 config=$4
     shift 4
     out_of_time "integrity: $subject" && return
-    if ! integrity_run "$tag" "$config" "$@"; then
-        verdict integrity "$subject" FAIL "exit $? (integrity_$tag.log)"
+    integrity_run "$tag" "$config" "$@"
+    rc=$?
+    if [ $rc != 0 ]; then
+        verdict integrity "$subject" FAIL "exit $rc (integrity_$tag.log)"
         return
     fi
     line=$(python3 tests/gpu/integrity.py "$out/integrity/$tag" $goal)

@@ -125,8 +125,12 @@ def figure_row(tag, s, torch, mix):
         algbw = row["rate"]
         row["unit"], row["rate"] = "GB/s busbw", algbw and algbw * 2 * (n - 1) / n
         row["percent_of_peak"], row["peak"] = None, "n/a"
-        row["notes"].append(f"{n} rank{'s' if n != 1 else ''}, algbw {fmt(algbw, '.1f')} GB/s; busbw = algbw x 2(n-1)/n"
-                            + (" is 0 on one GPU: no bus is crossed" if n == 1 else ""))
+        if n == 1 and cfg.get("in_place"):
+            # the component declares no bytes then (components/allreduce): nothing moves
+            row["notes"].append("1 rank, in place: nothing to move (NCCL returns at once); the time is the call's")
+        else:
+            row["notes"].append(f"{n} rank{'s' if n != 1 else ''}, algbw {fmt(algbw, '.1f')} GB/s; "
+                                "busbw = algbw x 2(n-1)/n" + (" is 0 on one GPU: no bus is crossed" if n == 1 else ""))
     if family == "transformer_block" and mix and row["rate"]:
         row["vs_cublaslt"] = row["rate"] / mix
         row["notes"].append(f"cuBLASLt on its GEMMs: {mix:.1f} TFLOP/s; the block reaches "

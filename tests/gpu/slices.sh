@@ -1,17 +1,76 @@
-# tests/gpu/slices.sh - sourced by tests/gpu/run.sh: the parts each slice
-# runs (the order of work at the top of run.sh), SKIP, and --dry-run.
-# Uses run.sh's repo, slice, out, note.
+# tests/gpu/slices.sh - sourced by tests/gpu/run.sh: the two prepared
+# commands (--first, --second) and the six slices, as lists of parts; each
+# part's deadline and time estimate; running a part within its deadline;
+# and --dry-run. Uses run.sh's repo, top, out, slice, plan, budget, scope,
+# status, note, verdict.
+
+# The parts, their budgets in the prepared commands and their estimates, in
+# seconds of command wall time. A loan is 15 minutes of device time (the
+# machine's start, every call and the idle time between calls count) and a
+# command at most 600 s, so --first (validation and the figures) fits in one
+# 510-s command with 90 s left to write the results, and --second
+# (sanitizers, make check, tuning) in the next machine's.
+# Estimates measured on an H200, 2026-11-29, commit bc6466a
+# (tests/gpu/results/h200-2026-11-29-bc6466a92a59.md): slice 1 on a fresh
+# machine held 199 s of device time for 150 s of command wall time (so the
+# start and the carry's transfer: 49 s); slice 2 200 s and slice 6 22 s on
+# the warm machine; the split into parts from the times of the files in
+# that run's bundle.tgz (validate: 124 s then, and ~10 s for the runs added
+# since: GQA ratio 8, the block's Hopper check). "-": not measured on a loan
+# yet; the budget bounds it.
+#   part       estimate  --first  --second
+plan_table() {
+    cat <<'TABLE'
+start          49        -        -
+build          26       80       60
+validate      135      145        -
+perf          163      170        -
+llama          10       25        -
+figures        12       20        -
+torch          12       25        -
+integrity      22       35        -
+sanitize        -        -      200
+check           -        -      160
+tune            -        -       90
+TABLE
+}
+
+# What each part does (its subject when it is not run).
+part_subject() {
+    case $1 in
+    build) echo "build from the carried tarball (configure with CUDA, make)" ;;
+    validate) echo "validate every CUDA variant and dtype, the Hopper attention's shapes (GQA ratio 8), the block on" \
+        "its default attention, schedule options, device selection, the trace" ;;
+    perf) echo "attention at FlashAttention-2's shapes" ;;
+    llama) echo "Llama-7B block against cuBLASLt" ;;
+    figures) echo "RMSNorm and allreduce figures" ;;
+    torch) echo "PyTorch's times" ;;
+    sanitize) echo "compute-sanitizer" ;;
+    check) echo "make check" ;;
+    tune) echo "attention tuning" ;;
+    integrity) echo "timing integrity" ;;
+    esac
+}
+
+# plan_budgets first|second: "part:seconds" for each part, in order.
+plan_budgets() {
+    col=3; [ "$1" = second ] && col=4
+    plan_table | awk -v c=$col '$c != "-" { print $1 ":" $c }'
+}
+
+# plan_estimate PART: its estimate in seconds, or "-".
+plan_estimate() { plan_table | awk -v p="$1" '$1 == p { print $2 }'; }
 
 # The parts of slice N (all: every part).
 slice_parts() {
     case $1 in
     1) echo validate ;;
-    2) echo perf llama figures ;;
+    2) echo perf llama figures torch ;;
     3) echo sanitize ;;
     4) echo tune ;;
     5) echo check ;;
     6) echo integrity ;;
-    *) echo validate perf llama figures sanitize tune check integrity ;;
+    *) echo validate perf llama figures torch sanitize tune check integrity ;;
     esac
 }
 
@@ -29,24 +88,74 @@ slice_what() {
     esac
 }
 
-# skip PART: true when PART is not in this slice, or SKIP names it.
-skip() {
-    case " ${SKIP:-} " in *" $1 "*) return 0 ;; esac
-    case " $(slice_parts "${slice:-all}") " in *" $1 "*) return 1 ;; esac
-    return 0
+# plan_deadlines first|second BUDGET: "part:seconds", each part's deadline
+# in seconds from the command's start: the budgets added up, scaled down to
+# BUDGET when they exceed it. A part that ends early leaves its time to the
+# next; one that runs long is stopped at its deadline, and the next keeps
+# its own budget.
+plan_deadlines() {
+    plan_budgets "$1" | awk -F: -v b="$2" '{ p[NR] = $1; s[NR] = $2; t += $2 }
+        END { f = t > b ? b / t : 1; for (i = 1; i <= NR; i++) { c += s[i]; printf "%s:%d\n", p[i], c * f } }'
 }
 
-# The files the slices read, by slice. The CUDA families' configs: from the
-# built harness when there is one, else the families the tree has.
-slice_files() {
+# run_part PART: the part's work, in this process (run.sh --part).
+run_part() {
     case $1 in
-    1) echo configs/rms_norm_cuda.yaml configs/rms_norm.yaml tests/gpu/check_summaries.py tests/gpu/table.py \
-        bench/cupti_overhead.sh tests/gpu/configs/allreduce.yaml tests/gpu/build.sh tests/gpu/results.py ;;
-    2) echo tests/gpu/attention_perf.sh tests/gpu/attention_perf.py configs/attention_cuda.yaml \
-        tests/gpu/gemm_rate.c configs/transformer_block_cuda.yaml configs/rms_norm_cuda.yaml \
-        tests/gpu/configs/allreduce.yaml tests/gpu/torch_times.py ;;
-    4) echo tests/gpu/configs/attention_tune.yaml ;;
-    6) echo tests/gpu/integrity.py configs/rms_norm_cuda.yaml tests/fixtures/cuda_timing/cuda_timing.c \
+    validate) part_validate ;;
+    perf) part_attention_perf ;;
+    llama) part_llama ;;
+    figures) part_figures ;;
+    torch) part_torch ;;
+    sanitize) part_sanitize ;;
+    tune) part_tune ;;
+    check) part_check ;;
+    integrity) part_integrity ;;
+    *) note "--part $1: not a part"; return 1 ;;
+    esac
+}
+
+# run_within PART DEADLINE: the part in a process of its own, killed (and
+# all it started) at DEADLINE (epoch seconds; empty: none). It is told to
+# start no run in its last seconds, so it names what it left; when there
+# is no time for it at all, it is named as not run.
+run_within() {
+    if [ -z "$2" ]; then
+        HARNESS_GPU_TREE=$top HARNESS_GPU_DEADLINE='' HARNESS_GPU_SCOPE=$scope sh "$repo/tests/gpu/run.sh" --part "$1" "$out" ||
+            status=1
+        return
+    fi
+    left=$(($2 - $(date +%s)))
+    if [ $left -lt 3 ]; then
+        verdict skip "$(part_subject "$1")" "not run" "out of time in $scope"
+        return
+    fi
+    grace=$((left / 5)); [ $grace -le 15 ] || grace=15
+    HARNESS_GPU_TREE=$top HARNESS_GPU_DEADLINE=$(($2 - grace)) HARNESS_GPU_SCOPE=$scope \
+        timeout -k 5 "$left" sh "$repo/tests/gpu/run.sh" --part "$1" "$out"
+    case $? in
+    0) ;;
+    124|137) verdict skip "$(part_subject "$1")" "stopped" "at its deadline, after $left s, in $scope" ;;
+    *) status=1 ;;
+    esac
+}
+
+# The files each part reads. The CUDA families' configs: from the built
+# harness when there is one, else the families the tree has.
+part_files() {
+    case $1 in
+    build) echo tests/gpu/build.sh tests/gpu/results.py tests/gpu/write_results.sh ;;
+    validate) echo configs/rms_norm_cuda.yaml configs/rms_norm.yaml configs/attention_cuda.yaml \
+        configs/transformer_block_cuda.yaml tests/gpu/check_summaries.py tests/gpu/table.py \
+        bench/cupti_overhead.sh tests/gpu/configs/allreduce.yaml
+        for fam in $(cuda_families); do
+            [ -e "$repo/configs/$fam.yaml" ] || echo "tests/gpu/configs/$fam.yaml"
+        done ;;
+    perf) echo tests/gpu/attention_perf.sh tests/gpu/attention_perf.py configs/attention_cuda.yaml ;;
+    llama) echo tests/gpu/gemm_rate.c configs/transformer_block_cuda.yaml ;;
+    figures) echo configs/rms_norm_cuda.yaml tests/gpu/configs/allreduce.yaml ;;
+    torch) echo tests/gpu/torch_times.py tests/gpu/table.py ;;
+    tune) echo tests/gpu/configs/attention_tune.yaml ;;
+    integrity) echo tests/gpu/integrity.py configs/rms_norm_cuda.yaml tests/fixtures/cuda_timing/cuda_timing.c \
         tests/fixtures/cuda_timing/empty_kernel.cu ;;
     esac
 }
@@ -95,24 +204,59 @@ check_carry() {
     [ "$total" -lt 64 ] || { note "too big: $total MiB"; return 1; }
 }
 
-# Prints the slices and the device tool's call for each, and checks that
-# what they use is here; 0, or 1 after naming each missing file.
-dry_run() {
-    missing=0
-    need() { [ -e "$repo/$1" ] || { note "missing: $1"; missing=$((missing + 1)); }; }
-    for s in 1 2 3 4 5 6; do
-        [ -n "$slice" ] && [ "$slice" != $s ] && continue
-        note "slice $s: $(slice_what $s)"
-        note "  run: command='sh tests/gpu/run.sh --slice $s --export \$OUT' carry=[\"tests/gpu/carry\"] timeout_s=600"
-        for f in $(slice_files $s); do need "$f"; done
-        if [ $s = 1 ]; then
-            for fam in $(cuda_families); do
-                [ -e "$repo/configs/$fam.yaml" ] || need "tests/gpu/configs/$fam.yaml"
-            done
-        fi
+# plan_dry_run first|second: each part's budget, deadline, estimate and
+# what it does; the estimate of the whole; the device tool's call.
+plan_dry_run() {
+    note "--$1: $([ "$1" = first ] && echo 'run first, on a fresh machine' || echo 'run second, on the next machine')"
+    note "  $(printf '%-10s %7s %9s %9s  %s' part budget deadline estimate what)"
+    est=0 unmeasured=
+    prev=0
+    for entry in $(plan_deadlines "$1" "$budget"); do
+        p=${entry%%:*} at=${entry#*:}
+        e=$(plan_estimate "$p")
+        if [ "$e" = - ]; then unmeasured="$unmeasured $p"; else est=$((est + e)) e="$e s"; fi
+        note "  $(printf '%-10s %5s s %5s s %9s  %s' "$p" $((at - prev)) "$at" "$e" "$(part_subject "$p")")"
+        for f in $(part_files "$p"); do need "$f"; done
+        prev=$at
     done
+    start_s=$(plan_estimate start)
+    if [ -z "$unmeasured" ]; then
+        note "  estimate: $est s of command time, $((est + start_s)) s of device time with a fresh machine's $start_s s start"
+    else
+        note "  estimate: not measured yet for:$unmeasured ($est s for the rest)"
+    fi
+    [ "$est" -le "$prev" ] || note "  the estimate is over the budget: parts will stop at their deadlines"
+    note "  at most: $prev s of command time (the last deadline, within HARNESS_GPU_BUDGET_S $budget)," \
+        "$((prev + start_s)) s of device time with the start"
+    note "  run: command='sh tests/gpu/run.sh --$1 --export \$OUT' carry=[\"tests/gpu/carry\"] timeout_s=600"
+}
+
+# Prints the plan (--first, --second, a slice, or all of them: the two
+# commands, then the slices for partial reruns) and checks that what it
+# uses is here; 0, or 1 after naming each missing file.
+dry_run() {
+    missing=0 seen=
+    need() {
+        case " $seen " in *" $1 "*) return ;; esac
+        seen="$seen $1"
+        [ -e "$repo/$1" ] || { note "missing: $1"; missing=$((missing + 1)); }
+    }
+    if [ -z "$slice" ]; then
+        for c in ${plan:-first second}; do plan_dry_run "$c"; done
+        [ -n "$plan" ] || note "the six slices, for a partial rerun (each builds first; parts share its $budget s):"
+    fi
+    if [ -z "$plan" ]; then
+        for s in 1 2 3 4 5 6; do
+            [ -n "$slice" ] && [ "$slice" != $s ] && continue
+            note "slice $s: $(slice_what $s)"
+            note "  run: command='sh tests/gpu/run.sh --slice $s --export \$OUT' carry=[\"tests/gpu/carry\"] timeout_s=600"
+            for p in build $(slice_parts $s); do
+                for f in $(part_files "$p"); do need "$f"; done
+            done
+        done
+    fi
     check_carry || missing=$((missing + 1))
-    [ $missing = 0 ] && note "dry run: everything the slices use is present" && return 0
+    [ $missing = 0 ] && note "dry run: everything the plan uses is present" && return 0
     note "dry run: $missing missing"
     return 1
 }

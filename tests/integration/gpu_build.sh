@@ -4,7 +4,8 @@
 # unpacks the carried tarball, configures and builds; a warm one reuses that
 # build (make only, no configure); another tarball is unpacked and built
 # anew; without a tarball, ./configure or a working autoreconf it says to run
-# prepare.sh. The carried .debs become a private prefix the flags name.
+# prepare.sh; a make that hangs is stopped at the build's deadline. The
+# carried .debs become a private prefix the flags name.
 . "$top_builddir/tests/setup"
 
 # A tarball as `make dist` makes it, but its configure writes a CUDA build's
@@ -38,11 +39,11 @@ fi
 
 # The part of run.sh this test stands in for.
 steps() {
-    repo=$SCRATCH/repo out=$SCRATCH/work jobs=1
+    repo=$SCRATCH/repo out=$SCRATCH/work jobs=1 scope=--first
     note() { printf 'gpu/run.sh: %s\n' "$*"; }
     carry_dir() { echo "$carry"; }
     . "$top_srcdir/tests/gpu/build.sh"
-    deps_from_debs && build && echo "H=$H"
+    deps_from_debs && build ${deadline:-} && echo "H=$H"
 }
 runs() { cat "$SCRATCH/work/build/$1.runs" 2>/dev/null | wc -l; }
 
@@ -67,6 +68,13 @@ expect_exit 0 "another tarball" steps
 grep -q "H=$SCRATCH/work/build/harness-1.1/harness/harness" "$SCRATCH/out" && [ "$(runs configure)" -eq 1 ] &&
     [ ! -d "$SCRATCH/work/build/harness-1.0" ] && pass "unpacked and built anew, the old tree gone" ||
     fail "after a new tarball: $(cat "$SCRATCH/out"); $(ls "$SCRATCH/work/build")"
+
+# A make that hangs is stopped at the build's deadline (run.sh --first's).
+printf 'all:\n\tsleep 30\n' >"$SCRATCH/work/build/harness-1.1/Makefile"
+t0=$(date +%s)
+deadline=$((t0 + 2)) expect_exit 1 "a build past its deadline" steps
+grep -q 'build: stopped at its deadline, in --first (build.log)' "$SCRATCH/out" && [ $(($(date +%s) - t0)) -le 10 ] &&
+    pass "stopped at its deadline, said so" || fail "a hung build: $(cat "$SCRATCH/out")"
 
 rm "$carry/harness-1.1.tar.gz"
 expect_exit 1 "no tarball, no ./configure, and autoreconf finds no configure.ac" steps

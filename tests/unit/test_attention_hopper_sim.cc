@@ -7,10 +7,13 @@
  * (Sq < Sk and Sq > Sk), grouped-query heads (2, 4, 8 and 32 query heads
  * per kv head over two kv heads), sequences that end inside a tile, more key
  * tiles than stages (ten: the ring wraps three times at 3 stages, so the
- * empty barriers' phases matter), more than one block of queries; bf16
- * outputs rounded to nearest. Each case with a ring of 2 stages and of 3, in forward
+ * empty barriers' phases matter), more than one block of queries, and
+ * blocks taking several work items in turn (the kernel is persistent: a
+ * block an SM, and cudasim has 3); bf16 outputs rounded to nearest. Each
+ * case with a ring of 2 stages and of 3, in forward
  * and reversed thread order, with TMA copies landing at issue and at the
- * wait (cudasim.h), the eight results identical to the bit.
+ * wait (cudasim.h), and once with a block per item (not persistent), the
+ * nine results identical to the bit.
  * Built as C++ with cudasim.h force-included (tests/cudasim/build.am). */
 #include "attention/attention_cuda.h"
 
@@ -57,6 +60,11 @@ static void run_case(const hcase &c)
         snprintf(what, sizeof what, "hopper (%u stages), %s", g.stages, how);
         sim_run_and_check(&g, c.dt, &t, run, what);
     }
+    /* A block per item (HARNESS_ATTENTION_HOPPER_PERSISTENT=0): the same
+     * result to the bit. */
+    g.persistent = 0;
+    sim_set_order_and_landing(0);
+    sim_run_and_check(&g, c.dt, &t, 8, "hopper (2 stages), a block per item");
     cudasim::set_order(cudasim::FORWARD);
     cudasim::set_landing(cudasim::AT_WAIT);
     sim_tensors_free(&t);
@@ -93,9 +101,13 @@ static void test_hopper(void **state)
         /* Two blocks of queries (causal: the later first), Sq != Sk. */
         {F16, 1, 1, 1, 200, 150, 64, 1, 0},
         {BF16, 1, 2, 1, 130, 261, 128, 0, 0},
+        /* Six items (3 query blocks x 2 heads, causal: 3, 2 and 1 key
+         * tiles) on cudasim's 3 SMs: each block takes two, Q reloaded after
+         * q_empty, the ring's rounds running on across the items. */
+        {BF16, 1, 2, 1, 300, 300, 64, 1, 0},
         /* 32 query heads per kv head (a 32-head config with one kv head,
          * attention_cuda.yaml's heads as MQA), over two kv heads: last, the
-         * dearest (64 blocks). */
+         * dearest (64 work items). */
         {BF16, 1, 64, 2, 1, 9, 64, 0, 0},
     };
     for (const hcase &c : cases)
