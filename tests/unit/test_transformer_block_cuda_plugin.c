@@ -9,8 +9,9 @@
  * step runs in make check and is held to the CPU block's double reference,
  * in fp32 and bf16, on small odd shapes that reach all three attention
  * kernels, and at compute capability 9.0 the Hopper one (the default on an
- * H100 or H200) in both thread orders. Also: the GEMMs' order, shapes and operands (the fused QKV and
- * gate/up weights, residuals as C), one heuristic query per GEMM shape at
+ * H100 or H200) in both thread orders. Also: the GEMMs' order, shapes and
+ * operands (the fused QKV and gate/up weights, residuals as C), one
+ * heuristic query per GEMM shape at
  * create and none per step, the regions and the launches in each (kernels
  * counted through kernel_launch_count.h, GEMMs through the stand-in's log),
  * the config errors, the out-of-memory message, that the bf16 tolerance
@@ -252,9 +253,10 @@ static void run_config_y(const char *const *params, const char *kernel, void *y_
     print_message("    %s: max |err| %.3g, loosest bound %.3g\n", fake_host_param(c, "dtype"), chk.max_abs_err,
                   chk.tolerance);
     check_gemms(c, &s);
-    if (y_out)
-        memcpy(y_out, fake_host_tagged(c, "y"), s.batch * s.seq * hid * (strcmp(fake_host_param(c, "dtype"), "bf16")
-                                                                         ? 4 : 2));
+    if (y_out) {
+        size_t elem = strcmp(fake_host_param(c, "dtype"), "bf16") == 0 ? 2 : 4;
+        memcpy(y_out, fake_host_tagged(c, "y"), s.batch * s.seq * hid * elem);
+    }
 
     /* A step: the same GEMMs again, no heuristic query, the CPU block's
      * regions, one launch in each. */
