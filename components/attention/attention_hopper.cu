@@ -11,10 +11,10 @@
  * longest first), so that an item's start (Q's load, its first Q K^T) runs
  * under the last one's end instead of in a block of its own. Three
  * warpgroups:
- *   warpgroup 0   the producer: one thread issues TMA loads, Q once, then K
- *                 and V tiles of BK = 128 keys into a ring of `stages` = 3
- *                 (or 2) stages; it gives up its registers (setmaxnreg.dec), it
- *                 needs almost none.
+ *   warpgroup 0   the producer: one thread issues TMA loads, each item's Q,
+ *                 then its K and V tiles of BK = 128 keys into a ring of
+ *                 `stages` = 3 (or 2) stages; it gives up its registers
+ *                 (setmaxnreg.dec), it needs almost none.
  *   warpgroups 1, 2   consumers, 64 query rows each (setmaxnreg.inc: the
  *                 accumulators of O and S live in their registers): per key
  *                 tile, S = Q K^T by wgmma (Q and K from shared memory),
@@ -23,7 +23,8 @@
  *                 wgmma (P from registers, V from shared memory).
  * ptxas allocates within 65536 / 384 = 168 registers a thread for the whole
  * kernel (none spilled at head_dim 128: O 64, S 64, P 32); setmaxnreg makes
- * the consumers' real limit 240.
+ * the consumers' real limit 240, and ptxas uses it (the head_dim 128
+ * instances' SASS names registers up to R183).
  * Synchronization is by mbarriers only (no __syncthreads after the setup):
  *   q_full           the producer's expect_tx of Q's bytes; TMA completes it
  *   q_empty          every consumer thread arrives once its last Q K^T of
@@ -42,10 +43,10 @@
  * phase of parity (g / stages) & 1, the producer, before reusing a stage
  * (g >= stages), the empty barrier's phase of the round before, parity
  * (g / stages - 1) & 1. Item n waits q_full's phase n & 1, and the
- * producer q_empty's (n - 1) & 1 before loading item n's Q. `stages` is the plan's (3,
- * or 2 when asked for: attention_cuda.h), a template constant (STAGES):
- * the stage and the parity are then a shift or a multiply in the loop, not
- * an integer division by a run-time value.
+ * producer q_empty's (n - 1) & 1 before loading item n's Q. `stages` is the
+ * plan's (3, or 2 when asked for: attention_cuda.h), a template constant
+ * (STAGES): the stage and the parity are then a shift or a multiply in the
+ * loop, not an integer division by a run-time value.
  *
  * Shared memory, every tile in TMA's 128-byte-swizzle layout (rows of 64
  * elements = 128 bytes, 8-row atoms of 1024 bytes, 1024-byte aligned): a
@@ -64,8 +65,8 @@
  * softmax overlaps the other's matrix products. Tile sizes and stages are
  * fixed (attention_cuda.h): no build of other tiles yet.
  *
- * Causal: the same bottom-right alignment and reversed block order as
- * attention_cuda.cu; both consumers walk the block's tiles (the producer
+ * Causal: the same bottom-right alignment as attention_cuda.cu, and its
+ * longest-first order in item_of; both consumers walk the item's tiles (the producer
  * loads each once for both), masking where a tile reaches past their first
  * row's last key. GQA: head h reads kv head h / (heads / kv_heads) through
  * the K and V maps' head coordinate. Compiles as host C++ under
