@@ -58,7 +58,8 @@
  * read at that wait at AT_WAIT (an operand tile overwritten before the wait
  * shows) and at issue at AT_ISSUE (a tile not yet landed shows);
  * cudasim::set_landing. Accumulation: products of 16-bit values are exact
- * in fp32, summed in k order onto D. */
+ * in fp32, summed in k order onto D. A wgmma with no wgmma_fence since the
+ * block's start or the thread's last wait aborts (wgmma_sim::issue). */
 #ifndef COMPONENTS_WGMMA_CUH
 #define COMPONENTS_WGMMA_CUH
 
@@ -227,6 +228,7 @@ struct thread_state {
     std::vector<op> open;               /* started, not yet committed */
     std::deque<std::vector<op>> groups; /* committed, oldest first */
     unsigned long block = 0;            /* the block they belong to */
+    bool fenced = false;                /* a wgmma_fence since the block's start and the last wait */
 };
 
 /* A deque: growing it keeps the references that threads hold across their
@@ -255,6 +257,7 @@ inline thread_state &mine()
             fail("wgmmas still pending when their block ended (no wgmma_wait_group retired them)");
         m.groups.clear();
         m.block = b;
+        m.fenced = false;
     }
     return m;
 }
@@ -319,6 +322,16 @@ inline void issue(float *d, int nt, bool b_mn_major, bool from_smem_a, uint64_t 
                   uint64_t b_desc, int scale_d)
 {
     thread_state &s = mine();
+    /* wgmma.fence's rule (PTX ISA) is about registers this thread wrote
+     * since its last wgmma, which the model cannot see (they are C++
+     * variables); what it sees is the wait that handed the registers back
+     * to the thread, and a wait exists only so that the thread may touch
+     * them. So a wgmma needs a fence since the block's start and since the
+     * thread's last wgmma_wait_group: stricter than the hardware only for a
+     * kernel that waits and then leaves the registers alone. */
+    if (!s.fenced)
+        fail("a wgmma with no wgmma_fence since the block's start or this thread's last wgmma_wait_group "
+             "(the accumulators or A registers it may have written since)");
     agree(from_smem_a ? a_desc : 0, b_desc, nt, scale_d);
     op o;
     o.d = d;
@@ -383,8 +396,14 @@ __device__ __forceinline__ uint64_t wgmma_desc(const void *smem_tile, uint32_t l
     return (uint64_t)(offset >> 4 & 0x3fff) | (uint64_t)(lbo_bytes >> 4 & 0x3fff) << 16 |
            (uint64_t)(sbo_bytes >> 4 & 0x3fff) << 32 | 1ull << 62 | (uint64_t)window << wgmma_sim::WINDOW_SHIFT;
 }
-/* Not checkable here (README): registers are plain C++ variables. */
-__device__ __forceinline__ void wgmma_fence() { cudasim::warpgroup_exchange(0); }
+/* Registers are plain C++ variables here: the fence is required after the
+ * block's start and after every wait (wgmma_sim::issue says why). */
+__device__ __forceinline__ void wgmma_fence()
+{
+    wgmma_sim::thread_state &s = wgmma_sim::mine();
+    cudasim::warpgroup_exchange(0);
+    s.fenced = true;
+}
 __device__ __forceinline__ void wgmma_commit_group()
 {
     wgmma_sim::thread_state &s = wgmma_sim::mine();
@@ -402,6 +421,7 @@ template <int N> __device__ __forceinline__ void wgmma_wait_group()
             wgmma_sim::retire(o);
         s.groups.pop_front();
     }
+    s.fenced = false;
 }
 template <int R> __device__ __forceinline__ void wgmma_fence_operands(float (&)[R]) {}
 

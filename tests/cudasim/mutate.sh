@@ -15,6 +15,17 @@
 #                              every block start)
 #   tc_gqa, simt_gqa           kv head h % kv_heads instead of h / group
 #                              (caught by GQA cases with 2 kv heads)
+#   tc_gqa8, simt_gqa8, hop_gqa8   a head mapping wrong only at 8 query
+#                              heads per kv head (caught by GQA 8 cases)
+#   rms_eps_squared, block_eps_squared   epsilon squared in rms_norm/cuda's
+#                              warp kernel and in the block's attention norm
+#                              (transformer_block_gpu.c, the plugin test;
+#                              caught by eps 0.5 on small inputs)
+#   block_hop_gqa              hop_gqa, caught by the block's plugin test on
+#                              the Hopper attention (cc 9.0)
+#   rms_bf16_trunc, tc_bf16_trunc, hop_bf16_trunc, tb_bf16_trunc   bf16 outputs
+#                              truncated, not rounded to nearest even (caught
+#                              by tests/unit/bf16_rounding.h's checks)
 #   hop_*                      the Hopper kernel (attention_hopper.cu,
 #                              test_attention_hopper_sim): S or O read with
 #                              no wgmma_wait_group (s_nowait, o_nowait); the
@@ -26,7 +37,11 @@
 #                              kv head h % kv_heads in the TMA coordinates
 #                              (gqa); the persistent schedule's Q phase
 #                              (q_parity) and its ring restarted per item
-#                              (ring_per_item)
+#                              (ring_per_item); the empty barriers' parity
+#                              stuck at 1 from the third round (parity_round3:
+#                              ten key tiles); the tile step's wgmma_fence
+#                              dropped (no_fence: the model wants one after
+#                              every wait)
 # Run by make check; by hand, some of them: MUTANTS='tc_gqa rms_warp_sums' sh tests/cudasim/mutate.sh
 . "$top_builddir/tests/setup"
 
@@ -59,6 +74,9 @@ for entry in "tc_k_early attention attention_cuda.cu test_tensor_core" \
         "tc_v_early attention attention_cuda.cu test_tensor_core" \
         "simt_k_early attention attention_cuda.cu test_simt" "simt_v_early attention attention_cuda.cu test_simt" \
         "tc_gqa attention attention_cuda.cu test_tensor_core" "simt_gqa attention attention_cuda.cu test_simt" \
+        "tc_gqa8 attention attention_cuda.cu test_tensor_core" "simt_gqa8 attention attention_cuda.cu test_simt" \
+        "tc_bf16_trunc attention attention_cuda.cu test_bf16_rounding" \
+        "hop_bf16_trunc attention attention_hopper.cu test_hopper_bf16_rounding attention_hopper" \
         "hop_s_nowait attention attention_hopper.cu test_hopper attention_hopper" \
         "hop_o_nowait attention attention_hopper.cu test_hopper attention_hopper" \
         "hop_empty_early attention attention_hopper.cu test_hopper attention_hopper" \
@@ -69,12 +87,25 @@ for entry in "tc_k_early attention attention_cuda.cu test_tensor_core" \
         "hop_gqa attention attention_hopper.cu test_hopper attention_hopper" \
         "hop_q_parity attention attention_hopper.cu test_hopper attention_hopper" \
         "hop_ring_per_item attention attention_hopper.cu test_hopper attention_hopper" \
-        "rms_warp_sums rms_norm rms_norm_cuda.cu *"; do
+        "hop_gqa8 attention attention_hopper.cu test_hopper attention_hopper" \
+        "hop_parity_round3 attention attention_hopper.cu test_hopper attention_hopper" \
+        "hop_no_fence attention attention_hopper.cu test_hopper attention_hopper" \
+        "rms_warp_sums rms_norm rms_norm_cuda.cu *" \
+        "rms_eps_squared rms_norm rms_norm_cuda.cu test_odd_shapes" "rms_bf16_trunc rms_norm rms_norm_cuda.cu *" \
+        "block_eps_squared transformer_block transformer_block_gpu.c test_forward_matches_reference" \
+        "block_hop_gqa attention attention_hopper.cu test_forward_on_hopper transformer_block_hopper" \
+        "tb_bf16_trunc transformer_block transformer_block_cuda.cu * transformer_block_kernels"; do
     set -f
     set -- $entry
     set +f
     if [ -n "${MUTANTS:-}" ]; then
         case " $MUTANTS " in *" $1 "*) ;; *) continue ;; esac
+    fi
+    # The block's plugin test builds against the CUDA headers only.
+    case ${5:-$2} in transformer_block | transformer_block_hopper) plugin_test=1 ;; *) plugin_test= ;; esac
+    if [ -n "$plugin_test" ] && [ ! -x "$top_builddir/tests/unit/test_transformer_block_cuda_plugin" ]; then
+        echo "skipped: mutant $1 (test_transformer_block_cuda_plugin not built: no CUDA headers)"
+        continue
     fi
     if ! mutate "$1" "$2" "$3"; then
         echo "FAIL: mutant $1 could not be applied (the kernel changed: update tests/cudasim/mutations.py)"

@@ -31,6 +31,14 @@ V_EARLY_TC = """        load_tile_async<T, D, BK, THREADS>(vs, vg, kv_stride, k0
 """
 
 
+def truncated(expr):
+    """expr (an fp32 value) with its low 16 bits dropped: pack2's rounding
+    to bf16 then keeps it, so the stored value is truncated (a GNU statement
+    expression, for a mutant's one edit)."""
+    return ("({ float x_ = " + expr + "; uint32_t u_; __builtin_memcpy(&u_, &x_, 4); u_ &= 0xffff0000u; "
+            "__builtin_memcpy(&x_, &u_, 4); x_; })")
+
+
 def simt(text):
     return text.replace("load_tile_async<T, D,", "load_tile_async<float, D,")
 
@@ -82,8 +90,42 @@ MUTATIONS = {
     # with the producer's count across items
     "hop_ring_per_item": ("""        g += w.tiles;
 """, "", 1),
+    # a head mapping wrong only at 8 query heads per kv head
+    "tc_gqa8": ("hk = h / a.group;", "hk = a.group == 8 ? h / 4 % a.kv_heads : h / a.group;", 1),
+    "simt_gqa8": ("hk = h / a.group;", "hk = a.group == 8 ? h / 4 % a.kv_heads : h / a.group;", 2),
+    "hop_gqa8": ("hk = w.h / a.group;", "hk = a.group == 8 ? w.h / 4 % (a.heads / a.group) : w.h / a.group;", 1),
+    # the producer's waits on a stage's empty barriers right in rounds 1 and
+    # 2, then stuck at parity 1 (wrong from round 3: ten tiles at 3 stages)
+    "hop_parity_round3": ("(unsigned)(g / STAGES - 1) & 1u", "(g / STAGES >= 2 ? 1u : 0u)", 1),
+    # the ping-pong turn's wgmma issued without the fence after the last
+    # wait (O rescaled and P packed in registers since): the second
+    # wgmma_fence of the file, the tile step's
+    "hop_no_fence": ("wgmma_fence();", "", 2),
+    # transformer_block_gpu.c (test_transformer_block_cuda_plugin): the
+    # attention norm's epsilon squared (1 and 1e-5 cannot tell)
+    "block_eps_squared": ("s->hidden, s->eps, stream)", "s->hidden, s->eps * s->eps, stream)", 1),
+    # rms_norm_cuda.cu: the warp-per-row kernel's epsilon squared
+    "rms_eps_squared": ("rsqrtf(ss / (float)hidden + eps)", "rsqrtf(ss / (float)hidden + eps * eps)", 1),
+    # rms_norm_cuda.cu: bf16 outputs truncated (the low 16 bits of the fp32
+    # value dropped) instead of rounded to nearest even
+    "rms_bf16_trunc": ("return __float2bfloat16_rn(v);",
+                       "uint32_t u; __builtin_memcpy(&u, &v, 4); u &= 0xffff0000u; __builtin_memcpy(&v, &u, 4);\n"
+                       "    return __float2bfloat16_rn(v);", 1),
+    # the tensor-core and Hopper kernels' O stores truncated to bf16
+    "tc_bf16_trunc": ("pack2<T>(acc[mt][nt][2 * row] * inv, acc[mt][nt][2 * row + 1] * inv)",
+                      "pack2<T>(" + truncated("acc[mt][nt][2 * row] * inv") + ", "
+                      + truncated("acc[mt][nt][2 * row + 1] * inv") + ")", 1),
+    "hop_bf16_trunc": ("pack2<T>(o[4 * n + 2 * r] * inv,", "pack2<T>(" + truncated("o[4 * n + 2 * r] * inv") + ",",
+                       1),
     "rms_warp_sums": ("warp_sum(lane < nwarps ? warp_sums[lane] : 0.0f)", "warp_sum(warp_sums[lane])", 1),
 }
+
+
+# the same bugs elsewhere: caught by the block's plugin test (its Hopper
+# attention); the block's RoPE and SwiGLU stores truncated to bf16
+# (transformer_block_cuda.cu, test_transformer_block_cuda_sim)
+MUTATIONS["block_hop_gqa"] = MUTATIONS["hop_gqa"]
+MUTATIONS["tb_bf16_trunc"] = MUTATIONS["rms_bf16_trunc"]
 
 
 def main():

@@ -7,6 +7,7 @@
 #define TESTS_ATTENTION_SIM_UTIL_H
 
 #include "attention/attention_cuda.h"
+#include "bf16_rounding.h"
 #include "common/bf16.h"
 #include "common/f16.h"
 
@@ -15,6 +16,7 @@
 #include <cmath>
 #include <cstdlib>
 #include <cstring>
+#include <vector>
 
 static uint32_t rng = 5;
 
@@ -91,6 +93,25 @@ static inline sim_tensors sim_tensors_make(attention_cuda_dtype dt, size_t batch
 static inline void sim_tensors_free(sim_tensors *t)
 {
     free(t->q), free(t->k), free(t->v), free(t->o[0]), free(t->o[1]);
+}
+
+/* bf16 outputs rounded to nearest, not truncated (bf16_rounding.h). With q
+ * = 0 every score is 0 and every visible key's weight exactly 1, so the
+ * kernel's fp32 output is the mean of the visible v rows to a few fp32
+ * ulps, and each bf16 output must be the one nearest to the exact mean.
+ * Zeroes t's q; one launch, forward order. */
+static inline void sim_check_bf16_rounding(const attention_cuda_geometry *g, sim_tensors *t, const char *kernel)
+{
+    memset(t->q, 0, t->bytes_out);                /* q has o's shape */
+    memset(t->o[0], 0xff, t->bytes_out);
+    assert_int_equal(attention_cuda_launch(g, &t->s, ATTENTION_CUDA_BF16, t->q, t->k, t->v, t->o[0], nullptr), 0);
+    std::vector<double> want(t->nq);
+    attention_ref(&t->s, t->q, t->k, t->v, ATTENTION_BF16, want.data());
+    size_t counted, wrong = bf16_not_nearest(static_cast<const uint16_t *>(t->o[0]), want.data(), t->nq, &counted);
+    assert_true(counted >= BF16_ROUNDING_MIN_COUNT);
+    if (wrong)
+        fail_msg("%s: %zu of %zu bf16 outputs are not the nearest to the exact value (truncated?)", kernel, wrong,
+                 counted);
 }
 
 /* Run `run` (0, 1, ...) of a case: launch with the geometry into o[run ? 1 :

@@ -115,6 +115,8 @@ static void test_tensor_core(void **state)
          * tests/cudasim/mutate.sh's mutants fail early. */
         {BF16, 1, 4, 2, 17, 65, 64, 1, 0, TC, 1},
         {BF16, 1, 8, 2, 3, 33, 64, 0, 0, TC, 1},
+        /* 8 query heads per kv head (Llama-3-70B's 64 of 8). */
+        {BF16, 1, 16, 2, 3, 17, 64, 1, 0, TC, 1},
         {BF16, 1, 2, 1, 65, 65, 64, 1, 0, TC, 1},
         {BF16, 2, 2, 2, 3, 65, 128, 1, 0, TC, 1},
         {BF16, 1, 4, 1, 65, 3, 128, 1, 0, TC, 1},
@@ -125,6 +127,10 @@ static void test_tensor_core(void **state)
         /* Past one block of 128 queries: causal blocks in reverse, Sq != Sk. */
         {BF16, 1, 2, 1, 130, 161, 128, 1, 0, TC, 1},
         {F16, 1, 1, 1, 257, 200, 64, 1, 0, TC, 1},
+        /* 32 query heads per kv head (a 32-head config with one kv head,
+         * attention_cuda.yaml's heads as MQA), over two kv heads: last, the
+         * dearest (64 blocks). */
+        {BF16, 1, 64, 2, 1, 9, 64, 0, 0, TC, 1},
     };
     cudasim::reset_totals();
     for (const tcase &c : cases)
@@ -139,6 +145,7 @@ static void test_simt(void **state)
     static const tcase cases[] = {
         {F32, 1, 4, 2, 5, 40, 64, 1, 0, SIMT, 1},     /* GQA 2 and 4 with 2 kv heads */
         {F32, 1, 8, 2, 3, 33, 64, 0, 0, SIMT, 1},
+        {F32, 1, 16, 2, 3, 17, 64, 1, 0, SIMT, 1},    /* GQA 8 */
         {F32, 1, 2, 1, 65, 65, 64, 1, 0, SIMT, 1},
         {F32, 2, 2, 2, 3, 65, 128, 1, 0, SIMT, 1},
         {F32, 1, 2, 2, 65, 3, 64, 1, 0, SIMT, 1},
@@ -211,6 +218,20 @@ static void check_softmax(size_t seq_q, size_t seq_k, int causal, attention_cuda
     }
     cudasim::set_order(cudasim::FORWARD);
     free(s), free(work), free(p);
+}
+
+/* bf16 outputs rounded to nearest, not truncated (attention_sim_util.h):
+ * the tensor-core kernel and the fallback, causal, GQA 2. */
+static void test_bf16_rounding(void **state)
+{
+    (void)state;
+    for (attention_cuda_kernel kernel : {TC, FB}) {
+        sim_tensors t = sim_tensors_make(BF16, 1, 2, 1, 20, 40, 64, 1, 0);
+        attention_cuda_geometry g;
+        assert_int_equal(attention_cuda_plan_kernel(&t.s, BF16, kernel, t.q, t.k, t.v, t.o[0], &g), 0);
+        sim_check_bf16_rounding(&g, &t, kernel == TC ? "tensor core" : "fallback");
+        sim_tensors_free(&t);
+    }
 }
 
 static void test_softmax(void **state)
@@ -465,6 +486,7 @@ int main(void)
         cmocka_unit_test(test_tensor_core),
         cmocka_unit_test(test_simt),
         cmocka_unit_test(test_fallback),
+        cmocka_unit_test(test_bf16_rounding),
         cmocka_unit_test(test_softmax),
     };
     /* tests/cudasim/mutate.sh runs only the test that can catch a mutant. */

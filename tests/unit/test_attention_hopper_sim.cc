@@ -4,11 +4,13 @@
  * its primitives simulated by their models (common/wgmma.cuh, mbarrier.cuh,
  * tma.cuh, hopper_sync.cuh), against the double reference of attention/cpu
  * with its tolerances: bf16 and fp16, head_dim 64 and 128, causal and not
- * (Sq < Sk and Sq > Sk), grouped-query heads (2 and 4 query heads per kv
- * head over two kv heads), sequences that end inside a tile, more key tiles
- * than stages (the ring wraps, so the empty barriers matter), more than one
- * block of queries, and blocks taking several work items in turn (the
- * kernel is persistent: a block an SM, and cudasim has 3). Each case with a ring of 2 stages and of 3, in forward
+ * (Sq < Sk and Sq > Sk), grouped-query heads (2, 4, 8 and 32 query heads
+ * per kv head over two kv heads), sequences that end inside a tile, more key
+ * tiles than stages (ten: the ring wraps three times at 3 stages, so the
+ * empty barriers' phases matter), more than one block of queries, and
+ * blocks taking several work items in turn (the kernel is persistent: a
+ * block an SM, and cudasim has 3); bf16 outputs rounded to nearest. Each
+ * case with a ring of 2 stages and of 3, in forward
  * and reversed thread order, with TMA copies landing at issue and at the
  * wait (cudasim.h), and once with a block per item (not persistent), the
  * nine results identical to the bit.
@@ -79,6 +81,12 @@ static void test_hopper(void **state)
          * second consumer with rows past Sq only. */
         {BF16, 1, 4, 2, 17, 65, 64, 1, 0},
         {BF16, 1, 8, 2, 3, 33, 64, 0, 0},
+        /* 8 query heads per kv head (Llama-3-70B's 64 of 8). */
+        {BF16, 1, 16, 2, 3, 17, 64, 1, 0},
+        /* Ten key tiles: every stage's ring goes round at least three times
+         * at 3 stages (five at 2), so each empty barrier completes phases of
+         * both parities twice over; causal with Sq < Sk. */
+        {BF16, 1, 1, 1, 2, 1200, 64, 1, 0},
         /* Three key tiles through two stages (the ring wraps), the last
          * partial; scale 1 makes scores large, so the running max moves. */
         {BF16, 1, 1, 1, 70, 300, 64, 0, 1.0f},
@@ -97,15 +105,33 @@ static void test_hopper(void **state)
          * tiles) on cudasim's 3 SMs: each block takes two, Q reloaded after
          * q_empty, the ring's rounds running on across the items. */
         {BF16, 1, 2, 1, 300, 300, 64, 1, 0},
+        /* 32 query heads per kv head (a 32-head config with one kv head,
+         * attention_cuda.yaml's heads as MQA), over two kv heads: last, the
+         * dearest (64 work items). */
+        {BF16, 1, 64, 2, 1, 9, 64, 0, 0},
     };
     for (const hcase &c : cases)
         run_case(c);
+}
+
+/* bf16 outputs rounded to nearest, not truncated (attention_sim_util.h):
+ * causal, GQA 2, two consumers' rows. */
+static void test_hopper_bf16_rounding(void **state)
+{
+    (void)state;
+    sim_tensors t = sim_tensors_make(BF16, 1, 2, 1, 20, 40, 64, 1, 0);
+    attention_cuda_geometry g;
+    assert_int_equal(attention_cuda_plan_arch(&t.s, BF16, 90, t.q, t.k, t.v, t.o[0], &g), 0);
+    assert_int_equal(g.kernel, ATTENTION_CUDA_HOPPER);
+    sim_check_bf16_rounding(&g, &t, "hopper");
+    sim_tensors_free(&t);
 }
 
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_hopper),
+        cmocka_unit_test(test_hopper_bf16_rounding),
     };
     /* tests/cudasim/mutate.sh runs only the test that can catch a mutant. */
     if (const char *only = getenv("CUDASIM_TEST_FILTER"))

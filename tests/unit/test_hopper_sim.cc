@@ -110,6 +110,7 @@ enum wgmma_bug {
     READ_EARLY,      /* d read between the commit and the wait */
     OVERWRITE,       /* the B tile zeroed after the commit, before the wait */
     LATE_WRITE,      /* the B tile written after the issue (as if its TMA had not landed) */
+    NO_FENCE,        /* the first wgmma with no wgmma_fence before it */
 };
 
 /* D[64 x NT] = C + A[64 x K] B[K x NT] by K/16 chained wgmmas in one group.
@@ -153,7 +154,8 @@ __global__ void wgmma_probe(const uint16_t *a, const uint16_t *b, const float *c
     }
     uint32_t sbo = bug == WRONG_SBO ? 512 : 1024;
     uint32_t lbo = B_MN ? (bug == WRONG_LBO ? K * 128 / 2 : K * 128) : 16;
-    wgmma_fence();
+    if (bug != NO_FENCE)
+        wgmma_fence();
     for (int ks = 0; ks < K / 16; ks++) {
         uint64_t bd = B_MN ? wgmma_desc(bs + ks * 16 * 128, lbo, sbo)
                            : wgmma_desc(bs + (ks / 4) * NT * 128 + (ks % 4) * 32, lbo, sbo);
@@ -345,6 +347,52 @@ __global__ void wait_group_probe(const uint16_t *a, const uint16_t *b, float *fi
         int row = 16 * w + g + 8 * (i >> 1 & 1), col = 8 * (i / 4) + 2 * t + (i & 1);
         second[wg * 4096 + row * 64 + col] = d2[i];
     }
+}
+
+/* A second group on the first's accumulators after its wait (as an
+ * attention kernel's next tile, after rescaling O): with a fence between
+ * (refence), or none, which the model refuses. */
+__global__ void refence_probe(int refence)
+{
+    CUDA_DYNAMIC_SHARED(unsigned char, smem);
+    for (int e = threadIdx.x; e < 16384; e += blockDim.x)
+        smem[e] = 0;
+    __syncthreads();
+    float d[32];
+    for (int round = 0; round < 2; round++) {
+        if (round == 0 || refence)
+            wgmma_fence();
+        wgmma_ss<__nv_bfloat16, 64, false>(d, wgmma_desc(smem, 16, 1024), wgmma_desc(smem + 8192, 16, 1024), round);
+        wgmma_commit_group();
+        wgmma_wait_group<0>();
+        for (int i = 0; i < 32; i++)
+            d[i] *= 0.5f;
+    }
+}
+
+static int refence_run(int refence)
+{
+    auto kern = refence_probe;
+    if (cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, 16384) != cudaSuccess)
+        return 1;
+    CUDA_LAUNCH(kern, dim3(1), dim3(128), 16384, nullptr, refence);
+    return cudaGetLastError() == cudaSuccess ? 0 : 1;
+}
+
+static int no_fence_run(int)
+{
+    return wgmma_errors<__nv_bfloat16, 64, false, 64, false>(NO_FENCE, true, cudasim::AT_WAIT, cudasim::FORWARD);
+}
+
+/* wgmma.fence before a warpgroup's first wgmma and before one that follows
+ * a wait (the registers the wait handed back may have been written): the
+ * ping-pong's hand-over in attention_hopper.cu without its fence is this. */
+static void test_wgmma_fence(void **state)
+{
+    (void)state;
+    assert_int_equal(refence_run(1), 0);
+    expect_abort(refence_run, 0, "a wgmma with no wgmma_fence since");
+    expect_abort(no_fence_run, 0, "a wgmma with no wgmma_fence since");
 }
 
 static void test_wgmma_wait_group(void **state)
@@ -752,6 +800,7 @@ int main(void)
         cmocka_unit_test(test_wgmma_wrong_layouts),
         cmocka_unit_test(test_wgmma_async_misuse),
         cmocka_unit_test(test_wgmma_wait_group),
+        cmocka_unit_test(test_wgmma_fence),
         cmocka_unit_test(test_tma_boxes),
         cmocka_unit_test(test_tma_encode_checks),
         cmocka_unit_test(test_mbarrier_pipeline),

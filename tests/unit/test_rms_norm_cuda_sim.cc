@@ -8,8 +8,11 @@
 #include "common/bf16.h"
 #include "common/f16.h"
 #include "common/cuda_launch.h"
+#include "bf16_rounding.h"
 
 #include <climits>
+#include <cmath>
+#include <vector>
 #include <cstdarg>
 #include <cstddef>
 #include <csetjmp>
@@ -65,6 +68,27 @@ struct shape {
     size_t shift;   /* elements by which x, w and y miss a 16-byte boundary */
 };
 
+/* y rounded to nearest, not truncated (bf16_rounding.h), against y in
+ * double from the same bf16 x and w; rows of fewer outputs say nothing. */
+static void check_bf16_rounding(const void *x, const void *w, const void *y, size_t rows, size_t hidden, float eps)
+{
+    const uint16_t *xb = static_cast<const uint16_t *>(x), *wb = static_cast<const uint16_t *>(w);
+    std::vector<double> want(rows * hidden);
+    for (size_t r = 0; r < rows; r++) {
+        double ss = 0.0;
+        for (size_t i = 0; i < hidden; i++)
+            ss += (double)bf16_to_f32(xb[r * hidden + i]) * bf16_to_f32(xb[r * hidden + i]);
+        double rstd = 1.0 / std::sqrt(ss / (double)hidden + (double)eps);
+        for (size_t i = 0; i < hidden; i++)
+            want[r * hidden + i] = bf16_to_f32(xb[r * hidden + i]) * rstd * bf16_to_f32(wb[i]);
+    }
+    size_t counted;
+    double bias = bf16_rounding_bias(static_cast<const uint16_t *>(y), want.data(), rows * hidden, &counted);
+    if (counted >= BF16_ROUNDING_MIN_COUNT && !(std::fabs(bias) <= BF16_ROUNDING_MAX_BIAS))
+        fail_msg("bf16 rows %zu hidden %zu: y biased by %.3f ulp over %zu (truncated, not rounded to nearest?)", rows,
+                 hidden, bias, counted);
+}
+
 /* Runs one shape in both orders; both must pass the checker and agree to the
  * bit (the reduction order does not depend on scheduling). Returns the plan
  * the launcher used, for the caller to check the path it meant to cover. */
@@ -93,6 +117,8 @@ static rms_norm_cuda_geometry run_shape(shape s, float eps, float scale)
         assert_int_equal(res.checked, n);
     }
     assert_memory_equal(y[0].p, y[1].p, n * es);
+    if (s.dt == RMS_NORM_BF16)
+        check_bf16_rounding(x.p, w.p, y[0].p, s.rows, s.hidden, eps);
     cudasim::set_order(cudasim::FORWARD);
     free(x.base);
     free(w.base);
@@ -109,7 +135,8 @@ static void test_odd_shapes(void **state)
 {
     (void)state;
     static const size_t hiddens[] = {1, 7, 33, 4097};
-    static const float epss[] = {1e-6f, 1.0f};
+    /* 0.5 against mean(x^2) ~ 3e-7 tells eps from eps^2 (1 cannot). */
+    static const float epss[] = {1e-6f, 0.5f, 1.0f};
     for (rms_norm_dtype dt : dtypes)
         for (size_t h : hiddens)
             for (float eps : epss) {

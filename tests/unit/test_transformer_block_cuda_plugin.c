@@ -8,8 +8,10 @@
  * memory is host memory (fake_device_host.c). So the whole forward
  * step runs in make check and is held to the CPU block's double reference,
  * in fp32 and bf16, on small odd shapes that reach all three attention
- * kernels. Also: the GEMMs' order, shapes and operands (the fused QKV and
- * gate/up weights, residuals as C), one heuristic query per GEMM shape at
+ * kernels, and at compute capability 9.0 the Hopper one (the default on an
+ * H100 or H200) in both thread orders. Also: the GEMMs' order, shapes and
+ * operands (the fused QKV and gate/up weights, residuals as C), one
+ * heuristic query per GEMM shape at
  * create and none per step, the regions and the launches in each (kernels
  * counted through kernel_launch_count.h, GEMMs through the stand-in's log),
  * the config errors, the out-of-memory message, that the bf16 tolerance
@@ -37,6 +39,7 @@
 #include "fake_cublaslt.h"
 #include "fake_device_host.h"
 #include "kernel_launch_count.h"
+#include "sim_order.h"
 #include "transformer_block/transformer_block.h"
 #include "transformer_block/transformer_block_gpu.h"
 #include "common/bf16.h"
@@ -218,8 +221,9 @@ static void check_gemms(harness_ctx *c, const transformer_block_shape *s)
 }
 
 /* validate, create, check (one step against the double reference), a step,
- * cost, destroy. Returns nothing; fails the test on any mismatch. */
-static void run_config(const char *const *params, const char *kernel)
+ * cost, destroy; y_out (NULL: not wanted) receives y after the check's step.
+ * Fails the test on any mismatch. */
+static void run_config_y(const char *const *params, const char *kernel, void *y_out)
 {
     harness_ctx *c = open_plugin(params, (size_t)1 << 30);
     const harness_variant *v = c->variant;
@@ -249,6 +253,10 @@ static void run_config(const char *const *params, const char *kernel)
     print_message("    %s: max |err| %.3g, loosest bound %.3g\n", fake_host_param(c, "dtype"), chk.max_abs_err,
                   chk.tolerance);
     check_gemms(c, &s);
+    if (y_out) {
+        size_t elem = strcmp(fake_host_param(c, "dtype"), "bf16") == 0 ? 2 : 4;
+        memcpy(y_out, fake_host_tagged(c, "y"), s.batch * s.seq * hid * elem);
+    }
 
     /* A step: the same GEMMs again, no heuristic query, the CPU block's
      * regions, one launch in each. */
@@ -273,6 +281,11 @@ static void run_config(const char *const *params, const char *kernel)
     free(c);
 }
 
+static void run_config(const char *const *params, const char *kernel)
+{
+    run_config_y(params, kernel, NULL);
+}
+
 static void test_forward_matches_reference(void **state)
 {
     (void)state;
@@ -295,11 +308,50 @@ static void test_forward_matches_reference(void **state)
     /* bf16, head_dim 6: the fallback attention in bf16, seq 3. */
     static const char *const bf16_odd[] = {"dtype", "bf16", "batch_size", "1", "seq_len", "3", "hidden_size", "12",
                                            "num_heads", "2", "intermediate_size", "9", NULL};
+    /* eps 0.5 against mean(x^2) ~ 1/3 tells eps from eps^2 (1 and 1e-5
+     * cannot); bf16, so the RMSNorm's bf16 path. */
+    static const char *const bf16_eps[] = {"dtype", "bf16", "batch_size", "1", "seq_len", "9", "hidden_size", "128",
+                                           "num_heads", "2", "intermediate_size", "32", "eps", "0.5", NULL};
     run_config(bf16_gqa, "tensor-core");
+    run_config(bf16_eps, "tensor-core");
     run_config(bf16_seq1, "tensor-core");
     run_config(fp32_mha, "SIMT");
     run_config(fp32_odd, "fallback");
     run_config(bf16_odd, "fallback");
+}
+
+/* The block as an H100 or H200 runs it by default: compute capability 9.0,
+ * so attention/cuda's Hopper kernel (wgmma, TMA, warp-specialized; the
+ * simulated one, tests/cudasim) inside the whole forward step, held to the
+ * double reference; in forward and reversed thread order, copies landing at
+ * the wait and at issue, the four y identical to the bit. bf16 (the Hopper
+ * kernel's) at head_dim 64, GQA 2, causal, 65 tokens (a partial key tile);
+ * head_dim 128 over two sequences, not causal. */
+static void test_forward_on_hopper(void **state)
+{
+    (void)state;
+    static const char *const d64[] = {"dtype", "bf16", "batch_size", "1", "seq_len", "65", "hidden_size", "256",
+                                      "num_heads", "4", "num_kv_heads", "2", "intermediate_size", "40", NULL};
+    static const char *const d128[] = {"dtype", "bf16", "batch_size", "2", "seq_len", "5", "hidden_size", "256",
+                                       "num_heads", "2", "intermediate_size", "24", "causal", "false", NULL};
+    static const struct { const char *const *params; size_t y_bytes; } cases[] = {
+        {d64, 65 * 256 * 2}, {d128, 2 * 5 * 256 * 2}};
+    unsetenv("HARNESS_ATTENTION_KERNEL");
+    fake_compute_capability = 90;
+    for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+        void *y[2] = {malloc(cases[i].y_bytes), malloc(cases[i].y_bytes)};
+        assert_non_null(y[0]);
+        assert_non_null(y[1]);
+        for (int run = 0; run < 4; run++) {
+            sim_order_set(run & 1, run >> 1);
+            run_config_y(cases[i].params, "Hopper", y[run ? 1 : 0]);
+            if (run)
+                assert_memory_equal(y[0], y[1], cases[i].y_bytes);
+        }
+        free(y[0]), free(y[1]);
+    }
+    sim_order_set(0, 0);
+    fake_compute_capability = 80;
 }
 
 /* One rank of a tensor-parallel block: create, check (a step, its y summed
@@ -547,8 +599,8 @@ static void test_prepare_refuses_unfused_weights(void **state)
 }
 
 /* The block's attention is attention/cuda's choice for the device: on
- * compute capability 9.0 the Hopper kernel (whose launch here is the stub's
- * refusal: the kernel itself runs in test_attention_hopper_sim), on 8.0 and
+ * compute capability 9.0 the Hopper kernel (test_forward_on_hopper checks
+ * its results), on 8.0 and
  * with HARNESS_ATTENTION_KERNEL=mma_sync the mma.sync one; a misspelt
  * override is refused at validate (a config error), naming the variable. */
 static void test_attention_kernel_by_device(void **state)
@@ -573,14 +625,7 @@ static void test_attention_kernel_by_device(void **state)
         assert_int_equal(c->variant->create(c, &st), 0);
         if (!strstr(c->logged, cases[i].kernel))
             fail_msg("cc %d: expected \"%s\" in the log, got: %s", cases[i].cc, cases[i].kernel, c->logged);
-        int stepped = c->variant->step(c, st);
-        if (cases[i].cc == 90 && !cases[i].env) {
-            assert_int_equal(stepped, -1);
-            if (!strstr(c->why, "Hopper kernel is not in this build"))
-                fail_msg("expected the stub's refusal, got: %s", c->why);
-        } else {
-            assert_int_equal(stepped, 0);
-        }
+        assert_int_equal(c->variant->step(c, st), 0);
         c->variant->destroy(c, st);
         free(c);
     }
@@ -603,11 +648,15 @@ int main(void)
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_tensor_parallel),   /* first: see there */
         cmocka_unit_test(test_forward_matches_reference),
+        cmocka_unit_test(test_forward_on_hopper),
         cmocka_unit_test(test_bf16_tolerance_catches_wrong_blocks),
         cmocka_unit_test(test_config_errors),
         cmocka_unit_test(test_out_of_device_memory),
         cmocka_unit_test(test_prepare_refuses_unfused_weights),
         cmocka_unit_test(test_attention_kernel_by_device),
     };
+    /* tests/cudasim/mutate.sh runs only the test that can catch a mutant. */
+    if (getenv("CUDASIM_TEST_FILTER"))
+        cmocka_set_test_filter(getenv("CUDASIM_TEST_FILTER"));
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -21,6 +21,7 @@ extern "C" {
 #include "transformer_block/transformer_block_cuda.h"
 #include "common/bf16.h"
 #include "common/cuda_launch.h"
+#include "bf16_rounding.h"
 
 /* A C header without linkage guards. */
 extern "C" {
@@ -70,6 +71,18 @@ struct tensor {
  * bf16 (2^-9 relative), doubled for the ref's own fp32 rounding before it. */
 static double rel_tol(tb_cuda_dtype dt) { return dt == TB_CUDA_F32 ? 1e-6 : 0x1p-8; }
 
+/* bf16 outputs rounded to nearest, not truncated (bf16_rounding.h): got's
+ * first n elements against want (an accurate reference); fewer outputs than
+ * BF16_ROUNDING_MIN_COUNT say nothing. */
+static void check_bf16_rounding(const char *what, const tensor &got, const double *want, size_t n)
+{
+    size_t counted;
+    double bias = bf16_rounding_bias(static_cast<const uint16_t *>(got.p), want, n, &counted);
+    if (counted >= BF16_ROUNDING_MIN_COUNT && !(std::fabs(bias) <= BF16_ROUNDING_MAX_BIAS))
+        fail_msg("%s: bf16 outputs biased by %.3f ulp over %zu (truncated, not rounded to nearest?)", what, bias,
+                 counted);
+}
+
 /* ---- the QKV split with RoPE ------------------------------------------------ */
 
 struct rope_case {
@@ -116,6 +129,11 @@ static void run_rope_split(tb_cuda_dtype dt, rope_case c)
                              (int)dt, c.batch, c.seq, c.heads, c.kv_heads, c.head_dim, names[t], i,
                              (double)got[t]->get(i), r);
             }
+    }
+    if (dt == TB_CUDA_BF16) {
+        std::vector<double> qd(q_ref.begin(), q_ref.end()), kd(k_ref.begin(), k_ref.end());
+        check_bf16_rounding("rope_split q", q[0], qd.data(), nq);
+        check_bf16_rounding("rope_split k", k[0], kd.data(), nk);
     }
     assert_memory_equal(q[0].p, q[1].p, q[0].bytes());
     assert_memory_equal(k[0].p, k[1].p, k[0].bytes());
@@ -172,6 +190,7 @@ static void run_swiglu(tb_cuda_dtype dt, size_t tokens, size_t inter, size_t shi
             gu0.set(t * 2 * inter + j, g), gu0.set(t * 2 * inter + inter + j, uniform(-2.0f, 2.0f));
         }
     tensor gu[2] = {{dt, n, shift}, {dt, n, shift}};
+    std::vector<double> want(n, 0.0);   /* the up halves stay 0: not counted */
     for (int o = 0; o < 2; o++) {
         cudasim::set_order(o ? cudasim::REVERSED : cudasim::FORWARD);
         memcpy(gu[o].p, gu0.p, gu0.bytes());
@@ -180,6 +199,7 @@ static void run_swiglu(tb_cuda_dtype dt, size_t tokens, size_t inter, size_t shi
             for (size_t j = 0; j < inter; j++) {
                 size_t gi = t * 2 * inter + j, ui = gi + inter;
                 double x = gu0.get(gi), u = gu0.get(ui), r = x / (1.0 + std::exp(-x)) * u;
+                want[gi] = r;
                 double e = std::fabs(gu[o].get(gi) - r);
                 if (!(e <= rel_tol(dt) * std::fabs(r) + 1e-30) || gu[o].get(ui) != gu0.get(ui))
                     fail_msg("swiglu dtype %d tokens %zu inter %zu shift %zu: [%zu][%zu] = %.9g, ref %.9g (g %g, "
@@ -187,6 +207,8 @@ static void run_swiglu(tb_cuda_dtype dt, size_t tokens, size_t inter, size_t shi
                              (double)gu[o].get(ui));
             }
     }
+    if (dt == TB_CUDA_BF16)
+        check_bf16_rounding("swiglu", gu[0], want.data(), n);
     assert_memory_equal(gu[0].p, gu[1].p, gu0.bytes());
     cudasim::set_order(cudasim::FORWARD);
 }
