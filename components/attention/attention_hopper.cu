@@ -169,18 +169,21 @@ static int launch_stages(const attention_cuda_geometry *g, const attention_shape
     a.qblocks = (int)g->grid_x, a.batch = (int)g->grid_z;
     a.scale_log2 = (float)((double)s->scale * 1.4426950408889634);
     cudaError_t e = shared_opt_in<T, D, STAGES>();
-    int dev = 0, sms = 0;
+    /* The SM count, asked once a device (a launch is every measured step). */
+    static int sms_of[64];
+    int dev = 0, asked = 0;
     if (e == cudaSuccess)
         e = cudaGetDevice(&dev);
-    if (e == cudaSuccess)
-        e = cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, dev);
+    int *sms = dev >= 0 && dev < 64 ? &sms_of[dev] : &asked;
+    if (e == cudaSuccess && !*sms)
+        e = cudaDeviceGetAttribute(sms, cudaDevAttrMultiProcessorCount, dev);
     if (e != cudaSuccess)
         return (int)e;
     /* Persistent: one block an SM (all its registers), each taking the
      * plan's blocks of queries in turn (the kernel's top comment); or, when
      * the plan says so, a block for each: the same kernel, one item each. */
     const long long work = (long long)g->grid_x * g->grid_y * g->grid_z;
-    const long long most = g->persistent ? sms : 0x7fffffffLL;   /* a grid's x dimension */
+    const long long most = g->persistent ? *sms : 0x7fffffffLL;   /* a grid's x dimension */
     const unsigned blocks = (unsigned)(work < most ? work : most);
     auto kernel = attention_hopper<T, D, STAGES>;
     CUDA_LAUNCH(kernel, dim3(blocks), dim3(g->threads), g->smem, stream, qm, km, vm, a);
