@@ -93,6 +93,14 @@ typedef enum attention_cuda_kernel {
  * block per query block instead, the same kernel, to measure one against
  * the other. */
 #define ATTENTION_CUDA_HOPPER_PERSISTENT_ENV "HARNESS_ATTENTION_HOPPER_PERSISTENT"
+/* O leaves through shared memory and TMA stores (FlashAttention-3's
+ * epilogue) where its staging tile (BQ x head_dim, 16-bit) fits beside the
+ * stages within ATTENTION_CUDA_HOPPER_SMEM_MAX: head_dim 64, and 128 with 2
+ * stages (not 128 with 3: 224 KiB + 32 would pass 227); elsewhere, or with
+ * the environment's HARNESS_ATTENTION_HOPPER_TMA_STORE=0, each thread
+ * stores its fragments straight to global memory. */
+#define ATTENTION_CUDA_HOPPER_TMA_STORE_ENV "HARNESS_ATTENTION_HOPPER_TMA_STORE"
+#define ATTENTION_CUDA_HOPPER_SMEM_MAX (227u << 10)
 #define ATTENTION_CUDA_KERNEL_ENV "HARNESS_ATTENTION_KERNEL"
 
 typedef struct attention_cuda_geometry {
@@ -106,6 +114,7 @@ typedef struct attention_cuda_geometry {
                                  * ATTENTION_CUDA_HOPPER_BK; else 0 */
     unsigned stages;            /* HOPPER: K/V stages in shared memory, else 0 */
     unsigned persistent;        /* HOPPER: 1, a block an SM (0: a block per query block), else 0 */
+    unsigned tma_store;         /* HOPPER: 1, O through shared memory and TMA stores (smem has its tile), else 0 */
 } attention_cuda_geometry;
 
 /* The geometry of `kernel` for the shape, or -1 when that kernel cannot run

@@ -63,6 +63,13 @@ static unsigned choose_block_keys(size_t head_dim, unsigned m_tiles, unsigned bl
     return block_keys == ATTENTION_CUDA_TC_BK || (block_keys == 32 && has_32) ? block_keys : 0;
 }
 
+/* Whether the environment's `name` is "0" (an A/B switch turned off). */
+static int env_is_zero(const char *name)
+{
+    const char *env = getenv(name);
+    return env && strcmp(env, "0") == 0;
+}
+
 /* The Hopper kernel's stages: `stages` when 2 or 3, 0 for another count;
  * when 0, the environment's 2 or 3, else the default. */
 static unsigned choose_stages(unsigned stages)
@@ -85,7 +92,7 @@ static int plan(const attention_shape *s, attention_cuda_dtype dtype, attention_
 {
     if (!valid(s, dtype))
         return -1;
-    attention_cuda_geometry g = {kernel, 0, 0, 0, (unsigned)s->heads, (unsigned)s->batch, 0, 0, 0, 0, 0};
+    attention_cuda_geometry g = {kernel, 0, 0, 0, (unsigned)s->heads, (unsigned)s->batch, 0, 0, 0, 0, 0, 0};
     size_t rows_per_block, d = s->head_dim;
     switch (kernel) {
     case ATTENTION_CUDA_TENSOR_CORE:
@@ -119,9 +126,12 @@ static int plan(const attention_shape *s, attention_cuda_dtype dtype, attention_
             return -1;
         g.smem = (ATTENTION_CUDA_HOPPER_BQ + 2 * (size_t)g.stages * g.block_keys) * d * 2 +
                  ATTENTION_CUDA_HOPPER_SMEM_EXTRA;
+        g.persistent = !env_is_zero(ATTENTION_CUDA_HOPPER_PERSISTENT_ENV);
         {
-            const char *env = getenv(ATTENTION_CUDA_HOPPER_PERSISTENT_ENV);
-            g.persistent = !(env && strcmp(env, "0") == 0);
+            const size_t o_tile = (size_t)ATTENTION_CUDA_HOPPER_BQ * d * 2;
+            g.tma_store = !env_is_zero(ATTENTION_CUDA_HOPPER_TMA_STORE_ENV) &&
+                          g.smem + o_tile <= ATTENTION_CUDA_HOPPER_SMEM_MAX;
+            g.smem += g.tma_store ? o_tile : 0;
         }
         rows_per_block = ATTENTION_CUDA_HOPPER_BQ;
         break;

@@ -20,7 +20,12 @@
  *                 tile, S = Q K^T by wgmma (Q and K from shared memory),
  *                 the mask and the online softmax in fp32 registers, P
  *                 packed to 16 bits in the A-fragment layout, O += P V by
- *                 wgmma (P from registers, V from shared memory).
+ *                 wgmma (P from registers, V from shared memory);
+ *                 at the item's end O / l, rounded to 16 bits, goes out
+ *                 through a shared-memory tile and TMA stores that run on
+ *                 under the next item (store_staged), where the plan has
+ *                 room for the tile (a.tma_store: attention_cuda.h), else
+ *                 straight from the registers (store_rows).
  * ptxas allocates within 65536 / 384 = 168 registers a thread for the whole
  * kernel (none spilled at head_dim 128: O 64, S 64, P 32); setmaxnreg makes
  * the consumers' real limit 240, and ptxas uses it (the head_dim 128
@@ -54,7 +59,9 @@
  * so one TMA box (64 elements x 1 head x rows x 1 batch, tensor map of the
  * [B][S][H][D] tensor, dims (D, H, S, B)) fills one column block:
  *   Q  [D/64][BQ][64], then per stage K [D/64][BK][64] and V [D/64][BK][64],
- *   then the mbarriers.
+ *   then, with a.tma_store, O's staging tile [D/64][BQ][64] (each consumer
+ *   its 64 rows, one TMA box of the O map a column block), then the
+ *   mbarriers.
  * Rows past Sq or Sk arrive as zeros (TMA's out-of-range fill), so masked
  * weights (0) times them stay 0.
  *
@@ -105,6 +112,7 @@ struct hopper_args {
     int seq_q, seq_k, heads, group, causal;
     int qblocks, batch;                 /* the work: qblocks x heads x batch blocks of BQ queries */
     float scale_log2;                   /* scale x log2(e) */
+    int tma_store;                      /* O through shared memory and TMA stores (the plan's tma_store) */
 };
 
 /* The shared-memory carve-up of one block (byte offsets from the 1024-byte
@@ -114,7 +122,9 @@ struct layout {
     static constexpr int Q_BYTES = BQ * D * 2, KV_BYTES = BK * D * 2;
     static constexpr int K_AT = Q_BYTES, V_AT = K_AT + KV_BYTES;  /* stage s adds s x STAGE_BYTES */
     static constexpr int STAGE_BYTES = 2 * KV_BYTES;
-    __device__ static int bars_at(int stages) { return Q_BYTES + stages * STAGE_BYTES; }
+    /* O's staging tile (when the plan has one): Q's size and layout. */
+    __device__ static int o_at(int stages) { return Q_BYTES + stages * STAGE_BYTES; }
+    __device__ static int bars_at(int stages, bool staged) { return o_at(stages) + (staged ? Q_BYTES : 0); }
 };
 
 struct barriers {
@@ -124,7 +134,7 @@ struct barriers {
 template <typename T, int D, int STAGES>
 __global__ void __launch_bounds__(ATTENTION_CUDA_HOPPER_THREADS, 1)
 attention_hopper(const __grid_constant__ tma_map qm, const __grid_constant__ tma_map km,
-                 const __grid_constant__ tma_map vm, hopper_args<T> a);
+                 const __grid_constant__ tma_map vm, const __grid_constant__ tma_map om, hopper_args<T> a);
 
 /* ---- launcher ------------------------------------------------------------ */
 
@@ -142,14 +152,14 @@ static int encode(tma_map *map, const void *base, size_t batch, size_t seq, size
 }
 
 /* The launch opts in to the block's shared memory (past the default 48
- * KiB) once per instance, not in every measured launch: to what the most
- * stages need, so that one opt-in serves every plan. */
+ * KiB) once per instance, not in every measured launch: to the most any
+ * plan asks (with O's staging tile or without), so that one opt-in serves
+ * them all. */
 template <typename T, int D, int STAGES>
 static cudaError_t shared_opt_in()
 {
     static const cudaError_t e = cudaFuncSetAttribute(
-        attention_hopper<T, D, STAGES>, cudaFuncAttributeMaxDynamicSharedMemorySize,
-        (BQ + 2 * MAX_STAGES * BK) * D * 2 + ATTENTION_CUDA_HOPPER_SMEM_EXTRA);
+        attention_hopper<T, D, STAGES>, cudaFuncAttributeMaxDynamicSharedMemorySize, ATTENTION_CUDA_HOPPER_SMEM_MAX);
     return e;
 }
 
@@ -157,10 +167,11 @@ template <typename T, int D, int STAGES>
 static int launch_stages(const attention_cuda_geometry *g, const attention_shape *s, const void *q, const void *k,
                          const void *v, void *o, cudaStream_t stream)
 {
-    tma_map qm, km, vm;
+    tma_map qm, km, vm, om = {};
     if (encode(&qm, q, s->batch, s->seq_q, s->heads, D, BQ) != 0 ||
         encode(&km, k, s->batch, s->seq_k, s->kv_heads, D, BK) != 0 ||
-        encode(&vm, v, s->batch, s->seq_k, s->kv_heads, D, BK) != 0)
+        encode(&vm, v, s->batch, s->seq_k, s->kv_heads, D, BK) != 0 ||
+        (g->tma_store && encode(&om, o, s->batch, s->seq_q, s->heads, D, ROWS) != 0))
         return ATTENTION_CUDA_ENOHOPPER;
     hopper_args<T> a;
     a.o = static_cast<T *>(o);
@@ -168,6 +179,7 @@ static int launch_stages(const attention_cuda_geometry *g, const attention_shape
     a.group = (int)(s->heads / s->kv_heads), a.causal = s->causal != 0;
     a.qblocks = (int)g->grid_x, a.batch = (int)g->grid_z;
     a.scale_log2 = (float)((double)s->scale * 1.4426950408889634);
+    a.tma_store = g->tma_store != 0;
     cudaError_t e = shared_opt_in<T, D, STAGES>();
     /* The SM count, asked once a device (a launch is every measured step). */
     static int sms_of[64];
@@ -186,7 +198,7 @@ static int launch_stages(const attention_cuda_geometry *g, const attention_shape
     const long long most = g->persistent ? *sms : 0x7fffffffLL;   /* a grid's x dimension */
     const unsigned blocks = (unsigned)(work < most ? work : most);
     auto kernel = attention_hopper<T, D, STAGES>;
-    CUDA_LAUNCH(kernel, dim3(blocks), dim3(g->threads), g->smem, stream, qm, km, vm, a);
+    CUDA_LAUNCH(kernel, dim3(blocks), dim3(g->threads), g->smem, stream, qm, km, vm, om, a);
     return (int)cudaGetLastError();
 }
 
@@ -230,7 +242,7 @@ template <typename T, int D, int STAGES>
 __device__ void produce(unsigned char *base, barriers *bar, const tma_map *qm, const tma_map *km, const tma_map *vm,
                         const hopper_args<T> &a);
 template <typename T, int D, int STAGES>
-__device__ void consume(const unsigned char *base, barriers *bar, const hopper_args<T> &a);
+__device__ void consume(unsigned char *base, barriers *bar, const tma_map *om, const hopper_args<T> &a);
 
 /* The keys a block of queries [q0, q0 + BQ) needs, in tiles of BK (as
  * attention_cuda.cu's key_tiles). */
@@ -269,13 +281,13 @@ __device__ __forceinline__ long long work_items(const hopper_args<T> &a)
 template <typename T, int D, int STAGES>
 __global__ void __launch_bounds__(ATTENTION_CUDA_HOPPER_THREADS, 1)
 attention_hopper(const __grid_constant__ tma_map qm, const __grid_constant__ tma_map km,
-                 const __grid_constant__ tma_map vm, hopper_args<T> a)
+                 const __grid_constant__ tma_map vm, const __grid_constant__ tma_map om, hopper_args<T> a)
 {
     CUDA_DYNAMIC_SHARED(unsigned char, raw);
     /* The swizzle atoms need 1024-byte aligned tiles; the plan's smem has
      * 1024 bytes to spare for rounding the base up. */
     unsigned char *base = reinterpret_cast<unsigned char *>(((uintptr_t)raw + ATOM - 1) & ~(uintptr_t)(ATOM - 1));
-    barriers *bar = reinterpret_cast<barriers *>(base + layout<D>::bars_at(STAGES));
+    barriers *bar = reinterpret_cast<barriers *>(base + layout<D>::bars_at(STAGES, a.tma_store));
 
     if (threadIdx.x == 0) {
         mbar_init(&bar->q_full, 1);
@@ -296,7 +308,7 @@ attention_hopper(const __grid_constant__ tma_map qm, const __grid_constant__ tma
             produce<T, D, STAGES>(base, bar, &qm, &km, &vm, a);
     } else {
         setmaxnreg_inc<CONSUMER_REGS>();
-        consume<T, D, STAGES>(base, bar, a);
+        consume<T, D, STAGES>(base, bar, &om, a);
     }
 }
 
@@ -369,6 +381,9 @@ template <int D> __device__ void rescale_o(float (&o)[D / 2], const float (&alph
 template <typename T> __device__ void pack_p(uint32_t (&p)[BK / 16][4], const float (&s)[BK / 2]);
 template <typename T, int D> __device__ void store_rows(const hopper_args<T> &a, const float (&o)[D / 2],
                                                         const float (&l)[2], int row, int h, int b);
+template <typename T, int D> __device__ void store_staged(const tma_map *om, unsigned char *os,
+                                                          const float (&o)[D / 2], const float (&l)[2], int wg,
+                                                          int first, int h, int b);
 template <typename T> __device__ bool needs_mask(const hopper_args<T> &a, int k0, int first);
 template <typename T, int D, int STAGES, bool NEXT>
 __device__ __forceinline__ void tile_step(const unsigned char *base, barriers *bar, const hopper_args<T> &a,
@@ -387,6 +402,9 @@ __device__ void prepare_p(float (&sc)[BK / 2], uint32_t (&p)[BK / 16][4], float 
  * wgmma, the other warpgroup's 128 threads arrive on it when their turn
  * ends (256 threads count). */
 constexpr unsigned PINGPONG_BAR = 1, PINGPONG_THREADS = 2 * WG;
+/* Consumer warpgroup w's own barrier (128 threads) around its O staging
+ * tile (store_staged). */
+constexpr unsigned STORE_BAR = 3;
 
 /* A consumer warpgroup: 64 query rows; warp w of it rows 16 w .. 16 w + 15,
  * lane (g, t) rows g and g + 8 of those (wgmma's D fragment, wgmma.cuh).
@@ -414,7 +432,7 @@ constexpr unsigned PINGPONG_BAR = 1, PINGPONG_THREADS = 2 * WG;
  * the item's last Q K^T retired, before its last P V and the store, so the
  * next item's Q loads under them; g counts the block's tiles, as produce. */
 template <typename T, int D, int STAGES>
-__device__ void consume(const unsigned char *base, barriers *bar, const hopper_args<T> &a)
+__device__ void consume(unsigned char *base, barriers *bar, const tma_map *om, const hopper_args<T> &a)
 {
     using L = layout<D>;
     const int wg = threadIdx.x / WG - 1, warp = threadIdx.x % WG / 32, lane = threadIdx.x % 32;
@@ -460,9 +478,14 @@ __device__ void consume(const unsigned char *base, barriers *bar, const hopper_a
                                            first, row, mine, other, wg);
             retire_pv<T, D, STAGES, false>(bar, sc, p, o, alpha, g + w.tiles - 1);
         }
-        store_rows<T, D>(a, o, l, row, w.h, w.b);
+        if (a.tma_store)
+            store_staged<T, D>(om, base + L::o_at(STAGES) + wg * ROWS * COL * 2, o, l, wg, first, w.h, w.b);
+        else
+            store_rows<T, D>(a, o, l, row, w.h, w.b);
         g += w.tiles;
     }
+    if (a.tma_store && threadIdx.x % WG == 0)
+        tma_store_wait_read<0>();   /* the block's shared memory outlives the last store's read */
 }
 
 /* Tile t of consume's schedule: S_{t+1} (when NEXT) and P_t V_t issued in
@@ -653,8 +676,18 @@ __device__ void issue_pv(float (&o)[D / 2], const uint32_t (&p)[BK / 16][4], con
     wgmma_commit_group();
 }
 
+/* 1 / l for this lane's row r (the row sum over its four lanes), 0 where
+ * no key was visible (l = 0). */
+__device__ __forceinline__ float inverse_row_sum(const float (&l)[2], int r)
+{
+    float sum = l[r];
+    sum += __shfl_xor_sync(0xffffffffu, sum, 1);
+    sum += __shfl_xor_sync(0xffffffffu, sum, 2);
+    return sum > 0.0f ? 1.0f / sum : 0.0f;
+}
+
 /* o = O / l for this lane's rows below Sq, two adjacent columns a 32-bit
- * store (0 where no key was visible: l = 0). */
+ * store. */
 template <typename T, int D>
 __device__ void store_rows(const hopper_args<T> &a, const float (&o)[D / 2], const float (&l)[2], int row, int h,
                            int b)
@@ -662,10 +695,7 @@ __device__ void store_rows(const hopper_args<T> &a, const float (&o)[D / 2], con
     const int t = threadIdx.x % 4;
 #pragma unroll
     for (int r = 0; r < 2; r++) {
-        float sum = l[r];
-        sum += __shfl_xor_sync(0xffffffffu, sum, 1);   /* the row's four lanes */
-        sum += __shfl_xor_sync(0xffffffffu, sum, 2);
-        const float inv = sum > 0.0f ? 1.0f / sum : 0.0f;
+        const float inv = inverse_row_sum(l, r);
         const int i = row + 8 * r;
         if (i < a.seq_q) {
             T *orow = a.o + (((long long)b * a.seq_q + i) * a.heads + h) * D;
@@ -674,6 +704,47 @@ __device__ void store_rows(const hopper_args<T> &a, const float (&o)[D / 2], con
                 *reinterpret_cast<uint32_t *>(orow + 8 * n + 2 * t) =
                     pack2<T>(o[4 * n + 2 * r] * inv, o[4 * n + 2 * r + 1] * inv);
         }
+    }
+}
+
+/* FlashAttention-3's epilogue: the warpgroup's 64 rows of o = O / l,
+ * rounded to 16 bits, written into its staging tile os (Q's layout: per
+ * column block of 64, [64 rows][64] in the 128-byte swizzle), then TMA
+ * stores of the D / 64 boxes by one thread, which clip the rows past Sq. The
+ * stores run on under the next item; before the tile is written again, that
+ * thread waits until they have read it, and the warpgroup's barrier passes
+ * this on. Each thread fences its writes to the async proxy (the TMA unit
+ * reads shared memory through it) before the barrier the store follows. */
+template <typename T, int D>
+__device__ void store_staged(const tma_map *om, unsigned char *os, const float (&o)[D / 2], const float (&l)[2],
+                             int wg, int first, int h, int b)
+{
+    const int t = threadIdx.x % 4, local = threadIdx.x % WG / 4;   /* this lane's first row: warp 16 w + lane / 4 */
+    const int lrow = local / 8 * 16 + local % 8;
+    const bool issuer = threadIdx.x % WG == 0;
+    if (issuer)
+        tma_store_wait_read<0>();   /* the last item's stores have read the tile */
+    named_bar_sync(STORE_BAR + wg, WG);
+#pragma unroll
+    for (int r = 0; r < 2; r++) {
+        const float inv = inverse_row_sum(l, r);
+        const int rr = lrow + 8 * r;
+#pragma unroll
+        for (int n = 0; n < D / 8; n++) {
+            const int col = 8 * n + 2 * t, at = rr * 128 + (col % COL) * 2;
+            *reinterpret_cast<uint32_t *>(os + col / COL * BQ * COL * 2 + (at ^ ((rr % 8) << 4))) =
+                pack2<T>(o[4 * n + 2 * r] * inv, o[4 * n + 2 * r + 1] * inv);
+        }
+    }
+    fence_async_shared();
+    named_bar_sync(STORE_BAR + wg, WG);
+    if (issuer) {
+#pragma unroll
+        for (int c = 0; c < D / COL; c++) {
+            const int32_t at[4] = {c * COL, h, first, b};
+            tma_store(om, at, os + c * BQ * COL * 2);
+        }
+        tma_store_commit();
     }
 }
 

@@ -16,6 +16,16 @@
  *       elements are zero) lands at smem_dst, 1024-byte aligned; the copy
  *       completes box-bytes of tx on bar, so the issuing thread first does
  *       mbar_arrive_expect_tx(bar, box-bytes)
+ *   tma_store(map, coords, smem_src)
+ *       device, one thread: the reverse, the box at smem_src (1024-byte
+ *       aligned, the same layout) written to the tensor at coords; elements
+ *       outside the tensor are not written. Asynchronous: it joins the
+ *       thread's bulk group; tma_store_commit() closes the group and
+ *       tma_store_wait_read<N>() waits until all but the N newest groups
+ *       have read their shared memory (so it may be written again, or the
+ *       block end). The shared-memory writes it copies must be made visible
+ *       to the copy first: fence_async_shared() in every writing thread,
+ *       then a barrier, then the store
  *
  * The layout in shared memory: the box row-major (box[0] innermost), rows of
  * box[0] * 2 bytes, every byte offset o moved to o ^ (((o >> 7) & 7) << 4):
@@ -30,7 +40,8 @@
  * through the runtime (cudaGetDriverEntryPointByVersion: no -lcuda). Under
  * tests/cudasim it checks what the driver checks and records the facts in
  * the map; tma_load writes the box itself: at once at AT_ISSUE, or at the
- * latest legal moment at AT_WAIT (cudasim::set_landing; cudasim.h). */
+ * latest legal moment at AT_WAIT (cudasim::set_landing; cudasim.h), and
+ * tma_store reads it likewise (cudasim::bulk_store). */
 #ifndef COMPONENTS_TMA_CUH
 #define COMPONENTS_TMA_CUH
 
@@ -145,6 +156,38 @@ __device__ __forceinline__ void tma_load(void *smem_dst, const tma_map *map, con
                        "r"(mbar)
                      : "memory");
 }
+
+template <int RANK>
+__device__ __forceinline__ void tma_store(const tma_map *map, const int32_t (&coords)[RANK], const void *smem_src)
+{
+    static_assert(RANK >= 2 && RANK <= 4, "tma_store: rank 2..4");
+    uint32_t src = (uint32_t)__cvta_generic_to_shared(smem_src);
+    uint64_t desc = (uint64_t)map;
+    if constexpr (RANK == 2)
+        asm volatile("cp.async.bulk.tensor.2d.global.shared::cta.bulk_group [%0, {%2, %3}], [%1];"
+                     ::"l"(desc), "r"(src), "r"(coords[0]), "r"(coords[1])
+                     : "memory");
+    else if constexpr (RANK == 3)
+        asm volatile("cp.async.bulk.tensor.3d.global.shared::cta.bulk_group [%0, {%2, %3, %4}], [%1];"
+                     ::"l"(desc), "r"(src), "r"(coords[0]), "r"(coords[1]), "r"(coords[2])
+                     : "memory");
+    else
+        asm volatile("cp.async.bulk.tensor.4d.global.shared::cta.bulk_group [%0, {%2, %3, %4, %5}], [%1];"
+                     ::"l"(desc), "r"(src), "r"(coords[0]), "r"(coords[1]), "r"(coords[2]), "r"(coords[3])
+                     : "memory");
+}
+
+__device__ __forceinline__ void tma_store_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
+
+template <int N> __device__ __forceinline__ void tma_store_wait_read()
+{
+    asm volatile("cp.async.bulk.wait_group.read %0;" ::"n"(N) : "memory");
+}
+
+__device__ __forceinline__ void fence_async_shared()
+{
+    asm volatile("fence.proxy.async.shared::cta;" ::: "memory");
+}
 #endif
 
 #else /* CUDASIM */
@@ -161,14 +204,16 @@ namespace tma_sim {
 enum { MAGIC, GLOBAL, RANK, DIMS, STRIDES = DIMS + 4, BOX = STRIDES + 3 };
 const uint64_t magic = 0x50414d2d414d54ull;   /* "TMA-MAP" */
 
-[[noreturn]] inline void fail(const char *what)
+[[noreturn]] inline void fail(const char *op, const char *what)
 {
-    std::fprintf(stderr, "cudasim: tma_load: %s\n", what);
+    std::fprintf(stderr, "cudasim: %s: %s\n", op, what);
     std::abort();
 }
 
-/* Writes the box at coords from the map's tensor into dst, swizzled. */
-inline void copy_box(unsigned char *dst, const uint64_t (&m)[16], const int32_t (&c)[4])
+/* Moves the box at coords between the map's tensor and smem (swizzled):
+ * into smem (zeros for elements outside the tensor) or, to_shared false,
+ * out of it (those elements not written). */
+inline void move_box(unsigned char *smem, const uint64_t (&m)[16], const int32_t (&c)[4], bool to_shared)
 {
     int rank = (int)m[RANK];
     uint64_t dims[4] = {1, 1, 1, 1}, box[4] = {1, 1, 1, 1}, stride[4] = {2, 0, 0, 0};
@@ -178,7 +223,7 @@ inline void copy_box(unsigned char *dst, const uint64_t (&m)[16], const int32_t 
         if (i > 0)
             stride[i] = m[STRIDES + i - 1];
     }
-    const unsigned char *g = reinterpret_cast<const unsigned char *>((uintptr_t)m[GLOBAL]);
+    unsigned char *g = reinterpret_cast<unsigned char *>((uintptr_t)m[GLOBAL]);
     uint64_t o = 0;   /* the element's byte offset in the unswizzled box */
     for (uint64_t i3 = 0; i3 < box[3]; i3++)
         for (uint64_t i2 = 0; i2 < box[2]; i2++)
@@ -192,11 +237,13 @@ inline void copy_box(unsigned char *dst, const uint64_t (&m)[16], const int32_t 
                         inside = inside && x >= 0 && (uint64_t)x < dims[d];
                         at += inside ? (uint64_t)x * stride[d] : 0;
                     }
-                    unsigned char *to = dst + (o ^ ((o >> 7 & 7) << 4));
-                    if (inside)
-                        std::memcpy(to, g + at, 2);
-                    else
-                        std::memset(to, 0, 2);
+                    unsigned char *s = smem + (o ^ ((o >> 7 & 7) << 4));
+                    if (inside && to_shared)
+                        std::memcpy(s, g + at, 2);
+                    else if (to_shared)
+                        std::memset(s, 0, 2);
+                    else if (inside)
+                        std::memcpy(g + at, s, 2);
                 }
 }
 
@@ -222,44 +269,66 @@ static inline int tma_encode(tma_map *map, const void *global, int rank, const u
     return 0;
 }
 
+namespace tma_sim {
+
+/* One TMA instruction's operands, read at issue (the map and coordinates
+ * copied; the tensor itself is read when the copy happens), checked as the
+ * hardware would: the box's bytes, or an abort naming op's fault. */
+struct operands {
+    uint64_t m[16];
+    int32_t c[4];
+    unsigned bytes;
+};
+
+inline operands take(const char *op, const void *smem, const tma_map *map, const int32_t *coords, int coords_rank)
+{
+    operands o;
+    if (map->opaque[MAGIC] != magic)
+        fail(op, "the map was not made by tma_encode");
+    if ((int)map->opaque[RANK] != coords_rank)
+        fail(op, "the coordinates' count differs from the map's rank");
+    unsigned window;
+    uint32_t offset;
+    if (!cudasim::shared_window(smem, &window, &offset) || (uintptr_t)smem % 1024 != 0)
+        fail(op, "the shared-memory box is not 1024-byte aligned shared memory (the 128-byte swizzle's atom)");
+    o.bytes = 2;
+    for (int i = 0; i < coords_rank; i++)
+        o.bytes *= (unsigned)map->opaque[BOX + i];
+    unsigned end_window;
+    uint32_t end;
+    if (!cudasim::shared_window(static_cast<const unsigned char *>(smem) + o.bytes - 1, &end_window, &end) ||
+        end_window != window)
+        fail(op, "the box does not fit in shared memory there");
+    std::memcpy(o.m, map->opaque, sizeof o.m);
+    for (int i = 0; i < 4; i++)
+        o.c[i] = i < coords_rank ? coords[i] : 0;
+    return o;
+}
+
+}  // namespace tma_sim
+
 template <int RANK>
 __device__ __forceinline__ void tma_load(void *smem_dst, const tma_map *map, const int32_t (&coords)[RANK],
                                          uint64_t *bar)
 {
     static_assert(RANK >= 2 && RANK <= 4, "tma_load: rank 2..4");
-    if (map->opaque[tma_sim::MAGIC] != tma_sim::magic)
-        tma_sim::fail("the map was not made by tma_encode");
-    if ((int)map->opaque[tma_sim::RANK] != RANK)
-        tma_sim::fail("the coordinates' count differs from the map's rank");
-    unsigned window;
-    uint32_t offset;
-    if (!cudasim::shared_window(smem_dst, &window, &offset) || (uintptr_t)smem_dst % 1024 != 0)
-        tma_sim::fail("the destination is not 1024-byte aligned shared memory (the 128-byte swizzle's atom)");
-    int rank = (int)map->opaque[tma_sim::RANK];
-    unsigned bytes = 2;
-    for (int i = 0; i < rank; i++)
-        bytes *= (unsigned)map->opaque[tma_sim::BOX + i];
-    unsigned dyn_window;
-    uint32_t end;
-    if (!cudasim::shared_window(static_cast<unsigned char *>(smem_dst) + bytes - 1, &dyn_window, &end) ||
-        dyn_window != window)
-        tma_sim::fail("the box does not fit in shared memory at the destination");
-    /* The instruction's operands are read at issue: the map and coordinates
-     * are copied, the tensor itself is read when the copy lands. */
-    uint64_t m[16];
-    std::memcpy(m, map->opaque, sizeof m);
-    int32_t c[4] = {0, 0, 0, 0};
-    for (int i = 0; i < rank; i++)
-        c[i] = coords[i];
+    const tma_sim::operands o = tma_sim::take("tma_load", smem_dst, map, coords, RANK);
     unsigned char *dst = static_cast<unsigned char *>(smem_dst);
-    cudasim::mbar_complete_tx(bar, bytes, [dst, m, c] {
-        uint64_t mm[16];
-        int32_t cc[4];
-        std::memcpy(mm, m, sizeof mm);
-        std::memcpy(cc, c, sizeof cc);
-        tma_sim::copy_box(dst, mm, cc);
-    });
+    cudasim::mbar_complete_tx(bar, o.bytes, [dst, o] { tma_sim::move_box(dst, o.m, o.c, true); });
 }
+
+template <int RANK>
+__device__ __forceinline__ void tma_store(const tma_map *map, const int32_t (&coords)[RANK], const void *smem_src)
+{
+    static_assert(RANK >= 2 && RANK <= 4, "tma_store: rank 2..4");
+    const tma_sim::operands o = tma_sim::take("tma_store", smem_src, map, coords, RANK);
+    unsigned char *src = static_cast<unsigned char *>(const_cast<void *>(smem_src));
+    cudasim::bulk_store([src, o] { tma_sim::move_box(src, o.m, o.c, false); });
+}
+
+inline void tma_store_commit() { cudasim::bulk_commit(); }
+template <int N> inline void tma_store_wait_read() { cudasim::bulk_wait_read(N); }
+inline void fence_async_shared() { cudasim::async_proxy_fence(); }
 
 #endif /* CUDASIM */
 

@@ -44,8 +44,9 @@ const thread_pos *current;
 namespace {
 
 /* AT_WARPGROUP: a warpgroup collective (wgmma); AT_NAMED: bar.sync on a
- * named barrier; AT_MBAR: an mbarrier wait. */
-enum state { RUNNABLE, AT_SYNCTHREADS, AT_WARP, AT_WARPGROUP, AT_NAMED, AT_MBAR, DONE };
+ * named barrier; AT_MBAR: an mbarrier wait; AT_BULK: a bulk stores' wait
+ * (released last, once nothing else can move). */
+enum state { RUNNABLE, AT_SYNCTHREADS, AT_WARP, AT_WARPGROUP, AT_NAMED, AT_MBAR, AT_BULK, DONE };
 
 /* ASan's frames are larger (redzones), so its fibers get more stack. */
 #ifdef CUDASIM_ASAN
@@ -65,6 +66,13 @@ struct fiber {
     uint64_t *bar;               /* AT_MBAR: the mbarrier and the parity awaited */
     unsigned bar_parity;
     void *fake_stack;            /* ASan's, while switched out */
+    /* Bulk stores (cudasim.h): the open group, then the committed groups no
+     * wait has let go yet, oldest first; each store's read of shared memory
+     * (already done in AT_ISSUE). */
+    std::vector<std::function<void()>> bulk_open;
+    std::vector<std::vector<std::function<void()>>> bulk_groups;
+    unsigned long fences;        /* fence.proxy.async calls this block */
+    unsigned long fences_seen;   /* `fences` at its warpgroup's last bulk commit */
 };
 
 struct warp {
@@ -297,6 +305,22 @@ bool release_mbar_waiters()
     return any;
 }
 
+/* Wakes the fibers waiting for their bulk stores to have read shared
+ * memory: called when nothing else can move, so that every other thread
+ * has gone as far as it could before the stores read (the latest legal
+ * moment: a write to their source that no barrier orders after the wait
+ * then lands first, and shows). */
+bool release_bulk_waiters()
+{
+    bool any = false;
+    for (fiber &f : L->fibers)
+        if (f.st == AT_BULK) {
+            f.st = RUNNABLE;
+            any = true;
+        }
+    return any;
+}
+
 /* Says which barrier the first blocked fiber waits at, and aborts. */
 [[noreturn]] void report_deadlock()
 {
@@ -389,6 +413,9 @@ void run_block(dim3 grid, dim3 block, dim3 bid, size_t smem)
         f.pos.grid_dim = grid;
         f.st = RUNNABLE;
         f.fake_stack = nullptr;
+        f.bulk_open.clear();
+        f.bulk_groups.clear();
+        f.fences = f.fences_seen = 0;
 #ifdef CUDASIM_ASAN
         /* The previous block's frames never returned (their fibers switched
          * away at the end), so their redzones would still be poisoned. */
@@ -425,7 +452,7 @@ void run_block(dim3 grid, dim3 block, dim3 bid, size_t smem)
         bool runnable = false;
         for (const fiber &f : L->fibers)
             runnable |= f.st == RUNNABLE;
-        if (runnable || release_warps() || release_mbar_waiters() || release_block())
+        if (runnable || release_warps() || release_mbar_waiters() || release_block() || release_bulk_waiters())
             continue;
         size_t done = 0;
         for (const fiber &f : L->fibers)
@@ -438,6 +465,10 @@ void run_block(dim3 grid, dim3 block, dim3 bid, size_t smem)
         if (!b.second.deferred.empty())
             fail("the block ended with TMA copies that never landed: no thread waited on their "
                  "mbarrier's phase");
+    for (const fiber &f : L->fibers)
+        if (!f.bulk_open.empty() || !f.bulk_groups.empty())
+            fail("the block ended with bulk stores still reading its shared memory: no "
+                 "cp.async.bulk.wait_group.read let them go");
     access_block_end();
     std::free(L->dyn_shared);
     L->dyn_shared = nullptr;
@@ -682,6 +713,50 @@ void mbar_wait(uint64_t *bar, unsigned parity)
         return;
     wait_here(AT_MBAR);
 }
+
+void bulk_store(std::function<void()> read)
+{
+    fiber *f = running_fiber("a bulk store");
+    size_t t = (size_t)(f - L->fibers.data()), g = t / 128 * 128;
+    for (size_t i = g; i < g + 128 && i < L->fibers.size(); i++)
+        if (L->fibers[i].fences == L->fibers[i].fences_seen) {
+            char msg[200];
+            std::snprintf(msg, sizeof msg,
+                          "a bulk store with no fence.proxy.async by thread %zu of its warpgroup since the "
+                          "warpgroup's last bulk group: its shared-memory writes are not visible to the copy",
+                          i);
+            fail(msg);
+        }
+    if (copies_land == AT_ISSUE) {
+        read();
+        read = [] {};
+    }
+    f->bulk_open.push_back(std::move(read));
+}
+
+void bulk_commit()
+{
+    fiber *f = running_fiber("cp.async.bulk.commit_group");
+    size_t g = (size_t)(f - L->fibers.data()) / 128 * 128;
+    for (size_t i = g; i < g + 128 && i < L->fibers.size(); i++)
+        L->fibers[i].fences_seen = L->fibers[i].fences;
+    f->bulk_groups.push_back(std::move(f->bulk_open));
+    f->bulk_open.clear();
+}
+
+void bulk_wait_read(unsigned n)
+{
+    fiber *f = running_fiber("cp.async.bulk.wait_group.read");
+    if (f->bulk_groups.size() > n)
+        wait_here(AT_BULK);
+    while (f->bulk_groups.size() > n) {
+        for (std::function<void()> &read : f->bulk_groups.front())
+            read();
+        f->bulk_groups.erase(f->bulk_groups.begin());
+    }
+}
+
+void async_proxy_fence() { running_fiber("fence.proxy.async")->fences++; }
 
 bool shared_window(const void *p, unsigned *window, uint32_t *offset)
 {

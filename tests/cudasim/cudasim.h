@@ -128,6 +128,25 @@ void mbar_complete_tx(uint64_t *bar, unsigned bytes, std::function<void()> land)
  * try_wait.parity rule: returns at once while the current phase's parity
  * differs). A wait that can never end is a reported deadlock. */
 void mbar_wait(uint64_t *bar, unsigned parity);
+/* Bulk stores (cp.async.bulk from shared to global memory: tma.cuh's
+ * tma_store). A store joins this thread's open bulk group, which
+ * bulk_commit closes; bulk_wait_read(n) returns once every committed group
+ * but the n newest has read its shared memory. `read` copies the source
+ * out: at issue in AT_ISSUE; in AT_WAIT at the latest legal moment, the
+ * wait that lets its group go, which returns only once no other thread of
+ * the block can move (so a write to the source that no barrier orders
+ * after the wait lands before the read). A block that ends with a store no
+ * wait let go is reported: its shared memory would be gone under it. */
+void bulk_store(std::function<void()> read);
+void bulk_commit();
+void bulk_wait_read(unsigned n);
+/* fence.proxy.async.shared::cta: this thread's shared-memory writes made
+ * visible to the async proxy (a bulk store reads through it). The model's
+ * rule, the one it can check: a bulk store needs every thread of the
+ * issuing thread's warpgroup to have fenced since that warpgroup's last
+ * bulk commit (the writers of a group's sources are its warpgroup), else it
+ * aborts. */
+void async_proxy_fence();
 /* Shared memory as the hardware addresses it: window 0 is the block's
  * dynamic shared memory (1024-byte aligned here), window 1 the static
  * __shared__ variables; false for any other address. */

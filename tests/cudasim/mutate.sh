@@ -41,7 +41,12 @@
 #                              stuck at 1 from the third round (parity_round3:
 #                              ten key tiles); the tile step's wgmma_fence
 #                              dropped (no_fence: the model wants one after
-#                              every wait)
+#                              every wait); the TMA-store epilogue's fence
+#                              (store_nofence), its barriers before the tile
+#                              is rewritten (store_nowait) and before the
+#                              store (store_early), the final wait
+#                              (store_noend), the tile's swizzle
+#                              (store_swizzle)
 # Run by make check; by hand, some of them: MUTANTS='tc_gqa rms_warp_sums' sh tests/cudasim/mutate.sh
 . "$top_builddir/tests/setup"
 
@@ -90,6 +95,11 @@ for entry in "tc_k_early attention attention_cuda.cu test_tensor_core" \
         "hop_gqa8 attention attention_hopper.cu test_hopper attention_hopper" \
         "hop_parity_round3 attention attention_hopper.cu test_hopper attention_hopper" \
         "hop_no_fence attention attention_hopper.cu test_hopper attention_hopper" \
+        "hop_store_nofence attention attention_hopper.cu test_hopper attention_hopper" \
+        "hop_store_nowait attention attention_hopper.cu test_hopper attention_hopper" \
+        "hop_store_early attention attention_hopper.cu test_hopper attention_hopper" \
+        "hop_store_noend attention attention_hopper.cu test_hopper attention_hopper" \
+        "hop_store_swizzle attention attention_hopper.cu test_hopper attention_hopper" \
         "rms_warp_sums rms_norm rms_norm_cuda.cu *" \
         "rms_eps_squared rms_norm rms_norm_cuda.cu test_odd_shapes" "rms_bf16_trunc rms_norm rms_norm_cuda.cu *" \
         "block_eps_squared transformer_block transformer_block_gpu.c test_forward_matches_reference" \

@@ -101,6 +101,27 @@ MUTATIONS = {
     # wait (O rescaled and P packed in registers since): the second
     # wgmma_fence of the file, the tile step's
     "hop_no_fence": ("wgmma_fence();", "", 2),
+    # the TMA-store epilogue (store_staged): the fence to the async proxy
+    # dropped; the tile rewritten without waiting for the last item's store
+    # to have read it (the barrier after the issuer's wait dropped); the
+    # store issued before the other threads wrote (the barrier before it
+    # dropped: the model's fence rule sees the threads that had not
+    # fenced yet); the block ending under its last store (no final wait);
+    # the tile written unswizzled
+    "hop_store_nofence": ("""    fence_async_shared();
+""", "", 1),
+    "hop_store_nowait": ("""        tma_store_wait_read<0>();   /* the last item's stores have read the tile */
+    named_bar_sync(STORE_BAR + wg, WG);
+""", """        tma_store_wait_read<0>();   /* the last item's stores have read the tile */
+""", 1),
+    "hop_store_early": ("""    fence_async_shared();
+    named_bar_sync(STORE_BAR + wg, WG);
+""", """    fence_async_shared();
+""", 1),
+    "hop_store_noend": ("""    if (a.tma_store && threadIdx.x % WG == 0)
+        tma_store_wait_read<0>();   /* the block's shared memory outlives the last store's read */
+""", "", 1),
+    "hop_store_swizzle": ("(at ^ ((rr % 8) << 4))", "at", 1),
     # transformer_block_gpu.c (test_transformer_block_cuda_plugin): the
     # attention norm's epsilon squared (1 and 1e-5 cannot tell)
     "block_eps_squared": ("s->hidden, s->eps, stream)", "s->hidden, s->eps * s->eps, stream)", 1),

@@ -3,7 +3,8 @@
 # mbarrier.cuh, hopper_sync.cuh): nvcc assembled tests/integration/
 # hopper_probe.cu for sm_90a (tests/cudasim/build.am's rule), every wgmma
 # shape m64n8..m64n256 in both types, both B majors, SS and RS, plus a TMA
-# and mbarrier pipeline with named barriers and setmaxnreg; ptxas gave no
+# and mbarrier pipeline with named barriers and setmaxnreg and a TMA-store
+# epilogue (fence.proxy.async, bulk groups); ptxas gave no
 # warning, and no kernel spills or has a stack frame. Skipped without CUDA.
 . "$top_builddir/tests/setup"
 

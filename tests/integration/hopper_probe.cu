@@ -49,8 +49,8 @@ PROBE_NT(136) PROBE_NT(144) PROBE_NT(152) PROBE_NT(160) PROBE_NT(168) PROBE_NT(1
 PROBE_NT(200) PROBE_NT(208) PROBE_NT(216) PROBE_NT(224) PROBE_NT(232) PROBE_NT(240) PROBE_NT(248) PROBE_NT(256)
 
 /* A producer warpgroup loads boxes with TMA at each rank; a consumer
- * warpgroup waits and hands the slot back; named barriers and setmaxnreg
- * as a warp-specialised kernel uses them. */
+ * warpgroup waits and hands the slot back, then stores a tile with TMA;
+ * named barriers and setmaxnreg as a warp-specialised kernel uses them. */
 __global__ void __launch_bounds__(256, 1) probe_pipeline(const __grid_constant__ tma_map map2,
                                                       const __grid_constant__ tma_map map3,
                                                       const __grid_constant__ tma_map map4, float *out, int rounds)
@@ -87,5 +87,18 @@ __global__ void __launch_bounds__(256, 1) probe_pipeline(const __grid_constant__
             }
             named_bar_sync(1, 256);
             out[threadIdx.x] = acc;
+            /* The consumers' epilogue: the tile written, fenced to the async
+             * proxy, stored back with TMA at each rank. */
+            smem[threadIdx.x] = (unsigned char)acc;
+            fence_async_shared();
+            named_bar_sync(2, 128);
+            if (threadIdx.x == 128) {
+                const int32_t c2[2] = {0, 1}, c3[3] = {0, 1, 1}, c4[4] = {0, 1, 1, 2};
+                tma_store(&map2, c2, smem);
+                tma_store(&map3, c3, smem + 8192);
+                tma_store(&map4, c4, smem + 16384);
+                tma_store_commit();
+                tma_store_wait_read<0>();
+            }
         })
 }

@@ -352,6 +352,7 @@ static void test_plan_hopper(void **state)
     unsetenv(ATTENTION_CUDA_KERNEL_ENV);
     unsetenv(ATTENTION_CUDA_TC_BK_ENV);
     unsetenv(ATTENTION_CUDA_HOPPER_STAGES_ENV);
+    unsetenv(ATTENTION_CUDA_HOPPER_TMA_STORE_ENV);
     assert_int_equal(attention_cuda_plan_arch(&s, BF16, 90, a, a, a, a, &g), 0);
     assert_int_equal(g.kernel, HOP);
     assert_int_equal(g.threads, 384);
@@ -364,13 +365,20 @@ static void test_plan_hopper(void **state)
      * an H100 block's opt-in. */
     assert_int_equal(g.smem, 224 * 1024 + 2048);
     assert_true(g.smem <= 227 * 1024);
+    assert_int_equal(g.tma_store, 0);   /* O's 32 KiB staging tile would pass 227 */
     assert_int_equal(g.grid_x, 32);
     assert_int_equal(g.grid_y, 32);
     assert_int_equal(g.grid_z, 2);
     s.head_dim = 64;
     assert_int_equal(attention_cuda_plan_arch(&s, F16, 90, a, a, a, a, &g), 0);
     assert_int_equal(g.kernel, HOP);
+    assert_int_equal(g.tma_store, 1);   /* and O's staging tile, 16 KiB */
+    assert_int_equal(g.smem, 112 * 1024 + 2048 + 16 * 1024);
+    setenv(ATTENTION_CUDA_HOPPER_TMA_STORE_ENV, "0", 1);
+    assert_int_equal(attention_cuda_plan_arch(&s, F16, 90, a, a, a, a, &g), 0);
+    assert_int_equal(g.tma_store, 0);
     assert_int_equal(g.smem, 112 * 1024 + 2048);
+    unsetenv(ATTENTION_CUDA_HOPPER_TMA_STORE_ENV);
     /* Other GPUs (8.0, 8.9, 10.0, unknown): mma.sync, as attention_cuda_plan. */
     for (int cc : {0, 80, 89, 100}) {
         assert_int_equal(attention_cuda_plan_arch(&s, BF16, cc, a, a, a, a, &g), 0);
@@ -403,7 +411,8 @@ static void test_plan_hopper(void **state)
     s.head_dim = 128;
     assert_int_equal(attention_cuda_plan_hopper(&s, BF16, 2, a, a, a, a, &g), 0);
     assert_int_equal(g.stages, 2);
-    assert_int_equal(g.smem, 160 * 1024 + 2048);
+    assert_int_equal(g.tma_store, 1);
+    assert_int_equal(g.smem, 160 * 1024 + 2048 + 32 * 1024);
     setenv(ATTENTION_CUDA_HOPPER_STAGES_ENV, "2", 1);
     assert_int_equal(attention_cuda_plan_arch(&s, BF16, 90, a, a, a, a, &g), 0);
     assert_int_equal(g.stages, 2);

@@ -12,8 +12,11 @@
  * block an SM, and cudasim has 3); bf16 outputs rounded to nearest. Each
  * case with a ring of 2 stages and of 3, in forward
  * and reversed thread order, with TMA copies landing at issue and at the
- * wait (cudasim.h), and once with a block per item (not persistent), the
- * nine results identical to the bit.
+ * wait (cudasim.h); O leaves through shared memory and TMA stores where the
+ * plan has room for them (head_dim 64; 128 at 2 stages: cudasim's bulk
+ * stores read it at issue or at the wait, as the copies land), and once
+ * more each with a block per item (not persistent) and with the fragments
+ * stored straight (no TMA store), the ten results identical to the bit.
  * Built as C++ with cudasim.h force-included (tests/cudasim/build.am). */
 #include "attention/attention_cuda.h"
 
@@ -52,9 +55,12 @@ static void run_case(const hcase &c)
     assert_int_equal(attention_cuda_plan_arch(&t.s, c.dt, 90, t.q, t.k, t.v, t.o[0], &g), 0);
     assert_int_equal(g.kernel, ATTENTION_CUDA_HOPPER);
     assert_int_equal(g.stages, 3);
+    assert_int_equal(g.tma_store, c.head_dim == 64);   /* 224 KiB of stages at 128 leave no room */
     for (int run = 0; run < 8; run++) {
-        if (run == 4)
+        if (run == 4) {
             assert_int_equal(attention_cuda_plan_hopper(&t.s, c.dt, 2, t.q, t.k, t.v, t.o[0], &g), 0);
+            assert_int_equal(g.tma_store, 1);
+        }
         const char *how = sim_set_order_and_landing(run);
         char what[96];
         snprintf(what, sizeof what, "hopper (%u stages), %s", g.stages, how);
@@ -65,6 +71,11 @@ static void run_case(const hcase &c)
     g.persistent = 0;
     sim_set_order_and_landing(0);
     sim_run_and_check(&g, c.dt, &t, 8, "hopper (2 stages), a block per item");
+    /* HARNESS_ATTENTION_HOPPER_TMA_STORE=0: each thread's fragments straight
+     * to global memory. */
+    g.persistent = 1;
+    g.tma_store = 0;
+    sim_run_and_check(&g, c.dt, &t, 9, "hopper (2 stages), O stored without TMA");
     cudasim::set_order(cudasim::FORWARD);
     cudasim::set_landing(cudasim::AT_WAIT);
     sim_tensors_free(&t);

@@ -6,7 +6,9 @@
  * wait (AT_WAIT) or written after the issue (AT_ISSUE), a tile written
  * without the swizzle or described with a wrong stride, a consumer waiting
  * on the wrong parity, a producer whose tx never completes (a deadlock
- * report), bad TMA maps and setmaxnreg counts. Cases that must abort run in
+ * report), bad TMA maps and setmaxnreg counts; TMA stores (clipped at the
+ * tensor's edges), and a store with no fence, no final wait or its tile
+ * rewritten before the wait. Cases that must abort run in
  * a forked child whose stderr is checked. Small integers make every product
  * and sum exact, so results must be equal, not close. */
 #include "common/cuda_launch.h"
@@ -520,6 +522,123 @@ static void test_tma_boxes(void **state)
     }
 }
 
+/* ---- TMA stores -------------------------------------------------------------- */
+
+enum store_bug { STORE_OK, STORE_NO_FENCE, STORE_NO_WAIT, STORE_REWRITE };
+
+/* Every thread copies its share of `box` (the box's swizzled bytes) into
+ * shared memory and fences it; after a barrier thread 0 stores it to the
+ * tensor at coords and waits for the read. STORE_REWRITE: the threads then
+ * overwrite the tile with zeros before thread 0's wait (no barrier orders
+ * them after it). */
+template <int RANK>
+__global__ void tma_store_probe(const __grid_constant__ tma_map map, const int32_t *coords, unsigned bytes,
+                                const unsigned char *box, int bug)
+{
+    CUDA_DYNAMIC_SHARED(unsigned char, smem);
+    for (unsigned e = threadIdx.x; e < bytes; e += blockDim.x)
+        smem[e] = box[e];
+    if (bug != STORE_NO_FENCE)
+        fence_async_shared();
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        int32_t c[RANK];
+        for (int i = 0; i < RANK; i++)
+            c[i] = coords[i];
+        tma_store(&map, c, smem);
+        tma_store_commit();
+    }
+    if (bug == STORE_REWRITE)
+        for (unsigned e = threadIdx.x; e < bytes; e += blockDim.x)
+            smem[e] = 0;
+    if (threadIdx.x == 0 && bug != STORE_NO_WAIT)
+        tma_store_wait_read<0>();
+}
+
+/* The box at coords stored into a tensor of dims (padded rows, every
+ * element 0x5555 before): the box's elements inside the tensor land where
+ * tma_load reads them from, nothing else is written. Returns whether the
+ * tensor is right; a bug that the model does not abort on makes it wrong. */
+template <int RANK>
+static bool tma_store_case(const uint64_t (&dims)[RANK], const uint32_t (&box)[RANK], const int32_t (&coords)[RANK],
+                           cudasim::landing l, int bug)
+{
+    uint64_t strides[RANK - 1], pitch = (dims[0] * 2 + 16 + 15) / 16 * 16;
+    for (int i = 0; i + 1 < RANK; i++)
+        strides[i] = i == 0 ? pitch : strides[i - 1] * dims[i] + 32;
+    size_t total = (size_t)(strides[RANK - 2] * dims[RANK - 1]) / 2 + 8;
+    std::vector<uint16_t> dst(total, 0x5555);
+    tma_map map;
+    char why[160] = "";
+    if (tma_encode(&map, dst.data(), RANK, dims, strides, box, why, sizeof why) != 0)
+        fail_msg("tma_encode: %s", why);
+    unsigned bytes = 2;
+    for (int i = 0; i < RANK; i++)
+        bytes *= box[i];
+    std::vector<unsigned char> tile(bytes);   /* swizzled: element e of the box at swz(2 e) */
+    std::vector<uint16_t> value(bytes / 2);
+    for (size_t e = 0; e < value.size(); e++) {
+        value[e] = (uint16_t)(small_int(30000) | 1);
+        std::memcpy(&tile[swz(2 * e)], &value[e], 2);
+    }
+    cudasim::set_landing(l);
+    auto kern = tma_store_probe<RANK>;
+    assert_int_equal(cudaFuncSetAttribute(kern, cudaFuncAttributeMaxDynamicSharedMemorySize, (int)bytes), cudaSuccess);
+    CUDA_LAUNCH(kern, dim3(1), dim3(64), bytes, nullptr, map, coords, bytes, tile.data(), bug);
+    cudasim::set_landing(cudasim::AT_WAIT);
+    assert_int_equal(cudaGetLastError(), cudaSuccess);
+    std::vector<uint16_t> want(total, 0x5555);
+    uint32_t b4[4] = {1, 1, 1, 1};
+    for (int i = 0; i < RANK; i++)
+        b4[i] = box[i];
+    size_t e = 0;
+    for (uint32_t i3 = 0; i3 < b4[3]; i3++)
+        for (uint32_t i2 = 0; i2 < b4[2]; i2++)
+            for (uint32_t i1 = 0; i1 < b4[1]; i1++)
+                for (uint32_t i0 = 0; i0 < b4[0]; i0++, e++) {
+                    const uint32_t idx[4] = {i0, i1, i2, i3};
+                    bool inside = true;
+                    size_t at = 0;
+                    for (int d = 0; d < RANK; d++) {
+                        long long x = (long long)coords[d] + idx[d];
+                        inside = inside && x >= 0 && (uint64_t)x < dims[d];
+                        at += inside ? (size_t)x * (d == 0 ? 2 : strides[d - 1]) : 0;
+                    }
+                    if (inside)
+                        want[at / 2] = value[e];
+                }
+    return dst == want;
+}
+
+static void test_tma_store(void **state)
+{
+    (void)state;
+    for (int l = 0; l < 2; l++) {
+        cudasim::landing land = (cudasim::landing)l;
+        /* Inside, then over edges (the rows past the tensor not written). */
+        assert_true((tma_store_case<2>({100, 70}, {64, 16}, {8, 3}, land, STORE_OK)));
+        assert_true((tma_store_case<2>({100, 70}, {64, 16}, {64, 60}, land, STORE_OK)));
+        assert_true((tma_store_case<3>({64, 33, 5}, {64, 8, 2}, {0, 30, 4}, land, STORE_OK)));
+        assert_true((tma_store_case<4>({72, 20, 3, 4}, {64, 8, 2, 2}, {16, 16, 2, -1}, land, STORE_OK)));
+    }
+    /* The tile rewritten before the wait: the store reads the zeros when it
+     * reads at the wait (AT_WAIT), not when it read at issue. */
+    assert_false((tma_store_case<2>({100, 70}, {64, 16}, {8, 3}, cudasim::AT_WAIT, STORE_REWRITE)));
+    assert_true((tma_store_case<2>({100, 70}, {64, 16}, {8, 3}, cudasim::AT_ISSUE, STORE_REWRITE)));
+}
+
+static int store_bug_run(int bug)
+{
+    return tma_store_case<2>({100, 70}, {64, 16}, {8, 3}, cudasim::AT_WAIT, bug) ? 0 : 1;
+}
+
+static void test_tma_store_misuse(void **state)
+{
+    (void)state;
+    expect_abort(store_bug_run, STORE_NO_FENCE, "a bulk store with no fence.proxy.async by thread 0");
+    expect_abort(store_bug_run, STORE_NO_WAIT, "the block ended with bulk stores still reading");
+}
+
 /* The driver's rules: each bad map is refused with its reason. */
 static void test_tma_encode_checks(void **state)
 {
@@ -803,6 +922,8 @@ int main(void)
         cmocka_unit_test(test_wgmma_fence),
         cmocka_unit_test(test_tma_boxes),
         cmocka_unit_test(test_tma_encode_checks),
+        cmocka_unit_test(test_tma_store),
+        cmocka_unit_test(test_tma_store_misuse),
         cmocka_unit_test(test_mbarrier_pipeline),
         cmocka_unit_test(test_mbarrier_parity),
         cmocka_unit_test(test_mbarrier_misuse),
