@@ -138,7 +138,8 @@ extern "C" int attention_cuda_launch(const attention_cuda_geometry *g, const att
     if (planned != 0 || want.kernel != g->kernel || want.head_dim != g->head_dim ||
         want.threads != g->threads || want.grid_x != g->grid_x || want.grid_y != g->grid_y ||
         want.grid_z != g->grid_z || want.smem != g->smem || want.m_tiles != g->m_tiles ||
-        want.block_keys != g->block_keys || want.stages != g->stages || g->tma_store > want.tma_store)
+        want.block_keys != g->block_keys || want.stages != g->stages || want.consumers != g->consumers ||
+        g->tma_store > want.tma_store)
         return ATTENTION_CUDA_EINVAL;
     if (g->grid_x == 0)
         return 0;

@@ -66,19 +66,25 @@ typedef enum attention_cuda_kernel {
 #define ATTENTION_CUDA_FB_ROWS 4
 #define ATTENTION_CUDA_FB_COLS 4
 
-/* Hopper kernel (sm_90a, attention_hopper.cu): a block of
- * ATTENTION_CUDA_HOPPER_THREADS threads, three warpgroups (one producer, two
- * consumers of 64 query rows each: ATTENTION_CUDA_HOPPER_BQ queries a block),
- * K and V tiles of ATTENTION_CUDA_HOPPER_BK keys in ATTENTION_CUDA_HOPPER_STAGES
- * stages. Shared memory: the Q tile and the stages of K and V, 16-bit
+/* Hopper kernel (sm_90a, attention_hopper.cu): a block of a producer
+ * warpgroup and `consumers` warpgroups of 64 query rows each (128 x
+ * (consumers + 1) threads, 64 x consumers queries a block), K and V tiles of
+ * ATTENTION_CUDA_HOPPER_BK keys in ATTENTION_CUDA_HOPPER_STAGES stages.
+ * Shared memory: the Q tile and the stages of K and V, 16-bit
  * elements, each tile 1024-byte aligned (the 128-byte swizzle's atoms), plus
  * 1024 bytes to align the dynamic base and the mbarriers: 224 KiB + 2 at
  * head_dim 128 with 3 stages, of the 227 KiB an H100 block may opt in to.
  * ATTENTION_CUDA_KERNEL_ENV (HARNESS_ATTENTION_KERNEL) = "mma_sync" or
  * "hopper" overrides attention_cuda_plan_arch's choice between the two. */
-#define ATTENTION_CUDA_HOPPER_THREADS 384
-#define ATTENTION_CUDA_HOPPER_BQ 128
 #define ATTENTION_CUDA_HOPPER_BK 128
+/* Consumer warpgroups: 3 at head_dim 64 (FlashAttention-3's choice there:
+ * the softmax of a 128-key tile takes about as long as the tile's two
+ * products at 64, so two warpgroups' ping-pong cannot hide it; a third keeps
+ * the tensor cores fed; 160 registers a consumer then, enough at 64), 2 at
+ * 128 (its O and S need 240 registers). HARNESS_ATTENTION_HOPPER_CONSUMERS=2
+ * gives head_dim 64 two, to measure one against the other; other values,
+ * and 3 at head_dim 128, are ignored. */
+#define ATTENTION_CUDA_HOPPER_CONSUMERS_ENV "HARNESS_ATTENTION_HOPPER_CONSUMERS"
 /* 3 stages were 1-7% faster than 2 at every point of an H100's sweep
  * (tests/gpu/results/h100-80gb-hbm3-2026-11-26-57ffa6c65c85.md, "Tuning");
  * 2 (162 KiB at head_dim 128, 82 at 64) through attention_cuda_plan_hopper or
@@ -115,6 +121,7 @@ typedef struct attention_cuda_geometry {
     unsigned stages;            /* HOPPER: K/V stages in shared memory, else 0 */
     unsigned persistent;        /* HOPPER: 1, a block an SM (0: a block per query block), else 0 */
     unsigned tma_store;         /* HOPPER: 1, O through shared memory and TMA stores (smem has its tile), else 0 */
+    unsigned consumers;         /* HOPPER: consumer warpgroups (2, or 3 at head_dim 64), else 0 */
 } attention_cuda_geometry;
 
 /* The geometry of `kernel` for the shape, or -1 when that kernel cannot run

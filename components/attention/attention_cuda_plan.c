@@ -70,6 +70,13 @@ static int env_is_zero(const char *name)
     return env && strcmp(env, "0") == 0;
 }
 
+/* The Hopper kernel's consumer warpgroups at head_dim d (attention_cuda.h). */
+static unsigned choose_consumers(size_t d)
+{
+    const char *env = getenv(ATTENTION_CUDA_HOPPER_CONSUMERS_ENV);
+    return d == 64 && !(env && strcmp(env, "2") == 0) ? 3 : 2;
+}
+
 /* The Hopper kernel's stages: `stages` when 2 or 3, 0 for another count;
  * when 0, the environment's 2 or 3, else the default. */
 static unsigned choose_stages(unsigned stages)
@@ -92,7 +99,7 @@ static int plan(const attention_shape *s, attention_cuda_dtype dtype, attention_
 {
     if (!valid(s, dtype))
         return -1;
-    attention_cuda_geometry g = {kernel, 0, 0, 0, (unsigned)s->heads, (unsigned)s->batch, 0, 0, 0, 0, 0, 0};
+    attention_cuda_geometry g = {kernel, 0, 0, 0, (unsigned)s->heads, (unsigned)s->batch, 0, 0, 0, 0, 0, 0, 0};
     size_t rows_per_block, d = s->head_dim;
     switch (kernel) {
     case ATTENTION_CUDA_TENSOR_CORE:
@@ -119,21 +126,21 @@ static int plan(const attention_shape *s, attention_cuda_dtype dtype, attention_
         if (dtype == ATTENTION_CUDA_F32 || !fast_ok(s, q, k, v, o) || !(s->scale > 0.0f))
             return -1;
         g.head_dim = (unsigned)d;
-        g.threads = ATTENTION_CUDA_HOPPER_THREADS;
+        g.consumers = choose_consumers(d);
+        g.threads = 128 * (g.consumers + 1);
         g.block_keys = ATTENTION_CUDA_HOPPER_BK;
         g.stages = choose_stages(stages);
         if (!g.stages)
             return -1;
-        g.smem = (ATTENTION_CUDA_HOPPER_BQ + 2 * (size_t)g.stages * g.block_keys) * d * 2 +
-                 ATTENTION_CUDA_HOPPER_SMEM_EXTRA;
+        rows_per_block = 64 * g.consumers;
+        g.smem = (rows_per_block + 2 * (size_t)g.stages * g.block_keys) * d * 2 + ATTENTION_CUDA_HOPPER_SMEM_EXTRA;
         g.persistent = !env_is_zero(ATTENTION_CUDA_HOPPER_PERSISTENT_ENV);
         {
-            const size_t o_tile = (size_t)ATTENTION_CUDA_HOPPER_BQ * d * 2;
+            const size_t o_tile = rows_per_block * d * 2;
             g.tma_store = !env_is_zero(ATTENTION_CUDA_HOPPER_TMA_STORE_ENV) &&
                           g.smem + o_tile <= ATTENTION_CUDA_HOPPER_SMEM_MAX;
             g.smem += g.tma_store ? o_tile : 0;
         }
-        rows_per_block = ATTENTION_CUDA_HOPPER_BQ;
         break;
     case ATTENTION_CUDA_SIMT:
         if (dtype != ATTENTION_CUDA_F32 || !fast_ok(s, q, k, v, o))

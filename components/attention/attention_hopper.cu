@@ -96,30 +96,34 @@
 
 namespace {
 
-constexpr int BQ = ATTENTION_CUDA_HOPPER_BQ, BK = ATTENTION_CUDA_HOPPER_BK;
+constexpr int BK = ATTENTION_CUDA_HOPPER_BK;
 constexpr int MAX_STAGES = ATTENTION_CUDA_HOPPER_MAX_STAGES;   /* the ring's length is a launch argument */
 constexpr int WG = 128;                 /* threads of a warpgroup */
 constexpr int ROWS = 64;                /* query rows of a consumer warpgroup (wgmma's M) */
+/* A block's queries with NC consumer warpgroups (the plan's consumers). */
+template <int NC> constexpr int BQ = ROWS * NC;
 constexpr int COL = 64;                 /* elements of a 128-byte swizzled row: one column block */
 constexpr int ATOM = 1024;              /* bytes of an 8-row swizzle atom */
-/* Registers per thread after setmaxnreg: 24 x 128 + 2 x 240 x 128 = 64512
- * of the SM's 65536 (one block an SM). */
-constexpr int PRODUCER_REGS = 24, CONSUMER_REGS = 240;
+/* Registers per thread after setmaxnreg, one block an SM: 24 x 128 + NC x
+ * 128 x CONSUMER_REGS<NC> within the SM's 65536 (64512 with 2 consumers
+ * of 240, 64512 with 3 of 160). */
+constexpr int PRODUCER_REGS = 24;
+template <int NC> constexpr int CONSUMER_REGS = NC == 2 ? 240 : 160;
 
 template <typename T>
 struct hopper_args {
     T *o;
     int seq_q, seq_k, heads, group, causal;
-    int qblocks, batch;                 /* the work: qblocks x heads x batch blocks of BQ queries */
+    int qblocks, batch;                 /* the work: qblocks x heads x batch blocks of BQ<NC> queries */
     float scale_log2;                   /* scale x log2(e) */
     int tma_store;                      /* O through shared memory and TMA stores (the plan's tma_store) */
 };
 
 /* The shared-memory carve-up of one block (byte offsets from the 1024-byte
  * aligned base). */
-template <int D>
+template <int D, int NC>
 struct layout {
-    static constexpr int Q_BYTES = BQ * D * 2, KV_BYTES = BK * D * 2;
+    static constexpr int Q_BYTES = BQ<NC> * D * 2, KV_BYTES = BK * D * 2;
     static constexpr int K_AT = Q_BYTES, V_AT = K_AT + KV_BYTES;  /* stage s adds s x STAGE_BYTES */
     static constexpr int STAGE_BYTES = 2 * KV_BYTES;
     /* O's staging tile (when the plan has one): Q's size and layout. */
@@ -131,8 +135,8 @@ struct barriers {
     uint64_t q_full, q_empty, k_full[MAX_STAGES], v_full[MAX_STAGES], k_empty[MAX_STAGES], v_empty[MAX_STAGES];
 };
 
-template <typename T, int D, int STAGES>
-__global__ void __launch_bounds__(ATTENTION_CUDA_HOPPER_THREADS, 1)
+template <typename T, int D, int STAGES, int NC>
+__global__ void __launch_bounds__(WG * (NC + 1), 1)
 attention_hopper(const __grid_constant__ tma_map qm, const __grid_constant__ tma_map km,
                  const __grid_constant__ tma_map vm, const __grid_constant__ tma_map om, hopper_args<T> a);
 
@@ -155,20 +159,20 @@ static int encode(tma_map *map, const void *base, size_t batch, size_t seq, size
  * KiB) once per instance, not in every measured launch: to the most any
  * plan asks (with O's staging tile or without), so that one opt-in serves
  * them all. */
-template <typename T, int D, int STAGES>
+template <typename T, int D, int STAGES, int NC>
 static cudaError_t shared_opt_in()
 {
     static const cudaError_t e = cudaFuncSetAttribute(
-        attention_hopper<T, D, STAGES>, cudaFuncAttributeMaxDynamicSharedMemorySize, ATTENTION_CUDA_HOPPER_SMEM_MAX);
+        attention_hopper<T, D, STAGES, NC>, cudaFuncAttributeMaxDynamicSharedMemorySize, ATTENTION_CUDA_HOPPER_SMEM_MAX);
     return e;
 }
 
-template <typename T, int D, int STAGES>
+template <typename T, int D, int STAGES, int NC>
 static int launch_stages(const attention_cuda_geometry *g, const attention_shape *s, const void *q, const void *k,
                          const void *v, void *o, cudaStream_t stream)
 {
     tma_map qm, km, vm, om = {};
-    if (encode(&qm, q, s->batch, s->seq_q, s->heads, D, BQ) != 0 ||
+    if (encode(&qm, q, s->batch, s->seq_q, s->heads, D, BQ<NC>) != 0 ||
         encode(&km, k, s->batch, s->seq_k, s->kv_heads, D, BK) != 0 ||
         encode(&vm, v, s->batch, s->seq_k, s->kv_heads, D, BK) != 0 ||
         (g->tma_store && encode(&om, o, s->batch, s->seq_q, s->heads, D, ROWS) != 0))
@@ -180,7 +184,7 @@ static int launch_stages(const attention_cuda_geometry *g, const attention_shape
     a.qblocks = (int)g->grid_x, a.batch = (int)g->grid_z;
     a.scale_log2 = (float)((double)s->scale * 1.4426950408889634);
     a.tma_store = g->tma_store != 0;
-    cudaError_t e = shared_opt_in<T, D, STAGES>();
+    cudaError_t e = shared_opt_in<T, D, STAGES, NC>();
     /* The SM count, asked once a device (a launch is every measured step). */
     static int sms_of[64];
     int dev = 0, asked = 0;
@@ -197,7 +201,7 @@ static int launch_stages(const attention_cuda_geometry *g, const attention_shape
     const long long work = (long long)g->grid_x * g->grid_y * g->grid_z;
     const long long most = g->persistent ? *sms : 0x7fffffffLL;   /* a grid's x dimension */
     const unsigned blocks = (unsigned)(work < most ? work : most);
-    auto kernel = attention_hopper<T, D, STAGES>;
+    auto kernel = attention_hopper<T, D, STAGES, NC>;
     CUDA_LAUNCH(kernel, dim3(blocks), dim3(g->threads), g->smem, stream, qm, km, vm, om, a);
     return (int)cudaGetLastError();
 }
@@ -208,8 +212,12 @@ template <typename T, int D>
 static int launch_typed(const attention_cuda_geometry *g, const attention_shape *s, const void *q, const void *k,
                         const void *v, void *o, cudaStream_t stream)
 {
-    return g->stages == 2 ? launch_stages<T, D, 2>(g, s, q, k, v, o, stream)
-                          : launch_stages<T, D, 3>(g, s, q, k, v, o, stream);
+    if constexpr (D == 64)   /* 3 consumers: only at 64 (attention_cuda.h) */
+        if (g->consumers == 3)
+            return g->stages == 2 ? launch_stages<T, D, 2, 3>(g, s, q, k, v, o, stream)
+                                  : launch_stages<T, D, 3, 3>(g, s, q, k, v, o, stream);
+    return g->stages == 2 ? launch_stages<T, D, 2, 2>(g, s, q, k, v, o, stream)
+                          : launch_stages<T, D, 3, 2>(g, s, q, k, v, o, stream);
 }
 
 } /* namespace */
@@ -233,24 +241,24 @@ namespace {
 
 /* ---- the kernel ----------------------------------------------------------- */
 
-/* One work item: BQ queries of one (batch, head), and the key tiles they need. */
+/* One work item: BQ<NC> queries of one (batch, head), and the key tiles they need. */
 struct work {
     int q0, h, b, tiles;
 };
 
-template <typename T, int D, int STAGES>
+template <typename T, int D, int STAGES, int NC>
 __device__ void produce(unsigned char *base, barriers *bar, const tma_map *qm, const tma_map *km, const tma_map *vm,
                         const hopper_args<T> &a);
-template <typename T, int D, int STAGES>
+template <typename T, int D, int STAGES, int NC>
 __device__ void consume(unsigned char *base, barriers *bar, const tma_map *om, const hopper_args<T> &a);
 
-/* The keys a block of queries [q0, q0 + BQ) needs, in tiles of BK (as
+/* The keys a block of queries [q0, q0 + bq) needs, in tiles of BK (as
  * attention_cuda.cu's key_tiles). */
-__device__ __forceinline__ int block_key_tiles(int q0, int seq_q, int seq_k, int causal)
+__device__ __forceinline__ int block_key_tiles(int q0, int bq, int seq_q, int seq_k, int causal)
 {
     int tiles = (seq_k + BK - 1) / BK;
     if (causal) {
-        int last = q0 + BQ - 1 + seq_k - seq_q;
+        int last = q0 + bq - 1 + seq_k - seq_q;
         tiles = last < 0 ? 0 : last / BK + 1 < tiles ? last / BK + 1 : tiles;
     }
     return tiles;
@@ -260,15 +268,15 @@ __device__ __forceinline__ int block_key_tiles(int q0, int seq_q, int seq_k, int
  * so the blocks take the items in turn, every (batch, head) of one query
  * block before the next; causal, the last query block first (it has the
  * most key tiles: longest first, so that the short ones fill the end). */
-template <typename T>
+template <int NC, typename T>
 __device__ __forceinline__ work item_of(const hopper_args<T> &a, long long i)
 {
     const long long per_block = (long long)a.heads * a.batch;
     const int qi = (int)(i / per_block), hb = (int)(i % per_block);
     work w;
-    w.q0 = (a.causal ? a.qblocks - 1 - qi : qi) * BQ;
+    w.q0 = (a.causal ? a.qblocks - 1 - qi : qi) * BQ<NC>;
     w.h = hb % a.heads, w.b = hb / a.heads;
-    w.tiles = block_key_tiles(w.q0, a.seq_q, a.seq_k, a.causal);
+    w.tiles = block_key_tiles(w.q0, BQ<NC>, a.seq_q, a.seq_k, a.causal);
     return w;
 }
 
@@ -278,8 +286,8 @@ __device__ __forceinline__ long long work_items(const hopper_args<T> &a)
     return (long long)a.qblocks * a.heads * a.batch;
 }
 
-template <typename T, int D, int STAGES>
-__global__ void __launch_bounds__(ATTENTION_CUDA_HOPPER_THREADS, 1)
+template <typename T, int D, int STAGES, int NC>
+__global__ void __launch_bounds__(WG * (NC + 1), 1)
 attention_hopper(const __grid_constant__ tma_map qm, const __grid_constant__ tma_map km,
                  const __grid_constant__ tma_map vm, const __grid_constant__ tma_map om, hopper_args<T> a)
 {
@@ -287,16 +295,16 @@ attention_hopper(const __grid_constant__ tma_map qm, const __grid_constant__ tma
     /* The swizzle atoms need 1024-byte aligned tiles; the plan's smem has
      * 1024 bytes to spare for rounding the base up. */
     unsigned char *base = reinterpret_cast<unsigned char *>(((uintptr_t)raw + ATOM - 1) & ~(uintptr_t)(ATOM - 1));
-    barriers *bar = reinterpret_cast<barriers *>(base + layout<D>::bars_at(STAGES, a.tma_store));
+    barriers *bar = reinterpret_cast<barriers *>(base + layout<D, NC>::bars_at(STAGES, a.tma_store));
 
     if (threadIdx.x == 0) {
         mbar_init(&bar->q_full, 1);
-        mbar_init(&bar->q_empty, 2 * WG);                /* every consumer thread, once an item */
+        mbar_init(&bar->q_empty, NC * WG);               /* every consumer thread, once an item */
         for (int s = 0; s < STAGES; s++) {
             mbar_init(&bar->k_full[s], 1);           /* the producer's arrive_expect_tx */
             mbar_init(&bar->v_full[s], 1);
-            mbar_init(&bar->k_empty[s], 2 * WG);     /* every consumer thread */
-            mbar_init(&bar->v_empty[s], 2 * WG);
+            mbar_init(&bar->k_empty[s], NC * WG);    /* every consumer thread */
+            mbar_init(&bar->v_empty[s], NC * WG);
         }
         mbar_fence_init();
     }
@@ -305,10 +313,10 @@ attention_hopper(const __grid_constant__ tma_map qm, const __grid_constant__ tma
     if (threadIdx.x < WG) {
         setmaxnreg_dec<PRODUCER_REGS>();
         if (threadIdx.x == 0)
-            produce<T, D, STAGES>(base, bar, &qm, &km, &vm, a);
+            produce<T, D, STAGES, NC>(base, bar, &qm, &km, &vm, a);
     } else {
-        setmaxnreg_inc<CONSUMER_REGS>();
-        consume<T, D, STAGES>(base, bar, &om, a);
+        setmaxnreg_inc<CONSUMER_REGS<NC>>();
+        consume<T, D, STAGES, NC>(base, bar, &om, a);
     }
 }
 
@@ -317,21 +325,21 @@ attention_hopper(const __grid_constant__ tma_map qm, const __grid_constant__ tma
  * ring runs on across items: g counts this block's tiles, so a stage's
  * round and parity follow from it, and the next item's first tiles load
  * while the consumers finish the last one's. */
-template <typename T, int D, int STAGES>
+template <typename T, int D, int STAGES, int NC>
 __device__ void produce(unsigned char *base, barriers *bar, const tma_map *qm, const tma_map *km, const tma_map *vm,
                         const hopper_args<T> &a)
 {
-    using L = layout<D>;
+    using L = layout<D, NC>;
     int g = 0, n = 0;
     for (long long i = blockIdx.x; i < work_items(a); i += gridDim.x, n++) {
-        const work w = item_of(a, i);
+        const work w = item_of<NC>(a, i);
         const int hk = w.h / a.group;
         if (n > 0)         /* both consumers' last Q K^T of the item before retired */
             mbar_wait(&bar->q_empty, (unsigned)(n - 1) & 1u);
         mbar_arrive_expect_tx(&bar->q_full, L::Q_BYTES);
         for (int c = 0; c < D / COL; c++) {
             const int32_t at[4] = {c * COL, w.h, w.q0, w.b};
-            tma_load(base + c * BQ * COL * 2, qm, at, &bar->q_full);
+            tma_load(base + c * BQ<NC> * COL * 2, qm, at, &bar->q_full);
         }
         for (int t = 0; t < w.tiles; t++, g++) {
             const int s = g % STAGES;
@@ -371,7 +379,7 @@ __device__ __forceinline__ uint64_t v_desc(const unsigned char *tile, int kc)
     return wgmma_desc(tile + kc * 16 * COL * 2, BK * COL * 2, ATOM);
 }
 
-template <typename T, int D> __device__ void issue_scores(float (&s)[BK / 2], const unsigned char *qs,
+template <typename T, int D, int NC> __device__ void issue_scores(float (&s)[BK / 2], const unsigned char *qs,
                                                           const unsigned char *ks);
 template <typename T, int D> __device__ void issue_pv(float (&o)[D / 2], const uint32_t (&p)[BK / 16][4],
                                                       const unsigned char *vs);
@@ -381,15 +389,15 @@ template <int D> __device__ void rescale_o(float (&o)[D / 2], const float (&alph
 template <typename T> __device__ void pack_p(uint32_t (&p)[BK / 16][4], const float (&s)[BK / 2]);
 template <typename T, int D> __device__ void store_rows(const hopper_args<T> &a, const float (&o)[D / 2],
                                                         const float (&l)[2], int row, int h, int b);
-template <typename T, int D> __device__ void store_staged(const tma_map *om, unsigned char *os,
+template <typename T, int D, int NC> __device__ void store_staged(const tma_map *om, unsigned char *os,
                                                           const float (&o)[D / 2], const float (&l)[2], int wg,
                                                           int first, int h, int b);
 template <typename T> __device__ bool needs_mask(const hopper_args<T> &a, int k0, int first);
-template <typename T, int D, int STAGES, bool NEXT>
+template <typename T, int D, int STAGES, int NC, bool NEXT>
 __device__ __forceinline__ void tile_step(const unsigned char *base, barriers *bar, const hopper_args<T> &a,
                                           const unsigned char *qs, float (&sc)[BK / 2], uint32_t (&p)[BK / 16][4],
                                           float (&o)[D / 2], float (&m)[2], float (&l)[2], float (&alpha)[2], int t,
-                                          int g, int first, int row, unsigned mine, unsigned other, int wg);
+                                          int g, int first, int row, unsigned mine, unsigned next, int wg);
 template <typename T, int D, int STAGES, bool MORE>
 __device__ __forceinline__ void retire_pv(barriers *bar, const float (&sc)[BK / 2], uint32_t (&p)[BK / 16][4],
                                           float (&o)[D / 2], const float (&alpha)[2], int g);
@@ -403,8 +411,8 @@ __device__ void prepare_p(float (&sc)[BK / 2], uint32_t (&p)[BK / 16][4], float 
  * ends (256 threads count). */
 constexpr unsigned PINGPONG_BAR = 1, PINGPONG_THREADS = 2 * WG;
 /* Consumer warpgroup w's own barrier (128 threads) around its O staging
- * tile (store_staged). */
-constexpr unsigned STORE_BAR = 3;
+ * tile (store_staged), past the ping-pong's (at most 3 consumers). */
+constexpr unsigned STORE_BAR = PINGPONG_BAR + 3;
 
 /* A consumer warpgroup: 64 query rows; warp w of it rows 16 w .. 16 w + 15,
  * lane (g, t) rows g and g + 8 of those (wgmma's D fragment, wgmma.cuh).
@@ -431,16 +439,16 @@ constexpr unsigned STORE_BAR = 3;
  * Items: the block's in turn (produce's order). Q is freed (q_empty) once
  * the item's last Q K^T retired, before its last P V and the store, so the
  * next item's Q loads under them; g counts the block's tiles, as produce. */
-template <typename T, int D, int STAGES>
+template <typename T, int D, int STAGES, int NC>
 __device__ void consume(unsigned char *base, barriers *bar, const tma_map *om, const hopper_args<T> &a)
 {
-    using L = layout<D>;
+    using L = layout<D, NC>;
     const int wg = threadIdx.x / WG - 1, warp = threadIdx.x % WG / 32, lane = threadIdx.x % 32;
     const unsigned char *qs = base + wg * ROWS * COL * 2;   /* its 64 rows of every Q column block */
-    const unsigned mine = PINGPONG_BAR + wg, other = PINGPONG_BAR + 1 - wg;
+    const unsigned mine = PINGPONG_BAR + wg, next = PINGPONG_BAR + (wg + 1) % NC;
     int g = 0, n = 0;
     for (long long i = blockIdx.x; i < work_items(a); i += gridDim.x, n++) {
-        const work w = item_of(a, i);
+        const work w = item_of<NC>(a, i);
         const int first = w.q0 + wg * ROWS;                 /* this warpgroup's first query */
         const int row = first + warp * 16 + lane / 4;       /* this lane's first row; the other is row + 8 */
         float o[D / 2] = {}, m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f}, alpha[2];
@@ -448,13 +456,13 @@ __device__ void consume(unsigned char *base, barriers *bar, const tma_map *om, c
         uint32_t p[BK / 16][4];
         mbar_wait(&bar->q_full, (unsigned)n & 1u);
         if (w.tiles > 0) {
-            if (wg == 1)
+            if (wg == NC - 1)
                 named_bar_arrive(PINGPONG_BAR, PINGPONG_THREADS);    /* warpgroup 0's first turn */
             mbar_wait(&bar->k_full[g % STAGES], (unsigned)(g / STAGES) & 1u);
             named_bar_sync(mine, PINGPONG_THREADS);
             wgmma_fence();
-            issue_scores<T, D>(sc, qs, base + L::K_AT + (g % STAGES) * L::STAGE_BYTES);
-            named_bar_arrive(other, PINGPONG_THREADS);
+            issue_scores<T, D, NC>(sc, qs, base + L::K_AT + (g % STAGES) * L::STAGE_BYTES);
+            named_bar_arrive(next, PINGPONG_THREADS);
             wgmma_wait_group<0>();
             wgmma_fence_operands(sc);   /* nvcc: no read of sc moves above the wait */
             mbar_arrive(&bar->k_empty[g % STAGES]);
@@ -467,19 +475,19 @@ __device__ void consume(unsigned char *base, barriers *bar, const tma_map *om, c
         for (int t = 0; t + 1 < w.tiles; t++) {
             if (t > 0)
                 retire_pv<T, D, STAGES, true>(bar, sc, p, o, alpha, g + t - 1);
-            tile_step<T, D, STAGES, true>(base, bar, a, qs, sc, p, o, m, l, alpha, t, g + t, first, row, mine, other,
+            tile_step<T, D, STAGES, NC, true>(base, bar, a, qs, sc, p, o, m, l, alpha, t, g + t, first, row, mine, next,
                                           wg);
         }
         mbar_arrive(&bar->q_empty);     /* every Q K^T of the item retired (wait_group in the steps) */
         if (w.tiles > 0) {
             if (w.tiles > 1)
                 retire_pv<T, D, STAGES, true>(bar, sc, p, o, alpha, g + w.tiles - 2);
-            tile_step<T, D, STAGES, false>(base, bar, a, qs, sc, p, o, m, l, alpha, w.tiles - 1, g + w.tiles - 1,
-                                           first, row, mine, other, wg);
+            tile_step<T, D, STAGES, NC, false>(base, bar, a, qs, sc, p, o, m, l, alpha, w.tiles - 1, g + w.tiles - 1,
+                                           first, row, mine, next, wg);
             retire_pv<T, D, STAGES, false>(bar, sc, p, o, alpha, g + w.tiles - 1);
         }
         if (a.tma_store)
-            store_staged<T, D>(om, base + L::o_at(STAGES) + wg * ROWS * COL * 2, o, l, wg, first, w.h, w.b);
+            store_staged<T, D, NC>(om, base + L::o_at(STAGES) + wg * ROWS * COL * 2, o, l, wg, first, w.h, w.b);
         else
             store_rows<T, D>(a, o, l, row, w.h, w.b);
         g += w.tiles;
@@ -492,13 +500,13 @@ __device__ void consume(unsigned char *base, barriers *bar, const tma_map *om, c
  * this warpgroup's ping-pong turn, S_{t+1}'s softmax while P_t V_t runs,
  * then O rescaled, P_{t+1} packed and the stage freed. t is the item's
  * tile (its keys), g the block's (its stage and phase). */
-template <typename T, int D, int STAGES, bool NEXT>
+template <typename T, int D, int STAGES, int NC, bool NEXT>
 __device__ void tile_step(const unsigned char *base, barriers *bar, const hopper_args<T> &a, const unsigned char *qs,
                           float (&sc)[BK / 2], uint32_t (&p)[BK / 16][4], float (&o)[D / 2], float (&m)[2],
                           float (&l)[2], float (&alpha)[2], int t, int g, int first, int row, unsigned mine,
-                          unsigned other, int wg)
+                          unsigned next, int wg)
 {
-    using L = layout<D>;
+    using L = layout<D, NC>;
     const int s = g % STAGES, n = (g + 1) % STAGES;
     if (NEXT)
         mbar_wait(&bar->k_full[n], (unsigned)((g + 1) / STAGES) & 1u);
@@ -507,10 +515,10 @@ __device__ void tile_step(const unsigned char *base, barriers *bar, const hopper
     wgmma_fence();              /* o rescaled, p packed since the last wgmma */
     wgmma_fence_operands(o);
     if (NEXT)
-        issue_scores<T, D>(sc, qs, base + L::K_AT + n * L::STAGE_BYTES);
+        issue_scores<T, D, NC>(sc, qs, base + L::K_AT + n * L::STAGE_BYTES);
     issue_pv<T, D>(o, p, base + L::V_AT + s * L::STAGE_BYTES);
-    if (wg == 0 || NEXT)
-        named_bar_arrive(other, PINGPONG_THREADS);
+    if (wg != NC - 1 || NEXT)
+        named_bar_arrive(next, PINGPONG_THREADS);
     if (NEXT) {
         wgmma_wait_group<1>();  /* S_{t+1} retired; P_t V_t may still run */
         wgmma_fence_operands(sc);
@@ -562,12 +570,12 @@ __device__ void prepare_p(float (&sc)[BK / 2], uint32_t (&p)[BK / 16][4], float 
 
 /* S (64 x BK) = Q (64 x D) K^T: D / 16 wgmma of k16 with N = BK, one group
  * (the caller fences before and waits after). */
-template <typename T, int D>
+template <typename T, int D, int NC>
 __device__ void issue_scores(float (&s)[BK / 2], const unsigned char *qs, const unsigned char *ks)
 {
 #pragma unroll
     for (int kk = 0; kk < D / 16; kk++)
-        wgmma_ss<T, BK, false>(s, k_major_desc(qs, BQ, kk), k_major_desc(ks, BK, kk), kk > 0);
+        wgmma_ss<T, BK, false>(s, k_major_desc(qs, BQ<NC>, kk), k_major_desc(ks, BK, kk), kk > 0);
     wgmma_commit_group();
 }
 
@@ -715,7 +723,7 @@ __device__ void store_rows(const hopper_args<T> &a, const float (&o)[D / 2], con
  * thread waits until they have read it, and the warpgroup's barrier passes
  * this on. Each thread fences its writes to the async proxy (the TMA unit
  * reads shared memory through it) before the barrier the store follows. */
-template <typename T, int D>
+template <typename T, int D, int NC>
 __device__ void store_staged(const tma_map *om, unsigned char *os, const float (&o)[D / 2], const float (&l)[2],
                              int wg, int first, int h, int b)
 {
@@ -732,7 +740,7 @@ __device__ void store_staged(const tma_map *om, unsigned char *os, const float (
 #pragma unroll
         for (int n = 0; n < D / 8; n++) {
             const int col = 8 * n + 2 * t, at = rr * 128 + (col % COL) * 2;
-            *reinterpret_cast<uint32_t *>(os + col / COL * BQ * COL * 2 + (at ^ ((rr % 8) << 4))) =
+            *reinterpret_cast<uint32_t *>(os + col / COL * BQ<NC> * COL * 2 + (at ^ ((rr % 8) << 4))) =
                 pack2<T>(o[4 * n + 2 * r] * inv, o[4 * n + 2 * r + 1] * inv);
         }
     }
@@ -742,7 +750,7 @@ __device__ void store_staged(const tma_map *om, unsigned char *os, const float (
 #pragma unroll
         for (int c = 0; c < D / COL; c++) {
             const int32_t at[4] = {c * COL, h, first, b};
-            tma_store(om, at, os + c * BQ * COL * 2);
+            tma_store(om, at, os + c * BQ<NC> * COL * 2);
         }
         tma_store_commit();
     }

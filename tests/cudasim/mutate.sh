@@ -46,7 +46,10 @@
 #                              is rewritten (store_nowait) and before the
 #                              store (store_early), the final wait
 #                              (store_noend), the tile's swizzle
-#                              (store_swizzle)
+#                              (store_swizzle); with three consumers, the
+#                              ping-pong's last turn by the two-consumer
+#                              rule (ring_last) and K's empty barrier
+#                              counting two consumers (empty_count)
 # Run by make check; by hand, some of them: MUTANTS='tc_gqa rms_warp_sums' sh tests/cudasim/mutate.sh
 . "$top_builddir/tests/setup"
 
@@ -100,6 +103,8 @@ for entry in "tc_k_early attention attention_cuda.cu test_tensor_core" \
         "hop_store_early attention attention_hopper.cu test_hopper attention_hopper" \
         "hop_store_noend attention attention_hopper.cu test_hopper attention_hopper" \
         "hop_store_swizzle attention attention_hopper.cu test_hopper attention_hopper" \
+        "hop_ring_last attention attention_hopper.cu test_hopper attention_hopper" \
+        "hop_empty_count attention attention_hopper.cu test_hopper attention_hopper" \
         "rms_warp_sums rms_norm rms_norm_cuda.cu *" \
         "rms_eps_squared rms_norm rms_norm_cuda.cu test_odd_shapes" "rms_bf16_trunc rms_norm rms_norm_cuda.cu *" \
         "block_eps_squared transformer_block transformer_block_gpu.c test_forward_matches_reference" \

@@ -338,9 +338,10 @@ static void test_plan_other_kernels(void **state)
 }
 
 /* The Hopper kernel: planned on compute capability 9.0 for bf16/fp16 at
- * head_dim 64 and 128 (384 threads, 128 queries a block, two stages of K
- * and V tiles of 128 keys), the mma.sync kernel elsewhere; the environment
- * forces either, and a value that is neither fails the plan. */
+ * head_dim 64 and 128 (384 threads and 128 queries a block at 128, 512 and
+ * 192 at 64; three stages of K and V tiles of 128 keys), the mma.sync
+ * kernel elsewhere; the environment forces either, and a value that is
+ * neither fails the plan. */
 static void test_plan_hopper(void **state)
 {
     (void)state;
@@ -353,9 +354,11 @@ static void test_plan_hopper(void **state)
     unsetenv(ATTENTION_CUDA_TC_BK_ENV);
     unsetenv(ATTENTION_CUDA_HOPPER_STAGES_ENV);
     unsetenv(ATTENTION_CUDA_HOPPER_TMA_STORE_ENV);
+    unsetenv(ATTENTION_CUDA_HOPPER_CONSUMERS_ENV);
     assert_int_equal(attention_cuda_plan_arch(&s, BF16, 90, a, a, a, a, &g), 0);
     assert_int_equal(g.kernel, HOP);
     assert_int_equal(g.threads, 384);
+    assert_int_equal(g.consumers, 2);
     assert_int_equal(g.head_dim, 128);
     assert_int_equal(g.block_keys, 128);
     assert_int_equal(g.stages, 3);
@@ -372,13 +375,32 @@ static void test_plan_hopper(void **state)
     s.head_dim = 64;
     assert_int_equal(attention_cuda_plan_arch(&s, F16, 90, a, a, a, a, &g), 0);
     assert_int_equal(g.kernel, HOP);
-    assert_int_equal(g.tma_store, 1);   /* and O's staging tile, 16 KiB */
-    assert_int_equal(g.smem, 112 * 1024 + 2048 + 16 * 1024);
+    /* Three consumer warpgroups at 64: 512 threads, 192 queries a block;
+     * Q 24 KiB, the stages 96, O's staging tile 24. */
+    assert_int_equal(g.consumers, 3);
+    assert_int_equal(g.threads, 512);
+    assert_int_equal(g.grid_x, 22);
+    assert_int_equal(g.tma_store, 1);
+    assert_int_equal(g.smem, (24 + 96 + 24) * 1024 + 2048);
     setenv(ATTENTION_CUDA_HOPPER_TMA_STORE_ENV, "0", 1);
     assert_int_equal(attention_cuda_plan_arch(&s, F16, 90, a, a, a, a, &g), 0);
     assert_int_equal(g.tma_store, 0);
-    assert_int_equal(g.smem, 112 * 1024 + 2048);
+    assert_int_equal(g.smem, (24 + 96) * 1024 + 2048);
     unsetenv(ATTENTION_CUDA_HOPPER_TMA_STORE_ENV);
+    /* Two consumers when asked: 384 threads, 128 queries a block; 3 at 128
+     * is ignored (its consumers need 240 registers). */
+    setenv(ATTENTION_CUDA_HOPPER_CONSUMERS_ENV, "2", 1);
+    assert_int_equal(attention_cuda_plan_arch(&s, F16, 90, a, a, a, a, &g), 0);
+    assert_int_equal(g.consumers, 2);
+    assert_int_equal(g.threads, 384);
+    assert_int_equal(g.grid_x, 32);
+    assert_int_equal(g.smem, (16 + 96 + 16) * 1024 + 2048);
+    setenv(ATTENTION_CUDA_HOPPER_CONSUMERS_ENV, "3", 1);
+    s.head_dim = 128;
+    assert_int_equal(attention_cuda_plan_arch(&s, F16, 90, a, a, a, a, &g), 0);
+    assert_int_equal(g.consumers, 2);
+    s.head_dim = 64;
+    unsetenv(ATTENTION_CUDA_HOPPER_CONSUMERS_ENV);
     /* Other GPUs (8.0, 8.9, 10.0, unknown): mma.sync, as attention_cuda_plan. */
     for (int cc : {0, 80, 89, 100}) {
         assert_int_equal(attention_cuda_plan_arch(&s, BF16, cc, a, a, a, a, &g), 0);

@@ -1,6 +1,6 @@
 /* test_attention_hopper_sim.cc - attention/cuda's Hopper kernel
  * (components/attention/attention_hopper.cu: TMA, mbarriers, wgmma, a
- * producer and two consumer warpgroups) run on the CPU under tests/cudasim,
+ * producer and two or three consumer warpgroups) run on the CPU under tests/cudasim,
  * its primitives simulated by their models (common/wgmma.cuh, mbarrier.cuh,
  * tma.cuh, hopper_sync.cuh), against the double reference of attention/cpu
  * with its tolerances: bf16 and fp16, head_dim 64 and 128, causal and not
@@ -16,7 +16,8 @@
  * plan has room for them (head_dim 64; 128 at 2 stages: cudasim's bulk
  * stores read it at issue or at the wait, as the copies land), and once
  * more each with a block per item (not persistent) and with the fragments
- * stored straight (no TMA store), the ten results identical to the bit.
+ * stored straight (no TMA store), and at head_dim 64 (3 consumer warpgroups,
+ * 192 queries a block) once with 2, the results identical to the bit.
  * Built as C++ with cudasim.h force-included (tests/cudasim/build.am). */
 #include "attention/attention_cuda.h"
 
@@ -52,10 +53,12 @@ static void run_case(const hcase &c)
     attention_cuda_geometry g;
     unsetenv(ATTENTION_CUDA_KERNEL_ENV);
     unsetenv(ATTENTION_CUDA_HOPPER_STAGES_ENV);
+    unsetenv(ATTENTION_CUDA_HOPPER_CONSUMERS_ENV);
     assert_int_equal(attention_cuda_plan_arch(&t.s, c.dt, 90, t.q, t.k, t.v, t.o[0], &g), 0);
     assert_int_equal(g.kernel, ATTENTION_CUDA_HOPPER);
     assert_int_equal(g.stages, 3);
     assert_int_equal(g.tma_store, c.head_dim == 64);   /* 224 KiB of stages at 128 leave no room */
+    assert_int_equal(g.consumers, c.head_dim == 64 ? 3 : 2);
     for (int run = 0; run < 8; run++) {
         if (run == 4) {
             assert_int_equal(attention_cuda_plan_hopper(&t.s, c.dt, 2, t.q, t.k, t.v, t.o[0], &g), 0);
@@ -76,6 +79,16 @@ static void run_case(const hcase &c)
     g.persistent = 1;
     g.tma_store = 0;
     sim_run_and_check(&g, c.dt, &t, 9, "hopper (2 stages), O stored without TMA");
+    /* HARNESS_ATTENTION_HOPPER_CONSUMERS=2 at head_dim 64: two consumer
+     * warpgroups, 128 queries a block. */
+    if (c.head_dim == 64) {
+        setenv(ATTENTION_CUDA_HOPPER_CONSUMERS_ENV, "2", 1);
+        assert_int_equal(attention_cuda_plan_hopper(&t.s, c.dt, 2, t.q, t.k, t.v, t.o[0], &g), 0);
+        assert_int_equal(g.consumers, 2);
+        sim_set_order_and_landing(1);
+        sim_run_and_check(&g, c.dt, &t, 10, "hopper (2 stages, 2 consumers), reversed");
+        unsetenv(ATTENTION_CUDA_HOPPER_CONSUMERS_ENV);   /* the launch plans again, and must agree */
+    }
     cudasim::set_order(cudasim::FORWARD);
     cudasim::set_landing(cudasim::AT_WAIT);
     sim_tensors_free(&t);
