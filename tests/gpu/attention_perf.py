@@ -2,7 +2,11 @@
 TFLOP/s (causal counts only the visible pairs) of attention/cuda (mma.sync,
 and its Hopper kernel: wgmma + TMA), attention/cublas and PyTorch's scaled_dot_product_attention timed as table.py
 times it, their ratios, and causal's rate per useful FLOP as a fraction of the
-non-causal one.
+non-causal one. Where the Hopper kernel also ran with an optimization switched
+off, its default's rate over that run's: "hopper / serial" (persistent blocks
+against a block per work item), "hopper / direct" (O through shared memory and
+TMA stores against stores from registers); above 1, the optimization helps;
+"-" where that run was not made.
 
     usage: python3 tests/gpu/attention_perf.py OUTDIR
 """
@@ -15,6 +19,15 @@ sys.path.insert(0, os.path.dirname(__file__))
 from table import torch_attention  # noqa: E402
 
 
+# attention_perf.sh's variants of attention/cuda other than its default.
+CUDA_BUILDS = {
+    "cuda32": "/32",                        # HARNESS_ATTENTION_TC_BK=32
+    "hopper": "/hopper",                    # HARNESS_ATTENTION_KERNEL=hopper
+    "hopper_serial": "/hopper_serial",      # and HARNESS_ATTENTION_HOPPER_PERSISTENT=0
+    "hopper_direct": "/hopper_direct",      # and HARNESS_ATTENTION_HOPPER_TMA_STORE=0
+}
+
+
 def main():
     runs = {}   # (dtype, d, seq, causal) -> {variant: (tflops, cfg)}
     for path in glob.glob(os.path.join(sys.argv[1], "*", "*", "summary_*.json")):
@@ -22,17 +35,16 @@ def main():
         cfg = s["component"]["config"]
         key = (cfg["dtype"], cfg["head_dim"], cfg["seq_len"], bool(cfg["causal"]))
         gflops = (s.get("throughput") or {}).get("gflop_per_s")
-        variant = s["component"]["variant_key"]
-        if path.split(os.sep)[-3].endswith("_cuda32"):   # the 32-key build (attention_perf.sh)
-            variant += "/32"
-        if path.split(os.sep)[-3].endswith("_hopper"):   # HARNESS_ATTENTION_KERNEL=hopper
-            variant += "/hopper"
+        # The tag is DTYPE_dD_sSEQ_CAUSAL_VARIANT (attention_perf.sh): its variant says
+        # which build or kernel of attention/cuda ran.
+        variant = s["component"]["variant_key"] + CUDA_BUILDS.get(path.split(os.sep)[-3].split("_", 4)[-1], "")
         runs.setdefault(key, {})[variant] = (gflops and gflops / 1e3, cfg, s)
     if not runs:
         return 1
     head = ["dtype", "head_dim", "seq", "causal", "cuda TFLOP/s", "cublas TFLOP/s", "torch TFLOP/s",
             "cuda / cublas", "cuda / torch", "causal / non-causal (cuda)", "cuda 32-key TFLOP/s", "64 / 32 keys",
-            "hopper TFLOP/s", "hopper / cuda", "hopper / torch", "causal / non-causal (hopper)"]
+            "hopper TFLOP/s", "hopper / cuda", "hopper / torch", "causal / non-causal (hopper)",
+            "hopper / serial", "hopper / direct"]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for key in sorted(runs):
@@ -41,6 +53,8 @@ def main():
         cublas = r.get("attention/cublas", (None,))[0]
         cuda32 = r.get("attention/cuda/32", (None,))[0]
         hopper = r.get("attention/cuda/hopper", (None,))[0]
+        serial = r.get("attention/cuda/hopper_serial", (None,))[0]
+        direct = r.get("attention/cuda/hopper_direct", (None,))[0]
         torch_tf = None
         any_run = r.get("attention/cuda") or r.get("attention/cublas") or r.get("attention/cuda/hopper")
         try:
@@ -57,7 +71,9 @@ def main():
                                  f(cuda and cuda32 and cuda / cuda32, ".2f"), f(hopper),
                                  f(hopper and cuda and hopper / cuda, ".2f"),
                                  f(hopper and torch_tf and hopper / torch_tf, ".2f"),
-                                 f(hopper / nc_hopper if key[3] and hopper and nc_hopper else None, ".2f")]) + " |")
+                                 f(hopper / nc_hopper if key[3] and hopper and nc_hopper else None, ".2f"),
+                                 f(hopper and serial and hopper / serial, ".2f"),
+                                 f(hopper and direct and hopper / direct, ".2f")]) + " |")
     return 0
 
 

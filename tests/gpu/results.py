@@ -95,9 +95,13 @@ def gemm_mix(works):
     return mix
 
 
-# attention_perf.sh's runs of attention/cuda, by the tag's last word: which
-# of its kernels (HARNESS_ATTENTION_KERNEL, HARNESS_ATTENTION_TC_BK) ran.
-KERNEL_LABELS = {"cuda": " (mma.sync)", "cuda32": " (mma.sync, 32-key tiles)", "hopper": " (Hopper: wgmma + TMA)"}
+# attention_perf.sh's runs of attention/cuda, by the variant its tags end
+# with (DTYPE_dD_sSEQ_CAUSAL_VARIANT): which of its kernels ran
+# (HARNESS_ATTENTION_KERNEL, HARNESS_ATTENTION_TC_BK), and for the A/B the
+# Hopper optimization switched off (HARNESS_ATTENTION_HOPPER_PERSISTENT=0,
+# HARNESS_ATTENTION_HOPPER_TMA_STORE=0).
+KERNEL_LABELS = {"cuda": " (mma.sync)", "cuda32": " (mma.sync, 32-key tiles)", "hopper": " (Hopper: wgmma + TMA)",
+                 "hopper_serial": " (Hopper, a block per item)", "hopper_direct": " (Hopper, O stored without TMA)"}
 
 
 def figure_row(tag, s, torch, mix):
@@ -107,7 +111,7 @@ def figure_row(tag, s, torch, mix):
     dtype = cfg.get("dtype", "-")
     median = (s.get("timing") or {}).get("median")
     tp, rf = s.get("throughput") or {}, s.get("roofline") or {}
-    kernel = KERNEL_LABELS.get(tag.rsplit("_", 1)[-1], "") if family == "attention" else ""
+    kernel = KERNEL_LABELS.get(tag.split("_", 4)[-1], "") if family == "attention" else ""
     row = {"tag": tag, "variant": key + kernel, "family": family,
            "dtype": dtype, "shape": shape(family, cfg), "median_us": median and median / 1e3,
            "validation": (s.get("validation") or {}).get("status"), "peak_source": rf.get("peak_source"),

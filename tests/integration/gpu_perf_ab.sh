@@ -1,0 +1,141 @@
+#!/bin/sh
+# tests/gpu/attention_perf.sh's A/B of the Hopper attention kernel, on a
+# machine without a GPU: a stand-in harness whose rate says which switches
+# its environment set (the Hopper kernel 600 TFLOP/s, 480 with a block per
+# item, 400 with O stored without TMA; mma.sync 300, its 32-key build 250,
+# cuBLAS 200). hopper_serial and hopper_direct run only at AB_SEQS (default
+# 512 and 16384), hopper_direct at head_dim 128 only with 2 stages; the
+# table's "hopper / serial" and "hopper / direct" columns are the default's
+# rate over each ("-" where not run) and the columns before them unchanged;
+# past HARNESS_GPU_DEADLINE no run starts and the first left is named; the
+# results file labels each run with what ran (tests/gpu/results.py).
+. "$top_builddir/tests/setup"
+command -v python3 >/dev/null || { echo "no python3: skipped"; exit 77; }
+
+# attention_perf.sh runs ./harness/harness and tests/gpu/attention_perf.py from the tree's top.
+tree=$SCRATCH/tree
+mkdir -p "$tree/harness"
+ln -s "$top_srcdir/tests" "$tree/tests"
+cat >"$tree/harness/harness" <<'H'
+#!/bin/sh
+# run CONFIG --set k=v ... --output-dir DIR: a summary as a CUDA run writes it.
+out= key= cfg=
+while [ $# -gt 0 ]; do
+    case $1 in
+    --output-dir) out=$2; shift ;;
+    --set) case $2 in
+        component.variant_key=*) key=${2#*=} ;;
+        component.config.dtype=*) v=${2#*=} k=${2%%=*}; cfg="$cfg, \"${k##*.}\": \"$v\"" ;;
+        component.config.*) v=${2#*=} k=${2%%=*}; cfg="$cfg, \"${k##*.}\": $v" ;;
+        esac; shift ;;
+    esac
+    shift
+done
+tag=$(basename "$out")
+echo "$tag kernel=$HARNESS_ATTENTION_KERNEL bk=$HARNESS_ATTENTION_TC_BK" \
+    "persistent=$HARNESS_ATTENTION_HOPPER_PERSISTENT tma_store=$HARNESS_ATTENTION_HOPPER_TMA_STORE" >>"$RUNS"
+# The run that takes until the deadline: the next one must not start.
+if [ "$tag" = "${STALL:-}" ]; then
+    while [ "$(date +%s)" -lt "$HARNESS_GPU_DEADLINE" ]; do sleep 0.2; done
+fi
+case $key:$HARNESS_ATTENTION_KERNEL:$HARNESS_ATTENTION_TC_BK:$HARNESS_ATTENTION_HOPPER_PERSISTENT:$HARNESS_ATTENTION_HOPPER_TMA_STORE in
+attention/cublas:*) rate=200000 ;;
+attention/cuda:mma_sync:64:*) rate=300000 ;;
+attention/cuda:mma_sync:32:*) rate=250000 ;;
+attention/cuda:hopper:64:1:1) rate=600000 ;;
+attention/cuda:hopper:64:0:1) rate=480000 ;;
+attention/cuda:hopper:64:1:0) rate=400000 ;;
+*) echo "stand-in harness: unexpected run $key $*" >&2; exit 3 ;;
+esac
+mkdir -p "$out/run"
+printf '{"component": {"variant_key": "%s", "config": {%s}}, "throughput": {"gflop_per_s": %s, "flops_per_step": 1e12},
+ "timing": {"median": 2e6}}\n' "$key" "${cfg#, }" "$rate" >"$out/run/summary_ranks_1_rank_0.json"
+H
+chmod +x "$tree/harness/harness"
+RUNS=$SCRATCH/runs
+export RUNS
+
+# perf OUTDIR [VAR=VALUE...]: attention_perf.sh from the tree's top into OUTDIR.
+perf() {
+    o=$SCRATCH/$1
+    shift
+    : >"$RUNS"
+    mkdir -p "$o"
+    expect_exit 0 "attention_perf.sh $*" env -C "$tree" "$@" sh tests/gpu/attention_perf.sh "$o"
+}
+# row D SEQ CAUSAL: the table's row of that shape, its cells separated by ';'.
+row() { grep "^| bf16 | $1 | $2 | $3 |" "$SCRATCH/out" | sed 's/^| //; s/ |$//; s/ | /;/g'; }
+# cell D SEQ CAUSAL N: the row's Nth cell.
+cell() { row "$1" "$2" "$3" | cut -d';' -f"$4"; }
+ran() { grep -c "_$1 " "$RUNS"; }
+
+perf default SEQS="512 1024 16384"
+head=$(grep '^| dtype' "$SCRATCH/out")
+case $head in
+*"| causal / non-causal (hopper) | hopper / serial | hopper / direct |") pass "the two A/B columns, last" ;;
+*) fail "the table's head: $head" ;;
+esac
+[ "$(grep -c '^| bf16 ' "$SCRATCH/out")" = 12 ] && pass "a row per shape" || fail "rows: $(grep -c '^| bf16 ' "$SCRATCH/out")"
+[ "$(ran hopper_serial)" = 8 ] && [ "$(grep hopper_serial "$RUNS" | grep -vc '_s512_\|_s16384_')" = 0 ] &&
+    pass "hopper_serial at 512 and 16384, both head dims, causal and not" ||
+    fail "hopper_serial runs: $(grep hopper_serial "$RUNS" | cut -d' ' -f1 | tr '\n' ' ')"
+[ "$(ran hopper_direct)" = 4 ] && [ "$(grep hopper_direct "$RUNS" | grep -vc '_d64_s512_\|_d64_s16384_')" = 0 ] &&
+    pass "hopper_direct at head_dim 64 only (at 128 with 3 stages it is hopper's path)" ||
+    fail "hopper_direct runs: $(grep hopper_direct "$RUNS" | cut -d' ' -f1 | tr '\n' ' ')"
+[ "$(ran hopper)" = 12 ] && [ "$(ran cuda)" = 12 ] && [ "$(ran cuda32)" = 6 ] && [ "$(ran cublas)" = 12 ] &&
+    pass "the other variants as before" || fail "runs: $(cut -d' ' -f1 "$RUNS" | tr '\n' ' ')"
+[ "$(grep -n _d64_s512_false_ "$RUNS" | cut -d' ' -f1 | sed 's/.*_false_//' | tr '\n' ' ')" = \
+    "cuda hopper hopper_serial hopper_direct cublas " ] && pass "interleaved with the others, shape by shape" ||
+    fail "order at d64 s512: $(grep _d64_s512_false_ "$RUNS" | cut -d' ' -f1 | tr '\n' ' ')"
+[ "$(cell 64 512 false 17);$(cell 64 512 false 18)" = "1.25;1.50" ] &&
+    [ "$(cell 64 16384 true 17);$(cell 64 16384 true 18)" = "1.25;1.50" ] &&
+    pass "head_dim 64: hopper / serial 1.25, hopper / direct 1.50" ||
+    fail "d64 rows: $(row 64 512 false) / $(row 64 16384 true)"
+[ "$(cell 128 512 true 17);$(cell 128 512 true 18)" = "1.25;-" ] && pass "head_dim 128: serial's ratio, direct '-'" ||
+    fail "d128 s512 row: $(row 128 512 true)"
+[ "$(cell 128 1024 false 17);$(cell 128 1024 false 18);$(cell 64 1024 true 18)" = "-;-;-" ] &&
+    pass "'-' at a sequence outside AB_SEQS" || fail "s1024 rows: $(row 128 1024 false) / $(row 64 1024 true)"
+[ "$(cell 128 512 false 5);$(cell 128 512 false 13);$(cell 128 512 false 14);$(cell 128 512 false 12)" = \
+    "300.0;600.0;2.00;1.20" ] && pass "the columns before: cuda, hopper, hopper / cuda, 64 / 32 keys" ||
+    fail "d128 s512 row: $(row 128 512 false)"
+
+# The results file's rows name what ran.
+w=$SCRATCH/work
+mkdir -p "$w/fig"
+cp -r "$SCRATCH/default" "$w/fig/attention"
+printf 'gpu=NVIDIA H200\ncommit=0123456789abcdef\n' >"$w/facts.txt"
+expect_exit 0 "results.py on the A/B's runs" python3 "$top_srcdir/tests/gpu/results.py" --date 2026-01-02 \
+    --outdir "$SCRATCH/res" "$w"
+json=$SCRATCH/res/h200-2026-01-02-0123456789ab.json
+python3 - "$json" <<'PY' && pass "results: each run's row says which kernel ran, the A/B's switch off" || fail "results' labels"
+import json, sys
+rows = {r["tag"]: r["variant"] for r in json.load(open(sys.argv[1]))["figures"]}
+want = {"bf16_d64_s512_false_hopper_serial": "attention/cuda (Hopper, a block per item)",
+        "bf16_d64_s16384_true_hopper_direct": "attention/cuda (Hopper, O stored without TMA)",
+        "bf16_d128_s512_true_hopper": "attention/cuda (Hopper: wgmma + TMA)",
+        "bf16_d128_s512_true_cuda32": "attention/cuda (mma.sync, 32-key tiles)",
+        "bf16_d128_s512_true_cublas": "attention/cublas"}
+bad = {t: rows.get(t) for t in want if rows.get(t) != want[t]}
+assert not bad, bad
+PY
+grep -qF '| attention/cuda (Hopper, a block per item) | bf16 |' "${json%.json}.md" && pass "results: the .md's row too" ||
+    fail "results: no A/B row in the .md"
+
+# 2 stages: hopper_direct at head_dim 128 too; AB_SEQS chooses the sequences.
+perf stages SEQS="512 1024" AB_SEQS=1024 HARNESS_ATTENTION_HOPPER_STAGES=2
+[ "$(grep hopper_ "$RUNS" | cut -d' ' -f1 | sed 's/_\(true\|false\)_/ /' | sort -u | tr '\n' ' ')" = \
+    "bf16_d128_s1024 hopper_direct bf16_d128_s1024 hopper_serial bf16_d64_s1024 hopper_direct bf16_d64_s1024 hopper_serial " ] &&
+    pass "AB_SEQS=1024: both A/B runs there alone, hopper_direct at 128 with 2 stages" ||
+    fail "A/B runs: $(grep hopper_ "$RUNS" | cut -d' ' -f1 | tr '\n' ' ')"
+[ "$(cell 128 1024 true 18);$(cell 128 512 true 17)" = "1.50;-" ] && pass "2 stages: d128's direct ratio" ||
+    fail "2 stages: $(row 128 1024 true) / $(row 128 512 true)"
+
+# The deadline: the run before takes until it, so the A/B run after is named and not started.
+perf late SEQS=512 STALL=bf16_d128_s512_false_hopper HARNESS_GPU_DEADLINE=$(($(date +%s) + 6))
+[ "$(tail -1 "$RUNS" | cut -d' ' -f1)" = bf16_d128_s512_false_hopper ] && pass "no run started past the deadline" ||
+    fail "runs: $(cut -d' ' -f1 "$RUNS" | tr '\n' ' ')"
+expect_err "attention_perf: out of time: bf16_d128_s512_false_hopper_serial and the runs after it not run" \
+    "names the first run left"
+[ "$(cell 128 512 false 13);$(cell 128 512 false 17)" = "600.0;-" ] && pass "the table of what ran" ||
+    fail "late row: $(row 128 512 false)"
+finish
