@@ -2,10 +2,11 @@
 # tests/gpu/attention_perf.sh's A/B of the Hopper attention kernel, on a
 # machine without a GPU: a stand-in harness whose rate says which switches
 # its environment set (the Hopper kernel 600 TFLOP/s, 480 with a block per
-# item, 400 with O stored without TMA; mma.sync 300, its 32-key build 250,
-# cuBLAS 200). hopper_serial and hopper_direct run only at AB_SEQS (default
-# 512 and 16384), hopper_direct at head_dim 128 only with 2 stages; the
-# table's "hopper / serial" and "hopper / direct" columns are the default's
+# item, 400 with O stored without TMA, 500 with two consumers; mma.sync 300,
+# its 32-key build 250, cuBLAS 200). hopper_serial, hopper_direct and
+# hopper_pair run only at AB_SEQS (default 512 and 16384), hopper_direct at
+# head_dim 128 only with 2 stages, hopper_pair at 64 only; the table's
+# "hopper / serial", "hopper / direct" and "hopper / pair" columns are the default's
 # rate over each ("-" where not run) and the columns before them unchanged;
 # past HARNESS_GPU_DEADLINE no run starts and the first left is named; the
 # results file labels each run with what ran (tests/gpu/results.py).
@@ -33,18 +34,20 @@ while [ $# -gt 0 ]; do
 done
 tag=$(basename "$out")
 echo "$tag kernel=$HARNESS_ATTENTION_KERNEL bk=$HARNESS_ATTENTION_TC_BK" \
-    "persistent=$HARNESS_ATTENTION_HOPPER_PERSISTENT tma_store=$HARNESS_ATTENTION_HOPPER_TMA_STORE" >>"$RUNS"
+    "persistent=$HARNESS_ATTENTION_HOPPER_PERSISTENT tma_store=$HARNESS_ATTENTION_HOPPER_TMA_STORE" \
+    "consumers=$HARNESS_ATTENTION_HOPPER_CONSUMERS" >>"$RUNS"
 # The run that takes until the deadline: the next one must not start.
 if [ "$tag" = "${STALL:-}" ]; then
     while [ "$(date +%s)" -lt "$HARNESS_GPU_DEADLINE" ]; do sleep 0.2; done
 fi
-case $key:$HARNESS_ATTENTION_KERNEL:$HARNESS_ATTENTION_TC_BK:$HARNESS_ATTENTION_HOPPER_PERSISTENT:$HARNESS_ATTENTION_HOPPER_TMA_STORE in
+case $key:$HARNESS_ATTENTION_KERNEL:$HARNESS_ATTENTION_TC_BK:$HARNESS_ATTENTION_HOPPER_PERSISTENT:$HARNESS_ATTENTION_HOPPER_TMA_STORE:$HARNESS_ATTENTION_HOPPER_CONSUMERS in
 attention/cublas:*) rate=200000 ;;
 attention/cuda:mma_sync:64:*) rate=300000 ;;
 attention/cuda:mma_sync:32:*) rate=250000 ;;
-attention/cuda:hopper:64:1:1) rate=600000 ;;
-attention/cuda:hopper:64:0:1) rate=480000 ;;
-attention/cuda:hopper:64:1:0) rate=400000 ;;
+attention/cuda:hopper:64:1:1:3) rate=600000 ;;
+attention/cuda:hopper:64:0:1:3) rate=480000 ;;
+attention/cuda:hopper:64:1:0:3) rate=400000 ;;
+attention/cuda:hopper:64:1:1:2) rate=500000 ;;
 *) echo "stand-in harness: unexpected run $key $*" >&2; exit 3 ;;
 esac
 mkdir -p "$out/run"
@@ -72,7 +75,7 @@ ran() { grep -c "_$1 " "$RUNS"; }
 perf default SEQS="512 1024 16384"
 head=$(grep '^| dtype' "$SCRATCH/out")
 case $head in
-*"| causal / non-causal (hopper) | hopper / serial | hopper / direct |") pass "the two A/B columns, last" ;;
+*"| causal / non-causal (hopper) | hopper / serial | hopper / direct | hopper / pair |") pass "the three A/B columns, last" ;;
 *) fail "the table's head: $head" ;;
 esac
 [ "$(grep -c '^| bf16 ' "$SCRATCH/out")" = 12 ] && pass "a row per shape" || fail "rows: $(grep -c '^| bf16 ' "$SCRATCH/out")"
@@ -82,16 +85,20 @@ esac
 [ "$(ran hopper_direct)" = 4 ] && [ "$(grep hopper_direct "$RUNS" | grep -vc '_d64_s512_\|_d64_s16384_')" = 0 ] &&
     pass "hopper_direct at head_dim 64 only (at 128 with 3 stages it is hopper's path)" ||
     fail "hopper_direct runs: $(grep hopper_direct "$RUNS" | cut -d' ' -f1 | tr '\n' ' ')"
+[ "$(ran hopper_pair)" = 4 ] && [ "$(grep hopper_pair "$RUNS" | grep -vc '_d64_s512_\|_d64_s16384_')" = 0 ] &&
+    pass "hopper_pair at head_dim 64 only (at 128 there are always two consumers)" ||
+    fail "hopper_pair runs: $(grep hopper_pair "$RUNS" | cut -d' ' -f1 | tr '\n' ' ')"
 [ "$(ran hopper)" = 12 ] && [ "$(ran cuda)" = 12 ] && [ "$(ran cuda32)" = 6 ] && [ "$(ran cublas)" = 12 ] &&
     pass "the other variants as before" || fail "runs: $(cut -d' ' -f1 "$RUNS" | tr '\n' ' ')"
 [ "$(grep -n _d64_s512_false_ "$RUNS" | cut -d' ' -f1 | sed 's/.*_false_//' | tr '\n' ' ')" = \
-    "cuda hopper hopper_serial hopper_direct cublas " ] && pass "interleaved with the others, shape by shape" ||
+    "cuda hopper hopper_serial hopper_direct hopper_pair cublas " ] && pass "interleaved with the others, shape by shape" ||
     fail "order at d64 s512: $(grep _d64_s512_false_ "$RUNS" | cut -d' ' -f1 | tr '\n' ' ')"
-[ "$(cell 64 512 false 17);$(cell 64 512 false 18)" = "1.25;1.50" ] &&
-    [ "$(cell 64 16384 true 17);$(cell 64 16384 true 18)" = "1.25;1.50" ] &&
-    pass "head_dim 64: hopper / serial 1.25, hopper / direct 1.50" ||
+[ "$(cell 64 512 false 17);$(cell 64 512 false 18);$(cell 64 512 false 19)" = "1.25;1.50;1.20" ] &&
+    [ "$(cell 64 16384 true 17);$(cell 64 16384 true 18);$(cell 64 16384 true 19)" = "1.25;1.50;1.20" ] &&
+    pass "head_dim 64: hopper / serial 1.25, hopper / direct 1.50, hopper / pair 1.20" ||
     fail "d64 rows: $(row 64 512 false) / $(row 64 16384 true)"
-[ "$(cell 128 512 true 17);$(cell 128 512 true 18)" = "1.25;-" ] && pass "head_dim 128: serial's ratio, direct '-'" ||
+[ "$(cell 128 512 true 17);$(cell 128 512 true 18);$(cell 128 512 true 19)" = "1.25;-;-" ] &&
+    pass "head_dim 128: serial's ratio, direct and pair '-'" ||
     fail "d128 s512 row: $(row 128 512 true)"
 [ "$(cell 128 1024 false 17);$(cell 128 1024 false 18);$(cell 64 1024 true 18)" = "-;-;-" ] &&
     pass "'-' at a sequence outside AB_SEQS" || fail "s1024 rows: $(row 128 1024 false) / $(row 64 1024 true)"
@@ -112,6 +119,7 @@ import json, sys
 rows = {r["tag"]: r["variant"] for r in json.load(open(sys.argv[1]))["figures"]}
 want = {"bf16_d64_s512_false_hopper_serial": "attention/cuda (Hopper, a block per item)",
         "bf16_d64_s16384_true_hopper_direct": "attention/cuda (Hopper, O stored without TMA)",
+        "bf16_d64_s512_true_hopper_pair": "attention/cuda (Hopper, 2 consumer warpgroups)",
         "bf16_d128_s512_true_hopper": "attention/cuda (Hopper: wgmma + TMA)",
         "bf16_d128_s512_true_cuda32": "attention/cuda (mma.sync, 32-key tiles)",
         "bf16_d128_s512_true_cublas": "attention/cublas"}
@@ -124,8 +132,8 @@ grep -qF '| attention/cuda (Hopper, a block per item) | bf16 |' "${json%.json}.m
 # 2 stages: hopper_direct at head_dim 128 too; AB_SEQS chooses the sequences.
 perf stages SEQS="512 1024" AB_SEQS=1024 HARNESS_ATTENTION_HOPPER_STAGES=2
 [ "$(grep hopper_ "$RUNS" | cut -d' ' -f1 | sed 's/_\(true\|false\)_/ /' | sort -u | tr '\n' ' ')" = \
-    "bf16_d128_s1024 hopper_direct bf16_d128_s1024 hopper_serial bf16_d64_s1024 hopper_direct bf16_d64_s1024 hopper_serial " ] &&
-    pass "AB_SEQS=1024: both A/B runs there alone, hopper_direct at 128 with 2 stages" ||
+    "bf16_d128_s1024 hopper_direct bf16_d128_s1024 hopper_serial bf16_d64_s1024 hopper_direct bf16_d64_s1024 hopper_pair bf16_d64_s1024 hopper_serial " ] &&
+    pass "AB_SEQS=1024: the A/B runs there alone, hopper_direct at 128 with 2 stages" ||
     fail "A/B runs: $(grep hopper_ "$RUNS" | cut -d' ' -f1 | tr '\n' ' ')"
 [ "$(cell 128 1024 true 18);$(cell 128 512 true 17)" = "1.50;-" ] && pass "2 stages: d128's direct ratio" ||
     fail "2 stages: $(row 128 1024 true) / $(row 128 512 true)"
