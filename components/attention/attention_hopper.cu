@@ -6,16 +6,18 @@
  * FMA, P rounded to 16 bits), another data path, and one difference: the
  * row sums add P's fp32 weights, not the rounded ones (softmax_step).
  *
- * Persistent: one block of 384 threads an SM, taking in turn the work items
- * of 128 queries of one (batch, head) (item_of has the order: causal, the
+ * Persistent: one block an SM, taking in turn the work items of BQ<NC> =
+ * 64 NC queries of one (batch, head) (item_of has the order: causal, the
  * longest first), so that an item's start (Q's load, its first Q K^T) runs
- * under the last one's end instead of in a block of its own. Three
- * warpgroups:
+ * under the last one's end instead of in a block of its own. NC + 1
+ * warpgroups (NC, the plan's consumers: 2, or 3 at head_dim 64, where a
+ * tile's softmax takes as long as its products and a third consumer keeps
+ * the tensor cores busy while two are in their softmax):
  *   warpgroup 0   the producer: one thread issues TMA loads, each item's Q,
  *                 then its K and V tiles of BK = 128 keys into a ring of
  *                 `stages` = 3 (or 2) stages; it gives up its registers
  *                 (setmaxnreg.dec), it needs almost none.
- *   warpgroups 1, 2   consumers, 64 query rows each (setmaxnreg.inc: the
+ *   warpgroups 1 .. NC   consumers, 64 query rows each (setmaxnreg.inc: the
  *                 accumulators of O and S live in their registers): per key
  *                 tile, S = Q K^T by wgmma (Q and K from shared memory),
  *                 the mask and the online softmax in fp32 registers, P
@@ -26,10 +28,11 @@
  *                 under the next item (store_staged), where the plan has
  *                 room for the tile (a.tma_store: attention_cuda.h), else
  *                 straight from the registers (store_rows).
- * ptxas allocates within 65536 / 384 = 168 registers a thread for the whole
- * kernel (none spilled at head_dim 128: O 64, S 64, P 32); setmaxnreg makes
- * the consumers' real limit 240, and ptxas uses it (the head_dim 128
- * instances' SASS names registers up to R183).
+ * ptxas allocates within 65536 / (128 (NC + 1)) registers a thread for the
+ * whole kernel, 168 or 128 (none spilled at head_dim 128: O 64, S 64, P
+ * 32); setmaxnreg makes the consumers' real limit 240 or 160, and ptxas uses
+ * it (the SASS names registers up to R187 at head_dim 128 and R153 at 64
+ * with three consumers).
  * Synchronization is by mbarriers only (no __syncthreads after the setup):
  *   q_full           the producer's expect_tx of Q's bytes; TMA completes it
  *   q_empty          every consumer thread arrives once its last Q K^T of
@@ -407,14 +410,14 @@ __device__ void prepare_p(float (&sc)[BK / 2], uint32_t (&p)[BK / 16][4], float 
 
 /* Named barriers of the ping-pong (hopper_sync.cuh; 0 is __syncthreads'):
  * consumer warpgroup w waits on PINGPONG_BAR + w for its turn to issue
- * wgmma, the other warpgroup's 128 threads arrive on it when their turn
- * ends (256 threads count). */
+ * wgmma, the warpgroup before it in the ring (w - 1, or the last for 0)
+ * arrives on it when its turn ends (256 threads count). */
 constexpr unsigned PINGPONG_BAR = 1, PINGPONG_THREADS = 2 * WG;
 /* Consumer warpgroup w's own barrier (128 threads) around its O staging
  * tile (store_staged), past the ping-pong's (at most 3 consumers). */
 constexpr unsigned STORE_BAR = PINGPONG_BAR + 3;
 
-/* A consumer warpgroup: 64 query rows; warp w of it rows 16 w .. 16 w + 15,
+/* Consumer warpgroup wg (of NC): 64 query rows; warp w of it rows 16 w .. 16 w + 15,
  * lane (g, t) rows g and g + 8 of those (wgmma's D fragment, wgmma.cuh).
  *
  * The schedule, per tile t (FlashAttention-3's two overlaps):
@@ -427,15 +430,15 @@ constexpr unsigned STORE_BAR = PINGPONG_BAR + 3;
  *   branch: in the same block as the softmax, ptxas scheduled its
  *   WARPGROUP.DEPBAR ahead of every exp2 of the softmax (seen in the SASS of
  *   every instance), and the overlap was lost.
- *   between the two warpgroups (ping-pong): each issues its wgmma in turns,
- *   so that one's softmax (the exp2s on the SFU) overlaps the other's
- *   matrix products. A turn: named_bar_sync on its own barrier, issue,
- *   named_bar_arrive on the other's. Warpgroup 0 goes first (warpgroup 1
- *   arrives on its barrier once at the start); both have tiles + 1 turns
- *   (the first issues S_0 alone), and warpgroup 1 does not arrive after its
- *   last, which no turn of warpgroup 0 waits for. Each item starts and ends
- *   the turns so (balanced: as many arrivals as waits on each barrier), so
- *   the next item starts them afresh.
+ *   between the warpgroups (ping-pong, a ring of NC): each issues its wgmma
+ *   in turns, so that one's softmax (the exp2s on the SFU) overlaps the
+ *   others' matrix products. A turn: named_bar_sync on its own barrier,
+ *   issue, named_bar_arrive on the next one's ((wg + 1) % NC). Warpgroup 0
+ *   goes first (the last arrives on its barrier once at the start); all
+ *   have tiles + 1 turns (the first issues S_0 alone), and the last does
+ *   not arrive after its last turn, which no turn of warpgroup 0 waits for.
+ *   Each item starts and ends the turns so (balanced: as many arrivals as
+ *   waits on each barrier), so the next item starts them afresh.
  * Items: the block's in turn (produce's order). Q is freed (q_empty) once
  * the item's last Q K^T retired, before its last P V and the store, so the
  * next item's Q loads under them; g counts the block's tiles, as produce. */
