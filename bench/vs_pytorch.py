@@ -232,6 +232,17 @@ def peak_of(m, kind):
     return p["flops_per_s"] / 1e9
 
 
+def peak_kind(case, isa):
+    """The peak a case is judged against, as the harness's own roofline
+    chooses it (harness/report/roofline_cpu.c): a bf16 case against a bf16
+    unit only where the harness side ran on one (its isa note names amx or
+    avx512_bf16); computed in fp32 FMAs (avx2, avx512), against the FMA peak,
+    which both sides are then held to."""
+    if case["peak"] == "bf16" and not (isa and ("amx" in isa or "avx512_bf16" in isa)):
+        return "fp32"
+    return case["peak"]
+
+
 def load_block_config():
     """component.config of configs/transformer_block.yaml (flat key: value)."""
     conf, inside = {}, False
@@ -433,7 +444,8 @@ def print_report(cases, res, calib, rounds_line, args, extra_json):
             continue
         s = e["summary"]["throughput"]
         work = s["bytes_per_step"] if c["unit"] == "GB/s" else s["flops_per_step"]
-        best = max((p for p in peaks[c["peak"]] if p), default=None)
+        kind = peak_kind(c, e["isa"])
+        best = max((p for p in peaks[kind] if p), default=None)
 
         def frac(times):
             f = [work / t / best for t in times] if best else []
@@ -443,7 +455,7 @@ def print_report(cases, res, calib, rounds_line, args, extra_json):
             if above:
                 above_peak.append(c["name"])
             return f"{statistics.median(f):.0%} [{min(f):.0%}, {max(f):.0%}]{above}"
-        rep = dict(name=c["name"], unit=c["unit"], peak=c["peak"], harness_ns=e["h"], validation=e["valid"],
+        rep = dict(name=c["name"], unit=c["unit"], peak=kind, harness_ns=e["h"], validation=e["valid"],
                    isa=e["isa"], work_per_step=work, torch={})
         isa = f" ({e['isa']})" if e["isa"] else ""
         print(f"| {c['name']} | harness{isa} | {fmt([x / 1e6 for x in e['h']], '.3f')} | "
@@ -465,8 +477,8 @@ def print_report(cases, res, calib, rounds_line, args, extra_json):
     print()
     print("Rates count the harness's declared work per step (FLOPs; bytes for copy and rms_norm) for both\n"
           "sides, at the median time. 'of peak': each round's rate over the highest calibrated peak of the\n"
-          "run for the dtype (fp32 FMA; the bf16 peak, AMX where measured else the AVX-512 BF16 dot; copy\n"
-          "for rms_norm). torch / harness: the two sides' times in the same round, > 1: the harness is\n"
+          "run for the unit the harness side ran on (fp32 FMA; for bf16, AMX or the AVX-512 BF16 dot where\n"
+          "its isa names one, else the FMA peak: bf16 computed in fp32; copy for rms_norm). torch / harness: the two sides' times in the same round, > 1: the harness is\n"
           "faster. Every figure is the median over rounds with the rounds' [min, max].")
     ab = [(c["name"], res[c["name"]]) for c in cases if "verdict" in res.get(c["name"], {})]
     if ab:

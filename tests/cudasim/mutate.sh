@@ -23,7 +23,7 @@
 #                              caught by eps 0.5 on small inputs)
 #   block_hop_gqa              hop_gqa, caught by the block's plugin test on
 #                              the Hopper attention (cc 9.0)
-#   rms_bf16_trunc, tc_bf16_trunc, hop_bf16_trunc, tb_bf16_trunc   bf16 outputs
+#   rms_bf16_trunc, tc_bf16_trunc, hop_bf16_trunc(_staged), tb_bf16_trunc   bf16 outputs
 #                              truncated, not rounded to nearest even (caught
 #                              by tests/unit/bf16_rounding.h's checks)
 #   hop_*                      the Hopper kernel (attention_hopper.cu,
@@ -85,6 +85,7 @@ for entry in "tc_k_early attention attention_cuda.cu test_tensor_core" \
         "tc_gqa8 attention attention_cuda.cu test_tensor_core" "simt_gqa8 attention attention_cuda.cu test_simt" \
         "tc_bf16_trunc attention attention_cuda.cu test_bf16_rounding" \
         "hop_bf16_trunc attention attention_hopper.cu test_hopper_bf16_rounding attention_hopper" \
+        "hop_bf16_trunc_staged attention attention_hopper.cu test_hopper_bf16_rounding attention_hopper" \
         "hop_s_nowait attention attention_hopper.cu test_hopper attention_hopper" \
         "hop_o_nowait attention attention_hopper.cu test_hopper attention_hopper" \
         "hop_empty_early attention attention_hopper.cu test_hopper attention_hopper" \

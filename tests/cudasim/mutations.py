@@ -144,6 +144,9 @@ MUTATIONS = {
                       + truncated("acc[mt][nt][2 * row + 1] * inv") + ")", 1),
     "hop_bf16_trunc": ("pack2<T>(o[4 * n + 2 * r] * inv,", "pack2<T>(" + truncated("o[4 * n + 2 * r] * inv") + ",",
                        1),
+    # the same in the TMA-store epilogue's tile (store_staged)
+    "hop_bf16_trunc_staged": ("pack2<T>(o[4 * n + 2 * r] * inv,",
+                              "pack2<T>(" + truncated("o[4 * n + 2 * r] * inv") + ",", 2),
     "rms_warp_sums": ("warp_sum(lane < nwarps ? warp_sums[lane] : 0.0f)", "warp_sum(warp_sums[lane])", 1),
 }
 

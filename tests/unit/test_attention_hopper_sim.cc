@@ -139,7 +139,8 @@ static void test_hopper(void **state)
 }
 
 /* bf16 outputs rounded to nearest, not truncated (attention_sim_util.h):
- * causal, GQA 2, two consumers' rows. */
+ * causal, GQA 2, two consumers' rows; through the TMA store's tile and
+ * straight from the registers. */
 static void test_hopper_bf16_rounding(void **state)
 {
     (void)state;
@@ -147,7 +148,10 @@ static void test_hopper_bf16_rounding(void **state)
     attention_cuda_geometry g;
     assert_int_equal(attention_cuda_plan_arch(&t.s, BF16, 90, t.q, t.k, t.v, t.o[0], &g), 0);
     assert_int_equal(g.kernel, ATTENTION_CUDA_HOPPER);
-    sim_check_bf16_rounding(&g, &t, "hopper");
+    assert_int_equal(g.tma_store, 1);
+    sim_check_bf16_rounding(&g, &t, "hopper, O through TMA stores");
+    g.tma_store = 0;
+    sim_check_bf16_rounding(&g, &t, "hopper, O stored from registers");
     sim_tensors_free(&t);
 }
 

@@ -452,27 +452,59 @@ __global__ void tma_probe(const __grid_constant__ tma_map map, const int32_t *co
 }
 
 /* A tensor of dims (innermost first) with padded rows (strides beyond the
- * dense ones), values never 0; the box at coords through TMA, compared
+ * dense ones), `elements` 16-bit elements in all, and where each element of
+ * the box at coords lies in it: its element index, -1 outside (box order,
+ * innermost first). */
+template <int RANK>
+struct padded_tensor {
+    uint64_t strides[RANK - 1];
+    size_t elements;
+    std::vector<long long> box_at;
+    padded_tensor(const uint64_t (&dims)[RANK], const uint32_t (&box)[RANK], const int32_t (&coords)[RANK])
+    {
+        for (int i = 0; i + 1 < RANK; i++)   /* a padded row, then 32 bytes more per dimension */
+            strides[i] = i == 0 ? (dims[0] * 2 + 16 + 15) / 16 * 16 : strides[i - 1] * dims[i] + 32;
+        elements = (size_t)(strides[RANK - 2] * dims[RANK - 1]) / 2 + 8;
+        uint32_t b4[4] = {1, 1, 1, 1};
+        for (int i = 0; i < RANK; i++)
+            b4[i] = box[i];
+        for (uint32_t i3 = 0; i3 < b4[3]; i3++)
+            for (uint32_t i2 = 0; i2 < b4[2]; i2++)
+                for (uint32_t i1 = 0; i1 < b4[1]; i1++)
+                    for (uint32_t i0 = 0; i0 < b4[0]; i0++) {
+                        const uint32_t idx[4] = {i0, i1, i2, i3};
+                        bool inside = true;
+                        size_t at = 0;
+                        for (int d = 0; d < RANK; d++) {
+                            long long x = (long long)coords[d] + idx[d];
+                            inside = inside && x >= 0 && (uint64_t)x < dims[d];
+                            at += inside ? (size_t)x * (d == 0 ? 2 : strides[d - 1]) : 0;
+                        }
+                        box_at.push_back(inside ? (long long)(at / 2) : -1);
+                    }
+    }
+    tma_map encode(void *base, const uint64_t (&dims)[RANK], const uint32_t (&box)[RANK]) const
+    {
+        tma_map map;
+        char why[160] = "";
+        if (tma_encode(&map, base, RANK, dims, strides, box, why, sizeof why) != 0)
+            fail_msg("tma_encode: %s", why);
+        return map;
+    }
+};
+
+/* The tensor's values never 0; the box at coords through TMA, compared
  * element by element with zero fill outside. */
 template <int RANK>
 static void tma_case(const uint64_t (&dims)[RANK], const uint32_t (&box)[RANK], const int32_t (&coords)[RANK],
                      cudasim::landing l)
 {
-    uint64_t strides[RANK - 1], pitch = (dims[0] * 2 + 16 + 15) / 16 * 16;   /* a padded row */
-    for (int i = 0; i + 1 < RANK; i++)
-        strides[i] = i == 0 ? pitch : strides[i - 1] * dims[i] + 32;
-    size_t total = (size_t)(strides[RANK - 2] * dims[RANK - 1]) / 2 + 8;
-    std::vector<uint16_t> src(total);
-    for (size_t e = 0; e < total; e++)
+    const padded_tensor<RANK> t(dims, box, coords);
+    std::vector<uint16_t> src(t.elements);
+    for (size_t e = 0; e < t.elements; e++)
         src[e] = (uint16_t)(small_int(30000) | 1);
-    tma_map map;
-    char why[160] = "";
-    int rc = tma_encode(&map, src.data(), RANK, dims, strides, box, why, sizeof why);
-    if (rc != 0)
-        fail_msg("tma_encode: %s", why);
-    unsigned bytes = 2;
-    for (int i = 0; i < RANK; i++)
-        bytes *= box[i];
+    const tma_map map = t.encode(src.data(), dims, box);
+    const unsigned bytes = (unsigned)t.box_at.size() * 2;
     std::vector<unsigned char> out(bytes, 0xaa);
     cudasim::set_landing(l);
     auto kern = tma_probe<RANK>;
@@ -480,31 +512,12 @@ static void tma_case(const uint64_t (&dims)[RANK], const uint32_t (&box)[RANK], 
     CUDA_LAUNCH(kern, dim3(1), dim3(64), bytes, nullptr, map, coords, bytes, out.data());
     cudasim::set_landing(cudasim::AT_WAIT);
     assert_int_equal(cudaGetLastError(), cudaSuccess);
-    size_t o = 0;
-    uint32_t b4[4] = {1, 1, 1, 1};
-    for (int i = 0; i < RANK; i++)
-        b4[i] = box[i];
-    int zeros = 0;
-    for (uint32_t i3 = 0; i3 < b4[3]; i3++)
-        for (uint32_t i2 = 0; i2 < b4[2]; i2++)
-            for (uint32_t i1 = 0; i1 < b4[1]; i1++)
-                for (uint32_t i0 = 0; i0 < b4[0]; i0++, o += 2) {
-                    const uint32_t idx[4] = {i0, i1, i2, i3};
-                    bool inside = true;
-                    size_t at = 0;
-                    for (int d = 0; d < RANK; d++) {
-                        long long x = (long long)coords[d] + idx[d];
-                        inside = inside && x >= 0 && (uint64_t)x < dims[d];
-                        at += inside ? (size_t)x * (d == 0 ? 2 : strides[d - 1]) : 0;
-                    }
-                    uint16_t want = inside ? src[at / 2] : 0, got;
-                    std::memcpy(&got, &out[swz(o)], 2);
-                    zeros += !inside;
-                    if (got != want)
-                        fail_msg("TMA rank %d: box element (%u,%u,%u,%u) is %#x, want %#x", RANK, i0, i1, i2, i3, got,
-                                 want);
-                }
-    (void)zeros;
+    for (size_t e = 0; e < t.box_at.size(); e++) {
+        uint16_t want = t.box_at[e] >= 0 ? src[(size_t)t.box_at[e]] : 0, got;
+        std::memcpy(&got, &out[swz(2 * e)], 2);
+        if (got != want)
+            fail_msg("TMA rank %d: box element %zu is %#x, want %#x", RANK, e, got, want);
+    }
 }
 
 static void test_tma_boxes(void **state)
@@ -563,18 +576,10 @@ template <int RANK>
 static bool tma_store_case(const uint64_t (&dims)[RANK], const uint32_t (&box)[RANK], const int32_t (&coords)[RANK],
                            cudasim::landing l, int bug)
 {
-    uint64_t strides[RANK - 1], pitch = (dims[0] * 2 + 16 + 15) / 16 * 16;
-    for (int i = 0; i + 1 < RANK; i++)
-        strides[i] = i == 0 ? pitch : strides[i - 1] * dims[i] + 32;
-    size_t total = (size_t)(strides[RANK - 2] * dims[RANK - 1]) / 2 + 8;
-    std::vector<uint16_t> dst(total, 0x5555);
-    tma_map map;
-    char why[160] = "";
-    if (tma_encode(&map, dst.data(), RANK, dims, strides, box, why, sizeof why) != 0)
-        fail_msg("tma_encode: %s", why);
-    unsigned bytes = 2;
-    for (int i = 0; i < RANK; i++)
-        bytes *= box[i];
+    const padded_tensor<RANK> t(dims, box, coords);
+    std::vector<uint16_t> dst(t.elements, 0x5555);
+    const tma_map map = t.encode(dst.data(), dims, box);
+    const unsigned bytes = (unsigned)t.box_at.size() * 2;
     std::vector<unsigned char> tile(bytes);   /* swizzled: element e of the box at swz(2 e) */
     std::vector<uint16_t> value(bytes / 2);
     for (size_t e = 0; e < value.size(); e++) {
@@ -587,26 +592,10 @@ static bool tma_store_case(const uint64_t (&dims)[RANK], const uint32_t (&box)[R
     CUDA_LAUNCH(kern, dim3(1), dim3(64), bytes, nullptr, map, coords, bytes, tile.data(), bug);
     cudasim::set_landing(cudasim::AT_WAIT);
     assert_int_equal(cudaGetLastError(), cudaSuccess);
-    std::vector<uint16_t> want(total, 0x5555);
-    uint32_t b4[4] = {1, 1, 1, 1};
-    for (int i = 0; i < RANK; i++)
-        b4[i] = box[i];
-    size_t e = 0;
-    for (uint32_t i3 = 0; i3 < b4[3]; i3++)
-        for (uint32_t i2 = 0; i2 < b4[2]; i2++)
-            for (uint32_t i1 = 0; i1 < b4[1]; i1++)
-                for (uint32_t i0 = 0; i0 < b4[0]; i0++, e++) {
-                    const uint32_t idx[4] = {i0, i1, i2, i3};
-                    bool inside = true;
-                    size_t at = 0;
-                    for (int d = 0; d < RANK; d++) {
-                        long long x = (long long)coords[d] + idx[d];
-                        inside = inside && x >= 0 && (uint64_t)x < dims[d];
-                        at += inside ? (size_t)x * (d == 0 ? 2 : strides[d - 1]) : 0;
-                    }
-                    if (inside)
-                        want[at / 2] = value[e];
-                }
+    std::vector<uint16_t> want(t.elements, 0x5555);
+    for (size_t e = 0; e < t.box_at.size(); e++)
+        if (t.box_at[e] >= 0)
+            want[(size_t)t.box_at[e]] = value[e];
     return dst == want;
 }
 
