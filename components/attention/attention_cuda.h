@@ -77,6 +77,16 @@ typedef enum attention_cuda_kernel {
  * ATTENTION_CUDA_KERNEL_ENV (HARNESS_ATTENTION_KERNEL) = "mma_sync" or
  * "hopper" overrides attention_cuda_plan_arch's choice between the two. */
 #define ATTENTION_CUDA_HOPPER_BK 128
+/* FlashAttention-3's key tile at head_dim 128 without a causal mask: 176
+ * keys (a larger S per Q K^T: fewer tiles, barriers and softmax
+ * reductions per key), in 2 stages (3 would not fit: 32 + 3 x 88 KiB). Not
+ * the default until a GPU has measured it against 3 stages of 128
+ * (tests/gpu/attention_perf.sh's hopper_wide): HARNESS_ATTENTION_HOPPER_BK=176
+ * asks for it; the plan takes it where it applies (head_dim 128, not
+ * causal, 2 stages: HARNESS_ATTENTION_HOPPER_STAGES=2 or a plan of 2) and
+ * ignores it elsewhere. */
+#define ATTENTION_CUDA_HOPPER_WIDE_BK 176
+#define ATTENTION_CUDA_HOPPER_BK_ENV "HARNESS_ATTENTION_HOPPER_BK"
 /* Consumer warpgroups: 3 at head_dim 64 (FlashAttention-3's choice there:
  * the softmax of a 128-key tile takes about as long as the tile's two
  * products at 64, so two warpgroups' ping-pong cannot hide it; a third keeps
@@ -117,7 +127,7 @@ typedef struct attention_cuda_geometry {
     size_t smem;                /* dynamic shared memory bytes */
     unsigned m_tiles;           /* TENSOR_CORE: m16 query tiles per warp (1 or 2), else 0 */
     unsigned block_keys;        /* TENSOR_CORE: keys per tile (64; 32 at head_dim 128, 2 m-tiles); HOPPER:
-                                 * ATTENTION_CUDA_HOPPER_BK; else 0 */
+                                 * ATTENTION_CUDA_HOPPER_BK (or _WIDE_BK when asked for); else 0 */
     unsigned stages;            /* HOPPER: K/V stages in shared memory, else 0 */
     unsigned persistent;        /* HOPPER: 1, a block an SM (0: a block per query block), else 0 */
     unsigned tma_store;         /* HOPPER: 1, O through shared memory and TMA stores (smem has its tile), else 0 */

@@ -77,6 +77,16 @@ static unsigned choose_consumers(size_t d)
     return d == 64 && !(env && strcmp(env, "2") == 0) ? 3 : 2;
 }
 
+/* The Hopper kernel's key tile (attention_cuda.h): the wide one where the
+ * environment asks for it and it applies (head_dim 128, not causal, a ring
+ * of 2 stages), else ATTENTION_CUDA_HOPPER_BK. */
+static unsigned choose_hopper_keys(const attention_shape *s, unsigned stages)
+{
+    const char *env = getenv(ATTENTION_CUDA_HOPPER_BK_ENV);
+    const int wide = env && strcmp(env, "176") == 0 && s->head_dim == 128 && !s->causal && stages == 2;
+    return wide ? ATTENTION_CUDA_HOPPER_WIDE_BK : ATTENTION_CUDA_HOPPER_BK;
+}
+
 /* The Hopper kernel's stages: `stages` when 2 or 3, 0 for another count;
  * when 0, the environment's 2 or 3, else the default. */
 static unsigned choose_stages(unsigned stages)
@@ -128,10 +138,10 @@ static int plan(const attention_shape *s, attention_cuda_dtype dtype, attention_
         g.head_dim = (unsigned)d;
         g.consumers = choose_consumers(d);
         g.threads = 128 * (g.consumers + 1);
-        g.block_keys = ATTENTION_CUDA_HOPPER_BK;
         g.stages = choose_stages(stages);
         if (!g.stages)
             return -1;
+        g.block_keys = choose_hopper_keys(s, g.stages);
         rows_per_block = 64 * g.consumers;
         g.smem = (rows_per_block + 2 * (size_t)g.stages * g.block_keys) * d * 2 + ATTENTION_CUDA_HOPPER_SMEM_EXTRA;
         g.persistent = !env_is_zero(ATTENTION_CUDA_HOPPER_PERSISTENT_ENV);

@@ -14,7 +14,8 @@
  * tile's softmax takes as long as its products and a third consumer keeps
  * the tensor cores busy while two are in their softmax):
  *   warpgroup 0   the producer: one thread issues TMA loads, each item's Q,
- *                 then its K and V tiles of BK = 128 keys into a ring of
+ *                 then its K and V tiles of BK = 128 keys (176 when asked
+ *                 for: head_dim 128, not causal, 2 stages) into a ring of
  *                 `stages` = 3 (or 2) stages; it gives up its registers
  *                 (setmaxnreg.dec), it needs almost none.
  *   warpgroups 1 .. NC   consumers, 64 query rows each (setmaxnreg.inc: the
@@ -31,8 +32,8 @@
  * ptxas allocates within 65536 / (128 (NC + 1)) registers a thread for the
  * whole kernel, 168 or 128 (none spilled at head_dim 128: O 64, S 64, P
  * 32); setmaxnreg makes the consumers' real limit 240 or 160, and ptxas uses
- * it (the SASS names registers up to R187 at head_dim 128 and R153 at 64
- * with three consumers).
+ * it (the SASS names registers up to R187 at head_dim 128, R233 with 176-key
+ * tiles, R153 at 64 with three consumers).
  * Synchronization is by mbarriers only (no __syncthreads after the setup):
  *   q_full           the producer's expect_tx of Q's bytes; TMA completes it
  *   q_empty          every consumer thread arrives once its last Q K^T of
@@ -99,7 +100,6 @@
 
 namespace {
 
-constexpr int BK = ATTENTION_CUDA_HOPPER_BK;
 constexpr int MAX_STAGES = ATTENTION_CUDA_HOPPER_MAX_STAGES;   /* the ring's length is a launch argument */
 constexpr int WG = 128;                 /* threads of a warpgroup */
 constexpr int ROWS = 64;                /* query rows of a consumer warpgroup (wgmma's M) */
@@ -124,7 +124,7 @@ struct hopper_args {
 
 /* The shared-memory carve-up of one block (byte offsets from the 1024-byte
  * aligned base). */
-template <int D, int NC>
+template <int D, int NC, int BK>
 struct layout {
     static constexpr int Q_BYTES = BQ<NC> * D * 2, KV_BYTES = BK * D * 2;
     static constexpr int K_AT = Q_BYTES, V_AT = K_AT + KV_BYTES;  /* stage s adds s x STAGE_BYTES */
@@ -138,7 +138,7 @@ struct barriers {
     uint64_t q_full, q_empty, k_full[MAX_STAGES], v_full[MAX_STAGES], k_empty[MAX_STAGES], v_empty[MAX_STAGES];
 };
 
-template <typename T, int D, int STAGES, int NC>
+template <typename T, int D, int STAGES, int NC, int BK>
 __global__ void __launch_bounds__(WG * (NC + 1), 1)
 attention_hopper(const __grid_constant__ tma_map qm, const __grid_constant__ tma_map km,
                  const __grid_constant__ tma_map vm, const __grid_constant__ tma_map om, hopper_args<T> a);
@@ -162,15 +162,15 @@ static int encode(tma_map *map, const void *base, size_t batch, size_t seq, size
  * KiB) once per instance, not in every measured launch: to the most any
  * plan asks (with O's staging tile or without), so that one opt-in serves
  * them all. */
-template <typename T, int D, int STAGES, int NC>
+template <typename T, int D, int STAGES, int NC, int BK>
 static cudaError_t shared_opt_in()
 {
     static const cudaError_t e = cudaFuncSetAttribute(
-        attention_hopper<T, D, STAGES, NC>, cudaFuncAttributeMaxDynamicSharedMemorySize, ATTENTION_CUDA_HOPPER_SMEM_MAX);
+        attention_hopper<T, D, STAGES, NC, BK>, cudaFuncAttributeMaxDynamicSharedMemorySize, ATTENTION_CUDA_HOPPER_SMEM_MAX);
     return e;
 }
 
-template <typename T, int D, int STAGES, int NC>
+template <typename T, int D, int STAGES, int NC, int BK>
 static int launch_stages(const attention_cuda_geometry *g, const attention_shape *s, const void *q, const void *k,
                          const void *v, void *o, cudaStream_t stream)
 {
@@ -187,7 +187,7 @@ static int launch_stages(const attention_cuda_geometry *g, const attention_shape
     a.qblocks = (int)g->grid_x, a.batch = (int)g->grid_z;
     a.scale_log2 = (float)((double)s->scale * 1.4426950408889634);
     a.tma_store = g->tma_store != 0;
-    cudaError_t e = shared_opt_in<T, D, STAGES, NC>();
+    cudaError_t e = shared_opt_in<T, D, STAGES, NC, BK>();
     /* The SM count, asked once a device (a launch is every measured step). */
     static int sms_of[64];
     int dev = 0, asked = 0;
@@ -204,23 +204,30 @@ static int launch_stages(const attention_cuda_geometry *g, const attention_shape
     const long long work = (long long)g->grid_x * g->grid_y * g->grid_z;
     const long long most = g->persistent ? *sms : 0x7fffffffLL;   /* a grid's x dimension */
     const unsigned blocks = (unsigned)(work < most ? work : most);
-    auto kernel = attention_hopper<T, D, STAGES, NC>;
+    auto kernel = attention_hopper<T, D, STAGES, NC, BK>;
     CUDA_LAUNCH(kernel, dim3(blocks), dim3(g->threads), g->smem, stream, qm, km, vm, om, a);
     return (int)cudaGetLastError();
 }
 
-/* The ring's length is a template constant, so that a tile's stage and
- * phase are a shift or a multiply, not a division, in the loop. */
+/* The ring's length, the consumers and the key tile are template
+ * constants, so that a tile's stage and phase are a shift or a multiply,
+ * not a division, in the loop, and the tiles' registers arrays. The plan's
+ * combinations (attention_cuda.h): 3 consumers only at head_dim 64, 176-key
+ * tiles only at 128 with 2 stages. */
 template <typename T, int D>
 static int launch_typed(const attention_cuda_geometry *g, const attention_shape *s, const void *q, const void *k,
                         const void *v, void *o, cudaStream_t stream)
 {
-    if constexpr (D == 64)   /* 3 consumers: only at 64 (attention_cuda.h) */
+    constexpr int BK = ATTENTION_CUDA_HOPPER_BK, WIDE = ATTENTION_CUDA_HOPPER_WIDE_BK;
+    if constexpr (D == 64)
         if (g->consumers == 3)
-            return g->stages == 2 ? launch_stages<T, D, 2, 3>(g, s, q, k, v, o, stream)
-                                  : launch_stages<T, D, 3, 3>(g, s, q, k, v, o, stream);
-    return g->stages == 2 ? launch_stages<T, D, 2, 2>(g, s, q, k, v, o, stream)
-                          : launch_stages<T, D, 3, 2>(g, s, q, k, v, o, stream);
+            return g->stages == 2 ? launch_stages<T, D, 2, 3, BK>(g, s, q, k, v, o, stream)
+                                  : launch_stages<T, D, 3, 3, BK>(g, s, q, k, v, o, stream);
+    if constexpr (D == 128)
+        if (g->block_keys == WIDE)
+            return launch_stages<T, D, 2, 2, WIDE>(g, s, q, k, v, o, stream);
+    return g->stages == 2 ? launch_stages<T, D, 2, 2, BK>(g, s, q, k, v, o, stream)
+                          : launch_stages<T, D, 3, 2, BK>(g, s, q, k, v, o, stream);
 }
 
 } /* namespace */
@@ -249,20 +256,20 @@ struct work {
     int q0, h, b, tiles;
 };
 
-template <typename T, int D, int STAGES, int NC>
+template <typename T, int D, int STAGES, int NC, int BK>
 __device__ void produce(unsigned char *base, barriers *bar, const tma_map *qm, const tma_map *km, const tma_map *vm,
                         const hopper_args<T> &a);
-template <typename T, int D, int STAGES, int NC>
+template <typename T, int D, int STAGES, int NC, int BK>
 __device__ void consume(unsigned char *base, barriers *bar, const tma_map *om, const hopper_args<T> &a);
 
-/* The keys a block of queries [q0, q0 + bq) needs, in tiles of BK (as
+/* The keys a block of queries [q0, q0 + bq) needs, in tiles of bk (as
  * attention_cuda.cu's key_tiles). */
-__device__ __forceinline__ int block_key_tiles(int q0, int bq, int seq_q, int seq_k, int causal)
+__device__ __forceinline__ int block_key_tiles(int q0, int bq, int bk, int seq_q, int seq_k, int causal)
 {
-    int tiles = (seq_k + BK - 1) / BK;
+    int tiles = (seq_k + bk - 1) / bk;
     if (causal) {
         int last = q0 + bq - 1 + seq_k - seq_q;
-        tiles = last < 0 ? 0 : last / BK + 1 < tiles ? last / BK + 1 : tiles;
+        tiles = last < 0 ? 0 : last / bk + 1 < tiles ? last / bk + 1 : tiles;
     }
     return tiles;
 }
@@ -271,7 +278,7 @@ __device__ __forceinline__ int block_key_tiles(int q0, int bq, int seq_q, int se
  * so the blocks take the items in turn, every (batch, head) of one query
  * block before the next; causal, the last query block first (it has the
  * most key tiles: longest first, so that the short ones fill the end). */
-template <int NC, typename T>
+template <int NC, int BK, typename T>
 __device__ __forceinline__ work item_of(const hopper_args<T> &a, long long i)
 {
     const long long per_block = (long long)a.heads * a.batch;
@@ -279,7 +286,7 @@ __device__ __forceinline__ work item_of(const hopper_args<T> &a, long long i)
     work w;
     w.q0 = (a.causal ? a.qblocks - 1 - qi : qi) * BQ<NC>;
     w.h = hb % a.heads, w.b = hb / a.heads;
-    w.tiles = block_key_tiles(w.q0, BQ<NC>, a.seq_q, a.seq_k, a.causal);
+    w.tiles = block_key_tiles(w.q0, BQ<NC>, BK, a.seq_q, a.seq_k, a.causal);
     return w;
 }
 
@@ -289,7 +296,7 @@ __device__ __forceinline__ long long work_items(const hopper_args<T> &a)
     return (long long)a.qblocks * a.heads * a.batch;
 }
 
-template <typename T, int D, int STAGES, int NC>
+template <typename T, int D, int STAGES, int NC, int BK>
 __global__ void __launch_bounds__(WG * (NC + 1), 1)
 attention_hopper(const __grid_constant__ tma_map qm, const __grid_constant__ tma_map km,
                  const __grid_constant__ tma_map vm, const __grid_constant__ tma_map om, hopper_args<T> a)
@@ -298,7 +305,7 @@ attention_hopper(const __grid_constant__ tma_map qm, const __grid_constant__ tma
     /* The swizzle atoms need 1024-byte aligned tiles; the plan's smem has
      * 1024 bytes to spare for rounding the base up. */
     unsigned char *base = reinterpret_cast<unsigned char *>(((uintptr_t)raw + ATOM - 1) & ~(uintptr_t)(ATOM - 1));
-    barriers *bar = reinterpret_cast<barriers *>(base + layout<D, NC>::bars_at(STAGES, a.tma_store));
+    barriers *bar = reinterpret_cast<barriers *>(base + layout<D, NC, BK>::bars_at(STAGES, a.tma_store));
 
     if (threadIdx.x == 0) {
         mbar_init(&bar->q_full, 1);
@@ -316,10 +323,10 @@ attention_hopper(const __grid_constant__ tma_map qm, const __grid_constant__ tma
     if (threadIdx.x < WG) {
         setmaxnreg_dec<PRODUCER_REGS>();
         if (threadIdx.x == 0)
-            produce<T, D, STAGES, NC>(base, bar, &qm, &km, &vm, a);
+            produce<T, D, STAGES, NC, BK>(base, bar, &qm, &km, &vm, a);
     } else {
         setmaxnreg_inc<CONSUMER_REGS<NC>>();
-        consume<T, D, STAGES, NC>(base, bar, &om, a);
+        consume<T, D, STAGES, NC, BK>(base, bar, &om, a);
     }
 }
 
@@ -328,16 +335,16 @@ attention_hopper(const __grid_constant__ tma_map qm, const __grid_constant__ tma
  * ring runs on across items: g counts this block's tiles, so a stage's
  * round and parity follow from it, and the next item's first tiles load
  * while the consumers finish the last one's. */
-template <typename T, int D, int STAGES, int NC>
+template <typename T, int D, int STAGES, int NC, int BK>
 __device__ void produce(unsigned char *base, barriers *bar, const tma_map *qm, const tma_map *km, const tma_map *vm,
                         const hopper_args<T> &a)
 {
-    using L = layout<D, NC>;
+    using L = layout<D, NC, BK>;
     int g = 0, n = 0;
     for (long long i = blockIdx.x; i < work_items(a); i += gridDim.x, n++) {
-        const work w = item_of<NC>(a, i);
+        const work w = item_of<NC, BK>(a, i);
         const int hk = w.h / a.group;
-        if (n > 0)         /* both consumers' last Q K^T of the item before retired */
+        if (n > 0)         /* every consumer's last Q K^T of the item before retired */
             mbar_wait(&bar->q_empty, (unsigned)(n - 1) & 1u);
         mbar_arrive_expect_tx(&bar->q_full, L::Q_BYTES);
         for (int c = 0; c < D / COL; c++) {
@@ -377,34 +384,35 @@ __device__ __forceinline__ uint64_t k_major_desc(const unsigned char *tile, int 
     return wgmma_desc(tile + (kk / 4) * rows * COL * 2 + (kk % 4) * 32, 16, ATOM);
 }
 
-__device__ __forceinline__ uint64_t v_desc(const unsigned char *tile, int kc)
+template <int BK> __device__ __forceinline__ uint64_t v_desc(const unsigned char *tile, int kc)
 {
     return wgmma_desc(tile + kc * 16 * COL * 2, BK * COL * 2, ATOM);
 }
 
-template <typename T, int D, int NC> __device__ void issue_scores(float (&s)[BK / 2], const unsigned char *qs,
-                                                          const unsigned char *ks);
-template <typename T, int D> __device__ void issue_pv(float (&o)[D / 2], const uint32_t (&p)[BK / 16][4],
-                                                      const unsigned char *vs);
-__device__ void mask_scores(float (&s)[BK / 2], int k0, int row, int seq_q, int seq_k, int causal);
+template <typename T, int D, int NC, int BK> __device__ void issue_scores(float (&s)[BK / 2], const unsigned char *qs,
+                                                                          const unsigned char *ks);
+template <typename T, int D, int BK> __device__ void issue_pv(float (&o)[D / 2], const uint32_t (&p)[BK / 16][4],
+                                                              const unsigned char *vs);
+template <int BK> __device__ void mask_scores(float (&s)[BK / 2], int k0, int row, int seq_q, int seq_k, int causal);
+template <int BK>
 __device__ void softmax_step(float (&s)[BK / 2], float (&m)[2], float (&l)[2], float (&alpha)[2], float scale_log2);
 template <int D> __device__ void rescale_o(float (&o)[D / 2], const float (&alpha)[2]);
-template <typename T> __device__ void pack_p(uint32_t (&p)[BK / 16][4], const float (&s)[BK / 2]);
+template <typename T, int BK> __device__ void pack_p(uint32_t (&p)[BK / 16][4], const float (&s)[BK / 2]);
 template <typename T, int D> __device__ void store_rows(const hopper_args<T> &a, const float (&o)[D / 2],
                                                         const float (&l)[2], int row, int h, int b);
 template <typename T, int D, int NC> __device__ void store_staged(const tma_map *om, unsigned char *os,
-                                                          const float (&o)[D / 2], const float (&l)[2], int wg,
-                                                          int first, int h, int b);
-template <typename T> __device__ bool needs_mask(const hopper_args<T> &a, int k0, int first);
-template <typename T, int D, int STAGES, int NC, bool NEXT>
+                                                                  const float (&o)[D / 2], const float (&l)[2],
+                                                                  int wg, int first, int h, int b);
+template <int BK, typename T> __device__ bool needs_mask(const hopper_args<T> &a, int k0, int first);
+template <typename T, int D, int STAGES, int NC, int BK, bool NEXT>
 __device__ __forceinline__ void tile_step(const unsigned char *base, barriers *bar, const hopper_args<T> &a,
                                           const unsigned char *qs, float (&sc)[BK / 2], uint32_t (&p)[BK / 16][4],
                                           float (&o)[D / 2], float (&m)[2], float (&l)[2], float (&alpha)[2], int t,
                                           int g, int first, int row, unsigned mine, unsigned next, int wg);
-template <typename T, int D, int STAGES, bool MORE>
+template <typename T, int D, int STAGES, int BK, bool MORE>
 __device__ __forceinline__ void retire_pv(barriers *bar, const float (&sc)[BK / 2], uint32_t (&p)[BK / 16][4],
                                           float (&o)[D / 2], const float (&alpha)[2], int g);
-template <typename T>
+template <typename T, int BK>
 __device__ void prepare_p(float (&sc)[BK / 2], uint32_t (&p)[BK / 16][4], float (&m)[2], float (&l)[2],
                           float (&alpha)[2], const hopper_args<T> &a, int k0, int first, int row);
 
@@ -442,16 +450,16 @@ constexpr unsigned STORE_BAR = PINGPONG_BAR + 3;
  * Items: the block's in turn (produce's order). Q is freed (q_empty) once
  * the item's last Q K^T retired, before its last P V and the store, so the
  * next item's Q loads under them; g counts the block's tiles, as produce. */
-template <typename T, int D, int STAGES, int NC>
+template <typename T, int D, int STAGES, int NC, int BK>
 __device__ void consume(unsigned char *base, barriers *bar, const tma_map *om, const hopper_args<T> &a)
 {
-    using L = layout<D, NC>;
+    using L = layout<D, NC, BK>;
     const int wg = threadIdx.x / WG - 1, warp = threadIdx.x % WG / 32, lane = threadIdx.x % 32;
     const unsigned char *qs = base + wg * ROWS * COL * 2;   /* its 64 rows of every Q column block */
     const unsigned mine = PINGPONG_BAR + wg, next = PINGPONG_BAR + (wg + 1) % NC;
     int g = 0, n = 0;
     for (long long i = blockIdx.x; i < work_items(a); i += gridDim.x, n++) {
-        const work w = item_of<NC>(a, i);
+        const work w = item_of<NC, BK>(a, i);
         const int first = w.q0 + wg * ROWS;                 /* this warpgroup's first query */
         const int row = first + warp * 16 + lane / 4;       /* this lane's first row; the other is row + 8 */
         float o[D / 2] = {}, m[2] = {-INFINITY, -INFINITY}, l[2] = {0.0f, 0.0f}, alpha[2];
@@ -464,12 +472,12 @@ __device__ void consume(unsigned char *base, barriers *bar, const tma_map *om, c
             mbar_wait(&bar->k_full[g % STAGES], (unsigned)(g / STAGES) & 1u);
             named_bar_sync(mine, PINGPONG_THREADS);
             wgmma_fence();
-            issue_scores<T, D, NC>(sc, qs, base + L::K_AT + (g % STAGES) * L::STAGE_BYTES);
+            issue_scores<T, D, NC, BK>(sc, qs, base + L::K_AT + (g % STAGES) * L::STAGE_BYTES);
             named_bar_arrive(next, PINGPONG_THREADS);
             wgmma_wait_group<0>();
             wgmma_fence_operands(sc);   /* nvcc: no read of sc moves above the wait */
             mbar_arrive(&bar->k_empty[g % STAGES]);
-            prepare_p<T>(sc, p, m, l, alpha, a, 0, first, row);
+            prepare_p<T, BK>(sc, p, m, l, alpha, a, 0, first, row);
         }
         /* The last tile has no S_{t+1}: its own instance of the step, so
          * that no wgmma sits in a branch (ptxas then fences the
@@ -477,17 +485,17 @@ __device__ void consume(unsigned char *base, barriers *bar, const tma_map *om, c
 #pragma unroll 1
         for (int t = 0; t + 1 < w.tiles; t++) {
             if (t > 0)
-                retire_pv<T, D, STAGES, true>(bar, sc, p, o, alpha, g + t - 1);
-            tile_step<T, D, STAGES, NC, true>(base, bar, a, qs, sc, p, o, m, l, alpha, t, g + t, first, row, mine, next,
-                                          wg);
+                retire_pv<T, D, STAGES, BK, true>(bar, sc, p, o, alpha, g + t - 1);
+            tile_step<T, D, STAGES, NC, BK, true>(base, bar, a, qs, sc, p, o, m, l, alpha, t, g + t, first, row, mine,
+                                              next, wg);
         }
         mbar_arrive(&bar->q_empty);     /* every Q K^T of the item retired (wait_group in the steps) */
         if (w.tiles > 0) {
             if (w.tiles > 1)
-                retire_pv<T, D, STAGES, true>(bar, sc, p, o, alpha, g + w.tiles - 2);
-            tile_step<T, D, STAGES, NC, false>(base, bar, a, qs, sc, p, o, m, l, alpha, w.tiles - 1, g + w.tiles - 1,
-                                           first, row, mine, next, wg);
-            retire_pv<T, D, STAGES, false>(bar, sc, p, o, alpha, g + w.tiles - 1);
+                retire_pv<T, D, STAGES, BK, true>(bar, sc, p, o, alpha, g + w.tiles - 2);
+            tile_step<T, D, STAGES, NC, BK, false>(base, bar, a, qs, sc, p, o, m, l, alpha, w.tiles - 1,
+                                               g + w.tiles - 1, first, row, mine, next, wg);
+            retire_pv<T, D, STAGES, BK, false>(bar, sc, p, o, alpha, g + w.tiles - 1);
         }
         if (a.tma_store)
             store_staged<T, D, NC>(om, base + L::o_at(STAGES) + wg * ROWS * COL * 2, o, l, wg, first, w.h, w.b);
@@ -503,13 +511,13 @@ __device__ void consume(unsigned char *base, barriers *bar, const tma_map *om, c
  * this warpgroup's ping-pong turn, S_{t+1}'s softmax while P_t V_t runs,
  * then O rescaled, P_{t+1} packed and the stage freed. t is the item's
  * tile (its keys), g the block's (its stage and phase). */
-template <typename T, int D, int STAGES, int NC, bool NEXT>
+template <typename T, int D, int STAGES, int NC, int BK, bool NEXT>
 __device__ void tile_step(const unsigned char *base, barriers *bar, const hopper_args<T> &a, const unsigned char *qs,
                           float (&sc)[BK / 2], uint32_t (&p)[BK / 16][4], float (&o)[D / 2], float (&m)[2],
                           float (&l)[2], float (&alpha)[2], int t, int g, int first, int row, unsigned mine,
                           unsigned next, int wg)
 {
-    using L = layout<D, NC>;
+    using L = layout<D, NC, BK>;
     const int s = g % STAGES, n = (g + 1) % STAGES;
     if (NEXT)
         mbar_wait(&bar->k_full[n], (unsigned)((g + 1) / STAGES) & 1u);
@@ -518,17 +526,17 @@ __device__ void tile_step(const unsigned char *base, barriers *bar, const hopper
     wgmma_fence();              /* o rescaled, p packed since the last wgmma */
     wgmma_fence_operands(o);
     if (NEXT)
-        issue_scores<T, D, NC>(sc, qs, base + L::K_AT + n * L::STAGE_BYTES);
-    issue_pv<T, D>(o, p, base + L::V_AT + s * L::STAGE_BYTES);
+        issue_scores<T, D, NC, BK>(sc, qs, base + L::K_AT + n * L::STAGE_BYTES);
+    issue_pv<T, D, BK>(o, p, base + L::V_AT + s * L::STAGE_BYTES);
     if (wg != NC - 1 || NEXT)
         named_bar_arrive(next, PINGPONG_THREADS);
     if (NEXT) {
         wgmma_wait_group<1>();  /* S_{t+1} retired; P_t V_t may still run */
         wgmma_fence_operands(sc);
         mbar_arrive(&bar->k_empty[n]);
-        if (needs_mask(a, (t + 1) * BK, first))
-            mask_scores(sc, (t + 1) * BK, row, a.seq_q, a.seq_k, a.causal);
-        softmax_step(sc, m, l, alpha, a.scale_log2);
+        if (needs_mask<BK>(a, (t + 1) * BK, first))
+            mask_scores<BK>(sc, (t + 1) * BK, row, a.seq_q, a.seq_k, a.causal);
+        softmax_step<BK>(sc, m, l, alpha, a.scale_log2);
     }
 }
 
@@ -538,7 +546,7 @@ __device__ void tile_step(const unsigned char *base, barriers *bar, const hopper
  * follows (MORE), O rescaled by its alpha and its P packed. The stage is
  * free once this thread's P V retired (wgmma reads V from shared memory,
  * and P from registers, until then), not when it was issued. */
-template <typename T, int D, int STAGES, bool MORE>
+template <typename T, int D, int STAGES, int BK, bool MORE>
 __device__ __forceinline__ void retire_pv(barriers *bar, const float (&sc)[BK / 2], uint32_t (&p)[BK / 16][4],
                                           float (&o)[D / 2], const float (&alpha)[2], int g)
 {
@@ -547,33 +555,33 @@ __device__ __forceinline__ void retire_pv(barriers *bar, const float (&sc)[BK / 
     mbar_arrive(&bar->v_empty[g % STAGES]);
     if (MORE) {
         rescale_o<D>(o, alpha);
-        pack_p<T>(p, sc);
+        pack_p<T, BK>(p, sc);
     }
 }
 
 /* Whether key tile [k0, k0 + BK) needs the mask for the warpgroup whose first
  * query is `first`: it reaches past Sk, or (causal) past first's last key
  * (its later rows see at most 63 keys more). */
-template <typename T>
+template <int BK, typename T>
 __device__ bool needs_mask(const hopper_args<T> &a, int k0, int first)
 {
     return k0 + BK > a.seq_k || (a.causal && k0 + BK - 1 > first + a.seq_k - a.seq_q);
 }
 
 /* The first tile's P: mask, softmax (o is still 0: no rescale), pack. */
-template <typename T>
+template <typename T, int BK>
 __device__ void prepare_p(float (&sc)[BK / 2], uint32_t (&p)[BK / 16][4], float (&m)[2], float (&l)[2],
                           float (&alpha)[2], const hopper_args<T> &a, int k0, int first, int row)
 {
-    if (needs_mask(a, k0, first))
-        mask_scores(sc, k0, row, a.seq_q, a.seq_k, a.causal);
-    softmax_step(sc, m, l, alpha, a.scale_log2);
-    pack_p<T>(p, sc);
+    if (needs_mask<BK>(a, k0, first))
+        mask_scores<BK>(sc, k0, row, a.seq_q, a.seq_k, a.causal);
+    softmax_step<BK>(sc, m, l, alpha, a.scale_log2);
+    pack_p<T, BK>(p, sc);
 }
 
 /* S (64 x BK) = Q (64 x D) K^T: D / 16 wgmma of k16 with N = BK, one group
  * (the caller fences before and waits after). */
-template <typename T, int D, int NC>
+template <typename T, int D, int NC, int BK>
 __device__ void issue_scores(float (&s)[BK / 2], const unsigned char *qs, const unsigned char *ks)
 {
 #pragma unroll
@@ -584,6 +592,7 @@ __device__ void issue_scores(float (&s)[BK / 2], const unsigned char *qs, const 
 
 /* -inf where key j is past Sk or (causal) past row i's last key
  * i + Sk - Sq. s[4 n + 2 r + e] is row `row` + 8 r, key k0 + 8 n + 2 t + e. */
+template <int BK>
 __device__ void mask_scores(float (&s)[BK / 2], int k0, int row, int seq_q, int seq_k, int causal)
 {
     const int t = threadIdx.x % 4;
@@ -625,6 +634,7 @@ __device__ __forceinline__ float fast_exp2(float x)
  * weights pack_p makes would cost two more instructions a weight). A
  * function of its own, like the mask and the store, so that consume reads
  * as the schedule it is. */
+template <int BK>
 __device__ void softmax_step(float (&s)[BK / 2], float (&m)[2], float (&l)[2], float (&alpha)[2], float scale_log2)
 {
 #pragma unroll
@@ -664,7 +674,7 @@ __device__ void rescale_o(float (&o)[D / 2], const float (&alpha)[2])
 /* P's A fragments for wgmma's RS form, keys 16 kc .. 16 kc + 15: S's
  * n-tiles 2 kc and 2 kc + 1 packed to 16 bits (mma_sync.cuh's A layout:
  * a0 row g keys 2t.., a1 row g + 8, a2 row g keys 2t + 8.., a3 row g + 8). */
-template <typename T>
+template <typename T, int BK>
 __device__ void pack_p(uint32_t (&p)[BK / 16][4], const float (&s)[BK / 2])
 {
 #pragma unroll
@@ -678,12 +688,12 @@ __device__ void pack_p(uint32_t (&p)[BK / 16][4], const float (&s)[BK / 2])
 /* O (64 x D) += P (64 x BK) V (BK x D): BK / 16 wgmma of k16 with N = D,
  * P from registers, one group (the caller fences before and waits after:
  * before it frees the stage, touches o or overwrites p). */
-template <typename T, int D>
+template <typename T, int D, int BK>
 __device__ void issue_pv(float (&o)[D / 2], const uint32_t (&p)[BK / 16][4], const unsigned char *vs)
 {
 #pragma unroll
     for (int kc = 0; kc < BK / 16; kc++)
-        wgmma_rs<T, D, true>(o, p[kc], v_desc(vs, kc), 1);
+        wgmma_rs<T, D, true>(o, p[kc], v_desc<BK>(vs, kc), 1);
     wgmma_commit_group();
 }
 
@@ -742,8 +752,8 @@ __device__ void store_staged(const tma_map *om, unsigned char *os, const float (
         const int rr = lrow + 8 * r;
 #pragma unroll
         for (int n = 0; n < D / 8; n++) {
-            const int col = 8 * n + 2 * t, at = rr * 128 + (col % COL) * 2;
-            *reinterpret_cast<uint32_t *>(os + col / COL * BQ<NC> * COL * 2 + (at ^ ((rr % 8) << 4))) =
+            const int col = 8 * n + 2 * t, off = rr * 128 + (col % COL) * 2;   /* in its column block */
+            *reinterpret_cast<uint32_t *>(os + col / COL * BQ<NC> * COL * 2 + (off ^ ((rr % 8) << 4))) =
                 pack2<T>(o[4 * n + 2 * r] * inv, o[4 * n + 2 * r + 1] * inv);
         }
     }

@@ -49,7 +49,9 @@
 #                              (store_swizzle); with three consumers, the
 #                              ping-pong's last turn by the two-consumer
 #                              rule (ring_last) and K's empty barrier
-#                              counting two consumers (empty_count)
+#                              counting two consumers (empty_count); the
+#                              mask's loop sized for 128-key tiles
+#                              (wide_mask: wrong with 176)
 # Run by make check; by hand, some of them: MUTANTS='tc_gqa rms_warp_sums' sh tests/cudasim/mutate.sh
 . "$top_builddir/tests/setup"
 
@@ -106,6 +108,7 @@ for entry in "tc_k_early attention attention_cuda.cu test_tensor_core" \
         "hop_store_swizzle attention attention_hopper.cu test_hopper attention_hopper" \
         "hop_ring_last attention attention_hopper.cu test_hopper attention_hopper" \
         "hop_empty_count attention attention_hopper.cu test_hopper attention_hopper" \
+        "hop_wide_mask attention attention_hopper.cu test_hopper attention_hopper" \
         "rms_warp_sums rms_norm rms_norm_cuda.cu *" \
         "rms_eps_squared rms_norm rms_norm_cuda.cu test_odd_shapes" "rms_bf16_trunc rms_norm rms_norm_cuda.cu *" \
         "block_eps_squared transformer_block transformer_block_gpu.c test_forward_matches_reference" \

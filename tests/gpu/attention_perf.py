@@ -6,7 +6,9 @@ non-causal one. Where the Hopper kernel also ran with an optimization switched
 off, its default's rate over that run's: "hopper / serial" (persistent blocks
 against a block per work item), "hopper / direct" (O through shared memory and
 TMA stores against stores from registers), "hopper / pair" (three consumer
-warpgroups at head_dim 64 against two); above 1, the optimization helps;
+warpgroups at head_dim 64 against two); above 1, the optimization helps; and
+"wide / hopper", the 176-key tiles' rate (an option, not the default) over
+the default's: above 1, they pay;
 "-" where that run was not made.
 
     usage: python3 tests/gpu/attention_perf.py OUTDIR
@@ -27,6 +29,7 @@ CUDA_BUILDS = {
     "hopper_serial": "/hopper_serial",      # and HARNESS_ATTENTION_HOPPER_PERSISTENT=0
     "hopper_direct": "/hopper_direct",      # and HARNESS_ATTENTION_HOPPER_TMA_STORE=0
     "hopper_pair": "/hopper_pair",          # and HARNESS_ATTENTION_HOPPER_CONSUMERS=2
+    "hopper_wide": "/hopper_wide",          # and HARNESS_ATTENTION_HOPPER_BK=176 (2 stages)
 }
 
 
@@ -46,7 +49,7 @@ def main():
     head = ["dtype", "head_dim", "seq", "causal", "cuda TFLOP/s", "cublas TFLOP/s", "torch TFLOP/s",
             "cuda / cublas", "cuda / torch", "causal / non-causal (cuda)", "cuda 32-key TFLOP/s", "64 / 32 keys",
             "hopper TFLOP/s", "hopper / cuda", "hopper / torch", "causal / non-causal (hopper)",
-            "hopper / serial", "hopper / direct", "hopper / pair"]
+            "hopper / serial", "hopper / direct", "hopper / pair", "wide / hopper"]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for key in sorted(runs):
@@ -58,6 +61,7 @@ def main():
         serial = r.get("attention/cuda/hopper_serial", (None,))[0]
         direct = r.get("attention/cuda/hopper_direct", (None,))[0]
         pair = r.get("attention/cuda/hopper_pair", (None,))[0]
+        wide = r.get("attention/cuda/hopper_wide", (None,))[0]
         torch_tf = None
         any_run = r.get("attention/cuda") or r.get("attention/cublas") or r.get("attention/cuda/hopper")
         try:
@@ -77,7 +81,8 @@ def main():
                                  f(hopper / nc_hopper if key[3] and hopper and nc_hopper else None, ".2f"),
                                  f(hopper and serial and hopper / serial, ".2f"),
                                  f(hopper and direct and hopper / direct, ".2f"),
-                                 f(hopper and pair and hopper / pair, ".2f")]) + " |")
+                                 f(hopper and pair and hopper / pair, ".2f"),
+                                 f(hopper and wide and wide / hopper, ".2f")]) + " |")
     return 0
 
 

@@ -2,12 +2,15 @@
 # tests/gpu/attention_perf.sh's A/B of the Hopper attention kernel, on a
 # machine without a GPU: a stand-in harness whose rate says which switches
 # its environment set (the Hopper kernel 600 TFLOP/s, 480 with a block per
-# item, 400 with O stored without TMA, 500 with two consumers; mma.sync 300,
-# its 32-key build 250, cuBLAS 200). hopper_serial, hopper_direct and
-# hopper_pair run only at AB_SEQS (default 512 and 16384), hopper_direct at
-# head_dim 128 only with 2 stages, hopper_pair at 64 only; the table's
-# "hopper / serial", "hopper / direct" and "hopper / pair" columns are the default's
-# rate over each ("-" where not run) and the columns before them unchanged;
+# item, 400 with O stored without TMA, 500 with two consumers, 660 with
+# 176-key tiles at 2 stages; mma.sync 300, its 32-key build 250, cuBLAS 200).
+# hopper_serial, hopper_direct, hopper_pair and hopper_wide run only at
+# AB_SEQS (default 512 and 16384), hopper_direct at head_dim 128 only with 2
+# stages, hopper_pair at 64 only, hopper_wide at 128 without the causal mask
+# only; the table's "hopper / serial", "hopper / direct" and "hopper / pair"
+# columns are the default's
+# rate over each, "wide / hopper" the wide tiles' over the default's ("-"
+# where not run), and the columns before them unchanged;
 # past HARNESS_GPU_DEADLINE no run starts and the first left is named; the
 # results file labels each run with what ran (tests/gpu/results.py).
 . "$top_builddir/tests/setup"
@@ -35,19 +38,21 @@ done
 tag=$(basename "$out")
 echo "$tag kernel=$HARNESS_ATTENTION_KERNEL bk=$HARNESS_ATTENTION_TC_BK" \
     "persistent=$HARNESS_ATTENTION_HOPPER_PERSISTENT tma_store=$HARNESS_ATTENTION_HOPPER_TMA_STORE" \
-    "consumers=$HARNESS_ATTENTION_HOPPER_CONSUMERS" >>"$RUNS"
+    "consumers=$HARNESS_ATTENTION_HOPPER_CONSUMERS bk=$HARNESS_ATTENTION_HOPPER_BK" \
+    "stages=$HARNESS_ATTENTION_HOPPER_STAGES" >>"$RUNS"
 # The run that takes until the deadline: the next one must not start.
 if [ "$tag" = "${STALL:-}" ]; then
     while [ "$(date +%s)" -lt "$HARNESS_GPU_DEADLINE" ]; do sleep 0.2; done
 fi
-case $key:$HARNESS_ATTENTION_KERNEL:$HARNESS_ATTENTION_TC_BK:$HARNESS_ATTENTION_HOPPER_PERSISTENT:$HARNESS_ATTENTION_HOPPER_TMA_STORE:$HARNESS_ATTENTION_HOPPER_CONSUMERS in
+case $key:$HARNESS_ATTENTION_KERNEL:$HARNESS_ATTENTION_TC_BK:$HARNESS_ATTENTION_HOPPER_PERSISTENT:$HARNESS_ATTENTION_HOPPER_TMA_STORE:$HARNESS_ATTENTION_HOPPER_CONSUMERS:$HARNESS_ATTENTION_HOPPER_BK in
 attention/cublas:*) rate=200000 ;;
 attention/cuda:mma_sync:64:*) rate=300000 ;;
 attention/cuda:mma_sync:32:*) rate=250000 ;;
-attention/cuda:hopper:64:1:1:3) rate=600000 ;;
-attention/cuda:hopper:64:0:1:3) rate=480000 ;;
-attention/cuda:hopper:64:1:0:3) rate=400000 ;;
-attention/cuda:hopper:64:1:1:2) rate=500000 ;;
+attention/cuda:hopper:64:1:1:3:128) rate=600000 ;;
+attention/cuda:hopper:64:0:1:3:128) rate=480000 ;;
+attention/cuda:hopper:64:1:0:3:128) rate=400000 ;;
+attention/cuda:hopper:64:1:1:2:128) rate=500000 ;;
+attention/cuda:hopper:64:1:1:3:176) [ "$HARNESS_ATTENTION_HOPPER_STAGES" = 2 ] && rate=660000 ;;
 *) echo "stand-in harness: unexpected run $key $*" >&2; exit 3 ;;
 esac
 mkdir -p "$out/run"
@@ -75,7 +80,8 @@ ran() { grep -c "_$1 " "$RUNS"; }
 perf default SEQS="512 1024 16384"
 head=$(grep '^| dtype' "$SCRATCH/out")
 case $head in
-*"| causal / non-causal (hopper) | hopper / serial | hopper / direct | hopper / pair |") pass "the three A/B columns, last" ;;
+*"| causal / non-causal (hopper) | hopper / serial | hopper / direct | hopper / pair | wide / hopper |")
+    pass "the four A/B columns, last" ;;
 *) fail "the table's head: $head" ;;
 esac
 [ "$(grep -c '^| bf16 ' "$SCRATCH/out")" = 12 ] && pass "a row per shape" || fail "rows: $(grep -c '^| bf16 ' "$SCRATCH/out")"
@@ -88,6 +94,10 @@ esac
 [ "$(ran hopper_pair)" = 4 ] && [ "$(grep hopper_pair "$RUNS" | grep -vc '_d64_s512_\|_d64_s16384_')" = 0 ] &&
     pass "hopper_pair at head_dim 64 only (at 128 there are always two consumers)" ||
     fail "hopper_pair runs: $(grep hopper_pair "$RUNS" | cut -d' ' -f1 | tr '\n' ' ')"
+[ "$(ran hopper_wide)" = 2 ] && [ "$(grep hopper_wide "$RUNS" | grep -vc '_d128_s512_false_\|_d128_s16384_false_')" = 0 ] &&
+    [ "$(grep -c 'hopper_wide .*bk=176 stages=2' "$RUNS")" = 2 ] && [ "$(grep -c 'bk=176' "$RUNS")" = 2 ] &&
+    pass "hopper_wide at head_dim 128 without the causal mask only, 176 keys and 2 stages, no other run so" ||
+    fail "hopper_wide runs: $(grep 'hopper_wide\|bk=176' "$RUNS" | tr '\n' ' ')"
 [ "$(ran hopper)" = 12 ] && [ "$(ran cuda)" = 12 ] && [ "$(ran cuda32)" = 6 ] && [ "$(ran cublas)" = 12 ] &&
     pass "the other variants as before" || fail "runs: $(cut -d' ' -f1 "$RUNS" | tr '\n' ' ')"
 [ "$(grep -n _d64_s512_false_ "$RUNS" | cut -d' ' -f1 | sed 's/.*_false_//' | tr '\n' ' ')" = \
@@ -97,8 +107,9 @@ esac
     [ "$(cell 64 16384 true 17);$(cell 64 16384 true 18);$(cell 64 16384 true 19)" = "1.25;1.50;1.20" ] &&
     pass "head_dim 64: hopper / serial 1.25, hopper / direct 1.50, hopper / pair 1.20" ||
     fail "d64 rows: $(row 64 512 false) / $(row 64 16384 true)"
-[ "$(cell 128 512 true 17);$(cell 128 512 true 18);$(cell 128 512 true 19)" = "1.25;-;-" ] &&
-    pass "head_dim 128: serial's ratio, direct and pair '-'" ||
+[ "$(cell 128 512 true 17);$(cell 128 512 true 18);$(cell 128 512 true 19);$(cell 128 512 true 20)" = "1.25;-;-;-" ] &&
+    [ "$(cell 128 16384 false 20);$(cell 64 512 false 20)" = "1.10;-" ] &&
+    pass "head_dim 128: serial's ratio, direct and pair '-'; wide / hopper 1.10 where it ran" ||
     fail "d128 s512 row: $(row 128 512 true)"
 [ "$(cell 128 1024 false 17);$(cell 128 1024 false 18);$(cell 64 1024 true 18)" = "-;-;-" ] &&
     pass "'-' at a sequence outside AB_SEQS" || fail "s1024 rows: $(row 128 1024 false) / $(row 64 1024 true)"
@@ -120,6 +131,7 @@ rows = {r["tag"]: r["variant"] for r in json.load(open(sys.argv[1]))["figures"]}
 want = {"bf16_d64_s512_false_hopper_serial": "attention/cuda (Hopper, a block per item)",
         "bf16_d64_s16384_true_hopper_direct": "attention/cuda (Hopper, O stored without TMA)",
         "bf16_d64_s512_true_hopper_pair": "attention/cuda (Hopper, 2 consumer warpgroups)",
+        "bf16_d128_s512_false_hopper_wide": "attention/cuda (Hopper, 176-key tiles, 2 stages)",
         "bf16_d128_s512_true_hopper": "attention/cuda (Hopper: wgmma + TMA)",
         "bf16_d128_s512_true_cuda32": "attention/cuda (mma.sync, 32-key tiles)",
         "bf16_d128_s512_true_cublas": "attention/cublas"}
@@ -132,7 +144,7 @@ grep -qF '| attention/cuda (Hopper, a block per item) | bf16 |' "${json%.json}.m
 # 2 stages: hopper_direct at head_dim 128 too; AB_SEQS chooses the sequences.
 perf stages SEQS="512 1024" AB_SEQS=1024 HARNESS_ATTENTION_HOPPER_STAGES=2
 [ "$(grep hopper_ "$RUNS" | cut -d' ' -f1 | sed 's/_\(true\|false\)_/ /' | sort -u | tr '\n' ' ')" = \
-    "bf16_d128_s1024 hopper_direct bf16_d128_s1024 hopper_serial bf16_d64_s1024 hopper_direct bf16_d64_s1024 hopper_pair bf16_d64_s1024 hopper_serial " ] &&
+    "bf16_d128_s1024 hopper_direct bf16_d128_s1024 hopper_serial bf16_d128_s1024 hopper_wide bf16_d64_s1024 hopper_direct bf16_d64_s1024 hopper_pair bf16_d64_s1024 hopper_serial " ] &&
     pass "AB_SEQS=1024: the A/B runs there alone, hopper_direct at 128 with 2 stages" ||
     fail "A/B runs: $(grep hopper_ "$RUNS" | cut -d' ' -f1 | tr '\n' ' ')"
 [ "$(cell 128 1024 true 18);$(cell 128 512 true 17)" = "1.50;-" ] && pass "2 stages: d128's direct ratio" ||

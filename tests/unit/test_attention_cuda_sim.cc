@@ -355,6 +355,7 @@ static void test_plan_hopper(void **state)
     unsetenv(ATTENTION_CUDA_HOPPER_STAGES_ENV);
     unsetenv(ATTENTION_CUDA_HOPPER_TMA_STORE_ENV);
     unsetenv(ATTENTION_CUDA_HOPPER_CONSUMERS_ENV);
+    unsetenv(ATTENTION_CUDA_HOPPER_BK_ENV);
     assert_int_equal(attention_cuda_plan_arch(&s, BF16, 90, a, a, a, a, &g), 0);
     assert_int_equal(g.kernel, HOP);
     assert_int_equal(g.threads, 384);
@@ -445,6 +446,24 @@ static void test_plan_hopper(void **state)
     assert_int_equal(attention_cuda_plan_arch(&s, BF16, 90, a, a, a, a, &g), 0);
     assert_int_equal(g.stages, 3);
     unsetenv(ATTENTION_CUDA_HOPPER_STAGES_ENV);
+    /* 176-key tiles when asked, at head_dim 128 without the causal mask and
+     * with 2 stages only: Q 32 KiB + 2 x 88, no room for O's tile. */
+    setenv(ATTENTION_CUDA_HOPPER_BK_ENV, "176", 1);
+    assert_int_equal(attention_cuda_plan_hopper(&s, BF16, 2, a, a, a, a, &g), 0);
+    assert_int_equal(g.block_keys, 128);   /* s is causal */
+    s.causal = 0;
+    assert_int_equal(attention_cuda_plan_hopper(&s, BF16, 2, a, a, a, a, &g), 0);
+    assert_int_equal(g.block_keys, 176);
+    assert_int_equal(g.tma_store, 0);
+    assert_int_equal(g.smem, (32 + 2 * 88) * 1024 + 2048);
+    assert_int_equal(attention_cuda_plan_arch(&s, BF16, 90, a, a, a, a, &g), 0);
+    assert_int_equal(g.block_keys, 128);   /* 3 stages: the default */
+    s.head_dim = 64;
+    assert_int_equal(attention_cuda_plan_hopper(&s, BF16, 2, a, a, a, a, &g), 0);
+    assert_int_equal(g.block_keys, 128);
+    s.head_dim = 128;
+    s.causal = 1;
+    unsetenv(ATTENTION_CUDA_HOPPER_BK_ENV);
     assert_int_equal(attention_cuda_plan_hopper(&s, BF16, 4, a, a, a, a, &g), -1);
     assert_int_equal(attention_cuda_plan_hopper(&s, BF16, 1, a, a, a, a, &g), -1);
     assert_int_equal(attention_cuda_plan_hopper(&s, F32, 2, a, a, a, a, &g), -1);

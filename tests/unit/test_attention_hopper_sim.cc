@@ -16,8 +16,10 @@
  * plan has room for them (head_dim 64; 128 at 2 stages: cudasim's bulk
  * stores read it at issue or at the wait, as the copies land), and once
  * more each with a block per item (not persistent) and with the fragments
- * stored straight (no TMA store), and at head_dim 64 (3 consumer warpgroups,
- * 192 queries a block) once with 2, the results identical to the bit.
+ * stored straight (no TMA store), at head_dim 64 (3 consumer warpgroups, 192
+ * queries a block) once with 2: the results identical to the bit; and at
+ * head_dim 128 without the causal mask with 176-key tiles in all four
+ * orders and landings, identical among themselves.
  * Built as C++ with cudasim.h force-included (tests/cudasim/build.am). */
 #include "attention/attention_cuda.h"
 
@@ -54,6 +56,7 @@ static void run_case(const hcase &c)
     unsetenv(ATTENTION_CUDA_KERNEL_ENV);
     unsetenv(ATTENTION_CUDA_HOPPER_STAGES_ENV);
     unsetenv(ATTENTION_CUDA_HOPPER_CONSUMERS_ENV);
+    unsetenv(ATTENTION_CUDA_HOPPER_BK_ENV);
     assert_int_equal(attention_cuda_plan_arch(&t.s, c.dt, 90, t.q, t.k, t.v, t.o[0], &g), 0);
     assert_int_equal(g.kernel, ATTENTION_CUDA_HOPPER);
     assert_int_equal(g.stages, 3);
@@ -88,6 +91,22 @@ static void run_case(const hcase &c)
         sim_set_order_and_landing(1);
         sim_run_and_check(&g, c.dt, &t, 10, "hopper (2 stages, 2 consumers), reversed");
         unsetenv(ATTENTION_CUDA_HOPPER_CONSUMERS_ENV);   /* the launch plans again, and must agree */
+    }
+    /* HARNESS_ATTENTION_HOPPER_BK=176 at head_dim 128 without the causal
+     * mask: FlashAttention-3's 176-key tiles, 2 stages. Other tiles give
+     * the online softmax other steps (other roundings): the four runs
+     * equal each other, not the 128-key runs'. */
+    if (c.head_dim == 128 && !c.causal) {
+        setenv(ATTENTION_CUDA_HOPPER_BK_ENV, "176", 1);
+        assert_int_equal(attention_cuda_plan_hopper(&t.s, c.dt, 2, t.q, t.k, t.v, t.o[0], &g), 0);
+        assert_int_equal(g.block_keys, 176);
+        for (int run = 0; run < 4; run++) {
+            const char *how = sim_set_order_and_landing(run);
+            char what[96];
+            snprintf(what, sizeof what, "hopper (176-key tiles), %s", how);
+            sim_run_and_check(&g, c.dt, &t, run, what);
+        }
+        unsetenv(ATTENTION_CUDA_HOPPER_BK_ENV);
     }
     cudasim::set_order(cudasim::FORWARD);
     cudasim::set_landing(cudasim::AT_WAIT);
@@ -125,6 +144,9 @@ static void test_hopper(void **state)
         /* Two blocks of queries (causal: the later first), Sq != Sk. */
         {F16, 1, 1, 1, 200, 150, 64, 1, 0},
         {BF16, 1, 2, 1, 130, 261, 128, 0, 0},
+        /* head_dim 128 not causal over 720 keys: five 176-key tiles through
+         * 2 stages (the ring in its third round), the last partial. */
+        {F16, 1, 2, 2, 20, 720, 128, 0, 0},
         /* Six items (3 query blocks x 2 heads, causal: 3, 2 and 1 key
          * tiles) on cudasim's 3 SMs: each block takes two, Q reloaded after
          * q_empty, the ring's rounds running on across the items. */
