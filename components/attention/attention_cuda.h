@@ -176,6 +176,12 @@ int attention_cuda_plan_arch(const attention_shape *s, attention_cuda_dtype dtyp
 
 /* The kernel's name for logs and notes ("Hopper (wgmma, TMA, warp-specialized)"). */
 const char *attention_cuda_kernel_name(attention_cuda_kernel kernel);
+/* What the geometry runs, in words: the kernel's name, and for the Hopper
+ * kernel its stages, key tile, consumers, schedule and O's way out (what
+ * the A/B switches above chose), e.g. "Hopper (...): 3 stages of 128 keys,
+ * 2 consumer warpgroups, persistent, O stored from registers". Into buf of
+ * len bytes; returns buf. */
+const char *attention_cuda_describe(const attention_cuda_geometry *g, char *buf, size_t len);
 
 /* 1 when HARNESS_ATTENTION_KERNEL is unset, empty, "mma_sync" or "hopper";
  * else the refusal to give, a format taking the variable's value. */

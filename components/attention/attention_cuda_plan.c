@@ -2,6 +2,7 @@
  * shape and with what launch geometry: host logic only, no CUDA. */
 #include "attention_cuda.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -253,4 +254,16 @@ const char *attention_cuda_kernel_name(attention_cuda_kernel kernel)
     static const char *const names[] = {"tensor-core (mma.sync)", "SIMT fp32", "fallback (warp per row)",
                                         "Hopper (wgmma, TMA, warp-specialized)"};
     return (unsigned)kernel < sizeof names / sizeof names[0] ? names[kernel] : "unknown";
+}
+
+const char *attention_cuda_describe(const attention_cuda_geometry *g, char *buf, size_t len)
+{
+    if (g->kernel != ATTENTION_CUDA_HOPPER)
+        snprintf(buf, len, "%s", attention_cuda_kernel_name(g->kernel));
+    else
+        snprintf(buf, len, "%s: %u stages of %u keys, %u consumer warpgroups, %s, O %s",
+                 attention_cuda_kernel_name(g->kernel), g->stages, g->block_keys, g->consumers,
+                 g->persistent ? "persistent" : "a block per item",
+                 g->tma_store ? "through TMA stores" : "stored from registers");
+    return buf;
 }

@@ -64,9 +64,9 @@ MUTATIONS = {
     # operands in one step at the wait, so an arrive just before the wait
     # leaves no room for the producer's next load; before the issue, the
     # wgmmas' collectives do)
-    "hop_empty_early": ("""    issue_pv<T, D>(o, p, base + L::V_AT + s * L::STAGE_BYTES);""",
+    "hop_empty_early": ("""    issue_pv<T, D, BK>(o, p, base + L::V_AT + s * L::STAGE_BYTES);""",
                         """    mbar_arrive(&bar->v_empty[s]);
-    issue_pv<T, D>(o, p, base + L::V_AT + s * L::STAGE_BYTES);""", 1,
+    issue_pv<T, D, BK>(o, p, base + L::V_AT + s * L::STAGE_BYTES);""", 1,
                         ("""    wgmma_fence_operands(o);
     mbar_arrive(&bar->v_empty[g % STAGES]);""", """    wgmma_fence_operands(o);""")),
     # the producer arrives on K's full barrier without expecting its bytes:

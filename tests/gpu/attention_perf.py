@@ -9,7 +9,9 @@ TMA stores against stores from registers), "hopper / pair" (three consumer
 warpgroups at head_dim 64 against two); above 1, the optimization helps; and
 "wide / hopper", the 176-key tiles' rate (an option, not the default) over
 the default's: above 1, they pay;
-"-" where that run was not made.
+"-" where that run was not made. Each Hopper run's summary must say (its
+"kernel" note) that its switch took effect; one that does not is named on
+stderr and the exit status is 1.
 
     usage: python3 tests/gpu/attention_perf.py OUTDIR
 """
@@ -32,9 +34,21 @@ CUDA_BUILDS = {
     "hopper_wide": "/hopper_wide",          # and HARNESS_ATTENTION_HOPPER_BK=176 (2 stages)
 }
 
+# What each Hopper run's "kernel" note (attention/cuda's component_notes,
+# attention_cuda_describe) must say: its switch took effect. Else its ratio
+# would hold the default against itself, or against something else.
+HOPPER_NOTES = {
+    "hopper": ("Hopper", "persistent"),
+    "hopper_serial": ("Hopper", "a block per item"),
+    "hopper_direct": ("Hopper", "O stored from registers"),
+    "hopper_pair": ("Hopper", "2 consumer warpgroups"),
+    "hopper_wide": ("Hopper", "2 stages of 176 keys"),
+}
+
 
 def main():
     runs = {}   # (dtype, d, seq, causal) -> {variant: (tflops, cfg)}
+    unswitched = 0
     for path in glob.glob(os.path.join(sys.argv[1], "*", "*", "summary_*.json")):
         s = json.load(open(path))
         cfg = s["component"]["config"]
@@ -42,7 +56,14 @@ def main():
         gflops = (s.get("throughput") or {}).get("gflop_per_s")
         # The tag is DTYPE_dD_sSEQ_CAUSAL_VARIANT (attention_perf.sh): its variant says
         # which build or kernel of attention/cuda ran.
-        variant = s["component"]["variant_key"] + CUDA_BUILDS.get(path.split(os.sep)[-3].split("_", 4)[-1], "")
+        tag = path.split(os.sep)[-3]
+        build = tag.split("_", 4)[-1]
+        variant = s["component"]["variant_key"] + CUDA_BUILDS.get(build, "")
+        note = (s.get("component_notes") or {}).get("kernel", "")
+        if build in HOPPER_NOTES and not all(w in note for w in HOPPER_NOTES[build]):
+            print(f"attention_perf.py: {tag} ran \"{note}\", not what its switch asks "
+                  f"({', '.join(HOPPER_NOTES[build])})", file=sys.stderr)
+            unswitched += 1
         runs.setdefault(key, {})[variant] = (gflops and gflops / 1e3, cfg, s)
     if not runs:
         return 1
@@ -83,7 +104,7 @@ def main():
                                  f(hopper and direct and hopper / direct, ".2f"),
                                  f(hopper and pair and hopper / pair, ".2f"),
                                  f(hopper and wide and wide / hopper, ".2f")]) + " |")
-    return 0
+    return 1 if unswitched else 0
 
 
 if __name__ == "__main__":

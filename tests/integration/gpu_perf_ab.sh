@@ -55,9 +55,18 @@ attention/cuda:hopper:64:1:1:2:128) rate=500000 ;;
 attention/cuda:hopper:64:1:1:3:176) [ "$HARNESS_ATTENTION_HOPPER_STAGES" = 2 ] && rate=660000 ;;
 *) echo "stand-in harness: unexpected run $key $*" >&2; exit 3 ;;
 esac
+# The plugin's "kernel" note, as attention_cuda_describe words it, from the
+# switches (IGNORE names one this stand-in leaves at its default).
+stages=${HARNESS_ATTENTION_HOPPER_STAGES:-3} bk=$HARNESS_ATTENTION_HOPPER_BK c=$HARNESS_ATTENTION_HOPPER_CONSUMERS
+sched="persistent" o="through TMA stores"
+[ "$HARNESS_ATTENTION_HOPPER_PERSISTENT" = 0 ] && [ "${IGNORE:-}" != persistent ] && sched="a block per item"
+[ "$HARNESS_ATTENTION_HOPPER_TMA_STORE" = 0 ] && o="stored from registers"
+note="Hopper (wgmma, TMA, warp-specialized): $stages stages of $bk keys, $c consumer warpgroups, $sched, O $o"
+[ "$HARNESS_ATTENTION_KERNEL" = hopper ] || note="tensor-core (mma.sync)"
 mkdir -p "$out/run"
 printf '{"component": {"variant_key": "%s", "config": {%s}}, "throughput": {"gflop_per_s": %s, "flops_per_step": 1e12},
- "timing": {"median": 2e6}}\n' "$key" "${cfg#, }" "$rate" >"$out/run/summary_ranks_1_rank_0.json"
+ "timing": {"median": 2e6}, "component_notes": {"kernel": "%s"}}\n' "$key" "${cfg#, }" "$rate" "$note" \
+    >"$out/run/summary_ranks_1_rank_0.json"
 H
 chmod +x "$tree/harness/harness"
 RUNS=$SCRATCH/runs
@@ -149,6 +158,19 @@ perf stages SEQS="512 1024" AB_SEQS=1024 HARNESS_ATTENTION_HOPPER_STAGES=2
     fail "A/B runs: $(grep hopper_ "$RUNS" | cut -d' ' -f1 | tr '\n' ' ')"
 [ "$(cell 128 1024 true 18);$(cell 128 512 true 17)" = "1.50;-" ] && pass "2 stages: d128's direct ratio" ||
     fail "2 stages: $(row 128 1024 true) / $(row 128 512 true)"
+
+# A switch that did not take (the stand-in runs persistent whatever it is
+# told): the table still comes, the run is named, the exit status is 1.
+o=$SCRATCH/ignored
+: >"$RUNS"
+mkdir -p "$o"
+expect_exit 1 "attention_perf.sh when a switch did not take" env -C "$tree" IGNORE=persistent SEQS=512 \
+    sh tests/gpu/attention_perf.sh "$o"
+expect_err 'attention_perf.py: bf16_d64_s512_true_hopper_serial ran "Hopper (wgmma, TMA, warp-specialized): 3 stages of 128 keys, 3 consumer warpgroups, persistent, O through TMA stores", not what its switch asks (Hopper, a block per item)' \
+    "names a run whose switch did not take, with its note"
+[ "$(grep -c 'not what its switch asks' "$SCRATCH/err")" = 4 ] && pass "every hopper_serial run named, no other" ||
+    fail "named: $(grep 'not what its switch asks' "$SCRATCH/err" | cut -c1-80)"
+grep -q '^| bf16 | 64 | 512 | true |' "$SCRATCH/out" && pass "the table printed all the same" || fail "no table"
 
 # The deadline: the run before takes until it, so the A/B run after is named and not started.
 perf late SEQS=512 STALL=bf16_d128_s512_false_hopper HARNESS_GPU_DEADLINE=$(($(date +%s) + 6))

@@ -82,6 +82,11 @@ static void log_(harness_ctx *c, int level, const char *fmt, ...)
     va_end(ap);
 }
 
+static void note_(harness_ctx *c, const char *key, const char *value)
+{
+    snprintf(c->noted, sizeof c->noted, "%s: %s", key, value);
+}
+
 int fake_host_fail(harness_ctx *c, const char *fmt, ...)
 {
     va_list ap;
@@ -216,7 +221,7 @@ static int output_(harness_ctx *c, const void *buf, size_t count, harness_dtype 
 
 const harness_services fake_host_services = {
     .size = sizeof(harness_services), .abi_major = HARNESS_ABI_MAJOR, .abi_minor = HARNESS_ABI_MINOR,
-    .register_variant = reg, .log = log_, .fail = fake_host_fail,
+    .register_variant = reg, .log = log_, .note = note_, .fail = fake_host_fail,
     .param_int = fake_host_int, .param_float = fake_host_float, .param_bool = fake_host_bool,
     .param_string = p_string, .alloc = alloc_, .free = free_, .fill = fill_,
     .region_push = region_push_, .region_pop = region_pop_,

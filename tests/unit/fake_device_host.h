@@ -21,6 +21,7 @@ struct harness_ctx {
     const harness_variant *variants[2];
     int n_variants;
     char why[512], logged[512];    /* the last fail and log messages */
+    char noted[512];               /* the last note, "key: value" */
     int rank, world_size, all_reduces;
     size_t device_used, device_limit;
     uint32_t rng;

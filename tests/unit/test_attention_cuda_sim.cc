@@ -356,10 +356,16 @@ static void test_plan_hopper(void **state)
     unsetenv(ATTENTION_CUDA_HOPPER_TMA_STORE_ENV);
     unsetenv(ATTENTION_CUDA_HOPPER_CONSUMERS_ENV);
     unsetenv(ATTENTION_CUDA_HOPPER_BK_ENV);
+    unsetenv(ATTENTION_CUDA_HOPPER_PERSISTENT_ENV);
     assert_int_equal(attention_cuda_plan_arch(&s, BF16, 90, a, a, a, a, &g), 0);
     assert_int_equal(g.kernel, HOP);
     assert_int_equal(g.threads, 384);
     assert_int_equal(g.consumers, 2);
+    /* The attention/cuda plugin's "kernel" note says what the switches chose. */
+    char said[160];
+    assert_string_equal(attention_cuda_describe(&g, said, sizeof said),
+                        "Hopper (wgmma, TMA, warp-specialized): 3 stages of 128 keys, 2 consumer warpgroups, "
+                        "persistent, O stored from registers");
     assert_int_equal(g.head_dim, 128);
     assert_int_equal(g.block_keys, 128);
     assert_int_equal(g.stages, 3);
@@ -383,11 +389,19 @@ static void test_plan_hopper(void **state)
     assert_int_equal(g.grid_x, 22);
     assert_int_equal(g.tma_store, 1);
     assert_int_equal(g.smem, (24 + 96 + 24) * 1024 + 2048);
+    assert_string_equal(attention_cuda_describe(&g, said, sizeof said),
+                        "Hopper (wgmma, TMA, warp-specialized): 3 stages of 128 keys, 3 consumer warpgroups, "
+                        "persistent, O through TMA stores");
     setenv(ATTENTION_CUDA_HOPPER_TMA_STORE_ENV, "0", 1);
+    setenv(ATTENTION_CUDA_HOPPER_PERSISTENT_ENV, "0", 1);
     assert_int_equal(attention_cuda_plan_arch(&s, F16, 90, a, a, a, a, &g), 0);
     assert_int_equal(g.tma_store, 0);
     assert_int_equal(g.smem, (24 + 96) * 1024 + 2048);
+    assert_string_equal(attention_cuda_describe(&g, said, sizeof said),
+                        "Hopper (wgmma, TMA, warp-specialized): 3 stages of 128 keys, 3 consumer warpgroups, "
+                        "a block per item, O stored from registers");
     unsetenv(ATTENTION_CUDA_HOPPER_TMA_STORE_ENV);
+    unsetenv(ATTENTION_CUDA_HOPPER_PERSISTENT_ENV);
     /* Two consumers when asked: 384 threads, 128 queries a block; 3 at 128
      * is ignored (its consumers need 240 registers). */
     setenv(ATTENTION_CUDA_HOPPER_CONSUMERS_ENV, "2", 1);
@@ -456,6 +470,9 @@ static void test_plan_hopper(void **state)
     assert_int_equal(g.block_keys, 176);
     assert_int_equal(g.tma_store, 0);
     assert_int_equal(g.smem, (32 + 2 * 88) * 1024 + 2048);
+    assert_string_equal(attention_cuda_describe(&g, said, sizeof said),
+                        "Hopper (wgmma, TMA, warp-specialized): 2 stages of 176 keys, 2 consumer warpgroups, "
+                        "persistent, O stored from registers");
     assert_int_equal(attention_cuda_plan_arch(&s, BF16, 90, a, a, a, a, &g), 0);
     assert_int_equal(g.block_keys, 128);   /* 3 stages: the default */
     s.head_dim = 64;
