@@ -16,24 +16,26 @@
 # start and the carry's transfer: 49 s); slice 2 200 s and slice 6 22 s on
 # the warm machine; the split into parts from the times of the files in
 # that run's bundle.tgz (validate: 124 s then, and ~10 s for the runs added
-# since: GQA ratio 8, the block's Hopper check). perf: 163 s then for its
+# since: GQA ratio 8, the block's Hopper check; ~20 s for the four small
+# runs of the Hopper kernel's switches since). perf: 163 s then for its
 # 84 runs, 1.94 s a run, and 18 runs added since (the Hopper kernel's A/B at
 # AB_SEQS: 8 with a block per item, 4 with O stored without TMA, 4 with two
-# consumers at head_dim 64, 2 with 176-key tiles), ~35 s; the budgets of build, llama, torch and
-# integrity trimmed (still 1.4 to 3 times their estimates) so that --first
+# consumers at head_dim 64, 2 with 176-key tiles), ~35 s; the budgets of
+# the other parts trimmed (1.02 to 2.5 times their estimates: a part that
+# runs over stops at its deadline and names what it left) so that --first
 # stays within its 510 s. "-": not measured
 # on a loan yet; the budget bounds it.
 #   part       estimate  --first  --second
 plan_table() {
     cat <<'TABLE'
 start          49        -        -
-build          26       72       60
-validate      135      145        -
-perf          198      205        -
-llama          10       20        -
-figures        12       20        -
-torch          12       20        -
-integrity      22       28        -
+build          26       66       60
+validate      155      165        -
+perf          198      201        -
+llama          10       18        -
+figures        12       17        -
+torch          12       17        -
+integrity      22       26        -
 sanitize        -        -      200
 check           -        -      160
 tune            -        -       90
