@@ -11,7 +11,15 @@
 CI_BENCH="$top_srcdir/scripts/ci-bench"
 export HARNESS OUT="$SCRATCH/ci"
 unset AB_ROUNDS AB_BUDGET AB_METRIC AB_ARGS
-suite() {  # suite TREE SLOW_INDEX: 10 configs of 20..29 us, the one at SLOW_INDEX 10% slower
+# suite TREE SLOW_INDEX: 10 configs of 20..29 us, the one at SLOW_INDEX 10%
+# slower. Why 3 windows of 200 steps (600 steps, 12 to 17 ms a run): ab's
+# own sizing leaves no round to spare (10 rounds, a lone change needs all 10
+# one way: 9 of 10 is p 0.0215, q 0.215 among 10), so one round where the
+# base's run read 10% slow decides the test. On a loaded machine a
+# neighbour that keeps waking on the spin's CPU takes part of every step for
+# a millisecond or more; 120 steps (3 ms) let one such burst move a run's
+# median, 600 need one of 7 ms. A 10% change still moves every step.
+suite() {
     mkdir -p "$1/suite" || exit 99
     i=0
     while [ $i -lt 10 ]; do
@@ -19,7 +27,7 @@ suite() {  # suite TREE SLOW_INDEX: 10 configs of 20..29 us, the one at SLOW_IND
         [ "$i" = "$2" ] && ns=$((ns + ns / 10))
         cat >"$1/suite/spin_$i.yaml" <<YAML
 experiment: {name: spin_$i}
-schedule: {warmup_steps: 5, wait_steps: 1, measurement_steps: 40, repeat: 3}
+schedule: {warmup_steps: 5, wait_steps: 1, measurement_steps: 200, repeat: 3}
 profiling: {trace: false, memory: false}
 component: {variant_key: spin/cpu, config: {duration_ns: $ns}}
 validate: false
