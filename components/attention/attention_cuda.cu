@@ -139,7 +139,8 @@ extern "C" int attention_cuda_launch(const attention_cuda_geometry *g, const att
         want.threads != g->threads || want.grid_x != g->grid_x || want.grid_y != g->grid_y ||
         want.grid_z != g->grid_z || want.smem != g->smem || want.m_tiles != g->m_tiles ||
         want.block_keys != g->block_keys || want.stages != g->stages || want.consumers != g->consumers ||
-        g->tma_store > want.tma_store)
+        g->tma_store > want.tma_store || g->cluster > want.cluster ||
+        (g->kernel == ATTENTION_CUDA_HOPPER && g->cluster == 0))
         return ATTENTION_CUDA_EINVAL;
     if (g->grid_x == 0)
         return 0;

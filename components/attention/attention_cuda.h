@@ -116,6 +116,16 @@ typedef enum attention_cuda_kernel {
  * the environment's HARNESS_ATTENTION_HOPPER_TMA_STORE=0, each thread
  * stores its fragments straight to global memory. */
 #define ATTENTION_CUDA_HOPPER_TMA_STORE_ENV "HARNESS_ATTENTION_HOPPER_TMA_STORE"
+/* Clusters of 2 blocks with K and V multicast (FlashAttention-3's choice
+ * at head_dim 128 without the causal mask: the two blocks of a cluster take
+ * neighbouring query blocks of one head, so each loads half of every K and
+ * V tile into both, halving the loads from L2), where the query blocks pair
+ * up (an even count) with the default ring (3 stages of 128 keys). The
+ * environment's HARNESS_ATTENTION_HOPPER_CLUSTER=1 launches plain blocks,
+ * to measure one against the other (tests/gpu/attention_perf.sh's
+ * hopper_solo). */
+#define ATTENTION_CUDA_HOPPER_CLUSTER 2
+#define ATTENTION_CUDA_HOPPER_CLUSTER_ENV "HARNESS_ATTENTION_HOPPER_CLUSTER"
 #define ATTENTION_CUDA_HOPPER_SMEM_MAX (227u << 10)
 #define ATTENTION_CUDA_KERNEL_ENV "HARNESS_ATTENTION_KERNEL"
 
@@ -132,6 +142,7 @@ typedef struct attention_cuda_geometry {
     unsigned persistent;        /* HOPPER: 1, a block an SM (0: a block per query block), else 0 */
     unsigned tma_store;         /* HOPPER: 1, O through shared memory and TMA stores (smem has its tile), else 0 */
     unsigned consumers;         /* HOPPER: consumer warpgroups (2, or 3 at head_dim 64), else 0 */
+    unsigned cluster;           /* HOPPER: blocks a cluster (1, or ATTENTION_CUDA_HOPPER_CLUSTER), else 0 */
 } attention_cuda_geometry;
 
 /* The geometry of `kernel` for the shape, or -1 when that kernel cannot run
@@ -169,7 +180,7 @@ int attention_cuda_plan_hopper(const attention_shape *s, attention_cuda_dtype dt
  * plans HOPPER for every shape it takes, whatever cc says (its launch fails
  * on another GPU, or in a build without sm_90a), =mma_sync never; any other value makes the plan
  * fail (-1), so that a misspelt override is not measured as the default
- * (attention_cuda_kernel_env_ok says which). */
+ * (attention_cuda_env_check says which). */
 int attention_cuda_plan_arch(const attention_shape *s, attention_cuda_dtype dtype, int cc,
                              const void *q, const void *k, const void *v, const void *o,
                              attention_cuda_geometry *out);
@@ -183,10 +194,12 @@ const char *attention_cuda_kernel_name(attention_cuda_kernel kernel);
  * len bytes; returns buf. */
 const char *attention_cuda_describe(const attention_cuda_geometry *g, char *buf, size_t len);
 
-/* 1 when HARNESS_ATTENTION_KERNEL is unset, empty, "mma_sync" or "hopper";
- * else the refusal to give, a format taking the variable's value. */
-int attention_cuda_kernel_env_ok(void);
-#define ATTENTION_CUDA_KERNEL_ENV_BAD ATTENTION_CUDA_KERNEL_ENV "='%s': use mma_sync or hopper (or unset it)"
+/* 0 when every environment switch above (HARNESS_ATTENTION_KERNEL,
+ * HARNESS_ATTENTION_TC_BK and the HARNESS_ATTENTION_HOPPER_ ones) is unset,
+ * empty or one of its values; else -1 and, in why, the first that is not,
+ * e.g. "HARNESS_ATTENTION_HOPPER_STAGES='4': use 2 or 3 (or unset it)": a
+ * misspelt switch would otherwise be measured as the default. */
+int attention_cuda_env_check(char *why, size_t len);
 
 #define ATTENTION_CUDA_EINVAL (-1)
 /* attention_cuda_launch of a HOPPER geometry in a build without the sm_90a

@@ -72,9 +72,9 @@ static int validate_common(harness_ctx *ctx, int cublas)
                                       "(cuBLAS takes ints)");
         return 0;
     }
-    if (!attention_cuda_kernel_env_ok())
-        return harness_host->fail(ctx, "attention/cuda: " ATTENTION_CUDA_KERNEL_ENV_BAD,
-                                  getenv(ATTENTION_CUDA_KERNEL_ENV));
+    char why[160];
+    if (attention_cuda_env_check(why, sizeof why) != 0)
+        return harness_host->fail(ctx, "attention/cuda: %s", why);
     /* The kernels index with int sequence positions and a grid of at most
      * 65535 heads x 65535 sequences: the plan's limits, as config errors. */
     attention_cuda_geometry g;
@@ -151,16 +151,15 @@ static int create_common(harness_ctx *ctx, void **state, int cublas)
         return -1;                 /* device_fill recorded why */
     }
     const attention_shape *z = &s->cfg.shape;
+    char why[160];
     if (cublas) {
-        char why[160];
         if (attention_cublas_open(&s->handle, s->workspace, CUBLAS_WORKSPACE_BYTES, why, sizeof why) != 0) {
             release(ctx, s);
             return harness_host->fail(ctx, "attention/cublas: %s", why);
         }
-    } else if (!attention_cuda_kernel_env_ok()) {
+    } else if (attention_cuda_env_check(why, sizeof why) != 0) {
         release(ctx, s);
-        return harness_host->fail(ctx, "attention/cuda: " ATTENTION_CUDA_KERNEL_ENV_BAD,
-                                  getenv(ATTENTION_CUDA_KERNEL_ENV));
+        return harness_host->fail(ctx, "attention/cuda: %s", why);
     } else if (attention_cuda_plan_arch(z, s->dtype, cuda_device_compute_capability(), s->q, s->k, s->v, s->o,
                                         &s->geom) != 0) {
         release(ctx, s);

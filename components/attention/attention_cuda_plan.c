@@ -2,6 +2,7 @@
  * shape and with what launch geometry: host logic only, no CUDA. */
 #include "attention_cuda.h"
 
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,6 +89,19 @@ static unsigned choose_hopper_keys(const attention_shape *s, unsigned stages)
     return wide ? ATTENTION_CUDA_HOPPER_WIDE_BK : ATTENTION_CUDA_HOPPER_BK;
 }
 
+/* The Hopper kernel's cluster (attention_cuda.h): 2 at head_dim 128 without
+ * the causal mask, 16-bit, 3 stages of 128 keys, an even count of query
+ * blocks, unless the environment says 1. */
+static unsigned choose_cluster(const attention_shape *s, const attention_cuda_geometry *g)
+{
+    const char *env = getenv(ATTENTION_CUDA_HOPPER_CLUSTER_ENV);
+    const int pairs = g->grid_x % 2 == 0 && g->grid_x > 0;
+    return s->head_dim == 128 && !s->causal && g->stages == 3 && g->block_keys == ATTENTION_CUDA_HOPPER_BK &&
+                   pairs && !(env && strcmp(env, "1") == 0)
+               ? ATTENTION_CUDA_HOPPER_CLUSTER
+               : 1;
+}
+
 /* The Hopper kernel's stages: `stages` when 2 or 3, 0 for another count;
  * when 0, the environment's 2 or 3, else the default. */
 static unsigned choose_stages(unsigned stages)
@@ -110,7 +124,7 @@ static int plan(const attention_shape *s, attention_cuda_dtype dtype, attention_
 {
     if (!valid(s, dtype))
         return -1;
-    attention_cuda_geometry g = {kernel, 0, 0, 0, (unsigned)s->heads, (unsigned)s->batch, 0, 0, 0, 0, 0, 0, 0};
+    attention_cuda_geometry g = {kernel, 0, 0, 0, (unsigned)s->heads, (unsigned)s->batch, 0, 0, 0, 0, 0, 0, 0, 0};
     size_t rows_per_block, d = s->head_dim;
     switch (kernel) {
     case ATTENTION_CUDA_TENSOR_CORE:
@@ -173,7 +187,13 @@ static int plan(const attention_shape *s, attention_cuda_dtype dtype, attention_
         blocks = 0;
     if (blocks > MAX_GRID_X || s->heads > MAX_GRID_YZ || s->batch > MAX_GRID_YZ)
         return -1;
+    /* The Hopper kernel counts its work items (query blocks x heads x
+     * batch) in an int. */
+    if (kernel == ATTENTION_CUDA_HOPPER && (double)blocks * (double)s->heads * (double)s->batch > INT_MAX)
+        return -1;
     g.grid_x = (unsigned)blocks;
+    if (kernel == ATTENTION_CUDA_HOPPER)
+        g.cluster = choose_cluster(s, &g);
     *out = g;
     return 0;
 }
@@ -229,9 +249,29 @@ static int kernel_env(void)
     return -1;
 }
 
-int attention_cuda_kernel_env_ok(void)
+int attention_cuda_env_check(char *why, size_t len)
 {
-    return kernel_env() >= 0;
+    static const struct {
+        const char *name, *one, *other;
+    } switches[] = {
+        {ATTENTION_CUDA_KERNEL_ENV, "mma_sync", "hopper"},
+        {ATTENTION_CUDA_TC_BK_ENV, "64", "32"},
+        {ATTENTION_CUDA_HOPPER_STAGES_ENV, "2", "3"},
+        {ATTENTION_CUDA_HOPPER_CONSUMERS_ENV, "2", "3"},
+        {ATTENTION_CUDA_HOPPER_BK_ENV, "128", "176"},
+        {ATTENTION_CUDA_HOPPER_PERSISTENT_ENV, "0", "1"},
+        {ATTENTION_CUDA_HOPPER_TMA_STORE_ENV, "0", "1"},
+        {ATTENTION_CUDA_HOPPER_CLUSTER_ENV, "1", "2"},
+    };
+    for (size_t i = 0; i < sizeof switches / sizeof switches[0]; i++) {
+        const char *v = getenv(switches[i].name);
+        if (v && *v && strcmp(v, switches[i].one) != 0 && strcmp(v, switches[i].other) != 0) {
+            snprintf(why, len, "%s='%s': use %s or %s (or unset it)", switches[i].name, v, switches[i].one,
+                     switches[i].other);
+            return -1;
+        }
+    }
+    return 0;
 }
 
 int attention_cuda_plan_arch(const attention_shape *s, attention_cuda_dtype dtype, int cc,
@@ -261,8 +301,9 @@ const char *attention_cuda_describe(const attention_cuda_geometry *g, char *buf,
     if (g->kernel != ATTENTION_CUDA_HOPPER)
         snprintf(buf, len, "%s", attention_cuda_kernel_name(g->kernel));
     else
-        snprintf(buf, len, "%s: %u stages of %u keys, %u consumer warpgroups, %s, O %s",
+        snprintf(buf, len, "%s: %u stages of %u keys, %u consumer warpgroups, %s, %s, O %s",
                  attention_cuda_kernel_name(g->kernel), g->stages, g->block_keys, g->consumers,
+                 g->cluster > 1 ? "K/V multicast over clusters of 2" : "no cluster",
                  g->persistent ? "persistent" : "a block per item",
                  g->tma_store ? "through TMA stores" : "stored from registers");
     return buf;

@@ -40,12 +40,13 @@
  *                    the item retired, so the producer may load the next Q
  *   k_full[s], v_full[s]   the same for stage s's K and V (separate, so S =
  *                    Q K^T starts before V has landed)
- *   k_empty[s]       every consumer thread arrives once its Q K^T of stage
- *                    s retired (wgmma_wait_group<1>, or <0> for an item's
- *                    first), so the producer may load the next K there a
- *                    step before the V beside it is free (it loads K, V,
- *                    K, ... in order, so a K also waits for the V before
- *                    it: for the P V a step earlier)
+ *   k_empty[s]       every consumer warp arrives (release_stage) once its
+ *                    Q K^T of stage s retired (wgmma_wait_group<1>, or <0>
+ *                    for an item's first), so the producer may load the
+ *                    next K there a step before the V beside it is free (it
+ *                    loads K, V, K, ... in order, so a K also waits for the
+ *                    V before it: for the P V a step earlier); in a cluster,
+ *                    on both blocks' barriers (each producer loads into both)
  *   v_empty[s]       the same once its P V on stage s retired (<0>)
  * Phases: the block's tile g (counted across its items) uses stage
  * g % stages in its round g / stages; a consumer waits the full barriers'
@@ -69,6 +70,15 @@
  * Rows past Sq or Sk arrive as zeros (TMA's out-of-range fill), so masked
  * weights (0) times them stay 0.
  *
+ * Clusters of two (the plan's a.cluster, FlashAttention-3's at head_dim
+ * 128 without the causal mask): the two blocks take neighbouring query
+ * blocks of one (batch, head), so they need the same K and V tiles; each
+ * producer loads half of each tile's rows (load_keys) into both blocks
+ * with one multicast TMA load, halving what each block reads from L2. A
+ * cluster barrier after the mbarriers' init (the peer's barriers exist
+ * before anything lands on them) and one before the exit (no block leaves
+ * while its peer may still arrive on its barriers).
+ *
  * FlashAttention-3's two overlaps (consume has the schedule): within a
  * consumer, the next tile's Q K^T is issued with this tile's P V and its
  * softmax runs while P V is in the tensor cores; between the consumers,
@@ -89,6 +99,7 @@
 #include <math.h>
 #include <stdint.h>
 
+#include "common/cluster.cuh"
 #include "common/cuda_launch.h"
 #include "common/hopper_sync.cuh"
 #include "common/mbarrier.cuh"
@@ -120,6 +131,11 @@ struct hopper_args {
     int qblocks, batch;                 /* the work: qblocks x heads x batch blocks of BQ<NC> queries */
     float scale_log2;                   /* scale x log2(e) */
     int tma_store;                      /* O through shared memory and TMA stores (the plan's tma_store) */
+    int cluster;                        /* blocks a cluster (the plan's): 2, K and V multicast to both */
+    int qunits;                         /* qblocks / cluster: an item's query blocks along a head */
+    int share;                          /* BK / cluster: the rows of a K or V tile a block loads */
+    unsigned short ctas;                /* the cluster's blocks as a multicast mask */
+    int items;                          /* qunits x heads x batch (the plan keeps it an int) */
 };
 
 /* The shared-memory carve-up of one block (byte offsets from the 1024-byte
@@ -176,8 +192,8 @@ static int launch_stages(const attention_cuda_geometry *g, const attention_shape
 {
     tma_map qm, km, vm, om = {};
     if (encode(&qm, q, s->batch, s->seq_q, s->heads, D, BQ<NC>) != 0 ||
-        encode(&km, k, s->batch, s->seq_k, s->kv_heads, D, BK) != 0 ||
-        encode(&vm, v, s->batch, s->seq_k, s->kv_heads, D, BK) != 0 ||
+        encode(&km, k, s->batch, s->seq_k, s->kv_heads, D, BK / (int)g->cluster) != 0 ||
+        encode(&vm, v, s->batch, s->seq_k, s->kv_heads, D, BK / (int)g->cluster) != 0 ||
         (g->tma_store && encode(&om, o, s->batch, s->seq_q, s->heads, D, ROWS) != 0))
         return ATTENTION_CUDA_ENOHOPPER;
     hopper_args<T> a;
@@ -187,6 +203,11 @@ static int launch_stages(const attention_cuda_geometry *g, const attention_shape
     a.qblocks = (int)g->grid_x, a.batch = (int)g->grid_z;
     a.scale_log2 = (float)((double)s->scale * 1.4426950408889634);
     a.tma_store = g->tma_store != 0;
+    a.cluster = (int)g->cluster;
+    a.qunits = a.qblocks / a.cluster;
+    a.share = BK / a.cluster;
+    a.ctas = (unsigned short)((1u << a.cluster) - 1);
+    a.items = a.qunits * a.heads * a.batch;
     cudaError_t e = shared_opt_in<T, D, STAGES, NC, BK>();
     /* The SM count, asked once a device (a launch is every measured step). */
     static int sms_of[64];
@@ -200,11 +221,25 @@ static int launch_stages(const attention_cuda_geometry *g, const attention_shape
         return (int)e;
     /* Persistent: one block an SM (all its registers), each taking the
      * plan's blocks of queries in turn (the kernel's top comment); or, when
-     * the plan says so, a block for each: the same kernel, one item each. */
-    const long long work = (long long)g->grid_x * g->grid_y * g->grid_z;
-    const long long most = g->persistent ? *sms : 0x7fffffffLL;   /* a grid's x dimension */
-    const unsigned blocks = (unsigned)(work < most ? work : most);
+     * the plan says so, a block for each: the same kernel, one item each.
+     * In clusters, an item is a pair of query blocks, one a block, and the
+     * grid as many clusters as the GPU holds at once (an SM left out of
+     * every pair, in a GPC of an odd count, would otherwise make a second
+     * wave). */
     auto kernel = attention_hopper<T, D, STAGES, NC, BK>;
+    const unsigned cl = g->cluster;
+    int most = *sms;
+    if (cl > 1 && g->persistent) {
+        e = cuda_max_active_clusters(kernel, dim3(g->threads), cl, g->smem, &most);
+        if (e != cudaSuccess)
+            return (int)e;
+    }
+    const long long work = (long long)g->grid_x / cl * g->grid_y * g->grid_z;
+    const long long units = g->persistent ? (most > 0 ? most : 1) : 0x7fffffffLL / cl;   /* a grid's x dimension */
+    const unsigned blocks = (unsigned)(work < units ? work : units) * cl;
+    if (cl > 1)
+        return (int)CUDA_LAUNCH_CLUSTER(kernel, dim3(blocks), dim3(g->threads), cl, g->smem, stream, qm, km, vm, om,
+                                        a);
     CUDA_LAUNCH(kernel, dim3(blocks), dim3(g->threads), g->smem, stream, qm, km, vm, om, a);
     return (int)cudaGetLastError();
 }
@@ -262,6 +297,42 @@ __device__ void produce(unsigned char *base, barriers *bar, const tma_map *qm, c
 template <typename T, int D, int STAGES, int NC, int BK>
 __device__ void consume(unsigned char *base, barriers *bar, const tma_map *om, const hopper_args<T> &a);
 
+/* Keys [k0, k0 + BK) of kv head hk, batch b, of K or V into the stage's tile
+ * `tile` (one TMA box a column block), completing on full: alone, or in a
+ * cluster this block's share of the rows, BK / cluster of them from
+ * BK / cluster x cta on, into the same place of every block of it. */
+template <int D, int BK, typename T>
+__device__ __forceinline__ void load_keys(unsigned char *tile, const tma_map *map, int hk, int k0, int b,
+                                          uint64_t *full, const hopper_args<T> &a)
+{
+    /* The share and mask come from the launch's arguments and the rank from
+     * its special register, where they are needed: the producer has 24
+     * registers, and values held across its loop would spill. */
+    const int r0 = a.share * (int)cluster_ctarank();
+#pragma unroll
+    for (int c = 0; c < D / COL; c++) {
+        const int32_t at[4] = {c * COL, hk, k0 + r0, b};
+        unsigned char *dst = tile + c * BK * COL * 2 + r0 * COL * 2;
+        if (a.cluster > 1)
+            tma_load_multicast(dst, map, at, full, a.ctas);
+        else
+            tma_load(dst, map, at, full);
+    }
+}
+
+/* A consumer warp is done with a stage (its wgmma reading it retired, in
+ * every lane: the __syncwarp): one arrival on the stage's empty barrier of
+ * each block of the cluster, lane r on block r's (the producers there may
+ * then load into it; in a cluster each producer loads into both; a launch
+ * without clusters is a cluster of one). Predicated, with no branch: P V
+ * may still be in flight. */
+__device__ __forceinline__ void release_stage(uint64_t *bar, int cluster)
+{
+    const unsigned lane = threadIdx.x % 32;
+    __syncwarp();
+    mbar_arrive_cluster(bar, lane, lane < (unsigned)cluster);
+}
+
 /* The keys a block of queries [q0, q0 + bq) needs, in tiles of bk (as
  * attention_cuda.cu's key_tiles). */
 __device__ __forceinline__ int block_key_tiles(int q0, int bq, int bk, int seq_q, int seq_k, int causal)
@@ -277,23 +348,26 @@ __device__ __forceinline__ int block_key_tiles(int q0, int bq, int bk, int seq_q
 /* Item i of the persistent schedule: the query block is the slowest index,
  * so the blocks take the items in turn, every (batch, head) of one query
  * block before the next; causal, the last query block first (it has the
- * most key tiles: longest first, so that the short ones fill the end). */
+ * most key tiles: longest first, so that the short ones fill the end). In
+ * a cluster (never causal: the plan's), item i is a.cluster query blocks
+ * side by side, the block of rank `cta` taking its own. */
 template <int NC, int BK, typename T>
-__device__ __forceinline__ work item_of(const hopper_args<T> &a, long long i)
+__device__ __forceinline__ work item_of(const hopper_args<T> &a, int i)
 {
-    const long long per_block = (long long)a.heads * a.batch;
+    const int cta = (int)cluster_ctarank();
+    const int per_block = a.heads * a.batch;
     const int qi = (int)(i / per_block), hb = (int)(i % per_block);
     work w;
-    w.q0 = (a.causal ? a.qblocks - 1 - qi : qi) * BQ<NC>;
+    w.q0 = ((a.causal ? a.qunits - 1 - qi : qi) * a.cluster + cta) * BQ<NC>;
     w.h = hb % a.heads, w.b = hb / a.heads;
     w.tiles = block_key_tiles(w.q0, BQ<NC>, BK, a.seq_q, a.seq_k, a.causal);
     return w;
 }
 
 template <typename T>
-__device__ __forceinline__ long long work_items(const hopper_args<T> &a)
+__device__ __forceinline__ int work_items(const hopper_args<T> &a)
 {
-    return (long long)a.qblocks * a.heads * a.batch;
+    return a.items;
 }
 
 template <typename T, int D, int STAGES, int NC, int BK>
@@ -313,13 +387,18 @@ attention_hopper(const __grid_constant__ tma_map qm, const __grid_constant__ tma
         for (int s = 0; s < STAGES; s++) {
             mbar_init(&bar->k_full[s], 1);           /* the producer's arrive_expect_tx */
             mbar_init(&bar->v_full[s], 1);
-            mbar_init(&bar->k_empty[s], NC * WG);    /* every consumer thread */
-            mbar_init(&bar->v_empty[s], NC * WG);
+            /* every consumer warp of every block of the cluster (release_stage) */
+            mbar_init(&bar->k_empty[s], a.cluster * NC * WG / 32);
+            mbar_init(&bar->v_empty[s], a.cluster * NC * WG / 32);
         }
         mbar_fence_init();
     }
-    __syncthreads();
-
+    /* In a cluster, the peers' barriers too are ready before anything
+     * arrives on them or copies into this block. */
+    if (a.cluster > 1)
+        cluster_sync();
+    else
+        __syncthreads();
     if (threadIdx.x < WG) {
         setmaxnreg_dec<PRODUCER_REGS>();
         if (threadIdx.x == 0)
@@ -328,20 +407,29 @@ attention_hopper(const __grid_constant__ tma_map qm, const __grid_constant__ tma
         setmaxnreg_inc<CONSUMER_REGS<NC>>();
         consume<T, D, STAGES, NC, BK>(base, bar, &om, a);
     }
+    /* No block of a cluster leaves while a peer may still arrive on its
+     * barriers or copy into its stages. */
+    if (a.cluster > 1)
+        cluster_sync();
 }
 
 /* One thread: for each of this block's items, Q (once the consumers are
  * done with the last item's), then each tile's K and V into the ring. The
  * ring runs on across items: g counts this block's tiles, so a stage's
  * round and parity follow from it, and the next item's first tiles load
- * while the consumers finish the last one's. */
+ * while the consumers finish the last one's. In a cluster of two, the
+ * blocks' items have the same keys: each producer loads its half of every
+ * K and V tile (rows BK / 2 cta on) into both blocks (multicast), once
+ * the consumers of both are done with the stage (its empty barriers count
+ * both blocks' warps), and each block's full barrier expects the whole
+ * tile's bytes, its own half and its peer's. */
 template <typename T, int D, int STAGES, int NC, int BK>
 __device__ void produce(unsigned char *base, barriers *bar, const tma_map *qm, const tma_map *km, const tma_map *vm,
                         const hopper_args<T> &a)
 {
     using L = layout<D, NC, BK>;
     int g = 0, n = 0;
-    for (long long i = blockIdx.x; i < work_items(a); i += gridDim.x, n++) {
+    for (int i = (int)cluster_id(); i < work_items(a); i += (int)cluster_count(), n++) {
         const work w = item_of<NC, BK>(a, i);
         const int hk = w.h / a.group;
         if (n > 0)         /* every consumer's last Q K^T of the item before retired */
@@ -355,20 +443,14 @@ __device__ void produce(unsigned char *base, barriers *bar, const tma_map *qm, c
             const int s = g % STAGES;
             const unsigned before = (unsigned)(g / STAGES - 1) & 1u;   /* the stage's last round */
             unsigned char *ks = base + L::K_AT + s * L::STAGE_BYTES, *vs = base + L::V_AT + s * L::STAGE_BYTES;
-            if (g >= STAGES)   /* both consumers are done with this stage's K */
-                mbar_wait(&bar->k_empty[s], before);
+            if (g >= STAGES)   /* every consumer is done with this stage's K */
+                mbar_wait_cluster(&bar->k_empty[s], before);   /* its loads may go to the peer */
             mbar_arrive_expect_tx(&bar->k_full[s], L::KV_BYTES);
-            for (int c = 0; c < D / COL; c++) {
-                const int32_t at[4] = {c * COL, hk, t * BK, w.b};
-                tma_load(ks + c * BK * COL * 2, km, at, &bar->k_full[s]);
-            }
+            load_keys<D, BK>(ks, km, hk, t * BK, w.b, &bar->k_full[s], a);
             if (g >= STAGES)   /* and with its V */
-                mbar_wait(&bar->v_empty[s], before);
+                mbar_wait_cluster(&bar->v_empty[s], before);
             mbar_arrive_expect_tx(&bar->v_full[s], L::KV_BYTES);
-            for (int c = 0; c < D / COL; c++) {
-                const int32_t at[4] = {c * COL, hk, t * BK, w.b};
-                tma_load(vs + c * BK * COL * 2, vm, at, &bar->v_full[s]);
-            }
+            load_keys<D, BK>(vs, vm, hk, t * BK, w.b, &bar->v_full[s], a);
         }
     }
 }
@@ -411,7 +493,7 @@ __device__ __forceinline__ void tile_step(const unsigned char *base, barriers *b
                                           int g, int first, int row, unsigned mine, unsigned next, int wg);
 template <typename T, int D, int STAGES, int BK, bool MORE>
 __device__ __forceinline__ void retire_pv(barriers *bar, const float (&sc)[BK / 2], uint32_t (&p)[BK / 16][4],
-                                          float (&o)[D / 2], const float (&alpha)[2], int g);
+                                          float (&o)[D / 2], const float (&alpha)[2], int g, int cluster);
 template <typename T, int BK>
 __device__ void prepare_p(float (&sc)[BK / 2], uint32_t (&p)[BK / 16][4], float (&m)[2], float (&l)[2],
                           float (&alpha)[2], const hopper_args<T> &a, int k0, int first, int row);
@@ -458,7 +540,7 @@ __device__ void consume(unsigned char *base, barriers *bar, const tma_map *om, c
     const unsigned char *qs = base + wg * ROWS * COL * 2;   /* its 64 rows of every Q column block */
     const unsigned mine = PINGPONG_BAR + wg, next = PINGPONG_BAR + (wg + 1) % NC;
     int g = 0, n = 0;
-    for (long long i = blockIdx.x; i < work_items(a); i += gridDim.x, n++) {
+    for (int i = (int)cluster_id(); i < work_items(a); i += (int)cluster_count(), n++) {
         const work w = item_of<NC, BK>(a, i);
         const int first = w.q0 + wg * ROWS;                 /* this warpgroup's first query */
         const int row = first + warp * 16 + lane / 4;       /* this lane's first row; the other is row + 8 */
@@ -476,7 +558,7 @@ __device__ void consume(unsigned char *base, barriers *bar, const tma_map *om, c
             named_bar_arrive(next, PINGPONG_THREADS);
             wgmma_wait_group<0>();
             wgmma_fence_operands(sc);   /* nvcc: no read of sc moves above the wait */
-            mbar_arrive(&bar->k_empty[g % STAGES]);
+            release_stage(&bar->k_empty[g % STAGES], a.cluster);
             prepare_p<T, BK>(sc, p, m, l, alpha, a, 0, first, row);
         }
         /* The last tile has no S_{t+1}: its own instance of the step, so
@@ -485,17 +567,17 @@ __device__ void consume(unsigned char *base, barriers *bar, const tma_map *om, c
 #pragma unroll 1
         for (int t = 0; t + 1 < w.tiles; t++) {
             if (t > 0)
-                retire_pv<T, D, STAGES, BK, true>(bar, sc, p, o, alpha, g + t - 1);
+                retire_pv<T, D, STAGES, BK, true>(bar, sc, p, o, alpha, g + t - 1, a.cluster);
             tile_step<T, D, STAGES, NC, BK, true>(base, bar, a, qs, sc, p, o, m, l, alpha, t, g + t, first, row, mine,
                                               next, wg);
         }
         mbar_arrive(&bar->q_empty);     /* every Q K^T of the item retired (wait_group in the steps) */
         if (w.tiles > 0) {
             if (w.tiles > 1)
-                retire_pv<T, D, STAGES, BK, true>(bar, sc, p, o, alpha, g + w.tiles - 2);
+                retire_pv<T, D, STAGES, BK, true>(bar, sc, p, o, alpha, g + w.tiles - 2, a.cluster);
             tile_step<T, D, STAGES, NC, BK, false>(base, bar, a, qs, sc, p, o, m, l, alpha, w.tiles - 1,
                                                g + w.tiles - 1, first, row, mine, next, wg);
-            retire_pv<T, D, STAGES, BK, false>(bar, sc, p, o, alpha, g + w.tiles - 1);
+            retire_pv<T, D, STAGES, BK, false>(bar, sc, p, o, alpha, g + w.tiles - 1, a.cluster);
         }
         if (a.tma_store)
             store_staged<T, D, NC>(om, base + L::o_at(STAGES) + wg * ROWS * COL * 2, o, l, wg, first, w.h, w.b);
@@ -533,7 +615,7 @@ __device__ void tile_step(const unsigned char *base, barriers *bar, const hopper
     if (NEXT) {
         wgmma_wait_group<1>();  /* S_{t+1} retired; P_t V_t may still run */
         wgmma_fence_operands(sc);
-        mbar_arrive(&bar->k_empty[n]);
+        release_stage(&bar->k_empty[n], a.cluster);
         if (needs_mask<BK>(a, (t + 1) * BK, first))
             mask_scores<BK>(sc, (t + 1) * BK, row, a.seq_q, a.seq_k, a.causal);
         softmax_step<BK>(sc, m, l, alpha, a.scale_log2);
@@ -548,11 +630,11 @@ __device__ void tile_step(const unsigned char *base, barriers *bar, const hopper
  * and P from registers, until then), not when it was issued. */
 template <typename T, int D, int STAGES, int BK, bool MORE>
 __device__ __forceinline__ void retire_pv(barriers *bar, const float (&sc)[BK / 2], uint32_t (&p)[BK / 16][4],
-                                          float (&o)[D / 2], const float (&alpha)[2], int g)
+                                          float (&o)[D / 2], const float (&alpha)[2], int g, int cluster)
 {
     wgmma_wait_group<0>();
     wgmma_fence_operands(o);
-    mbar_arrive(&bar->v_empty[g % STAGES]);
+    release_stage(&bar->v_empty[g % STAGES], cluster);
     if (MORE) {
         rescale_o<D>(o, alpha);
         pack_p<T, BK>(p, sc);

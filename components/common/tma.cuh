@@ -26,6 +26,11 @@
  *       block end). The shared-memory writes it copies must be made visible
  *       to the copy first: fence_async_shared() in every writing thread,
  *       then a barrier, then the store
+ *   tma_load_multicast(smem_dst, map, coords, bar, ctas)
+ *       device, one thread of a block in a cluster (cluster.cuh), 4-d maps:
+ *       tma_load's box lands at smem_dst's offset in every block of the
+ *       cluster whose rank's bit is set in ctas, and completes its bytes on
+ *       the mbarrier at bar's offset in each of them
  *
  * The layout in shared memory: the box row-major (box[0] innermost), rows of
  * box[0] * 2 bytes, every byte offset o moved to o ^ (((o >> 7) & 7) << 4):
@@ -177,6 +182,18 @@ __device__ __forceinline__ void tma_store(const tma_map *map, const int32_t (&co
                      : "memory");
 }
 
+__device__ __forceinline__ void tma_load_multicast(void *smem_dst, const tma_map *map, const int32_t (&coords)[4],
+                                                   uint64_t *bar, uint16_t ctas)
+{
+    uint32_t dst = (uint32_t)__cvta_generic_to_shared(smem_dst);
+    uint32_t mbar = (uint32_t)__cvta_generic_to_shared(bar);
+    asm volatile("cp.async.bulk.tensor.4d.shared::cluster.global.mbarrier::complete_tx::bytes.multicast::cluster"
+                 " [%0], [%1, {%2, %3, %4, %5}], [%6], %7;"
+                 ::"r"(dst), "l"((uint64_t)map), "r"(coords[0]), "r"(coords[1]), "r"(coords[2]), "r"(coords[3]),
+                   "r"(mbar), "h"(ctas)
+                 : "memory");
+}
+
 __device__ __forceinline__ void tma_store_commit() { asm volatile("cp.async.bulk.commit_group;" ::: "memory"); }
 
 template <int N> __device__ __forceinline__ void tma_store_wait_read()
@@ -324,6 +341,20 @@ __device__ __forceinline__ void tma_store(const tma_map *map, const int32_t (&co
     const tma_sim::operands o = tma_sim::take("tma_store", smem_src, map, coords, RANK);
     unsigned char *src = static_cast<unsigned char *>(const_cast<void *>(smem_src));
     cudasim::bulk_store([src, o] { tma_sim::move_box(src, o.m, o.c, false); });
+}
+
+inline void tma_load_multicast(void *smem_dst, const tma_map *map, const int32_t (&coords)[4], uint64_t *bar,
+                               uint16_t ctas)
+{
+    const tma_sim::operands o = tma_sim::take("tma_load_multicast", smem_dst, map, coords, 4);
+    if (ctas == 0 || ctas >> cudasim::cluster_size() != 0)
+        tma_sim::fail("tma_load_multicast", "the cta mask names no block, or a block outside the cluster");
+    for (unsigned r = 0; r < cudasim::cluster_size(); r++)
+        if (ctas >> r & 1u) {
+            unsigned char *dst = static_cast<unsigned char *>(cudasim::map_shared(smem_dst, r));
+            cudasim::mbar_complete_tx(static_cast<uint64_t *>(cudasim::map_shared(bar, r)), o.bytes,
+                                      [dst, o] { tma_sim::move_box(dst, o.m, o.c, true); });
+        }
 }
 
 inline void tma_store_commit() { cudasim::bulk_commit(); }

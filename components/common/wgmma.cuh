@@ -243,7 +243,7 @@ inline std::deque<thread_state> &threads()
  * d lived on that block's stack). */
 inline thread_state &mine()
 {
-    unsigned i = cudasim::thread_index();
+    unsigned i = cudasim::fiber_index();   /* a cluster's blocks run together */
     std::deque<thread_state> &s = threads();
     if (s.size() <= i)
         s.resize(i + 1);

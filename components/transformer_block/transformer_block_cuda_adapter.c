@@ -107,8 +107,8 @@ static int read_config(harness_ctx *ctx, transformer_block_shape *sh, int *bf16,
         transformer_block_gpu_sizes_of(sh, *bf16, *tp_size, sizes, msg, sizeof msg) != 0 ||
         transformer_block_gpu_sizes_of(sh, *bf16, 1, whole, msg, sizeof msg) != 0)
         return harness_host->fail(ctx, "%s", msg);
-    if (!attention_cuda_kernel_env_ok())
-        return harness_host->fail(ctx, ATTENTION_CUDA_KERNEL_ENV_BAD, getenv(ATTENTION_CUDA_KERNEL_ENV));
+    if (attention_cuda_env_check(msg, sizeof msg) != 0)
+        return harness_host->fail(ctx, "%s", msg);
     return 0;
 }
 

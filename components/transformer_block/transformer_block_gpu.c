@@ -138,8 +138,7 @@ int transformer_block_gpu_prepare(transformer_block_gpu *b, char *why, size_t wh
         return -1;
     }
     attention_shape as = attention_shape_of(s, b->tp_size);
-    if (!attention_cuda_kernel_env_ok()) {
-        snprintf(why, why_size, ATTENTION_CUDA_KERNEL_ENV_BAD, getenv(ATTENTION_CUDA_KERNEL_ENV));
+    if (attention_cuda_env_check(why, why_size) != 0) {
         transformer_block_gpu_release(b);
         return -1;
     }

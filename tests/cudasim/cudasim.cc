@@ -1,5 +1,6 @@
 /* cudasim.cc - the scheduler behind cudasim.h: a grid's blocks one after
- * another, each block's threads as ucontext fibers on one OS thread.
+ * another (a cluster's blocks together), each block's threads as ucontext
+ * fibers on one OS thread.
  *
  * A fiber runs until it reaches a barrier (__syncthreads, or a warp
  * collective, which is a barrier of its warp's lanes) or returns. When every
@@ -45,8 +46,10 @@ namespace {
 
 /* AT_WARPGROUP: a warpgroup collective (wgmma); AT_NAMED: bar.sync on a
  * named barrier; AT_MBAR: an mbarrier wait; AT_BULK: a bulk stores' wait
- * (released last, once nothing else can move). */
-enum state { RUNNABLE, AT_SYNCTHREADS, AT_WARP, AT_WARPGROUP, AT_NAMED, AT_MBAR, AT_BULK, DONE };
+ * (released last, once nothing else can move); AT_CLUSTER: the cluster
+ * barrier; UNSTARTED: a block of the cluster not started yet (start_block). */
+enum state { RUNNABLE, AT_SYNCTHREADS, AT_WARP, AT_WARPGROUP, AT_NAMED, AT_MBAR, AT_BULK, AT_CLUSTER, UNSTARTED,
+             DONE };
 
 /* ASan's frames are larger (redzones), so its fibers get more stack. */
 #ifdef CUDASIM_ASAN
@@ -59,6 +62,7 @@ struct fiber {
     ucontext_t ctx;
     char *stack;                 /* mmap'd, a PROT_NONE guard page below it */
     thread_pos pos;
+    unsigned blk;                /* its block's rank in the cluster */
     state st;
     unsigned mask;               /* of the collective it waits at */
     unsigned parity;             /* which exchange buffer that collective uses */
@@ -104,17 +108,25 @@ struct mbarrier {
     std::vector<pending_tx> deferred;
 };
 
+/* One block of the running cluster. */
+struct block_state {
+    unsigned char *dyn_shared;   /* its own allocation, kept until the cluster ends */
+    named_barrier_state named[16];
+    unsigned long serial;        /* block_serial */
+    size_t live;                 /* fibers not yet DONE: 0, it exited */
+};
+
 struct launch_state {
-    std::vector<fiber> fibers;
+    std::vector<fiber> fibers;   /* the cluster's blocks' threads, block after block */
     std::vector<warp> warps;
     std::vector<warpgroup> warpgroups;
-    named_barrier_state named[16];
-    std::map<uint64_t *, mbarrier> mbarriers;   /* this block's, by address */
+    std::vector<block_state> blocks;
+    size_t per_block;            /* threads a block */
+    std::map<uint64_t *, mbarrier> mbarriers;   /* the cluster's, by address */
     size_t dyn_bytes;
     const std::function<void()> *body;
     fiber *running;
     ucontext_t scheduler;
-    unsigned char *dyn_shared;
     const void *sched_stack_bottom;   /* ASan: the scheduler's stack */
     size_t sched_stack_size;
 };
@@ -177,6 +189,7 @@ void fiber_main()
 #endif
     (*L->body)();
     f->st = DONE;
+    L->blocks[f->blk].live--;
     to_scheduler(f, true);
     fail("a finished fiber was resumed");
 }
@@ -192,12 +205,12 @@ void wait_here(state st)
     to_scheduler(f, false);
 }
 
-size_t block_threads(const launch_state &l) { return l.fibers.size(); }
+block_state &running_block() { return L->blocks[L->running->blk]; }
 
 /* Releases warp w if every lane of its collective's mask has reached it. */
 bool release_warp(size_t w)
 {
-    size_t n = block_threads(*L);
+    size_t n = L->fibers.size();
     unsigned waiting = 0, mask = 0;
     bool mixed = false;
     for (size_t l = 0; l < 32 && w * 32 + l < n; l++) {
@@ -235,20 +248,35 @@ bool release_warps()
     return false;
 }
 
-/* Releases the block when every live thread waits at __syncthreads. */
-bool release_block()
+/* Releases the fibers of [first, first + n) waiting at `at` when every live
+ * one there waits at it. */
+bool release_all(size_t first, size_t n, state at)
 {
     bool any_waiting = false;
-    for (const fiber &f : L->fibers) {
-        if (f.st != AT_SYNCTHREADS && f.st != DONE)
+    for (size_t i = first; i < first + n; i++) {
+        const fiber &f = L->fibers[i];
+        if (f.st != at && f.st != DONE)
             return false;
-        any_waiting |= f.st == AT_SYNCTHREADS;
+        any_waiting |= f.st == at;
     }
-    for (fiber &f : L->fibers)
-        if (f.st == AT_SYNCTHREADS)
-            f.st = RUNNABLE;
+    for (size_t i = first; i < first + n; i++)
+        if (L->fibers[i].st == at)
+            L->fibers[i].st = RUNNABLE;
     return any_waiting;
 }
+
+/* Releases a block when every live thread of it waits at __syncthreads. */
+bool release_block()
+{
+    bool any = false;
+    for (size_t b = 0; b < L->blocks.size(); b++)
+        any |= release_all(b * L->per_block, L->per_block, AT_SYNCTHREADS);
+    return any;
+}
+
+/* Releases the cluster when every live thread of it waits at the cluster
+ * barrier. */
+bool release_cluster() { return release_all(0, L->fibers.size(), AT_CLUSTER); }
 
 /* ---- mbarriers -------------------------------------------------------- */
 
@@ -321,6 +349,24 @@ bool release_bulk_waiters()
     return any;
 }
 
+/* Starts the next block of the cluster in the run order, once nothing of
+ * the started ones can move: each block runs as far as it can before its
+ * peers start, so that reaching into a peer before a cluster barrier says
+ * the peer is ready (its mbarriers initialized) shows. */
+bool start_block()
+{
+    size_t n = L->fibers.size();
+    for (size_t k = 0; k < n; k++) {
+        size_t first = (run_order == FORWARD ? k : n - 1 - k) / L->per_block * L->per_block;
+        if (L->fibers[first].st != UNSTARTED)
+            continue;
+        for (size_t i = first; i < first + L->per_block; i++)
+            L->fibers[i].st = RUNNABLE;
+        return true;
+    }
+    return false;
+}
+
 /* Says which barrier the first blocked fiber waits at, and aborts. */
 [[noreturn]] void report_deadlock()
 {
@@ -339,7 +385,7 @@ bool release_bulk_waiters()
         fail("deadlock: a warpgroup collective (wgmma, setmaxnreg) waits for threads of its "
              "warpgroup that exited or wait at another barrier");
     case AT_NAMED: {
-        const named_barrier_state &nb = L->named[f.named_id];
+        const named_barrier_state &nb = L->blocks[f.blk].named[f.named_id];
         std::snprintf(msg, sizeof msg, "deadlock: named barrier %u waits with %u of its %u threads arrived",
                       f.named_id, nb.arrived, nb.expected);
         fail(msg);
@@ -365,53 +411,65 @@ bool release_bulk_waiters()
         for (const fiber &o : L->fibers)
             at[o.st]++;
         std::snprintf(msg, sizeof msg,
-                      "deadlock: __syncthreads waits for threads stuck at another barrier (%zu at "
-                      "__syncthreads, %zu at warp collectives, %zu at warpgroup collectives, %zu at named "
-                      "barriers, %zu at mbarriers, %zu done)",
-                      at[AT_SYNCTHREADS], at[AT_WARP], at[AT_WARPGROUP], at[AT_NAMED], at[AT_MBAR], at[DONE]);
+                      "deadlock: __syncthreads or the cluster barrier waits for threads stuck at another "
+                      "barrier (%zu at __syncthreads, %zu at the cluster barrier, %zu at warp collectives, %zu at "
+                      "warpgroup collectives, %zu at named barriers, %zu at mbarriers, %zu done)",
+                      at[AT_SYNCTHREADS], at[AT_CLUSTER], at[AT_WARP], at[AT_WARPGROUP], at[AT_NAMED],
+                      at[AT_MBAR], at[DONE]);
         fail(msg);
     }
     }
 }
 
-/* ---- one block ------------------------------------------------------- */
+/* ---- one cluster of blocks (one block, unless the launch asks for more) -- */
 
-void run_block(dim3 grid, dim3 block, dim3 bid, size_t smem)
+void run_cluster(dim3 grid, dim3 block, dim3 first, unsigned cluster, size_t smem)
 {
-    blocks_started++;
     /* Static shared memory starts every block as garbage, as on the GPU. */
     unsigned char *lo = __start_cudasim_shared, *hi = __stop_cudasim_shared;
     if (lo && hi > lo)
         std::memset(lo, 0xff, (size_t)(hi - lo));
     /* A fresh, exact-size dynamic shared allocation per block, filled with
      * 0xff bytes (a NaN as fp32, bf16 and fp16) so that reading it before
-     * writing shows; ASan reports any access past smem. */
-    /* 1024-byte aligned, as kernels that use the 128-byte swizzle align
-     * their tiles: the swizzle is a function of the address bits. */
-    void *dyn = nullptr;
-    if (posix_memalign(&dyn, 1024, smem ? smem : 1) != 0)
-        fail("out of memory for dynamic shared memory");
-    L->dyn_shared = static_cast<unsigned char *>(dyn);
+     * writing shows; ASan reports any access past smem. 1024-byte aligned,
+     * as kernels that use the 128-byte swizzle align their tiles: the
+     * swizzle is a function of the address bits. Kept until the whole
+     * cluster ends, so that an access by a block to a peer that exited is
+     * reported (running_peer), not a use after free. */
     L->dyn_bytes = smem;
     L->mbarriers.clear();
-    for (named_barrier_state &nb : L->named)
-        nb = named_barrier_state{0, 0};
+    for (unsigned b = 0; b < cluster; b++) {
+        block_state &bs = L->blocks[b];
+        void *dyn = nullptr;
+        if (posix_memalign(&dyn, 1024, smem ? smem : 1) != 0)
+            fail("out of memory for dynamic shared memory");
+        bs.dyn_shared = static_cast<unsigned char *>(dyn);
+        std::memset(bs.dyn_shared, 0xff, smem);
+        for (named_barrier_state &nb : bs.named)
+            nb = named_barrier_state{0, 0};
+        bs.serial = ++blocks_started;
+        bs.live = L->per_block;
+    }
     for (warpgroup &g : L->warpgroups)
         g.generation = 0, g.arrived = 0;
-    std::memset(L->dyn_shared, 0xff, smem);
     for (warp &w : L->warps)
         w.generation = 0;
 
-    size_t n = block_threads(*L);
-    access_block_begin(n, L->dyn_shared, smem);
+    size_t n = L->fibers.size();
+    /* Bank statistics count offsets from the first block's base. */
+    access_block_begin(n, L->blocks[0].dyn_shared, smem);
     for (size_t t = 0; t < n; t++) {
         fiber &f = L->fibers[t];
-        f.pos.thread_idx = dim3((unsigned)(t % block.x), (unsigned)(t / block.x % block.y),
-                                (unsigned)(t / block.x / block.y));
-        f.pos.block_idx = bid;
+        size_t i = t % L->per_block;
+        f.blk = (unsigned)(t / L->per_block);
+        f.pos.thread_idx = dim3((unsigned)(i % block.x), (unsigned)(i / block.x % block.y),
+                                (unsigned)(i / block.x / block.y));
+        f.pos.block_idx = dim3(first.x + f.blk, first.y, first.z);
         f.pos.block_dim = block;
         f.pos.grid_dim = grid;
-        f.st = RUNNABLE;
+        /* The first block in the run order starts; its peers, once it
+         * cannot move (start_block). */
+        f.st = (run_order == FORWARD ? f.blk == 0 : f.blk + 1 == cluster) ? RUNNABLE : UNSTARTED;
         f.fake_stack = nullptr;
         f.bulk_open.clear();
         f.bulk_groups.clear();
@@ -435,7 +493,8 @@ void run_block(dim3 grid, dim3 block, dim3 bid, size_t smem)
      * one moves at all. Warps drift as far apart as barriers allow, so a
      * shared-memory race between warps that only a missing __syncthreads
      * would order shows in one of the two orders even where warp
-     * collectives sit between the write and the read. */
+     * collectives sit between the write and the read. A cluster's blocks
+     * run so too, the first in the order ahead of the other. */
     for (;;) {
         for (size_t k = 0; k < n; k++) {
             fiber &f = L->fibers[run_order == FORWARD ? k : n - 1 - k];
@@ -452,7 +511,8 @@ void run_block(dim3 grid, dim3 block, dim3 bid, size_t smem)
         bool runnable = false;
         for (const fiber &f : L->fibers)
             runnable |= f.st == RUNNABLE;
-        if (runnable || release_warps() || release_mbar_waiters() || release_block() || release_bulk_waiters())
+        if (runnable || release_warps() || release_mbar_waiters() || release_block() || release_cluster() ||
+            release_bulk_waiters() || start_block())
             continue;
         size_t done = 0;
         for (const fiber &f : L->fibers)
@@ -470,8 +530,37 @@ void run_block(dim3 grid, dim3 block, dim3 bid, size_t smem)
             fail("the block ended with bulk stores still reading its shared memory: no "
                  "cp.async.bulk.wait_group.read let them go");
     access_block_end();
-    std::free(L->dyn_shared);
-    L->dyn_shared = nullptr;
+    for (block_state &bs : L->blocks) {
+        std::free(bs.dyn_shared);
+        bs.dyn_shared = nullptr;
+    }
+}
+
+/* The block of the running cluster whose dynamic shared memory holds p, or
+ * null. */
+block_state *owner(const void *p)
+{
+    const unsigned char *c = static_cast<const unsigned char *>(p);
+    for (block_state &bs : L->blocks)
+        if (bs.dyn_shared && c >= bs.dyn_shared && c < bs.dyn_shared + L->dyn_bytes)
+            return &bs;
+    return nullptr;
+}
+
+/* A block reaching into p's block: refused once that block has exited
+ * (its shared memory is gone on a GPU; a cluster barrier before the exit
+ * keeps it). */
+void check_alive(const void *p, const char *what)
+{
+    const block_state *bs = owner(p);
+    if (bs && bs->live == 0) {
+        char msg[200];
+        std::snprintf(msg, sizeof msg,
+                      "%s in the shared memory of block %zu of the cluster, which has exited (a cluster "
+                      "barrier before its exit is missing)",
+                      what, (size_t)(bs - L->blocks.data()));
+        fail(msg);
+    }
 }
 
 }  // namespace
@@ -530,6 +619,9 @@ static std::unordered_map<void *, unsigned long> &static_shared_blocks()
 
 void static_shared(void *p, size_t bytes)
 {
+    if (L && L->blocks.size() > 1)
+        fail("CUDA_STATIC_SHARED in a cluster launch (the model's static shared memory is one copy: "
+             "unsupported)");
     unsigned long &last = static_shared_blocks()[p];
     if (last != blocks_started) {
         std::memset(p, 0xff, bytes);
@@ -541,7 +633,7 @@ void *dynamic_shared()
 {
     if (!L || !L->running)
         fail("dynamic shared memory outside a kernel");
-    return L->dyn_shared;
+    return running_block().dyn_shared;
 }
 
 cudaError_t take_error()
@@ -559,7 +651,8 @@ void set_max_dynamic_shared(const void *kernel, int bytes)
     max_dynamic_shared[kernel] = (size_t)bytes;
 }
 
-void run_grid(const void *kernel, dim3 grid, dim3 block, size_t smem, const std::function<void()> &body)
+void run_grid(const void *kernel, dim3 grid, dim3 block, size_t smem, const std::function<void()> &body,
+              unsigned cluster)
 {
     /* CUDA's limits (compute capability 8.0 and 9.0): the launch fails and
      * cudaGetLastError says so, as it would on a GPU. */
@@ -567,10 +660,14 @@ void run_grid(const void *kernel, dim3 grid, dim3 block, size_t smem, const std:
     auto opted = max_dynamic_shared.find(kernel);
     size_t smem_limit = opted != max_dynamic_shared.end() && opted->second > (48u << 10) ? opted->second : 48u << 10;
     if (threads == 0 || threads > 1024 || block.z > 64 || grid.x == 0 || grid.y == 0 ||
-        grid.z == 0 || grid.y > 65535 || grid.z > 65535 || smem > smem_limit) {
+        grid.z == 0 || grid.y > 65535 || grid.z > 65535 || smem > smem_limit || cluster == 0 || cluster > 8 ||
+        grid.x % cluster != 0) {
         last_error = cudaErrorInvalidConfiguration;
         return;
     }
+    /* The model's warps and warpgroups are runs of the cluster's fibers. */
+    if (cluster > 1 && threads % 128 != 0)
+        fail("a cluster launch of blocks that are not whole warpgroups (unsupported)");
     if (L)
         fail("a launch from inside a kernel (dynamic parallelism is unsupported)");
 
@@ -578,12 +675,13 @@ void run_grid(const void *kernel, dim3 grid, dim3 block, size_t smem, const std:
     L = &state;
     state.body = &body;
     state.running = nullptr;
-    state.dyn_shared = nullptr;
     state.sched_stack_bottom = nullptr;
     state.sched_stack_size = 0;
-    state.fibers.resize(threads);
-    state.warps.resize((threads + 31) / 32);
-    state.warpgroups.resize((threads + 127) / 128);
+    state.per_block = threads;
+    state.blocks.resize(cluster);
+    state.fibers.resize(threads * cluster);
+    state.warps.resize((threads * cluster + 31) / 32);
+    state.warpgroups.resize((threads * cluster + 127) / 128);
     state.dyn_bytes = 0;
     size_t page = page_size();
     for (fiber &f : state.fibers) {
@@ -596,8 +694,8 @@ void run_grid(const void *kernel, dim3 grid, dim3 block, size_t smem, const std:
     }
     for (unsigned z = 0; z < grid.z; z++)
         for (unsigned y = 0; y < grid.y; y++)
-            for (unsigned x = 0; x < grid.x; x++)
-                run_block(grid, block, dim3(x, y, z), smem);
+            for (unsigned x = 0; x < grid.x; x += cluster)
+                run_cluster(grid, block, dim3(x, y, z), cluster, smem);
     for (fiber &f : state.fibers)
         munmap(f.stack - page, STACK_BYTES + page);
     L = nullptr;
@@ -606,7 +704,7 @@ void run_grid(const void *kernel, dim3 grid, dim3 block, size_t smem, const std:
 
 /* ---- Hopper support (cudasim.h) --------------------------------------- */
 
-unsigned long block_serial() { return blocks_started; }
+unsigned long block_serial() { return L && L->running ? running_block().serial : blocks_started; }
 
 static fiber *running_fiber(const char *what)
 {
@@ -618,7 +716,9 @@ static fiber *running_fiber(const char *what)
     return f;
 }
 
-unsigned thread_index() { return (unsigned)(running_fiber("thread_index") - L->fibers.data()); }
+unsigned fiber_index() { return (unsigned)(running_fiber("fiber_index") - L->fibers.data()); }
+
+unsigned thread_index() { return (unsigned)(fiber_index() % L->per_block); }
 
 /* As warp_exchange, over the 128 threads of a warpgroup; the last to arrive
  * releases the others and goes on. */
@@ -648,16 +748,16 @@ void named_barrier(unsigned id, unsigned threads, bool wait)
     fiber *f = running_fiber("a named barrier");
     if (id == 0 || id > 15)
         fail("named barrier id outside 1..15 (0 is __syncthreads's)");
-    if (threads == 0 || threads % 32 != 0 || threads > L->fibers.size())
+    if (threads == 0 || threads % 32 != 0 || threads > L->per_block)
         fail("named barrier thread count is not a positive multiple of 32 within the block");
-    named_barrier_state &nb = L->named[id];
+    named_barrier_state &nb = L->blocks[f->blk].named[id];
     if (nb.arrived != 0 && nb.expected != threads)
         fail("threads arrive at one named barrier with different thread counts");
     nb.expected = threads;
     if (++nb.arrived == threads) {
         nb.arrived = 0;
         for (fiber &o : L->fibers)
-            if (o.st == AT_NAMED && o.named_id == id)
+            if (o.st == AT_NAMED && o.named_id == id && o.blk == f->blk)
                 o.st = RUNNABLE;
         return;
     }
@@ -683,6 +783,7 @@ void mbar_init(uint64_t *bar, unsigned count)
 void mbar_arrive(uint64_t *bar, unsigned expect_tx)
 {
     running_fiber("mbar_arrive");
+    check_alive(bar, "an mbarrier arrival");
     mbarrier &m = find_mbarrier(bar);
     if (m.pending == 0)
         fail("an mbarrier arrival beyond its count in one phase (the phase waits only for tx bytes)");
@@ -694,6 +795,7 @@ void mbar_arrive(uint64_t *bar, unsigned expect_tx)
 void mbar_complete_tx(uint64_t *bar, unsigned bytes, std::function<void()> land)
 {
     running_fiber("an asynchronous copy");
+    check_alive(bar, "an asynchronous copy");
     mbarrier &m = find_mbarrier(bar);
     if (copies_land == AT_ISSUE) {
         land();
@@ -761,9 +863,10 @@ void async_proxy_fence() { running_fiber("fence.proxy.async")->fences++; }
 bool shared_window(const void *p, unsigned *window, uint32_t *offset)
 {
     const unsigned char *c = static_cast<const unsigned char *>(p);
-    if (L && L->dyn_shared && c >= L->dyn_shared && c < L->dyn_shared + L->dyn_bytes) {
+    const unsigned char *mine = L && L->running ? running_block().dyn_shared : nullptr;
+    if (mine && c >= mine && c < mine + L->dyn_bytes) {
         *window = 0;
-        *offset = (uint32_t)(c - L->dyn_shared);
+        *offset = (uint32_t)(c - mine);
         return true;
     }
     if (__start_cudasim_shared && c >= __start_cudasim_shared && c < __stop_cudasim_shared) {
@@ -776,11 +879,35 @@ bool shared_window(const void *p, unsigned *window, uint32_t *offset)
 
 unsigned char *shared_window_base(unsigned window)
 {
-    if (window == 0 && L && L->dyn_shared)
-        return L->dyn_shared;
+    if (window == 0 && L && L->running)
+        return running_block().dyn_shared;
     if (window == 1 && __start_cudasim_shared)
         return __start_cudasim_shared;
     fail("a shared-memory window that does not exist here");
+}
+
+/* ---- clusters (cudasim.h) --------------------------------------------- */
+
+unsigned cluster_rank() { return running_fiber("%cluster_ctarank")->blk; }
+
+unsigned cluster_size()
+{
+    running_fiber("%cluster_nctarank");
+    return (unsigned)L->blocks.size();
+}
+
+void cluster_sync() { running_fiber("barrier.cluster"), wait_here(AT_CLUSTER); }
+
+void *map_shared(const void *p, unsigned rank)
+{
+    running_fiber("mapa");
+    unsigned window;
+    uint32_t offset;
+    if (!shared_window(p, &window, &offset) || window != 0)
+        fail("mapa of an address outside this block's dynamic shared memory");
+    if (rank >= L->blocks.size())
+        fail("mapa to a block rank outside the cluster");
+    return L->blocks[rank].dyn_shared + offset;
 }
 
 }  // namespace cudasim

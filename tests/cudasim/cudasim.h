@@ -154,12 +154,32 @@ bool shared_window(const void *p, unsigned *window, uint32_t *offset);
 unsigned char *shared_window_base(unsigned window);
 /* Identifies the running block: a number no other block of the process had. */
 unsigned long block_serial();
+/* The running thread's index among all the threads running now (a
+ * cluster's blocks run together: thread_index repeats across them). */
+unsigned fiber_index();
 
-/* Runs body once per thread of the grid; sets the error cudaGetLastError
- * returns when the configuration is one CUDA would refuse: among them more
- * than 48 KiB of dynamic shared memory for a kernel that did not opt in
- * (set_max_dynamic_shared, what cudaFuncSetAttribute does). */
-void run_grid(const void *kernel, dim3 grid, dim3 block, size_t smem, const std::function<void()> &body);
+/* Thread block clusters (sm_90): a launch's cluster of `cluster` blocks
+ * (consecutive in x) runs together, each with its own shared memory, kept
+ * until the whole cluster ends. common/cluster.cuh and tma.cuh's multicast
+ * build on these. */
+unsigned cluster_rank();        /* %cluster_ctarank */
+unsigned cluster_size();        /* %cluster_nctarank */
+/* barrier.cluster.arrive + wait: released when every live thread of the
+ * cluster has arrived. */
+void cluster_sync();
+/* mapa: p, in this block's dynamic shared memory, at the same offset in the
+ * block of that rank. An arrival or a copy there once that block has
+ * exited is reported (a cluster barrier before the exit is missing). */
+void *map_shared(const void *p, unsigned rank);
+
+/* Runs body once per thread of the grid, in clusters of `cluster` blocks
+ * (1: a block at a time); sets the error cudaGetLastError returns when the
+ * configuration is one CUDA would refuse: among them more than 48 KiB of
+ * dynamic shared memory for a kernel that did not opt in
+ * (set_max_dynamic_shared, what cudaFuncSetAttribute does), or a grid that
+ * is not whole clusters. */
+void run_grid(const void *kernel, dim3 grid, dim3 block, size_t smem, const std::function<void()> &body,
+              unsigned cluster = 1);
 void set_max_dynamic_shared(const void *kernel, int bytes);
 cudaError_t take_error();
 
@@ -169,6 +189,16 @@ void launch(void (*kernel)(P...), dim3 grid, dim3 block, size_t smem, cudaStream
     /* Converted once to the parameter types, as a real launch copies them. */
     std::tuple<P...> params(static_cast<P>(std::forward<A>(args))...);
     run_grid(reinterpret_cast<const void *>(kernel), grid, block, smem, [&] { std::apply(kernel, params); });
+}
+
+template <typename... P, typename... A>
+cudaError_t launch_cluster(void (*kernel)(P...), dim3 grid, dim3 block, unsigned cluster, size_t smem,
+                           cudaStream_t, A &&...args)
+{
+    std::tuple<P...> params(static_cast<P>(std::forward<A>(args))...);
+    run_grid(reinterpret_cast<const void *>(kernel), grid, block, smem, [&] { std::apply(kernel, params); },
+             cluster);
+    return take_error();
 }
 
 template <typename T>

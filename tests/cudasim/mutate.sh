@@ -51,7 +51,14 @@
 #                              rule (ring_last) and K's empty barrier
 #                              counting two consumers (empty_count); the
 #                              mask's loop sized for 128-key tiles
-#                              (wide_mask: wrong with 176)
+#                              (wide_mask: wrong with 176); in clusters of
+#                              two, no cluster barrier after the init
+#                              (cluster_first_sync) or before the exit
+#                              (cluster_last_sync), a warp's release on its
+#                              own block only (cluster_release_local), both
+#                              producers loading the first half
+#                              (cluster_half), both blocks on one query
+#                              block (cluster_pairs)
 # Run by make check; by hand, some of them: MUTANTS='tc_gqa rms_warp_sums' sh tests/cudasim/mutate.sh
 . "$top_builddir/tests/setup"
 
@@ -109,6 +116,11 @@ for entry in "tc_k_early attention attention_cuda.cu test_tensor_core" \
         "hop_ring_last attention attention_hopper.cu test_hopper attention_hopper" \
         "hop_empty_count attention attention_hopper.cu test_hopper attention_hopper" \
         "hop_wide_mask attention attention_hopper.cu test_hopper attention_hopper" \
+        "hop_cluster_first_sync attention attention_hopper.cu test_hopper attention_hopper" \
+        "hop_cluster_last_sync attention attention_hopper.cu test_hopper attention_hopper" \
+        "hop_cluster_release_local attention attention_hopper.cu test_hopper attention_hopper" \
+        "hop_cluster_half attention attention_hopper.cu test_hopper attention_hopper" \
+        "hop_cluster_pairs attention attention_hopper.cu test_hopper attention_hopper" \
         "rms_warp_sums rms_norm rms_norm_cuda.cu *" \
         "rms_eps_squared rms_norm rms_norm_cuda.cu test_odd_shapes" "rms_bf16_trunc rms_norm rms_norm_cuda.cu *" \
         "block_eps_squared transformer_block transformer_block_gpu.c test_forward_matches_reference" \

@@ -57,25 +57,25 @@ MUTATIONS = {
     # O rescaled and P overwritten before P V retired (no wait_group<0>)
     "hop_o_nowait": ("""    wgmma_wait_group<0>();
     wgmma_fence_operands(o);
-    mbar_arrive(&bar->v_empty[g % STAGES]);""", """    wgmma_fence_operands(o);
-    mbar_arrive(&bar->v_empty[g % STAGES]);""", 1),
+    release_stage(&bar->v_empty[g % STAGES], cluster);""", """    wgmma_fence_operands(o);
+    release_stage(&bar->v_empty[g % STAGES], cluster);""", 1),
     # the consumers free the stage before their P V retired: the empty
     # barrier's arrive before the P V is issued (the model's wgmma reads its
     # operands in one step at the wait, so an arrive just before the wait
     # leaves no room for the producer's next load; before the issue, the
     # wgmmas' collectives do)
     "hop_empty_early": ("""    issue_pv<T, D, BK>(o, p, base + L::V_AT + s * L::STAGE_BYTES);""",
-                        """    mbar_arrive(&bar->v_empty[s]);
+                        """    release_stage(&bar->v_empty[s], a.cluster);
     issue_pv<T, D, BK>(o, p, base + L::V_AT + s * L::STAGE_BYTES);""", 1,
                         ("""    wgmma_fence_operands(o);
-    mbar_arrive(&bar->v_empty[g % STAGES]);""", """    wgmma_fence_operands(o);""")),
+    release_stage(&bar->v_empty[g % STAGES], cluster);""", """    wgmma_fence_operands(o);""")),
     # the producer arrives on K's full barrier without expecting its bytes:
     # the phase completes before the copy lands
     "hop_no_expect_tx": ("""        mbar_arrive_expect_tx(&bar->k_full[s], L::KV_BYTES);""",
                          """        mbar_arrive(&bar->k_full[s]);""", 1),
     # the producer reuses a stage after waiting on the wrong phase of its
     # empty barrier (always parity 0: right in round 1, wrong in round 2)
-    "hop_parity": ("""mbar_wait(&bar->k_empty[s], before);""", """mbar_wait(&bar->k_empty[s], 0u);""", 1),
+    "hop_parity": ("""mbar_wait_cluster(&bar->k_empty[s], before);""", """mbar_wait_cluster(&bar->k_empty[s], 0u);""", 1),
     # K's descriptor without the column-block step of a head_dim of 128
     "hop_desc_block": ("""(kk / 4) * rows * COL * 2 + (kk % 4) * 32""", """(kk % 4) * 32""", 1),
     # V's descriptor with the stride of an unswizzled 16-row step
@@ -127,7 +127,26 @@ MUTATIONS = {
     # barriers counting two consumers' threads, so a stage is reloaded
     # while the third still reads it
     "hop_ring_last": ("""    if (wg != NC - 1 || NEXT)""", """    if (wg == 0 || NEXT)""", 1),
-    "hop_empty_count": ("""            mbar_init(&bar->k_empty[s], NC * WG);""", """            mbar_init(&bar->k_empty[s], 2 * WG);""", 1),
+    "hop_empty_count": ("""mbar_init(&bar->k_empty[s], a.cluster * NC * WG / 32);""",
+                        """mbar_init(&bar->k_empty[s], a.cluster * 2 * WG / 32);""", 1),
+    # clusters of two (K and V multicast): no cluster barrier after the
+    # mbarriers' init (a peer copies into or arrives on this block's
+    # barriers before they exist) or before the exit (the last releases
+    # land on a block that has left); a consumer warp's release on its own
+    # block's empty barrier only (twice: the count is met before the peer
+    # is done, and its stage is reloaded under it); both producers loading
+    # the tile's first half; both blocks of a cluster taking the same query
+    # block
+    "hop_cluster_first_sync": ("""    if (a.cluster > 1)
+        cluster_sync();
+    else
+        __syncthreads();""", """    __syncthreads();""", 1),
+    "hop_cluster_last_sync": ("""    if (a.cluster > 1)
+        cluster_sync();
+}""", "}", 1),
+    "hop_cluster_release_local": ("mbar_arrive_cluster(bar, lane,", "mbar_arrive_cluster(bar, cluster_ctarank(),", 1),
+    "hop_cluster_half": ("const int r0 = a.share * (int)cluster_ctarank();", "const int r0 = 0;", 1),
+    "hop_cluster_pairs": ("* a.cluster + cta) * BQ<NC>;", "* a.cluster) * BQ<NC>;", 1),
     # the mask's key loop bounded by the 128-key tile's count: wrong only
     # with 176-key tiles (a partial last tile's keys past 128 unmasked)
     "hop_wide_mask": ("for (int n = 0; n < BK / 8; n++)", "for (int n = 0; n < 128 / 8; n++)", 1),

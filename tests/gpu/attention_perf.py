@@ -21,29 +21,21 @@ import os
 import sys
 
 sys.path.insert(0, os.path.dirname(__file__))
+from switches import SWITCHES  # noqa: E402
 from table import torch_attention  # noqa: E402
 
 
-# attention_perf.sh's variants of attention/cuda other than its default.
-CUDA_BUILDS = {
-    "cuda32": "/32",                        # HARNESS_ATTENTION_TC_BK=32
-    "hopper": "/hopper",                    # HARNESS_ATTENTION_KERNEL=hopper
-    "hopper_serial": "/hopper_serial",      # and HARNESS_ATTENTION_HOPPER_PERSISTENT=0
-    "hopper_direct": "/hopper_direct",      # and HARNESS_ATTENTION_HOPPER_TMA_STORE=0
-    "hopper_pair": "/hopper_pair",          # and HARNESS_ATTENTION_HOPPER_CONSUMERS=2
-    "hopper_wide": "/hopper_wide",          # and HARNESS_ATTENTION_HOPPER_BK=176 (2 stages)
-}
+# attention_perf.sh's variants of attention/cuda other than its default:
+# its 32-key build (HARNESS_ATTENTION_TC_BK=32), the Hopper kernel
+# (HARNESS_ATTENTION_KERNEL=hopper) and its A/B switches (hopper_switches).
+CUDA_BUILDS = {"cuda32": "/32", "hopper": "/hopper"}
+CUDA_BUILDS.update({v: "/" + v for v in SWITCHES})
 
 # What each Hopper run's "kernel" note (attention/cuda's component_notes,
 # attention_cuda_describe) must say: its switch took effect. Else its ratio
 # would hold the default against itself, or against something else.
-HOPPER_NOTES = {
-    "hopper": ("Hopper", "persistent"),
-    "hopper_serial": ("Hopper", "a block per item"),
-    "hopper_direct": ("Hopper", "O stored from registers"),
-    "hopper_pair": ("Hopper", "2 consumer warpgroups"),
-    "hopper_wide": ("Hopper", "2 stages of 176 keys"),
-}
+HOPPER_NOTES = {"hopper": ("Hopper", "persistent")}
+HOPPER_NOTES.update({v: ("Hopper", words) for v, (words, _label) in SWITCHES.items()})
 
 
 def main():
@@ -70,7 +62,7 @@ def main():
     head = ["dtype", "head_dim", "seq", "causal", "cuda TFLOP/s", "cublas TFLOP/s", "torch TFLOP/s",
             "cuda / cublas", "cuda / torch", "causal / non-causal (cuda)", "cuda 32-key TFLOP/s", "64 / 32 keys",
             "hopper TFLOP/s", "hopper / cuda", "hopper / torch", "causal / non-causal (hopper)",
-            "hopper / serial", "hopper / direct", "hopper / pair", "wide / hopper"]
+            "hopper / serial", "hopper / direct", "hopper / pair", "hopper / solo", "wide / hopper"]
     print("| " + " | ".join(head) + " |")
     print("|" + "---|" * len(head))
     for key in sorted(runs):
@@ -82,6 +74,7 @@ def main():
         serial = r.get("attention/cuda/hopper_serial", (None,))[0]
         direct = r.get("attention/cuda/hopper_direct", (None,))[0]
         pair = r.get("attention/cuda/hopper_pair", (None,))[0]
+        solo = r.get("attention/cuda/hopper_solo", (None,))[0]
         wide = r.get("attention/cuda/hopper_wide", (None,))[0]
         torch_tf = None
         any_run = r.get("attention/cuda") or r.get("attention/cublas") or r.get("attention/cuda/hopper")
@@ -103,6 +96,7 @@ def main():
                                  f(hopper and serial and hopper / serial, ".2f"),
                                  f(hopper and direct and hopper / direct, ".2f"),
                                  f(hopper and pair and hopper / pair, ".2f"),
+                                 f(hopper and solo and hopper / solo, ".2f"),
                                  f(hopper and wide and wide / hopper, ".2f")]) + " |")
     return 1 if unswitched else 0
 

@@ -11,25 +11,26 @@
 # (HARNESS_ATTENTION_KERNEL=hopper; it fails off sm_90, which the log says).
 # At the sequences of AB_SEQS (the ends: at 512 persistence and the epilogue
 # weigh the most, at 16k the least) the Hopper kernel also runs with each of
-# its optimizations switched off (attention_cuda.h), interleaved, so the table
-# says what each one buys:
-#   hopper_serial  HARNESS_ATTENTION_HOPPER_PERSISTENT=0: a block per work item,
-#                  not a persistent block per SM
-#   hopper_direct  HARNESS_ATTENTION_HOPPER_TMA_STORE=0: O stored from registers,
-#                  not through shared memory and TMA stores
-#   hopper_pair    HARNESS_ATTENTION_HOPPER_CONSUMERS=2: two consumer warpgroups
-#                  at head_dim 64, not three (at 128 there are always two)
+# its optimizations switched off (attention_cuda.h; the settings are
+# tests/gpu/hopper_switches'), interleaved, so the table says what each one
+# buys:
+#   hopper_serial  a block per work item, not a persistent block per SM
+#   hopper_direct  O stored from registers, not through shared memory and TMA
+#                  stores (head_dim 64: see below)
+#   hopper_pair    two consumer warpgroups at head_dim 64, not three (at 128
+#                  there are always two)
+#   hopper_solo    no clusters: K and V loaded by each block, not multicast to
+#                  a cluster of two (head_dim 128 without the causal mask only,
+#                  where the plan makes clusters)
 # and with one not on by default:
-#   hopper_wide    HARNESS_ATTENTION_HOPPER_BK=176 HARNESS_ATTENTION_HOPPER_STAGES=2:
-#                  FlashAttention-3's 176-key tiles (2 stages), at head_dim 128
+#   hopper_wide    FlashAttention-3's 176-key tiles (2 stages), at head_dim 128
 #                  without the causal mask only (where the plan takes them)
 # Built tree required (tests/gpu/run.sh builds it).
 #
 #   usage: tests/gpu/attention_perf.sh OUTDIR   (from the top of the tree)
 #   env:   DTYPES="bf16 fp16"  the dtypes to run (default bf16)
 #          SEQS="512 1024"     the sequence lengths (default 512 to 16384)
-#          AB_SEQS="512 16384" those of SEQS where hopper_serial,
-#                              hopper_direct, hopper_pair and hopper_wide run
+#          AB_SEQS="512 16384" those of SEQS where the hopper_* variants run
 #                              (default 512 16384)
 #          HARNESS_ATTENTION_HOPPER_STAGES=2  every Hopper run at 2 stages (and
 #                              hopper_direct at head_dim 128 too: see below)
@@ -43,7 +44,7 @@ for dt in ${DTYPES:-bf16}; do
 for d in 128 64; do
 for seq in ${SEQS:-512 1024 2048 4096 8192 16384}; do
 for causal in false true; do
-for variant in cuda cuda32 hopper hopper_serial hopper_direct hopper_pair hopper_wide cublas; do
+for variant in cuda cuda32 hopper hopper_serial hopper_direct hopper_pair hopper_solo hopper_wide cublas; do
     [ $variant = cuda32 ] && [ $d != 128 ] && continue
     case $variant in hopper_*)
         case " ${AB_SEQS:-512 16384} " in *" $seq "*) ;; *) continue ;; esac
@@ -52,7 +53,7 @@ for variant in cuda cuda32 hopper hopper_serial hopper_direct hopper_pair hopper
         # from registers anyway: hopper_direct would time hopper's path again.
         [ $variant = hopper_direct ] && [ $d = 128 ] && [ "${HARNESS_ATTENTION_HOPPER_STAGES:-}" != 2 ] && continue
         [ $variant = hopper_pair ] && [ $d = 128 ] && continue
-        [ $variant = hopper_wide ] && { [ $d = 64 ] || [ $causal = true ]; } && continue
+        case $variant in hopper_wide | hopper_solo) { [ $d = 64 ] || [ $causal = true ]; } && continue ;; esac
     esac
     tag=${dt}_d${d}_s${seq}_${causal}_$variant
     if [ -n "${HARNESS_GPU_DEADLINE:-}" ] && [ "$(date +%s)" -ge "$HARNESS_GPU_DEADLINE" ]; then
@@ -60,16 +61,13 @@ for variant in cuda cuda32 hopper hopper_serial hopper_direct hopper_pair hopper
         break 5
     fi
     bk=64; [ $variant = cuda32 ] && bk=32
-    kernel=mma_sync key=attention/${variant%32} persistent=1 tma_store=1 consumers=3 hopper_bk=128
-    stages=${HARNESS_ATTENTION_HOPPER_STAGES:-}
+    kernel=mma_sync key=attention/${variant%32} switch=
     case $variant in hopper*) kernel=hopper key=attention/cuda ;; esac
-    [ $variant = hopper_serial ] && persistent=0
-    [ $variant = hopper_direct ] && tma_store=0
-    [ $variant = hopper_pair ] && consumers=2
-    [ $variant = hopper_wide ] && hopper_bk=176 stages=2
-    HARNESS_ATTENTION_KERNEL=$kernel HARNESS_ATTENTION_TC_BK=$bk HARNESS_ATTENTION_HOPPER_PERSISTENT=$persistent \
-        HARNESS_ATTENTION_HOPPER_TMA_STORE=$tma_store HARNESS_ATTENTION_HOPPER_CONSUMERS=$consumers \
-        HARNESS_ATTENTION_HOPPER_BK=$hopper_bk HARNESS_ATTENTION_HOPPER_STAGES=$stages \
+    case $variant in hopper_*) switch=$(sh tests/gpu/switch.sh env $variant) ;; esac
+    # Every Hopper setting at its default, then the variant's switch over it.
+    env HARNESS_ATTENTION_KERNEL=$kernel HARNESS_ATTENTION_TC_BK=$bk HARNESS_ATTENTION_HOPPER_PERSISTENT=1 \
+        HARNESS_ATTENTION_HOPPER_TMA_STORE=1 HARNESS_ATTENTION_HOPPER_CONSUMERS=3 HARNESS_ATTENTION_HOPPER_BK=128 \
+        HARNESS_ATTENTION_HOPPER_CLUSTER=2 HARNESS_ATTENTION_HOPPER_STAGES=${HARNESS_ATTENTION_HOPPER_STAGES:-} $switch \
         "$H" run configs/attention_cuda.yaml \
         --set component.variant_key=$key \
         --set component.config.batch_size=$((16384 / seq)) --set component.config.num_heads=$((2048 / d)) \

@@ -95,12 +95,13 @@ print(json.load(open(f))["validation"]["detail"].rpartition("attention: ")[2])' 
 # attention/cuda's two tensor-core kernels on shapes that reach every path of
 # the Hopper one (attention_hopper.cu): head_dim 64 and 128, causal with fewer
 # and more queries than keys, tails, grouped-query heads, fp16, its 2- and
-# 3-stage rings, grouped-query heads at ratio 8 (a head mapping wrong only
+# 3-stage rings, clusters of two taking two items each (head_dim 128 without
+# the causal mask), grouped-query heads at ratio 8 (a head mapping wrong only
 # there passed every other shape); each A/B switch of the Hopper kernel
 # (attention_cuda.h) once, small, since the figures time them with
 # validation off: two consumers at head_dim 64, O stored from registers
-# there, a block per item, the 176-key tiles (a switch's
-# HARNESS_ATTENTION_HOPPER_ variable, in the last column); and the mma.sync
+# there, a block per item, the 176-key tiles, no cluster (the last column
+# names its line of tests/gpu/hopper_switches); and the mma.sync
 # kernel forced, which a GPU of compute capability 9.0 no longer picks by
 # default. Off 9.0 the Hopper runs are named as not run.
 part_hopper_validate() {
@@ -108,13 +109,17 @@ part_hopper_validate() {
     # kernel stages dtype head_dim seq kv_seq heads kv_heads causal [switch]
     while read -r kernel stages dt d seq kv heads kvh causal switch; do
         what="attention/cuda $kernel kernel ($stages stages${switch:+, $switch}) $dt d$d q$seq k$kv h$heads/$kvh causal=$causal"
-        tag=attn_${kernel}${stages}_${dt}_d${d}_q${seq}_k${kv}_h${heads}x${kvh}_$causal${switch:+_$(echo "$switch" | tr = -)}
+        tag=attn_${kernel}${stages}_${dt}_d${d}_q${seq}_k${kv}_h${heads}x${kvh}_$causal${switch:+_$switch}
+        settings= want=
+        if [ -n "$switch" ]; then
+            settings=$(sh "$repo/tests/gpu/switch.sh" env "$switch") && want=$(sh "$repo/tests/gpu/switch.sh" words "$switch") ||
+                { verdict validate "$what" FAIL "no such switch in tests/gpu/hopper_switches"; continue; }
+        fi
         out_of_time "validate $what" && return
         if [ "$kernel" = hopper ] && [ "$cc" != 9.0 ]; then
             verdict skip "$what" "not run" "compute capability $cc, not 9.0"; continue
         fi
-        env ${switch:+HARNESS_ATTENTION_HOPPER_$switch} \
-            HARNESS_ATTENTION_KERNEL=$kernel HARNESS_ATTENTION_HOPPER_STAGES=$stages timeout "$(time_left 120)" "$H" run \
+        env $settings HARNESS_ATTENTION_KERNEL=$kernel HARNESS_ATTENTION_HOPPER_STAGES=$stages timeout "$(time_left 120)" "$H" run \
             configs/attention_cuda.yaml --set component.config.batch_size=2 \
             --set component.config.num_heads="$heads" --set component.config.num_kv_heads="$kvh" \
             --set component.config.seq_len="$seq" --set component.config.kv_seq_len="$kv" \
@@ -124,11 +129,6 @@ part_hopper_validate() {
             --set profiling.trace=false --output-dir "$out/exp_attn/$tag" >"$out/$tag.log" 2>&1 </dev/null
         rc=$?
         # A switch's run must also say (its summary's kernel note) that the switch took.
-        want=
-        case $switch in
-        CONSUMERS=2) want="2 consumer warpgroups" ;; TMA_STORE=0) want="O stored from registers" ;;
-        PERSISTENT=0) want="a block per item" ;; BK=176) want="of 176 keys" ;;
-        esac
         noted=$(cat "$out/exp_attn/$tag"/*/summary_ranks_1_rank_0.json 2>/dev/null |
             python3 -c 'import json, sys; print(json.load(sys.stdin)["component_notes"].get("kernel", ""))' 2>/dev/null)
         if [ $rc = 0 ] && [ -n "$want" ] && case $noted in *"$want"*) false ;; *) true ;; esac; then
@@ -147,6 +147,7 @@ hopper 2 bf16 128 1024 1024 8 8 true
 hopper 2 bf16 64 1024 1024 8 8 false
 hopper 2 bf16 64 1024 1024 8 8 true
 hopper 3 bf16 128 2048 2048 8 8 true
+hopper 3 bf16 128 2048 1024 8 8 false
 hopper 3 bf16 64 1000 1000 8 8 false
 hopper 2 bf16 128 1000 1500 8 8 true
 hopper 2 bf16 128 777 300 8 8 true
@@ -156,10 +157,11 @@ hopper 2 bf16 64 100 100 4 4 true
 hopper 3 bf16 128 1024 1024 16 2 true
 hopper 3 bf16 64 2048 2048 16 2 false
 hopper 3 fp16 128 1000 1000 8 1 false
-hopper 3 bf16 64 300 300 4 2 true CONSUMERS=2
-hopper 3 bf16 64 300 300 4 4 false TMA_STORE=0
-hopper 3 bf16 128 300 300 4 4 true PERSISTENT=0
-hopper 2 bf16 128 300 400 4 2 false BK=176
+hopper 3 bf16 64 300 300 4 2 true hopper_pair
+hopper 3 bf16 64 300 300 4 4 false hopper_direct
+hopper 3 bf16 128 300 300 4 4 true hopper_serial
+hopper 2 bf16 128 300 400 4 2 false hopper_wide
+hopper 3 bf16 128 512 512 4 4 false hopper_solo
 mma_sync 2 bf16 128 1024 1024 8 8 true
 mma_sync 2 bf16 64 1000 1500 8 2 true
 mma_sync 2 bf16 128 1024 1024 16 2 true

@@ -27,6 +27,8 @@ import os
 import re
 import sys
 
+from switches import SWITCHES
+
 # The rate each family is judged by, and the roofline percent that goes
 # with it: memory-bound kernels by bytes, matrix work by FLOP/s of its dtype.
 BANDWIDTH_FAMILIES = {"rms_norm", "allreduce"}
@@ -97,14 +99,10 @@ def gemm_mix(works):
 
 # attention_perf.sh's runs of attention/cuda, by the variant its tags end
 # with (DTYPE_dD_sSEQ_CAUSAL_VARIANT): which of its kernels ran
-# (HARNESS_ATTENTION_KERNEL, HARNESS_ATTENTION_TC_BK), and for the A/B the
-# Hopper optimization switched off (HARNESS_ATTENTION_HOPPER_PERSISTENT=0,
-# HARNESS_ATTENTION_HOPPER_TMA_STORE=0, HARNESS_ATTENTION_HOPPER_CONSUMERS=2), or
-# the 176-key tiles asked for (HARNESS_ATTENTION_HOPPER_BK=176).
-KERNEL_LABELS = {"cuda": " (mma.sync)", "cuda32": " (mma.sync, 32-key tiles)", "hopper": " (Hopper: wgmma + TMA)",
-                 "hopper_serial": " (Hopper, a block per item)", "hopper_direct": " (Hopper, O stored without TMA)",
-                 "hopper_pair": " (Hopper, 2 consumer warpgroups)",
-                 "hopper_wide": " (Hopper, 176-key tiles, 2 stages)"}
+# (HARNESS_ATTENTION_KERNEL, HARNESS_ATTENTION_TC_BK), and for the A/B which
+# Hopper switch (hopper_switches' labels).
+KERNEL_LABELS = {"cuda": " (mma.sync)", "cuda32": " (mma.sync, 32-key tiles)", "hopper": " (Hopper: wgmma + TMA)"}
+KERNEL_LABELS.update({v: f" ({label})" for v, (_words, label) in SWITCHES.items()})
 
 
 def figure_row(tag, s, torch, mix):

@@ -17,10 +17,12 @@
 # the warm machine; the split into parts from the times of the files in
 # that run's bundle.tgz (validate: 124 s then, and ~10 s for the runs added
 # since: GQA ratio 8, the block's Hopper check; ~20 s for the four small
-# runs of the Hopper kernel's switches since). perf: 163 s then for its
-# 84 runs, 1.94 s a run, and 18 runs added since (the Hopper kernel's A/B at
+# runs of the Hopper kernel's switches since, ~10 s for the two of its
+# clusters). perf: 163 s then for its
+# 84 runs, 1.94 s a run, and 20 runs added since (the Hopper kernel's A/B at
 # AB_SEQS: 8 with a block per item, 4 with O stored without TMA, 4 with two
-# consumers at head_dim 64, 2 with 176-key tiles), ~35 s; the budgets of
+# consumers at head_dim 64, 2 with 176-key tiles, 2 without clusters), ~39 s;
+# the budgets of
 # the other parts trimmed (1.02 to 2.5 times their estimates: a part that
 # runs over stops at its deadline and names what it left) so that --first
 # stays within its 510 s. "-": not measured
@@ -29,9 +31,9 @@
 plan_table() {
     cat <<'TABLE'
 start          49        -        -
-build          26       66       60
-validate      155      165        -
-perf          198      201        -
+build          26       56       60
+validate      165      172        -
+perf          202      204        -
 llama          10       18        -
 figures        12       17        -
 torch          12       17        -
@@ -150,14 +152,16 @@ run_within() {
 # harness when there is one, else the families the tree has.
 part_files() {
     case $1 in
-    build) echo tests/gpu/build.sh tests/gpu/results.py tests/gpu/write_results.sh ;;
+    build) echo tests/gpu/build.sh tests/gpu/results.py tests/gpu/switches.py tests/gpu/hopper_switches \
+        tests/gpu/write_results.sh ;;
     validate) echo configs/rms_norm_cuda.yaml configs/rms_norm.yaml configs/attention_cuda.yaml \
         configs/transformer_block_cuda.yaml tests/gpu/check_summaries.py tests/gpu/table.py \
         bench/cupti_overhead.sh tests/gpu/configs/allreduce.yaml
         for fam in $(cuda_families); do
             [ -e "$repo/configs/$fam.yaml" ] || echo "tests/gpu/configs/$fam.yaml"
         done ;;
-    perf) echo tests/gpu/attention_perf.sh tests/gpu/attention_perf.py configs/attention_cuda.yaml ;;
+    perf) echo tests/gpu/attention_perf.sh tests/gpu/attention_perf.py tests/gpu/switch.sh tests/gpu/switches.py \
+        tests/gpu/hopper_switches configs/attention_cuda.yaml ;;
     llama) echo tests/gpu/gemm_rate.c configs/transformer_block_cuda.yaml ;;
     figures) echo configs/rms_norm_cuda.yaml tests/gpu/configs/allreduce.yaml ;;
     torch) echo tests/gpu/torch_times.py tests/gpu/table.py ;;

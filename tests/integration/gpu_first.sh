@@ -66,7 +66,7 @@ chmod +x "$SCRATCH/bin/nvidia-smi" "$SCRATCH/tree/harness/harness"
 # The scripts the parts run from the top of the built tree.
 ln -s "$top_srcdir/tests" "$SCRATCH/tree/tests"
 echo "commit 0123456789abcdef0123 edits e3b0c44298fc" >"$SCRATCH/carry/SOURCE"
-# 25 s: build by 3 s, validate by 11, perf by 21, llama by 22 (the budgets
+# 25 s: build by 2 s, validate by 11, perf by 21, llama by 22 (the budgets
 # of slices.sh scaled down); the parts after llama are left out.
 t0=$(date +%s)
 PATH="$SCRATCH/bin:$PATH" HARNESS_GPU_TREE=$SCRATCH/tree HARNESS_GPU_BUDGET_S=25 HARNESS_GPU_CARRY=$SCRATCH/carry \
@@ -88,7 +88,7 @@ rc=$?
 took=$(($(date +%s) - t0))
 [ $rc = 0 ] && pass "--first exits 0 (no check failed)" || fail "--first exited $rc: $(tail -5 "$SCRATCH/first.log")"
 [ $took -le 30 ] && pass "--first ended in $took s, within its 25 s and the kill's grace" || fail "--first took $took s"
-grep -q "gpu/run.sh: --first (build by 3 s validate by 11 s perf by 21 s llama by 22 s figures by 22 s" "$SCRATCH/first.log" &&
+grep -q "gpu/run.sh: --first (build by 2 s validate by 11 s perf by 21 s llama by 22 s figures by 22 s" "$SCRATCH/first.log" &&
     pass "the deadlines, scaled to the budget" || fail "no deadlines line: $(head -2 "$SCRATCH/first.log")"
 grep -q "attention at FlashAttention-2's shapes: stopped (at its deadline, after [0-9]* s, in --first)" "$SCRATCH/first.log" &&
     pass "the figures stopped at their own deadline" || fail "no stopped line for the figures"

@@ -2,13 +2,14 @@
 # tests/gpu/attention_perf.sh's A/B of the Hopper attention kernel, on a
 # machine without a GPU: a stand-in harness whose rate says which switches
 # its environment set (the Hopper kernel 600 TFLOP/s, 480 with a block per
-# item, 400 with O stored without TMA, 500 with two consumers, 660 with
-# 176-key tiles at 2 stages; mma.sync 300, its 32-key build 250, cuBLAS 200).
-# hopper_serial, hopper_direct, hopper_pair and hopper_wide run only at
-# AB_SEQS (default 512 and 16384), hopper_direct at head_dim 128 only with 2
-# stages, hopper_pair at 64 only, hopper_wide at 128 without the causal mask
-# only; the table's "hopper / serial", "hopper / direct" and "hopper / pair"
-# columns are the default's
+# item, 400 with O stored without TMA, 500 with two consumers, 480 without
+# clusters, 660 with 176-key tiles at 2 stages; mma.sync 300, its 32-key
+# build 250, cuBLAS 200). The hopper_* variants run only at AB_SEQS (default
+# 512 and 16384), hopper_direct at head_dim 128 only with 2 stages,
+# hopper_pair at 64 only, hopper_solo and hopper_wide at 128 without the
+# causal mask only, each with its settings of tests/gpu/hopper_switches; the
+# table's "hopper / serial", "hopper / direct", "hopper / pair" and "hopper /
+# solo" columns are the default's
 # rate over each, "wide / hopper" the wide tiles' over the default's ("-"
 # where not run), and the columns before them unchanged;
 # past HARNESS_GPU_DEADLINE no run starts and the first left is named; the
@@ -39,20 +40,21 @@ tag=$(basename "$out")
 echo "$tag kernel=$HARNESS_ATTENTION_KERNEL bk=$HARNESS_ATTENTION_TC_BK" \
     "persistent=$HARNESS_ATTENTION_HOPPER_PERSISTENT tma_store=$HARNESS_ATTENTION_HOPPER_TMA_STORE" \
     "consumers=$HARNESS_ATTENTION_HOPPER_CONSUMERS bk=$HARNESS_ATTENTION_HOPPER_BK" \
-    "stages=$HARNESS_ATTENTION_HOPPER_STAGES" >>"$RUNS"
+    "stages=$HARNESS_ATTENTION_HOPPER_STAGES cluster=$HARNESS_ATTENTION_HOPPER_CLUSTER" >>"$RUNS"
 # The run that takes until the deadline: the next one must not start.
 if [ "$tag" = "${STALL:-}" ]; then
     while [ "$(date +%s)" -lt "$HARNESS_GPU_DEADLINE" ]; do sleep 0.2; done
 fi
-case $key:$HARNESS_ATTENTION_KERNEL:$HARNESS_ATTENTION_TC_BK:$HARNESS_ATTENTION_HOPPER_PERSISTENT:$HARNESS_ATTENTION_HOPPER_TMA_STORE:$HARNESS_ATTENTION_HOPPER_CONSUMERS:$HARNESS_ATTENTION_HOPPER_BK in
+case $key:$HARNESS_ATTENTION_KERNEL:$HARNESS_ATTENTION_TC_BK:$HARNESS_ATTENTION_HOPPER_PERSISTENT:$HARNESS_ATTENTION_HOPPER_TMA_STORE:$HARNESS_ATTENTION_HOPPER_CONSUMERS:$HARNESS_ATTENTION_HOPPER_BK:$HARNESS_ATTENTION_HOPPER_CLUSTER in
 attention/cublas:*) rate=200000 ;;
 attention/cuda:mma_sync:64:*) rate=300000 ;;
 attention/cuda:mma_sync:32:*) rate=250000 ;;
-attention/cuda:hopper:64:1:1:3:128) rate=600000 ;;
-attention/cuda:hopper:64:0:1:3:128) rate=480000 ;;
-attention/cuda:hopper:64:1:0:3:128) rate=400000 ;;
-attention/cuda:hopper:64:1:1:2:128) rate=500000 ;;
-attention/cuda:hopper:64:1:1:3:176) [ "$HARNESS_ATTENTION_HOPPER_STAGES" = 2 ] && rate=660000 ;;
+attention/cuda:hopper:64:1:1:3:128:2) rate=600000 ;;
+attention/cuda:hopper:64:0:1:3:128:2) rate=480000 ;;
+attention/cuda:hopper:64:1:0:3:128:2) rate=400000 ;;
+attention/cuda:hopper:64:1:1:2:128:2) rate=500000 ;;
+attention/cuda:hopper:64:1:1:3:128:1) rate=480000 ;;
+attention/cuda:hopper:64:1:1:3:176:2) [ "$HARNESS_ATTENTION_HOPPER_STAGES" = 2 ] && rate=660000 ;;
 *) echo "stand-in harness: unexpected run $key $*" >&2; exit 3 ;;
 esac
 # The plugin's "kernel" note, as attention_cuda_describe words it, from the
@@ -61,7 +63,9 @@ stages=${HARNESS_ATTENTION_HOPPER_STAGES:-3} bk=$HARNESS_ATTENTION_HOPPER_BK c=$
 sched="persistent" o="through TMA stores"
 [ "$HARNESS_ATTENTION_HOPPER_PERSISTENT" = 0 ] && [ "${IGNORE:-}" != persistent ] && sched="a block per item"
 [ "$HARNESS_ATTENTION_HOPPER_TMA_STORE" = 0 ] && o="stored from registers"
-note="Hopper (wgmma, TMA, warp-specialized): $stages stages of $bk keys, $c consumer warpgroups, $sched, O $o"
+cl="K/V multicast over clusters of 2"
+[ "$HARNESS_ATTENTION_HOPPER_CLUSTER" = 1 ] && cl="no cluster"
+note="Hopper (wgmma, TMA, warp-specialized): $stages stages of $bk keys, $c consumer warpgroups, $cl, $sched, O $o"
 [ "$HARNESS_ATTENTION_KERNEL" = hopper ] || note="tensor-core (mma.sync)"
 mkdir -p "$out/run"
 printf '{"component": {"variant_key": "%s", "config": {%s}}, "throughput": {"gflop_per_s": %s, "flops_per_step": 1e12},
@@ -89,8 +93,8 @@ ran() { grep -c "_$1 " "$RUNS"; }
 perf default SEQS="512 1024 16384"
 head=$(grep '^| dtype' "$SCRATCH/out")
 case $head in
-*"| causal / non-causal (hopper) | hopper / serial | hopper / direct | hopper / pair | wide / hopper |")
-    pass "the four A/B columns, last" ;;
+*"| causal / non-causal (hopper) | hopper / serial | hopper / direct | hopper / pair | hopper / solo | wide / hopper |")
+    pass "the five A/B columns, last" ;;
 *) fail "the table's head: $head" ;;
 esac
 [ "$(grep -c '^| bf16 ' "$SCRATCH/out")" = 12 ] && pass "a row per shape" || fail "rows: $(grep -c '^| bf16 ' "$SCRATCH/out")"
@@ -107,6 +111,10 @@ esac
     [ "$(grep -c 'hopper_wide .*bk=176 stages=2' "$RUNS")" = 2 ] && [ "$(grep -c 'bk=176' "$RUNS")" = 2 ] &&
     pass "hopper_wide at head_dim 128 without the causal mask only, 176 keys and 2 stages, no other run so" ||
     fail "hopper_wide runs: $(grep 'hopper_wide\|bk=176' "$RUNS" | tr '\n' ' ')"
+[ "$(ran hopper_solo)" = 2 ] && [ "$(grep hopper_solo "$RUNS" | grep -vc '_d128_s512_false_\|_d128_s16384_false_')" = 0 ] &&
+    [ "$(grep -c 'cluster=1' "$RUNS")" = 2 ] &&
+    pass "hopper_solo at head_dim 128 without the causal mask only, no other run without clusters" ||
+    fail "hopper_solo runs: $(grep 'hopper_solo\|cluster=1' "$RUNS" | tr '\n' ' ')"
 [ "$(ran hopper)" = 12 ] && [ "$(ran cuda)" = 12 ] && [ "$(ran cuda32)" = 6 ] && [ "$(ran cublas)" = 12 ] &&
     pass "the other variants as before" || fail "runs: $(cut -d' ' -f1 "$RUNS" | tr '\n' ' ')"
 [ "$(grep -n _d64_s512_false_ "$RUNS" | cut -d' ' -f1 | sed 's/.*_false_//' | tr '\n' ' ')" = \
@@ -116,9 +124,11 @@ esac
     [ "$(cell 64 16384 true 17);$(cell 64 16384 true 18);$(cell 64 16384 true 19)" = "1.25;1.50;1.20" ] &&
     pass "head_dim 64: hopper / serial 1.25, hopper / direct 1.50, hopper / pair 1.20" ||
     fail "d64 rows: $(row 64 512 false) / $(row 64 16384 true)"
-[ "$(cell 128 512 true 17);$(cell 128 512 true 18);$(cell 128 512 true 19);$(cell 128 512 true 20)" = "1.25;-;-;-" ] &&
-    [ "$(cell 128 16384 false 20);$(cell 64 512 false 20)" = "1.10;-" ] &&
-    pass "head_dim 128: serial's ratio, direct and pair '-'; wide / hopper 1.10 where it ran" ||
+[ "$(cell 128 512 true 17);$(cell 128 512 true 18);$(cell 128 512 true 19);$(cell 128 512 true 20);$(cell 128 512 true 21)" = \
+    "1.25;-;-;-;-" ] &&
+    [ "$(cell 128 16384 false 20);$(cell 128 16384 false 21);$(cell 64 512 false 20);$(cell 64 512 false 21)" = \
+    "1.25;1.10;-;-" ] &&
+    pass "head_dim 128: serial's ratio, direct and pair '-'; hopper / solo 1.25 and wide / hopper 1.10 where they ran" ||
     fail "d128 s512 row: $(row 128 512 true)"
 [ "$(cell 128 1024 false 17);$(cell 128 1024 false 18);$(cell 64 1024 true 18)" = "-;-;-" ] &&
     pass "'-' at a sequence outside AB_SEQS" || fail "s1024 rows: $(row 128 1024 false) / $(row 64 1024 true)"
@@ -141,6 +151,7 @@ want = {"bf16_d64_s512_false_hopper_serial": "attention/cuda (Hopper, a block pe
         "bf16_d64_s16384_true_hopper_direct": "attention/cuda (Hopper, O stored without TMA)",
         "bf16_d64_s512_true_hopper_pair": "attention/cuda (Hopper, 2 consumer warpgroups)",
         "bf16_d128_s512_false_hopper_wide": "attention/cuda (Hopper, 176-key tiles, 2 stages)",
+        "bf16_d128_s16384_false_hopper_solo": "attention/cuda (Hopper, no cluster)",
         "bf16_d128_s512_true_hopper": "attention/cuda (Hopper: wgmma + TMA)",
         "bf16_d128_s512_true_cuda32": "attention/cuda (mma.sync, 32-key tiles)",
         "bf16_d128_s512_true_cublas": "attention/cublas"}
@@ -153,7 +164,7 @@ grep -qF '| attention/cuda (Hopper, a block per item) | bf16 |' "${json%.json}.m
 # 2 stages: hopper_direct at head_dim 128 too; AB_SEQS chooses the sequences.
 perf stages SEQS="512 1024" AB_SEQS=1024 HARNESS_ATTENTION_HOPPER_STAGES=2
 [ "$(grep hopper_ "$RUNS" | cut -d' ' -f1 | sed 's/_\(true\|false\)_/ /' | sort -u | tr '\n' ' ')" = \
-    "bf16_d128_s1024 hopper_direct bf16_d128_s1024 hopper_serial bf16_d128_s1024 hopper_wide bf16_d64_s1024 hopper_direct bf16_d64_s1024 hopper_pair bf16_d64_s1024 hopper_serial " ] &&
+    "bf16_d128_s1024 hopper_direct bf16_d128_s1024 hopper_serial bf16_d128_s1024 hopper_solo bf16_d128_s1024 hopper_wide bf16_d64_s1024 hopper_direct bf16_d64_s1024 hopper_pair bf16_d64_s1024 hopper_serial " ] &&
     pass "AB_SEQS=1024: the A/B runs there alone, hopper_direct at 128 with 2 stages" ||
     fail "A/B runs: $(grep hopper_ "$RUNS" | cut -d' ' -f1 | tr '\n' ' ')"
 [ "$(cell 128 1024 true 18);$(cell 128 512 true 17)" = "1.50;-" ] && pass "2 stages: d128's direct ratio" ||
@@ -166,7 +177,7 @@ o=$SCRATCH/ignored
 mkdir -p "$o"
 expect_exit 1 "attention_perf.sh when a switch did not take" env -C "$tree" IGNORE=persistent SEQS=512 \
     sh tests/gpu/attention_perf.sh "$o"
-expect_err 'attention_perf.py: bf16_d64_s512_true_hopper_serial ran "Hopper (wgmma, TMA, warp-specialized): 3 stages of 128 keys, 3 consumer warpgroups, persistent, O through TMA stores", not what its switch asks (Hopper, a block per item)' \
+expect_err 'attention_perf.py: bf16_d64_s512_true_hopper_serial ran "Hopper (wgmma, TMA, warp-specialized): 3 stages of 128 keys, 3 consumer warpgroups, K/V multicast over clusters of 2, persistent, O through TMA stores", not what its switch asks (Hopper, a block per item)' \
     "names a run whose switch did not take, with its note"
 [ "$(grep -c 'not what its switch asks' "$SCRATCH/err")" = 4 ] && pass "every hopper_serial run named, no other" ||
     fail "named: $(grep 'not what its switch asks' "$SCRATCH/err" | cut -c1-80)"

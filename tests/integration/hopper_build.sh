@@ -26,9 +26,10 @@ grep -q '^#define HAVE_CUDA 1' "$top_builddir/build_config.h" || {
 log="$top_builddir/tests/cudasim/hopper_probe.ptxas"
 [ -s "$log" ] || { fail "no ptxas log at $log"; exit 1; }
 
-# 32 wgmma shapes + the pipeline kernel, for sm_90a and (bodies guarded
-# out, as a kernel file built for the project's other targets must) sm_80.
-want=33
+# 32 wgmma shapes + the pipeline and cluster kernels, for sm_90a and
+# (bodies guarded out, as a kernel file built for the project's other
+# targets must) sm_80.
+want=34
 for arch in sm_90a sm_80; do
     n=$(grep -c "Compiling entry function .* for '$arch'" "$log")
     if [ "$n" -eq "$want" ]; then pass "ptxas compiled $want probe kernels for $arch"

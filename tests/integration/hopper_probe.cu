@@ -1,6 +1,7 @@
 /* hopper_probe.cu - instantiates every Hopper primitive of components/common
  * (wgmma.cuh in every shape, both input types, both B majors, SS and RS;
- * mbarrier.cuh; tma.cuh at ranks 2..4; hopper_sync.cuh) in kernels that
+ * mbarrier.cuh; tma.cuh at ranks 2..4, its multicast; hopper_sync.cuh;
+ * cluster.cuh) in kernels that
  * nvcc compiles for sm_90a, so that tests/integration/hopper_build.sh can
  * show that the inline PTX assembles without warnings or spills. Not run:
  * the kernels compute nothing meaningful. */
@@ -8,6 +9,7 @@
 #include <cuda_fp16.h>
 #include <stdint.h>
 
+#include "common/cluster.cuh"
 #include "common/hopper_sync.cuh"
 #include "common/mbarrier.cuh"
 #include "common/tma.cuh"
@@ -101,4 +103,40 @@ __global__ void __launch_bounds__(256, 1) probe_pipeline(const __grid_constant__
                 tma_store_wait_read<0>();
             }
         })
+}
+
+/* A cluster's producers multicast their halves of a tile into every block,
+ * its consumers release the slot on every block's barrier (predicated), the
+ * cluster barrier around it all (attention_hopper.cu's use). */
+__global__ void __launch_bounds__(256, 1) probe_cluster(const __grid_constant__ tma_map map4, float *out, int rounds)
+{
+    PROBE_BODY(
+        extern __shared__ __align__(1024) unsigned char smem[];
+        uint64_t *full = reinterpret_cast<uint64_t *>(smem + 16384), *empty = full + 1;
+        if (threadIdx.x == 0) {
+            mbar_init(full, 1);
+            mbar_init(empty, 8);
+            mbar_fence_init();
+        }
+        cluster_sync();
+        const unsigned rank = cluster_ctarank(), lane = threadIdx.x % 32;
+        if (threadIdx.x == 0) {
+            for (int r = (int)cluster_id(); r < rounds; r += (int)cluster_count()) {
+                mbar_wait_cluster(empty, (r & 1) ^ 1);
+                mbar_arrive_expect_tx(full, 16384);
+                const int32_t c4[4] = {0, (int)(r * 128 + rank * 64), 1, 2};
+                tma_load_multicast(smem + rank * 8192, &map4, c4, full, 3);
+            }
+        } else if (threadIdx.x >= 128) {
+            float acc = 0.0f;
+            for (int r = (int)cluster_id(); r < rounds; r += (int)cluster_count()) {
+                mbar_wait(full, r & 1);
+                acc += (float)smem[threadIdx.x + r];
+                __syncwarp();
+                mbar_arrive_cluster(empty, lane, lane < 2);
+                mbar_arrive_if(full, lane == 0 && acc < 0.0f);
+            }
+            out[threadIdx.x] = acc;
+        }
+        cluster_sync();)
 }

@@ -155,7 +155,7 @@ static void test_hopper_choice(void **state)
     /* The summary's note of what ran: head_dim 64, three consumers, O
      * through TMA stores (attention_cuda_describe). */
     assert_string_equal(c->noted, "kernel: Hopper (wgmma, TMA, warp-specialized): 3 stages of 128 keys, "
-                                  "3 consumer warpgroups, persistent, O through TMA stores");
+                                  "3 consumer warpgroups, no cluster, persistent, O through TMA stores");
     assert_int_equal(c->variant->step(c, st), -1);
     assert_non_null(strstr(c->why, "Hopper kernel is not in this build"));
     c->variant->destroy(c, st);

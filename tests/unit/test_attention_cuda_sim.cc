@@ -365,7 +365,7 @@ static void test_plan_hopper(void **state)
     char said[160];
     assert_string_equal(attention_cuda_describe(&g, said, sizeof said),
                         "Hopper (wgmma, TMA, warp-specialized): 3 stages of 128 keys, 2 consumer warpgroups, "
-                        "persistent, O stored from registers");
+                        "no cluster, persistent, O stored from registers");
     assert_int_equal(g.head_dim, 128);
     assert_int_equal(g.block_keys, 128);
     assert_int_equal(g.stages, 3);
@@ -379,6 +379,28 @@ static void test_plan_hopper(void **state)
     assert_int_equal(g.grid_x, 32);
     assert_int_equal(g.grid_y, 32);
     assert_int_equal(g.grid_z, 2);
+    assert_int_equal(g.cluster, 1);       /* causal */
+    /* Clusters of two (K and V multicast): head_dim 128 without the causal
+     * mask, 3 stages of 128 keys, the query blocks in pairs; not with 2
+     * stages, an odd count of query blocks, or HARNESS_ATTENTION_HOPPER_CLUSTER=1. */
+    s.causal = 0;
+    assert_int_equal(attention_cuda_plan_arch(&s, BF16, 90, a, a, a, a, &g), 0);
+    assert_int_equal(g.cluster, 2);
+    assert_string_equal(attention_cuda_describe(&g, said, sizeof said),
+                        "Hopper (wgmma, TMA, warp-specialized): 3 stages of 128 keys, 2 consumer warpgroups, "
+                        "K/V multicast over clusters of 2, persistent, O stored from registers");
+    assert_int_equal(attention_cuda_plan_hopper(&s, BF16, 2, a, a, a, a, &g), 0);
+    assert_int_equal(g.cluster, 1);
+    s.seq_q = 4096 - 128;
+    assert_int_equal(attention_cuda_plan_arch(&s, BF16, 90, a, a, a, a, &g), 0);
+    assert_int_equal(g.grid_x, 31);
+    assert_int_equal(g.cluster, 1);
+    s.seq_q = 4096;
+    setenv(ATTENTION_CUDA_HOPPER_CLUSTER_ENV, "1", 1);
+    assert_int_equal(attention_cuda_plan_arch(&s, BF16, 90, a, a, a, a, &g), 0);
+    assert_int_equal(g.cluster, 1);
+    unsetenv(ATTENTION_CUDA_HOPPER_CLUSTER_ENV);
+    s.causal = 1;
     s.head_dim = 64;
     assert_int_equal(attention_cuda_plan_arch(&s, F16, 90, a, a, a, a, &g), 0);
     assert_int_equal(g.kernel, HOP);
@@ -391,7 +413,7 @@ static void test_plan_hopper(void **state)
     assert_int_equal(g.smem, (24 + 96 + 24) * 1024 + 2048);
     assert_string_equal(attention_cuda_describe(&g, said, sizeof said),
                         "Hopper (wgmma, TMA, warp-specialized): 3 stages of 128 keys, 3 consumer warpgroups, "
-                        "persistent, O through TMA stores");
+                        "no cluster, persistent, O through TMA stores");
     setenv(ATTENTION_CUDA_HOPPER_TMA_STORE_ENV, "0", 1);
     setenv(ATTENTION_CUDA_HOPPER_PERSISTENT_ENV, "0", 1);
     assert_int_equal(attention_cuda_plan_arch(&s, F16, 90, a, a, a, a, &g), 0);
@@ -399,7 +421,7 @@ static void test_plan_hopper(void **state)
     assert_int_equal(g.smem, (24 + 96) * 1024 + 2048);
     assert_string_equal(attention_cuda_describe(&g, said, sizeof said),
                         "Hopper (wgmma, TMA, warp-specialized): 3 stages of 128 keys, 3 consumer warpgroups, "
-                        "a block per item, O stored from registers");
+                        "no cluster, a block per item, O stored from registers");
     unsetenv(ATTENTION_CUDA_HOPPER_TMA_STORE_ENV);
     unsetenv(ATTENTION_CUDA_HOPPER_PERSISTENT_ENV);
     /* Two consumers when asked: 384 threads, 128 queries a block; 3 at 128
@@ -434,8 +456,9 @@ static void test_plan_hopper(void **state)
     assert_int_equal(attention_cuda_plan_kernel(&s, BF16, HOP, a, a, a, a, &g), -1);
     s.scale = 0.125f;
     /* The override, both ways, whatever the GPU. */
+    char why[160];
     setenv(ATTENTION_CUDA_KERNEL_ENV, "mma_sync", 1);
-    assert_true(attention_cuda_kernel_env_ok());
+    assert_int_equal(attention_cuda_env_check(why, sizeof why), 0);
     assert_int_equal(attention_cuda_plan_arch(&s, BF16, 90, a, a, a, a, &g), 0);
     assert_int_equal(g.kernel, TC);
     setenv(ATTENTION_CUDA_KERNEL_ENV, "hopper", 1);
@@ -472,7 +495,7 @@ static void test_plan_hopper(void **state)
     assert_int_equal(g.smem, (32 + 2 * 88) * 1024 + 2048);
     assert_string_equal(attention_cuda_describe(&g, said, sizeof said),
                         "Hopper (wgmma, TMA, warp-specialized): 2 stages of 176 keys, 2 consumer warpgroups, "
-                        "persistent, O stored from registers");
+                        "no cluster, persistent, O stored from registers");
     assert_int_equal(attention_cuda_plan_arch(&s, BF16, 90, a, a, a, a, &g), 0);
     assert_int_equal(g.block_keys, 128);   /* 3 stages: the default */
     s.head_dim = 64;
@@ -486,10 +509,31 @@ static void test_plan_hopper(void **state)
     assert_int_equal(attention_cuda_plan_hopper(&s, F32, 2, a, a, a, a, &g), -1);
     s.head_dim = 64;
     setenv(ATTENTION_CUDA_KERNEL_ENV, "wgmma", 1);
-    assert_false(attention_cuda_kernel_env_ok());
+    assert_int_equal(attention_cuda_env_check(why, sizeof why), -1);
+    assert_string_equal(why, "HARNESS_ATTENTION_KERNEL='wgmma': use mma_sync or hopper (or unset it)");
     assert_int_equal(attention_cuda_plan_arch(&s, BF16, 90, a, a, a, a, &g), -1);
     unsetenv(ATTENTION_CUDA_KERNEL_ENV);
-    assert_true(attention_cuda_kernel_env_ok());
+    assert_int_equal(attention_cuda_env_check(why, sizeof why), 0);
+    /* Every A/B switch refuses a value it does not know, naming it and its
+     * two values; empty is unset. */
+    static const char *const bad[][3] = {
+        {ATTENTION_CUDA_TC_BK_ENV, "16", "HARNESS_ATTENTION_TC_BK='16': use 64 or 32 (or unset it)"},
+        {ATTENTION_CUDA_HOPPER_STAGES_ENV, "4", "HARNESS_ATTENTION_HOPPER_STAGES='4': use 2 or 3 (or unset it)"},
+        {ATTENTION_CUDA_HOPPER_CONSUMERS_ENV, "1", "HARNESS_ATTENTION_HOPPER_CONSUMERS='1': use 2 or 3"},
+        {ATTENTION_CUDA_HOPPER_BK_ENV, "192", "HARNESS_ATTENTION_HOPPER_BK='192': use 128 or 176"},
+        {ATTENTION_CUDA_HOPPER_PERSISTENT_ENV, "no", "HARNESS_ATTENTION_HOPPER_PERSISTENT='no': use 0 or 1"},
+        {ATTENTION_CUDA_HOPPER_TMA_STORE_ENV, "off", "HARNESS_ATTENTION_HOPPER_TMA_STORE='off': use 0 or 1"},
+        {ATTENTION_CUDA_HOPPER_CLUSTER_ENV, "4", "HARNESS_ATTENTION_HOPPER_CLUSTER='4': use 1 or 2"},
+    };
+    for (const auto &b : bad) {
+        setenv(b[0], b[1], 1);
+        assert_int_equal(attention_cuda_env_check(why, sizeof why), -1);
+        if (!strstr(why, b[2]))
+            fail_msg("%s=%s: \"%s\"", b[0], b[1], why);
+        setenv(b[0], "", 1);
+        assert_int_equal(attention_cuda_env_check(why, sizeof why), 0);
+        unsetenv(b[0]);
+    }
     /* The launcher checks a Hopper geometry against the plan too; this
      * program has the stub (attention_hopper_stub.c): the kernel runs in
      * test_attention_hopper_sim. */

@@ -19,7 +19,10 @@
  * stored straight (no TMA store), at head_dim 64 (3 consumer warpgroups, 192
  * queries a block) once with 2: the results identical to the bit; and at
  * head_dim 128 without the causal mask with 176-key tiles in all four
- * orders and landings, identical among themselves.
+ * orders and landings, identical among themselves; and there, where the
+ * query blocks pair up, in clusters of two blocks sharing K and V by
+ * multicast (the default), once more a cluster per item and once without
+ * clusters: identical to the bit.
  * Built as C++ with cudasim.h force-included (tests/cudasim/build.am). */
 #include "attention/attention_cuda.h"
 
@@ -57,9 +60,29 @@ static void run_case(const hcase &c)
     unsetenv(ATTENTION_CUDA_HOPPER_STAGES_ENV);
     unsetenv(ATTENTION_CUDA_HOPPER_CONSUMERS_ENV);
     unsetenv(ATTENTION_CUDA_HOPPER_BK_ENV);
+    unsetenv(ATTENTION_CUDA_HOPPER_CLUSTER_ENV);
     assert_int_equal(attention_cuda_plan_arch(&t.s, c.dt, 90, t.q, t.k, t.v, t.o[0], &g), 0);
     assert_int_equal(g.kernel, ATTENTION_CUDA_HOPPER);
     assert_int_equal(g.stages, 3);
+    const bool pairs = c.head_dim == 128 && !c.causal && (c.seq_q + 127) / 128 % 2 == 0;
+    assert_int_equal(g.cluster, pairs ? 2 : 1);
+    if (pairs) {
+        /* A cluster per item, then HARNESS_ATTENTION_HOPPER_CLUSTER=1's
+         * plain blocks: the same result to the bit (runs 8 and 9 compare
+         * with run 0's). */
+        sim_set_order_and_landing(0);
+        sim_run_and_check(&g, c.dt, &t, 0, "hopper (3 stages, clusters of 2)");
+        attention_cuda_geometry solo = g;
+        solo.persistent = 0;
+        sim_set_order_and_landing(3);
+        sim_run_and_check(&solo, c.dt, &t, 8, "hopper (clusters of 2, a cluster per item), reversed, at issue");
+        setenv(ATTENTION_CUDA_HOPPER_CLUSTER_ENV, "1", 1);
+        assert_int_equal(attention_cuda_plan_arch(&t.s, c.dt, 90, t.q, t.k, t.v, t.o[0], &solo), 0);
+        assert_int_equal(solo.cluster, 1);
+        sim_set_order_and_landing(0);
+        sim_run_and_check(&solo, c.dt, &t, 9, "hopper (3 stages, no cluster)");
+        unsetenv(ATTENTION_CUDA_HOPPER_CLUSTER_ENV);
+    }
     assert_int_equal(g.tma_store, c.head_dim == 64);   /* 224 KiB of stages at 128 leave no room */
     assert_int_equal(g.consumers, c.head_dim == 64 ? 3 : 2);
     for (int run = 0; run < 8; run++) {
@@ -146,6 +169,11 @@ static void test_hopper(void **state)
         {BF16, 1, 2, 1, 130, 261, 128, 0, 0},
         /* head_dim 128 not causal over 720 keys: five 176-key tiles through
          * 2 stages (the ring in its third round), the last partial. */
+        /* Clusters of two: 4 query blocks (the last of one row) x 2 heads
+         * are 4 pairs for cudasim's 3 SMs' one cluster (the ring's rounds
+         * run on across items, both blocks in step), three key tiles a
+         * pair, the last partial. */
+        {BF16, 1, 2, 1, 385, 300, 128, 0, 0},
         {F16, 1, 2, 2, 20, 720, 128, 0, 0},
         /* Six items (3 query blocks x 2 heads, causal: 3, 2 and 1 key
          * tiles) on cudasim's 3 SMs: each block takes two, Q reloaded after

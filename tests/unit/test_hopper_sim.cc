@@ -8,9 +8,13 @@
  * on the wrong parity, a producer whose tx never completes (a deadlock
  * report), bad TMA maps and setmaxnreg counts; TMA stores (clipped at the
  * tensor's edges), and a store with no fence, no final wait or its tile
- * rewritten before the wait. Cases that must abort run in
+ * rewritten before the wait; clusters of two blocks (cluster.cuh, TMA
+ * multicast), and a cluster missing its first or last cluster barrier, a
+ * release on one block only or a load into one block only. Cases that must
+ * abort run in
  * a forked child whose stderr is checked. Small integers make every product
  * and sum exact, so results must be equal, not close. */
+#include "common/cluster.cuh"
 #include "common/cuda_launch.h"
 #include "common/hopper_sync.cuh"
 #include "common/mbarrier.cuh"
@@ -826,6 +830,130 @@ static void test_mbarrier_parity(void **state)
                 std::string::npos);
 }
 
+/* ---- clusters: two blocks sharing each tile by multicast ------------------- */
+
+enum cluster_bug { CLUSTER_OK, NO_FIRST_SYNC, NO_LAST_SYNC, RELEASE_LOCAL, LOAD_LOCAL };
+
+/* pipeline_probe across a cluster of two blocks of 256 threads: each
+ * block's producer (thread 0) loads its half of every tile (rows 16 r..) into
+ * both blocks; a block's full barrier expects the whole tile; each
+ * consumer warp (warpgroup 1) releases a slot on both blocks' empty
+ * barriers (lane r on block r's: 8 arrivals a phase), as
+ * attention_hopper.cu does. The barriers live in dynamic shared memory
+ * (mapa reaches only that). Each consumer thread sums its elements; block
+ * b's sums at sums[128 b..]. */
+__global__ void cluster_probe(const __grid_constant__ tma_map map, int rounds, int bug, long long *sums)
+{
+    CUDA_DYNAMIC_SHARED(unsigned char, smem);
+    uint64_t *full = reinterpret_cast<uint64_t *>(smem + STAGES * TILE_BYTES), *empty = full + STAGES;
+    const int tid = threadIdx.x;
+    const unsigned rank = cluster_ctarank();
+    if (tid == 0) {
+        for (int s = 0; s < STAGES; s++) {
+            mbar_init(&full[s], 1);
+            mbar_init(&empty[s], 8);
+        }
+        mbar_fence_init();
+    }
+    if (bug == NO_FIRST_SYNC)
+        __syncthreads();
+    else
+        cluster_sync();
+    if (tid == 0) {
+        for (int r = 0; r < rounds; r++) {
+            const int s = r % STAGES;
+            const unsigned phase = (unsigned)(r / STAGES) & 1u;
+            mbar_wait_cluster(&empty[s], phase ^ 1u);
+            mbar_arrive_expect_tx(&full[s], TILE_BYTES);
+            const int32_t c[4] = {0, (int)(r * TILE_ROWS + rank * TILE_ROWS / 2), 0, 0};
+            tma_load_multicast(smem + s * TILE_BYTES + rank * TILE_BYTES / 2, &map, c, &full[s],
+                               bug == LOAD_LOCAL ? (uint16_t)(1u << rank) : (uint16_t)3);
+        }
+    } else if (tid >= 128) {
+        const int ct = tid - 128;
+        long long sum = 0;
+        for (int r = 0; r < rounds; r++) {
+            const int s = r % STAGES;
+            mbar_wait(&full[s], (unsigned)(r / STAGES) & 1u);
+            for (int e = ct; e < TILE_ROWS * TILE_COLS; e += 128) {
+                uint16_t v;
+                std::memcpy(&v, smem + s * TILE_BYTES + swz((size_t)e * 2), 2);
+                sum += v;
+            }
+            __syncwarp();
+            const unsigned lane = (unsigned)tid % 32;
+            if (bug == RELEASE_LOCAL ? lane == 0 : lane < 2)
+                mbar_arrive_cluster(&empty[s], bug == RELEASE_LOCAL ? rank : lane, true);
+        }
+        sums[rank * 128 + ct] = sum;
+    }
+    if (bug != NO_LAST_SYNC)
+        cluster_sync();
+}
+
+/* 0: every block's sums right; 1: wrong (aborts on a deadlock or a misuse). */
+static int cluster_run(int bug_and_landing)
+{
+    int bug = bug_and_landing / 4, landing = bug_and_landing / 2 % 2, order = bug_and_landing % 2;
+    const int rounds = 7;
+    std::vector<uint16_t> src((size_t)rounds * TILE_ROWS * TILE_COLS);
+    for (size_t e = 0; e < src.size(); e++)
+        src[e] = (uint16_t)(e * 11 % 1000 + 1);
+    tma_map map;
+    char why[160];
+    const uint64_t dims[4] = {TILE_COLS, (uint64_t)rounds * TILE_ROWS, 1, 1},
+                   strides[3] = {TILE_COLS * 2, (uint64_t)rounds * TILE_ROWS * TILE_COLS * 2,
+                                 (uint64_t)rounds * TILE_ROWS * TILE_COLS * 2};
+    const uint32_t box[4] = {TILE_COLS, TILE_ROWS / 2, 1, 1};
+    if (tma_encode(&map, src.data(), 4, dims, strides, box, why, sizeof why) != 0)
+        return 2;
+    std::vector<long long> sums(256, -1);
+    cudasim::set_landing((cudasim::landing)landing);
+    cudasim::set_order((cudasim::order)order);
+    auto kern = cluster_probe;
+    cudaError_t e = CUDA_LAUNCH_CLUSTER(kern, dim3(2), dim3(256), 2, STAGES * TILE_BYTES + 64, nullptr, map, rounds,
+                                        bug, sums.data());
+    cudasim::set_landing(cudasim::AT_WAIT);
+    cudasim::set_order(cudasim::FORWARD);
+    if (e != cudaSuccess)
+        return 2;
+    for (int ct = 0; ct < 256; ct++) {
+        long long want = 0;
+        for (int r = 0; r < rounds; r++)
+            for (int el = ct % 128; el < TILE_ROWS * TILE_COLS; el += 128)
+                want += src[(size_t)r * TILE_ROWS * TILE_COLS + el];
+        if (sums[ct] != want)
+            return 1;
+    }
+    return 0;
+}
+
+static void test_cluster_multicast(void **state)
+{
+    (void)state;
+    for (int lo = 0; lo < 4; lo++)
+        assert_int_equal(cluster_run(CLUSTER_OK * 4 + lo), 0);
+    /* A grid that is not whole clusters: refused, as CUDA does. */
+    long long sink[256];
+    tma_map none = {};
+    auto kern = cluster_probe;
+    assert_int_equal(CUDA_LAUNCH_CLUSTER(kern, dim3(3), dim3(256), 2, 0, nullptr, none, 0, 0, sink),
+                     cudaErrorInvalidConfiguration);
+}
+
+static void test_cluster_misuse(void **state)
+{
+    (void)state;
+    for (int lo = 0; lo < 4; lo++) {
+        /* A peer's copy or arrival before this block's init. */
+        expect_abort(cluster_run, NO_FIRST_SYNC * 4 + lo, "an mbarrier used before mbar_init");
+        /* The last releases land on a block that has left. */
+        expect_abort(cluster_run, NO_LAST_SYNC * 4 + lo, "which has exited (a cluster barrier before its exit");
+        expect_abort(cluster_run, RELEASE_LOCAL * 4 + lo, "deadlock: mbarrier");
+        expect_abort(cluster_run, LOAD_LOCAL * 4 + lo, "deadlock: mbarrier");
+    }
+}
+
 /* ---- named barriers and setmaxnreg ------------------------------------------ */
 
 /* Warp 0 publishes a value and arrives on barrier 1; warp 1 syncs on it and
@@ -918,6 +1046,8 @@ int main(void)
         cmocka_unit_test(test_mbarrier_misuse),
         cmocka_unit_test(test_named_barriers),
         cmocka_unit_test(test_setmaxnreg),
+        cmocka_unit_test(test_cluster_multicast),
+        cmocka_unit_test(test_cluster_misuse),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }
