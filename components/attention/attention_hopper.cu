@@ -230,9 +230,13 @@ static int launch_stages(const attention_cuda_geometry *g, const attention_shape
     const unsigned cl = g->cluster;
     int most = *sms;
     if (cl > 1 && g->persistent) {
-        e = cuda_max_active_clusters(kernel, dim3(g->threads), cl, g->smem, &most);
-        if (e != cudaSuccess)
+        /* Asked once a device, as the SM count: the plans that cluster this
+         * instance all ask the same shared memory (3 stages, no O tile). */
+        static int clusters_of[64];
+        int asked_clusters = 0, *held = dev >= 0 && dev < 64 ? &clusters_of[dev] : &asked_clusters;
+        if (!*held && (e = cuda_max_active_clusters(kernel, dim3(g->threads), cl, g->smem, held)) != cudaSuccess)
             return (int)e;
+        most = *held;
     }
     const long long work = (long long)g->grid_x / cl * g->grid_y * g->grid_z;
     const long long units = g->persistent ? (most > 0 ? most : 1) : 0x7fffffffLL / cl;   /* a grid's x dimension */

@@ -423,19 +423,20 @@ bool start_block()
 
 /* ---- one cluster of blocks (one block, unless the launch asks for more) -- */
 
-void run_cluster(dim3 grid, dim3 block, dim3 first, unsigned cluster, size_t smem)
+/* The cluster's blocks' shared memory and barriers, fresh: static shared
+ * memory starts every block as garbage, as on the GPU; each block gets an
+ * exact-size dynamic shared allocation filled with 0xff bytes (a NaN as
+ * fp32, bf16 and fp16) so that reading it before writing shows (ASan
+ * reports any access past smem), 1024-byte aligned as kernels that use the
+ * 128-byte swizzle align their tiles (the swizzle is a function of the
+ * address bits), and kept until the whole cluster ends, so that an access
+ * by a block to a peer that exited is reported (check_alive), not a use
+ * after free. */
+void start_blocks(unsigned cluster, size_t smem)
 {
-    /* Static shared memory starts every block as garbage, as on the GPU. */
     unsigned char *lo = __start_cudasim_shared, *hi = __stop_cudasim_shared;
     if (lo && hi > lo)
         std::memset(lo, 0xff, (size_t)(hi - lo));
-    /* A fresh, exact-size dynamic shared allocation per block, filled with
-     * 0xff bytes (a NaN as fp32, bf16 and fp16) so that reading it before
-     * writing shows; ASan reports any access past smem. 1024-byte aligned,
-     * as kernels that use the 128-byte swizzle align their tiles: the
-     * swizzle is a function of the address bits. Kept until the whole
-     * cluster ends, so that an access by a block to a peer that exited is
-     * reported (running_peer), not a use after free. */
     L->dyn_bytes = smem;
     L->mbarriers.clear();
     for (unsigned b = 0; b < cluster; b++) {
@@ -454,11 +455,13 @@ void run_cluster(dim3 grid, dim3 block, dim3 first, unsigned cluster, size_t sme
         g.generation = 0, g.arrived = 0;
     for (warp &w : L->warps)
         w.generation = 0;
+}
 
-    size_t n = L->fibers.size();
-    /* Bank statistics count offsets from the first block's base. */
-    access_block_begin(n, L->blocks[0].dyn_shared, smem);
-    for (size_t t = 0; t < n; t++) {
+/* Every fiber at its thread's start; the first block in the run order
+ * runnable, its peers once it cannot move (start_block). */
+void start_fibers(dim3 grid, dim3 block, dim3 first, unsigned cluster)
+{
+    for (size_t t = 0; t < L->fibers.size(); t++) {
         fiber &f = L->fibers[t];
         size_t i = t % L->per_block;
         f.blk = (unsigned)(t / L->per_block);
@@ -467,8 +470,6 @@ void run_cluster(dim3 grid, dim3 block, dim3 first, unsigned cluster, size_t sme
         f.pos.block_idx = dim3(first.x + f.blk, first.y, first.z);
         f.pos.block_dim = block;
         f.pos.grid_dim = grid;
-        /* The first block in the run order starts; its peers, once it
-         * cannot move (start_block). */
         f.st = (run_order == FORWARD ? f.blk == 0 : f.blk + 1 == cluster) ? RUNNABLE : UNSTARTED;
         f.fake_stack = nullptr;
         f.bulk_open.clear();
@@ -485,6 +486,15 @@ void run_cluster(dim3 grid, dim3 block, dim3 first, unsigned cluster, size_t sme
         f.ctx.uc_link = nullptr;
         makecontext(&f.ctx, fiber_main, 0);
     }
+}
+
+void run_cluster(dim3 grid, dim3 block, dim3 first, unsigned cluster, size_t smem)
+{
+    start_blocks(cluster, smem);
+    size_t n = L->fibers.size();
+    /* Bank statistics count offsets from the first block's base. */
+    access_block_begin(n, L->blocks[0].dyn_shared, smem);
+    start_fibers(grid, block, first, cluster);
 
     /* Fibers run in the chosen order, each to its next barrier. A warp is
      * released the moment its last lane reaches its collective, and the

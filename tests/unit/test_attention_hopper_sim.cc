@@ -49,6 +49,25 @@ struct hcase {
     float scale;                  /* 0: 1 / sqrt(head_dim) */
 };
 
+/* The default plan g in clusters of two: persistent, a cluster per item,
+ * then HARNESS_ATTENTION_HOPPER_CLUSTER=1's plain blocks: the same result to
+ * the bit (runs 8 and 9 compare with run 0's). */
+static void run_cluster_schedules(const hcase &c, sim_tensors *t, const attention_cuda_geometry &g)
+{
+    sim_set_order_and_landing(0);
+    sim_run_and_check(&g, c.dt, t, 0, "hopper (3 stages, clusters of 2)");
+    attention_cuda_geometry solo = g;
+    solo.persistent = 0;
+    sim_set_order_and_landing(3);
+    sim_run_and_check(&solo, c.dt, t, 8, "hopper (clusters of 2, a cluster per item), reversed, at issue");
+    setenv(ATTENTION_CUDA_HOPPER_CLUSTER_ENV, "1", 1);
+    assert_int_equal(attention_cuda_plan_arch(&t->s, c.dt, 90, t->q, t->k, t->v, t->o[0], &solo), 0);
+    assert_int_equal(solo.cluster, 1);
+    sim_set_order_and_landing(0);
+    sim_run_and_check(&solo, c.dt, t, 9, "hopper (3 stages, no cluster)");
+    unsetenv(ATTENTION_CUDA_HOPPER_CLUSTER_ENV);
+}
+
 static void run_case(const hcase &c)
 {
     sim_tensors t = sim_tensors_make(c.dt, c.batch, c.heads, c.kv_heads, c.seq_q, c.seq_k, c.head_dim, c.causal,
@@ -66,23 +85,8 @@ static void run_case(const hcase &c)
     assert_int_equal(g.stages, 3);
     const bool pairs = c.head_dim == 128 && !c.causal && (c.seq_q + 127) / 128 % 2 == 0;
     assert_int_equal(g.cluster, pairs ? 2 : 1);
-    if (pairs) {
-        /* A cluster per item, then HARNESS_ATTENTION_HOPPER_CLUSTER=1's
-         * plain blocks: the same result to the bit (runs 8 and 9 compare
-         * with run 0's). */
-        sim_set_order_and_landing(0);
-        sim_run_and_check(&g, c.dt, &t, 0, "hopper (3 stages, clusters of 2)");
-        attention_cuda_geometry solo = g;
-        solo.persistent = 0;
-        sim_set_order_and_landing(3);
-        sim_run_and_check(&solo, c.dt, &t, 8, "hopper (clusters of 2, a cluster per item), reversed, at issue");
-        setenv(ATTENTION_CUDA_HOPPER_CLUSTER_ENV, "1", 1);
-        assert_int_equal(attention_cuda_plan_arch(&t.s, c.dt, 90, t.q, t.k, t.v, t.o[0], &solo), 0);
-        assert_int_equal(solo.cluster, 1);
-        sim_set_order_and_landing(0);
-        sim_run_and_check(&solo, c.dt, &t, 9, "hopper (3 stages, no cluster)");
-        unsetenv(ATTENTION_CUDA_HOPPER_CLUSTER_ENV);
-    }
+    if (pairs)
+        run_cluster_schedules(c, &t, g);
     assert_int_equal(g.tma_store, c.head_dim == 64);   /* 224 KiB of stages at 128 leave no room */
     assert_int_equal(g.consumers, c.head_dim == 64 ? 3 : 2);
     for (int run = 0; run < 8; run++) {
