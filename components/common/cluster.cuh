@@ -75,15 +75,7 @@ __device__ __forceinline__ void mbar_arrive_cluster(uint64_t *bar, unsigned rank
 }
 __device__ __forceinline__ void mbar_wait_cluster(uint64_t *bar, unsigned parity)
 {
-    uint32_t done;
-    do {
-        asm volatile("{\n.reg .pred p;\n"
-                     "mbarrier.try_wait.parity.acquire.cluster.shared::cta.b64 p, [%1], %2;\n"
-                     "selp.u32 %0, 1, 0, p;\n}\n"
-                     : "=r"(done)
-                     : "r"(mbar_smem(bar)), "r"(parity)
-                     : "memory");
-    } while (!done);
+    MBAR_WAIT_LOOP(bar, parity, ".acquire.cluster");
 }
 #endif
 

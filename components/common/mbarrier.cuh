@@ -60,18 +60,21 @@ __device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t *bar, unsigned by
     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(mbar_smem(bar)), "r"(bytes)
                  : "memory");
 }
-__device__ __forceinline__ void mbar_wait(uint64_t *bar, unsigned parity)
-{
-    uint32_t done;
-    do {
-        asm volatile("{\n.reg .pred p;\n"
-                     "mbarrier.try_wait.parity.shared::cta.b64 p, [%1], %2;\n"
-                     "selp.u32 %0, 1, 0, p;\n}\n"
-                     : "=r"(done)
-                     : "r"(mbar_smem(bar)), "r"(parity)
-                     : "memory");
-    } while (!done);
-}
+/* The wait loop, its semantics and scope (SEM: a string literal, "" for
+ * the default, acquire at CTA scope) spliced into the instruction. */
+#define MBAR_WAIT_LOOP(bar, parity, SEM)                                             \
+    do {                                                                             \
+        uint32_t done_;                                                              \
+        do {                                                                         \
+            asm volatile("{\n.reg .pred p;\n"                                        \
+                         "mbarrier.try_wait.parity" SEM ".shared::cta.b64 p, [%1], %2;\n" \
+                         "selp.u32 %0, 1, 0, p;\n}\n"                                \
+                         : "=r"(done_)                                               \
+                         : "r"(mbar_smem(bar)), "r"(parity)                          \
+                         : "memory");                                                \
+        } while (!done_);                                                            \
+    } while (0)
+__device__ __forceinline__ void mbar_wait(uint64_t *bar, unsigned parity) { MBAR_WAIT_LOOP(bar, parity, ""); }
 #endif
 
 #else /* CUDASIM */
