@@ -7,14 +7,18 @@
 # unchanged).
 . "$top_builddir/tests/setup"
 
-# spin N DURATION_NS: one 5-window run, recorded as commit cN on main with
+# spin N DURATION_NS: one 3-window run, recorded as commit cN on main with
 # the 50 us config whatever DURATION_NS is, and a quiet run's noise bound
 # whatever this machine's load did (history sets aside a run whose bound
 # reaches 2%: history_noise.sh tests that, here it would move the change
-# point with the load of the machine running the tests).
+# point with the load of the machine running the tests). 100 steps a
+# window (15 ms a run): on a loaded machine a neighbour waking on the
+# spin's CPU can take part of every step for a few milliseconds, which in
+# a 3 ms run (20 steps a window) moved a run's median by the 20% step and
+# hid the change point once.
 spin() {
     dir=$("$HARNESS" run "$CONFIGS/spin_tiny.yaml" --output-dir "$SCRATCH/exp$1" --quiet \
-        --set component.config.duration_ns="$2" --set schedule.measurement_steps=20 --set schedule.repeat=3 \
+        --set component.config.duration_ns="$2" --set schedule.measurement_steps=100 --set schedule.repeat=3 \
         --set profiling.trace=false --set profiling.memory=false) || return 1
     python3 - "$dir" <<'PY' || return 1
 import json, sys, os
@@ -126,7 +130,7 @@ expect_exit 0 "history: filters" "$HARNESS" history --db "$SCRATCH/results.sqlit
 # runs (a single run's windows could only say SAME or AMBIGUOUS).
 spin_unrecorded() {  # spin_unrecorded DIR DURATION_NS: four 50 us-labelled runs, not recorded
     d=$("$HARNESS" run "$CONFIGS/spin_tiny.yaml" --output-dir "$SCRATCH/$1" --quiet --runs 4 \
-        --set component.config.duration_ns="$2" --set schedule.measurement_steps=20 --set schedule.repeat=3 \
+        --set component.config.duration_ns="$2" --set schedule.measurement_steps=100 --set schedule.repeat=3 \
         --set profiling.trace=false --set profiling.memory=false) || return 1
     python3 - "$d" <<'PY' || return 1
 import glob, json, sys
