@@ -61,6 +61,10 @@ __device__ __forceinline__ unsigned cluster_count()
 }
 __device__ __forceinline__ void cluster_sync()
 {
+    /* .aligned: the warp executes it converged, which a branch before it
+     * (one thread initializing the barriers, or producing) does not promise
+     * by itself. */
+    __syncwarp();
     asm volatile("barrier.cluster.arrive.release.aligned;\n"
                  "barrier.cluster.wait.acquire.aligned;" ::: "memory");
 }
