@@ -7,8 +7,6 @@
  *                                   before any other thread uses bar
  *   mbar_fence_init()               makes the inits visible to the TMA unit
  *   mbar_arrive(bar)                one arrival
- *   mbar_arrive_if(bar, pred)       one arrival where pred holds: predicated,
- *                                   not a branch (cluster.cuh says why)
  *   mbar_arrive_expect_tx(bar, b)   one arrival that also expects b bytes of
  *                                   asynchronous copies to complete on bar
  *   mbar_wait(bar, parity)          until the phase with that parity completed
@@ -49,12 +47,6 @@ __device__ __forceinline__ void mbar_arrive(uint64_t *bar)
 {
     asm volatile("mbarrier.arrive.shared::cta.b64 _, [%0];" ::"r"(mbar_smem(bar)) : "memory");
 }
-__device__ __forceinline__ void mbar_arrive_if(uint64_t *bar, bool pred)
-{
-    asm volatile("{\n.reg .pred p;\nsetp.ne.u32 p, %1, 0;\n@p mbarrier.arrive.shared::cta.b64 _, [%0];\n}\n"
-                 ::"r"(mbar_smem(bar)), "r"((unsigned)pred)
-                 : "memory");
-}
 __device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t *bar, unsigned bytes)
 {
     asm volatile("mbarrier.arrive.expect_tx.shared::cta.b64 _, [%0], %1;" ::"r"(mbar_smem(bar)), "r"(bytes)
@@ -83,11 +75,6 @@ __device__ __forceinline__ void mbar_init(uint64_t *bar, unsigned arrivals) { cu
 /* Not modelled: the model's barriers are visible to everything at once. */
 __device__ __forceinline__ void mbar_fence_init() {}
 __device__ __forceinline__ void mbar_arrive(uint64_t *bar) { cudasim::mbar_arrive(bar, 0); }
-__device__ __forceinline__ void mbar_arrive_if(uint64_t *bar, bool pred)
-{
-    if (pred)
-        cudasim::mbar_arrive(bar, 0);
-}
 __device__ __forceinline__ void mbar_arrive_expect_tx(uint64_t *bar, unsigned bytes)
 {
     cudasim::mbar_arrive(bar, bytes);

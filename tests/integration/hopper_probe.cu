@@ -134,7 +134,6 @@ __global__ void __launch_bounds__(256, 1) probe_cluster(const __grid_constant__ 
                 acc += (float)smem[threadIdx.x + r];
                 __syncwarp();
                 mbar_arrive_cluster(empty, lane, lane < 2);
-                mbar_arrive_if(full, lane == 0 && acc < 0.0f);
             }
             out[threadIdx.x] = acc;
         }
